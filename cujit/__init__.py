@@ -1,0 +1,61 @@
+"""cujit: Numba's CUDA programming model in pure Python.
+
+``import cujit as cuda`` in place of ``from numba import cuda``.  This module only maps the
+public names to the modules that define them; each is imported on first use, so importing
+cujit is fast and never needs a GPU (driver errors come at first use as ``CudaSupportError``).
+"""
+import importlib
+
+__version__ = "0.1.0"
+
+_SOURCES = {
+    "cujit.config": ["config"],
+    "cujit.driver.errors": ["CudaSupportError", "CudaDriverError", "CudaAPIError"],
+    "cujit.devices": ["select_device", "get_current_device", "list_devices", "gpus", "close",
+                      "detect", "is_available", "current_context", "synchronize",
+                      "defer_cleanup", "Device", "Context"],
+    "cujit.memory": ["MemoryPointer", "AutoFreePointer", "OwnedPointer", "MappedMemory",
+                     "PinnedMemory", "ManagedMemory", "MemoryInfo", "IpcHandle",
+                     "BaseCUDAMemoryManager", "HostOnlyCUDAMemoryManager", "GetIpcHandleMixin",
+                     "NumbaCUDAMemoryManager", "PoolMemoryManager", "set_memory_manager"],
+    "cujit.arrays": ["device_array", "device_array_like", "to_device", "DeviceNDArray",
+                     "DeviceRecord", "MappedNDArray", "ManagedNDArray", "pinned_array",
+                     "pinned_array_like", "pinned", "mapped_array", "mapped_array_like", "mapped",
+                     "managed_array", "as_cuda_array", "is_cuda_array",
+                     "from_cuda_array_interface", "from_dlpack"],
+    "cujit.streams": ["stream", "default_stream", "legacy_default_stream",
+                      "per_thread_default_stream", "external_stream", "Stream", "event", "Event",
+                      "event_elapsed_time"],
+    "cujit.compiler": ["jit", "TypingError", "CompileError"],
+    "cujit.kernelapi": ["threadIdx", "blockIdx", "blockDim", "gridDim", "grid", "gridsize",
+                        "warpsize", "shared", "local", "const", "syncthreads",
+                        "syncthreads_count", "syncthreads_and", "syncthreads_or", "syncwarp",
+                        "threadfence", "threadfence_block", "threadfence_system", "atomic",
+                        "shfl_sync", "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync",
+                        "ballot_sync", "all_sync", "any_sync", "eq_sync", "activemask",
+                        "lanemask_lt", "popc", "brev", "clz", "ffs", "fma", "cbrt"],
+    "cujit.types": ["boolean", "bool_", "int8", "int16", "int32", "int64", "uint8", "uint16",
+                    "uint32", "uint64", "float16", "float32", "float64", "complex64",
+                    "complex128", "intp", "uintp", "void"],
+}
+
+_WHERE = {name: mod for mod, names in _SOURCES.items() for name in names}
+
+# ``laneid`` differs per simulated thread, so it is computed on every access.
+__all__ = sorted(list(_WHERE) + ["laneid"])
+
+
+def __getattr__(name):
+    if name == "laneid":
+        from .kernelapi import _laneid
+        return _laneid()
+    mod = _WHERE.get(name)
+    if mod is None:
+        raise AttributeError(f"module 'cujit' has no attribute {name!r}")
+    value = getattr(importlib.import_module(mod), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

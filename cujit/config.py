@@ -1,0 +1,129 @@
+"""Run-time settings, read when used.
+
+Each setting has a Numba environment variable (``NUMBA_<NAME>``) and a cujit spelling
+(``CUJIT_<NAME>``, which wins when both are set).  Values are read from the environment every
+time they are used, so changing ``os.environ`` at run time takes effect; tests may also assign
+an attribute (``cujit.config.CUDA_DEALLOCS_COUNT = 3``), which overrides the environment until
+``del cujit.config.CUDA_DEALLOCS_COUNT`` or :func:`Config.reset`.
+
+Settings (attribute — environment suffix — type, default):
+
+- ``ENABLE_CUDASIM`` — ``ENABLE_CUDASIM`` — bool, False: use the simulator instead of a GPU.
+- ``CUDA_DEALLOCS_COUNT`` — ``CUDA_MAX_PENDING_DEALLOCS_COUNT`` — int, 10: flush the pending
+  deallocations queue when it holds more entries than this.
+- ``CUDA_DEALLOCS_RATIO`` — ``CUDA_MAX_PENDING_DEALLOCS_RATIO`` — float, 0.2: flush when queued
+  bytes exceed this fraction of the device's total memory.
+- ``CUDA_MEMORY_MANAGER`` — ``CUDA_MEMORY_MANAGER`` — str, "default": a module whose
+  ``_numba_memory_manager`` is the EMM plugin class.
+- ``CUDA_PER_THREAD_DEFAULT_STREAM`` — same — bool, False: ``default_stream()`` is per-thread.
+- ``CUDA_ARRAY_INTERFACE_SYNC`` — same — bool, True: synchronise a consumed array's stream.
+- ``SIM_DEVICE_MEMORY`` — ``CUJIT_SIM_DEVICE_MEMORY`` only — int bytes, 4 GiB: the simulated
+  device's capacity.
+- ``SIM_CHECKS`` — ``CUJIT_SIM_CHECKS`` only — bool, True: simulator bounds/race/divergence checks.
+
+A malformed value raises ``ValueError`` naming the variable and the value.
+"""
+import os
+
+__all__ = ["Config", "config"]
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off", ""}
+
+
+def _parse_bool(text):
+    t = text.strip().lower()
+    if t in _TRUE:
+        return True
+    if t in _FALSE:
+        return False
+    raise ValueError(f"expected 0/1/true/false, got {text!r}")
+
+
+def _parse_bytes(text):
+    t = text.strip().lower().replace("_", "")
+    units = {"kib": 1 << 10, "mib": 1 << 20, "gib": 1 << 30, "tib": 1 << 40,
+             "kb": 10**3, "mb": 10**6, "gb": 10**9, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
+    for suffix, mult in sorted(units.items(), key=lambda kv: -len(kv[0])):
+        if t.endswith(suffix):
+            return int(float(t[: -len(suffix)]) * mult)
+    return int(t)
+
+
+# attribute -> (env suffix, parser, default, numba spelling exists)
+_SETTINGS = {
+    "ENABLE_CUDASIM": ("ENABLE_CUDASIM", _parse_bool, False, True),
+    "CUDA_DEALLOCS_COUNT": ("CUDA_MAX_PENDING_DEALLOCS_COUNT", int, 10, True),
+    "CUDA_DEALLOCS_RATIO": ("CUDA_MAX_PENDING_DEALLOCS_RATIO", float, 0.2, True),
+    "CUDA_MEMORY_MANAGER": ("CUDA_MEMORY_MANAGER", str, "default", True),
+    "CUDA_PER_THREAD_DEFAULT_STREAM": ("CUDA_PER_THREAD_DEFAULT_STREAM", _parse_bool, False, True),
+    "CUDA_ARRAY_INTERFACE_SYNC": ("CUDA_ARRAY_INTERFACE_SYNC", _parse_bool, True, True),
+    "SIM_DEVICE_MEMORY": ("SIM_DEVICE_MEMORY", _parse_bytes, 4 << 30, False),
+    "SIM_CHECKS": ("SIM_CHECKS", _parse_bool, True, False),
+}
+
+
+class Config:
+    """The settings object (``cujit.config``); see the module docstring for the names."""
+
+    def __init__(self):
+        object.__setattr__(self, "_overrides", {})
+
+    def env_names(self, attr):
+        """Environment variable names for setting ``attr``, highest priority first."""
+        suffix, _, _, numba = _SETTINGS[attr]
+        names = ["CUJIT_" + suffix]
+        if numba:
+            names.append("NUMBA_" + suffix)
+        return names
+
+    def source(self, attr):
+        """Where the current value of ``attr`` comes from: 'override', an env name, or 'default'."""
+        if attr in self._overrides:
+            return "override"
+        for name in self.env_names(attr):
+            if name in os.environ:
+                return name
+        return "default"
+
+    def __getattr__(self, attr):
+        try:
+            suffix, parse, default, _ = _SETTINGS[attr]
+        except KeyError:
+            raise AttributeError(f"cujit.config has no setting {attr!r}; "
+                                 f"known: {', '.join(sorted(_SETTINGS))}") from None
+        overrides = self._overrides
+        if attr in overrides:
+            return overrides[attr]
+        environ = os.environ
+        for name in self.env_names(attr):
+            text = environ.get(name)
+            if text is not None:
+                try:
+                    return parse(text)
+                except ValueError as exc:
+                    raise ValueError(f"environment variable {name}={text!r} is not a valid "
+                                     f"{parse.__name__.lstrip('_')} value: {exc}") from None
+        return default
+
+    def __setattr__(self, attr, value):
+        if attr not in _SETTINGS:
+            raise AttributeError(f"cujit.config has no setting {attr!r}")
+        self._overrides[attr] = value
+
+    def __delattr__(self, attr):
+        self._overrides.pop(attr, None)
+
+    def reset(self):
+        """Drop every attribute override (environment variables are left alone)."""
+        self._overrides.clear()
+
+    def as_dict(self):
+        """``{attr: (value, source)}`` for every setting, for ``python -m cujit info``."""
+        return {a: (getattr(self, a), self.source(a)) for a in _SETTINGS}
+
+    def __dir__(self):
+        return list(_SETTINGS) + ["env_names", "source", "reset", "as_dict"]
+
+
+config = Config()

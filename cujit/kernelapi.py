@@ -1,0 +1,314 @@
+"""The names used inside kernels: thread indexing, shared/local/constant memory, barriers,
+atomics and warp intrinsics (numba.cuda's kernel API).
+
+Each object here has two lives:
+
+- **Compiled** (GPU): the compiler recognises these objects *by identity* when it resolves a
+  kernel's globals (``cuda.threadIdx.x``, ``from cujit import shared``, aliases all work) and
+  emits the matching NVVM code; their Python bodies never run.
+- **Simulated** (``CUJIT_ENABLE_CUDASIM=1``): they are called as Python inside a simulated thread
+  and forward to ``_state.current``, the simulator's object for the running thread (see
+  :mod:`cujit.simulator`).  That object provides: ``threadIdx``, ``blockIdx``, ``blockDim``,
+  ``gridDim`` (each with ``.x .y .z``), ``laneid``, and methods named as the functions below
+  (``syncthreads()``, ``shared_array(shape, dtype)``, ``local_array(shape, dtype)``,
+  ``const_array_like(arr)``, ``atomic(op, ary, idx, *vals)``, ``shfl_sync(...)``, ...).
+
+Outside a kernel every one of them raises ``RuntimeError`` saying so.
+"""
+
+__all__ = ["threadIdx", "blockIdx", "blockDim", "gridDim", "grid", "gridsize", "warpsize",
+           "shared", "local", "const", "syncthreads", "syncthreads_count", "syncthreads_and",
+           "syncthreads_or", "syncwarp", "threadfence", "threadfence_block",
+           "threadfence_system", "atomic", "shfl_sync", "shfl_up_sync", "shfl_down_sync",
+           "shfl_xor_sync", "ballot_sync", "all_sync", "any_sync", "eq_sync", "activemask",
+           "lanemask_lt", "popc", "brev", "clz", "ffs", "fma", "cbrt", "laneid"]
+
+#: The warp size of every CUDA device so far.
+warpsize = 32
+
+
+class _State:
+    """``current`` is the simulator's running thread object, or None outside a kernel."""
+    __slots__ = ("current",)
+
+    def __init__(self):
+        self.current = None
+
+
+_state = _State()
+
+
+def _thread(name):
+    t = _state.current
+    if t is None:
+        raise RuntimeError(f"cujit.{name} can only be used inside a kernel: it is compiled for "
+                           "the GPU, or run by the simulator (CUJIT_ENABLE_CUDASIM=1)")
+    return t
+
+
+class Dim3Stub:
+    """``threadIdx`` / ``blockIdx`` / ``blockDim`` / ``gridDim``: ``.x``, ``.y``, ``.z`` (int)."""
+    __slots__ = ("_name",)
+
+    def __init__(self, name):
+        self._name = name
+
+    @property
+    def x(self):
+        return getattr(_thread(self._name), self._name).x
+
+    @property
+    def y(self):
+        return getattr(_thread(self._name), self._name).y
+
+    @property
+    def z(self):
+        return getattr(_thread(self._name), self._name).z
+
+    def __repr__(self):
+        return f"cujit.{self._name}"
+
+
+threadIdx = Dim3Stub("threadIdx")
+blockIdx = Dim3Stub("blockIdx")
+blockDim = Dim3Stub("blockDim")
+gridDim = Dim3Stub("gridDim")
+
+
+class _LaneIdStub:
+    """``cujit.laneid`` seen outside a kernel (the compiler recognises this object)."""
+
+    def __repr__(self):
+        return "cujit.laneid"
+
+
+laneid = _LaneIdStub()
+
+
+def _laneid():
+    t = _state.current
+    return laneid if t is None else t.laneid
+
+
+def grid(ndim):
+    """Absolute thread position: an int for ``ndim == 1``, else a tuple of ``ndim`` ints."""
+    return _thread("grid").grid(ndim)
+
+
+def gridsize(ndim):
+    """Total threads in the grid along each axis: int for ``ndim == 1``, else a tuple."""
+    return _thread("gridsize").gridsize(ndim)
+
+
+class _Shared:
+    """``cujit.shared.array(shape, dtype)``: per-block shared memory (size 0: dynamic)."""
+
+    def array(self, shape, dtype):
+        """An array of ``shape`` (a constant int or tuple of ints) and ``dtype`` in shared
+        memory.  ``shape == 0`` gives the dynamic shared memory sized at launch; every such
+        array aliases the same bytes."""
+        return _thread("shared.array").shared_array(shape, dtype)
+
+    def __repr__(self):
+        return "cujit.shared"
+
+
+class _Local:
+    """``cujit.local.array(shape, dtype)``: per-thread scratch memory."""
+
+    def array(self, shape, dtype):
+        """A per-thread array of constant ``shape`` and ``dtype``."""
+        return _thread("local.array").local_array(shape, dtype)
+
+    def __repr__(self):
+        return "cujit.local"
+
+
+class _Const:
+    """``cujit.const.array_like(arr)``: a read-only copy of a global array in constant memory."""
+
+    def array_like(self, arr):
+        """``arr`` (a NumPy array known at compile time) placed in constant memory."""
+        return _thread("const.array_like").const_array_like(arr)
+
+    def __repr__(self):
+        return "cujit.const"
+
+
+shared = _Shared()
+local = _Local()
+const = _Const()
+
+
+def syncthreads():
+    """Block-wide barrier (``__syncthreads``)."""
+    return _thread("syncthreads").syncthreads()
+
+
+def syncthreads_count(predicate):
+    """Barrier; returns how many threads of the block passed a true ``predicate``."""
+    return _thread("syncthreads_count").syncthreads_count(predicate)
+
+
+def syncthreads_and(predicate):
+    """Barrier; returns 1 when ``predicate`` is true in every thread of the block, else 0."""
+    return _thread("syncthreads_and").syncthreads_and(predicate)
+
+
+def syncthreads_or(predicate):
+    """Barrier; returns 1 when ``predicate`` is true in any thread of the block, else 0."""
+    return _thread("syncthreads_or").syncthreads_or(predicate)
+
+
+def syncwarp(mask=0xFFFFFFFF):
+    """Warp barrier over the lanes in ``mask``."""
+    return _thread("syncwarp").syncwarp(mask)
+
+
+def threadfence():
+    """Memory fence at device scope."""
+    return _thread("threadfence").threadfence()
+
+
+def threadfence_block():
+    """Memory fence at block scope."""
+    return _thread("threadfence_block").threadfence_block()
+
+
+def threadfence_system():
+    """Memory fence at system scope."""
+    return _thread("threadfence_system").threadfence_system()
+
+
+class _Atomic:
+    """``cujit.atomic.<op>(ary, idx, val)``: atomic read-modify-write; returns the old value."""
+
+    def add(self, ary, idx, val):
+        return _thread("atomic.add").atomic("add", ary, idx, val)
+
+    def sub(self, ary, idx, val):
+        return _thread("atomic.sub").atomic("sub", ary, idx, val)
+
+    def max(self, ary, idx, val):
+        return _thread("atomic.max").atomic("max", ary, idx, val)
+
+    def min(self, ary, idx, val):
+        return _thread("atomic.min").atomic("min", ary, idx, val)
+
+    def nanmax(self, ary, idx, val):
+        return _thread("atomic.nanmax").atomic("nanmax", ary, idx, val)
+
+    def nanmin(self, ary, idx, val):
+        return _thread("atomic.nanmin").atomic("nanmin", ary, idx, val)
+
+    def exch(self, ary, idx, val):
+        return _thread("atomic.exch").atomic("exch", ary, idx, val)
+
+    def and_(self, ary, idx, val):
+        return _thread("atomic.and_").atomic("and", ary, idx, val)
+
+    def or_(self, ary, idx, val):
+        return _thread("atomic.or_").atomic("or", ary, idx, val)
+
+    def xor(self, ary, idx, val):
+        return _thread("atomic.xor").atomic("xor", ary, idx, val)
+
+    def inc(self, ary, idx, val):
+        return _thread("atomic.inc").atomic("inc", ary, idx, val)
+
+    def dec(self, ary, idx, val):
+        return _thread("atomic.dec").atomic("dec", ary, idx, val)
+
+    def cas(self, ary, idx, old, val):
+        """If ``ary[idx] == old`` store ``val``; return the previous value."""
+        return _thread("atomic.cas").atomic("cas", ary, idx, old, val)
+
+    def compare_and_swap(self, ary, old, val):
+        """``cas`` on ``ary[0]`` (Numba's older form)."""
+        return _thread("atomic.compare_and_swap").atomic("cas", ary, 0, old, val)
+
+    def __repr__(self):
+        return "cujit.atomic"
+
+
+atomic = _Atomic()
+
+
+def shfl_sync(mask, value, src_lane):
+    """Value of ``value`` in lane ``src_lane`` of the warp."""
+    return _thread("shfl_sync").shfl_sync(mask, value, src_lane)
+
+
+def shfl_up_sync(mask, value, delta):
+    """Value from lane ``laneid - delta`` (own value when out of range)."""
+    return _thread("shfl_up_sync").shfl_up_sync(mask, value, delta)
+
+
+def shfl_down_sync(mask, value, delta):
+    """Value from lane ``laneid + delta`` (own value when out of range)."""
+    return _thread("shfl_down_sync").shfl_down_sync(mask, value, delta)
+
+
+def shfl_xor_sync(mask, value, lane_mask):
+    """Value from lane ``laneid ^ lane_mask``."""
+    return _thread("shfl_xor_sync").shfl_xor_sync(mask, value, lane_mask)
+
+
+def ballot_sync(mask, predicate):
+    """uint32 with bit *i* set when ``predicate`` is true in lane *i*."""
+    return _thread("ballot_sync").ballot_sync(mask, predicate)
+
+
+def all_sync(mask, predicate):
+    """Non-zero when ``predicate`` is true in every lane of ``mask``."""
+    return _thread("all_sync").all_sync(mask, predicate)
+
+
+def any_sync(mask, predicate):
+    """Non-zero when ``predicate`` is true in any lane of ``mask``."""
+    return _thread("any_sync").any_sync(mask, predicate)
+
+
+def eq_sync(mask, predicate):
+    """Non-zero when ``predicate`` has the same value in every lane of ``mask``."""
+    return _thread("eq_sync").eq_sync(mask, predicate)
+
+
+def activemask():
+    """uint32 mask of the lanes of the warp that are executing."""
+    return _thread("activemask").activemask()
+
+
+def lanemask_lt():
+    """uint32 mask of the lanes below this one."""
+    return _thread("lanemask_lt").lanemask_lt()
+
+
+def popc(x):
+    """Number of set bits of an integer."""
+    return _thread("popc").popc(x)
+
+
+def brev(x):
+    """Bits of an integer reversed."""
+    return _thread("brev").brev(x)
+
+
+def clz(x):
+    """Leading zero bits of an integer."""
+    return _thread("clz").clz(x)
+
+
+def ffs(x):
+    """Position (1-based) of the lowest set bit, 0 when none."""
+    return _thread("ffs").ffs(x)
+
+
+def fma(a, b, c):
+    """``a * b + c`` with one rounding."""
+    return _thread("fma").fma(a, b, c)
+
+
+def cbrt(x):
+    """Cube root."""
+    return _thread("cbrt").cbrt(x)
