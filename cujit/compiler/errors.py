@@ -1,0 +1,60 @@
+"""Compile-time errors of kernels (R-KER-9): each names the file, line and column of the
+offending source and shows that source line with a caret under the column.
+
+``TypingError`` — the kernel is valid Python but cannot be typed (unsupported construct or
+call, type mismatch, non-constant shared/local shape, bad dtype).  ``CompileError`` — the
+toolchain (libNVVM, nvJitLink) rejected the generated code, or a resource limit (64 KiB of
+constant memory) is exceeded.  Both subclass ``Exception`` directly (Numba's ``TypingError``
+is not a ``TypeError`` either).
+"""
+
+__all__ = ["CujitCompileError", "TypingError", "CompileError", "SourceLocation"]
+
+
+class SourceLocation:
+    """Where a construct is: ``filename`` (str), ``line`` (1-based), ``col`` (0-based, as
+    ``ast``), ``source_line`` (the text of that line, or None when unknown)."""
+    __slots__ = ("filename", "line", "col", "source_line")
+
+    def __init__(self, filename, line, col=0, source_line=None):
+        self.filename = filename
+        self.line = line
+        self.col = col
+        self.source_line = source_line
+
+    def __repr__(self):
+        return f"{self.filename}:{self.line}:{self.col + 1}"
+
+    def render(self):
+        """``File "f.py", line 3, column 5`` followed by the source line and a caret."""
+        text = f'File "{self.filename}", line {self.line}, column {self.col + 1}'
+        if self.source_line is not None:
+            src = self.source_line.rstrip("\n")
+            stripped = src.lstrip()
+            indent = len(src) - len(stripped)
+            caret = " " * max(self.col - indent, 0) + "^"
+            text += f"\n    {stripped}\n    {caret}"
+        return text
+
+
+class CujitCompileError(Exception):
+    """Base of kernel compile errors.  ``.msg`` (str), ``.loc`` (SourceLocation or None)."""
+
+    def __init__(self, msg, loc=None):
+        self.msg = msg
+        self.loc = loc
+        super().__init__(msg if loc is None else f"{msg}\n{loc.render()}")
+
+    def with_location(self, loc):
+        """This error, located at ``loc`` when it has no location yet."""
+        if self.loc is not None or loc is None:
+            return self
+        return type(self)(self.msg, loc)
+
+
+class TypingError(CujitCompileError):
+    """A kernel construct that cannot be typed or is not supported (Numba's TypingError)."""
+
+
+class CompileError(CujitCompileError):
+    """Code generation or the toolchain failed, or a resource limit is exceeded."""
