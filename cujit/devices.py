@@ -1,0 +1,506 @@
+"""Devices and contexts (numba.cuda ``cudadrv.devices`` / ``Device`` / ``Context``; SPEC §1).
+
+Each device has one :class:`Context`, wrapping the device's *primary* context
+(cuDevicePrimaryCtxRetain), made current in a thread lazily on first use
+(cuCtxSetCurrent).  :func:`current_context` is the hot entry point: one thread-local lookup
+and a generation compare when the thread already has its context.
+
+A context owns a memory manager (EMM, :mod:`cujit.memory`) with the pending-deallocations
+queue for memory, and a second queue, ``deallocations``, for streams, events and modules.
+``reset()`` (cuDevicePrimaryCtxReset) and :func:`close` end a *generation*: everything
+allocated before is gone on the device, so frees of old pointers are dropped, never sent.
+"""
+import contextlib
+import threading
+import weakref
+
+from .driver import get_driver
+from .driver.errors import CudaSupportError, CudaAPIError
+
+__all__ = ["select_device", "get_current_device", "list_devices", "gpus", "close", "detect",
+           "is_available", "current_context", "synchronize", "defer_cleanup", "Device",
+           "Context", "Module"]
+
+_tls = threading.local()        # .ctx: this thread's Context; .bound/.bound_gen: made current
+_lock = threading.RLock()
+_devices = {}                   # ordinal -> Device
+_contexts = {}                  # ordinal -> Context
+_main_thread = threading.main_thread()
+
+
+class Device:
+    """A CUDA device (numba.cuda ``Device``).
+
+    Attributes: ``id`` (ordinal, int), ``name`` (str), ``compute_capability`` ((major, minor)),
+    ``uuid`` (``'GPU-…'``), and every ``CU_DEVICE_ATTRIBUTE_*`` name in
+    :data:`cujit.driver.api.DEVICE_ATTRIBUTES` as an int attribute (``MAX_THREADS_PER_BLOCK``,
+    ``CAN_MAP_HOST_MEMORY``, … ; cuDeviceGetAttribute, cached)."""
+
+    def __init__(self, ordinal):
+        drv = get_driver()
+        n = drv.get_device_count()
+        if type(ordinal) is not int and not hasattr(ordinal, "__index__"):
+            raise TypeError(f"device id must be an int, got {ordinal!r}")
+        ordinal = int(ordinal)
+        if not 0 <= ordinal < n:
+            raise IndexError(f"device id {ordinal} out of range: {n} device(s) present")
+        self.id = ordinal
+        self.name = drv.device_name(ordinal)
+        self.compute_capability = (drv.device_attribute(ordinal, "COMPUTE_CAPABILITY_MAJOR"),
+                                   drv.device_attribute(ordinal, "COMPUTE_CAPABILITY_MINOR"))
+        self.uuid = drv.device_uuid(ordinal)
+        self.total_memory = drv.device_total_memory(ordinal)
+
+    def __getattr__(self, name):
+        from .driver.api import DEVICE_ATTRIBUTES
+        if name not in DEVICE_ATTRIBUTES:
+            raise AttributeError(f"Device has no attribute {name!r}")
+        value = get_driver().device_attribute(self.id, name)
+        setattr(self, name, value)      # cache: attributes never change
+        return value
+
+    def get_primary_context(self):
+        """The device's :class:`Context` (created and retained on first call)."""
+        return _context_for(self.id)
+
+    def reset(self):
+        """Reset the primary context (see :meth:`Context.reset`)."""
+        _context_for(self.id).reset()
+
+    @property
+    def supports_float16(self):
+        return self.compute_capability >= (5, 3)
+
+    def __repr__(self):
+        return f"<CUDA device {self.id} '{self.name}'>"
+
+    __str__ = __repr__
+
+
+def _device(ordinal):
+    dev = _devices.get(ordinal)
+    if dev is None:
+        with _lock:
+            dev = _devices.get(ordinal)
+            if dev is None:
+                dev = _devices[ordinal] = Device(ordinal)
+    return dev
+
+
+class Module:
+    """A loaded CUDA module (cuModuleLoadData).  ``handle`` is the driver handle (int).
+
+    Unloaded (cuModuleUnload, through ``context.deallocations``) when this object dies; keep
+    it alive as long as functions from it are used."""
+
+    __slots__ = ("handle", "context", "_finalizer", "__weakref__")
+
+    def __init__(self, context, handle):
+        self.handle = handle
+        self.context = context
+        self._finalizer = weakref.finalize(self, context._queue_resource, _unload_module,
+                                           handle, context._generation)
+
+    def __int__(self):
+        return self.handle
+
+    def get_function(self, name):
+        """Handle (int) of kernel ``name`` (cuModuleGetFunction)."""
+        self.context._make_current()
+        return get_driver().module_get_function(self.handle, name)
+
+    def get_global(self, name):
+        """``(device_ptr, nbytes)`` of global ``name`` (cuModuleGetGlobal)."""
+        self.context._make_current()
+        return get_driver().module_get_global(self.handle, name)
+
+    def unload(self):
+        """Queue the unload now (idempotent)."""
+        self._finalizer()
+
+    def __repr__(self):
+        return f"<CUDA module {self.handle:#x} on {self.context!r}>"
+
+
+def _unload_module(handle):
+    get_driver().module_unload(handle)
+
+
+class Context:
+    """A device's primary context (numba.cuda ``Context``), see SPEC R-DEV-2.
+
+    Do not construct directly: use :func:`current_context`, ``Device.get_primary_context()``
+    or :func:`select_device`."""
+
+    def __init__(self, device):
+        from .memory.deallocations import PendingDeallocs
+        from .memory.managers import _memory_manager_class
+        drv = get_driver()
+        self.device = device
+        self._drv = drv
+        self.handle = drv.primary_ctx_retain(device.id)
+        self._retains = 1
+        self._generation = 0
+        self._closed = False
+        self._streams = {}
+        drv.ctx_set_current(self.handle)
+        self.deallocations = PendingDeallocs(self, device.total_memory)
+        self.memory_manager = _memory_manager_class()(context=self)
+        self.memory_manager.initialize()
+
+    # -- thread binding ------------------------------------------------------------------
+    def _make_current(self):
+        """Make this context current in the calling thread, if it is not already."""
+        if getattr(_tls, "bound", None) is not self or _tls.bound_gen != self._generation:
+            if self._closed:
+                raise CudaAPIError(201, f"{self!r} was closed by cujit.close(); use "
+                                   "cujit.current_context() for a fresh one", "cuCtxSetCurrent")
+            self._drv.ctx_set_current(self.handle)
+            _tls.bound = self
+            _tls.bound_gen = self._generation
+
+    def push(self):
+        """Make the context current in this thread (numba compatibility)."""
+        self._make_current()
+        _tls.ctx = self
+
+    def pop(self):
+        """Numba compatibility: the primary context stays current; nothing to undo."""
+
+    def _queue_resource(self, dtor, handle, generation):
+        """weakref.finalize target for streams, events and modules: queue ``dtor(handle)`` on
+        ``self.deallocations`` unless the context was reset/closed since (resource gone)."""
+        try:
+            if generation == self._generation and not self._closed:
+                self.deallocations.add_item(dtor, handle)
+        except Exception:      # finalizers must never raise (interpreter exit)
+            pass
+
+    # -- memory --------------------------------------------------------------------------
+    def memalloc(self, bytesize):
+        """Device memory of ``bytesize`` bytes → :class:`~cujit.memory.MemoryPointer`
+        (through the memory manager; see its errors)."""
+        return self.memory_manager.memalloc(bytesize)
+
+    def memhostalloc(self, bytesize, mapped=False, portable=False, wc=False):
+        """Page-locked host memory → ``PinnedMemory`` (or ``MappedMemory`` when mapped)."""
+        return self.memory_manager.memhostalloc(bytesize, mapped=mapped, portable=portable,
+                                                wc=wc)
+
+    def mempin(self, owner, pointer, size, mapped=False):
+        """Page-lock ``size`` bytes of existing host memory at ``pointer`` (kept alive by
+        ``owner``) → ``PinnedMemory``/``MappedMemory``; unpinned at once when it dies."""
+        return self.memory_manager.mempin(owner, pointer, size, mapped=mapped)
+
+    def memallocmanaged(self, bytesize, attach_global=True):
+        """Managed (unified) memory → ``ManagedMemory``.  Managers without
+        ``memallocmanaged`` (third-party plugins) fall back to the built-in host path."""
+        mm = self.memory_manager
+        fn = getattr(mm, "memallocmanaged", None)
+        if fn is not None:
+            return fn(bytesize, attach_global=attach_global)
+        from .memory.managers import _memallocmanaged
+        return _memallocmanaged(self, self.deallocations, bytesize, attach_global)
+
+    def get_memory_info(self):
+        """``MemoryInfo(free, total)`` in bytes, from the memory manager (cuMemGetInfo)."""
+        return self.memory_manager.get_memory_info()
+
+    def get_ipc_handle(self, memory):
+        return self.memory_manager.get_ipc_handle(memory)
+
+    @contextlib.contextmanager
+    def defer_cleanup(self):
+        """Suspend flushing of both pending queues for the block (nestable, exception-safe)."""
+        with self.memory_manager.defer_cleanup():
+            with self.deallocations.disable():
+                yield
+
+    # -- streams, events, modules --------------------------------------------------------
+    def create_stream(self):
+        """A new stream (cuStreamCreateWithPriority), destroyed through ``deallocations``."""
+        from .streams import _new_stream
+        self._make_current()
+        return _new_stream(self, self._drv.stream_create())
+
+    def create_external_stream(self, ptr):
+        """Wrap an existing stream handle (int, or an object with ``__cuda_stream__``); never
+        destroyed by cujit.  TypeError for anything else (floats, strings, None, bools)."""
+        from .streams import Stream, _EXTERNAL, _cuda_stream_protocol_handle
+        if type(ptr) is int or (hasattr(ptr, "__index__") and not isinstance(ptr, (bool, float))
+                                and not hasattr(ptr, "__cuda_stream__")):
+            if isinstance(ptr, bool):
+                raise TypeError(f"external_stream expects an int handle, got {ptr!r}")
+            handle = int(ptr.__index__())
+        else:
+            proto = getattr(ptr, "__cuda_stream__", None)
+            if proto is None:
+                raise TypeError(f"external_stream expects an int stream handle or an object "
+                                f"with __cuda_stream__, got {ptr!r} of type "
+                                f"{type(ptr).__name__}")
+            handle = _cuda_stream_protocol_handle(ptr, proto)
+        if handle < 0:
+            raise ValueError(f"stream handle {handle} is negative")
+        return Stream(self, handle, _EXTERNAL)
+
+    def _builtin_stream(self, kind, handle):
+        s = self._streams.get(kind)
+        if s is None:
+            from .streams import Stream
+            s = self._streams.setdefault(kind, Stream(self, handle, kind))
+        return s
+
+    def get_default_stream(self):
+        """Default stream: handle 0, or the per-thread default stream (handle 2) when
+        ``config.CUDA_PER_THREAD_DEFAULT_STREAM`` is set (read at each call)."""
+        from .config import config
+        if config.CUDA_PER_THREAD_DEFAULT_STREAM:
+            return self._builtin_stream("per-thread", 2)
+        return self._builtin_stream("default", 0)
+
+    def get_legacy_default_stream(self):
+        """``CU_STREAM_LEGACY`` (handle 1)."""
+        return self._builtin_stream("legacy", 1)
+
+    def get_per_thread_default_stream(self):
+        """``CU_STREAM_PER_THREAD`` (handle 2)."""
+        return self._builtin_stream("per-thread", 2)
+
+    def create_event(self, timing=True):
+        """A new event (cuEventCreate), destroyed through ``deallocations``."""
+        from .streams import _new_event
+        self._make_current()
+        return _new_event(self, self._drv.event_create(timing=bool(timing)), timing)
+
+    def load_module(self, image):
+        """Load a cubin/fatbin/PTX image (bytes; PTX NUL-terminated) → :class:`Module`
+        (cuModuleLoadData).  Unloaded through ``deallocations`` when the Module dies."""
+        if not isinstance(image, (bytes, bytearray, memoryview)):
+            raise TypeError(f"module image must be bytes, got {type(image).__name__}")
+        self._make_current()
+        return Module(self, self._drv.module_load_data(bytes(image)))
+
+    # -- whole-context operations --------------------------------------------------------
+    def synchronize(self):
+        """Wait for all work of the context (cuCtxSynchronize)."""
+        self._make_current()
+        self._drv.ctx_synchronize()
+
+    def _end_generation(self):
+        """Forget everything of the current generation without calling the driver: the
+        memory is about to be destroyed by the driver."""
+        self._generation += 1
+        try:
+            self.memory_manager.reset()
+        finally:
+            self.deallocations._drop_all()
+            # Default-stream objects stay valid (fixed handles); created streams are gone.
+
+    def reset(self):
+        """Destroy every allocation, stream, event and module of the context
+        (cuDevicePrimaryCtxReset) and start a new generation: old pointers are dead (using
+        them raises an error, dropping them frees nothing), new allocations work."""
+        self._make_current()
+        self._end_generation()
+        drv = self._drv
+        drv.primary_ctx_reset(self.device.id)
+        # Re-retain so the context is usable again whatever the driver did to the retain
+        # count; each retain is balanced by a release in _close.
+        self.handle = drv.primary_ctx_retain(self.device.id)
+        self._retains += 1
+        drv.ctx_set_current(self.handle)
+        _tls.bound = self
+        _tls.bound_gen = self._generation
+
+    def _close(self):
+        """Flush pending frees, then reset and release the primary context (cujit.close)."""
+        if self._closed:
+            return
+        try:
+            self._make_current()
+            self.memory_manager.deallocations.clear()
+            self.deallocations.clear()
+        except Exception:
+            pass
+        self._end_generation()
+        drv = self._drv
+        try:
+            drv.primary_ctx_reset(self.device.id)
+        finally:
+            self._closed = True
+            for _ in range(self._retains):
+                try:
+                    drv.primary_ctx_release(self.device.id)
+                except CudaAPIError:
+                    break
+            self._retains = 0
+
+    def __repr__(self):
+        return f"<CUDA context {self.handle:#x} of device {self.device.id}>"
+
+
+def _context_for(ordinal):
+    ctx = _contexts.get(ordinal)
+    if ctx is None:
+        with _lock:
+            ctx = _contexts.get(ordinal)
+            if ctx is None:
+                ctx = _contexts[ordinal] = Context(_device(ordinal))
+    return ctx
+
+
+def current_context():
+    """The :class:`Context` of the calling thread's device (device 0 unless
+    :func:`select_device` chose another), made current in this thread if needed.
+
+    Raises ``CudaSupportError`` when there is no usable driver or device."""
+    ctx = getattr(_tls, "ctx", None)
+    if ctx is not None and not ctx._closed:
+        return ctx
+    return _attach(0 if ctx is None else ctx.device.id)
+
+
+def _attach(ordinal):
+    drv = get_driver()
+    if drv.get_device_count() < 1:
+        raise CudaSupportError("no CUDA device found")
+    ctx = _context_for(ordinal)
+    ctx._make_current()
+    _tls.ctx = ctx
+    return ctx
+
+
+def select_device(device_id):
+    """Make device ``device_id``'s primary context current in this thread; return its
+    :class:`Device`.  TypeError for a non-int, IndexError when out of range."""
+    if isinstance(device_id, bool) or not hasattr(device_id, "__index__"):
+        raise TypeError(f"device id must be an int, got {device_id!r}")
+    n = get_driver().get_device_count()
+    if not 0 <= int(device_id) < n:
+        raise IndexError(f"device id {device_id} out of range: {n} device(s) present")
+    return _attach(int(device_id)).device
+
+
+def get_current_device():
+    """The :class:`Device` of :func:`current_context`."""
+    return current_context().device
+
+
+class _DeviceContextManager:
+    """``gpus[i]``: the device, usable as ``with cujit.gpus[i]:`` (selects it for the block,
+    then restores the previous device of the thread)."""
+
+    def __init__(self, ordinal):
+        self._ordinal = ordinal
+        self._saved = []
+
+    @property
+    def _device(self):
+        return _device(self._ordinal)
+
+    def __getattr__(self, name):
+        return getattr(self._device, name)
+
+    def get_primary_context(self):
+        return _context_for(self._ordinal)
+
+    def __enter__(self):
+        self._saved.append(getattr(_tls, "ctx", None))
+        select_device(self._ordinal)
+        return self
+
+    def __exit__(self, *exc):
+        prev = self._saved.pop()
+        if prev is not None and not prev._closed:
+            prev._make_current()
+        _tls.ctx = prev
+
+    def __repr__(self):
+        return f"<Managed Device {self._ordinal}>"
+
+
+class _DeviceList:
+    """``cujit.gpus``: indexable, iterable list of devices (numba.cuda ``gpus``)."""
+
+    def _list(self):
+        return [_DeviceContextManager(i) for i in range(get_driver().get_device_count())]
+
+    def __getitem__(self, i):
+        return self._list()[i]
+
+    def __len__(self):
+        return get_driver().get_device_count()
+
+    def __iter__(self):
+        return iter(self._list())
+
+    @property
+    def current(self):
+        """The current thread's device, or None when no context is attached."""
+        ctx = getattr(_tls, "ctx", None)
+        return None if ctx is None or ctx._closed else self[ctx.device.id]
+
+    def __repr__(self):
+        return ", ".join(repr(d) for d in self._list())
+
+
+gpus = _DeviceList()
+
+
+def list_devices():
+    """All devices (``cujit.gpus``)."""
+    return gpus
+
+
+def close():
+    """Flush pending frees and destroy every context made by cujit (main thread), or only
+    detach the calling thread (other threads), as numba.cuda ``close()``.  Later calls make
+    fresh contexts; old memory pointers are dead."""
+    if threading.current_thread() is not _main_thread:
+        _tls.__dict__.clear()
+        return
+    with _lock:
+        ctxs = list(_contexts.values())
+        _contexts.clear()
+        for ctx in ctxs:
+            ctx._close()
+    _tls.__dict__.clear()
+
+
+def is_available():
+    """True when a CUDA driver (or the simulator) and at least one device can be used."""
+    try:
+        return get_driver().get_device_count() > 0
+    except (CudaSupportError, CudaAPIError):
+        return False
+
+
+def detect():
+    """Print the devices found and whether each is supported; return True when any is."""
+    try:
+        n = get_driver().get_device_count()
+    except CudaSupportError as exc:
+        print(f"CUDA is not available: {exc}")
+        return False
+    print(f"Found {n} CUDA devices")
+    supported = 0
+    for i in range(n):
+        dev = _device(i)
+        ok = dev.compute_capability >= (3, 5)
+        supported += ok
+        print(f"id {i}    {dev.name!r:>40}    {'[SUPPORTED]' if ok else '[NOT SUPPORTED]'}")
+        print(f"{'Compute Capability:':>40} {dev.compute_capability[0]}.{dev.compute_capability[1]}")
+        print(f"{'UUID:':>40} {dev.uuid}")
+    print(f"Summary:\n\t{supported}/{n} devices are supported")
+    return supported > 0
+
+
+def synchronize():
+    """Wait for all work on the current context (cuCtxSynchronize)."""
+    current_context().synchronize()
+
+
+def defer_cleanup():
+    """``with cujit.defer_cleanup():`` — no pending frees are flushed inside the block (they
+    still queue); nestable; flushing resumes after the outermost exit, also on exceptions."""
+    return current_context().defer_cleanup()

@@ -1,0 +1,213 @@
+"""The pending-deallocations queue (numba.cuda ``_PendingDeallocs``; SPEC §6, R-DEA-1..5).
+
+Frees are queued, not done at once, because a free can synchronise the device.  The queue is
+flushed (all entries run oldest first) when, after an entry is added, it holds more than
+``config.CUDA_DEALLOCS_COUNT`` entries (``NUMBA_CUDA_MAX_PENDING_DEALLOCS_COUNT``, default
+10) or more than ``config.CUDA_DEALLOCS_RATIO`` × total device memory bytes
+(``NUMBA_CUDA_MAX_PENDING_DEALLOCS_RATIO``, default 0.2); by the memory manager on
+out-of-memory; and by hand (``clear()``).  Both settings are read at every check, through a
+reader that costs two dict lookups when nothing is set (see :func:`_setting_reader`).
+
+``disable()`` (``defer_cleanup``) suspends flushing; nestable; on exit of the outermost block
+the limits are checked again.  A free that raises ends that flush (the rest stay queued for
+the next one) and is reported as a :class:`DeallocationWarning`.
+"""
+import atexit
+import contextlib
+import os
+import threading
+import warnings
+import weakref
+from collections import deque
+
+from ..config import config
+
+__all__ = ["PendingDeallocs", "DeallocationWarning", "is_exiting"]
+
+
+class DeallocationWarning(RuntimeWarning):
+    """A queued free failed (names the driver call and the CUDA error)."""
+
+
+class _Exit:
+    exiting = False
+
+
+def is_exiting():
+    """True once the interpreter has started exiting (finalizers then do nothing: the
+    process's exit releases all device memory, and the driver may be half torn down)."""
+    return _Exit.exiting
+
+
+def _mark_exiting():
+    _Exit.exiting = True
+
+
+def _noop():
+    pass
+
+
+# weakref.finalize registers its own atexit hook when the first finalizer is made; make one
+# now so that hook exists before ours.  atexit runs hooks last-in first-out, so ours runs
+# first and every allocation finalizer that weakref runs at exit sees ``exiting`` (R-DEA-6).
+weakref.finalize(_Exit, _noop).detach()
+atexit.register(_mark_exiting)
+
+_MISSING = object()
+
+
+def _setting_reader(attr):
+    """A no-argument function returning ``getattr(config, attr)``, fast on the common path.
+
+    ``config`` re-reads the environment at every access (two ``os.environ`` lookups with key
+    encoding).  The queue reads two settings per free, so this reads the same sources
+    directly: the override dict, then the pre-encoded environment keys, parsing each distinct
+    text once (a malformed value still raises config's ValueError)."""
+    data = getattr(os.environ, "_data", None)
+    encode = getattr(os.environ, "encodekey", None)
+    if data is None or encode is None:      # pragma: no cover - unusual os.environ
+        return lambda: getattr(config, attr)
+    overrides = config._overrides
+    keys = [encode(name) for name in config.env_names(attr)]
+    parsed = {}
+    default = _default_of(attr)
+
+    def read():
+        value = overrides.get(attr, _MISSING)
+        if value is not _MISSING:
+            return value
+        for k in keys:
+            text = data.get(k)
+            if text is not None:
+                value = parsed.get(text, _MISSING)
+                if value is _MISSING:
+                    value = getattr(config, attr)   # parses, or raises a clear ValueError
+                    parsed[text] = value
+                return value
+        return default
+
+    return read
+
+
+def _default_of(attr):
+    from ..config import _SETTINGS
+    return _SETTINGS[attr][2]
+
+
+_max_count = _setting_reader("CUDA_DEALLOCS_COUNT")
+_max_ratio = _setting_reader("CUDA_DEALLOCS_RATIO")
+
+
+class PendingDeallocs:
+    """A queue of deferred frees for one context.
+
+    ``context``: the owning :class:`~cujit.devices.Context` (made current in the flushing
+    thread) or None; ``capacity``: total device memory in bytes (for the ratio rule).
+
+    Attributes: ``flush_count`` (flushes that ran), ``freed_count`` (frees done),
+    ``failed_count`` (frees that raised), ``last_error``."""
+
+    def __init__(self, context=None, capacity=0):
+        self._context = context
+        self._capacity = int(capacity)
+        self._cons = deque()
+        self._size = 0
+        self._disable_count = 0
+        self._lock = threading.Lock()
+        self._flusher = None
+        self.flush_count = 0
+        self.freed_count = 0
+        self.failed_count = 0
+        self.last_error = None
+
+    def add_item(self, dtor, handle, size=0):
+        """Queue ``dtor(handle)``; ``size`` is the bytes it frees (0 for streams, events,
+        modules).  Flushes when the count or byte limit is now exceeded (unless disabled)."""
+        self._cons.append((dtor, handle, size))
+        self._size += size
+        if not self._disable_count and (len(self._cons) > _max_count()
+                                        or self._size > _max_ratio() * self._capacity):
+            self.clear()
+
+    def _over_limits(self):
+        return len(self._cons) > _max_count() or self._size > _max_ratio() * self._capacity
+
+    def clear(self):
+        """Flush: run every queued free, oldest first (no-op while disabled).
+
+        A free that raises stops this flush; the rest stay queued; the error is counted,
+        kept in ``last_error`` and warned as :class:`DeallocationWarning`."""
+        if self._disable_count or not self._cons or _Exit.exiting:
+            return
+        me = threading.get_ident()
+        if self._flusher == me:         # a finalizer ran during our own flush
+            return
+        with self._lock:
+            self._flusher = me
+            try:
+                self._flush()
+            finally:
+                self._flusher = None
+
+    def _flush(self):
+        ctx = self._context
+        if ctx is not None:
+            ctx._make_current()
+        cons = self._cons
+        n = 0
+        try:
+            while cons:
+                try:
+                    dtor, handle, size = cons.popleft()
+                except IndexError:      # emptied by another path
+                    break
+                self._size -= size
+                try:
+                    dtor(handle)
+                except Exception as exc:
+                    self.failed_count += 1
+                    self.last_error = exc
+                    warnings.warn(f"deferred free of {handle!r} ({size} bytes) failed and "
+                                  f"ended this flush ({len(cons)} left queued): {exc}",
+                                  DeallocationWarning, stacklevel=2)
+                    break
+                n += 1
+        finally:
+            self.freed_count += n
+            self.flush_count += 1
+            if not cons:
+                self._size = 0
+
+    def _drop_all(self):
+        """Forget every queued free without running it (the context was reset: the memory
+        is already gone)."""
+        self._cons.clear()
+        self._size = 0
+
+    @contextlib.contextmanager
+    def disable(self):
+        """Suspend flushing inside the block (nestable, exception-safe); after the outermost
+        block the limits are checked and the queue flushed if exceeded."""
+        self._disable_count += 1
+        try:
+            yield
+        finally:
+            self._disable_count -= 1
+            if not self._disable_count and self._cons and self._over_limits():
+                self.clear()
+
+    @property
+    def is_disabled(self):
+        return self._disable_count > 0
+
+    @property
+    def nbytes(self):
+        """Bytes of memory waiting in the queue."""
+        return self._size
+
+    def __len__(self):
+        return len(self._cons)
+
+    def __repr__(self):
+        return (f"<PendingDeallocs {len(self._cons)} entries, {self._size} bytes"
+                f"{', disabled' if self._disable_count else ''}>")

@@ -1,0 +1,313 @@
+"""Memory pointer objects with numba.cuda's ownership model (R-EMM-1).
+
+- :class:`MemoryPointer`: device memory at ``device_pointer_value`` of ``size`` bytes.  When
+  constructed with a ``finalizer`` (a no-argument callable) it *owns* the memory: the finalizer
+  runs once, through ``weakref.finalize``, when the object dies or on :meth:`free`.
+- :class:`AutoFreePointer`: what ``memalloc`` returns (a MemoryPointer that frees itself).
+- Views (:meth:`MemoryPointer.view`) hold a strong reference to the owning pointer
+  (``owner``), so the allocation outlives every view of it.
+- :class:`PinnedMemory` (page-locked host), :class:`MappedMemory` (page-locked host with a
+  device address), :class:`ManagedMemory` (unified; host and device addresses are equal).
+
+Pointers remember the context *generation* they were made in: after ``Context.reset()`` or
+``cujit.close()`` using one raises :class:`DeadMemoryError` instead of touching the driver.
+"""
+import ctypes
+import weakref
+from collections import namedtuple
+
+from ..driver import get_driver
+
+__all__ = ["MemoryPointer", "AutoFreePointer", "OwnedPointer", "MappedMemory", "PinnedMemory",
+           "ManagedMemory", "MemoryInfo", "IpcHandle", "DeadMemoryError"]
+
+MemoryInfo = namedtuple("MemoryInfo", "free total")
+MemoryInfo.__doc__ = "Free and total device memory in bytes (cuMemGetInfo)."
+
+_finalize = weakref.finalize
+
+
+class DeadMemoryError(ValueError, RuntimeError):
+    """Use of memory that was freed, or that belonged to a context since reset or closed.
+
+    A ``ValueError`` (bad value passed) and a ``RuntimeError`` (numba.cuda raises
+    ``RuntimeError('Freeing dead memory')``), so either ``except`` catches it."""
+
+
+def _ptr_value(pointer):
+    """Int address of ``pointer``: an int, a ctypes pointer/integer (``.value``), or any
+    object with ``__int__`` (cuda-bindings ``CUdeviceptr``); None → 0."""
+    if type(pointer) is int:
+        return pointer
+    if pointer is None:
+        return 0
+    value = getattr(pointer, "value", None)
+    if value is not None or isinstance(pointer, ctypes._SimpleCData):
+        return int(value or 0)
+    try:
+        return int(pointer)
+    except (TypeError, ValueError):
+        raise TypeError(f"pointer must be an int, a ctypes pointer or an object with "
+                        f"__int__, got {pointer!r}") from None
+
+
+def _check_nbytes(size, what="size"):
+    """``size`` as a non-negative int; TypeError/ValueError naming it otherwise."""
+    if type(size) is not int:
+        if isinstance(size, bool) or not hasattr(size, "__index__"):
+            raise TypeError(f"{what} must be an int number of bytes, got {size!r} "
+                            f"of type {type(size).__name__}")
+        size = size.__index__()
+    if size < 0:
+        raise ValueError(f"{what} must be >= 0 bytes, got {size}")
+    return size
+
+
+class MemoryPointer:
+    """Device memory (numba.cuda ``MemoryPointer``).
+
+    Arguments: ``context`` (the owning :class:`~cujit.devices.Context`), ``pointer`` (device
+    address: int, ctypes value or ``CUdeviceptr``), ``size`` (bytes), ``owner`` (the object
+    that keeps the memory alive; default: this pointer), ``finalizer`` (no-argument callable
+    that frees the memory; called once through ``weakref.finalize``).
+
+    Attributes: ``device_pointer_value`` (int), ``device_pointer`` / ``device_ctypes_pointer``
+    (``ctypes.c_void_p``), ``size`` (bytes), ``owner``, ``context``, ``handle``."""
+
+    __slots__ = ("context", "device_pointer_value", "size", "_owner", "_finalizer",
+                 "_generation", "is_managed", "refct", "__dict__", "__weakref__")
+
+    __cuda_memory__ = True
+
+    def __init__(self, context, pointer, size, owner=None, finalizer=None):
+        self.context = context
+        self.device_pointer_value = _ptr_value(pointer)
+        self.size = _check_nbytes(size)
+        self._owner = owner
+        self._generation = getattr(context, "_generation", 0)
+        self.refct = 1
+        self.is_managed = finalizer is not None
+        self._finalizer = _finalize(self, finalizer) if finalizer is not None else None
+
+    # numba.cuda spellings
+    @property
+    def owner(self):
+        return self if self._owner is None else self._owner
+
+    @property
+    def device_pointer(self):
+        return ctypes.c_void_p(self.device_pointer_value or None)
+
+    device_ctypes_pointer = device_pointer
+
+    @property
+    def handle(self):
+        return self.device_pointer
+
+    @property
+    def _cuda_memsize_(self):
+        return self.size
+
+    @property
+    def alive(self):
+        """False once freed or once its context was reset/closed."""
+        ctx = self.context
+        if getattr(ctx, "_generation", 0) != self._generation or getattr(ctx, "_closed", False):
+            return False
+        root = self.owner
+        fin = getattr(root, "_finalizer", None)
+        return fin is None or fin.alive
+
+    def _check_alive(self, what):
+        if not self.alive:
+            raise DeadMemoryError(
+                f"cannot {what} device memory at {self.device_pointer_value:#x} "
+                f"({self.size} bytes): it was freed, or its context was reset or closed")
+
+    def own(self):
+        """Numba compatibility: a reference that keeps this memory alive."""
+        return OwnedPointer(self)
+
+    def free(self):
+        """Release the memory now (its free is queued on the pending-deallocations queue).
+
+        DeadMemoryError on a second call or when the context was reset; views and non-owning
+        pointers have nothing to free (no-op, as numba.cuda)."""
+        if self._finalizer is None:
+            return
+        if not self._finalizer.alive:
+            raise DeadMemoryError(f"freeing dead memory at {self.device_pointer_value:#x} "
+                                  f"({self.size} bytes): already freed")
+        self._check_alive("free")
+        self._finalizer()
+
+    def memset(self, byte, count=None, stream=0):
+        """Set ``count`` bytes (default: all) to ``byte`` (cuMemsetD8[Async]).  ``stream``: 0
+        or a Stream.  ValueError when ``count`` exceeds the size; DeadMemoryError when dead."""
+        from ..streams import stream_handle
+        h = stream_handle(stream)
+        count = self.size if count is None else _check_nbytes(count, "count")
+        if count > self.size:
+            raise ValueError(f"memset of {count} bytes exceeds the {self.size}-byte allocation")
+        if not isinstance(byte, int) or not 0 <= byte <= 255:
+            raise ValueError(f"memset byte must be an int in 0..255, got {byte!r}")
+        self._check_alive("memset")
+        if count:
+            get_driver().memset_d8(self.device_pointer_value, byte, count, h)
+
+    def view(self, start, stop=None):
+        """Bytes ``[start, stop)`` as a non-owning pointer that keeps this allocation alive.
+
+        IndexError when the range is outside ``[0, size]``; DeadMemoryError when dead."""
+        start = _check_nbytes(start, "view start")
+        stop = self.size if stop is None else _check_nbytes(stop, "view stop")
+        if start > stop or stop > self.size:
+            raise IndexError(f"view [{start}:{stop}] outside the {self.size}-byte allocation")
+        self._check_alive("view")
+        base = self.device_pointer_value
+        if not base:
+            return self
+        v = MemoryPointer.__new__(MemoryPointer)
+        v.context = self.context
+        v.device_pointer_value = base + start
+        v.size = stop - start
+        v._owner = self.owner
+        v._generation = self._generation
+        v.refct = 1
+        v.is_managed = False
+        v._finalizer = None
+        return v
+
+    def __int__(self):
+        return self.device_pointer_value
+
+    def __repr__(self):
+        return (f"<{type(self).__name__} {self.device_pointer_value:#x} of {self.size} bytes"
+                f"{'' if self.alive else ' (dead)'}>")
+
+
+class AutoFreePointer(MemoryPointer):
+    """A MemoryPointer that frees its memory when it dies (what ``memalloc`` returns)."""
+
+    __slots__ = ()
+
+
+class OwnedPointer:
+    """A reference to ``memptr`` that keeps it alive; attributes are forwarded
+    (numba.cuda ``OwnedPointer``).  ``view`` (optional) is the pointer presented instead."""
+
+    def __init__(self, memptr, view=None):
+        self._mem = memptr
+        self._view = memptr if view is None else view
+
+    def __getattr__(self, name):
+        return getattr(self._view, name)
+
+    def __int__(self):
+        return self._view.device_pointer_value
+
+    def __repr__(self):
+        return f"<OwnedPointer of {self._view!r}>"
+
+
+class _HostMemoryMixin:
+    __slots__ = ()
+
+    def _init_host(self, pointer, size):
+        self.host_pointer = _ptr_value(pointer)
+        self._bufptr_ = self.host_pointer
+        self._buflen_ = size
+
+    def host_array(self):
+        """A uint8 NumPy array over the host bytes (no copy)."""
+        import numpy as np
+        if not self.size:
+            return np.empty(0, np.uint8)
+        buf = (ctypes.c_uint8 * self.size).from_address(self.host_pointer)
+        arr = np.frombuffer(buf, dtype=np.uint8)
+        return arr
+
+
+class PinnedMemory(_HostMemoryMixin, MemoryPointer):
+    """Page-locked host memory (numba.cuda ``PinnedMemory``): ``host_pointer`` (int),
+    ``size`` (bytes), ``owner``.  Not device-addressable (``device_pointer_value`` is the host
+    address, as Numba).  Freed/unpinned by its finalizer."""
+
+    __slots__ = ("host_pointer", "_bufptr_", "_buflen_")
+
+    def __init__(self, context, pointer, size, owner=None, finalizer=None):
+        MemoryPointer.__init__(self, context, pointer, size, owner=owner, finalizer=finalizer)
+        self._init_host(pointer, self.size)
+
+    @property
+    def handle(self):
+        return self.host_pointer
+
+    def view(self, start, stop=None):
+        raise TypeError("PinnedMemory has no device views; use host_array() slices")
+
+
+class MappedMemory(_HostMemoryMixin, AutoFreePointer):
+    """Page-locked host memory mapped into the device address space (numba.cuda
+    ``MappedMemory``): ``host_pointer`` and ``device_pointer_value`` (cuMemHostGetDevicePointer)."""
+
+    __slots__ = ("host_pointer", "_bufptr_", "_buflen_")
+
+    def __init__(self, context, pointer, size, owner=None, finalizer=None):
+        hostptr = _ptr_value(pointer)
+        devptr = get_driver().mem_host_get_device_pointer(hostptr) if hostptr else 0
+        MemoryPointer.__init__(self, context, devptr, size, owner=owner, finalizer=finalizer)
+        self._init_host(hostptr, self.size)
+
+    @property
+    def handle(self):
+        return self.host_pointer
+
+
+class ManagedMemory(_HostMemoryMixin, AutoFreePointer):
+    """Managed (unified) memory (cuMemAllocManaged): ``host_pointer == device_pointer_value``."""
+
+    __slots__ = ("host_pointer", "_bufptr_", "_buflen_")
+
+    def __init__(self, context, pointer, size, owner=None, finalizer=None):
+        MemoryPointer.__init__(self, context, pointer, size, owner=owner, finalizer=finalizer)
+        self._init_host(self.device_pointer_value, self.size)
+
+
+class IpcHandle:
+    """A CUDA IPC handle of device memory (numba.cuda ``IpcHandle``).
+
+    ``base``: the exported memory (kept alive) or None in the receiving process; ``handle``:
+    64 bytes (cuIpcGetMemHandle); ``size`` (bytes); ``source_info``: the exporting device's
+    UUID; ``offset``: bytes from the allocation start.  Picklable."""
+
+    def __init__(self, base, handle, size, source_info=None, offset=0):
+        self.base = base
+        self.handle = bytes(handle)
+        self.size = size
+        self.source_info = source_info
+        self.offset = offset
+        self._opened = None
+
+    def open(self, context=None):
+        """Open the handle in this process → MemoryPointer (cuIpcOpenMemHandle), closed when
+        :meth:`close` is called.  ValueError when already open."""
+        if self._opened is not None:
+            raise ValueError("IpcHandle is already opened")
+        if context is None:
+            from ..devices import current_context
+            context = current_context()
+        drv = get_driver()
+        base = drv.ipc_open_mem_handle(self.handle)
+        self._opened = MemoryPointer(context, base, self.size + self.offset)
+        return self._opened.view(self.offset)
+
+    def close(self):
+        """Close an opened handle (cuIpcCloseMemHandle).  ValueError when not open."""
+        if self._opened is None:
+            raise ValueError("IpcHandle is not opened")
+        get_driver().ipc_close_mem_handle(self._opened.device_pointer_value)
+        self._opened = None
+
+    def __reduce__(self):
+        return (IpcHandle, (None, self.handle, self.size, self.source_info, self.offset))

@@ -1,0 +1,322 @@
+"""CUDA streams and events (numba.cuda's ``Stream``/``Event``; SPEC §5, R-STR-1..4).
+
+A :class:`Stream` wraps a driver stream handle (an ``int``): 0 is the default stream, 1 is
+``CU_STREAM_LEGACY``, 2 is ``CU_STREAM_PER_THREAD``; other values are streams made by
+``cuStreamCreateWithPriority`` (destroyed through the context's resource queue when the
+``Stream`` dies) or external streams (never destroyed by cujit).
+
+:func:`stream_handle` is the one place that turns a user's ``stream=`` argument into a handle;
+every layer above uses it so that anything but ``0``/``None``/a stream is a ``TypeError``.
+"""
+import contextlib
+import warnings
+import weakref
+
+from .driver import get_driver
+from .driver.errors import CudaAPIError
+
+__all__ = ["stream", "default_stream", "legacy_default_stream", "per_thread_default_stream",
+           "external_stream", "Stream", "event", "Event", "event_elapsed_time",
+           "stream_handle", "CallbackWarning"]
+
+# Stream kinds, for reprs and for deciding who destroys the handle.
+_NEW, _DEFAULT, _LEGACY, _PER_THREAD, _EXTERNAL = "new", "default", "legacy", "per-thread", "external"
+
+
+class CallbackWarning(RuntimeWarning):
+    """An exception raised by a stream callback (``Stream.add_callback``), reported as a warning
+    because the callback runs on a driver thread where an exception cannot propagate."""
+
+
+def _cuda_stream_protocol_handle(obj, proto):
+    """Handle from a ``__cuda_stream__`` attribute: a method (CUDA stream protocol, returning
+    ``(version, handle)``) or, leniently, a plain tuple/int attribute."""
+    value = proto() if callable(proto) else proto
+    if isinstance(value, tuple):
+        if len(value) != 2:
+            raise TypeError(f"{type(obj).__name__}.__cuda_stream__() returned {value!r}; "
+                            "expected a (version, handle) tuple")
+        value = value[1]
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        raise TypeError(f"{type(obj).__name__}.__cuda_stream__() gave handle {value!r}; "
+                        "expected an int") from None
+
+
+def stream_handle(stream):
+    """Driver handle (int) of a ``stream=`` argument.
+
+    ``0`` or ``None`` → 0 (the default stream; copies are synchronous); a :class:`Stream` →
+    its ``handle``; any object with ``__cuda_stream__`` (CUDA stream protocol, e.g. a CuPy or
+    cuda.core stream) → the handle it reports.  Anything else (other ints, floats, strings)
+    raises ``TypeError`` naming the value (R-STR-4)."""
+    if stream is None:
+        return 0
+    t = type(stream)
+    if t is Stream:
+        return stream.handle
+    if t is int:
+        if stream == 0:
+            return 0
+    elif isinstance(stream, Stream):
+        return stream.handle
+    else:
+        proto = getattr(stream, "__cuda_stream__", None)
+        if proto is not None:
+            return _cuda_stream_protocol_handle(stream, proto)
+    raise TypeError(f"stream must be 0, None or a cujit Stream (or an object with "
+                    f"__cuda_stream__), got {stream!r} of type {t.__name__}")
+
+
+class Stream:
+    """A CUDA stream on a context (numba.cuda ``Stream``).
+
+    Made by :func:`stream`, :func:`default_stream`, :func:`external_stream` or the context's
+    ``create_stream()``; do not construct directly.  ``handle`` is the driver handle (int);
+    ``int(s)`` gives the same.  Streams made by cujit are destroyed (cuStreamDestroy, queued on
+    ``context.deallocations``) when the object dies; default and external streams never are."""
+
+    __slots__ = ("handle", "context", "_kind", "_finalizer", "__weakref__")
+
+    def __init__(self, context, handle, kind=_NEW, finalizer=None):
+        self.handle = int(handle)
+        self.context = context
+        self._kind = kind
+        self._finalizer = finalizer
+
+    # -- identity ------------------------------------------------------------------------
+    def __int__(self):
+        return self.handle
+
+    __index__ = __int__
+
+    def __cuda_stream__(self):
+        """CUDA stream protocol: ``(0, handle)``."""
+        return (0, self.handle)
+
+    def __eq__(self, other):
+        return isinstance(other, Stream) and other.handle == self.handle \
+            and other.context is self.context
+
+    def __hash__(self):
+        return hash((self.handle, id(self.context)))
+
+    def __repr__(self):
+        ctx = self.context
+        if self._kind == _DEFAULT:
+            what = "Default CUDA stream"
+        elif self._kind == _LEGACY:
+            what = "Legacy default CUDA stream"
+        elif self._kind == _PER_THREAD:
+            what = "Per-thread default CUDA stream"
+        elif self._kind == _EXTERNAL:
+            what = f"External CUDA stream {self.handle:#x}"
+        else:
+            what = f"CUDA stream {self.handle:#x}"
+        return f"<{what} on {ctx!r}>"
+
+    @property
+    def external(self):
+        """True for a stream wrapped by :func:`external_stream` (never destroyed by cujit)."""
+        return self._kind == _EXTERNAL
+
+    # -- work ----------------------------------------------------------------------------
+    def synchronize(self):
+        """Wait until all work queued on this stream is done (cuStreamSynchronize; the GIL is
+        released while waiting).  Raises CudaAPIError when earlier work failed."""
+        self.context._make_current()
+        get_driver().stream_synchronize(self.handle)
+
+    def query(self):
+        """True when all work on the stream is done (cuStreamQuery)."""
+        self.context._make_current()
+        return get_driver().stream_query(self.handle)
+
+    @contextlib.contextmanager
+    def auto_synchronize(self):
+        """``with s.auto_synchronize():`` — yields the stream and synchronises it on exit
+        (also when the block raises)."""
+        try:
+            yield self
+        finally:
+            self.synchronize()
+
+    def add_callback(self, callback, arg=None):
+        """Run ``callback(stream, status, arg)`` once all earlier work on this stream is done
+        (cuLaunchHostFunc).  ``status`` is 0: cuLaunchHostFunc reports no status, and a stream
+        in an error state surfaces its error at the next synchronize/query.  The callback runs
+        on a driver thread and must not call CUDA; an exception it raises is reported as a
+        :class:`CallbackWarning`, never propagated.  Later work on the stream waits until the
+        callback returns.  No deadlock when the main thread waits on the stream: the driver
+        wait releases the GIL."""
+        if not callable(callback):
+            raise TypeError(f"callback must be callable, got {callback!r}")
+
+        def host_fn(stream=self):
+            try:
+                callback(stream, 0, arg)
+            except BaseException as exc:  # never unwind into the driver thread
+                try:
+                    warnings.warn(f"exception in stream callback {callback!r} on {stream!r}: "
+                                  f"{type(exc).__name__}: {exc}", CallbackWarning)
+                except BaseException:
+                    pass
+
+        self.context._make_current()
+        get_driver().launch_host_func(self.handle, host_fn)
+
+    def async_done(self):
+        """An ``asyncio.Future`` (of the running event loop) resolved with this stream once all
+        work queued so far is done; ``await s.async_done()``.  When the stream's work failed the
+        future gets the ``CudaAPIError`` instead.  Must be called with an event loop running
+        (``RuntimeError`` otherwise)."""
+        import asyncio
+        loop = asyncio.get_running_loop()
+        future = loop.create_future()
+        ctx = self.context
+
+        def resolve(stream):
+            if future.done():       # cancelled by the awaiting code
+                return
+            try:
+                ctx._make_current()
+                get_driver().stream_query(stream.handle)
+            except CudaAPIError as exc:
+                future.set_exception(exc)
+                return
+            except Exception as exc:  # pragma: no cover - context gone
+                future.set_exception(exc)
+                return
+            future.set_result(stream)
+
+        def callback(stream, status, _arg):
+            try:
+                loop.call_soon_threadsafe(resolve, stream)
+            except RuntimeError:    # the loop was closed meanwhile
+                pass
+
+        self.add_callback(callback)
+        return future
+
+
+class Event:
+    """A CUDA event (numba.cuda ``Event``); made by :func:`event` or
+    ``context.create_event(timing=True)``.  Destroyed through ``context.deallocations``."""
+
+    __slots__ = ("handle", "context", "timing", "_finalizer", "__weakref__")
+
+    def __init__(self, context, handle, timing=True, finalizer=None):
+        self.handle = int(handle)
+        self.context = context
+        self.timing = bool(timing)
+        self._finalizer = finalizer
+
+    def __int__(self):
+        return self.handle
+
+    def __repr__(self):
+        return f"<CUDA event {self.handle:#x} on {self.context!r}>"
+
+    def record(self, stream=0):
+        """Record the event on ``stream`` (0 = default stream; cuEventRecord)."""
+        h = stream_handle(stream)
+        self.context._make_current()
+        get_driver().event_record(self.handle, h)
+
+    def wait(self, stream=0):
+        """Make later work on ``stream`` wait for this event (cuStreamWaitEvent)."""
+        h = stream_handle(stream)
+        self.context._make_current()
+        get_driver().stream_wait_event(h, self.handle)
+
+    def synchronize(self):
+        """Block the host until the event has completed (cuEventSynchronize)."""
+        self.context._make_current()
+        get_driver().event_synchronize(self.handle)
+
+    def query(self):
+        """True when the event has completed (cuEventQuery)."""
+        self.context._make_current()
+        return get_driver().event_query(self.handle)
+
+    def elapsed_time(self, evtend):
+        """Milliseconds (float) from this event to ``evtend`` (cuEventElapsedTime); both must be
+        recorded and created with ``timing=True`` (CudaAPIError otherwise)."""
+        return event_elapsed_time(self, evtend)
+
+
+def event_elapsed_time(evtstart, evtend):
+    """Milliseconds (float) between two recorded :class:`Event` objects (cuEventElapsedTime).
+
+    TypeError when either is not an Event."""
+    for name, ev in (("evtstart", evtstart), ("evtend", evtend)):
+        if not isinstance(ev, Event):
+            raise TypeError(f"{name} must be a cujit Event, got {ev!r}")
+    evtstart.context._make_current()
+    return get_driver().event_elapsed_time(evtstart.handle, evtend.handle)
+
+
+# -- constructors used by Context (devices.py) --------------------------------------------
+
+def _destroy_stream(handle):
+    get_driver().stream_destroy(handle)
+
+
+def _destroy_event(handle):
+    get_driver().event_destroy(handle)
+
+
+def _new_stream(context, handle):
+    s = Stream(context, handle, _NEW)
+    s._finalizer = weakref.finalize(s, context._queue_resource, _destroy_stream, handle,
+                                    context._generation)
+    return s
+
+
+def _new_event(context, handle, timing):
+    e = Event(context, handle, timing)
+    e._finalizer = weakref.finalize(e, context._queue_resource, _destroy_event, handle,
+                                    context._generation)
+    return e
+
+
+# -- module-level API (numba.cuda names) ----------------------------------------------------
+
+def _ctx():
+    from .devices import current_context
+    return current_context()
+
+
+def stream():
+    """A new stream on the current context (cuStreamCreateWithPriority)."""
+    return _ctx().create_stream()
+
+
+def default_stream():
+    """The default stream: the legacy default stream (handle 0), or the per-thread default
+    stream (handle 2) when ``NUMBA_CUDA_PER_THREAD_DEFAULT_STREAM=1`` (read now)."""
+    return _ctx().get_default_stream()
+
+
+def legacy_default_stream():
+    """The legacy default stream (``CU_STREAM_LEGACY``, handle 1)."""
+    return _ctx().get_legacy_default_stream()
+
+
+def per_thread_default_stream():
+    """The per-thread default stream (``CU_STREAM_PER_THREAD``, handle 2)."""
+    return _ctx().get_per_thread_default_stream()
+
+
+def external_stream(ptr):
+    """Wrap a stream made elsewhere (CuPy, PyTorch, …); cujit never destroys it.
+
+    ``ptr``: an int handle, or any object with ``__cuda_stream__`` (SPEC R-CAI-4; this
+    includes cujit's own Streams).  Anything else (floats, strings, …) → TypeError."""
+    return _ctx().create_external_stream(ptr)
+
+
+def event(timing=True):
+    """A new event on the current context (cuEventCreate); ``timing=False`` disables timing."""
+    return _ctx().create_event(timing=timing)
