@@ -1,0 +1,325 @@
+"""Checked arrays: NumPy arrays wrapped so that every element access inside a simulated kernel
+is bounds-checked (all arrays) and race-checked (shared memory).  Used while
+``config.SIM_CHECKS`` is on; with checks off kernels get the plain NumPy arrays.
+
+Indexing follows Numba: integer indices (Python or NumPy ints) with negative values wrapping
+once (``-n <= i < n``); an index with fewer integers than dimensions, or with slices, gives a
+view that stays checked under the same name.  Reads return NumPy scalars of the array's dtype,
+as a compiled kernel computes with them.
+
+Race tracking (:class:`RaceTracker`) is per shared-memory buffer and keyed by the byte offset
+of an element's first byte, so views of one buffer (slices, reshapes, other dtypes over
+dynamic shared memory) see each other's accesses.  Each slot records, for the current
+barrier interval (an *epoch* of the block), the last writer and up to two readers as
+``epoch * 2048 + linear_tid + 1``: a slot is current when its value exceeds
+``epoch * 2048``, so moving to the next interval at a barrier is one integer increment rather
+than a reset of every slot.  Accesses that overlap at different start bytes (an int64 over
+two int32s written by other threads) are not seen as conflicting: a documented blind spot.
+"""
+import sys
+
+import numpy as np
+
+from ..kernelapi import _state
+from .errors import OutOfBoundsError, DataRaceError, where, caller_site, frame_site
+
+__all__ = ["CheckedArray", "SharedCheckedArray", "RaceTracker", "unwrap"]
+
+_getframe = sys._getframe
+_INT_TYPES = (int, np.integer)
+_EPOCH = 2048       # > the largest linear thread id + 1 (1024 threads per block)
+
+
+def unwrap(a):
+    """The NumPy array under a checked array (or ``a`` itself)."""
+    return a._a if isinstance(a, CheckedArray) else a
+
+
+class RaceTracker:
+    """Per-interval access records of one shared-memory buffer of ``nbytes`` bytes at host
+    address ``addr``; ``block`` is the block runner (its ``epoch_base`` is the current
+    ``epoch * 2048``) and ``name`` names the buffer in reports."""
+    __slots__ = ("addr", "block", "w", "r1", "r2", "wsite", "r1site", "r2site")
+
+    def __init__(self, addr, nbytes, block):
+        self.addr = addr
+        self.block = block
+        n = max(nbytes, 1)
+        self.w = [0] * n
+        self.r1 = [0] * n
+        self.r2 = [0] * n
+        self.wsite = [None] * n
+        self.r1site = [None] * n
+        self.r2site = [None] * n
+
+    def read(self, off, arr, idx):
+        base = self.block.epoch_base
+        me = _state.current.lin + 1
+        w = self.w[off]
+        if w > base and w - base != me:
+            self._report(arr, idx, "reads", "written", w - base, self.wsite[off])
+        r1 = self.r1[off]
+        f = _getframe(2)
+        if r1 <= base:
+            self.r1[off] = base + me
+            self.r1site[off] = (f.f_code, f.f_lineno)
+        elif r1 - base != me and self.r2[off] <= base:
+            self.r2[off] = base + me
+            self.r2site[off] = (f.f_code, f.f_lineno)
+
+    def write(self, off, arr, idx):
+        base = self.block.epoch_base
+        me = _state.current.lin + 1
+        w = self.w[off]
+        if w > base and w - base != me:
+            self._report(arr, idx, "writes", "written", w - base, self.wsite[off])
+        r = self.r1[off]
+        if r > base and r - base != me:
+            self._report(arr, idx, "writes", "read", r - base, self.r1site[off])
+        r = self.r2[off]
+        if r > base and r - base != me:
+            self._report(arr, idx, "writes", "read", r - base, self.r2site[off])
+        f = _getframe(2)
+        self.w[off] = base + me
+        self.wsite[off] = (f.f_code, f.f_lineno)
+
+    def _report(self, arr, idx, verb, other_verb, other, site):
+        me = _state.current
+        blk = self.block
+        other_tid = blk.tid_of(other - 1)
+        other_site = "<unknown>" if site is None else \
+            f"{site[0].co_filename.rsplit('/', 1)[-1]}:{site[1]}"
+        raise DataRaceError(
+            f"data race on shared memory: {where(me)} {verb} {arr._name}[{_fmt_idx(idx)}] at "
+            f"{caller_site(3)}, which threadIdx=({other_tid[0]}, {other_tid[1]}, "
+            f"{other_tid[2]}) {other_verb} at {other_site} since the last syncthreads()")
+
+
+def _fmt_idx(idx):
+    if isinstance(idx, tuple):
+        return ", ".join(str(int(i)) for i in idx)
+    return str(int(idx))
+
+
+class CheckedArray:
+    """A bounds-checked view of NumPy array ``a`` named ``name`` in reports.
+
+    Attributes as NumPy's: ``shape``, ``ndim``, ``size``, ``dtype``, ``strides`` (bytes);
+    ``len()``, indexing, ``reshape``, ``T``/``transpose``, ``ravel``, ``view``, ``copy``;
+    anything else is looked up on the NumPy array.  Raises :class:`OutOfBoundsError` (an
+    ``IndexError``) naming the array, index, shape, thread, block and source line."""
+    __slots__ = ("_a", "_name", "shape", "ndim", "_n0", "_s0")
+    _tracker = None
+
+    def __init__(self, a, name):
+        self._a = a
+        self._name = name
+        self.shape = a.shape
+        self.ndim = a.ndim
+        self._n0 = a.shape[0] if a.ndim else 0
+        self._s0 = a.strides[0] if a.ndim else 0
+
+    # -- element access ------------------------------------------------------------------
+    def _oob(self, idx, axis):
+        n = self.shape[axis]
+        raise OutOfBoundsError(
+            f"index {_fmt_idx(idx) if not isinstance(idx, tuple) else '(' + _fmt_idx(idx) + ')'}"
+            f" is out of bounds for axis {axis} with size {n} of array '{self._name}' of shape "
+            f"{self.shape}: {where(_state.current)} at {caller_site(2)}")
+
+    def _norm(self, idx):
+        """``idx`` as a tuple of wrapped non-negative ints when it is all integers with one per
+        axis; None when the index selects a view (slices, fewer integers)."""
+        if isinstance(idx, _INT_TYPES):
+            idx = (idx,)
+        elif not isinstance(idx, tuple):
+            return None
+        shape = self.shape
+        if len(idx) != len(shape):
+            for ax, i in enumerate(idx):
+                if isinstance(i, _INT_TYPES) and ax < len(shape) and not -shape[ax] <= i < shape[ax]:
+                    self._oob(idx, ax)
+            return None
+        out = []
+        for ax, i in enumerate(idx):
+            if not isinstance(i, _INT_TYPES):
+                for ax2, j in enumerate(idx):
+                    if isinstance(j, _INT_TYPES) and not -shape[ax2] <= j < shape[ax2]:
+                        self._oob(idx if len(idx) > 1 else idx[0], ax2)
+                return None
+            n = shape[ax]
+            if i < 0:
+                i += n
+                if i < 0:
+                    self._oob(idx if len(idx) > 1 else idx[0], ax)
+            elif i >= n:
+                self._oob(idx if len(idx) > 1 else idx[0], ax)
+            out.append(int(i))
+        return tuple(out)
+
+    def __getitem__(self, idx):
+        if idx.__class__ is int and self.ndim == 1:
+            n = self._n0
+            if idx < 0:
+                idx += n
+                if idx < 0:
+                    self._oob(idx - n, 0)
+            elif idx >= n:
+                self._oob(idx, 0)
+            return self._a[idx]
+        t = self._norm(idx)
+        if t is None:
+            return self._wrap(self._a[idx])
+        return self._a[t]
+
+    def __setitem__(self, idx, value):
+        if idx.__class__ is int and self.ndim == 1:
+            n = self._n0
+            if idx < 0:
+                idx += n
+                if idx < 0:
+                    self._oob(idx - n, 0)
+            elif idx >= n:
+                self._oob(idx, 0)
+            self._a[idx] = unwrap(value)
+            return
+        t = self._norm(idx)
+        if t is None:
+            self._a[idx] = unwrap(value)
+        else:
+            self._a[t] = value
+
+    # -- views ---------------------------------------------------------------------------
+    def _wrap(self, view):
+        """A view of this array, checked under the same name (a scalar stays a scalar)."""
+        if not isinstance(view, np.ndarray):
+            return view
+        return CheckedArray(view, self._name)
+
+    def __len__(self):
+        if not self.ndim:
+            raise TypeError(f"len() of 0-d array '{self._name}'")
+        return self._n0
+
+    def __iter__(self):
+        for i in range(len(self)):
+            yield self[i]
+
+    @property
+    def size(self):
+        return self._a.size
+
+    @property
+    def dtype(self):
+        return self._a.dtype
+
+    @property
+    def strides(self):
+        return self._a.strides
+
+    @property
+    def itemsize(self):
+        return self._a.itemsize
+
+    @property
+    def nbytes(self):
+        return self._a.nbytes
+
+    @property
+    def T(self):
+        return self._wrap(self._a.T)
+
+    def transpose(self, *axes):
+        return self._wrap(self._a.transpose(*axes))
+
+    def reshape(self, *shape, order="C"):
+        """A view of another shape over the same bytes (NumPy's ``reshape``)."""
+        return self._wrap(self._a.reshape(*shape, order=order))
+
+    def ravel(self, order="C"):
+        return self._wrap(self._a.ravel(order))
+
+    def view(self, dtype):
+        return self._wrap(self._a.view(dtype))
+
+    def copy(self):
+        return self._a.copy()
+
+    def __array__(self, dtype=None, copy=None):
+        return self._a if dtype is None else self._a.astype(dtype)
+
+    def __getattr__(self, name):
+        return getattr(self._a, name)
+
+    def __repr__(self):
+        return f"<checked array {self._name!r} shape={self.shape} dtype={self._a.dtype}>"
+
+
+class SharedCheckedArray(CheckedArray):
+    """A checked view of shared memory: bounds checks plus data-race tracking through
+    ``tracker`` (:class:`RaceTracker` of its buffer); ``off`` is the byte offset of element
+    0...0 in that buffer."""
+    __slots__ = ("_tracker", "_off")
+
+    def __init__(self, a, name, tracker, off):
+        CheckedArray.__init__(self, a, name)
+        self._tracker = tracker
+        self._off = off
+
+    def _wrap(self, view):
+        if not isinstance(view, np.ndarray):
+            return view
+        off = view.__array_interface__["data"][0] - self._tracker.addr
+        return SharedCheckedArray(view, self._name, self._tracker, off)
+
+    def _byte(self, t):
+        off = self._off
+        for i, s in zip(t, self._a.strides):
+            off += i * s
+        return off
+
+    def __getitem__(self, idx):
+        if idx.__class__ is int and self.ndim == 1:
+            n = self._n0
+            if idx < 0:
+                idx += n
+                if idx < 0:
+                    self._oob(idx - n, 0)
+            elif idx >= n:
+                self._oob(idx, 0)
+            self._tracker.read(self._off + idx * self._s0, self, idx)
+            return self._a[idx]
+        t = self._norm(idx)
+        if t is None:
+            return self._wrap(self._a[idx])
+        self._tracker.read(self._byte(t), self, t)
+        return self._a[t]
+
+    def __setitem__(self, idx, value):
+        if idx.__class__ is int and self.ndim == 1:
+            n = self._n0
+            if idx < 0:
+                idx += n
+                if idx < 0:
+                    self._oob(idx - n, 0)
+            elif idx >= n:
+                self._oob(idx, 0)
+            self._tracker.write(self._off + idx * self._s0, self, idx)
+            self._a[idx] = unwrap(value)
+            return
+        t = self._norm(idx)
+        if t is None:
+            view = self._a[idx]
+            tr = self._tracker
+            if isinstance(view, np.ndarray):
+                # a slice assignment writes every element it covers
+                base = view.__array_interface__["data"][0] - tr.addr
+                for el in np.ndindex(view.shape):
+                    off = base
+                    for i, s in zip(el, view.strides):
+                        off += i * s
+                    tr.write(off, self, el)
+            self._a[idx] = unwrap(value)
+        else:
+            self._tracker.write(self._byte(t), self, t)
+            self._a[t] = value

@@ -1,0 +1,102 @@
+"""Errors the simulator's checkers raise, and the helpers that phrase their reports.
+
+Every report names the thread (``threadIdx=(x, y, z) blockIdx=(x, y, z)``) and the kernel
+source line (``file:line``), as R-SIM-2 asks.  Checker errors carry ``_cujit_sim_reported``
+so the block runner does not annotate them a second time.
+"""
+import linecache
+import os
+import sys
+
+__all__ = ["SimulatorError", "OutOfBoundsError", "DataRaceError", "BarrierDivergenceError",
+           "WarpDivergenceError", "where", "caller_site", "source_location",
+           "typing_error", "compile_error"]
+
+_PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+class SimulatorError(RuntimeError):
+    """Base of the errors found by the simulator's checkers (not raised on a GPU)."""
+    _cujit_sim_reported = True
+
+
+class OutOfBoundsError(SimulatorError, IndexError):
+    """An array index outside the array's shape (also an ``IndexError``)."""
+
+
+class DataRaceError(SimulatorError):
+    """Two threads of a block touched the same shared-memory element between two barriers,
+    at least one of them writing (atomics excepted)."""
+
+
+class BarrierDivergenceError(SimulatorError):
+    """Threads of a block wait at different ``syncthreads()`` calls, or some wait while
+    others have finished: on a GPU this hangs or corrupts memory."""
+
+
+class WarpDivergenceError(SimulatorError):
+    """Lanes named by a warp intrinsic's mask never reach the same warp-level call."""
+
+
+def fmt_dim(d):
+    """``(x, y, z)`` as text."""
+    return f"({d[0]}, {d[1]}, {d[2]})"
+
+
+def where(thread):
+    """``threadIdx=(..) blockIdx=(..)`` of a simulated thread (its object from thread.py)."""
+    return f"threadIdx={fmt_dim(thread.tid)} blockIdx={fmt_dim(thread.bid)}"
+
+
+def _user_frame(depth):
+    """The first frame, ``depth`` levels up or more, whose code is not inside cujit."""
+    f = sys._getframe(depth + 1)
+    while f is not None and f.f_code.co_filename.startswith(_PKG_DIR):
+        f = f.f_back
+    return f
+
+
+def caller_site(depth=1):
+    """``file:line`` of the nearest kernel (non-cujit) frame above the caller."""
+    f = _user_frame(depth + 1)
+    if f is None:
+        return "<unknown>"
+    return f"{os.path.basename(f.f_code.co_filename)}:{f.f_lineno}"
+
+
+def frame_site(f):
+    """``file:line`` of frame ``f``."""
+    return f"{os.path.basename(f.f_code.co_filename)}:{f.f_lineno}"
+
+
+def traceback_site(tb):
+    """``file:line`` of the innermost kernel (non-cujit) frame of traceback ``tb``."""
+    site = None
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if not code.co_filename.startswith(_PKG_DIR):
+            site = f"{os.path.basename(code.co_filename)}:{tb.tb_lineno}"
+        tb = tb.tb_next
+    return site or "<unknown>"
+
+
+def source_location(depth=1):
+    """A compiler ``SourceLocation`` of the nearest kernel frame above the caller."""
+    from ..compiler.errors import SourceLocation
+    f = _user_frame(depth + 1)
+    if f is None:
+        return None
+    line = linecache.getline(f.f_code.co_filename, f.f_lineno) or None
+    return SourceLocation(f.f_code.co_filename, f.f_lineno, 0, line)
+
+
+def typing_error(msg, depth=1):
+    """The compiler's ``TypingError`` for ``msg``, located at the kernel line above."""
+    from ..compiler.errors import TypingError
+    return TypingError(msg, source_location(depth + 1))
+
+
+def compile_error(msg, depth=1):
+    """The compiler's ``CompileError`` for ``msg`` (resource limits), located likewise."""
+    from ..compiler.errors import CompileError
+    return CompileError(msg, source_location(depth + 1))

@@ -1,0 +1,178 @@
+"""Kernel launches on the simulator: ``run_kernel`` runs a Python kernel over a grid of
+simulated threads (docs/interfaces.md, "simulator/kernel.py").
+
+A launch converts the arguments once (device arrays become NumPy views of simulated device
+memory; with checks on every array is wrapped in a :class:`~.checked.CheckedArray` named by
+its kernel parameter), then runs the blocks one after another, each as greenlets
+(:mod:`.threads`), as one piece of stream work (``SimDriver.run_on_stream``), so it is
+ordered with the stream's copies and callbacks.  Before the first launch of each argument-type
+signature the compiler front end's ``typecheck_kernel`` (when present) rejects what the GPU
+compiler would reject, with the same error.
+"""
+import inspect
+import weakref
+
+import numpy as np
+
+from ..config import config
+from ..kernelapi import _state
+from .checked import CheckedArray
+from .memory import cai_view, device_view, shared_limit
+from .thread import Dim3
+
+__all__ = ["run_kernel", "Launch"]
+
+# pyfunc -> {signature key: {call site: frozen const array}}; a GPU freezes const arrays
+# when it compiles a signature, so later changes to the global are not seen.
+_kernel_info = weakref.WeakKeyDictionary()
+
+
+class _KernelInfo:
+    __slots__ = ("params", "consts", "checked")
+
+    def __init__(self, pyfunc):
+        try:
+            self.params = list(inspect.signature(pyfunc).parameters)
+        except (TypeError, ValueError):
+            self.params = []
+        self.consts = {}
+        self.checked = set()
+
+
+def _info(pyfunc):
+    info = _kernel_info.get(pyfunc)
+    if info is None:
+        info = _kernel_info[pyfunc] = _KernelInfo(pyfunc)
+    return info
+
+
+class Launch:
+    """One launch: ``fn`` (the kernel function), ``args`` (converted), ``griddim`` and
+    ``blockdim`` (3-tuples), ``dynamic_shared_bytes``, ``checks`` (bool), ``consts`` (call
+    site -> frozen const array, shared by all launches of a signature) and ``const_views``
+    (this launch's, checked when checks are on)."""
+
+    def __init__(self, fn, args, griddim, blockdim, dynamic_shared_bytes, checks, consts):
+        self.fn = fn
+        self.args = args
+        self.griddim = griddim
+        self.blockdim = blockdim
+        self.gridDim = Dim3(*griddim)
+        self.blockDim = Dim3(*blockdim)
+        self.dynamic_shared_bytes = dynamic_shared_bytes
+        self.checks = checks
+        self.consts = consts
+        self.const_views = {}
+        self.const_bytes = sum(c.nbytes for c in consts.values())
+        self.shared_limit = shared_limit()
+
+    def add_const(self, arr):
+        """Account for a new constant array (64 KiB per kernel, as the device holds)."""
+        from .memory import _device_attr, _CONST_LIMIT_DEFAULT
+        from .errors import compile_error
+        limit = _device_attr("TOTAL_CONSTANT_MEMORY", _CONST_LIMIT_DEFAULT)
+        if self.const_bytes + arr.nbytes > limit:
+            raise compile_error(
+                f"const.array_like: {self.const_bytes + arr.nbytes} bytes of constant arrays "
+                f"in this kernel; constant memory holds {limit // 1024} KiB ({limit} bytes)", 3)
+        self.const_bytes += arr.nbytes
+
+    def run(self):
+        from .threads import Block
+        gx, gy, gz = self.griddim
+        try:
+            for z in range(gz):
+                for y in range(gy):
+                    for x in range(gx):
+                        Block(self, (x, y, z)).run()
+        finally:
+            _state.current = None
+
+
+def _convert(value):
+    """A launch value as the kernel sees it: NumPy arrays (and subclasses) as they are,
+    device arrays and CUDA-array-interface objects as NumPy views of their memory, anything
+    else (scalars, tuples, records) unchanged."""
+    if isinstance(value, np.ndarray):
+        return value
+    ptr = getattr(value, "_data_ptr", None)
+    if ptr is not None:
+        view = device_view(ptr, tuple(value.shape), tuple(value.strides), value.dtype)
+        if view.dtype.names:
+            view = view.view(np.recarray)
+            if view.ndim == 0:
+                return view[()]
+        return view
+    cai = getattr(value, "__cuda_array_interface__", None)
+    if cai is not None:
+        return cai_view(cai)
+    return value
+
+
+def _signature_key(args):
+    key = []
+    for a in args:
+        if isinstance(a, np.ndarray) or hasattr(a, "_data_ptr"):
+            key.append((type(a), a.dtype, len(a.shape)))
+        else:
+            key.append(type(a))
+    return tuple(key)
+
+
+def _typecheck(pyfunc, args, info, sig):
+    """Call the front end's typecheck once per signature (skipped while it does not exist)."""
+    if sig in info.checked:
+        return
+    try:
+        from ..compiler.typecheck import typecheck_kernel
+    except ImportError as exc:
+        if getattr(exc, "name", "") and "cujit.compiler" in exc.name:
+            typecheck_kernel = None
+        else:
+            raise
+    if typecheck_kernel is not None:
+        typecheck_kernel(pyfunc, args)
+    info.checked.add(sig)
+
+
+def run_kernel(pyfunc, griddim, blockdim, stream_handle, dynamic_shared_bytes, args):
+    """Run Python kernel ``pyfunc`` over ``griddim`` blocks of ``blockdim`` threads (both
+    validated 3-tuples of ints) on the stream with handle ``stream_handle`` (int), with
+    ``dynamic_shared_bytes`` (int, bytes) of dynamic shared memory per block.
+
+    ``args``: the launch values (DeviceNDArray, MappedNDArray/ManagedNDArray, host NumPy
+    arrays — used in place, which is what numba's copy-in/copy-out amounts to —, objects with
+    ``__cuda_array_interface__``, scalars).  Returns None once the kernel has run (the
+    simulator runs stream work at once).
+
+    Raises: the compiler's ``TypingError``/``CompileError`` for kernels it rejects (bad
+    shared/local shape or dtype, shared memory over 48 KiB, constant memory over 64 KiB);
+    ``ValueError`` when ``dynamic_shared_bytes`` is negative or over the device's opt-in
+    maximum; with checks on (``config.SIM_CHECKS``), ``OutOfBoundsError``, ``DataRaceError``,
+    ``BarrierDivergenceError``, ``WarpDivergenceError`` (:mod:`cujit.simulator.errors`);
+    any exception raised by a thread, its message prefixed with the thread and block ids;
+    ``CudaAPIError`` from the driver for an unknown stream or unallocated memory.
+    """
+    from ..driver import get_driver
+    drv = get_driver()
+    dyn = int(dynamic_shared_bytes)
+    if dyn < 0:
+        raise ValueError(f"dynamic shared memory size must be >= 0 bytes, got {dyn}")
+    optin = drv.device_attribute(0, "MAX_SHARED_MEMORY_PER_BLOCK_OPTIN")
+    if dyn > optin:
+        raise ValueError(f"dynamic shared memory of {dyn} bytes exceeds the device's maximum "
+                         f"of {optin} bytes per block (MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)")
+    info = _info(pyfunc)
+    sig = _signature_key(args)
+    _typecheck(pyfunc, args, info, sig)
+    checks = bool(config.SIM_CHECKS)
+    kargs = [_convert(a) for a in args]
+    if checks:
+        params = info.params
+        for i, a in enumerate(kargs):
+            if isinstance(a, np.ndarray):
+                name = params[i] if i < len(params) else f"arg{i}"
+                kargs[i] = CheckedArray(a, name)
+    consts = info.consts.setdefault(sig, {})
+    launch = Launch(pyfunc, kargs, tuple(griddim), tuple(blockdim), dyn, checks, consts)
+    drv.run_on_stream(stream_handle, launch.run)

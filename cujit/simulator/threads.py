@@ -1,0 +1,285 @@
+"""The block runner: the threads of one block as greenlets, switching at barriers.
+
+Each thread runs until it finishes or reaches a barrier or warp intrinsic; it then switches
+back to the runner (the *hub*) with a request.  When every running thread has stopped, the
+runner resolves what it can: warp intrinsics whose participating lanes have all arrived, then
+the block barrier once every live thread waits at it.  Threads resume in thread order, so a
+launch is deterministic.
+
+Barrier semantics: with checks on (``config.SIM_CHECKS``), threads waiting at different
+``syncthreads()`` call sites, or waiting while others have finished, raise
+:class:`BarrierDivergenceError`; with checks off the barrier is released once every thread
+that has not exited waits at one (PTX ``bar.sync`` counts non-exited threads), so nothing
+hangs either way.  Warp intrinsics that can never complete raise
+:class:`WarpDivergenceError`.  An exception in a thread ends the launch with that exception,
+its message prefixed by the thread and block ids and the kernel line; the other threads are
+unwound (``GreenletExit``).
+"""
+import numpy as np
+
+from ..kernelapi import _state
+from .checked import RaceTracker, SharedCheckedArray
+from .errors import (BarrierDivergenceError, WarpDivergenceError, fmt_dim, frame_site,
+                     traceback_site, where)
+from .memory import SharedMemory, as_dtype, check_shape
+from .thread import BAR, Dim3, SimThread, array_name
+
+__all__ = ["Block"]
+
+_EPOCH = 2048
+
+
+class Block:
+    """One block of a launch (``launch``: the :class:`~cujit.simulator.kernel.Launch`),
+    ``bid`` its (x, y, z) index.  :meth:`run` runs all its threads to completion."""
+
+    def __init__(self, launch, bid):
+        self.launch = launch
+        self.bid = bid
+        self.blockIdx = Dim3(*bid)
+        self.epoch_base = _EPOCH
+        self.shared = SharedMemory(launch.dynamic_shared_bytes, launch.shared_limit)
+        self.shared_arrays = {}
+        self.dyn_tracker = None
+        bx, by, bz = launch.blockdim
+        self.threads = [SimThread(self, (x, y, z), x + bx * (y + by * z))
+                        for z in range(bz) for y in range(by) for x in range(bx)]
+
+    def tid_of(self, lin):
+        """(x, y, z) of linear thread id ``lin``."""
+        bx, by, _ = self.launch.blockdim
+        return lin % bx, (lin // bx) % by, lin // (bx * by)
+
+    def live_mask(self, warp):
+        """Lane mask of the threads of ``warp`` that have not finished."""
+        m = 0
+        for t in self.threads[warp * 32:warp * 32 + 32]:
+            if not t.done:
+                m |= 1 << t.laneid
+        return m
+
+    # -- shared memory -------------------------------------------------------------------
+    def make_shared(self, key, shape, dtype, frame):
+        """The block's shared array for call site ``key`` (created now)."""
+        shape = check_shape(shape, "shared.array", True)
+        dt = as_dtype(dtype, "shared.array")
+        checks = self.launch.checks
+        if shape == (0,):
+            arr = self.shared.dynamic(dt)
+            if checks:
+                if self.dyn_tracker is None:
+                    dyn = self.shared.dyn
+                    self.dyn_tracker = RaceTracker(dyn.__array_interface__["data"][0],
+                                                   dyn.nbytes, self)
+                arr = SharedCheckedArray(arr, array_name(frame, "shared"), self.dyn_tracker, 0)
+        else:
+            arr = self.shared.make_static(key, shape, dt)
+            if checks:
+                tr = RaceTracker(arr.__array_interface__["data"][0], arr.nbytes, self)
+                arr = SharedCheckedArray(arr, array_name(frame, "shared"), tr, 0)
+        self.shared_arrays[key] = arr
+        return arr
+
+    # -- scheduling ----------------------------------------------------------------------
+    def run(self):
+        from greenlet import greenlet, getcurrent
+        hub = getcurrent()
+        threads = self.threads
+        for t in threads:
+            t.hub = hub
+            t.glet = greenlet(t.main, hub)
+        state = _state
+        checks = self.launch.checks
+        runnable = threads
+        at_bar = []
+        at_warp = []
+        try:
+            while True:
+                for t in runnable:
+                    state.current = t
+                    try:
+                        req = t.glet.switch(t.resume)
+                    except BaseException as e:
+                        self._fail(t, e)
+                    if req is None:
+                        t.done = True
+                    elif req[0] is BAR:
+                        t.req = req
+                        at_bar.append(t)
+                    else:
+                        at_warp.append(t)
+                if at_warp:
+                    runnable, at_warp = self._resolve_warps(at_warp, at_bar)
+                    if runnable:
+                        continue
+                if not at_bar:
+                    return
+                if len(at_bar) != len(threads) or checks:
+                    self._check_barrier(at_bar, checks)
+                runnable = self._release(at_bar)
+                at_bar = []
+        finally:
+            state.current = None
+
+    def _release(self, waiting):
+        """Resume the threads at a block barrier, with the syncthreads_* result."""
+        self.epoch_base += _EPOCH
+        pred = waiting[0].req[2]
+        if pred is None:
+            for t in waiting:
+                t.resume = None
+        else:
+            kind = pred[0]
+            vals = [t.req[2][1] if t.req[2] is not None else False for t in waiting]
+            if kind == "count":
+                r = sum(vals)
+            elif kind == "and":
+                r = int(all(vals))
+            else:
+                r = int(any(vals))
+            for t in waiting:
+                t.resume = r
+        if len(waiting) > 1 and waiting[0].lin > waiting[-1].lin:
+            waiting.sort(key=lambda t: t.lin)
+        return waiting
+
+    def _check_barrier(self, at_bar, checks):
+        sites = {}
+        for t in at_bar:
+            f = t.req[1]
+            sites.setdefault((f.f_code, f.f_lasti), []).append(t)
+        finished = [t for t in self.threads if t.done]
+        if len(sites) == 1 and not finished:
+            return
+        if not checks:
+            return
+        parts = []
+        for group in sites.values():
+            f = group[0].req[1]
+            parts.append(f"{_describe(group)} wait at syncthreads() at {frame_site(f)}")
+        if finished:
+            parts.append(f"{_describe(finished)} have finished")
+        raise BarrierDivergenceError(
+            f"barrier divergence in block blockIdx={fmt_dim(self.bid)}: " + "; ".join(parts))
+
+    # -- warp intrinsics -----------------------------------------------------------------
+    def _resolve_warps(self, waiting, at_bar):
+        """Complete the warp calls whose lanes have all arrived; returns (resumed threads,
+        still waiting).  Raises WarpDivergenceError when nothing can progress."""
+        by_group = {}
+        for t in waiting:
+            by_group.setdefault((t.warp, t.req[1]), []).append(t)
+        resumed, still = [], []
+        for (warp, mask), group in by_group.items():
+            needed = self.live_mask(warp) & mask
+            have = 0
+            for t in group:
+                have |= 1 << t.laneid
+            if needed & ~have:
+                still.extend(group)
+                continue
+            kinds = {t.req[0] for t in group}
+            if len(kinds) > 1:
+                raise WarpDivergenceError(
+                    f"warp divergence in block blockIdx={fmt_dim(self.bid)} warp {warp}: lanes "
+                    f"of mask {mask:#010x} are in different warp calls: " + "; ".join(
+                        f"{_describe([t for t in group if t.req[0] == k])} in {k} at "
+                        f"{frame_site(next(t for t in group if t.req[0] == k).req[4])}"
+                        for k in sorted(kinds)))
+            _compute(group)
+            resumed.extend(group)
+        if not resumed and still:
+            t = still[0]
+            mask = t.req[1]
+            missing = [u for u in self.threads[t.warp * 32:t.warp * 32 + 32]
+                       if not u.done and mask >> u.laneid & 1 and u not in still]
+            raise WarpDivergenceError(
+                f"warp divergence in block blockIdx={fmt_dim(self.bid)}: "
+                f"{_describe([u for u in still if u.warp == t.warp])} wait in {t.req[0]} at "
+                f"{frame_site(t.req[4])} with mask {mask:#010x}, but "
+                f"{_describe(missing)} wait at syncthreads() or another warp call")
+        resumed.sort(key=lambda t: t.lin)
+        return resumed, still
+
+    # -- failures ------------------------------------------------------------------------
+    def _fail(self, t, e):
+        """End the launch with exception ``e`` raised in thread ``t``."""
+        self._kill_all()
+        if getattr(e, "_cujit_sim_reported", False) or not isinstance(e, Exception):
+            raise e
+        text = f"{where(t)} at {traceback_site(e.__traceback__)}: {e}"
+        try:
+            new = type(e)(text)
+            ok = str(new) == text
+        except Exception:
+            ok = False
+        if not ok:
+            e.add_note(text)
+            raise e
+        new._cujit_sim_reported = True
+        raise new.with_traceback(e.__traceback__) from None
+
+    def _kill_all(self):
+        """Unwind every suspended thread (its ``finally`` blocks run)."""
+        from greenlet import GreenletExit
+        for u in self.threads:
+            g = u.glet
+            if g is not None and g and not g.dead:
+                _state.current = u
+                try:
+                    g.throw(GreenletExit)
+                except BaseException:
+                    pass
+            u.glet = None
+            u.done = True
+        _state.current = None
+
+
+def _compute(group):
+    """Results of one warp call for its lanes (``group``, each with ``req`` =
+    (kind, mask, a, b, frame)); sets each thread's ``resume``."""
+    kind = group[0].req[0]
+    if kind == "syncwarp":
+        for t in group:
+            t.resume = None
+        return
+    if kind.startswith("shfl"):
+        vals = {t.laneid: t.req[2] for t in group}
+        for t in group:
+            lane, b = t.laneid, int(t.req[3])
+            if kind == "shfl_sync":
+                src = b & 31
+            elif kind == "shfl_up_sync":
+                src = lane - b
+            elif kind == "shfl_down_sync":
+                src = lane + b
+            else:
+                src = lane ^ b
+            t.resume = vals.get(src, t.req[2]) if 0 <= src < 32 else t.req[2]
+        return
+    preds = [t.req[2] for t in group]
+    if kind == "ballot_sync":
+        r = 0
+        for t in group:
+            if t.req[2]:
+                r |= 1 << t.laneid
+        r = np.uint32(r)
+    elif kind == "all_sync":
+        r = all(preds)
+    elif kind == "any_sync":
+        r = any(preds)
+    else:
+        r = all(preds) or not any(preds)
+    for t in group:
+        t.resume = r
+
+
+def _describe(threads):
+    """'N thread(s) (threadIdx (a) ... (b))' for a report."""
+    n = len(threads)
+    if n == 0:
+        return "no threads"
+    ts = sorted(threads, key=lambda t: t.lin)
+    if n == 1:
+        return f"1 thread (threadIdx {fmt_dim(ts[0].tid)})"
+    return f"{n} threads (threadIdx {fmt_dim(ts[0].tid)} ... {fmt_dim(ts[-1].tid)})"

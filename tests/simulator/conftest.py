@@ -1,0 +1,32 @@
+"""Helpers for the simulator's kernel-runner tests: launch plain Python kernels through
+``cujit.simulator.kernel.run_kernel`` (the dispatcher's entry point on the simulator)."""
+import pytest
+
+import cujit
+
+
+def _dim3(d):
+    if isinstance(d, int):
+        return (d, 1, 1)
+    d = tuple(d)
+    return d + (1,) * (3 - len(d))
+
+
+@pytest.fixture
+def launch():
+    """``launch(fn, griddim, blockdim, *args, stream=0, shmem=0)`` runs ``fn`` as a kernel."""
+    from cujit.simulator.kernel import run_kernel
+
+    def _launch(fn, griddim, blockdim, *args, stream=0, shmem=0):
+        handle = stream if isinstance(stream, int) else stream.handle
+        return run_kernel(fn, _dim3(griddim), _dim3(blockdim), handle, shmem, args)
+    return _launch
+
+
+@pytest.fixture
+def checks():
+    """Set ``cujit.config.SIM_CHECKS`` for one test: ``checks(False)``; restored after."""
+    def _set(on):
+        cujit.config.SIM_CHECKS = bool(on)
+    yield _set
+    del cujit.config.SIM_CHECKS
