@@ -335,7 +335,7 @@ class NumbaCUDAMemoryManager(GetIpcHandleMixin, HostOnlyCUDAMemoryManager):
         Size 0 gives a NULL pointer and allocates nothing.  TypeError for non-integers,
         ValueError for negative sizes or sizes beyond size_t, CudaAPIError
         (CUDA_ERROR_OUT_OF_MEMORY, cuMemAlloc) when the device is full even after a flush."""
-        if type(size) is not int or size <= 0:
+        if type(size) is not int or size <= 0 or size > _SIZE_T_MAX:
             size = _check_alloc_size(size)
             if size == 0:
                 return AutoFreePointer(self.context, 0, 0)

@@ -15,6 +15,7 @@ import weakref
 
 from ..driver.errors import CudaAPIError
 from .managers import (GetIpcHandleMixin, HostOnlyCUDAMemoryManager, _check_alloc_size,
+                       _SIZE_T_MAX,
                        _queue_free)
 from .pointers import AutoFreePointer
 
@@ -52,7 +53,7 @@ class PoolMemoryManager(GetIpcHandleMixin, HostOnlyCUDAMemoryManager):
 
     def memalloc(self, size):
         """Device memory of ``size`` bytes from the pool → AutoFreePointer (size 0 → NULL)."""
-        if type(size) is not int or size <= 0:
+        if type(size) is not int or size <= 0 or size > _SIZE_T_MAX:
             size = _check_alloc_size(size)
             if size == 0:
                 return AutoFreePointer(self.context, 0, 0)
