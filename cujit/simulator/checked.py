@@ -125,7 +125,7 @@ class CheckedArray:
         raise OutOfBoundsError(
             f"index {_fmt_idx(idx) if not isinstance(idx, tuple) else '(' + _fmt_idx(idx) + ')'}"
             f" is out of bounds for axis {axis} with size {n} of array '{self._name}' of shape "
-            f"{self.shape}: {where(_state.current)} at {caller_site(2)}")
+            f"{self.shape}: {where(_state.current)} at {caller_site(2, source=True)}")
 
     def _norm(self, idx):
         """``idx`` as a tuple of wrapped non-negative ints when it is all integers with one per

@@ -56,12 +56,18 @@ def _user_frame(depth):
     return f
 
 
-def caller_site(depth=1):
-    """``file:line`` of the nearest kernel (non-cujit) frame above the caller."""
+def caller_site(depth=1, source=False):
+    """``file:line`` of the nearest kernel (non-cujit) frame above the caller; with
+    ``source``, followed by ``: <the source line>``."""
     f = _user_frame(depth + 1)
     if f is None:
         return "<unknown>"
-    return f"{os.path.basename(f.f_code.co_filename)}:{f.f_lineno}"
+    site = f"{os.path.basename(f.f_code.co_filename)}:{f.f_lineno}"
+    if source:
+        text = linecache.getline(f.f_code.co_filename, f.f_lineno).strip()
+        if text:
+            site += f": {text}"
+    return site
 
 
 def frame_site(f):

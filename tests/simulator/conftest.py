@@ -2,8 +2,6 @@
 ``cujit.simulator.kernel.run_kernel`` (the dispatcher's entry point on the simulator)."""
 import pytest
 
-import cujit
-
 
 def _dim3(d):
     if isinstance(d, int):
@@ -26,7 +24,9 @@ def launch():
 @pytest.fixture
 def checks():
     """Set ``cujit.config.SIM_CHECKS`` for one test: ``checks(False)``; restored after."""
+    from cujit.config import config
+
     def _set(on):
-        cujit.config.SIM_CHECKS = bool(on)
+        config.SIM_CHECKS = bool(on)
     yield _set
-    del cujit.config.SIM_CHECKS
+    del config.SIM_CHECKS

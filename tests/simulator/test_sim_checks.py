@@ -1,0 +1,348 @@
+"""Planted bugs and the simulator's exact reports (R-SIM-2): out-of-bounds, shared-memory
+races, barrier divergence, exceptions in threads; checks switchable off."""
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import cujit as cuda
+from cujit.simulator.errors import (BarrierDivergenceError, DataRaceError, OutOfBoundsError,
+                                    WarpDivergenceError)
+
+pytestmark = pytest.mark.sim
+HERE = os.path.basename(__file__)
+CONST_TABLE = np.arange(4, dtype=np.int32)
+
+
+def line_of(fn, text):
+    """Line number of the first line of ``fn``'s source containing ``text``."""
+    import inspect
+    lines, start = inspect.getsourcelines(fn)
+    for k, line in enumerate(lines):
+        if text in line:
+            return start + k
+    raise AssertionError(text)
+
+
+# -- out of bounds -------------------------------------------------------------------------
+def off_by_one(a, out):
+    i = cuda.grid(1)
+    out[i] = a[i + 1]
+
+
+def test_off_by_one_read_global(launch):
+    a, out = np.arange(8.0), np.zeros(8)
+    with pytest.raises(OutOfBoundsError) as ei:
+        launch(off_by_one, 1, 8, a, out)
+    ln = line_of(off_by_one, "a[i + 1]")
+    assert str(ei.value) == (
+        "index 8 is out of bounds for axis 0 with size 8 of array 'a' of shape (8,): "
+        f"threadIdx=(7, 0, 0) blockIdx=(0, 0, 0) at {HERE}:{ln}: out[i] = a[i + 1]")
+    assert isinstance(ei.value, IndexError)
+    # the threads before the faulty one ran; nothing was written past the end
+    np.testing.assert_array_equal(out[:7], a[1:])
+
+
+def oob_2d(m):
+    i, j = cuda.grid(2)
+    m[i, j + 1] = 1
+
+
+def test_oob_2d_names_axis_and_block(launch):
+    m = np.zeros((4, 4))
+    with pytest.raises(OutOfBoundsError) as ei:
+        launch(oob_2d, (2, 1), (2, 4), m)
+    msg = str(ei.value)
+    assert msg.startswith("index (0, 4) is out of bounds for axis 1 with size 4 of array 'm' "
+                          "of shape (4, 4): threadIdx=(0, 3, 0) blockIdx=(0, 0, 0)")
+
+
+def oob_shared():
+    sdata = cuda.shared.array(4, np.float32)
+    sdata[cuda.threadIdx.x] = 1.0
+
+
+def oob_local():
+    scratch = cuda.local.array((2, 3), np.int32)
+    scratch[1, -4] = 1
+
+
+def oob_const(out):
+    tbl = cuda.const.array_like(CONST_TABLE)
+    out[0] = tbl[4]
+
+
+def oob_slice():
+    dyn = cuda.shared.array(0, np.int32)[1:]
+    dyn[dyn.shape[0]] = 5
+
+
+def test_oob_shared_local_const_and_slices(launch):
+    with pytest.raises(OutOfBoundsError, match=r"^index 4 is out of bounds for axis 0 with size "
+                       r"4 of array 'sdata' of shape \(4,\): threadIdx=\(4, 0, 0\)"):
+        launch(oob_shared, 1, 5)
+    with pytest.raises(OutOfBoundsError, match=r"^index \(1, -4\) is out of bounds for axis 1 "
+                       r"with size 3 of array 'scratch' of shape \(2, 3\): threadIdx=\(0, 0, 0\)"):
+        launch(oob_local, 1, 1)
+    with pytest.raises(OutOfBoundsError, match=r"^index 4 is out of bounds for axis 0 with size "
+                       r"4 of array 'tbl' of shape \(4,\)"):
+        launch(oob_const, 1, 1, np.zeros(1, np.int32))
+    with pytest.raises(OutOfBoundsError, match=r"^index 3 is out of bounds for axis 0 with size "
+                       r"3 of array 'dyn' of shape \(3,\)"):
+        launch(oob_slice, 1, 1, shmem=16)
+
+
+def negative_wrap(a, out):
+    out[0] = a[-1]
+    out[1] = a[-3]
+
+
+def test_negative_indices_wrap_once(launch):
+    out = np.zeros(2)
+    launch(negative_wrap, 1, 1, np.array([1.0, 2.0, 3.0]), out)
+    assert out.tolist() == [3.0, 1.0]
+
+
+def test_checks_off_gives_plain_numpy_behaviour(launch, checks):
+    checks(False)
+    a, out = np.arange(8.0), np.zeros(8)
+    with pytest.raises(IndexError) as ei:
+        launch(off_by_one, 1, 8, a, out)
+    assert not isinstance(ei.value, OutOfBoundsError)
+    assert "threadIdx=(7, 0, 0) blockIdx=(0, 0, 0)" in str(ei.value)
+
+
+def test_checks_off_by_environment(launch, monkeypatch):
+    monkeypatch.setenv("CUJIT_SIM_CHECKS", "0")
+    out = np.zeros(8, np.int32)
+    launch(missing_sync, 1, 8, out)          # the racy kernel runs unchecked
+    # threads ran in order, so each read its neighbour's slot before it was written
+    assert out.tolist() == [0] * 8
+
+
+# -- races -----------------------------------------------------------------------------------
+def missing_sync(out):
+    s = cuda.shared.array(8, np.int32)
+    t = cuda.threadIdx.x
+    s[t] = t
+    out[t] = s[(t + 1) % 8]
+
+
+def test_missing_syncthreads_is_reported_with_both_threads(launch):
+    with pytest.raises(DataRaceError) as ei:
+        launch(missing_sync, 1, 8, np.zeros(8, np.int32))
+    w = line_of(missing_sync, "s[t] = t")
+    r = line_of(missing_sync, "out[t] = s[")
+    assert str(ei.value) == (
+        f"data race on shared memory: threadIdx=(1, 0, 0) blockIdx=(0, 0, 0) writes s[1] at "
+        f"{HERE}:{w}, which threadIdx=(0, 0, 0) read at {HERE}:{r} since the last "
+        "syncthreads()")
+
+
+def reduction_missing_sync(a, out):
+    s = cuda.shared.array(16, np.float64)
+    t = cuda.threadIdx.x
+    s[t] = a[t]
+    stride = 8
+    while stride > 0:
+        if t < stride:
+            s[t] += s[t + stride]
+        cuda.syncthreads()
+        stride //= 2
+    if t == 0:
+        out[0] = s[0]
+
+
+def test_reduction_without_first_barrier_races(launch):
+    with pytest.raises(DataRaceError) as ei:
+        launch(reduction_missing_sync, 1, 16, np.ones(16), np.zeros(1))
+    assert str(ei.value).startswith(
+        "data race on shared memory: threadIdx=(8, 0, 0) blockIdx=(0, 0, 0) writes s[8]")
+    assert "which threadIdx=(0, 0, 0) read at" in str(ei.value)
+
+
+def write_write(out):
+    s = cuda.shared.array(1, np.int32)
+    s[0] = cuda.threadIdx.x
+    cuda.syncthreads()
+    out[0] = s[0]
+
+
+def test_write_write_race(launch):
+    with pytest.raises(DataRaceError, match=r"threadIdx=\(1, 0, 0\) blockIdx=\(0, 0, 0\) "
+                       r"writes s\[0\] .* which threadIdx=\(0, 0, 0\) written at"):
+        launch(write_write, 1, 2, np.zeros(1, np.int32))
+
+
+def read_only_and_atomics(out):
+    s = cuda.shared.array(2, np.int32)
+    t = cuda.threadIdx.x
+    if t == 0:
+        s[0] = 7
+    cuda.syncthreads()
+    v = s[0]                                  # many readers: no race
+    cuda.atomic.add(s, 1, 1)                  # atomics: no race
+    cuda.syncthreads()
+    out[t] = v + s[1]
+
+
+def test_concurrent_reads_and_atomics_are_not_races(launch):
+    out = np.zeros(32, np.int32)
+    launch(read_only_and_atomics, 1, 32, out)
+    assert (out == 7 + 32).all()
+
+
+def aliased_dynamic(out):
+    f = cuda.shared.array(0, np.float32)
+    i = cuda.shared.array(0, np.int32)
+    t = cuda.threadIdx.x
+    if t == 0:
+        f[0] = 1.0
+    else:
+        out[0] = i[0]
+
+
+def test_race_seen_through_aliasing_views(launch):
+    with pytest.raises(DataRaceError, match=r"threadIdx=\(1, 0, 0\) .* reads i\[0\] .* which "
+                       r"threadIdx=\(0, 0, 0\) written at"):
+        launch(aliased_dynamic, 1, 2, np.zeros(1, np.int32), shmem=4)
+
+
+def same_thread_across_barrier(out):
+    s = cuda.shared.array(4, np.int32)
+    t = cuda.threadIdx.x
+    s[t] = t
+    cuda.syncthreads()
+    out[t] = s[3 - t]
+    cuda.syncthreads()
+    s[t] = 0
+
+
+def test_barrier_separated_accesses_are_fine(launch):
+    out = np.zeros(4, np.int32)
+    launch(same_thread_across_barrier, 2, 4, out)
+    assert out.tolist() == [3, 2, 1, 0]
+
+
+# -- barrier divergence ----------------------------------------------------------------------
+def half_branch_sync(out):
+    t = cuda.threadIdx.x
+    if t < 4:
+        cuda.syncthreads()
+    out[t] = t
+
+
+def test_syncthreads_in_half_taken_branch_is_reported(launch):
+    with pytest.raises(BarrierDivergenceError) as ei:
+        launch(half_branch_sync, 1, 8, np.zeros(8))
+    ln = line_of(half_branch_sync, "cuda.syncthreads()")
+    assert str(ei.value) == (
+        "barrier divergence in block blockIdx=(0, 0, 0): 4 threads (threadIdx (0, 0, 0) ... "
+        f"(3, 0, 0)) wait at syncthreads() at {HERE}:{ln}; 4 threads (threadIdx (4, 0, 0) ... "
+        "(7, 0, 0)) have finished")
+
+
+def two_barriers(out):
+    t = cuda.threadIdx.x
+    if t % 2:
+        cuda.syncthreads()
+    else:
+        cuda.syncthreads()
+    out[t] = 1
+
+
+def test_different_barriers_are_reported(launch):
+    with pytest.raises(BarrierDivergenceError) as ei:
+        launch(two_barriers, (1, 2), 4, np.zeros(4))
+    a = line_of(two_barriers, "if t % 2") + 1
+    assert str(ei.value) == (
+        "barrier divergence in block blockIdx=(0, 0, 0): 2 threads (threadIdx (0, 0, 0) ... "
+        f"(2, 0, 0)) wait at syncthreads() at {HERE}:{a + 2}; 2 threads (threadIdx (1, 0, 0) "
+        f"... (3, 0, 0)) wait at syncthreads() at {HERE}:{a}")
+
+
+def test_divergence_without_checks_releases_instead_of_hanging(launch, checks):
+    checks(False)
+    out = np.zeros(8)
+    launch(half_branch_sync, 1, 8, out)
+    assert out.tolist() == list(range(8))
+    launch(two_barriers, 1, 4, out)
+    assert out[:4].tolist() == [1, 1, 1, 1]
+
+
+def warp_half(out):
+    t = cuda.threadIdx.x
+    if t < 16:
+        out[t] = cuda.shfl_sync(0xFFFFFFFF, t, 0)
+    cuda.syncthreads()
+
+
+def test_warp_intrinsic_missing_lanes_is_reported(launch):
+    with pytest.raises(WarpDivergenceError) as ei:
+        launch(warp_half, 1, 32, np.zeros(32))
+    ln = line_of(warp_half, "shfl_sync")
+    assert str(ei.value) == (
+        "warp divergence in block blockIdx=(0, 0, 0): 16 threads (threadIdx (0, 0, 0) ... "
+        f"(15, 0, 0)) wait in shfl_sync at {HERE}:{ln} with mask 0xffffffff, but 16 threads "
+        "(threadIdx (16, 0, 0) ... (31, 0, 0)) wait at syncthreads() or another warp call")
+
+
+# -- exceptions in threads -------------------------------------------------------------------
+class Boom(Exception):
+    pass
+
+
+def raise_in_5(out):
+    t = cuda.threadIdx.x
+    if t == 5:
+        raise Boom("thread five failed")
+    cuda.syncthreads()
+    out[t] = 1
+
+
+def test_exception_in_thread_5_ends_launch_with_ids(launch):
+    out = np.zeros(8)
+    with pytest.raises(Boom) as ei:
+        launch(raise_in_5, (1, 1, 2), 8, out)
+    ln = line_of(raise_in_5, "raise Boom")
+    assert str(ei.value) == (f"threadIdx=(5, 0, 0) blockIdx=(0, 0, 0) at {HERE}:{ln}: "
+                             "thread five failed")
+    assert not out.any()                      # nobody passed the barrier
+    assert cuda.kernelapi._state.current is None
+
+
+def test_half_block_raising_before_barrier_exits_cleanly(tmp_path):
+    """Numba bug-report case 7: the IndexError reaches the caller with the thread ids, the
+    other threads are released and the interpreter exits."""
+    script = tmp_path / "case7.py"
+    script.write_text(textwrap.dedent("""
+        import os
+        os.environ["CUJIT_ENABLE_CUDASIM"] = "1"
+        import numpy as np
+        import cujit as cuda
+        from cujit.simulator.kernel import run_kernel
+
+        def k(out):
+            t = cuda.threadIdx.x
+            if t >= 16:
+                raise IndexError("bad index in upper half")
+            cuda.syncthreads()
+            out[t] = 1
+
+        out = np.zeros(32)
+        try:
+            run_kernel(k, (1, 1, 1), (32, 1, 1), 0, 0, (out,))
+        except IndexError as e:
+            print("caught:", e)
+        print("sum", out.sum())
+    """))
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(cuda.__file__)))
+    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                       timeout=60, env=env)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == ("caught: threadIdx=(16, 0, 0) blockIdx=(0, 0, 0) at case7.py:11: bad "
+                        "index in upper half\nsum 0.0\n")
+    assert r.stderr == ""
