@@ -1,0 +1,19 @@
+"""Device arrays, host memory kinds, transfers, CUDA Array Interface and DLPack.
+
+Modules: :mod:`.layout` (shape/stride arithmetic), :mod:`.transfer` (strided copies),
+:mod:`.staging` (pipelined large copies), :mod:`.devicearray` (``DeviceNDArray``,
+``DeviceRecord``), :mod:`.hostmem` (pinned/mapped/managed), :mod:`.interop` (CUDA Array
+Interface), :mod:`.dlpack`, :mod:`.api` (constructors, ``auto_device``).
+"""
+from .devicearray import DeviceNDArray, DeviceRecord, is_device_array
+from .api import device_array, device_array_like, to_device, auto_device
+from .hostmem import (pinned_array, pinned_array_like, pinned, mapped_array, mapped_array_like,
+                      mapped, managed_array, MappedNDArray, ManagedNDArray)
+from .interop import as_cuda_array, is_cuda_array, from_cuda_array_interface
+from .dlpack import from_dlpack
+
+__all__ = ["device_array", "device_array_like", "to_device", "DeviceNDArray", "DeviceRecord",
+           "MappedNDArray", "ManagedNDArray", "pinned_array", "pinned_array_like", "pinned",
+           "mapped_array", "mapped_array_like", "mapped", "managed_array", "as_cuda_array",
+           "is_cuda_array", "from_cuda_array_interface", "from_dlpack", "auto_device",
+           "is_device_array"]

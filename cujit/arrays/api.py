@@ -1,0 +1,138 @@
+"""Public constructors and transfers: ``device_array``, ``device_array_like``, ``to_device``
+(numba.cuda names, R-ARR-1..3) and the kernel launcher's ``auto_device``."""
+import numpy as np
+
+from . import _runtime
+from . import layout as L
+from .devicearray import DeviceNDArray, DeviceRecord, _alloc, _copy_htod_contig
+from .transfer import copy_htod
+
+__all__ = ["device_array", "device_array_like", "to_device", "auto_device"]
+
+
+def device_array(shape, dtype=np.float64, strides=None, order="C", stream=0):
+    """Uninitialised device array, like ``np.empty``.
+
+    ``shape``: int or tuple of ints (Python or NumPy); ``dtype``: anything ``np.dtype``
+    accepts, including cujit types (``cujit.float32``); ``strides``: bytes, one per axis,
+    non-negative; ``order``: 'C' or 'F'; ``stream``: 0 or a Stream to bind.  Size 0 allocates
+    nothing (NULL pointer).  TypeError for a non-integer shape or a non-dtype, ValueError for
+    a negative size, a bad ``order`` or ``len(strides) != ndim``."""
+    shape = L.normalize_shape(shape)
+    dtype = L.normalize_dtype(dtype)
+    if strides is None:
+        if order == "C":
+            strides = L.contiguous_strides(shape, dtype.itemsize, "C")
+        elif order == "F":
+            strides = L.contiguous_strides(shape, dtype.itemsize, "F")
+        else:
+            raise ValueError(f"order {order!r} must be 'C' or 'F'")
+        layout = "C" if order == "C" else None
+    else:
+        strides = L.normalize_strides(strides, len(shape))
+        if any(s < 0 for s in strides):
+            raise ValueError(f"strides {strides} must not be negative for a new allocation")
+        layout = None
+    if stream:
+        _runtime.stream_handle(stream)
+    size = 1
+    for n in shape:
+        size *= n
+    nbytes = L.extent(shape, strides, dtype.itemsize)[1] if size else 0
+    mem, ptr = _alloc(nbytes)
+    return DeviceNDArray._make(shape, strides, dtype, ptr, mem, stream, layout)
+
+
+def device_array_like(ary, stream=0):
+    """Uninitialised device array with ``ary``'s shape and dtype, packed in its axis order:
+    C stays C, F stays F, a strided or permuted input gets fresh contiguous strides in the
+    same axis order (numba's ``device_array_like``)."""
+    shape = tuple(ary.shape)
+    dtype = np.dtype(ary.dtype)
+    strides = L.packed_strides_like(shape, tuple(ary.strides), dtype.itemsize)
+    return device_array(shape, dtype, strides, stream=stream)
+
+
+def _is_struct_scalar(obj):
+    return isinstance(obj, np.void) and obj.dtype.fields is not None
+
+
+def to_device(obj, stream=0, copy=True, to=None):
+    """Copy host data to the device and return the ``DeviceNDArray``.
+
+    ``obj``: a NumPy array (any strides: strided and broadcast arrays are copied exactly), or
+    anything ``np.asarray`` accepts, or a structured scalar (→ ``DeviceRecord``).  Device
+    arrays are returned as they are; objects with ``__cuda_array_interface__`` become
+    zero-copy views.  ``stream``: 0 (synchronous) or a Stream (queued; do not reuse the host
+    memory before synchronising).  ``to``: an existing device array to copy into (same dtype
+    and shape; TypeError/ValueError otherwise, ``to`` untouched) and return.  ``copy=False``
+    allocates without copying (numba's meaning)."""
+    if isinstance(obj, (DeviceNDArray, DeviceRecord)):
+        return obj
+    if hasattr(obj, "_data_ptr") and getattr(obj, "_data_ptr", None) is not None \
+            and hasattr(obj, "__cuda_array_interface__"):
+        return obj      # mapped / managed arrays are device-accessible already
+    if not isinstance(obj, np.ndarray) and hasattr(obj, "__cuda_array_interface__"):
+        from .interop import as_cuda_array
+        return as_cuda_array(obj)
+    h = _runtime.stream_handle(stream)
+    if _is_struct_scalar(obj):
+        rec = DeviceRecord(obj.dtype, stream=stream)
+        if copy:
+            rec.copy_to_device(np.asarray(obj), stream=stream)
+        return rec
+    ary = obj if type(obj) is np.ndarray else np.asarray(obj)
+    if to is not None:
+        if not isinstance(to, DeviceNDArray):
+            raise TypeError(f"to_device(to=...) must be a DeviceNDArray, got "
+                            f"{type(to).__name__}")
+        if copy:
+            to.copy_to_device(ary, stream=stream)
+        return to
+    dtype = ary.dtype
+    if dtype.hasobject:
+        raise TypeError(f"to_device: arrays of Python objects (dtype {dtype}) cannot be copied "
+                        "to the device")
+    shape = ary.shape
+    flags = ary.flags
+    if flags.c_contiguous:
+        # the hot path: one allocation, one copy
+        nbytes = ary.nbytes
+        mem, ptr = _alloc(nbytes)
+        dev = DeviceNDArray._make(shape, L.contiguous_strides(shape, dtype.itemsize, "C"),
+                                  dtype, ptr, mem, stream, "C")
+        if copy and nbytes:
+            _copy_htod_contig(ptr, ary, nbytes, h)
+        return dev
+    dev = device_array_like(ary, stream=stream)
+    if copy and dev.size:
+        if dev._layout == "F" and flags.f_contiguous:
+            _copy_htod_contig(dev._data_ptr, ary, dev.nbytes, h)
+        else:
+            copy_htod(dev._data_ptr, shape, dev.strides, ary, h)
+    return dev
+
+
+def auto_device(obj, stream=0):
+    """Kernel-argument conversion: ``(device_array, copied_from_host)``.
+
+    cujit device arrays, mapped/managed arrays and ``__cuda_array_interface__`` objects are
+    used in place (False); DLPack CUDA objects are imported zero-copy (False); anything else
+    is converted with ``np.asarray`` and copied to the device (True)."""
+    if isinstance(obj, (DeviceNDArray, DeviceRecord)):
+        return obj, False
+    if getattr(obj, "_data_ptr", None) is not None:
+        return obj, False
+    if not isinstance(obj, np.ndarray):
+        if hasattr(obj, "__cuda_array_interface__"):
+            from .interop import as_cuda_array
+            return as_cuda_array(obj), False
+        if hasattr(obj, "__dlpack__") and hasattr(obj, "__dlpack_device__"):
+            try:
+                dev = obj.__dlpack_device__()[0]
+            except Exception:
+                dev = None
+            if dev in (2, 13):
+                from .dlpack import from_dlpack
+                return from_dlpack(obj), False
+    return to_device(obj, stream=stream), True

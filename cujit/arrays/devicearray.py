@@ -1,0 +1,551 @@
+"""``DeviceNDArray`` and ``DeviceRecord``: strided arrays in device memory (numba.cuda's
+``cudadrv/devicearray.py`` names and semantics).
+
+The launch hot path reads plain attributes (docs/interfaces.md): ``shape``, ``strides``
+(bytes), ``dtype``, ``ndim``, ``size``, ``_data_ptr`` (device address of element 0...0, 0 for
+size 0), ``_layout`` ('C'/'F'/'A'), ``stream`` (0 or a Stream) and ``gpu_data`` (the object
+keeping the allocation alive, None for size 0).  Views share ``gpu_data`` with their parent
+and keep its stream.  Pointer arithmetic is in Python ints.
+"""
+import ctypes
+
+import numpy as np
+
+from . import _runtime
+from . import layout as L
+from .transfer import copy_htod, copy_dtoh, copy_dtod, host_ptr
+
+__all__ = ["DeviceNDArray", "DeviceRecord", "is_device_array"]
+
+
+def is_device_array(obj):
+    """True for cujit device arrays and records (not for foreign CAI objects)."""
+    return isinstance(obj, (DeviceNDArray, DeviceRecord))
+
+
+def _alloc(nbytes):
+    if nbytes == 0:
+        return None, 0
+    mem = _runtime.current_context().memalloc(nbytes)
+    return mem, mem.device_pointer_value
+
+
+def _handle(stream, bound):
+    """Driver handle for a method's ``stream=`` argument, defaulting to the bound stream."""
+    if stream is None or (type(stream) is int and stream == 0):
+        stream = bound
+        if not stream:
+            return 0
+    return _runtime.stream_handle(stream)
+
+
+def _check_host_dst(ary, dtype, shape, what):
+    if not isinstance(ary, np.ndarray):
+        raise TypeError(f"{what}: destination must be a numpy.ndarray, got {type(ary).__name__}")
+    if ary.dtype != dtype:
+        raise TypeError(f"{what}: incompatible dtype: device array has {dtype}, host array has "
+                        f"{ary.dtype}")
+    if not ary.flags.writeable:
+        raise ValueError(f"{what}: the host array is read-only")
+
+
+def _match_shapes(a_shape, b_shape, what):
+    """Shapes must be equal, or equal once length-1 axes are dropped (numba's rule)."""
+    if a_shape == b_shape:
+        return False
+    if tuple(n for n in a_shape if n != 1) == tuple(n for n in b_shape if n != 1):
+        return True
+    raise ValueError(f"{what}: incompatible shape: device array has {a_shape}, "
+                     f"the other array has {b_shape}")
+
+
+def _squeezed(shape, strides):
+    keep = [i for i, n in enumerate(shape) if n != 1]
+    return tuple(shape[i] for i in keep), tuple(strides[i] for i in keep)
+
+
+class DeviceNDArray:
+    """An array in device memory.
+
+    ``DeviceNDArray(shape, strides, dtype, stream=0, gpu_data=None)`` as numba.cuda: ``shape``
+    an int or tuple of ints, ``strides`` a tuple of byte strides (one per axis), ``dtype`` a
+    NumPy dtype (or anything ``np.dtype`` accepts), ``stream`` 0 or a Stream the array is
+    bound to, ``gpu_data`` an existing allocation (``MemoryPointer``; its pointer is element
+    0...0) or None to allocate.  Users normally call :func:`cujit.device_array` /
+    :func:`cujit.to_device` instead.  Raises TypeError/ValueError for malformed arguments.
+    """
+
+    __slots__ = ("shape", "strides", "dtype", "ndim", "size", "_data_ptr", "_layout",
+                 "stream", "gpu_data", "__weakref__")
+
+    __cuda_memory__ = True
+
+    def __init__(self, shape, strides, dtype, stream=0, gpu_data=None):
+        shape = L.normalize_shape(shape)
+        dtype = L.normalize_dtype(dtype)
+        strides = L.normalize_strides(strides, len(shape))
+        size = 1
+        for n in shape:
+            size *= n
+        if stream:
+            _runtime.stream_handle(stream)  # TypeError now rather than at first copy
+        if gpu_data is None:
+            lo, hi = L.extent(shape, strides, dtype.itemsize)
+            if lo < 0:
+                raise ValueError(f"strides {strides} are negative; allocate with positive "
+                                 "strides and take a reversed view")
+            gpu_data, ptr = _alloc(hi if size else 0)
+        else:
+            ptr = gpu_data.device_pointer_value if size else 0
+        self._init(shape, strides, dtype, size, ptr, gpu_data, stream)
+
+    def _init(self, shape, strides, dtype, size, ptr, gpu_data, stream, layout=None):
+        self.shape = shape
+        self.strides = strides
+        self.dtype = dtype
+        self.ndim = len(shape)
+        self.size = size
+        self._data_ptr = ptr if size else 0
+        self._layout = layout or L.layout_code(shape, strides, dtype.itemsize)
+        self.stream = stream
+        self.gpu_data = gpu_data
+
+    @classmethod
+    def _make(cls, shape, strides, dtype, ptr, gpu_data, stream=0, layout=None):
+        """Construct without validation (all arguments already normalised)."""
+        self = object.__new__(cls)
+        size = 1
+        for n in shape:
+            size *= n
+        self._init(shape, strides, dtype, size, ptr, gpu_data, stream, layout)
+        return self
+
+    def _view(self, offset, shape, strides, dtype=None, stream=None):
+        return DeviceNDArray._make(shape, strides, dtype or self.dtype, self._data_ptr + offset,
+                                   self.gpu_data, self.stream if stream is None else stream)
+
+    # -- properties ------------------------------------------------------------------------
+    @property
+    def nbytes(self):
+        """Bytes of the viewed elements (``size * itemsize``)."""
+        return self.size * self.dtype.itemsize
+
+    @property
+    def itemsize(self):
+        return self.dtype.itemsize
+
+    @property
+    def alloc_size(self):
+        """Bytes of the underlying allocation (0 for size 0)."""
+        g = self.gpu_data
+        return 0 if g is None else g.size
+
+    @property
+    def device_ctypes_pointer(self):
+        """``ctypes.c_void_p`` of element 0...0 (NULL for size 0)."""
+        return ctypes.c_void_p(self._data_ptr or None)
+
+    @property
+    def flags(self):
+        """``{'C_CONTIGUOUS': bool, 'F_CONTIGUOUS': bool}`` as NumPy's flags."""
+        isz = self.dtype.itemsize
+        return {"C_CONTIGUOUS": L.is_c_contiguous(self.shape, self.strides, isz),
+                "F_CONTIGUOUS": L.is_f_contiguous(self.shape, self.strides, isz)}
+
+    @property
+    def T(self):
+        return self.transpose()
+
+    def __len__(self):
+        if not self.shape:
+            raise TypeError("len() of unsized object (0-d device array)")
+        return self.shape[0]
+
+    def __repr__(self):
+        return (f"<cujit DeviceNDArray shape={self.shape} dtype={self.dtype} "
+                f"strides={self.strides} ptr={self._data_ptr:#x}>")
+
+    def is_c_contiguous(self):
+        return L.is_c_contiguous(self.shape, self.strides, self.dtype.itemsize)
+
+    def is_f_contiguous(self):
+        return L.is_f_contiguous(self.shape, self.strides, self.dtype.itemsize)
+
+    def bind(self, stream=0):
+        """A view of the same memory bound to ``stream`` (its copies default to it)."""
+        if stream:
+            _runtime.stream_handle(stream)
+        return self._view(0, self.shape, self.strides, stream=stream)
+
+    def as_cuda_arg(self):
+        return self.device_ctypes_pointer
+
+    # -- views -----------------------------------------------------------------------------
+    def reshape(self, *newshape, order="C"):
+        """View with a new shape (one -1 allowed); NotImplementedError when a copy is needed."""
+        if len(newshape) == 1 and isinstance(newshape[0], (tuple, list)):
+            newshape = tuple(newshape[0])
+        if newshape == self.shape:
+            return self._view(0, self.shape, self.strides)
+        shape, strides = L.reshape(self.shape, self.strides, self.dtype.itemsize, newshape, order)
+        return self._view(0, shape, strides)
+
+    def ravel(self, order="C", stream=0):
+        """1-D view when contiguous in ``order``; otherwise a new packed device copy."""
+        if order not in ("C", "F", "A", "K"):
+            raise ValueError(f"order {order!r} must be 'C', 'F', 'A' or 'K'")
+        isz = self.dtype.itemsize
+        if order in ("A", "K"):
+            order = "F" if (self._layout == "F") else "C"
+        if (order == "C" and self._layout == "C") or (order == "F" and self.is_f_contiguous()):
+            return self._view(0, (self.size,), (isz,))
+        src = self if order == "C" else self.transpose()
+        out = DeviceNDArray(src.shape, L.contiguous_strides(src.shape, isz), self.dtype,
+                            stream=self.stream)
+        out.copy_to_device(src, stream=stream)
+        return out.reshape(self.size)
+
+    def view(self, dtype):
+        """The same bytes as ``dtype`` (NumPy's ``ndarray.view`` rules)."""
+        dtype = L.normalize_dtype(dtype)
+        shape, strides = L.view_dtype(self.shape, self.strides, self.dtype.itemsize,
+                                      dtype.itemsize)
+        return self._view(0, shape, strides, dtype)
+
+    def transpose(self, axes=None):
+        """View with permuted axes (reversed when ``axes`` is None)."""
+        shape, strides = L.transpose(self.shape, self.strides, axes)
+        return self._view(0, shape, strides)
+
+    def squeeze(self, axis=None, stream=0):
+        """View without length-1 axes (or only those in ``axis``)."""
+        shape, strides = L.squeeze(self.shape, self.strides, axis)
+        return self._view(0, shape, strides, stream=stream or None)
+
+    def split(self, section, stream=0):
+        """1-D unit-stride arrays only: views of ``section`` elements each (the last shorter)."""
+        if self.ndim != 1:
+            raise ValueError(f"split needs a 1-D array, this one has shape {self.shape}")
+        isz = self.dtype.itemsize
+        if self.size > 1 and self.strides[0] != isz:
+            raise ValueError(f"split needs unit stride, got stride {self.strides[0]} bytes "
+                             f"for itemsize {isz}")
+        section = int(section)
+        if section <= 0:
+            raise ValueError(f"section {section} must be a positive int")
+        st = stream or None
+        return [self._view(b * isz, (min(b + section, self.size) - b,), (isz,), stream=st)
+                for b in range(0, self.size, section)]
+
+    # -- element access and views by key ---------------------------------------------------
+    def __getitem__(self, key):
+        return self.getitem(key)
+
+    def getitem(self, key, stream=0):
+        """``a[key]``: a NumPy scalar (one small device->host copy) for an all-integer key,
+        otherwise a view.  IndexError/TypeError for bad keys (:func:`layout.index`)."""
+        off, shape, strides, elem = L.index(self.shape, self.strides, key)
+        if elem:
+            dtype = self.dtype
+            out = np.empty((), dtype)
+            h = _handle(stream, self.stream)
+            drv = _runtime.driver()
+            drv.memcpy_dtoh(host_ptr(out), self._data_ptr + off, dtype.itemsize, h)
+            if h:
+                drv.stream_synchronize(h)
+            return out[()]
+        return DeviceNDArray._make(shape, strides, self.dtype, self._data_ptr + off,
+                                   self.gpu_data, stream or self.stream)
+
+    def __setitem__(self, key, value):
+        self.setitem(key, value)
+
+    def setitem(self, key, value, stream=0):
+        """``a[key] = value`` with NumPy's broadcasting and (unsafe) casting; ``value`` a
+        scalar, anything ``np.asarray`` takes, a device array or a CUDA-array-interface object.
+        Never launches a kernel.  ValueError when ``value`` does not broadcast (the
+        destination is untouched)."""
+        off, shape, strides, _ = L.index(self.shape, self.strides, key)
+        h = _handle(stream, self.stream)
+        ptr = self._data_ptr + off
+        dtype = self.dtype
+        src_dev = _as_device_source(value)
+        if src_dev is not None:
+            vshape = src_dev.shape
+            while len(vshape) > len(shape) and vshape[0] == 1:
+                vshape = vshape[1:]
+            if vshape == shape and src_dev.dtype == dtype:
+                sstrides = src_dev.strides[len(src_dev.shape) - len(vshape):]
+                if src_dev.size:
+                    copy_dtod(ptr, strides, src_dev._data_ptr, sstrides, shape, dtype, h)
+                return
+            value = src_dev.copy_to_host(stream=stream)
+        if isinstance(value, np.ndarray):
+            vals = value
+            if vals.dtype != dtype:
+                # NumPy's setitem casts arrays unsafely
+                tmp = np.empty(vals.shape, dtype)
+                tmp[...] = vals
+                vals = tmp
+        else:
+            # as NumPy: Python ints out of range raise OverflowError, strings ValueError
+            vals = np.asarray(value, dtype=dtype)
+        while vals.ndim > len(shape) and vals.shape[0] == 1:
+            vals = vals[0]
+        if vals.shape != shape:
+            try:
+                vals = np.broadcast_to(vals, shape)
+            except ValueError:
+                raise ValueError(f"could not broadcast input array from shape {vals.shape} "
+                                 f"into shape {shape}") from None
+        if 0 in shape:
+            return
+        if not shape:
+            _runtime.driver().memcpy_htod(ptr, host_ptr(vals), dtype.itemsize, h)
+            return
+        copy_htod(ptr, shape, strides, vals, h)
+
+    # -- transfers -------------------------------------------------------------------------
+    def copy_to_host(self, ary=None, stream=0):
+        """Copy to a new host array (same shape, packed in this array's axis order) or into
+        ``ary`` (np.ndarray of the same dtype and shape, any strides; TypeError/ValueError
+        naming both otherwise, ``ary`` untouched).  With a stream the copy is queued on it,
+        except that a strided destination needs the data and synchronises the stream."""
+        h = _handle(stream, self.stream)
+        shape, dtype = self.shape, self.dtype
+        if ary is None:
+            layout = self._layout
+            if layout == "C":
+                hostary = np.empty(shape, dtype)
+            elif layout == "F":
+                hostary = np.empty(shape, dtype, order="F")
+            else:
+                ps = L.packed_strides_like(shape, self.strides, dtype.itemsize)
+                hostary = np.ndarray(shape, dtype, buffer=np.empty(self.nbytes, np.uint8),
+                                     strides=ps)
+            if self.size:
+                if layout == "A":
+                    copy_dtoh(hostary, self._data_ptr, shape, self.strides, h)
+                else:
+                    _runtime.driver().memcpy_dtoh(host_ptr(hostary), self._data_ptr,
+                                                  self.size * dtype.itemsize, h)
+            return hostary
+        _check_host_dst(ary, dtype, shape, "copy_to_host")
+        squeeze = _match_shapes(shape, ary.shape, "copy_to_host")
+        if not self.size:
+            return ary
+        if squeeze:
+            dst = ary.squeeze()
+            sshape, sstrides = _squeezed(shape, self.strides)
+        else:
+            dst, sshape, sstrides = ary, shape, self.strides
+        if self._layout == "C" and dst.flags.c_contiguous:
+            _runtime.driver().memcpy_dtoh(host_ptr(dst), self._data_ptr, self.nbytes, h)
+        else:
+            copy_dtoh(dst, self._data_ptr, sshape, sstrides, h)
+        return ary
+
+    def copy_to_device(self, ary, stream=0):
+        """Copy host or device array ``ary`` (same dtype and shape, any strides) into this
+        array.  TypeError/ValueError naming both when they differ; this array is untouched."""
+        h = _handle(stream, self.stream)
+        dtype = self.dtype
+        src_dev = _as_device_source(ary)
+        if src_dev is not None:
+            if src_dev.dtype != dtype:
+                raise TypeError(f"copy_to_device: incompatible dtype: device array has {dtype}, "
+                                f"source has {src_dev.dtype}")
+            squeeze = _match_shapes(self.shape, src_dev.shape, "copy_to_device")
+            if not self.size:
+                return
+            if squeeze:
+                shape, dstr = _squeezed(self.shape, self.strides)
+                _, sstr = _squeezed(src_dev.shape, src_dev.strides)
+            else:
+                shape, dstr, sstr = self.shape, self.strides, src_dev.strides
+            copy_dtod(self._data_ptr, dstr, src_dev._data_ptr, sstr, shape, dtype, h)
+            return
+        if not isinstance(ary, np.ndarray):
+            try:
+                ary = np.asarray(ary, dtype=dtype)
+            except (TypeError, ValueError) as exc:
+                raise TypeError(f"copy_to_device: cannot convert {type(ary).__name__} to a "
+                                f"{dtype} array: {exc}") from None
+        if ary.dtype != dtype:
+            raise TypeError(f"copy_to_device: incompatible dtype: device array has {dtype}, "
+                            f"host array has {ary.dtype}")
+        squeeze = _match_shapes(self.shape, ary.shape, "copy_to_device")
+        if not self.size:
+            return
+        if squeeze:
+            src = ary.squeeze()
+            shape, dstr = _squeezed(self.shape, self.strides)
+        else:
+            src, shape, dstr = ary, self.shape, self.strides
+        if self._layout == "C" and src.flags.c_contiguous:
+            _copy_htod_contig(self._data_ptr, src, self.nbytes, h)
+        else:
+            copy_htod(self._data_ptr, shape, dstr, src, h)
+
+    def __array__(self, dtype=None, copy=None):
+        if copy is False:
+            raise ValueError("a device array cannot be viewed as a host array without a copy "
+                             "(np.asarray(..., copy=False))")
+        out = self.copy_to_host()
+        if dtype is not None and np.dtype(dtype) != out.dtype:
+            out = out.astype(dtype)
+        return out
+
+    def get_ipc_handle(self):
+        """An IPC handle for this array's allocation (through the context's memory manager);
+        ``.open()`` in another process gives the array back."""
+        from .ipc import IpcArrayHandle
+        ctx = _runtime.current_context()
+        handle = ctx.memory_manager.get_ipc_handle(self.gpu_data)
+        return IpcArrayHandle(handle, self.shape, self.strides, self.dtype,
+                              self._data_ptr - self.gpu_data.device_pointer_value)
+
+    # -- interop ---------------------------------------------------------------------------
+    @property
+    def __cuda_array_interface__(self):
+        """CUDA Array Interface v3 dict (:func:`cujit.arrays.interop.cai_dict`)."""
+        from .interop import cai_dict
+        return cai_dict(self)
+
+    def __dlpack__(self, stream=None, max_version=None, dl_device=None, copy=None):
+        """DLPack capsule of this array (:func:`cujit.arrays.dlpack.to_dlpack_capsule`)."""
+        from .dlpack import to_dlpack_capsule
+        return to_dlpack_capsule(self, stream=stream, max_version=max_version,
+                                 dl_device=dl_device, copy=copy)
+
+    def __dlpack_device__(self):
+        """``(kDLCUDA, device id)``."""
+        from .dlpack import dlpack_device
+        return dlpack_device(self)
+
+
+def _copy_htod_contig(dptr, src, nbytes, h):
+    from .staging import htod_large, LARGE
+    if nbytes >= LARGE:
+        htod_large(dptr, src, nbytes, h)
+    else:
+        _runtime.driver().memcpy_htod(dptr, host_ptr(src), nbytes, h)
+
+
+def _as_device_source(obj):
+    """``obj`` as something with ``_data_ptr``/shape/strides/dtype when it lives in device
+    memory (cujit arrays, mapped/managed arrays, CAI objects), else None."""
+    if isinstance(obj, DeviceNDArray):
+        return obj
+    if hasattr(obj, "_data_ptr") and hasattr(obj, "strides"):
+        return obj
+    if isinstance(obj, np.ndarray):
+        return None
+    if hasattr(obj, "__cuda_array_interface__"):
+        from .interop import as_cuda_array
+        return as_cuda_array(obj)
+    return None
+
+
+class DeviceRecord:
+    """A structured scalar (one record of a structured dtype) in device memory.
+
+    ``DeviceRecord(dtype, stream=0, gpu_data=None)`` as numba.cuda; ``to_device(np_record)``
+    makes one.  Members: ``dtype``, ``shape`` (``()``), ``strides`` (``()``), ``size``
+    (1), ``nbytes``, ``_data_ptr``, ``gpu_data``, ``stream``, ``copy_to_host``,
+    ``copy_to_device``, ``device_ctypes_pointer``, and ``rec[field]`` (a NumPy scalar for a
+    scalar field, a ``DeviceNDArray`` view for an array field, a ``DeviceRecord`` for a nested
+    record)."""
+
+    __slots__ = ("dtype", "stream", "gpu_data", "_data_ptr", "__weakref__")
+    shape = ()
+    strides = ()
+    ndim = 0
+    size = 1
+    _layout = "C"
+    __cuda_memory__ = True
+
+    def __init__(self, dtype, stream=0, gpu_data=None):
+        dtype = L.normalize_dtype(dtype)
+        if dtype.fields is None:
+            raise TypeError(f"DeviceRecord needs a structured dtype, got {dtype}")
+        if gpu_data is None:
+            gpu_data, ptr = _alloc(dtype.itemsize)
+        else:
+            ptr = gpu_data.device_pointer_value
+        self.dtype, self.stream, self.gpu_data, self._data_ptr = dtype, stream, gpu_data, ptr
+
+    @property
+    def nbytes(self):
+        return self.dtype.itemsize
+
+    @property
+    def alloc_size(self):
+        return 0 if self.gpu_data is None else self.gpu_data.size
+
+    @property
+    def device_ctypes_pointer(self):
+        return ctypes.c_void_p(self._data_ptr or None)
+
+    def copy_to_host(self, ary=None, stream=0):
+        """The record as a NumPy structured scalar, or copied into 0-d/size-1 ``ary``."""
+        h = _handle(stream, self.stream)
+        out = np.empty((), self.dtype) if ary is None else ary
+        if ary is not None:
+            _check_host_dst(ary, self.dtype, (), "DeviceRecord.copy_to_host")
+            if ary.size != 1 or not ary.flags.c_contiguous:
+                raise ValueError(f"DeviceRecord.copy_to_host: destination shape {ary.shape} "
+                                 "must hold exactly one record")
+        if self.dtype.itemsize:
+            drv = _runtime.driver()
+            drv.memcpy_dtoh(host_ptr(out), self._data_ptr, self.dtype.itemsize, h)
+            if h and ary is None:
+                drv.stream_synchronize(h)
+        return out[()] if ary is None else ary
+
+    def copy_to_device(self, ary, stream=0):
+        """Copy a structured scalar / 0-d array of the same dtype into the record."""
+        h = _handle(stream, self.stream)
+        src = np.asarray(ary)
+        if src.dtype != self.dtype:
+            raise TypeError(f"DeviceRecord.copy_to_device: incompatible dtype: record has "
+                            f"{self.dtype}, source has {src.dtype}")
+        if src.size != 1:
+            raise ValueError(f"DeviceRecord.copy_to_device: source shape {src.shape} must hold "
+                             "exactly one record")
+        src = np.ascontiguousarray(src)
+        if self.dtype.itemsize:
+            _runtime.driver().memcpy_htod(self._data_ptr, host_ptr(src), self.dtype.itemsize, h)
+
+    def __getitem__(self, field):
+        try:
+            ftype, offset = self.dtype.fields[field][:2]
+        except (KeyError, TypeError):
+            raise KeyError(f"record {self.dtype} has no field {field!r}; fields: "
+                           f"{list(self.dtype.names)}") from None
+        ptr = self._data_ptr + offset
+        if ftype.subdtype is not None:
+            base, shape = ftype.subdtype
+            strides = L.contiguous_strides(shape, base.itemsize)
+            return DeviceNDArray._make(shape, strides, base, ptr, self.gpu_data, self.stream)
+        if ftype.fields is not None:
+            rec = object.__new__(DeviceRecord)
+            rec.dtype, rec.stream, rec.gpu_data, rec._data_ptr = (ftype, self.stream,
+                                                                  self.gpu_data, ptr)
+            return rec
+        out = np.empty((), ftype)
+        drv = _runtime.driver()
+        h = _handle(0, self.stream)
+        drv.memcpy_dtoh(host_ptr(out), ptr, ftype.itemsize, h)
+        if h:
+            drv.stream_synchronize(h)
+        return out[()]
+
+    def __setitem__(self, field, value):
+        ftype, offset = self.dtype.fields[field][:2]
+        src = np.array(value, dtype=ftype)
+        _runtime.driver().memcpy_htod(self._data_ptr + offset, host_ptr(src), ftype.itemsize,
+                                      _handle(0, self.stream))
+
+    def __repr__(self):
+        return f"<cujit DeviceRecord dtype={self.dtype} ptr={self._data_ptr:#x}>"

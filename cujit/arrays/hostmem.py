@@ -1,0 +1,356 @@
+"""Host memory kinds: pinned (page-locked), mapped (zero-copy) and managed (unified) arrays,
+the ``pinned``/``mapped`` context managers, and a cache of pinned buffers.
+
+Allocations go through the current context (``memhostalloc``, ``mempin``,
+``memallocmanaged``: R-HOST-1..3); the arrays are plain ``np.ndarray`` objects (or the
+subclasses :class:`MappedNDArray` / :class:`ManagedNDArray`) over that memory.
+
+The pinned-buffer cache exists because ``cuMemHostAlloc`` costs tens of microseconds: a small
+pinned array's buffer goes back to a per-size free list when the array dies and is handed out
+again, so ``pinned_array`` of a few KiB is a few microseconds.  Buffers above
+``CACHE_MAX_BUFFER`` bytes are never cached, and the cache holds at most ``CACHE_MAX_BYTES``
+(so allocating and dropping big pinned arrays does not grow the process).
+"""
+import bisect
+import contextlib
+import ctypes
+import threading
+import weakref
+
+import numpy as np
+
+from . import _runtime
+from . import layout as L
+
+__all__ = ["pinned_array", "pinned_array_like", "pinned", "mapped_array", "mapped_array_like",
+           "mapped", "managed_array", "MappedNDArray", "ManagedNDArray", "is_pinned",
+           "pinned_buffer", "clear_pinned_cache"]
+
+CACHE_MAX_BUFFER = 32 << 20
+CACHE_MAX_BYTES = 256 << 20
+
+_lock = threading.Lock()
+_cache = {}             # size class (bytes) -> list of (PinnedMemory, uint8 ndarray, ctx)
+_cache_bytes = 0
+# Page-locked host ranges known to cujit: sorted starts and {start: end}.
+_pinned_starts = []
+_pinned_ends = {}
+
+
+def _size_class(n):
+    if n <= 4096:
+        return 4096
+    if n <= (1 << 20):
+        return 1 << (n - 1).bit_length()
+    return (n + (1 << 20) - 1) >> 20 << 20
+
+
+def _u8(ptr, nbytes):
+    return np.ndarray((nbytes,), np.uint8, buffer=(ctypes.c_uint8 * nbytes).from_address(ptr))
+
+
+def _register_range(start, nbytes):
+    with _lock:
+        if start not in _pinned_ends:
+            bisect.insort(_pinned_starts, start)
+        _pinned_ends[start] = start + nbytes
+
+
+def _unregister_range(start):
+    with _lock:
+        if _pinned_ends.pop(start, None) is not None:
+            i = bisect.bisect_left(_pinned_starts, start)
+            del _pinned_starts[i]
+
+
+def is_pinned(ptr, nbytes):
+    """True when host range ``[ptr, ptr+nbytes)`` lies in page-locked memory that cujit
+    allocated or registered (pinned/mapped arrays, ``with pinned(...)``)."""
+    starts = _pinned_starts
+    i = bisect.bisect_right(starts, ptr) - 1
+    if i < 0:
+        return False
+    try:
+        return ptr + nbytes <= _pinned_ends[starts[i]]
+    except (KeyError, IndexError):
+        return False
+
+
+def _give_back(key, entry):
+    global _cache_bytes
+    mem = entry[0]
+    with _lock:
+        if _cache_bytes + key <= CACHE_MAX_BYTES:
+            _cache.setdefault(key, []).append(entry)
+            _cache_bytes += key
+            return
+    _unregister_range(mem.host_pointer)
+    # Dropping the last reference hands the buffer to the memory manager's deferred free.
+
+
+def pinned_buffer(nbytes):
+    """A page-locked uint8 ndarray of ``nbytes`` (> 0) bytes, reused from the cache when
+    possible; its buffer returns to the cache when the array (and every view of it) dies."""
+    global _cache_bytes
+    if nbytes > CACHE_MAX_BUFFER:
+        mem = _runtime.current_context().memhostalloc(nbytes)
+        raw = _u8(mem.host_pointer, nbytes)
+        _register_range(mem.host_pointer, nbytes)
+        arr = raw.view()
+        # the finalizer holds ``mem`` (whose own finalizer frees the memory) until ``arr`` dies
+        weakref.finalize(arr, _release_big, mem)
+        return arr
+    key = _size_class(nbytes)
+    ctx = _runtime.current_context()
+    entry = None
+    with _lock:
+        lst = _cache.get(key)
+        while lst:
+            e = lst.pop()
+            _cache_bytes -= key
+            if e[2] is ctx and e[0].alive:
+                entry = e
+                break
+    if entry is None:
+        mem = ctx.memhostalloc(key)
+        entry = (mem, _u8(mem.host_pointer, key), ctx)
+        _register_range(mem.host_pointer, key)
+    arr = entry[1][:nbytes]
+    weakref.finalize(arr, _give_back, key, entry)
+    return arr
+
+
+def _release_big(mem):
+    _unregister_range(mem.host_pointer)
+
+
+def clear_pinned_cache():
+    """Drop every cached pinned buffer (their memory is freed through the memory manager);
+    returns the number of bytes released.  Call after ``current_context().reset()``."""
+    global _cache_bytes
+    with _lock:
+        entries = [e for lst in _cache.values() for e in lst]
+        _cache.clear()
+        freed, _cache_bytes = _cache_bytes, 0
+    for e in entries:
+        _unregister_range(e[0].host_pointer)
+    return freed
+
+
+def _geometry(shape, dtype, strides, order):
+    shape = L.normalize_shape(shape)
+    dtype = L.normalize_dtype(dtype)
+    if order not in ("C", "F"):
+        raise ValueError(f"order {order!r} must be 'C' or 'F'")
+    if strides is None:
+        strides = L.contiguous_strides(shape, dtype.itemsize, order)
+    else:
+        strides = L.normalize_strides(strides, len(shape))
+        if any(s < 0 for s in strides):
+            raise ValueError(f"strides {strides} must not be negative for a new allocation")
+    lo, hi = L.extent(shape, strides, dtype.itemsize)
+    return shape, dtype, strides, hi
+
+
+def pinned_array(shape, dtype=np.float64, strides=None, order="C"):
+    """``np.empty``-like array in page-locked host memory (cuMemHostAlloc), for fast and truly
+    asynchronous transfers.  ``shape`` int or tuple of ints; TypeError/ValueError as
+    :func:`cujit.device_array`.  Small buffers come from a cache (see the module docstring)."""
+    shape, dtype, strides, nbytes = _geometry(shape, dtype, strides, order)
+    if nbytes == 0:
+        return np.ndarray(shape, dtype, strides=strides)
+    buf = pinned_buffer(nbytes)
+    return np.ndarray(shape, dtype, buffer=buf, strides=strides)
+
+
+def pinned_array_like(ary):
+    """``pinned_array`` with ``ary``'s shape and dtype, in its axis order (C/F/permuted)."""
+    ary = np.asarray(ary)
+    strides = L.packed_strides_like(ary.shape, ary.strides, ary.dtype.itemsize)
+    return pinned_array(ary.shape, ary.dtype, strides)
+
+
+class _DeviceHostArray(np.ndarray):
+    """Base of host arrays whose memory is also addressable from the device.
+
+    Extra attributes: ``_data_ptr`` (device address of element 0...0, or None when this
+    array does not lie in the device-mapped memory, e.g. a ufunc result), ``gpu_data`` (the
+    allocation), ``stream``.  Slices and views keep the device pointer (R-HOST-4)."""
+
+    __cuda_memory__ = True
+
+    def __array_finalize__(self, obj):
+        base_ptr = getattr(obj, "_data_ptr", None)
+        if base_ptr is None or not self.size:
+            self._data_ptr = None if base_ptr is None else 0
+            self.gpu_data = getattr(obj, "gpu_data", None) if base_ptr is not None else None
+            self.stream = getattr(obj, "stream", 0)
+            return
+        hbase = obj._hbase
+        mem = obj.gpu_data
+        addr = self.__array_interface__["data"][0]
+        lo, hi = L.extent(self.shape, self.strides, self.dtype.itemsize)
+        if hbase is not None and hbase[0] <= addr + lo and addr + hi <= hbase[1]:
+            self._data_ptr = base_ptr + (addr - obj.__array_interface__["data"][0])
+            self.gpu_data = mem
+        else:
+            self._data_ptr = None
+            self.gpu_data = None
+        self.stream = obj.stream
+
+    @property
+    def _hbase(self):
+        g = self.gpu_data
+        if g is None:
+            return None
+        return (g.host_pointer, g.host_pointer + g.size)
+
+    @property
+    def _layout(self):
+        return L.layout_code(self.shape, self.strides, self.dtype.itemsize)
+
+    @property
+    def device_ctypes_pointer(self):
+        """``ctypes.c_void_p`` device address of element 0...0."""
+        return ctypes.c_void_p(self._data_ptr or None)
+
+    @property
+    def __cuda_array_interface__(self):
+        if self._data_ptr is None:
+            raise AttributeError("this array does not lie in device-mapped memory")
+        from .interop import cai_dict
+        return cai_dict(self)
+
+    def copy_to_host(self, ary=None, stream=0):
+        """A host copy (or into ``ary``); the memory is host memory, so NumPy copies it."""
+        if stream:
+            _runtime.driver().stream_synchronize(_runtime.stream_handle(stream))
+        if ary is None:
+            return np.array(self, copy=True, subok=False)
+        np.copyto(ary, self)
+        return ary
+
+
+class MappedNDArray(_DeviceHostArray):
+    """Host array in mapped (zero-copy) page-locked memory; kernels read and write it over
+    the bus through ``_data_ptr`` (cuMemHostGetDevicePointer)."""
+
+
+class ManagedNDArray(_DeviceHostArray):
+    """Array in managed (unified) memory: the same address on host and device; the driver
+    migrates pages (cuMemAllocManaged)."""
+
+
+def _wrap(cls, mem, host_ptr, dev_ptr, shape, dtype, strides, nbytes, stream):
+    buf = _u8(host_ptr, nbytes)
+    ary = np.ndarray(shape, dtype, buffer=buf, strides=strides).view(cls)
+    ary._data_ptr = dev_ptr if ary.size else 0
+    ary.gpu_data = mem
+    ary.stream = stream
+    return ary
+
+
+def _check_stream(stream):
+    if stream:
+        _runtime.stream_handle(stream)
+
+
+def mapped_array(shape, dtype=np.float64, strides=None, order="C", stream=0, portable=False,
+                 wc=False):
+    """``MappedNDArray`` in page-locked host memory mapped into the device's address space
+    (cuMemHostAlloc with DEVICEMAP; ``portable`` → PORTABLE: mapped for every context;
+    ``wc`` → WRITECOMBINED: fast host writes and device reads, slow host reads)."""
+    shape, dtype, strides, nbytes = _geometry(shape, dtype, strides, order)
+    _check_stream(stream)
+    if nbytes == 0:
+        ary = np.ndarray(shape, dtype, strides=strides).view(MappedNDArray)
+        ary._data_ptr, ary.gpu_data, ary.stream = 0, None, stream
+        return ary
+    mem = _runtime.current_context().memhostalloc(nbytes, mapped=True, portable=bool(portable),
+                                                   wc=bool(wc))
+    _register_range(mem.host_pointer, nbytes)
+    ary = _wrap(MappedNDArray, mem, mem.host_pointer, mem.device_pointer_value, shape, dtype,
+                strides, nbytes, stream)
+    weakref.finalize(mem, _unregister_range, mem.host_pointer)
+    return ary
+
+
+def mapped_array_like(ary, stream=0, portable=False, wc=False):
+    """``mapped_array`` with ``ary``'s shape and dtype in its axis order."""
+    ary = np.asarray(ary)
+    strides = L.packed_strides_like(ary.shape, ary.strides, ary.dtype.itemsize)
+    return mapped_array(ary.shape, ary.dtype, strides, stream=stream, portable=portable, wc=wc)
+
+
+def managed_array(shape, dtype=np.float64, strides=None, order="C", stream=0,
+                  attach_global=True):
+    """``ManagedNDArray`` in managed memory (cuMemAllocManaged; ``attach_global=False`` →
+    CU_MEM_ATTACH_HOST).  A device without managed memory raises the driver's CudaAPIError
+    (CUDA_ERROR_NOT_SUPPORTED)."""
+    shape, dtype, strides, nbytes = _geometry(shape, dtype, strides, order)
+    _check_stream(stream)
+    if nbytes == 0:
+        ary = np.ndarray(shape, dtype, strides=strides).view(ManagedNDArray)
+        ary._data_ptr, ary.gpu_data, ary.stream = 0, None, stream
+        return ary
+    mem = _runtime.current_context().memallocmanaged(nbytes, attach_global=bool(attach_global))
+    ptr = mem.device_pointer_value
+    return _wrap(ManagedNDArray, mem, ptr, ptr, shape, dtype, strides, nbytes,
+                 stream)
+
+
+def _host_span(ary, what):
+    if not isinstance(ary, np.ndarray):
+        raise TypeError(f"{what} takes NumPy arrays, got {type(ary).__name__}")
+    lo, hi = L.extent(ary.shape, ary.strides, ary.dtype.itemsize)
+    addr = ary.__array_interface__["data"][0]
+    return addr, addr + lo, hi - lo
+
+
+@contextlib.contextmanager
+def pinned(*arylist):
+    """``with pinned(a, b, ...):`` page-locks the arrays' memory (cuMemHostRegister) for the
+    block and unlocks it on exit, at once, also on an exception (so the same arrays can be
+    pinned again right after)."""
+    ctx = _runtime.current_context()
+    mems = []
+    try:
+        for ary in arylist:
+            _, start, nbytes = _host_span(ary, "pinned()")
+            if nbytes:
+                mems.append(ctx.mempin(ary, start, nbytes, mapped=False))
+                _register_range(start, nbytes)
+        yield
+    finally:
+        for mem in mems:
+            _unregister_range(mem.host_pointer)
+            mem.free()
+
+
+@contextlib.contextmanager
+def mapped(*arylist, stream=0):
+    """``with mapped(a, b, ...) as views:`` page-locks and maps the arrays into the device's
+    address space and yields device views of them (one array → one ``DeviceNDArray``, several
+    → a list); unmaps at once on exit, also on an exception."""
+    from .devicearray import DeviceNDArray
+    _check_stream(stream)
+    ctx = _runtime.current_context()
+    mems = []
+    views = []
+    try:
+        for ary in arylist:
+            addr, start, nbytes = _host_span(ary, "mapped()")
+            shape, strides = ary.shape, ary.strides
+            if nbytes:
+                mem = ctx.mempin(ary, start, nbytes, mapped=True)
+                mems.append(mem)
+                _register_range(start, nbytes)
+                dptr = mem.device_pointer_value + (addr - start)
+            else:
+                mem, dptr = None, 0
+            views.append(DeviceNDArray._make(shape, strides, ary.dtype, dptr, mem, stream))
+        yield views[0] if len(views) == 1 else views
+    finally:
+        for mem in mems:
+            _unregister_range(mem.host_pointer)
+            mem.free()

@@ -1,0 +1,147 @@
+"""CUDA Array Interface v3, both ways (R-CAI-1, R-CAI-2).
+
+Export (:func:`cai_dict`): ``shape``, ``typestr``, ``data: (ptr, False)``, ``strides`` (None
+when C-contiguous), ``version: 3`` and ``stream``: the bound stream's handle, or None when the
+array has none.  The interface forbids ``stream: 0``, so the default stream is exported as 1
+(legacy) or 2 (per-thread, when ``NUMBA_CUDA_PER_THREAD_DEFAULT_STREAM=1``).
+
+Import (:func:`from_cuda_array_interface`, :func:`as_cuda_array`): a zero-copy
+``DeviceNDArray`` view that keeps the producer alive.  The producer's ``stream`` is
+synchronised first unless ``sync=False`` or ``NUMBA_CUDA_ARRAY_INTERFACE_SYNC=0``, and kept as
+the view's stream; None means no synchronisation; 0 is an error.  A size-0 array's NULL
+pointer is never passed to the driver.
+"""
+import operator
+
+import numpy as np
+
+from . import _runtime
+from . import layout as L
+
+__all__ = ["cai_dict", "is_cuda_array", "as_cuda_array", "from_cuda_array_interface"]
+
+
+def _export_stream(stream):
+    if not stream:
+        return None
+    h = _runtime.stream_handle(stream)
+    if h == 0:
+        from ..config import config
+        return 2 if config.CUDA_PER_THREAD_DEFAULT_STREAM else 1
+    return h
+
+
+def cai_dict(ary):
+    """``__cuda_array_interface__`` (v3 dict) of a cujit device, mapped or managed array."""
+    shape = tuple(ary.shape)
+    strides = tuple(ary.strides)
+    dtype = ary.dtype
+    desc = {
+        "shape": shape,
+        "strides": None if L.is_c_contiguous(shape, strides, dtype.itemsize) else strides,
+        "data": (ary._data_ptr if ary.size else 0, False),
+        "typestr": dtype.str,
+        "stream": _export_stream(ary.stream),
+        "version": 3,
+    }
+    if dtype.fields is not None:
+        desc["descr"] = dtype.descr
+    return desc
+
+
+def is_cuda_array(obj):
+    """True when ``obj`` has a ``__cuda_array_interface__`` attribute."""
+    return hasattr(obj, "__cuda_array_interface__")
+
+
+def as_cuda_array(obj, sync=True):
+    """Zero-copy ``DeviceNDArray`` view of ``obj``'s ``__cuda_array_interface__`` that keeps
+    ``obj`` alive.  TypeError when ``obj`` has no interface; NotImplementedError for masked
+    arrays; ValueError for a malformed interface (see :func:`from_cuda_array_interface`)."""
+    try:
+        desc = obj.__cuda_array_interface__
+    except AttributeError:
+        raise TypeError(f"{type(obj).__name__} object does not implement the CUDA Array "
+                        "Interface (__cuda_array_interface__)") from None
+    return from_cuda_array_interface(desc, owner=obj, sync=sync)
+
+
+def _bad(what, desc):
+    raise ValueError(f"malformed __cuda_array_interface__: {what} (got {desc!r})")
+
+
+def _parse(desc):
+    if not isinstance(desc, dict):
+        raise TypeError(f"__cuda_array_interface__ must be a dict, got {type(desc).__name__}")
+    if desc.get("mask") is not None:
+        raise NotImplementedError("masked arrays (a __cuda_array_interface__ with a 'mask') "
+                                  "are not supported")
+    for key in ("shape", "typestr", "data", "version"):
+        if key not in desc:
+            _bad(f"missing key {key!r}", desc)
+    version = desc["version"]
+    if type(version) is not int or version < 0:
+        _bad(f"version {version!r} is not a non-negative int", desc)
+    try:
+        shape = L.normalize_shape(tuple(desc["shape"]))
+    except (TypeError, ValueError) as exc:
+        _bad(f"shape: {exc}", desc)
+    data = desc["data"]
+    if not (isinstance(data, tuple) and len(data) == 2):
+        _bad("data must be a (pointer, read_only) tuple", desc)
+    try:
+        ptr = operator.index(data[0]) if data[0] is not None else 0
+    except TypeError:
+        _bad(f"data pointer {data[0]!r} is not an int", desc)
+    typestr = desc["typestr"]
+    try:
+        if desc.get("descr") is not None and np.dtype(typestr).kind == "V":
+            dtype = np.dtype([tuple(f) for f in desc["descr"]])
+        else:
+            dtype = np.dtype(typestr)
+    except (TypeError, ValueError) as exc:
+        _bad(f"typestr {typestr!r}: {exc}", desc)
+    strides = desc.get("strides")
+    if strides is None:
+        strides = L.contiguous_strides(shape, dtype.itemsize)
+    else:
+        try:
+            strides = L.normalize_strides(strides, len(shape))
+        except (TypeError, ValueError) as exc:
+            _bad(f"strides: {exc}", desc)
+    size = 1
+    for n in shape:
+        size *= n
+    if size and ptr == 0:
+        _bad(f"NULL data pointer for a non-empty array of shape {shape}", desc)
+    return shape, strides, dtype, ptr, size
+
+
+def from_cuda_array_interface(desc, owner=None, sync=True):
+    """``DeviceNDArray`` view of the memory an interface dict ``desc`` describes; ``owner`` is
+    kept alive by it.  Raises TypeError (not a dict), NotImplementedError (masked),
+    ValueError (missing keys, bad shape/typestr/strides/pointer, ``stream: 0``)."""
+    from .devicearray import DeviceNDArray
+    shape, strides, dtype, ptr, size = _parse(desc)
+    stream_ptr = desc.get("stream")
+    stream = 0
+    if stream_ptr is not None:
+        if type(stream_ptr) is not int and not isinstance(stream_ptr, np.integer):
+            _bad(f"stream {stream_ptr!r} is not an int or None", desc)
+        stream_ptr = int(stream_ptr)
+        if stream_ptr == 0:
+            raise ValueError("__cuda_array_interface__ 'stream' is 0, which the interface "
+                             "forbids (it is ambiguous); use 1 (legacy default stream), "
+                             "2 (per-thread default stream) or None")
+        stream = _runtime.as_stream(stream_ptr)
+        if sync:
+            from ..config import config
+            if config.CUDA_ARRAY_INTERFACE_SYNC:
+                _runtime.driver().stream_synchronize(stream_ptr)
+    if size == 0:
+        return DeviceNDArray._make(shape, strides, dtype, 0, None, stream)
+    lo, hi = L.extent(shape, strides, dtype.itemsize)
+    from ..memory import MemoryPointer
+    # no finalizer: the memory is the producer's; ``owner`` keeps the producer alive
+    mem = MemoryPointer(_runtime.current_context(), ptr + lo, hi - lo, owner=owner)
+    return DeviceNDArray._make(shape, strides, dtype, ptr, mem, stream)

@@ -1,0 +1,32 @@
+"""``DeviceNDArray.get_ipc_handle()``'s result: an IPC memory handle plus the array layout."""
+import numpy as np
+
+__all__ = ["IpcArrayHandle"]
+
+
+class IpcArrayHandle:
+    """Picklable handle of a device array for another process (numba.cuda's
+    ``IpcArrayHandle``).  ``open()`` maps the memory there and returns a ``DeviceNDArray``;
+    ``close()`` unmaps it; also a context manager."""
+
+    def __init__(self, ipc_handle, shape, strides, dtype, offset=0):
+        self.ipc_handle = ipc_handle
+        self.shape, self.strides, self.dtype = tuple(shape), tuple(strides), np.dtype(dtype)
+        self.offset = offset
+
+    def open(self):
+        """Open the handle in this process → ``DeviceNDArray`` view of the shared memory."""
+        from .devicearray import DeviceNDArray
+        mem = self.ipc_handle.open()
+        ptr = mem.device_pointer_value + self.offset
+        return DeviceNDArray._make(self.shape, self.strides, self.dtype, ptr, mem, 0)
+
+    def close(self):
+        self.ipc_handle.close()
+
+    def __enter__(self):
+        return self.open()
+
+    def __exit__(self, *exc):
+        self.close()
+        return False

@@ -1,0 +1,197 @@
+"""Strided copies between host and device memory that copy exactly the viewed elements.
+
+A side of a copy is ``(ptr, strides)`` over a common ``shape`` and item size; pointers are
+Python ints (host or device: the driver's unified-addressing calls take both).  The planner
+reduces a pair of layouts to the fewest driver calls:
+
+1. drop length-1 axes; flip axes whose destination stride is negative (in both sides, which
+   keeps element correspondence); order axes by destination stride; merge axes that are
+   contiguous in both sides;
+2. the innermost axis becomes the rows of one ``cuMemcpy2D`` (a contiguous run of bytes per
+   row, or one element per row when the inner axis is strided); all remaining axes are a Python
+   loop of such calls.
+
+A layout no 2-D copy can express (a negative or too small source pitch, a zero-stride source)
+goes through a packed host staging buffer that NumPy fills or drains, so the device side is
+always a plain 1-D or 2-D copy.  Host-side staging of a copy *to* the host needs the data, so
+an asynchronous copy into a strided host destination synchronises its stream first
+(documented in the design note).  Nothing is written to the destination before every check
+has passed.
+"""
+import numpy as np
+
+from . import _runtime
+
+__all__ = ["plan", "copy_htod", "copy_dtoh", "copy_dtod", "host_ptr"]
+
+# Past this many driver calls in one copy, stage through the host instead of looping.
+_MAX_LOOP = 64
+
+
+def host_ptr(ary):
+    """Address (int) of element 0...0 of a NumPy array."""
+    return ary.__array_interface__["data"][0]
+
+
+def plan(shape, dst_strides, src_strides, itemsize):
+    """Reduce a copy to ``(dst_off, src_off, width, height, dst_pitch, src_pitch, outer)``.
+
+    ``outer`` is a list of ``(n, dst_stride, src_stride)`` loops around one 2-D copy of
+    ``height`` rows of ``width`` bytes.  Returns None when no 2-D copy can express the inner
+    axis (negative/overlapping pitches, zero-stride source rows), or when the copy is empty
+    (caller checks size first)."""
+    dims = []
+    doff = soff = 0
+    for n, ds, ss in zip(shape, dst_strides, src_strides):
+        if n == 1:
+            continue
+        if ds < 0:
+            doff += (n - 1) * ds
+            soff += (n - 1) * ss
+            ds, ss = -ds, -ss
+        dims.append((n, ds, ss))
+    if len(dims) > 1:
+        dims.sort(key=lambda d: d[1], reverse=True)
+        merged = [dims[-1]]
+        for n, ds, ss in reversed(dims[:-1]):
+            n0, ds0, ss0 = merged[-1]
+            if ds == n0 * ds0 and ss == n0 * ss0:
+                merged[-1] = (n * n0, ds0, ss0)
+            else:
+                merged.append((n, ds, ss))
+        merged.reverse()
+        dims = merged
+    if not dims:
+        return doff, soff, itemsize, 1, itemsize, itemsize, []
+    n0, ds0, ss0 = dims[-1]
+    if ds0 == itemsize and ss0 == itemsize:
+        width = n0 * itemsize
+        dims = dims[:-1]
+        if not dims:
+            return doff, soff, width, 1, width, width, []
+        height, dp, sp = dims[-1]
+        dims = dims[:-1]
+    else:
+        width = itemsize
+        height, dp, sp = n0, ds0, ss0
+        dims = dims[:-1]
+    if dp < width or sp < width:
+        return None
+    return doff, soff, width, height, dp, sp, dims
+
+
+def _loop_count(outer):
+    c = 1
+    for n, _, _ in outer:
+        c *= n
+    return c
+
+
+def _run(p, dst, src, stream, drv):
+    """Issue the driver calls of plan ``p`` from base pointers ``dst``/``src``."""
+    doff, soff, width, height, dp, sp, outer = p
+    dst += doff
+    src += soff
+    if not outer:
+        if height == 1:
+            drv.memcpy(dst, src, width, stream)
+        elif dp == width and sp == width:
+            drv.memcpy(dst, src, width * height, stream)
+        else:
+            drv.memcpy_2d(dst, dp, src, sp, width, height, stream)
+        return
+    # Odometer over the outer axes.
+    idx = [0] * len(outer)
+    total = _loop_count(outer)
+    d, s = dst, src
+    for _ in range(total):
+        if height == 1:
+            drv.memcpy(d, s, width, stream)
+        else:
+            drv.memcpy_2d(d, dp, s, sp, width, height, stream)
+        for k in range(len(outer) - 1, -1, -1):
+            n, ds, ss = outer[k]
+            idx[k] += 1
+            d += ds
+            s += ss
+            if idx[k] < n:
+                break
+            idx[k] = 0
+            d -= n * ds
+            s -= n * ss
+
+
+def _packed_like(shape, strides, dtype):
+    """A new host array of ``shape`` whose axis order follows ``strides`` (same as the device
+    side), so that device <-> staging copies merge into as few rows as possible."""
+    from .layout import packed_strides_like
+    ps = packed_strides_like(shape, strides, dtype.itemsize)
+    nbytes = dtype.itemsize
+    for n in shape:
+        nbytes *= n
+    buf = np.empty(nbytes, np.uint8)
+    return np.ndarray(shape, dtype, buffer=buf, strides=ps)
+
+
+def copy_htod(dst_ptr, dst_shape, dst_strides, src, stream=0):
+    """Copy host array ``src`` (same shape and dtype, any strides, checked by the caller) into
+    the device view ``(dst_ptr, dst_shape, dst_strides)``.  ``stream``: driver handle (int)."""
+    drv = _runtime.driver()
+    itemsize = src.dtype.itemsize
+    p = plan(dst_shape, dst_strides, src.strides, itemsize)
+    if p is not None and _loop_count(p[6]) == 1:
+        _run(p, dst_ptr, host_ptr(src), stream, drv)
+        return
+    stage = _packed_like(dst_shape, dst_strides, src.dtype)
+    np.copyto(stage, src, casting="no")
+    p = plan(dst_shape, dst_strides, stage.strides, itemsize)
+    _run(p, dst_ptr, host_ptr(stage), stream, drv)
+    if stream:
+        # The staging buffer is pageable, so the driver has consumed it on return; keep it
+        # referenced anyway until the stream reaches this point.
+        _runtime.keep_alive_until(stream, stage)
+
+
+def copy_dtoh(dst, src_ptr, src_shape, src_strides, stream=0):
+    """Copy the device view ``(src_ptr, src_shape, src_strides)`` into host array ``dst``
+    (same shape and dtype, any strides, checked by the caller)."""
+    drv = _runtime.driver()
+    itemsize = dst.dtype.itemsize
+    p = plan(dst.shape, dst.strides, src_strides, itemsize)
+    if p is not None and _loop_count(p[6]) == 1:
+        _run(p, host_ptr(dst), src_ptr, stream, drv)
+        return
+    from .layout import extent
+    lo, hi = extent(src_shape, src_strides, itemsize)
+    nbytes = itemsize
+    for n in src_shape:
+        nbytes *= n
+    sp = plan(src_shape, src_strides, src_strides, itemsize)
+    if sp is None or _loop_count(sp[6]) > _MAX_LOOP or hi - lo <= 2 * nbytes + 4096:
+        # One copy of the whole span, then NumPy picks the viewed elements.
+        raw = np.empty(hi - lo, np.uint8)
+        drv.memcpy(host_ptr(raw), src_ptr + lo, hi - lo, stream)
+        view = np.ndarray(src_shape, dst.dtype, buffer=raw, offset=-lo, strides=src_strides)
+    else:
+        view = _packed_like(src_shape, src_strides, dst.dtype)
+        p = plan(src_shape, view.strides, src_strides, itemsize)
+        _run(p, host_ptr(view), src_ptr, stream, drv)
+    if stream:
+        drv.stream_synchronize(stream)
+    np.copyto(dst, view, casting="no")
+
+
+def copy_dtod(dst_ptr, dst_strides, src_ptr, src_strides, shape, dtype, stream=0):
+    """Device view -> device view of the same shape and dtype (any strides)."""
+    drv = _runtime.driver()
+    itemsize = dtype.itemsize
+    p = plan(shape, dst_strides, src_strides, itemsize)
+    if p is not None and _loop_count(p[6]) <= _MAX_LOOP:
+        _run(p, dst_ptr, src_ptr, stream, drv)
+        return
+    # Odd layouts: through a packed host buffer (synchronous on the stream).
+    stage = _packed_like(shape, src_strides, dtype)
+    copy_dtoh(stage, src_ptr, shape, src_strides, stream)
+    copy_htod(dst_ptr, shape, dst_strides, stage, stream)
+    if stream:
+        drv.stream_synchronize(stream)
