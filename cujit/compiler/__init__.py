@@ -1,0 +1,9 @@
+"""The kernel compiler: ``jit`` (kernels and device functions), and its errors.
+
+Python source → typed IR → NVVM IR (``lowering``) → PTX (``nvvm``) → cubin (``linker``) →
+launch (``dispatcher`` / ``launcher``).  Importing this package loads no toolchain.
+"""
+from .errors import TypingError, CompileError
+from .dispatcher import jit
+
+__all__ = ["jit", "TypingError", "CompileError"]

@@ -1,0 +1,116 @@
+"""On-disk cache of compiled kernels (``@jit(cache=True)``, R-KER-10).
+
+Each entry is one specialisation (kernel × argument types × options × target) stored as a
+pickle of plain data: the kernel symbol, LLVM IR, PTX, cubin and the resource numbers the
+launcher needs.  The key is a SHA-256 over
+
+- the whole source file of the kernel (so an edited device function or global constant in the
+  same file invalidates it) and the function's qualified name,
+- the argument types, the compile options and the target compute capability,
+- cujit's version, libNVVM's and nvJitLink's versions, and the driver version.
+
+Entries live in ``$CUJIT_CACHE_DIR`` (or ``$NUMBA_CACHE_DIR``) when set, else in a
+``__pycache__/cujit`` folder next to the source file, else in ``~/.cache/cujit``.  Writes go to a
+temporary file renamed into place, so concurrent processes never read half an entry; an
+unreadable or stale entry is ignored and rewritten.  Not covered (as in Numba): changes in
+other modules that the kernel reads at compile time.
+"""
+import hashlib
+import inspect
+import os
+import pickle
+import tempfile
+
+__all__ = ["DiskCache", "cache_key"]
+
+_FORMAT = 1
+
+
+def _versions():
+    from .. import __version__
+    from .nvvm import nvvm_version, backend_name
+    from .linker import nvjitlink_version
+    try:
+        from ..driver import get_driver
+        drv = get_driver().driver_version()
+    except Exception:
+        drv = None
+    return (__version__, backend_name(), nvvm_version(), nvjitlink_version(), drv)
+
+
+def _source_digest(pyfunc):
+    try:
+        path = inspect.getsourcefile(pyfunc)
+        with open(path, "rb") as f:
+            return hashlib.sha256(f.read()).hexdigest(), path
+    except (OSError, TypeError):
+        return None, None
+
+
+def cache_key(pyfunc, argtypes, options, cc):
+    """Hex digest identifying one compiled specialisation, or None when the source file
+    cannot be read (then nothing is cached).  ``argtypes``: tuple of cujit types;
+    ``options``: dict of compile options; ``cc``: (major, minor)."""
+    digest, _ = _source_digest(pyfunc)
+    if digest is None:
+        return None
+    parts = (_FORMAT, digest, pyfunc.__module__, pyfunc.__qualname__,
+             tuple(str(t) for t in argtypes), tuple(sorted((k, repr(v)) for k, v in options.items())),
+             tuple(cc), _versions())
+    return hashlib.sha256(repr(parts).encode()).hexdigest()
+
+
+class DiskCache:
+    """The on-disk store of one kernel's specialisations.
+
+    ``load(key)`` → the stored dict or None; ``save(key, entry)`` stores a dict of plain
+    values (bytes/str/int).  I/O errors are swallowed: a cache must never break a launch."""
+
+    def __init__(self, pyfunc):
+        self.pyfunc = pyfunc
+        self.directory = self._pick_dir()
+
+    def _pick_dir(self):
+        env = os.environ.get("CUJIT_CACHE_DIR") or os.environ.get("NUMBA_CACHE_DIR")
+        if env:
+            return os.path.join(env, "cujit")
+        _, path = _source_digest(self.pyfunc)
+        if path:
+            d = os.path.join(os.path.dirname(os.path.abspath(path)), "__pycache__", "cujit")
+            try:
+                os.makedirs(d, exist_ok=True)
+                if os.access(d, os.W_OK):
+                    return d
+            except OSError:
+                pass
+        return os.path.join(os.path.expanduser("~"), ".cache", "cujit")
+
+    def _path(self, key):
+        name = f"{self.pyfunc.__module__}.{self.pyfunc.__qualname__}".replace("<", "_")
+        return os.path.join(self.directory, f"{name.replace('>', '_')}-{key[:32]}.cjk")
+
+    def load(self, key):
+        if key is None:
+            return None
+        try:
+            with open(self._path(key), "rb") as f:
+                entry = pickle.load(f)
+        except Exception:
+            return None
+        if not isinstance(entry, dict) or entry.get("key") != key:
+            return None
+        return entry
+
+    def save(self, key, entry):
+        if key is None:
+            return False
+        entry = dict(entry, key=key)
+        try:
+            os.makedirs(self.directory, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=self.directory, suffix=".tmp")
+            with os.fdopen(fd, "wb") as f:
+                pickle.dump(entry, f, protocol=pickle.HIGHEST_PROTOCOL)
+            os.replace(tmp, self._path(key))
+            return True
+        except Exception:
+            return False

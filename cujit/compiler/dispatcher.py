@@ -1,0 +1,403 @@
+"""``@jit``: kernels and device functions, their specialisations, and launches (R-KER-1).
+
+- ``@jit`` / ``@jit(**options)``: a :class:`Dispatcher` that compiles lazily, once per tuple
+  of argument types seen at launch (numba.cuda's behaviour).
+- ``@jit("void(float32[:], int32)")`` (or a list of signatures): compiled eagerly; launches
+  must then match one of the signatures (scalars convert, arrays must match dtype and ndim).
+- ``@jit(device=True)``: a :class:`DeviceFunction` that kernels call; in a simulated kernel its
+  ``py_func`` runs directly.
+- ``kernel[griddim, blockdim]``, ``[griddim, blockdim, stream]``,
+  ``[griddim, blockdim, stream, dynamic_shared_bytes]``: launches are asynchronous; host NumPy
+  arrays are copied in before and back after the launch (synchronously).
+
+Compilation: :func:`cujit.compiler.lowering.compile_to_llvm` → :mod:`.nvvm` (PTX) →
+:mod:`.linker` (cubin) → ``Context.load_module``; the fast path is in :mod:`.launcher`.  On the
+simulator (``get_driver().is_simulator``) a launch validates its configuration against the
+fake device's limits and calls :func:`cujit.simulator.kernel.run_kernel`.
+"""
+import functools
+import threading
+
+from .. import types as ct
+from ..kernelapi import _state
+from . import launcher as _ln
+from .errors import CompileError
+
+__all__ = ["jit", "Dispatcher", "DeviceFunction"]
+
+_OPTIONS = {"device", "link", "debug", "opt", "lineinfo", "cache", "fastmath",
+            "max_registers", "inline", "forceinline", "boundscheck", "lto", "extensions"}
+_MISSING_CONFIG = ("kernel launch configuration was not specified; launch a kernel with "
+                   "kernel[griddim, blockdim](args...), kernel[griddim, blockdim, stream]"
+                   "(args...) or kernel[griddim, blockdim, stream, dynamic_shared_bytes](args...)")
+_MAX_CONFIGS = 256
+_MAX_FAST = 8
+
+
+def jit(func_or_sig=None, device=False, **options):
+    """Compile a Python function into a CUDA kernel or device function (numba.cuda.jit).
+
+    ``func_or_sig``: the function, or a signature (string such as ``"void(float32[:])"``, a
+    ``Signature``, a tuple of types) or a list of signatures for eager compilation, or None
+    when used as ``@jit(...)``.  Options: ``device`` (bool), ``link`` (paths of .ptx/.cubin/
+    .o/.a/.ltoir to link), ``debug``, ``opt`` (bool or 0–3), ``lineinfo``, ``cache`` (on-disk
+    cache), ``fastmath``, ``max_registers``; ``inline``, ``forceinline``, ``boundscheck``,
+    ``lto`` and ``extensions`` are accepted for compatibility and ignored.
+
+    Raises TypeError for an unknown option or a signature of the wrong kind, ValueError for a
+    signature string that does not parse.
+    """
+    unknown = set(options) - _OPTIONS
+    if unknown:
+        raise TypeError(f"jit() got unknown option(s) {sorted(unknown)}; known: "
+                        f"{sorted(_OPTIONS)}")
+    options["device"] = bool(device)
+    if callable(func_or_sig) and not isinstance(func_or_sig, (str, ct.Type, ct.Signature)):
+        return _make(func_or_sig, None, options)
+    sigs = None
+    if func_or_sig is not None:
+        raw = func_or_sig if isinstance(func_or_sig, list) else [func_or_sig]
+        sigs = [ct.parse_signature(s) for s in raw]
+    return lambda pyfunc: _make(pyfunc, sigs, options)
+
+
+def _make(pyfunc, sigs, options):
+    if isinstance(pyfunc, (Dispatcher, DeviceFunction)):
+        pyfunc = pyfunc.py_func
+    if not callable(pyfunc) or not hasattr(pyfunc, "__code__"):
+        raise TypeError(f"jit needs a Python function, got {pyfunc!r}")
+    if options.get("device"):
+        return DeviceFunction(pyfunc, sigs, options)
+    return Dispatcher(pyfunc, sigs, options)
+
+
+class DeviceFunction:
+    """A ``@jit(device=True)`` function: callable from kernels (the compiler finds it by
+    ``_cujit_device_function`` and compiles ``py_func``), or directly inside a simulated
+    kernel.  ``sigs``: the eager signatures given, or None."""
+
+    _cujit_device_function = True
+
+    def __init__(self, py_func, sigs, options):
+        self.py_func = py_func
+        self.sigs = sigs
+        self.targetoptions = dict(options)
+        functools.update_wrapper(self, py_func)
+
+    def __call__(self, *args, **kwargs):
+        if _state.current is not None:
+            return self.py_func(*args, **kwargs)
+        raise TypeError(f"device function {self.py_func.__name__!r} can only be called from "
+                        "a kernel (or from another device function)")
+
+    def __repr__(self):
+        return f"<cujit device function {self.py_func.__qualname__}>"
+
+
+class _Configured(_ln.LaunchConfig):
+    """``kernel[griddim, blockdim, stream, sharedmem]``: a validated LaunchConfig bound to its
+    kernel; call it with the kernel's arguments."""
+    __slots__ = ("dispatcher",)
+
+    def __call__(self, *args):
+        fast = self.dispatcher._fast
+        if fast is None or not fast(self, args):
+            self.dispatcher._launch_slow(self, args)
+
+    def __repr__(self):
+        return f"<{self.dispatcher.py_func.__qualname__}{self.text}>"
+
+    @property
+    def config(self):
+        """The LaunchConfig (this object)."""
+        return self
+
+
+class Dispatcher:
+    """A kernel: ``py_func``, ``targetoptions``, specialisations per argument-type tuple.
+
+    ``kernel[griddim, blockdim(, stream(, dynamic_shared_bytes))](*args)`` launches;
+    ``compile(sig)`` compiles eagerly; ``inspect_llvm()``/``inspect_asm()`` return the LLVM IR
+    and PTX of the compiled signatures; ``signatures`` lists them.  Calling the kernel without
+    a launch configuration raises ValueError."""
+
+    _cujit_kernel = True
+
+    def __init__(self, py_func, sigs, options):
+        self.py_func = py_func
+        self.targetoptions = dict(options)
+        functools.update_wrapper(self, py_func)
+        self._nargs = py_func.__code__.co_argcount
+        self._specs = {}            # argtypes -> _Compiled
+        self._configs = {}          # launch-config key -> _Configured
+        self._fast = None           # the last fast path that launched
+        self._fasts = []            # other fast paths, tried by the slow path first
+        self._lock = threading.RLock()
+        self._can_compile = sigs is None
+        self._disk = None
+        if options.get("cache"):
+            from .cache import DiskCache
+            self._disk = DiskCache(py_func)
+        for sig in sigs or ():
+            self.compile(sig)
+
+    def __repr__(self):
+        return f"<cujit kernel {self.py_func.__qualname__}>"
+
+    # -- launch configuration ------------------------------------------------------------
+    def __getitem__(self, key):
+        try:
+            return self._configs[key]
+        except (KeyError, TypeError):       # TypeError: an unhashable stream object
+            return self._configure_key(key)
+
+    def configure(self, griddim, blockdim, stream=0, sharedmem=0):
+        """``kernel.configure(g, b, stream, sharedmem)`` is ``kernel[g, b, stream, sharedmem]``."""
+        return self[griddim, blockdim, stream, sharedmem]
+
+    def _configure_key(self, key):
+        if not isinstance(key, tuple) or not 2 <= len(key) <= 4:
+            raise ValueError(f"a launch configuration is [griddim, blockdim], [griddim, "
+                             f"blockdim, stream] or [griddim, blockdim, stream, "
+                             f"dynamic_shared_bytes]; got [{key!r}]")
+        g, b, s, sh = (key + (0, 0))[:4]
+        conf = self._make_config(g, b, s, sh)
+        try:
+            if len(self._configs) >= _MAX_CONFIGS:
+                self._configs.clear()
+            self._configs[key] = conf
+        except TypeError:
+            pass
+        return conf
+
+    def _make_config(self, g, b, s, sh):
+        from ..devices import current_context
+        from ..driver import get_driver
+        ordinal = current_context().device.id
+        drv = get_driver()
+        cu_stream = None
+        if not drv.is_simulator:
+            cu_stream = drv._d.CUstream
+        conf = _ln.make_config(g, b, s, sh, ordinal, cu_stream, cls=_Configured)
+        conf.dispatcher = self
+        return conf
+
+    def __call__(self, *args, **kwargs):
+        raise ValueError(_MISSING_CONFIG)
+
+    # -- compilation ---------------------------------------------------------------------
+    @property
+    def signatures(self):
+        """The compiled argument-type tuples."""
+        return list(self._specs)
+
+    @property
+    def overloads(self):
+        """``{argtypes: compiled specialisation}``."""
+        return dict(self._specs)
+
+    def compile(self, sig):
+        """Compile for signature ``sig`` (string, Signature or tuple of types) now; returns the
+        specialisation (``.llvm_ir``, ``.ptx``, ``.cubin``, ``.name``).  Raises TypeError /
+        ValueError for a bad signature, TypingError/CompileError for a kernel that does not
+        compile, and CompileError when it returns a value (kernels return None)."""
+        sig = ct.parse_signature(sig)
+        if sig.return_type is not None and sig.return_type is not ct.void:
+            raise TypeError(f"kernel {self.py_func.__qualname__} must return void, the "
+                            f"signature {sig} returns {sig.return_type}")
+        if len(sig.args) != self._nargs:
+            raise TypeError(f"signature {sig} has {len(sig.args)} argument(s) but kernel "
+                            f"{self.py_func.__qualname__} takes {self._nargs}")
+        return self._compiled(sig.args)
+
+    def _compiled(self, argtypes):
+        spec = self._specs.get(argtypes)
+        if spec is None:
+            with self._lock:
+                spec = self._specs.get(argtypes)
+                if spec is None:
+                    spec = _build_kernel(self, argtypes)
+                    self._specs[argtypes] = spec
+        return spec
+
+    def _pick_signature(self, argtypes):
+        spec = self._specs.get(argtypes)
+        if spec is not None:
+            return spec
+        if self._can_compile:
+            return self._compiled(argtypes)
+        for have in self._specs.values():
+            if all(_compatible(a, w) for a, w in zip(argtypes, have.argtypes)):
+                return have
+        raise TypeError(f"kernel {self.py_func.__qualname__} has no signature matching the "
+                        f"argument types ({', '.join(map(str, argtypes))}); compiled "
+                        f"signatures: {'; '.join(str(s) for s in self._specs) or 'none'}")
+
+    def specialize(self, *args):
+        """A new kernel compiled for the types of ``args`` only (numba.cuda ``specialize``)."""
+        argtypes = tuple(ct.typeof(a) for a in args)
+        d = Dispatcher(self.py_func, [ct.Signature(None, argtypes)], self.targetoptions)
+        return d
+
+    def inspect_llvm(self, signature=None):
+        """LLVM IR (str) of the specialisation for ``signature`` (argument types), or
+        ``{argtypes: str}`` for all when None.  KeyError when that signature is not compiled."""
+        return self._inspect("llvm_ir", signature)
+
+    def inspect_asm(self, signature=None):
+        """PTX (str) of one specialisation, or ``{argtypes: str}`` for all when None."""
+        return self._inspect("ptx", signature)
+
+    def _inspect(self, attr, signature):
+        if signature is None:
+            return {k: getattr(v, attr) for k, v in self._specs.items()}
+        if not isinstance(signature, tuple) or not all(isinstance(t, ct.Type) for t in signature):
+            signature = ct.parse_signature(signature).args
+        try:
+            return getattr(self._specs[signature], attr)
+        except KeyError:
+            raise KeyError(f"kernel {self.py_func.__qualname__} has no compiled signature "
+                           f"{signature}; compiled: {list(self._specs)}") from None
+
+    # -- launching -----------------------------------------------------------------------
+    def _check_nargs(self, args):
+        if len(args) != self._nargs:
+            raise TypeError(f"kernel {self.py_func.__qualname__} takes {self._nargs} "
+                            f"argument(s) but {len(args)} were given")
+
+    def _launch_slow(self, cfg, args):
+        from ..devices import current_context
+        from ..driver import get_driver
+        self._check_nargs(args)
+        ctx = current_context()
+        if cfg.ordinal != ctx.device.id:
+            cfg = self._make_config(cfg.griddim, cfg.blockdim, cfg.stream, cfg.sharedmem)
+        drv = get_driver()
+        if drv.is_simulator:
+            for i, a in enumerate(args):
+                _classify(self, i, a)
+            from ..simulator.kernel import run_kernel
+            run_kernel(self.py_func, cfg.griddim, cfg.blockdim, cfg.stream_handle,
+                       cfg.sharedmem, args)
+            return
+        for f in self._fasts:
+            if f(cfg, args):
+                self._fast = f
+                return
+        _ln.launch_converted(self, ctx, drv, cfg, args)
+
+
+def _compatible(have, want):
+    if have is want:
+        return True
+    if isinstance(want, ct.Array):
+        return (isinstance(have, ct.Array) and have.dtype is want.dtype
+                and have.ndim == want.ndim and want.layout in ("A", have.layout))
+    scal = (ct.Boolean, ct.Integer, ct.Float, ct.Complex)
+    if isinstance(want, scal) and isinstance(have, scal):
+        return isinstance(want, ct.Complex) or not isinstance(have, ct.Complex)
+    return False
+
+
+def _classify(disp, i, value):
+    """Raise TypeError naming argument ``i`` when ``value`` cannot be a kernel argument."""
+    try:
+        if hasattr(value, "__dlpack__") and not hasattr(value, "__cuda_array_interface__") \
+                and not hasattr(value, "_data_ptr") and not hasattr(value, "__array_interface__"):
+            return
+        ct.typeof(value)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"argument {i} of kernel {disp.py_func.__qualname__}: {exc}") from None
+
+
+class CompiledKernel:
+    """One specialisation: ``argtypes`` (tuple of cujit types), ``name`` (kernel symbol),
+    ``llvm_ir`` (str), ``ptx`` (str), ``cubin`` (bytes, or None without nvJitLink),
+    ``static_shared_bytes``, ``uses_dynamic_shared``, ``const_bytes``, ``cc`` (target compute
+    capability).  Loaded lazily once per context by :meth:`loaded`."""
+
+    def __init__(self, argtypes, entry, cc):
+        self.argtypes = tuple(argtypes)
+        self.name = entry["name"]
+        self.llvm_ir = entry["llvm_ir"]
+        self.ptx = entry["ptx"]
+        self.cubin = entry["cubin"]
+        self.static_shared_bytes = entry["static_shared_bytes"]
+        self.uses_dynamic_shared = entry["uses_dynamic_shared"]
+        self.const_bytes = entry["const_bytes"]
+        self.cc = cc
+        self._loaded = {}       # Context -> LoadedKernel
+        self._lock = threading.Lock()
+
+    def loaded(self, ctx, drv):
+        """The :class:`~cujit.compiler.launcher.LoadedKernel` for ``ctx`` (loading it the
+        first time, and again after the context was reset)."""
+        lk = self._loaded.get(ctx)
+        if lk is None or lk.generation != ctx._generation:
+            with self._lock:
+                lk = self._loaded.get(ctx)
+                if lk is None or lk.generation != ctx._generation:
+                    lk = _ln.load_kernel(self, ctx, drv)
+                    self._loaded[ctx] = lk
+        return lk
+
+    def __repr__(self):
+        return f"<compiled kernel {self.name}({', '.join(map(str, self.argtypes))})>"
+
+
+def _target():
+    """``(compute capability, device ordinal or None)`` to compile for: the current device's,
+    or sm_90 when no driver can be used (compile-only)."""
+    try:
+        from ..devices import current_context
+        dev = current_context().device
+        return tuple(dev.compute_capability), dev.id
+    except ImportError:
+        raise
+    except Exception:
+        return (9, 0), None
+
+
+_STATIC_SHARED_DEFAULT = 48 * 1024
+
+
+def _build_kernel(disp, argtypes):
+    from .nvvm import compile_ptx
+    from .linker import link_cubin, nvjitlink_available
+    cc, ordinal = _target()
+    o = disp.targetoptions
+    opts = {k: o.get(k) for k in ("debug", "opt", "lineinfo", "fastmath", "max_registers")}
+    opts["link"] = tuple(str(p) for p in (o.get("link") or ()))
+    entry = key = None
+    if disp._disk is not None:
+        from .cache import cache_key
+        key = cache_key(disp.py_func, argtypes, opts, cc)
+        entry = disp._disk.load(key)
+    if entry is None:
+        from .lowering import compile_to_llvm
+        lowered = compile_to_llvm(disp.py_func, tuple(argtypes), kernel=True)
+        limit = (_STATIC_SHARED_DEFAULT if ordinal is None
+                 else _ln.device_limits(ordinal)["MAX_SHARED_MEMORY_PER_BLOCK"])
+        static = int(getattr(lowered, "static_shared_bytes", 0) or 0)
+        if static > limit:
+            raise CompileError(f"kernel {disp.py_func.__qualname__} asks for {static} bytes of "
+                               f"static shared memory per block, more than the device's limit "
+                               f"of {limit} bytes (MAX_SHARED_MEMORY_PER_BLOCK); use dynamic "
+                               f"shared memory (shared.array(0, dtype) and the 4th launch "
+                               f"parameter) for more")
+        opt = o.get("opt")
+        ptx = compile_ptx(lowered.llvm_ir, cc, opt=3 if opt is None else opt,
+                          fastmath=bool(o.get("fastmath")), debug=bool(o.get("debug")),
+                          lineinfo=bool(o.get("lineinfo")), name=lowered.name)
+        cubin = None
+        if nvjitlink_available():
+            cubin = link_cubin(ptx, cc, files=opts["link"], max_registers=o.get("max_registers"),
+                               debug=bool(o.get("debug")), lineinfo=bool(o.get("lineinfo")),
+                               name=lowered.name + ".ptx")
+        entry = {"name": lowered.name, "llvm_ir": lowered.llvm_ir, "ptx": ptx, "cubin": cubin,
+                 "static_shared_bytes": static,
+                 "uses_dynamic_shared": bool(getattr(lowered, "uses_dynamic_shared", False)),
+                 "const_bytes": int(getattr(lowered, "const_bytes", 0) or 0)}
+        if disp._disk is not None:
+            disp._disk.save(key, entry)
+    return CompiledKernel(argtypes, entry, cc)

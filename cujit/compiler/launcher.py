@@ -1,0 +1,458 @@
+"""The launch fast path: launch configurations, device limits, and argument packing.
+
+A launch ``kernel[griddim, blockdim, stream, dynamic_shared_bytes](*args)`` costs, once it has
+been seen before: one dict lookup for the configuration (cached per tuple, validated against
+the device's limits when first built), then the specialisation's generated ``fast`` function:
+identity checks of each argument's type/dtype/ndim/layout, one ``struct.pack_into`` of every
+kernel parameter into a preallocated buffer whose slots a preallocated ``void*[]`` already
+points at, and the bound ``cuLaunchKernel`` of cuda-bindings.  Anything unusual (a new
+signature, a host array, a foreign array, a different context) falls back to the slow path in
+:mod:`cujit.compiler.dispatcher`, which converts, compiles and validates, then packs through
+the same generated code.
+
+Kernel ABI (docs/interfaces.md): an array is its data pointer (u64), ``shape[ndim]`` and
+``strides[ndim]`` (i64, bytes); scalars as themselves (bool 1 byte, complex as two floats);
+records as a data pointer; tuples as their elements in order.  Each parameter gets its own
+slot, aligned to its size, because the driver reads each ``void*`` entry separately.
+"""
+import ctypes
+import struct
+import threading
+
+import numpy as np
+
+from .. import types as ct
+
+__all__ = ["LaunchConfig", "normalize_dims", "make_config", "device_limits",
+           "check_function_limits", "ArgPacker", "param_layout", "FunctionInfo",
+           "LoadedKernel", "load_kernel", "convert_arg", "launch_converted", "make_fast"]
+
+_LIMIT_NAMES = ("MAX_THREADS_PER_BLOCK", "MAX_BLOCK_DIM_X", "MAX_BLOCK_DIM_Y",
+                "MAX_BLOCK_DIM_Z", "MAX_GRID_DIM_X", "MAX_GRID_DIM_Y", "MAX_GRID_DIM_Z",
+                "MAX_SHARED_MEMORY_PER_BLOCK", "MAX_SHARED_MEMORY_PER_BLOCK_OPTIN")
+_limits_cache = {}
+
+
+def device_limits(ordinal):
+    """``{attribute name: int}`` of the launch limits of device ``ordinal`` (read once, via
+    cuDeviceGetAttribute of the active driver; the simulator's fake device has H200 values)."""
+    lim = _limits_cache.get(ordinal)
+    if lim is None:
+        from ..driver import get_driver
+        drv = get_driver()
+        lim = {n: int(drv.device_attribute(ordinal, n)) for n in _LIMIT_NAMES}
+        _limits_cache[ordinal] = lim
+    return lim
+
+
+def _config_text(griddim, blockdim, stream, sharedmem):
+    return f"[{griddim!r}, {blockdim!r}, stream={stream!r}, dynamic_shared_bytes={sharedmem!r}]"
+
+
+def normalize_dims(value, what, text):
+    """``value`` (an int or a tuple/list of 1–3 ints, NumPy ints allowed) → ``(x, y, z)``.
+
+    TypeError for a non-int, ValueError for a wrong length or a value < 1; the message names
+    ``what`` (griddim/blockdim) and the whole launch configuration ``text``."""
+    if isinstance(value, (tuple, list)):
+        dims = tuple(value)
+        if not 1 <= len(dims) <= 3:
+            raise ValueError(f"{what} must have 1 to 3 dimensions, got {len(dims)} "
+                             f"({value!r}) in the launch configuration {text}")
+    else:
+        dims = (value,)
+    out = []
+    for d in dims:
+        if isinstance(d, bool) or not isinstance(d, (int, np.integer)):
+            raise TypeError(f"{what} must be an int or a tuple of 1 to 3 ints, got {value!r} "
+                            f"(an element of type {type(d).__name__}) in the launch "
+                            f"configuration {text}")
+        d = int(d)
+        if d < 1:
+            raise ValueError(f"{what} values must be >= 1, got {value!r} in the launch "
+                             f"configuration {text}")
+        out.append(d)
+    while len(out) < 3:
+        out.append(1)
+    return tuple(out)
+
+
+class LaunchConfig:
+    """A validated launch configuration.
+
+    ``griddim``/``blockdim``: 3-tuples of int; ``stream``: the user's stream object;
+    ``stream_handle``: int; ``sharedmem``: dynamic shared bytes; ``nthreads``: threads per
+    block; ``largs``: the first eight ``cuLaunchKernel`` arguments after the function
+    (grid xyz, block xyz, shared bytes, stream) so the hot path passes them with one ``*``."""
+    __slots__ = ("griddim", "blockdim", "stream", "stream_handle", "sharedmem", "nthreads",
+                 "largs", "text", "ordinal", "ok")
+
+    def __repr__(self):
+        return f"<LaunchConfig {self.text}>"
+
+
+def make_config(griddim, blockdim, stream, sharedmem, ordinal, cu_stream=None, cls=None):
+    """Validate a launch configuration against device ``ordinal``'s limits → LaunchConfig.
+
+    ``stream``: 0, None, a Stream or an object with ``__cuda_stream__`` (TypeError otherwise);
+    ``sharedmem``: int >= 0 (TypeError/ValueError).  Block and grid sizes beyond
+    MAX_THREADS_PER_BLOCK / MAX_BLOCK_DIM_* / MAX_GRID_DIM_*, and dynamic shared memory beyond
+    MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, raise ValueError naming the limit and the value.
+    ``cu_stream``: a function mapping the stream handle to what the driver call takes;
+    ``cls``: the LaunchConfig subclass to build."""
+    from ..streams import stream_handle
+    text = _config_text(griddim, blockdim, stream, sharedmem)
+    g = normalize_dims(griddim, "griddim", text)
+    b = normalize_dims(blockdim, "blockdim", text)
+    if isinstance(sharedmem, bool) or not isinstance(sharedmem, (int, np.integer)):
+        raise TypeError(f"dynamic_shared_bytes must be an int, got {sharedmem!r} of type "
+                        f"{type(sharedmem).__name__} in the launch configuration {text}")
+    sharedmem = int(sharedmem)
+    if sharedmem < 0:
+        raise ValueError(f"dynamic_shared_bytes must be >= 0, got {sharedmem} in the launch "
+                         f"configuration {text}")
+    try:
+        handle = stream_handle(stream)
+    except TypeError as exc:
+        raise TypeError(f"{exc} (in the launch configuration {text})") from None
+    lim = device_limits(ordinal)
+    nthreads = b[0] * b[1] * b[2]
+    if nthreads > lim["MAX_THREADS_PER_BLOCK"]:
+        raise ValueError(f"blockdim {b} has {nthreads} threads per block, more than the "
+                         f"device's MAX_THREADS_PER_BLOCK = {lim['MAX_THREADS_PER_BLOCK']} "
+                         f"(launch configuration {text})")
+    for axis, v in zip("XYZ", b):
+        top = lim["MAX_BLOCK_DIM_" + axis]
+        if v > top:
+            raise ValueError(f"blockdim.{axis.lower()} = {v} exceeds the device's "
+                             f"MAX_BLOCK_DIM_{axis} = {top} (launch configuration {text})")
+    for axis, v in zip("XYZ", g):
+        top = lim["MAX_GRID_DIM_" + axis]
+        if v > top:
+            raise ValueError(f"griddim.{axis.lower()} = {v} exceeds the device's "
+                             f"MAX_GRID_DIM_{axis} = {top} (launch configuration {text})")
+    optin = lim["MAX_SHARED_MEMORY_PER_BLOCK_OPTIN"]
+    if sharedmem > optin:
+        raise ValueError(f"dynamic shared memory of {sharedmem} bytes exceeds the device's "
+                         f"MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = {optin} bytes per block "
+                         f"(launch configuration {text})")
+    cfg = (cls or LaunchConfig)()
+    cfg.griddim, cfg.blockdim, cfg.stream, cfg.stream_handle = g, b, stream, handle
+    cfg.sharedmem, cfg.nthreads, cfg.text, cfg.ordinal = sharedmem, nthreads, text, ordinal
+    cfg.largs = g + b + (sharedmem, handle if cu_stream is None else cu_stream(handle))
+    cfg.ok = None
+    return cfg
+
+
+class FunctionInfo:
+    """A loaded kernel: ``handle`` (int CUfunction), ``max_threads`` (its
+    MAX_THREADS_PER_BLOCK, which registers may lower below the device's), ``static_shared``
+    (bytes), ``dyn_limit`` (dynamic shared bytes the function may use now without raising
+    MAX_DYNAMIC_SHARED_SIZE_BYTES), ``optin`` (the device's opt-in maximum per block)."""
+    __slots__ = ("handle", "max_threads", "static_shared", "dyn_limit", "optin", "default_shared",
+                 "name")
+
+    def __init__(self, handle, name, max_threads, static_shared, default_shared, optin):
+        self.handle, self.name = handle, name
+        self.max_threads = max_threads
+        self.static_shared = static_shared
+        self.default_shared = default_shared
+        self.optin = optin
+        self.dyn_limit = max(default_shared - static_shared, 0)
+
+
+def check_function_limits(cfg, info, set_attribute):
+    """Check ``cfg`` against the kernel's own limits; raise the function's
+    MAX_DYNAMIC_SHARED_SIZE_BYTES (``set_attribute(handle, name, value)``, cuFuncSetAttribute)
+    when it needs more dynamic shared memory than the default 48 KiB budget allows.
+
+    ValueError naming the limit and the value when threads per block exceed the function's
+    MAX_THREADS_PER_BLOCK, or static + dynamic shared bytes exceed the opt-in maximum."""
+    if cfg.nthreads > info.max_threads:
+        raise ValueError(f"kernel {info.name!r} can run at most {info.max_threads} threads per "
+                         f"block (its MAX_THREADS_PER_BLOCK, limited by its registers); the "
+                         f"launch asks {cfg.nthreads} (launch configuration {cfg.text})")
+    if cfg.sharedmem > info.dyn_limit:
+        total = info.static_shared + cfg.sharedmem
+        if total > info.optin:
+            raise ValueError(f"kernel {info.name!r} needs {total} bytes of shared memory per "
+                             f"block ({info.static_shared} static + {cfg.sharedmem} dynamic), "
+                             f"more than the device's MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = "
+                             f"{info.optin} bytes (launch configuration {cfg.text})")
+        set_attribute(info.handle, "MAX_DYNAMIC_SHARED_SIZE_BYTES", cfg.sharedmem)
+        info.dyn_limit = cfg.sharedmem
+    cfg.ok = info
+
+
+# -- argument packing -----------------------------------------------------------------------
+_SCALAR_FMT = {"b": "?", "i1": "b", "u1": "B", "i2": "h", "u2": "H", "i4": "i", "u4": "I",
+               "i8": "q", "u8": "Q", "f2": "e", "f4": "f", "f8": "d"}
+
+
+def _scalar_fmt(t):
+    dt = t.dtype
+    if dt.kind == "b":
+        return "?"
+    if dt.kind == "c":
+        f = _SCALAR_FMT["f%d" % (dt.itemsize // 2)]
+        return f + f
+    return _SCALAR_FMT["%s%d" % (dt.kind, dt.itemsize)]
+
+
+def param_layout(t, expr):
+    """``[(struct char, Python expression)]``: the kernel parameters of one argument of cujit
+    type ``t`` whose (converted) value is the expression ``expr``.
+
+    Raises TypeError for a type that cannot be a kernel argument."""
+    if isinstance(t, ct.Array):
+        if t.ndim == 0:
+            return [("Q", f"{expr}._data_ptr")]
+        return ([("Q", f"{expr}._data_ptr")]
+                + [("q", f"{expr}.shape[{i}]") for i in range(t.ndim)]
+                + [("q", f"{expr}.strides[{i}]") for i in range(t.ndim)])
+    if isinstance(t, ct.Complex):
+        f = _scalar_fmt(t)[0]
+        return [(f, f"{expr}.real"), (f, f"{expr}.imag")]
+    if isinstance(t, (ct.Boolean, ct.Integer, ct.Float)):
+        return [(_scalar_fmt(t), expr)]
+    if isinstance(t, ct.Record):
+        return [("Q", f"_ptr({expr})")]
+    if isinstance(t, (ct.UniTuple, ct.Tuple)):
+        out = []
+        for i, et in enumerate(t.types):
+            out += param_layout(et, f"{expr}[{i}]")
+        return out
+    raise TypeError(f"a {t} cannot be passed to a kernel")
+
+
+def _record_ptr(rec):
+    p = getattr(rec, "_data_ptr", None)
+    if p is None:
+        p = rec.device_ctypes_pointer.value or 0
+    return p
+
+
+class ArgPacker:
+    """Preallocated parameter buffer and ``void*[]`` for one kernel signature.
+
+    ``argtypes``: tuple of cujit types.  ``params`` is the address (int) of the ``void*[]``;
+    ``pack(args)`` writes the converted argument values (a tuple) into the buffer, raising
+    ``struct.error`` when a value does not fit its parameter type.  ``exprs`` (Python source
+    of the packed values, in terms of ``a0, a1, ...``) and ``namespace`` let the dispatcher
+    generate a fused fast path."""
+
+    def __init__(self, argtypes):
+        self.argtypes = tuple(argtypes)
+        items = []
+        for i, t in enumerate(self.argtypes):
+            items += param_layout(t, f"a{i}")
+        fmt, offsets, off = "<", [], 0
+        for ch, _ in items:
+            size = struct.calcsize("<" + ch)
+            pad = -off % size
+            fmt += "x" * pad
+            off += pad
+            offsets.append(off)
+            fmt += ch
+            off += size
+        self.nparams = len(items)
+        self.struct = struct.Struct(fmt)
+        self.buffer = (ctypes.c_uint64 * max(1, (off + 7) // 8))()    # 8-byte aligned
+        base = ctypes.addressof(self.buffer)
+        self.param_array = (ctypes.c_void_p * max(1, len(items)))(*[base + o for o in offsets])
+        self.params = ctypes.addressof(self.param_array)
+        self.exprs = ", ".join(e for _, e in items)
+        self.namespace = {"_pack_into": self.struct.pack_into, "_buf": self.buffer,
+                          "_ptr": _record_ptr}
+        names = ", ".join(f"a{i}" for i in range(len(self.argtypes)))
+        unpack = f"    {names}, = args\n" if self.argtypes else ""
+        src = (f"def pack(args):\n{unpack}"
+               f"    _pack_into(_buf, 0{', ' if self.exprs else ''}{self.exprs})\n")
+        ns = dict(self.namespace)
+        exec(compile(src, f"<cujit pack {self.struct.format}>", "exec"), ns)
+        self.pack = ns["pack"]
+
+    def values(self):
+        """The packed parameter values (tuple), read back from the buffer (for tests)."""
+        return self.struct.unpack_from(self.buffer, 0)
+
+
+
+# -- loaded kernels and launches -------------------------------------------------------------
+class LoadedKernel:
+    """A compiled specialisation loaded in one context: ``module`` (keeps it loaded), ``info``
+    (FunctionInfo), ``packer`` (ArgPacker), ``lock`` (guards the packer's buffer between
+    packing and the launch call), ``context``, ``generation`` (the context's reset count when
+    loaded), ``cu_func`` (what cuda-bindings' cuLaunchKernel takes)."""
+    __slots__ = ("module", "info", "packer", "lock", "context", "generation", "cu_func")
+
+
+def load_kernel(compiled, ctx, drv):
+    """Load ``compiled`` (``.cubin`` or ``.ptx``, ``.name``, ``.argtypes``,
+    ``.static_shared_bytes``) into context ``ctx`` → LoadedKernel.  The cubin is preferred;
+    PTX is loaded with its ``.version`` lowered to what the driver reads."""
+    from .linker import fit_ptx_version
+    image = compiled.cubin
+    if image is None:
+        image = fit_ptx_version(compiled.ptx, drv.driver_version()) + b"\0"
+    module = ctx.load_module(image)
+    handle = module.get_function(compiled.name)
+    lim = device_limits(ctx.device.id)
+    try:
+        static = int(drv.func_get_attribute(handle, "SHARED_SIZE_BYTES"))
+        max_threads = int(drv.func_get_attribute(handle, "MAX_THREADS_PER_BLOCK"))
+    except Exception:
+        static, max_threads = compiled.static_shared_bytes, lim["MAX_THREADS_PER_BLOCK"]
+    lk = LoadedKernel()
+    lk.module, lk.context, lk.generation = module, ctx, ctx._generation
+    lk.info = FunctionInfo(handle, compiled.name, max_threads, static,
+                           lim["MAX_SHARED_MEMORY_PER_BLOCK"],
+                           lim["MAX_SHARED_MEMORY_PER_BLOCK_OPTIN"])
+    lk.packer = ArgPacker(compiled.argtypes)
+    lk.lock = threading.Lock()
+    d = getattr(drv, "_d", None)
+    lk.cu_func = d.CUfunction(handle) if d is not None else handle
+    return lk
+
+
+_PLAIN_SCALARS = (int, float, bool, complex)
+
+
+def convert_arg(index, value, stream):
+    """A launch value → ``(value to pack, host array to copy back or None, fast_ok)``.
+
+    Device arrays (anything with ``_data_ptr``, including mapped/managed host arrays) and
+    scalars pass as they are; host NumPy arrays are copied to the device
+    (``cujit.arrays.auto_device``); CUDA-array-interface objects become views; ``__dlpack__``
+    objects go through ``from_dlpack``.  ``fast_ok`` says whether later launches may skip
+    this conversion (identity checks suffice)."""
+    if hasattr(value, "_data_ptr"):
+        return value, None, hasattr(value, "_layout") and not isinstance(value, np.ndarray)
+    if type(value) in _PLAIN_SCALARS or (isinstance(value, np.generic)
+                                         and value.dtype.fields is None):
+        return value, None, True
+    if isinstance(value, np.ndarray):
+        from ..arrays import auto_device
+        dev, copied = auto_device(value, stream=stream)
+        back = value if copied and value.flags.writeable and value.size else None
+        return dev, back, False
+    if hasattr(value, "__cuda_array_interface__"):
+        from ..arrays import auto_device
+        return auto_device(value, stream=stream)[0], None, False
+    if hasattr(value, "__dlpack__") and hasattr(value, "__dlpack_device__"):
+        from ..arrays import from_dlpack
+        return from_dlpack(value), None, False
+    return value, None, False
+
+
+def _pack_error(kernel_name, argtypes, values, exc):
+    for i, (t, v) in enumerate(zip(argtypes, values)):
+        items = param_layout(t, "v")
+        try:
+            struct.pack("<" + "".join(c for c, _ in items),
+                        *[eval(e, {"v": v, "_ptr": _record_ptr}) for _, e in items])
+        except (struct.error, TypeError, AttributeError) as e:
+            return TypeError(f"argument {i} of kernel {kernel_name!r} ({v!r:.60}) cannot be "
+                             f"passed as {t}: {e}")
+    return TypeError(f"the arguments of kernel {kernel_name!r} do not fit its parameter types "
+                     f"({', '.join(map(str, argtypes))}): {exc}")
+
+
+def launch_converted(disp, ctx, drv, cfg, args):
+    """The slow path of a launch on a real driver: convert the values, pick (or compile) the
+    specialisation, load it in ``ctx``, check the kernel's own limits, pack, launch, copy host
+    arrays back, and install a fast path for the next launch when the arguments allow."""
+    from .. import types as ct
+    name = disp.py_func.__qualname__
+    conv, back, fast_ok = [], [], True
+    for i, a in enumerate(args):
+        v, host, ok = convert_arg(i, a, cfg.stream)
+        conv.append(v)
+        fast_ok &= ok
+        if host is not None:
+            back.append((host, v))
+    argtypes = []
+    for i, v in enumerate(conv):
+        try:
+            argtypes.append(ct.typeof(v))
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"argument {i} of kernel {name}: {exc}") from None
+    spec = disp._pick_signature(tuple(argtypes))
+    lk = spec.loaded(ctx, drv)
+    check_function_limits(cfg, lk.info, drv.func_set_attribute)
+    conv = tuple(conv)
+    with lk.lock:
+        try:
+            lk.packer.pack(conv)
+        except (struct.error, TypeError, AttributeError) as exc:
+            raise _pack_error(name, spec.argtypes, conv, exc) from None
+        drv.launch_kernel(lk.info.handle, *cfg.griddim, *cfg.blockdim, cfg.sharedmem,
+                          cfg.stream_handle, lk.packer.params)
+    for host, dev in back:
+        dev.copy_to_host(host, stream=cfg.stream)
+    if back and cfg.stream_handle:
+        drv.stream_synchronize(cfg.stream_handle)
+    if fast_ok and not drv.is_simulator and hasattr(drv, "_cuLaunchKernel"):
+        f = make_fast(lk, args, drv)
+        disp._fast = f
+        fasts = disp._fasts
+        fasts.insert(0, f)
+        del fasts[8:]
+
+
+def _raise_launch(err, cfg):
+    from ..driver.errors import CudaAPIError
+    raise CudaAPIError(int(err), f"launch configuration {cfg.text}", "cuLaunchKernel")
+
+
+def make_fast(lk, args, drv):
+    """Generate the fast launch function for ``lk`` and arguments shaped like ``args`` (device
+    arrays with ``_layout`` and scalars): ``fast(cfg, args) -> bool``, False when any check
+    fails (then nothing was launched and the caller takes the slow path).
+
+    The function owns a fresh ArgPacker and works only in the thread that made it, so no lock
+    is needed between writing the parameter buffer and cuLaunchKernel reading it; other
+    threads take the slow path, which locks ``lk.lock``.  ``cfg.ok is INFO`` stands for "this
+    configuration was checked against this kernel's limits in its context" (set by the slow
+    path), and the context check is the identity of the thread's current context."""
+    from ..devices import _tls
+    n = len(args)
+    packer = ArgPacker(lk.packer.argtypes)
+    ns = dict(packer.namespace)
+    guards = []
+    for i, a in enumerate(args):
+        ns[f"T{i}"] = type(a)
+        if hasattr(a, "_layout"):
+            ns[f"D{i}"] = a.dtype
+            guards.append(f"type(a{i}) is not T{i} or a{i}.dtype is not D{i} or "
+                          f"a{i}.ndim != {int(a.ndim)} or a{i}._layout != {a._layout!r}")
+        else:
+            guards.append(f"type(a{i}) is not T{i}")
+    ns.update(INFO=lk.info, TLS=_tls, CTX=lk.context, GEN=lk.generation,
+              LAUNCH=drv._cuLaunchKernel, FN=lk.cu_func, PARAMS=packer.params,
+              RAISE=_raise_launch, _StructError=struct.error, get_ident=threading.get_ident,
+              OWNER=threading.get_ident(), _packer=packer)
+    names = "".join(f"a{i}, " for i in range(n))
+    lines = ["def fast(cfg, args):",
+             f"    if len(args) != {n} or cfg.ok is not INFO or get_ident() != OWNER:",
+             "        return False"]
+    if n:
+        lines.append(f"    {names}= args")
+        lines.append(f"    if {' or '.join(guards)}:")
+        lines.append("        return False")
+    lines += [
+        "    try:",
+        "        if TLS.ctx is not CTX or CTX._generation != GEN:",
+        "            return False",
+        f"        _pack_into(_buf, 0{', ' if packer.exprs else ''}{packer.exprs})",
+        "    except (AttributeError, _StructError):",
+        "        return False",
+        "    err, = LAUNCH(FN, *cfg.largs, PARAMS, 0)",
+        "    if err:",
+        "        RAISE(err, cfg)",
+        "    return True",
+    ]
+    exec(compile("\n".join(lines) + "\n", f"<cujit fast launch {lk.info.name}>", "exec"), ns)
+    fast = ns["fast"]
+    fast.packer = packer
+    return fast
