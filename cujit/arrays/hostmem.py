@@ -94,9 +94,11 @@ def pinned_buffer(nbytes):
     global _cache_bytes
     if nbytes > CACHE_MAX_BUFFER:
         mem = _runtime.current_context().memhostalloc(nbytes)
-        raw = _u8(mem.host_pointer, nbytes)
+        # A fresh ndarray over its own ctypes buffer: arrays built on it (``np.ndarray(...,
+        # buffer=arr)``, views) keep ``arr`` itself as their base, so the finalizer below
+        # waits for all of them.  (A view of another ndarray would be collapsed away.)
+        arr = _u8(mem.host_pointer, nbytes)
         _register_range(mem.host_pointer, nbytes)
-        arr = raw.view()
         # the finalizer holds ``mem`` (whose own finalizer frees the memory) until ``arr`` dies
         weakref.finalize(arr, _release_big, mem)
         return arr
@@ -115,7 +117,7 @@ def pinned_buffer(nbytes):
         mem = ctx.memhostalloc(key)
         entry = (mem, _u8(mem.host_pointer, key), ctx)
         _register_range(mem.host_pointer, key)
-    arr = entry[1][:nbytes]
+    arr = _u8(entry[0].host_pointer, nbytes)     # not entry[1][:nbytes]: see above
     weakref.finalize(arr, _give_back, key, entry)
     return arr
 

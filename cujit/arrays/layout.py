@@ -359,16 +359,24 @@ def view_dtype(shape, strides, old_itemsize, new_itemsize):
     if not shape:
         raise ValueError("Changing the dtype of a 0d array is only supported if the itemsize "
                          "is unchanged")
-    if new_itemsize == 0:
-        raise ValueError("Changing the dtype to a 0-size dtype is not supported")
     last = shape[-1]
-    if last != 1 and strides[-1] != old_itemsize:
+    size = 1
+    for n in shape:
+        size *= n
+    if last != 1 and size != 0 and strides[-1] != old_itemsize:
         raise ValueError("To change to a dtype of a different size, the last axis must be "
-                         f"contiguous (its stride is {strides[-1]}, the itemsize "
+                         f"contiguous (its stride is {strides[-1]} bytes, the itemsize "
                          f"{old_itemsize})")
-    nbytes = last * old_itemsize
-    if nbytes % new_itemsize:
-        raise ValueError(f"When changing to a {'smaller' if new_itemsize < old_itemsize else 'larger'} "
-                         f"dtype, its size must be a divisor of the size of the original dtype "
-                         f"(last axis: {nbytes} bytes, new itemsize {new_itemsize})")
-    return shape[:-1] + (nbytes // new_itemsize,), strides[:-1] + (new_itemsize,)
+    if new_itemsize < old_itemsize:
+        if new_itemsize == 0 or old_itemsize % new_itemsize:
+            raise ValueError(f"When changing to a smaller dtype, its size ({new_itemsize}) must "
+                             f"be a divisor of the size of original dtype ({old_itemsize})")
+        newlast = last * (old_itemsize // new_itemsize)
+    else:
+        nbytes = last * old_itemsize
+        if nbytes % new_itemsize:
+            raise ValueError(f"When changing to a larger dtype, its size ({new_itemsize}) must "
+                             f"be a divisor of the total size in bytes of the last axis of the "
+                             f"array ({nbytes})")
+        newlast = nbytes // new_itemsize
+    return shape[:-1] + (newlast,), strides[:-1] + (new_itemsize,)

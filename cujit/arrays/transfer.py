@@ -123,14 +123,19 @@ def _run(p, dst, src, stream, drv):
 
 def _packed_like(shape, strides, dtype):
     """A new host array of ``shape`` whose axis order follows ``strides`` (same as the device
-    side), so that device <-> staging copies merge into as few rows as possible."""
+    side, stride signs included), so that device <-> staging copies merge into as few rows
+    as possible."""
     from .layout import packed_strides_like
     ps = packed_strides_like(shape, strides, dtype.itemsize)
     nbytes = dtype.itemsize
     for n in shape:
         nbytes *= n
     buf = np.empty(nbytes, np.uint8)
-    return np.ndarray(shape, dtype, buffer=buf, strides=ps)
+    out = np.ndarray(shape, dtype, buffer=buf, strides=ps)
+    if any(s < 0 for s in strides):
+        # same stride signs as the device side, so the planner's flips keep pitches positive
+        out = out[tuple(slice(None, None, -1) if s < 0 else slice(None) for s in strides)]
+    return out
 
 
 def copy_htod(dst_ptr, dst_shape, dst_strides, src, stream=0):
