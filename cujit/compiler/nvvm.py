@@ -118,7 +118,7 @@ def compile_ptx(llvm_ir, cc=(9, 0), *, opt=3, fastmath=False, debug=False, linei
     """
     text = llvm_ir.encode() if isinstance(llvm_ir, str) else bytes(llvm_ir)
     if libdevice is None:
-        libdevice = b"@__nv_" in text
+        libdevice = b"@__nv_" in text or b"@\"__nv_" in text   # llvmlite quotes names
     arch = arch_option(cc)
     nvvm = _nvvm()
     if nvvm is None:
