@@ -16,6 +16,7 @@ import weakref
 
 from .driver import get_driver
 from .driver.errors import CudaSupportError, CudaAPIError
+from .memory.deallocations import is_exiting as _exiting
 
 __all__ = ["select_device", "get_current_device", "list_devices", "gpus", "close", "detect",
            "is_available", "current_context", "synchronize", "defer_cleanup", "Device",
@@ -171,12 +172,24 @@ class Context:
         """weakref.finalize target for streams, events and modules: queue ``dtor(handle)`` on
         ``self.deallocations`` unless the context was reset/closed since (resource gone)."""
         try:
-            if generation == self._generation and not self._closed:
+            if generation == self._generation and not self._closed and not _exiting():
                 self.deallocations.add_item(dtor, handle)
         except Exception:      # finalizers must never raise (interpreter exit)
             pass
 
     # -- memory --------------------------------------------------------------------------
+    @property
+    def memory_manager(self):
+        """The context's EMM memory manager (replaceable: assigning a manager instance
+        routes this context's allocations through it from then on)."""
+        return self._memory_manager
+
+    @memory_manager.setter
+    def memory_manager(self, manager):
+        self._memory_manager = manager
+        # The allocation hot path skips one Python call: ctx.memalloc is the manager's.
+        self.__dict__["memalloc"] = manager.memalloc
+
     def memalloc(self, bytesize):
         """Device memory of ``bytesize`` bytes → :class:`~cujit.memory.MemoryPointer`
         (through the memory manager; see its errors)."""

@@ -69,22 +69,27 @@ def _setting_reader(attr):
         return lambda: getattr(config, attr)
     overrides = config._overrides
     keys = [encode(name) for name in config.env_names(attr)]
+    get = data.get
+    first = keys[0]
+    second = keys[1] if len(keys) > 1 else first
     parsed = {}
     default = _default_of(attr)
 
     def read():
-        value = overrides.get(attr, _MISSING)
-        if value is not _MISSING:
-            return value
-        for k in keys:
-            text = data.get(k)
-            if text is not None:
-                value = parsed.get(text, _MISSING)
-                if value is _MISSING:
-                    value = getattr(config, attr)   # parses, or raises a clear ValueError
-                    parsed[text] = value
+        if overrides:
+            value = overrides.get(attr, _MISSING)
+            if value is not _MISSING:
                 return value
-        return default
+        text = get(first)
+        if text is None:
+            text = get(second)
+            if text is None:
+                return default
+        value = parsed.get(text, _MISSING)
+        if value is _MISSING:
+            value = getattr(config, attr)   # parses, or raises a clear ValueError
+            parsed[text] = value
+        return value
 
     return read
 
@@ -123,10 +128,11 @@ class PendingDeallocs:
     def add_item(self, dtor, handle, size=0):
         """Queue ``dtor(handle)``; ``size`` is the bytes it frees (0 for streams, events,
         modules).  Flushes when the count or byte limit is now exceeded (unless disabled)."""
-        self._cons.append((dtor, handle, size))
-        self._size += size
-        if not self._disable_count and (len(self._cons) > _max_count()
-                                        or self._size > _max_ratio() * self._capacity):
+        cons = self._cons
+        cons.append((dtor, handle, size))
+        total = self._size = self._size + size
+        if not self._disable_count and (len(cons) > _max_count()
+                                        or total > _max_ratio() * self._capacity):
             self.clear()
 
     def _over_limits(self):
@@ -154,14 +160,14 @@ class PendingDeallocs:
         if ctx is not None:
             ctx._make_current()
         cons = self._cons
+        pop = cons.popleft
         n = 0
         try:
-            while cons:
+            while True:
                 try:
-                    dtor, handle, size = cons.popleft()
-                except IndexError:      # emptied by another path
+                    dtor, handle, size = pop()
+                except IndexError:
                     break
-                self._size -= size
                 try:
                     dtor(handle)
                 except Exception as exc:
@@ -175,8 +181,8 @@ class PendingDeallocs:
         finally:
             self.freed_count += n
             self.flush_count += 1
-            if not cons:
-                self._size = 0
+            # Recount rather than subtract per entry: cheaper, and exact after a failure.
+            self._size = sum([e[2] for e in cons]) if cons else 0
 
     def _drop_all(self):
         """Forget every queued free without running it (the context was reset: the memory

@@ -14,14 +14,13 @@ Every built-in manager keeps statistics (R-EMM-3, :meth:`HostOnlyCUDAMemoryManag
 import abc
 import contextlib
 import importlib
-import weakref
 from collections import namedtuple
 
 from ..driver import get_driver
 from ..driver.errors import CudaAPIError, CUDA_ERROR_OUT_OF_MEMORY, CUDA_ERROR_INVALID_CONTEXT
 from .deallocations import PendingDeallocs, _Exit
 from .pointers import (AutoFreePointer, MemoryPointer, PinnedMemory, MappedMemory,
-                       ManagedMemory, MemoryInfo, IpcHandle, _ptr_value)
+                       ManagedMemory, MemoryInfo, IpcHandle, _ptr_value, _Finalizer)
 
 __all__ = ["BaseCUDAMemoryManager", "HostOnlyCUDAMemoryManager", "GetIpcHandleMixin",
            "NumbaCUDAMemoryManager", "set_memory_manager", "MemoryStats",
@@ -29,7 +28,7 @@ __all__ = ["BaseCUDAMemoryManager", "HostOnlyCUDAMemoryManager", "GetIpcHandleMi
 
 EMM_INTERFACE_VERSION = 1
 _SIZE_T_MAX = (1 << 64) - 1
-_finalize = weakref.finalize
+_finalize = _Finalizer
 _new = object.__new__
 
 MemoryStats = namedtuple("MemoryStats", [
@@ -117,7 +116,7 @@ class BaseCUDAMemoryManager(abc.ABC):
 
 
 def _queue_free(mgr, dtor, ptr, size, gen, device_bytes):
-    """weakref.finalize target: queue ``dtor(ptr)`` unless the context's generation moved on
+    """Finalizer target: queue ``dtor(ptr)`` unless the context's generation moved on
     (reset/close: the memory is already gone) or the interpreter is exiting.  Never raises."""
     try:
         if _Exit.exiting or gen != mgr.context._generation:
@@ -133,7 +132,7 @@ def _queue_free(mgr, dtor, ptr, size, gen, device_bytes):
 
 
 def _unpin(mgr, ptr, size, gen):
-    """weakref.finalize target for mempin: unregister at once (R-DEA-5), not queued."""
+    """Finalizer target for mempin: unregister at once (R-DEA-5), not queued."""
     try:
         if _Exit.exiting:
             return

@@ -11,18 +11,16 @@ default manager's.  ``trim()`` returns cached memory to the driver (cuMemPoolTri
 Select it with ``cujit.set_memory_manager(cujit.PoolMemoryManager)`` or
 ``NUMBA_CUDA_MEMORY_MANAGER=cujit.memory.pool``.
 """
-import weakref
-
 from ..driver.errors import CudaAPIError
 from .managers import (GetIpcHandleMixin, HostOnlyCUDAMemoryManager, _check_alloc_size,
                        _SIZE_T_MAX,
                        _queue_free)
-from .pointers import AutoFreePointer
+from .pointers import AutoFreePointer, _Finalizer
 
 __all__ = ["PoolMemoryManager"]
 
 _RELEASE_ALL_NEVER = (1 << 64) - 1
-_finalize = weakref.finalize
+_finalize = _Finalizer
 _new = object.__new__
 
 

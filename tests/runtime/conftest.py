@@ -4,8 +4,12 @@ import pytest
 
 @pytest.fixture
 def ctx():
-    """The current context, with both pending queues flushed so counts start at 0."""
+    """The current context, with both pending queues flushed so counts start at 0 (after a
+    garbage collection, so objects of earlier tests caught in cycles cannot land in the
+    queues during this test)."""
+    import gc
     import cujit
+    gc.collect()
     c = cujit.current_context()
     c.memory_manager.deallocations.clear()
     c.deallocations.clear()
