@@ -21,7 +21,7 @@ import os
 import platform
 import sys
 
-__all__ = ["main", "probe_gpu", "gather_info", "format_info"]
+__all__ = ["main", "probe_gpu", "gather_info", "format_info", "load_bench_runner"]
 
 
 def probe_gpu():
@@ -309,12 +309,22 @@ def cmd_bench(args):
         print(f"cujit bench: {path} not found; the benchmarks live in a source checkout "
               "(git clone, then `python -m pip install -e .`)", file=sys.stderr)
         return 2
-    sys.path.insert(0, bdir)
-    try:
-        runner = importlib.import_module("runner")
-    finally:
-        sys.path.remove(bdir)
-    return runner.main(args)
+    return load_bench_runner(path).main(args)
+
+
+def load_bench_runner(path=None):
+    """Import ``benchmarks/runner.py`` (not an installed package) as ``cujit_bench_runner``."""
+    import importlib.util
+    path = path or os.path.join(_benchmarks_dir(), "runner.py")
+    spec = importlib.util.spec_from_file_location("cujit_bench_runner", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _demo_tasks():
+    from .demo import TASKS
+    return TASKS
 
 
 def _parser():
@@ -327,7 +337,8 @@ def _parser():
     d.add_argument("--json", nargs="?", const="-", metavar="PATH",
                    help="write the results as JSON to PATH (default: stdout; the table then "
                         "goes to stderr)")
-    d.add_argument("--only", nargs="+", metavar="TASK", help=argparse.SUPPRESS)
+    d.add_argument("--only", nargs="+", metavar="TASK", choices=_demo_tasks(),
+                   help="run only these tasks: %(choices)s")
     i = sub.add_parser("info", help="versions, driver, toolchain, devices, configuration")
     i.add_argument("--json", nargs="?", const="-", metavar="PATH", help="also write JSON")
     b = sub.add_parser("bench", help="side-by-side benchmarks (cujit, numba-cuda, CuPy)")
@@ -339,6 +350,8 @@ def _parser():
     b.add_argument("--sim", action="store_true",
                    help="run the cujit side on the simulator (figures are meaningless; a "
                         "smoke test of the runner)")
+    b.add_argument("--results", action="store_true",
+                   help="rewrite benchmarks/RESULTS.md with this run's table and date")
     b.add_argument("--timeout", type=float, default=300.0,
                    help="seconds each side may run (default 300)")
     return p
@@ -347,5 +360,11 @@ def _parser():
 def main(argv=None):
     """Entry point; returns the process exit status (int)."""
     args = _parser().parse_args(argv)
+    from .config import config
+    try:
+        config.as_dict()            # a malformed environment variable: say so, no traceback
+    except ValueError as exc:
+        print(f"python -m cujit {args.command}: {exc}", file=sys.stderr)
+        return 2
     cmd = {"demo": cmd_demo, "info": cmd_info, "bench": cmd_bench}[args.command]
     return cmd(args)

@@ -6,21 +6,23 @@ to what every manager has: ``get_memory_info()`` and the pending queue's length.
 """
 __all__ = ["memory_report", "format_report"]
 
-# Names a manager's statistics may use for each reported figure, first match wins.
+# Names a manager's statistics may use for each reported figure, first match wins: cujit's
+# ``get_stats()`` (MemoryStats) first, then spellings other EMM plugins use.
 _FIELDS = {
-    "in_use": ("in_use", "bytes_in_use", "current", "used"),
-    "peak": ("peak", "peak_bytes", "bytes_peak", "max_in_use"),
-    "reserved": ("reserved", "bytes_reserved"),
-    "allocations": ("allocations", "num_allocations", "allocs", "n_allocations"),
-    "frees": ("frees", "num_frees", "n_frees"),
-    "pending": ("pending", "pending_frees", "pending_count"),
+    "in_use": ("bytes_in_use", "in_use", "current"),
+    "peak": ("peak_bytes_in_use", "peak", "peak_bytes"),
+    "reserved": ("reserved_bytes", "reserved"),
+    "allocations": ("alloc_count", "allocations", "num_allocations"),
+    "live_allocations": ("live_allocations",),
+    "pending": ("pending_frees", "pending"),
     "pending_bytes": ("pending_bytes",),
-    "flushes": ("flushes", "num_flushes", "flush_count"),
+    "flushes": ("flushes", "flush_count"),
+    "host_in_use": ("host_bytes_in_use",),
 }
 
 
 def _raw_stats(mm):
-    for name in ("get_statistics", "statistics", "stats", "get_stats"):
+    for name in ("get_stats", "get_statistics", "statistics", "stats"):
         obj = getattr(mm, name, None)
         if obj is None:
             continue

@@ -1,0 +1,265 @@
+"""``python -m cujit bench``: run every side in its own process, merge, print the table.
+
+Sides (each ``side_<name>.py`` prints one JSON line, see :mod:`bench_common`): ``cujit``,
+``bare`` (cuda-bindings floors), ``numba`` (numba-cuda) and ``cupy``, one after the other on
+the same machine in the same run.  numba-cuda runs with ``PYTHONPATH=/tmp/peers`` when the
+peer wheels are there; if ``.whl/`` exists in the repository root and ``/tmp/peers`` does not,
+they are installed there first (``pip install --no-index --no-deps --target /tmp/peers``).
+
+Ratios are cujit's cost over the peer's: time ÷ time, or for bandwidths the peer's GB/s ÷
+cujit's — so below 1 means cujit is faster, above 1 slower, for every row alike.
+"""
+import datetime
+import glob
+import json
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+PEERS = "/tmp/peers"
+SIDES = ("cujit", "bare", "numba", "cupy")
+PEER_COLUMNS = ("bare", "numba", "cupy")
+
+# key -> (label, unit, target); target: ('ratio', peer, limit) | ('max', limit) | ('min', limit)
+ROWS = {
+    "launch_1arg_us": ("launch, 1 array arg", "us", ("ratio", "bare", 1.2)),
+    "launch_5args_us": ("launch, 3 arrays + 2 scalars", "us", ("ratio", "bare", 1.4)),
+    "alloc_free_us": ("device_array(1024, f32) + drop", "us", ("ratio", "bare", 1.4)),
+    "pool_alloc_free_us": ("pool alloc + free (floor only)", "us", None),
+    "to_device_4k_us": ("to_device 4 KiB", "us", ("max", 15.0)),
+    "copy_to_host_4k_us": ("copy_to_host 4 KiB", "us", ("max", 12.0)),
+    "pinned_array_4k_us": ("pinned_array 4 KiB", "us", ("max", 10.0)),
+    "htod_pageable_256m_gbps": ("H->D 256 MiB pageable", "GB/s", ("min", 20.0)),
+    "htod_pinned_256m_gbps": ("H->D 256 MiB pinned", "GB/s", ("min", 50.0)),
+    "dtoh_pageable_256m_gbps": ("D->H 256 MiB pageable", "GB/s", None),
+    "dtoh_pinned_256m_gbps": ("D->H 256 MiB pinned", "GB/s", None),
+    "dtod_256m_gbps": ("D->D 256 MiB (read+write)", "GB/s", ("min", 3500.0)),
+    "kernel_axpy_us": ("kernel axpy (2^26 f32)", "us", ("ratio", "numba", 1.05)),
+    "kernel_matmul_us": ("kernel tiled matmul 2048^2", "us", ("ratio", "numba", 1.05)),
+    "kernel_reduce_us": ("kernel reduction (2^26 f32)", "us", ("ratio", "numba", 1.05)),
+    "kernel_stencil_us": ("kernel stencil 4096^2", "us", ("ratio", "numba", 1.05)),
+    "first_launch_s": ("first compile+launch (fresh process)", "s", ("max", 0.5)),
+}
+
+
+# -- running the sides ----------------------------------------------------------------------
+def _peer_env():
+    """Environment for the numba side: PYTHONPATH=/tmp/peers when the wheels are (made) there."""
+    env = dict(os.environ)
+    wheels = sorted(glob.glob(os.path.join(ROOT, ".whl", "*.whl")))
+    if wheels and not os.path.isdir(PEERS):
+        subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-index", "--no-deps",
+                        "--target", PEERS, *wheels], check=False)
+    if os.path.isdir(PEERS):
+        env["PYTHONPATH"] = PEERS
+    return env
+
+
+def side_command(side, quick):
+    """``(argv, env)`` that runs one side."""
+    argv = [sys.executable, os.path.join(HERE, f"side_{side}.py")] + (["--quick"] if quick else [])
+    if side == "numba":
+        return argv, _peer_env()
+    env = dict(os.environ)
+    env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "") if env.get(
+        "PYTHONPATH") else ROOT
+    return argv, env
+
+
+def parse_side_output(side, returncode, stdout, stderr):
+    """The side's JSON document from its output; a crashed side becomes a skipped one."""
+    for line in reversed(stdout.strip().splitlines()):
+        if line.startswith("{"):
+            try:
+                return json.loads(line)
+            except ValueError:
+                break
+    tail = (stderr or stdout).strip().splitlines()[-3:]
+    return {"side": side, "figures": {}, "errors": {}, "versions": {}, "device": None,
+            "skipped": f"crashed (exit {returncode}): {' | '.join(tail)}"}
+
+
+def run_side(side, quick, timeout):
+    argv, env = side_command(side, quick)
+    try:
+        p = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=timeout,
+                           cwd=ROOT)
+    except subprocess.TimeoutExpired:
+        return {"side": side, "figures": {}, "errors": {}, "versions": {}, "device": None,
+                "skipped": f"timed out after {timeout:g} s"}
+    return parse_side_output(side, p.returncode, p.stdout, p.stderr)
+
+
+# -- merging and the table ------------------------------------------------------------------
+def merge(docs):
+    """``{'sides': {name: doc without figures}, 'figures': {key: {side: value}}}``."""
+    merged = {"sides": {}, "figures": {}}
+    for doc in docs:
+        name = doc["side"]
+        merged["sides"][name] = {k: v for k, v in doc.items() if k != "figures"}
+        for key, value in doc.get("figures", {}).items():
+            merged["figures"].setdefault(key, {})[name] = value
+    return merged
+
+
+def _unit(key):
+    return ROWS[key][1] if key in ROWS else ("GB/s" if key.endswith("_gbps") else
+                                             "s" if key.endswith("_s") else "us")
+
+
+def cost_ratio(key, mine, theirs):
+    """cujit's cost relative to a peer's (below 1: cujit faster); None when not computable."""
+    if mine is None or theirs is None or mine <= 0 or theirs <= 0:
+        return None
+    return theirs / mine if _unit(key) == "GB/s" else mine / theirs
+
+
+def target_text(target):
+    if target is None:
+        return ""
+    if target[0] == "ratio":
+        return f"<= {target[2]:g}x {target[1]}"
+    return f"{'<=' if target[0] == 'max' else '>='} {target[1]:g}"
+
+
+def meets(target, value, ratios):
+    """True/False when the target can be judged, else None."""
+    if target is None or value is None:
+        return None
+    if target[0] == "ratio":
+        r = ratios.get(target[1])
+        return None if r is None else r <= target[2]
+    return value <= target[1] if target[0] == "max" else value >= target[1]
+
+
+def build_table(merged):
+    """One dict per row: key, label, unit, one value per side, ratios vs each peer, target,
+    meets.  Rows in :data:`ROWS` order, then any extra keys a side reported."""
+    figures = merged["figures"]
+    keys = [k for k in ROWS if k in figures] + sorted(k for k in figures if k not in ROWS)
+    rows = []
+    for key in keys:
+        label, unit, target = ROWS.get(key, (key, _unit(key), None))
+        vals = figures[key]
+        mine = vals.get("cujit")
+        ratios = {p: cost_ratio(key, mine, vals.get(p)) for p in PEER_COLUMNS}
+        rows.append({"key": key, "label": label, "unit": unit,
+                     **{s: vals.get(s) for s in SIDES},
+                     "ratios": ratios, "target": target_text(target),
+                     "meets": meets(target, mine, ratios)})
+    return rows
+
+
+def _num(v, unit):
+    if v is None:
+        return "-"
+    if unit == "s":
+        return f"{v:.3f}"
+    return f"{v:.1f}" if v >= 100 else f"{v:.2f}"
+
+
+def format_table(rows):
+    """The table as GitHub markdown (also readable in a terminal)."""
+    head = ["benchmark", "unit", "cujit", "bare", "numba-cuda", "CuPy",
+            "vs bare", "vs numba", "vs CuPy", "target", "ok"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for r in rows:
+        ratios = [("-" if r["ratios"][p] is None else f"{r['ratios'][p]:.2f}x")
+                  for p in PEER_COLUMNS]
+        ok = {True: "yes", False: "NO", None: ""}[r["meets"]]
+        cells = [r["label"], r["unit"]] + [_num(r[s], r["unit"]) for s in SIDES] + ratios + \
+                [r["target"], ok]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def headline(rows):
+    """A few ready-to-paste lines for the README: the ratio rows that have a target."""
+    out = []
+    for r in rows:
+        t = ROWS.get(r["key"], (None, None, None))[2]
+        if t and t[0] == "ratio" and r["ratios"].get(t[1]) is not None:
+            out.append(f"- {r['label']}: {r['ratios'][t[1]]:.2f}x {t[1]} (target {r['target']})")
+        elif t and r["cujit"] is not None and t[0] != "ratio":
+            out.append(f"- {r['label']}: {_num(r['cujit'], r['unit'])} {r['unit']} "
+                       f"(target {r['target']})")
+    return out
+
+
+def plot(rows, path):
+    """Bar chart of the cost ratios vs each peer (log scale, 1 = parity) into ``path``."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    rows = [r for r in rows if any(v is not None for v in r["ratios"].values())]
+    fig, ax = plt.subplots(figsize=(10, 0.45 * len(rows) + 1.5))
+    h = 0.8 / len(PEER_COLUMNS)
+    for j, peer in enumerate(PEER_COLUMNS):
+        ys = [i + j * h for i in range(len(rows))]
+        xs = [r["ratios"][peer] or 0 for r in rows]
+        ax.barh(ys, xs, height=h, label=f"vs {peer}")
+    ax.set_yticks([i + h for i in range(len(rows))])
+    ax.set_yticklabels([r["label"] for r in rows])
+    ax.axvline(1.0, color="k", lw=0.8)
+    ax.set_xscale("log")
+    ax.set_xlabel("cujit cost / peer cost (below 1: cujit faster)")
+    ax.invert_yaxis()
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+
+
+def results_markdown(merged, rows, when=None):
+    """The text of ``benchmarks/RESULTS.md`` for this run."""
+    when = when or datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    devices = {d.get("device") for d in merged["sides"].values() if d.get("device")}
+    vers = ", ".join(f"{k} {v}" for d in merged["sides"].values()
+                     for k, v in (d.get("versions") or {}).items())
+    skipped = [f"{n}: {d['skipped']}" for n, d in merged["sides"].items() if d.get("skipped")]
+    parts = [f"# Benchmark results\n\nLatest run: {when} on {', '.join(sorted(devices)) or '?'}"
+             f" (`python -m cujit bench`).\n\nVersions: {vers}.\n",
+             "Medians: microseconds (us), GB/s (10^9 B/s), seconds (s).  Ratios are cujit's "
+             "cost over the peer's (below 1: cujit faster).\n", format_table(rows), ""]
+    if skipped:
+        parts.append("Sides not run: " + "; ".join(skipped) + "\n")
+    return "\n".join(parts)
+
+
+def main(args):
+    """Run the sides named in ``args.sides`` (default all), print, write JSON/plot/results."""
+    sides = args.sides or list(SIDES)
+    unknown = [s for s in sides if s not in SIDES]
+    if unknown:
+        print(f"unknown side(s) {unknown}; expected some of {list(SIDES)}", file=sys.stderr)
+        return 2
+    if getattr(args, "sim", False):
+        os.environ["CUJIT_ENABLE_CUDASIM"] = "1"
+    docs = []
+    for side in sides:
+        print(f"running side {side} ...", file=sys.stderr, flush=True)
+        doc = run_side(side, args.quick, args.timeout)
+        if doc.get("skipped"):
+            print(f"  {side}: skipped - {doc['skipped']}", file=sys.stderr)
+        for key, err in (doc.get("errors") or {}).items():
+            print(f"  {side}: {key} failed - {err}", file=sys.stderr)
+        docs.append(doc)
+    merged = merge(docs)
+    rows = build_table(merged)
+    print(format_table(rows))
+    for line in headline(rows):
+        print(line)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"merged": merged, "rows": rows}, f, indent=2)
+    if args.plot:
+        try:
+            plot(rows, args.plot)
+        except ImportError:
+            print("--plot needs matplotlib: pip install 'cujit[plot]'", file=sys.stderr)
+            return 2
+    if getattr(args, "results", False):
+        with open(os.path.join(HERE, "RESULTS.md"), "w") as f:
+            f.write(results_markdown(merged, rows))
+    return 0

@@ -1,0 +1,148 @@
+"""The benchmark runner's merging, ratios, targets and table on canned side outputs."""
+import json
+import types
+
+import functools
+
+import pytest
+from hypothesis import given, strategies as st
+
+CUJIT = {"side": "cujit", "versions": {"cujit": "0.1.0"}, "device": "NVIDIA H200",
+         "errors": {}, "skipped": None,
+         "figures": {"launch_1arg_us": 3.0, "alloc_free_us": 4.0, "to_device_4k_us": 20.0,
+                     "htod_pinned_256m_gbps": 50.0, "kernel_axpy_us": 105.0,
+                     "first_launch_s": 0.4}}
+BARE = {"side": "bare", "versions": {}, "device": "NVIDIA H200", "errors": {}, "skipped": None,
+        "figures": {"launch_1arg_us": 2.0, "alloc_free_us": 4.0, "htod_pinned_256m_gbps": 55.0,
+                    "pool_alloc_free_us": 0.5}}
+NUMBA = {"side": "numba", "versions": {"numba": "0.61"}, "device": "NVIDIA H200", "errors": {},
+         "skipped": None, "figures": {"launch_1arg_us": 6.0, "kernel_axpy_us": 100.0}}
+CUPY = {"side": "cupy", "versions": {}, "device": None, "errors": {}, "figures": {},
+        "skipped": "CuPy not usable: ModuleNotFoundError"}
+
+
+@functools.lru_cache(maxsize=None)
+def _runner():
+    from cujit.cli import load_bench_runner
+    return load_bench_runner()
+
+
+def _table(bench_runner):
+    merged = bench_runner.merge([CUJIT, BARE, NUMBA, CUPY])
+    return merged, {r["key"]: r for r in bench_runner.build_table(merged)}
+
+
+def test_merge_collects_figures_per_key_and_side(bench_runner):
+    merged, _ = _table(bench_runner)
+    assert merged["figures"]["launch_1arg_us"] == {"cujit": 3.0, "bare": 2.0, "numba": 6.0}
+    assert merged["sides"]["cupy"]["skipped"].startswith("CuPy not usable")
+    assert "figures" not in merged["sides"]["cujit"]
+
+
+def test_ratios_are_costs_for_times_and_bandwidths(bench_runner):
+    _, rows = _table(bench_runner)
+    assert rows["launch_1arg_us"]["ratios"]["bare"] == pytest.approx(1.5)
+    assert rows["launch_1arg_us"]["ratios"]["numba"] == pytest.approx(0.5)
+    assert rows["launch_1arg_us"]["ratios"]["cupy"] is None
+    # 55 GB/s bare vs 50 GB/s cujit: cujit costs 1.1x
+    assert rows["htod_pinned_256m_gbps"]["ratios"]["bare"] == pytest.approx(1.1)
+
+
+def test_targets_judged(bench_runner):
+    _, rows = _table(bench_runner)
+    assert rows["launch_1arg_us"]["meets"] is False          # 1.5x > 1.2x bare
+    assert rows["alloc_free_us"]["meets"] is True            # 1.0x <= 1.4x
+    assert rows["to_device_4k_us"]["meets"] is False         # 20 us > 15 us
+    assert rows["htod_pinned_256m_gbps"]["meets"] is True    # 50 >= 50 GB/s
+    assert rows["kernel_axpy_us"]["meets"] is True           # 1.05x numba
+    assert rows["first_launch_s"]["meets"] is True
+    assert rows["pool_alloc_free_us"]["meets"] is None       # floor only: no cujit figure
+    assert rows["pool_alloc_free_us"]["cujit"] is None
+
+
+def test_row_order_follows_rows_then_unknown_keys(bench_runner):
+    extra = dict(CUJIT, figures=dict(CUJIT["figures"], zz_custom_us=1.0))
+    rows = bench_runner.build_table(bench_runner.merge([extra]))
+    keys = [r["key"] for r in rows]
+    assert keys[-1] == "zz_custom_us"
+    known = [k for k in bench_runner.ROWS if k in extra["figures"]]
+    assert keys[:-1] == known
+
+
+def test_format_table_is_markdown_with_every_row(bench_runner):
+    merged, rows = _table(bench_runner)
+    text = bench_runner.format_table(bench_runner.build_table(merged))
+    lines = text.splitlines()
+    assert lines[0].startswith("| benchmark |")
+    assert len(lines) == 2 + len(rows)
+    launch = next(l for l in lines if l.startswith("| launch, 1 array arg"))
+    assert "1.50x" in launch and "NO" in launch and "<= 1.2x bare" in launch
+
+
+def test_headline_and_results_markdown(bench_runner):
+    merged = bench_runner.merge([CUJIT, BARE, NUMBA, CUPY])
+    rows = bench_runner.build_table(merged)
+    head = bench_runner.headline(rows)
+    assert "- launch, 1 array arg: 1.50x bare (target <= 1.2x bare)" in head
+    md = bench_runner.results_markdown(merged, rows, when="2026-11-29 10:00 UTC")
+    assert "Latest run: 2026-11-29 10:00 UTC on NVIDIA H200" in md
+    assert "cupy: CuPy not usable" in md
+
+
+def test_parse_side_output_takes_last_json_line(bench_runner):
+    doc = bench_runner.parse_side_output("bare", 0, "noise\n" + json.dumps(BARE) + "\n", "")
+    assert doc["figures"]["launch_1arg_us"] == 2.0
+
+
+def test_crashed_side_becomes_skipped(bench_runner):
+    doc = bench_runner.parse_side_output("cujit", 1, "", "Traceback\nKeyError: 'x'\n")
+    assert doc["figures"] == {}
+    assert doc["skipped"].startswith("crashed (exit 1)")
+    assert "KeyError" in doc["skipped"]
+
+
+def test_numba_side_uses_peer_folder(bench_runner, monkeypatch, tmp_path):
+    monkeypatch.setattr(bench_runner, "PEERS", str(tmp_path))
+    argv, env = bench_runner.side_command("numba", quick=True)
+    assert env["PYTHONPATH"] == str(tmp_path)
+    assert argv[-1] == "--quick" and argv[-2].endswith("side_numba.py")
+    _, env = bench_runner.side_command("cujit", quick=False)
+    assert env["PYTHONPATH"].split(":")[0] == bench_runner.ROOT
+
+
+def test_main_merges_and_writes_json(bench_runner, monkeypatch, tmp_path, capsys):
+    canned = {"cujit": CUJIT, "bare": BARE, "numba": NUMBA, "cupy": CUPY}
+    monkeypatch.setattr(bench_runner, "run_side", lambda side, quick, timeout: canned[side])
+    out = tmp_path / "bench.json"
+    args = types.SimpleNamespace(sides=None, quick=True, timeout=5, json=str(out), plot=None,
+                                 sim=False, results=False)
+    assert bench_runner.main(args) == 0
+    doc = json.loads(out.read_text())
+    assert doc["merged"]["figures"]["kernel_axpy_us"] == {"cujit": 105.0, "numba": 100.0}
+    assert "| launch, 1 array arg |" in capsys.readouterr().out
+
+
+def test_main_rejects_unknown_side(bench_runner):
+    args = types.SimpleNamespace(sides=["cujit", "torch"], quick=True, timeout=5, json=None,
+                                 plot=None, sim=False, results=False)
+    assert bench_runner.main(args) == 2
+
+
+def test_plot_writes_png(bench_runner, tmp_path):
+    pytest.importorskip("matplotlib")
+    rows = bench_runner.build_table(bench_runner.merge([CUJIT, BARE, NUMBA]))
+    path = tmp_path / "ratios.png"
+    bench_runner.plot(rows, str(path))
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@given(st.floats(1e-3, 1e6), st.floats(1e-3, 1e6),
+       st.sampled_from(["launch_1arg_us", "dtod_256m_gbps", "first_launch_s"]))
+def test_cost_ratio_is_antisymmetric(mine, theirs, key):
+    r = _runner()
+    assert r.cost_ratio(key, mine, theirs) * r.cost_ratio(key, theirs, mine) == pytest.approx(1.0)
+
+
+def test_cost_ratio_none_for_missing_or_zero(bench_runner):
+    assert bench_runner.cost_ratio("launch_1arg_us", None, 2.0) is None
+    assert bench_runner.cost_ratio("launch_1arg_us", 1.0, 0.0) is None

@@ -1,0 +1,84 @@
+"""``python -m cujit info``: works and explains itself with or without a GPU or driver."""
+import json
+
+import pytest
+
+from cujit import cli
+
+
+def test_gather_info_has_every_section():
+    info = cli.gather_info()
+    assert set(info) >= {"versions", "driver", "devices", "toolchain", "memory_manager",
+                         "simulator", "config"}
+    assert info["versions"]["cujit"] == "0.1.0"
+    assert info["versions"]["numpy"]
+    assert info["config"]["CUDA_DEALLOCS_COUNT"]["env"] == [
+        "CUJIT_CUDA_MAX_PENDING_DEALLOCS_COUNT", "NUMBA_CUDA_MAX_PENDING_DEALLOCS_COUNT"]
+    lines = cli.format_info(info)
+    assert lines[0] == "versions:"
+    assert any(line.startswith("driver: ") for line in lines)
+    assert any(line.startswith("simulator: ") for line in lines)
+
+
+def test_format_info_without_driver_says_what_to_do():
+    info = cli.gather_info()
+    info["driver"] = {"available": False, "why_not": "CudaSupportError: no libcuda",
+                      "hint": "install the NVIDIA driver, or CUJIT_ENABLE_CUDASIM=1"}
+    info["devices"] = []
+    lines = cli.format_info(info)
+    assert "driver: none - CudaSupportError: no libcuda" in lines
+    assert "devices: none" in lines
+    assert any("CUJIT_ENABLE_CUDASIM=1" in line for line in lines)
+
+
+def test_info_on_the_simulator_lists_the_simulated_device(run_cli):
+    p = run_cli("info", "--json", env={"CUJIT_ENABLE_CUDASIM": "1"})
+    assert p.returncode == 0, p.stderr
+    doc = json.loads(p.stdout)
+    assert doc["simulator"]["enabled"] is True
+    assert doc["simulator"]["source"] == "CUJIT_ENABLE_CUDASIM"
+    assert doc["driver"]["simulator"] is True
+    assert doc["driver"]["max_ptx_isa"]
+    assert len(doc["devices"]) >= 1 and doc["devices"][0]["compute_capability"]
+    assert "simulator: ON" in p.stderr           # the human report went to stderr
+
+
+def test_info_runs_without_forcing_a_backend(run_cli):
+    p = run_cli("info", env={"CUJIT_ENABLE_CUDASIM": "0", "NUMBA_ENABLE_CUDASIM": "0"})
+    assert p.returncode == 0, p.stderr
+    assert "driver: CUDA" in p.stdout or "driver: none" in p.stdout
+    assert "toolchain:" in p.stdout and "config (" in p.stdout
+
+
+def test_info_json_to_a_file(run_cli, tmp_path):
+    path = tmp_path / "info.json"
+    p = run_cli("info", "--json", str(path), env={"CUJIT_ENABLE_CUDASIM": "1"})
+    assert p.returncode == 0, p.stderr
+    assert json.loads(path.read_text())["versions"]["cujit"] == "0.1.0"
+    assert "versions:" in p.stdout
+
+
+def test_malformed_setting_is_reported_by_name(run_cli):
+    p = run_cli("info", env={"CUJIT_ENABLE_CUDASIM": "1",
+                             "CUJIT_CUDA_MAX_PENDING_DEALLOCS_COUNT": "ten"})
+    assert p.returncode == 2
+    assert "CUJIT_CUDA_MAX_PENDING_DEALLOCS_COUNT='ten'" in p.stderr
+    assert "Traceback" not in p.stderr
+
+
+def test_unknown_command_is_a_usage_error():
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["frobnicate"])
+    assert exc.value.code == 2
+
+
+def test_probe_gpu_answers_with_a_reason():
+    ok, why = cli.probe_gpu()
+    assert isinstance(ok, bool)
+    assert ok or why
+
+
+def test_bench_without_a_checkout_explains(monkeypatch, tmp_path, capsys):
+    monkeypatch.setattr(cli, "_benchmarks_dir", lambda: str(tmp_path))
+    assert cli.main(["bench", "--quick"]) == 2
+    assert "source checkout" in capsys.readouterr().err
