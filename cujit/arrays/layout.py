@@ -302,7 +302,8 @@ def reshape(shape, strides, itemsize, newshape, order="C"):
         return newshape, contiguous_strides(newshape, itemsize, order)
     # General no-copy case (e.g. splitting a strided axis): let NumPy decide on a fake array
     # that never touches memory.
-    fake = np.lib.stride_tricks.as_strided(np.zeros(1, np.uint8), shape, strides)
+    fake = np.lib.stride_tricks.as_strided(np.zeros(1, np.dtype((np.void, max(itemsize, 1)))),
+                                           shape, strides)
     try:
         out = fake.reshape(newshape, order=order, copy=False)
     except ValueError:
