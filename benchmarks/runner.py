@@ -211,6 +211,15 @@ def plot(rows, path):
     fig.savefig(path, dpi=120)
 
 
+def smoke_warning(merged):
+    """A warning line when any side ran on a simulator (its figures mean nothing), else ''."""
+    smoke = sorted(n for n, d in merged["sides"].items() if d.get("smoke"))
+    if not smoke:
+        return ""
+    return (f"SMOKE RUN: side(s) {', '.join(smoke)} ran on the simulator with tiny sizes; "
+            "their figures only show that every measurement works, not how fast anything is.")
+
+
 def results_markdown(merged, rows, when=None):
     """The text of ``benchmarks/RESULTS.md`` for this run."""
     when = when or datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
@@ -221,7 +230,10 @@ def results_markdown(merged, rows, when=None):
     parts = [f"# Benchmark results\n\nLatest run: {when} on {', '.join(sorted(devices)) or '?'}"
              f" (`python -m cujit bench`).\n\nVersions: {vers}.\n",
              "Medians: microseconds (us), GB/s (10^9 B/s), seconds (s).  Ratios are cujit's "
-             "cost over the peer's (below 1: cujit faster).\n", format_table(rows), ""]
+             "cost over the peer's (below 1: cujit faster).\n"]
+    if smoke_warning(merged):
+        parts.append(f"**{smoke_warning(merged)}**\n")
+    parts += [format_table(rows), ""]
     if skipped:
         parts.append("Sides not run: " + "; ".join(skipped) + "\n")
     return "\n".join(parts)
@@ -247,6 +259,9 @@ def main(args):
         docs.append(doc)
     merged = merge(docs)
     rows = build_table(merged)
+    warning = smoke_warning(merged)
+    if warning:
+        print(warning)
     print(format_table(rows))
     for line in headline(rows):
         print(line)

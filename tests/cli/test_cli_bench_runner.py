@@ -146,3 +146,12 @@ def test_cost_ratio_is_antisymmetric(mine, theirs, key):
 def test_cost_ratio_none_for_missing_or_zero(bench_runner):
     assert bench_runner.cost_ratio("launch_1arg_us", None, 2.0) is None
     assert bench_runner.cost_ratio("launch_1arg_us", 1.0, 0.0) is None
+
+
+def test_smoke_runs_are_flagged(bench_runner):
+    smoke = dict(CUJIT, smoke=True)
+    merged = bench_runner.merge([smoke, BARE])
+    assert bench_runner.smoke_warning(merged).startswith("SMOKE RUN: side(s) cujit")
+    rows = bench_runner.build_table(merged)
+    assert "**SMOKE RUN" in bench_runner.results_markdown(merged, rows, when="now")
+    assert bench_runner.smoke_warning(bench_runner.merge([CUJIT, BARE])) == ""
