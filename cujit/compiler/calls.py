@@ -1,0 +1,321 @@
+"""Typing of the names and calls the compiler recognises (by object identity).
+
+``const_type(value)`` types a compile-time value (global, closure, literal); ``type_call``
+types a call: builtins (``min max abs len range int float bool complex round print pow``),
+``math.*`` (lowered to libdevice ``__nv_*``), NumPy scalar casts (``np.float32(x)``) and a few
+NumPy maths functions, cujit types as casts (``cujit.float32(x)``), the kernel API of
+:mod:`cujit.kernelapi` (thread indexing, shared/local/const arrays, barriers, fences, atomics,
+warp intrinsics) and device functions.  Each call's meaning is left in ``tf.info[node]`` as
+``(key, data)`` for the lowering.
+"""
+import ast
+import builtins
+import math
+
+import numpy as np
+
+from .. import kernelapi as K
+from .. import types as T
+from . import rules
+from .errors import CompileError
+from .rules import BoundMethod, Func, Global, RangeType
+
+__all__ = ["const_type", "global_attr", "type_call", "MATH_UNARY", "MATH_BINARY"]
+
+MATH_UNARY = ("sqrt", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh",
+              "asinh", "acosh", "atanh", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p",
+              "fabs", "erf", "erfc", "gamma", "lgamma", "degrees", "radians")
+MATH_BINARY = ("atan2", "pow", "hypot", "copysign", "fmod")
+_MATH_PRED = ("isnan", "isinf", "isfinite")
+_MATH_TOINT = ("floor", "ceil", "trunc")
+_NP_UNARY = {"sqrt": "sqrt", "sin": "sin", "cos": "cos", "tan": "tan", "arcsin": "asin",
+             "arccos": "acos", "arctan": "atan", "sinh": "sinh", "cosh": "cosh",
+             "tanh": "tanh", "exp": "exp", "exp2": "exp2", "expm1": "expm1", "log": "log",
+             "log2": "log2", "log10": "log10", "log1p": "log1p", "fabs": "fabs",
+             "floor": "npfloor", "ceil": "npceil", "trunc": "nptrunc", "abs": "abs",
+             "absolute": "abs", "isnan": "isnan", "isinf": "isinf", "isfinite": "isfinite"}
+_NP_BINARY = {"arctan2": "atan2", "power": "pow", "hypot": "hypot", "copysign": "copysign",
+              "fmod": "fmod", "minimum": "min", "maximum": "max"}
+
+_TABLE = None
+
+
+def _table():
+    """{id(obj): key} of every recognised callable, built on first use."""
+    global _TABLE
+    if _TABLE is None:
+        t = {}
+        for name in ("grid", "gridsize", "syncthreads", "syncthreads_count", "syncthreads_and",
+                     "syncthreads_or", "syncwarp", "threadfence", "threadfence_block",
+                     "threadfence_system", "shfl_sync", "shfl_up_sync", "shfl_down_sync",
+                     "shfl_xor_sync", "ballot_sync", "all_sync", "any_sync", "eq_sync",
+                     "activemask", "lanemask_lt", "popc", "brev", "clz", "ffs", "fma", "cbrt"):
+            t[id(getattr(K, name))] = name
+        for name in MATH_UNARY + MATH_BINARY + _MATH_PRED + _MATH_TOINT:
+            if hasattr(math, name):
+                t[id(getattr(math, name))] = "math." + name
+        for name, key in _NP_UNARY.items():
+            t[id(getattr(np, name))] = key if key in ("abs",) or key.startswith("np") \
+                else "math." + key
+        for name, key in _NP_BINARY.items():
+            t[id(getattr(np, name))] = key if key in ("min", "max") else "math." + key
+        for name in ("min", "max", "abs", "len", "range", "int", "float", "bool", "complex",
+                     "round", "print", "pow"):
+            t[id(getattr(builtins, name))] = name
+        _TABLE = t
+    return _TABLE
+
+
+_NP_SCALAR_TYPES = None
+
+
+def _np_cast_target(value):
+    global _NP_SCALAR_TYPES
+    if _NP_SCALAR_TYPES is None:
+        _NP_SCALAR_TYPES = {t.dtype.type: t for t in T.number_domain | {T.boolean}}
+    return _NP_SCALAR_TYPES.get(value) if isinstance(value, type) else None
+
+
+def const_type(value):
+    """``(type, info)`` of a value known at compile time.  ``info`` is None, or the
+    ``(key, data)`` the lowering needs (e.g. ``('sreg', 'laneid')``)."""
+    if value is K.laneid:
+        return T.int32, ("sreg", ("laneid", None))
+    if isinstance(value, bool) or isinstance(value, np.bool_):
+        return T.boolean, None
+    if isinstance(value, int):
+        return T.typeof(value), None
+    if isinstance(value, float):
+        return T.float64, None
+    if isinstance(value, complex):
+        return T.complex128, None
+    if isinstance(value, np.generic) and value.dtype.fields is None:
+        return T.from_dtype(value.dtype), None
+    if isinstance(value, np.ndarray):
+        return T.Array(T.from_dtype(value.dtype), value.ndim, "C", True), None
+    if value is None:
+        return T.void, None
+    key = _table().get(id(value))
+    if key is not None:
+        return Func(key), None
+    if getattr(value, "_cujit_device_function", False):
+        return Func("device", value), None
+    if isinstance(value, (T.Scalar,)):
+        return Func("cast", value), None
+    target = _np_cast_target(value)
+    if target is not None:
+        return Func("cast", target), None
+    if isinstance(value, tuple) and value:
+        parts = [const_type(v) for v in value]
+        if all(isinstance(p[0], T.Scalar) and p[1] is None for p in parts):
+            return T.Tuple(tuple(p[0] for p in parts)), None
+    return Global(value), None
+
+
+def global_attr(typer, node, obj, attr):
+    """Type ``obj.attr`` where ``obj`` is a compile-time object."""
+    if isinstance(obj, K.Dim3Stub):
+        if attr not in ("x", "y", "z"):
+            raise typer.error(f"{obj!r} has no attribute '{attr}' (use .x, .y or .z)", node)
+        typer.tf.info[node] = ("sreg", (obj._name, attr))
+        return T.int32
+    if obj is K.shared or obj is K.local:
+        if attr != "array":
+            raise typer.error(f"{obj!r} has no attribute '{attr}' (use .array)", node)
+        return Func(("shared" if obj is K.shared else "local") + ".array")
+    if obj is K.const:
+        if attr != "array_like":
+            raise typer.error(f"cujit.const has no attribute '{attr}' (use .array_like)", node)
+        return Func("const.array_like")
+    if obj is K.atomic:
+        name = attr.rstrip("_")
+        if name not in _ATOMIC_OPS and attr != "compare_and_swap":
+            raise typer.error(f"cujit.atomic has no operation '{attr}'", node)
+        return Func("atomic." + ("cas0" if attr == "compare_and_swap" else name))
+    if attr == "laneid" and getattr(obj, "__name__", None) in ("cujit", "cujit.kernelapi"):
+        typer.tf.info[node] = ("sreg", ("laneid", None))
+        return T.int32
+    try:
+        value = getattr(obj, attr)
+    except AttributeError:
+        raise typer.error(f"{getattr(obj, '__name__', repr(obj))} has no attribute '{attr}'",
+                          node) from None
+    return typer.typed_value(node, value)
+
+
+_ATOMIC_OPS = ("add", "sub", "max", "min", "nanmax", "nanmin", "exch", "and", "or", "xor",
+               "inc", "dec", "cas")
+
+
+def type_call(typer, node):
+    """Type an ast.Call; records ``tf.info[node]``."""
+    ft = typer.expr(node.func)
+    if ft is None:
+        return None
+    if isinstance(ft, Func) and ft.key in _CONST_ARG_CALLS:
+        return _CONST_ARG_CALLS[ft.key](typer, node, ft)
+    for kw in node.keywords:
+        if kw.arg is None:
+            raise typer.error("**kwargs in calls are not supported in kernels", kw.value)
+    if any(isinstance(a, ast.Starred) for a in node.args):
+        raise typer.error("*args in calls are not supported in kernels", node)
+    args = [typer.expr(a) for a in node.args]
+    kws = {kw.arg: typer.expr(kw.value) for kw in node.keywords}
+    if any(a is None for a in args) or any(v is None for v in kws.values()):
+        return None
+    if isinstance(ft, BoundMethod):
+        return _method(typer, node, ft, args, kws)
+    if not isinstance(ft, Func):
+        raise typer.error(f"'{ast.unparse(node.func)}' ({_describe(ft)}) cannot be called in a "
+                          "kernel", node.func)
+    from . import calls_impl
+    return calls_impl.type_func(typer, node, ft, args, kws)
+
+
+def _describe(t):
+    if isinstance(t, Global):
+        return f"{type(t.obj).__name__} {t.obj!r:.50}"
+    return f"a value of type {t}"
+
+
+def _method(typer, node, bm, args, kws):
+    if kws:
+        raise typer.error(f"{bm.name}() takes no keyword arguments in kernels", node)
+    if bm.name == "conjugate":
+        typer.tf.info[node] = ("conjugate", None)
+        return bm.recv
+    if bm.name == "reshape":
+        aty = bm.recv
+        if len(args) == 1 and isinstance(args[0], (T.UniTuple, T.Tuple)):
+            dims = list(args[0].types)
+        else:
+            dims = args
+        if not dims or not all(rules.is_int(d) for d in dims):
+            raise typer.error("reshape() takes integer dimensions or a tuple of them", node)
+        if aty.layout != "C":
+            raise typer.error(f"reshape() in a kernel needs a C-contiguous array, got {aty}",
+                              node)
+        typer.tf.info[node] = ("reshape", len(dims))
+        return T.Array(aty.dtype, len(dims), "C", aty.readonly)
+    raise typer.error(f"method {bm.name}() is not supported in kernels", node)
+
+
+# ---- shared / local / const arrays (arguments must be compile-time constants) -------------
+def _bind(typer, node, names, what):
+    """Map positional and keyword argument nodes of ``node`` to ``names``."""
+    if len(node.args) > len(names):
+        raise typer.error(f"{what}() takes at most {len(names)} arguments "
+                          f"({', '.join(names)})", node)
+    out = dict(zip(names, node.args))
+    for kw in node.keywords:
+        if kw.arg not in names or kw.arg in out:
+            raise typer.error(f"{what}() got an unexpected or repeated argument '{kw.arg}'",
+                              kw.value)
+        out[kw.arg] = kw.value
+    missing = [n for n in names if n not in out]
+    if missing:
+        raise typer.error(f"{what}() is missing argument(s): {', '.join(missing)}", node)
+    return out
+
+
+def _shape_value(typer, snode, what):
+    v = typer.const_eval(snode, f"the shape of {what}")
+    seq = v if isinstance(v, tuple) else (v,)
+    dims = []
+    for d in seq:
+        if isinstance(d, (bool, np.bool_)) or not isinstance(d, (int, np.integer)):
+            raise typer.error(f"the shape of {what} must be a Python int or a tuple of ints; "
+                              f"got {v!r} ({type(d).__name__})", snode)
+        if d < 0:
+            raise typer.error(f"the shape of {what} cannot be negative (got {v!r})", snode)
+        dims.append(int(d))
+    return tuple(dims)
+
+
+def _dtype_value(typer, dnode, what):
+    ok, v = typer._const(dnode)
+    if not ok:
+        src = ast.unparse(dnode)
+        why = ("a kernel argument" if isinstance(dnode, ast.Name) and dnode.id in
+               typer.fsrc.argnames else "not known when the kernel is compiled")
+        raise typer.error(f"the dtype of {what} must be a compile-time constant (a cujit/NumPy "
+                          f"type, a NumPy dtype or a string such as 'float32'); '{src}' is "
+                          f"{why}", dnode)
+    try:
+        return T.as_dtype_type(v)
+    except TypeError as e:
+        raise typer.error(f"bad dtype for {what}: {e}", dnode) from None
+
+
+def _shared_array(typer, node, ft):
+    what = ft.key
+    a = _bind(typer, node, ("shape", "dtype"), ft.key)
+    shape = _shape_value(typer, a["shape"], what)
+    dtype = _dtype_value(typer, a["dtype"], what)
+    tf = typer.tf
+    itemsize = dtype.dtype.itemsize
+    dynamic = ft.key == "shared.array" and 0 in shape
+    if dynamic:
+        if len(shape) != 1:
+            raise typer.error(f"dynamic shared memory (a 0 in the shape) must be 1-D, as in "
+                              f"shared.array(0, dtype); got shape {shape}", a["shape"])
+        tf.uses_dynamic_shared = True
+    else:
+        nbytes = int(np.prod(shape, dtype=np.int64)) * itemsize
+        if ft.key == "shared.array":
+            tf.shared_bytes += nbytes
+            from .typeinfer import STATIC_SHARED_LIMIT
+            if nbytes > STATIC_SHARED_LIMIT:
+                raise CompileError(
+                    f"shared memory: shared.array of shape {shape} and dtype {dtype} asks "
+                    f"{nbytes} bytes of static shared memory; the limit for static shared "
+                    f"memory is {STATIC_SHARED_LIMIT} bytes (48 KiB). Use dynamic shared "
+                    "memory (shared.array(0, dtype) and the 4th launch value) for more",
+                    typer.loc(node))
+        elif nbytes > (1 << 24):
+            raise CompileError(f"local.array of shape {shape} and dtype {dtype} asks {nbytes} "
+                               "bytes per thread; local arrays must be far smaller",
+                               typer.loc(node))
+    tf.info[node] = (ft.key, (shape, dtype, dynamic))
+    return T.Array(dtype, len(shape), "C")
+
+
+def _const_array_like(typer, node, ft):
+    a = _bind(typer, node, ("arr",), "const.array_like")
+    v = typer.const_eval(a["arr"], "the argument of const.array_like")
+    if not isinstance(v, np.ndarray):
+        if hasattr(v, "__cuda_array_interface__") or hasattr(v, "copy_to_host"):
+            raise typer.error("const.array_like needs a host NumPy array known at compile "
+                              "time, not a device array", a["arr"])
+        try:
+            v = np.asarray(v)
+        except Exception:
+            raise typer.error(f"const.array_like needs a NumPy array, got {type(v).__name__}",
+                              a["arr"]) from None
+        if v.dtype == object:
+            raise typer.error("const.array_like needs a numeric or record array", a["arr"])
+    from .typeinfer import CONST_LIMIT
+    if v.nbytes > CONST_LIMIT:
+        raise CompileError(f"constant memory: const.array_like of {v.nbytes} bytes (shape "
+                           f"{v.shape}, {v.dtype}) does not fit; constant memory holds "
+                           f"{CONST_LIMIT} bytes (64 KiB)", typer.loc(node))
+    try:
+        dtype = T.from_dtype(v.dtype)
+    except TypeError as e:
+        raise typer.error(f"const.array_like: {e}", a["arr"]) from None
+    typer.tf.const_bytes += v.nbytes
+    typer.tf.info[node] = ("const.array_like", v)
+    return T.Array(dtype, v.ndim, "C", True)
+
+
+def _grid(typer, node, ft):
+    a = _bind(typer, node, ("ndim",), ft.key)
+    n = typer.const_eval(a["ndim"], f"the argument of {ft.key}")
+    if n not in (1, 2, 3) or isinstance(n, bool):
+        raise typer.error(f"{ft.key}(ndim) takes 1, 2 or 3, got {n!r}", a["ndim"])
+    typer.tf.info[node] = (ft.key, n)
+    return T.int64 if n == 1 else T.UniTuple(T.int64, n)
+
+
+_CONST_ARG_CALLS = {"shared.array": _shared_array, "local.array": _shared_array,
+                    "const.array_like": _const_array_like, "grid": _grid, "gridsize": _grid}

@@ -1,0 +1,275 @@
+"""Typing of calls with runtime arguments: builtins, ``math``, casts, barriers, atomics, warp
+intrinsics and device functions (result types as Numba's ``cudadecl.py`` / ``mathdecl.py``).
+"""
+from .. import types as T
+from . import rules
+from .rules import Func, RangeType
+
+__all__ = ["type_func"]
+
+
+def _scalar(typer, node, t, what):
+    if not rules.is_number(t):
+        raise typer.error(f"{what} takes numbers, got a value of type {t}", node)
+
+
+def _float_of(t):
+    """The float type a math function computes in for argument type ``t``."""
+    if rules.is_float(t):
+        return t
+    return T.float64
+
+
+def type_func(typer, node, ft, args, kws):
+    key = ft.key
+    tf = typer.tf
+    if key == "device":
+        return _device_call(typer, node, ft.data, args, kws)
+    if kws and key not in ("print", "syncwarp"):
+        raise typer.error(f"{key}() takes no keyword arguments in kernels", node)
+    n = len(args)
+
+    def need(lo, hi=None):
+        hi = lo if hi is None else hi
+        if not lo <= n <= hi:
+            want = str(lo) if lo == hi else f"{lo} to {hi}"
+            raise typer.error(f"{key}() takes {want} argument(s), got {n}", node)
+        for a, t in zip(node.args, args):
+            _scalar(typer, a, t, key + "()")
+
+    tf.info[node] = (key, None)
+    if key == "cast":
+        need(1)
+        if rules.is_complex(args[0]) and not rules.is_complex(ft.data):
+            raise typer.error(f"cannot cast complex to {ft.data}", node)
+        tf.info[node] = ("cast", ft.data)
+        return ft.data
+    if key in ("int", "float", "bool", "complex"):
+        if key == "complex":
+            need(1, 2)
+            return T.complex128 if all(not rules.is_complex(a) or a is T.complex128
+                                       for a in args) else T.complex128
+        need(1)
+        if key != "bool" and rules.is_complex(args[0]):
+            raise typer.error(f"cannot convert complex to {key}", node)
+        target = {"int": T.int64, "float": T.float64, "bool": T.boolean}[key]
+        tf.info[node] = ("cast", target)
+        return target
+    if key == "round":
+        need(1, 2)
+        if n == 1:
+            return T.int64
+        if not rules.is_int(args[1]):
+            raise typer.error("round(x, ndigits): ndigits must be an integer", node.args[1])
+        return _float_of(args[0])
+    if key in ("min", "max"):
+        if n == 1 and isinstance(args[0], (T.UniTuple, T.Tuple)):
+            ts = list(args[0].types)
+            tf.info[node] = (key, "tuple")
+        else:
+            if n < 2:
+                raise typer.error(f"{key}() takes at least 2 arguments in kernels", node)
+            ts = args
+            for a, t in zip(node.args, args):
+                _scalar(typer, a, t, key + "()")
+        r = None
+        for t in ts:
+            if rules.is_complex(t):
+                raise typer.error(f"{key}() of complex numbers is not defined", node)
+            r = rules.unify(r, t)
+        return r
+    if key == "abs":
+        need(1)
+        t = args[0]
+        if rules.is_complex(t):
+            return t.underlying_float
+        return T.int64 if isinstance(t, T.Boolean) else t
+    if key == "pow":
+        need(2)
+        return typer.binop_types("**", args[0], args[1], node)
+    if key == "len":
+        if n != 1:
+            raise typer.error("len() takes 1 argument", node)
+        t = args[0]
+        if isinstance(t, T.Array):
+            if t.ndim == 0:
+                raise typer.error("len() of a 0-d array", node)
+            return T.int64
+        if isinstance(t, (T.UniTuple, T.Tuple)):
+            return T.int64
+        raise typer.error(f"len() of a value of type {t}", node)
+    if key == "range":
+        need(1, 3)
+        for a, t in zip(node.args, args):
+            if not (rules.is_int(t) or isinstance(t, T.Boolean)):
+                raise typer.error(f"range() takes integers, got {t}", a)
+        small = all(isinstance(t, T.Boolean) or (t.signed and t.bitwidth <= 32) for t in args)
+        uns = all(rules.is_int(t) and not t.signed and t.bitwidth == 64 for t in args)
+        return RangeType(T.int32 if small else T.uint64 if uns else T.int64)
+    if key == "print":
+        for k in kws:
+            raise typer.error(f"print() keyword '{k}' is not supported in kernels", node)
+        for a, t in zip(node.args, args):
+            if not (rules.is_number(t) or (isinstance(t, rules.Global) and
+                                           isinstance(t.obj, str))):
+                raise typer.error(f"print() in a kernel takes numbers and string constants, "
+                                  f"got {t}", a)
+        return T.void
+    if key.startswith("math."):
+        return _math(typer, node, key[5:], args, need)
+    if key in ("npfloor", "npceil", "nptrunc"):
+        need(1)
+        return _float_of(args[0])
+    if key.startswith("atomic."):
+        return _atomic(typer, node, key[7:], args)
+    return _kernel_api(typer, node, key, args, kws, need)
+
+
+def _math(typer, node, name, args, need):
+    from .calls import MATH_BINARY
+    if name in MATH_BINARY:
+        need(2)
+        a, b = (_float_of(t) for t in args)
+        return rules.promote(a, b)
+    need(1)
+    t = args[0]
+    if rules.is_complex(t):
+        raise typer.error(f"math.{name} of a complex number is not supported (use cmath)", node)
+    if name in ("isnan", "isinf", "isfinite"):
+        return T.boolean
+    if name in ("floor", "ceil", "trunc"):
+        return t if rules.is_int(t) else T.int64
+    if name == "fabs" or name not in ("sqrt",):
+        return _float_of(t)
+    return _float_of(t)
+
+
+_ATOMIC_TYPES = {
+    "add": (T.int32, T.uint32, T.int64, T.uint64, T.float32, T.float64),
+    "sub": (T.int32, T.uint32, T.int64, T.uint64, T.float32, T.float64),
+    "max": (T.int32, T.uint32, T.int64, T.uint64, T.float32, T.float64),
+    "min": (T.int32, T.uint32, T.int64, T.uint64, T.float32, T.float64),
+    "nanmax": (T.int32, T.uint32, T.int64, T.uint64, T.float32, T.float64),
+    "nanmin": (T.int32, T.uint32, T.int64, T.uint64, T.float32, T.float64),
+    "exch": (T.int32, T.uint32, T.int64, T.uint64, T.float32, T.float64),
+    "and": (T.int32, T.uint32, T.int64, T.uint64),
+    "or": (T.int32, T.uint32, T.int64, T.uint64),
+    "xor": (T.int32, T.uint32, T.int64, T.uint64),
+    "inc": (T.uint32, T.uint64),
+    "dec": (T.uint32, T.uint64),
+    "cas": (T.int32, T.uint32, T.int64, T.uint64),
+    "cas0": (T.int32, T.uint32, T.int64, T.uint64),
+}
+
+
+def _atomic(typer, node, op, args):
+    nval = 2 if op == "cas" else 1
+    nidx = 0 if op == "cas0" else 1
+    want = 1 + nidx + nval
+    name = "compare_and_swap" if op == "cas0" else op
+    if len(args) != want:
+        raise typer.error(f"atomic.{name}() takes {want} arguments, got {len(args)}", node)
+    aty = args[0]
+    if not isinstance(aty, T.Array):
+        raise typer.error(f"atomic.{name}(): the first argument must be an array, got {aty}",
+                          node.args[0])
+    if aty.readonly:
+        raise typer.error(f"atomic.{name}() on a read-only (constant memory) array", node)
+    if aty.dtype not in _ATOMIC_TYPES[op]:
+        raise typer.error(f"atomic.{name}() does not support arrays of {aty.dtype} (supported: "
+                          f"{', '.join(map(str, _ATOMIC_TYPES[op]))})", node.args[0])
+    if nidx:
+        it = args[1]
+        if rules.is_int(it):
+            n = 1
+        elif isinstance(it, T.UniTuple) and rules.is_int(it.dtype):
+            n = it.count
+        else:
+            raise typer.error(f"atomic.{name}(): the index must be an integer or a tuple of "
+                              f"integers, got {it}", node.args[1])
+        if n != aty.ndim:
+            raise typer.error(f"atomic.{name}(): {n} index(es) for a {aty.ndim}-d array",
+                              node.args[1])
+    elif aty.ndim != 1:
+        raise typer.error("atomic.compare_and_swap() needs a 1-d array", node.args[0])
+    for a, t in zip(node.args[1 + nidx:], args[1 + nidx:]):
+        _scalar(typer, a, t, f"atomic.{name}()")
+        if rules.is_complex(t):
+            raise typer.error(f"atomic.{name}(): complex values are not supported", a)
+    typer.tf.info[node] = ("atomic", op)
+    return aty.dtype
+
+
+_WARP_TYPES = (T.int32, T.uint32, T.int64, T.uint64, T.float32, T.float64)
+
+
+def _kernel_api(typer, node, key, args, kws, need):
+    tf = typer.tf
+    if key == "syncthreads" or key.startswith("threadfence"):
+        need(0)
+        return T.void
+    if key in ("syncthreads_count", "syncthreads_and", "syncthreads_or"):
+        need(1)
+        return T.int32
+    if key == "syncwarp":
+        if kws and set(kws) != {"mask"}:
+            raise typer.error("syncwarp() takes only 'mask'", node)
+        if len(args) + len(kws) > 1:
+            raise typer.error("syncwarp() takes at most 1 argument", node)
+        for a, t in zip(node.args, args):
+            _scalar(typer, a, t, "syncwarp()")
+        return T.void
+    if key in ("shfl_sync", "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync"):
+        need(3)
+        vt = args[1]
+        if isinstance(vt, T.Boolean):
+            vt = T.int32
+        if vt not in _WARP_TYPES:
+            raise typer.error(f"{key}() supports {', '.join(map(str, _WARP_TYPES))} values, "
+                              f"got {args[1]}", node.args[1])
+        tf.info[node] = (key, vt)
+        return vt
+    if key == "ballot_sync":
+        need(2)
+        return T.uint32
+    if key in ("all_sync", "any_sync", "eq_sync"):
+        need(2)
+        return T.boolean
+    if key in ("activemask", "lanemask_lt"):
+        need(0)
+        return T.uint32
+    if key in ("popc", "brev", "clz", "ffs"):
+        need(1)
+        t = args[0]
+        if not rules.is_int(t):
+            raise typer.error(f"{key}() takes an integer, got {t}", node.args[0])
+        if key == "ffs":
+            return T.uint32
+        return t
+    if key == "fma":
+        need(3)
+        r = None
+        for t in args:
+            r = rules.unify(r, _float_of(t))
+        return r
+    if key == "cbrt":
+        need(1)
+        return _float_of(args[0])
+    raise typer.error(f"{key}() is not supported in kernels", node)
+
+
+def _device_call(typer, node, dev, args, kws):
+    if kws:
+        raise typer.error("keyword arguments to device functions are not supported", node)
+    from .typeinfer import infer
+    pyfunc = getattr(dev, "py_func", None)
+    if pyfunc is None:
+        raise typer.error(f"device function {dev!r} has no .py_func", node)
+    for a, t in zip(node.args, args):
+        if isinstance(t, rules.PseudoType):
+            raise typer.error(f"cannot pass {t} to a device function", a)
+    callee = infer(pyfunc, tuple(args), kernel=False, env=typer.env)
+    typer.tf.callees.append(callee)
+    typer.tf.info[node] = ("device", callee)
+    return callee.return_type
+

@@ -1,0 +1,138 @@
+"""Kernel source → ``ast`` plus the environment its names resolve in.
+
+``FunctionSource.from_pyfunc(f)`` reads ``f``'s source with ``inspect.getsource``, parses the
+``def`` with ``ast`` (stable across Python versions, and every node has a line and column for
+error messages — ARCHITECTURE.md "Compiler notes"), and keeps ``f.__globals__`` and the closure
+cells so that the typer resolves ``cuda.threadIdx``, ``math.sqrt``, ``np.float32`` … by the
+identity of the object they name.  Sources are cached per code object.
+"""
+import ast
+import inspect
+import linecache
+import textwrap
+
+from .errors import SourceLocation, TypingError
+
+__all__ = ["FunctionSource"]
+
+_cache = {}
+
+
+class FunctionSource:
+    """One Python function ready for typing.
+
+    ``pyfunc``, ``node`` (the ``ast.FunctionDef``), ``filename``, ``firstlineno`` (line of the
+    ``def`` in the file), ``lines`` (the file's lines), ``globals`` (dict), ``closure``
+    ({name: value}), ``argnames`` (list of str), ``name``, ``qualname``.
+    """
+
+    def __init__(self, pyfunc, node, filename, firstlineno, lines, line_offset, col_offset):
+        self.pyfunc = pyfunc
+        self.node = node
+        self.filename = filename
+        self.firstlineno = firstlineno
+        self.lines = lines
+        self._line_offset = line_offset
+        self._col_offset = col_offset
+        self.globals = pyfunc.__globals__
+        code = pyfunc.__code__
+        cells = pyfunc.__closure__ or ()
+        self.closure = {}
+        for name, cell in zip(code.co_freevars, cells):
+            try:
+                self.closure[name] = cell.cell_contents
+            except ValueError:      # an empty cell: the name is not bound yet
+                pass
+        self.argnames = [a.arg for a in node.args.args]
+        self.name = pyfunc.__name__
+        self.qualname = getattr(pyfunc, "__qualname__", self.name)
+
+    @classmethod
+    def from_pyfunc(cls, pyfunc):
+        """Parse ``pyfunc`` (a plain Python function).
+
+        Raises TypingError when it is not a function, its source cannot be read (lambdas
+        defined inline, functions typed at the REPL), or it uses ``*args``/``**kwargs``/
+        defaults/keyword-only arguments.
+        """
+        if not inspect.isfunction(pyfunc):
+            raise TypingError(f"a kernel must be a Python function, got {pyfunc!r}")
+        code = pyfunc.__code__
+        hit = _cache.get(code)
+        if hit is not None and hit.pyfunc is pyfunc:
+            return hit
+        try:
+            lines, firstlineno = inspect.getsourcelines(pyfunc)
+        except (OSError, TypeError) as e:
+            raise TypingError(f"cannot read the source of {pyfunc.__qualname__}: {e}; kernels "
+                              "must be defined in a file (or a notebook cell)") from None
+        filename = inspect.getsourcefile(pyfunc) or code.co_filename
+        src = "".join(lines)
+        dedented = textwrap.dedent(src)
+        col_offset = _indent_of(lines[0]) if lines else 0
+        try:
+            tree = ast.parse(dedented)
+        except SyntaxError as e:
+            raise TypingError(f"cannot parse the source of {pyfunc.__qualname__}: {e}") from None
+        node = _find_def(tree, pyfunc.__name__)
+        if node is None:
+            raise TypingError(f"cannot find 'def {pyfunc.__name__}' in its source; lambdas and "
+                              "generated functions cannot be compiled")
+        all_lines = linecache.getlines(filename)
+        if len(all_lines) < firstlineno + len(lines) - 1:
+            all_lines = [""] * (firstlineno - 1) + list(lines)
+        self = cls(pyfunc, node, filename, firstlineno, all_lines, firstlineno - 1, col_offset)
+        self._check_signature()
+        _cache[code] = self
+        return self
+
+    def _check_signature(self):
+        a = self.node.args
+        bad = None
+        if a.vararg or a.kwarg:
+            bad = "*args/**kwargs"
+        elif a.kwonlyargs:
+            bad = "keyword-only arguments"
+        elif a.defaults:
+            bad = "default argument values"
+        elif getattr(a, "posonlyargs", None):
+            bad = "positional-only arguments"
+        if bad:
+            raise TypingError(f"kernels and device functions cannot have {bad}",
+                              self.location(self.node))
+
+    def location(self, node):
+        """The ``SourceLocation`` of an ast node of this function (file line, 0-based col)."""
+        line = getattr(node, "lineno", None)
+        if line is None:
+            line, col = 1, 0
+        else:
+            col = getattr(node, "col_offset", 0) + self._col_offset
+        fline = line + self._line_offset
+        text = self.lines[fline - 1] if self.lines and 0 < fline <= len(self.lines) else None
+        return SourceLocation(self.filename, fline, col, text)
+
+    def resolve_global(self, name):
+        """``(True, value)`` for a closure variable, global or builtin named ``name``, else
+        ``(False, None)``."""
+        if name in self.closure:
+            return True, self.closure[name]
+        g = self.globals
+        if name in g:
+            return True, g[name]
+        b = g.get("__builtins__")
+        b = b if isinstance(b, dict) else getattr(b, "__dict__", {})
+        if name in b:
+            return True, b[name]
+        return False, None
+
+
+def _indent_of(line):
+    return len(line) - len(line.lstrip())
+
+
+def _find_def(tree, name):
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
+            return node
+    return None

@@ -1,0 +1,195 @@
+"""Typing of array/tuple/record indexing and array attributes (Numba's basic indexing).
+
+``a[i, j]`` with one integer per dimension gives an element; fewer integers, or slices,
+give a view (an ``Array`` of fewer dimensions).  Negative integer indices wrap (Python
+semantics); there are no bounds checks (as numba.cuda).  Views keep the C layout only where
+NumPy would keep the data contiguous: integer indices first, then one step-less slice, then
+only full slices.
+"""
+import ast
+
+from .. import types as T
+from . import rules
+from .rules import BoundMethod, Global
+
+__all__ = ["getitem", "setitem", "array_attr", "index_parts"]
+
+
+def index_parts(typer, node, aty):
+    """Type each index of ``node`` (a Subscript on an array of type ``aty``).
+
+    Returns a list of ``('int', ast)`` / ``('slice', ast.Slice)`` / ``('tuple', ast, n)``
+    entries, or None when some index is not typed yet.  Raises TypingError for indices that
+    are not integers or slices, or too many of them.
+    """
+    sl = node.slice
+    elts = sl.elts if isinstance(sl, ast.Tuple) else [sl]
+    parts = []
+    for e in elts:
+        if isinstance(e, ast.Slice):
+            for sub in (e.lower, e.upper, e.step):
+                if sub is None:
+                    continue
+                st = typer.expr(sub)
+                if st is None:
+                    return None
+                if not (rules.is_int(st) or isinstance(st, T.Boolean)) \
+                        and not isinstance(st, T.NoneType):
+                    raise typer.error(f"slice bounds must be integers, got {st}", sub)
+            parts.append(("slice", e))
+            continue
+        if isinstance(e, ast.Constant) and e.value is Ellipsis:
+            raise typer.error("'...' in an index is not supported in kernels", e)
+        t = typer.expr(e)
+        if t is None:
+            return None
+        if rules.is_int(t):
+            parts.append(("int", e))
+        elif isinstance(t, T.UniTuple) and rules.is_int(t.dtype) and len(elts) == 1:
+            parts.extend(("tuple", e, k) for k in range(t.count))
+        elif isinstance(t, T.Tuple) and t.count == 0 and len(elts) == 1:
+            pass
+        else:
+            raise typer.error(f"array index must be an integer or a slice, got a value of type "
+                              f"{t}", e)
+    if len(parts) > aty.ndim:
+        raise typer.error(f"too many indices ({len(parts)}) for a {aty.ndim}-d array", node)
+    return parts
+
+
+def _view_layout(aty, parts):
+    if aty.layout == "A":
+        return "A"
+    kinds = [p[0] for p in parts] + ["full"] * (aty.ndim - len(parts))
+    if aty.layout == "F":
+        return "F" if all(k == "full" or _is_full(p) for k, p in
+                          zip(kinds, parts + [None] * (aty.ndim - len(parts)))) else "A"
+    seen_slice = False
+    for k, p in zip(kinds, parts + [None] * (aty.ndim - len(parts))):
+        if k in ("int", "tuple"):
+            if seen_slice:
+                return "A"
+        else:
+            if seen_slice and not (k == "full" or _is_full(p)):
+                return "A"
+            if not seen_slice and p is not None and p[1].step is not None:
+                return "A"
+            seen_slice = True
+    return "C"
+
+
+def _is_full(p):
+    if p is None:
+        return True
+    s = p[1]
+    return p[0] == "slice" and s.lower is None and s.upper is None and s.step is None
+
+
+def getitem(typer, node):
+    """Type ``node`` (an ast.Subscript used as a value)."""
+    base = typer.expr(node.value)
+    if base is None:
+        return None
+    if isinstance(base, T.Array):
+        parts = index_parts(typer, node, base)
+        if parts is None:
+            return None
+        n_int = sum(1 for p in parts if p[0] in ("int", "tuple"))
+        typer.tf.info[node] = ("index", parts)
+        if n_int == base.ndim:
+            return base.dtype
+        return T.Array(base.dtype, base.ndim - n_int, _view_layout(base, parts), base.readonly)
+    if isinstance(base, (T.UniTuple, T.Tuple)):
+        return _tuple_getitem(typer, node, base)
+    if isinstance(base, T.Record):
+        ok, key = typer._const(node.slice)
+        if ok and isinstance(key, str) and key in base.fields:
+            ft = base.fields[key][0]
+            typer.tf.info[node] = ("field", key)
+            return T.Array(ft.dtype, ft.ndim, "C") if isinstance(ft, T.NestedArray) else ft
+        raise typer.error(f"record index must be a constant field name of {base}", node.slice)
+    raise typer.error(f"a value of type {base} cannot be indexed", node)
+
+
+def _tuple_getitem(typer, node, base):
+    sl = node.slice
+    if isinstance(sl, ast.Slice):
+        vals = []
+        for s in (sl.lower, sl.upper, sl.step):
+            if s is None:
+                vals.append(None)
+                continue
+            ok, v = typer._const(s)
+            if not ok or not isinstance(v, int):
+                raise typer.error("tuple slice bounds must be constant integers", s)
+            vals.append(v)
+        idx = list(range(base.count))[slice(*vals)]
+        typer.tf.info[node] = ("tuple_slice", idx)
+        return T.Tuple(tuple(base.types[i] for i in idx))
+    ok, v = typer._const(sl)
+    if ok and isinstance(v, int) and not isinstance(v, bool):
+        if not -base.count <= v < base.count:
+            raise typer.error(f"tuple index {v} is out of range for a tuple of {base.count}",
+                              sl)
+        typer.tf.info[node] = ("tuple_const", v % base.count)
+        return base.types[v]
+    it = typer.expr(sl)
+    if it is None:
+        return None
+    if isinstance(base, T.UniTuple) and rules.is_int(it):
+        typer.tf.info[node] = ("tuple_dyn", None)
+        return base.dtype
+    raise typer.error(f"a tuple of mixed types ({base}) can only be indexed by a constant "
+                      "integer", sl)
+
+
+def setitem(typer, target, vt):
+    """Type ``target[...] = <value of type vt>``."""
+    base = typer.expr(target.value)
+    if base is None:
+        return
+    if isinstance(base, T.Record):
+        rt = getitem(typer, target)
+        if vt is not None and not (rules.is_number(rt) and rules.is_number(vt)):
+            raise typer.error(f"cannot store a {vt} into a record field of type {rt}", target)
+        typer.record(target, rt)
+        return
+    if not isinstance(base, T.Array):
+        raise typer.error(f"cannot assign into an element of a value of type {base}", target)
+    if base.readonly:
+        raise typer.error("this array is in constant memory and is read-only", target)
+    rt = getitem(typer, target)
+    typer.record(target, rt)
+    if rt is None or vt is None:
+        return
+    if isinstance(rt, T.Array):
+        if not rules.is_number(vt) or not rules.is_number(rt.dtype):
+            raise typer.error(f"only a scalar can be assigned to an array slice (got {vt})",
+                              target)
+        typer.tf.info[target] = ("fill", typer.tf.info[target][1])
+        return
+    if isinstance(rt, T.Record):
+        raise typer.error("assigning whole records is not supported; assign the fields",
+                          target)
+    if not rules.is_number(vt):
+        raise typer.error(f"cannot store a value of type {vt} into an array of {rt}", target)
+    if rules.is_complex(vt) and not rules.is_complex(rt):
+        raise typer.error(f"cannot store a complex value into an array of {rt}", target)
+
+
+def array_attr(typer, node, aty, attr):
+    """Type ``arr.<attr>``: shape, size, ndim, strides, itemsize, nbytes, T, reshape."""
+    n = aty.ndim
+    if attr in ("shape", "strides"):
+        return T.UniTuple(T.int64, n) if n else T.Tuple(())
+    if attr in ("size", "ndim", "itemsize", "nbytes"):
+        return T.int64
+    if attr == "T":
+        return aty.copy(layout={"C": "F", "F": "C"}.get(aty.layout, "A")) if n > 1 else aty
+    if attr in ("reshape", "copy_to_host"):
+        if attr == "reshape":
+            return BoundMethod(aty, attr)
+    if attr == "dtype":
+        return Global(aty.dtype)
+    raise typer.error(f"arrays have no attribute '{attr}' in kernels (available: shape, size, "
+                      "ndim, strides, itemsize, nbytes, T, reshape)", node)

@@ -1,0 +1,304 @@
+"""Lowering of operators with Python semantics: arithmetic (``//`` and ``%`` floor, ``**``
+with integer exponents), comparisons (chained, middle operand evaluated once), ``and``/``or``
+(short-circuit), unary operators, complex arithmetic, and ``range`` arguments.
+"""
+import ast
+
+from llvmlite import ir
+
+from .. import types as T
+from . import rules
+from .ltypes import I1, I32, cast, const, ltype, truth
+
+__all__ = ["BINOPS", "binop", "unary", "compare", "boolop", "range_args", "tuple_concat",
+           "libdevice"]
+
+BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//",
+          ast.Mod: "%", ast.Pow: "**", ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^",
+          ast.LShift: "<<", ast.RShift: ">>"}
+
+
+def libdevice(lw, name, argtys, retty):
+    """Declare (once) and return libdevice function ``name``."""
+    return lw.m.declare(name, ir.FunctionType(retty, argtys))
+
+
+def _float_suffix(t):
+    return "f" if t.bitwidth == 32 else ""
+
+
+def _f16_wrap(lw, fn, t, *vals):
+    """Run a float32 computation for float16 operands."""
+    if t is T.float16:
+        vals = [lw.b.fpext(v, ir.FloatType()) for v in vals]
+        return lw.b.fptrunc(fn(T.float32, *vals), ltype(T.float16))
+    return fn(t, *vals)
+
+
+def binop(lw, op, a, at, b_, bt, rt, node):
+    """``a <op> b`` with operand types ``at``/``bt`` and result type ``rt`` (from typing)."""
+    b = lw.b
+    if op in ("<<", ">>") or (op in ("&", "|", "^") and isinstance(rt, T.Integer)):
+        x, y = cast(b, a, at, rt), cast(b, b_, bt, rt)
+        return {"&": b.and_, "|": b.or_, "^": b.xor, "<<": b.shl,
+                ">>": b.ashr if rt.signed else b.lshr}[op](x, y)
+    if isinstance(rt, T.Boolean):
+        return {"&": b.and_, "|": b.or_, "^": b.xor}[op](a, b_)
+    if op == "**":
+        return _power(lw, a, at, b_, bt, rt, node)
+    if op == "/" and isinstance(rt, T.Float) and not isinstance(at, T.Float) \
+            and not isinstance(bt, T.Float):
+        x, y = cast(b, a, at, rt), cast(b, b_, bt, rt)
+        return b.fdiv(x, y)
+    x, y = cast(b, a, at, rt), cast(b, b_, bt, rt)
+    if isinstance(rt, T.Integer):
+        if op == "+":
+            return b.add(x, y)
+        if op == "-":
+            return b.sub(x, y)
+        if op == "*":
+            return b.mul(x, y)
+        if op == "//":
+            return _int_floordiv(b, x, y, rt.signed)
+        if op == "%":
+            return _int_mod(b, x, y, rt.signed)
+    if isinstance(rt, T.Float):
+        if op == "+":
+            return b.fadd(x, y)
+        if op == "-":
+            return b.fsub(x, y)
+        if op == "*":
+            return b.fmul(x, y)
+        if op == "/":
+            return b.fdiv(x, y)
+        if op == "//":
+            return _f16_wrap(lw, lambda t, p, q: _float_floor(lw, t, b.fdiv(p, q)), rt, x, y)
+        if op == "%":
+            return _float_mod(b, x, y)
+    if isinstance(rt, T.Complex):
+        return _complex_op(lw, op, x, y, rt, node)
+    raise lw.error(f"operator {op} is not supported for {rt}", node)
+
+
+def _int_floordiv(b, x, y, signed):
+    if not signed:
+        return b.udiv(x, y)
+    q = b.sdiv(x, y)
+    r = b.srem(x, y)
+    zero = ir.Constant(x.type, 0)
+    # Python floors: subtract one when the remainder is nonzero and the signs differ
+    adjust = b.and_(b.icmp_signed("!=", r, zero),
+                    b.icmp_signed("<", b.xor(r, y), zero))
+    return b.sub(q, b.zext(adjust, x.type))
+
+
+def _int_mod(b, x, y, signed):
+    if not signed:
+        return b.urem(x, y)
+    r = b.srem(x, y)
+    zero = ir.Constant(x.type, 0)
+    adjust = b.and_(b.icmp_signed("!=", r, zero),
+                    b.icmp_signed("<", b.xor(r, y), zero))
+    return b.select(adjust, b.add(r, y), r)
+
+
+def _float_mod(b, x, y):
+    r = b.frem(x, y)
+    zero = ir.Constant(x.type, 0.0)
+    # the result takes the sign of the divisor (Python)
+    adjust = b.and_(b.fcmp_ordered("!=", r, zero),
+                    b.xor(b.fcmp_ordered("<", r, zero), b.fcmp_ordered("<", y, zero)))
+    return b.select(adjust, b.fadd(r, y), r)
+
+
+def _float_floor(lw, t, v):
+    fn = libdevice(lw, "__nv_floor" + _float_suffix(t), [v.type], v.type)
+    return lw.b.call(fn, [v])
+
+
+def _power(lw, a, at, e, et, rt, node):
+    b = lw.b
+    if isinstance(rt, T.Integer):
+        x = cast(b, a, at, rt)
+        y = cast(b, e, et, rt)
+        fn = lw.m.ipow(ltype(rt))
+        return b.call(fn, [x, y])
+    if isinstance(rt, T.Complex):
+        raise lw.error("** on complex numbers is not supported in kernels", node)
+    x = cast(b, a, at, rt)
+    # small constant integer exponents become multiplications (as Numba)
+    if isinstance(node, ast.BinOp) and isinstance(node.right, ast.Constant) \
+            and node.right.value in (2, 3, 2.0, 3.0) and not isinstance(node.right.value, bool):
+        r = b.fmul(x, x)
+        return b.fmul(r, x) if node.right.value == 3 else r
+    if isinstance(et, (T.Integer, T.Boolean)):
+        def powi(t, p):
+            n = cast(b, e, et, T.int32)
+            fn = libdevice(lw, "__nv_powi" + _float_suffix(t), [p.type, I32], p.type)
+            return b.call(fn, [p, n])
+        return _f16_wrap(lw, powi, rt, x)
+    y = cast(b, e, et, rt)
+
+    def pw(t, p, q):
+        fn = libdevice(lw, "__nv_pow" + _float_suffix(t), [p.type, q.type], p.type)
+        return b.call(fn, [p, q])
+    return _f16_wrap(lw, pw, rt, x, y)
+
+
+def _complex_op(lw, op, x, y, rt, node):
+    b = lw.b
+    a, c = b.extract_value(x, 0), b.extract_value(y, 0)
+    bi, d = b.extract_value(x, 1), b.extract_value(y, 1)
+    if op == "+":
+        re, im = b.fadd(a, c), b.fadd(bi, d)
+    elif op == "-":
+        re, im = b.fsub(a, c), b.fsub(bi, d)
+    elif op == "*":
+        re = b.fsub(b.fmul(a, c), b.fmul(bi, d))
+        im = b.fadd(b.fmul(a, d), b.fmul(bi, c))
+    elif op == "/":
+        den = b.fadd(b.fmul(c, c), b.fmul(d, d))
+        re = b.fdiv(b.fadd(b.fmul(a, c), b.fmul(bi, d)), den)
+        im = b.fdiv(b.fsub(b.fmul(bi, c), b.fmul(a, d)), den)
+    else:
+        raise lw.error(f"operator {op} is not supported for complex numbers", node)
+    out = b.insert_value(ir.Constant(ltype(rt), ir.Undefined), re, 0)
+    return b.insert_value(out, im, 1)
+
+
+def unary(lw, node):
+    b = lw.b
+    op = type(node.op)
+    at, rt = lw.ty(node.operand), lw.ty(node)
+    v = lw.expr(node.operand)
+    if op is ast.Not:
+        return b.xor(truth(b, v, at), ir.Constant(I1, 1))
+    v = cast(b, v, at, rt)
+    if op is ast.UAdd:
+        return v
+    if op is ast.Invert:
+        return b.xor(v, ir.Constant(v.type, -1 if not isinstance(rt, T.Boolean) else 1))
+    if isinstance(rt, T.Integer):
+        return b.sub(ir.Constant(v.type, 0), v)
+    if isinstance(rt, T.Float):
+        return b.fsub(ir.Constant(v.type, -0.0), v)     # LLVM 7 has no fneg
+    re = b.fsub(ir.Constant(b.extract_value(v, 0).type, -0.0), b.extract_value(v, 0))
+    im = b.fsub(ir.Constant(re.type, -0.0), b.extract_value(v, 1))
+    return b.insert_value(b.insert_value(v, re, 0), im, 1)
+
+
+_CMP = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!=",
+        ast.Is: "==", ast.IsNot: "!="}
+
+
+def _cmp2(lw, op, x, xt, y, yt):
+    b = lw.b
+    ct = rules.unify(xt, yt)
+    if isinstance(xt, T.Boolean) and isinstance(yt, T.Boolean):
+        ct = T.boolean
+    x, y = cast(b, x, xt, ct), cast(b, y, yt, ct)
+    if isinstance(ct, T.Boolean):
+        return b.icmp_unsigned(op, x, y)
+    if isinstance(ct, T.Integer):
+        return (b.icmp_signed if ct.signed else b.icmp_unsigned)(op, x, y)
+    if isinstance(ct, T.Float):
+        return (b.fcmp_unordered if op == "!=" else b.fcmp_ordered)(op, x, y)
+    re = _cmp2(lw, "==", b.extract_value(x, 0), ct.underlying_float,
+               b.extract_value(y, 0), ct.underlying_float)
+    im = _cmp2(lw, "==", b.extract_value(x, 1), ct.underlying_float,
+               b.extract_value(y, 1), ct.underlying_float)
+    eq = b.and_(re, im)
+    return eq if op == "==" else b.xor(eq, ir.Constant(I1, 1))
+
+
+def compare(lw, node):
+    b = lw.b
+    left, lt = lw.expr(node.left), lw.ty(node.left)
+    if len(node.ops) == 1:
+        right = lw.expr(node.comparators[0])
+        return _cmp2(lw, _CMP[type(node.ops[0])], left, lt, right,
+                     lw.ty(node.comparators[0]))
+    end = lw.func.append_basic_block("cmp.end")
+    results = []
+    for k, (op, comp) in enumerate(zip(node.ops, node.comparators)):
+        right, rtype = lw.expr(comp), lw.ty(comp)
+        r = _cmp2(lw, _CMP[type(op)], left, lt, right, rtype)
+        results.append((r, b.block))
+        if k == len(node.ops) - 1:
+            b.branch(end)
+        else:
+            nxt = lw.func.append_basic_block("cmp.next")
+            b.cbranch(r, nxt, end)
+            b.position_at_end(nxt)
+        left, lt = right, rtype
+    b.position_at_end(end)
+    phi = b.phi(I1)
+    for r, blk in results:
+        phi.add_incoming(r, blk)
+    return phi
+
+
+def boolop(lw, node):
+    """``a and b`` / ``a or b``: the deciding operand, converted to the unified type."""
+    b = lw.b
+    rt = lw.ty(node)
+    is_and = isinstance(node.op, ast.And)
+    end = lw.func.append_basic_block("boolop.end")
+    incoming = []
+    for k, v in enumerate(node.values):
+        val = lw.expr(v)
+        vt = lw.ty(v)
+        res = cast(b, val, vt, rt)
+        if k == len(node.values) - 1:
+            incoming.append((res, b.block))
+            b.branch(end)
+            break
+        t = truth(b, val, vt)
+        nxt = lw.func.append_basic_block("boolop.next")
+        incoming.append((res, b.block))
+        if is_and:
+            b.cbranch(t, nxt, end)
+        else:
+            b.cbranch(t, end, nxt)
+        b.position_at_end(nxt)
+    b.position_at_end(end)
+    phi = b.phi(ltype(rt))
+    for v, blk in incoming:
+        phi.add_incoming(v, blk)
+    return phi
+
+
+def range_args(lw, call, ity):
+    """(start, stop, step, step as a Python int or None) of ``range(...)`` as ``ity``."""
+    vals = [cast(lw.b, lw.expr(a), lw.ty(a), ity) for a in call.args]
+    step_const = 1
+    if len(vals) == 1:
+        return const(ity, 0), vals[0], const(ity, 1), 1
+    if len(vals) == 3:
+        ok, sc = lw_const(lw, call.args[2])
+        step_const = sc if ok and isinstance(sc, int) else None
+        if step_const == 0:
+            raise lw.error("range() step must not be zero", call.args[2])
+        return vals[0], vals[1], vals[2], step_const
+    return vals[0], vals[1], const(ity, 1), 1
+
+
+def lw_const(lw, node):
+    v = lw.tf.constvals.get(node)
+    if v is not None:
+        return True, v
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        ok, x = lw_const(lw, node.operand)
+        return (ok, -x) if ok else (False, None)
+    return False, None
+
+
+def tuple_concat(lw, a, at, b_, bt, rt):
+    b = lw.b
+    out = ir.Constant(ltype(rt), ir.Undefined)
+    k = 0
+    for v, t in ((a, at), (b_, bt)):
+        for i, et in enumerate(t.types):
+            out = b.insert_value(out, cast(b, b.extract_value(v, i), et, rt.types[k]), k)
+            k += 1
+    return out

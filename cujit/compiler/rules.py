@@ -1,0 +1,213 @@
+"""Numba's typing rules for scalar operators, and the unification of a variable's types.
+
+Source: ``numba/core/typing/builtins.py`` (behaviour, not code): integer arithmetic gives at
+least 64 bits (``choose_result_int``: width ``max(widths, 64)``, signed when any operand is
+signed), mixing integers and floats follows NumPy promotion (``int32 * float32`` → float64,
+``int16 * float32`` → float32), ``int / int`` is float64, comparisons give ``boolean``.
+"""
+import numpy as np
+
+from .. import types as T
+
+__all__ = ["is_int", "is_float", "is_complex", "is_number", "is_scalar", "promote",
+           "unify", "binop_type", "unary_type", "int_result", "PseudoType", "Global", "Func",
+           "BoundMethod", "RangeType"]
+
+
+class PseudoType:
+    """A compile-time value that is not a runtime value (module, function, method, range)."""
+    __slots__ = ()
+
+
+class Global(PseudoType):
+    """A Python object known at compile time (module, stub, dtype, string ...)."""
+    __slots__ = ("obj",)
+
+    def __init__(self, obj):
+        self.obj = obj
+
+    def __eq__(self, other):
+        return isinstance(other, Global) and other.obj is self.obj
+
+    def __hash__(self):
+        return id(self.obj)
+
+    def __repr__(self):
+        return f"Global({self.obj!r:.60})"
+
+
+class Func(PseudoType):
+    """A function the compiler recognises: ``key`` (e.g. ``'syncthreads'``, ``'math.sqrt'``,
+    ``'cast'``, ``'device'``) and ``data`` (the target type of a cast, the device function)."""
+    __slots__ = ("key", "data")
+
+    def __init__(self, key, data=None):
+        self.key = key
+        self.data = data
+
+    def __eq__(self, other):
+        return isinstance(other, Func) and other.key == self.key and other.data is self.data
+
+    def __hash__(self):
+        return hash((self.key, id(self.data)))
+
+    def __repr__(self):
+        return f"Func({self.key})"
+
+
+class BoundMethod(PseudoType):
+    """``recv.name`` of a runtime value (``arr.reshape``, ``z.conjugate``)."""
+    __slots__ = ("recv", "name")
+
+    def __init__(self, recv, name):
+        self.recv = recv
+        self.name = name
+
+    def __eq__(self, other):
+        return isinstance(other, BoundMethod) and (other.recv, other.name) == (self.recv,
+                                                                               self.name)
+
+    def __hash__(self):
+        return hash((self.recv, self.name))
+
+    def __repr__(self):
+        return f"method {self.name} of {self.recv}"
+
+
+class RangeType(PseudoType):
+    """The value of ``range(...)``: ``dtype`` is the integer type of start/stop/step."""
+    __slots__ = ("dtype",)
+
+    def __init__(self, dtype):
+        self.dtype = dtype
+
+    def __eq__(self, other):
+        return isinstance(other, RangeType) and other.dtype is self.dtype
+
+    def __hash__(self):
+        return hash(("range", self.dtype))
+
+    def __repr__(self):
+        return f"range({self.dtype})"
+
+
+def is_int(t):
+    return isinstance(t, T.Integer)
+
+
+def is_float(t):
+    return isinstance(t, T.Float)
+
+
+def is_complex(t):
+    return isinstance(t, T.Complex)
+
+
+def is_number(t):
+    return isinstance(t, (T.Integer, T.Float, T.Complex, T.Boolean))
+
+
+is_scalar = is_number
+
+
+def int_result(*ts):
+    """Numba's ``choose_result_int``: width max(widths, 64), signed if any is signed (bool
+    counts as signed)."""
+    width = max([64] + [t.bitwidth for t in ts if is_int(t)])
+    signed = any(not is_int(t) or t.signed for t in ts)
+    return T.Integer(width, signed)
+
+
+def promote(a, b):
+    """The NumPy promotion of two scalar types (used for int/float mixes and unification)."""
+    if a is b:
+        return a
+    return T.from_dtype(np.promote_types(a.dtype, b.dtype))
+
+
+def unify(a, b):
+    """The one type of a variable assigned values of types ``a`` and ``b``, or None when they
+    cannot share a variable."""
+    if a is b or b is None:
+        return a
+    if a is None:
+        return b
+    if is_number(a) and is_number(b):
+        if isinstance(a, T.Boolean) or isinstance(b, T.Boolean):
+            other = b if isinstance(a, T.Boolean) else a
+            return other if not isinstance(other, T.Boolean) else a
+        if is_int(a) and is_int(b) and a.signed != b.signed:
+            return int_result(a, b) if max(a.bitwidth, b.bitwidth) < 64 else T.float64
+        return promote(a, b)
+    if isinstance(a, T.Array) and isinstance(b, T.Array):
+        if a.dtype is b.dtype and a.ndim == b.ndim:
+            return T.Array(a.dtype, a.ndim, a.layout if a.layout == b.layout else "A",
+                           a.readonly or b.readonly)
+        return None
+    if isinstance(a, (T.UniTuple, T.Tuple)) and isinstance(b, (T.UniTuple, T.Tuple)):
+        if len(a.types) != len(b.types):
+            return None
+        parts = [unify(x, y) for x, y in zip(a.types, b.types)]
+        if any(p is None for p in parts):
+            return None
+        return T.Tuple(tuple(parts))
+    if a == b:
+        return a
+    return None
+
+
+_ARITH = ("+", "-", "*")
+
+
+def _as_num(t):
+    """Bool in arithmetic behaves as an integer (Numba: bool + bool → int64)."""
+    return T.int64 if isinstance(t, T.Boolean) else t
+
+
+def binop_type(op, a, b):
+    """Result type of scalar ``a <op> b`` (op: '+', '-', '*', '/', '//', '%', '**', '&', '|',
+    '^', '<<', '>>'), or None when the operation is not defined for these types."""
+    if not (is_number(a) and is_number(b)):
+        return None
+    if op in ("&", "|", "^"):
+        if isinstance(a, T.Boolean) and isinstance(b, T.Boolean):
+            return T.boolean
+        a, b = _as_num(a), _as_num(b)
+        return int_result(a, b) if is_int(a) and is_int(b) else None
+    a, b = _as_num(a), _as_num(b)
+    if op in ("<<", ">>"):
+        return int_result(a, b) if is_int(a) and is_int(b) else None
+    if is_int(a) and is_int(b):
+        if op == "/":
+            return T.float64
+        if op == "**":
+            return int_result(a, b)
+        return int_result(a, b)
+    if is_complex(a) or is_complex(b):
+        if op in ("//", "%"):
+            return None
+        return promote(a, b) if (is_complex(a) and is_complex(b)) else _mix_complex(a, b)
+    # float with float or int: NumPy promotion
+    if op == "**" and is_float(a) and is_int(b):
+        return a    # x ** n keeps the float type (powi)
+    return promote(a, b)
+
+
+def _mix_complex(a, b):
+    c, o = (a, b) if is_complex(a) else (b, a)
+    return promote(c, o) if is_float(o) else T.from_dtype(np.promote_types(c.dtype, o.dtype))
+
+
+def unary_type(op, a):
+    """Result of unary ``op`` ('-', '+', '~', 'not') on scalar type ``a``, or None."""
+    if not is_number(a):
+        return None
+    if op == "not":
+        return T.boolean
+    if op == "~":
+        if isinstance(a, T.Boolean):
+            return T.boolean
+        return int_result(a) if is_int(a) else None
+    if isinstance(a, T.Boolean) or is_int(a):
+        return int_result(_as_num(a))
+    return a

@@ -1,0 +1,649 @@
+"""Type inference over a kernel's ``ast`` (Numba's rules), iterated to a fixed point.
+
+Each local variable has one type: the unification of every value assigned to it
+(ARCHITECTURE.md "Compiler notes").  The typer walks the whole function repeatedly until no
+variable's type changes; each pass records a type for every expression node.  Names that are
+not local resolve, at compile time, to the function's closure, globals and builtins; what they
+name is recognised by identity (``cuda.threadIdx``, ``math.sqrt``, ``np.float32`` …).
+
+Output (``TypedFunction``): ``typemap`` {ast expr: type}, ``vartypes`` {name: type},
+``info`` {ast node: (key, data)} telling the lowering what a call or attribute is,
+``constvals`` {ast node: Python value} for compile-time constants used as runtime values,
+``return_type``, ``callees`` (typed device functions) and the memory each kernel needs.
+"""
+import ast
+
+import numpy as np
+
+from .. import types as T
+from . import calls, indexing, rules
+from .errors import CompileError, TypingError
+from .frontend import FunctionSource
+from .rules import BoundMethod, Func, Global, PseudoType, RangeType
+
+__all__ = ["TypedFunction", "CompileEnv", "infer", "STATIC_SHARED_LIMIT", "CONST_LIMIT"]
+
+#: Static shared memory a kernel may declare: 48 KiB on every architecture (PTX rule; more
+#: needs dynamic shared memory and the opt-in attribute).
+STATIC_SHARED_LIMIT = 48 * 1024
+#: Constant memory available to one module (bytes).
+CONST_LIMIT = 64 * 1024
+
+_MAX_PASSES = 50
+
+
+class CompileEnv:
+    """State shared by a kernel and the device functions it calls: typed functions cached by
+    ``(pyfunc, argtypes)`` and the stack of functions being typed (to reject recursion)."""
+
+    def __init__(self):
+        self.typed = {}
+        self.stack = []
+
+
+class TypedFunction:
+    """A function typed for one tuple of argument types (see the module docstring)."""
+
+    def __init__(self, fsrc, argtypes, kernel):
+        self.fsrc = fsrc
+        self.argtypes = tuple(argtypes)
+        self.kernel = kernel
+        self.typemap = {}
+        self.vartypes = {}
+        self.info = {}
+        self.constvals = {}
+        self.return_type = None
+        self.callees = []
+        self.shared_bytes = 0       # static shared bytes declared in this function's body
+        self.const_bytes = 0
+        self.uses_dynamic_shared = False
+
+    def all_functions(self):
+        """This function and every device function it reaches, each once (callees first)."""
+        seen, order = set(), []
+
+        def walk(tf):
+            if id(tf) in seen:
+                return
+            seen.add(id(tf))
+            for c in tf.callees:
+                walk(c)
+            order.append(tf)
+        walk(self)
+        return order
+
+
+def infer(pyfunc, argtypes, kernel=True, env=None):
+    """Type ``pyfunc`` for ``argtypes`` (cujit types).  Raises TypingError / CompileError."""
+    env = env or CompileEnv()
+    key = (pyfunc, tuple(argtypes))
+    hit = env.typed.get(key)
+    if hit is not None:
+        return hit
+    fsrc = FunctionSource.from_pyfunc(pyfunc)
+    if len(argtypes) != len(fsrc.argnames):
+        raise TypingError(f"{fsrc.qualname}() takes {len(fsrc.argnames)} argument(s) "
+                          f"({', '.join(fsrc.argnames)}) but {len(argtypes)} were given",
+                          fsrc.location(fsrc.node))
+    if pyfunc in env.stack:
+        raise TypingError(f"recursive call of device function {fsrc.qualname} is not supported",
+                          fsrc.location(fsrc.node))
+    env.stack.append(pyfunc)
+    try:
+        tf = TypedFunction(fsrc, argtypes, kernel)
+        _Typer(tf, env).run()
+    finally:
+        env.stack.pop()
+    env.typed[key] = tf
+    if kernel:
+        _check_limits(tf)
+    return tf
+
+
+def _check_limits(tf):
+    funcs = tf.all_functions()
+    shared = sum(f.shared_bytes for f in funcs)
+    if shared > STATIC_SHARED_LIMIT:
+        raise CompileError(
+            f"shared memory: the kernel declares {shared} bytes of static shared memory; the "
+            f"limit for static shared memory is {STATIC_SHARED_LIMIT} bytes (48 KiB). Use "
+            "dynamic shared memory (shared.array(0, dtype) and the 4th launch-configuration "
+            "value) for more", tf.fsrc.location(tf.fsrc.node))
+    const = sum(f.const_bytes for f in funcs)
+    if const > CONST_LIMIT:
+        raise CompileError(
+            f"constant memory: the kernel places {const} bytes in constant memory; constant "
+            f"memory holds {CONST_LIMIT} bytes (64 KiB)", tf.fsrc.location(tf.fsrc.node))
+
+
+class _Typer:
+    def __init__(self, tf, env):
+        self.tf = tf
+        self.env = env
+        self.fsrc = tf.fsrc
+        self.locals = _local_names(tf.fsrc.node)
+        self.const_locals = _single_assignments(tf.fsrc.node, self.locals)
+        self._const_cache = {}
+        self.changed = False
+        self.returns = []
+
+    # ---- driver -------------------------------------------------------------------------
+    def run(self):
+        tf = self.tf
+        for name, t in zip(self.fsrc.argnames, tf.argtypes):
+            tf.vartypes[name] = t
+        body = self.fsrc.node.body
+        for _ in range(_MAX_PASSES):
+            self.changed = False
+            self.returns = []
+            tf.callees = []
+            tf.shared_bytes = tf.const_bytes = 0
+            tf.uses_dynamic_shared = False
+            self.block(body)
+            if not self.changed:
+                break
+        else:  # pragma: no cover - types only widen, so this needs a pathological function
+            raise TypingError("type inference did not converge", self.loc(self.fsrc.node))
+        self._finish_return()
+        for name in self.locals:
+            if name not in tf.vartypes:
+                tf.vartypes[name] = None
+
+    def _finish_return(self):
+        tf = self.tf
+        rets = self.returns
+        valued = [(n, t) for n, t in rets if t is not None]
+        if tf.kernel:
+            if valued:
+                raise TypingError("a kernel cannot return a value (kernels return None; write "
+                                  "results into an array argument)", self.loc(valued[0][0]))
+            tf.return_type = T.void
+            return
+        if not valued:
+            tf.return_type = T.void
+            return
+        if len(valued) != len(rets) or self._falls_off_end(self.fsrc.node.body):
+            n = next((n for n, t in rets if t is None), self.fsrc.node)
+            raise TypingError("a device function must return a value on every path or on none",
+                              self.loc(n))
+        rt = None
+        for n, t in valued:
+            u = rules.unify(rt, t)
+            if u is None:
+                raise TypingError(f"return types {rt} and {t} cannot be unified", self.loc(n))
+            rt = u
+        tf.return_type = rt
+
+    def _falls_off_end(self, body):
+        if not body:
+            return True
+        last = body[-1]
+        if isinstance(last, (ast.Return, ast.Raise)):
+            return False
+        if isinstance(last, ast.If):
+            return self._falls_off_end(last.body) or self._falls_off_end(last.orelse)
+        if isinstance(last, ast.While) and _is_true_const(last.test) and not _has_break(last):
+            return False
+        return True
+
+    # ---- helpers ------------------------------------------------------------------------
+    def loc(self, node):
+        return self.fsrc.location(node)
+
+    def error(self, msg, node):
+        return TypingError(msg, self.loc(node))
+
+    def set_var(self, name, t, node):
+        if isinstance(t, (PseudoType,)) and not isinstance(t, (Global, Func)):
+            raise self.error(f"cannot assign {t} to variable '{name}'", node)
+        if t is T.void:
+            raise self.error(f"cannot assign a value of type none to '{name}'", node)
+        old = self.tf.vartypes.get(name)
+        if old is None:
+            self.tf.vartypes[name] = t
+            self.changed = True
+            return
+        if old is t or old == t:
+            return
+        new = rules.unify(old, t)
+        if new is None:
+            raise self.error(f"variable '{name}' is given values of types {old} and {t}, which "
+                             "cannot be unified (a variable has one type in a kernel)", node)
+        if new is not old:
+            self.tf.vartypes[name] = new
+            self.changed = True
+
+    def record(self, node, t):
+        self.tf.typemap[node] = t
+        return t
+
+    # ---- statements ---------------------------------------------------------------------
+    def block(self, stmts):
+        for s in stmts:
+            m = getattr(self, "s_" + type(s).__name__, None)
+            if m is None:
+                raise self.error(f"'{_stmt_name(s)}' statements are not supported in kernels", s)
+            m(s)
+
+    def s_Pass(self, s):
+        pass
+
+    def s_Expr(self, s):
+        if isinstance(s.value, ast.Constant) and isinstance(s.value.value, str):
+            return      # docstring
+        self.expr(s.value)
+
+    def s_Assert(self, s):
+        pass    # like numba.cuda without debug=True: assertions are not compiled
+
+    def s_Assign(self, s):
+        vt = self.expr(s.value)
+        for target in s.targets:
+            self.assign(target, vt, s.value)
+
+    def s_AnnAssign(self, s):
+        if s.value is None:
+            return
+        self.assign(s.target, self.expr(s.value), s.value)
+
+    def assign(self, target, vt, vnode):
+        if isinstance(target, ast.Name):
+            if vt is None:
+                return
+            self.set_var(target.id, vt, target)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            if vt is None:
+                return
+            if not isinstance(vt, (T.UniTuple, T.Tuple)):
+                raise self.error(f"cannot unpack a value of type {vt}", target)
+            if len(vt.types) != len(target.elts):
+                raise self.error(f"cannot unpack {len(vt.types)} values into "
+                                 f"{len(target.elts)} names", target)
+            for elt, et in zip(target.elts, vt.types):
+                self.assign(elt, et, vnode)
+        elif isinstance(target, ast.Subscript):
+            self.setitem(target, vt)
+        elif isinstance(target, ast.Attribute):
+            self.setattr_(target, vt)
+        else:
+            raise self.error(f"cannot assign to {type(target).__name__}", target)
+
+    def s_AugAssign(self, s):
+        op = _BINOPS.get(type(s.op))
+        if isinstance(s.target, ast.Name):
+            cur = self.expr(ast.copy_location(ast.Name(s.target.id, ast.Load()), s.target))
+        elif isinstance(s.target, ast.Subscript):
+            cur = self.getitem(s.target)
+        elif isinstance(s.target, ast.Attribute):
+            cur = self.attribute(s.target)
+        else:
+            raise self.error("unsupported augmented assignment target", s.target)
+        rhs = self.expr(s.value)
+        if cur is None or rhs is None:
+            return
+        res = self.binop_types(op, cur, rhs, s)
+        self.tf.info[s] = ("augassign", (cur, res))
+        self.assign(s.target, res, s.value)
+
+    def s_If(self, s):
+        self.truth(s.test)
+        self.block(s.body)
+        self.block(s.orelse)
+
+    def s_While(self, s):
+        self.truth(s.test)
+        self.block(s.body)
+        self.block(s.orelse)
+
+    def s_Break(self, s):
+        pass
+
+    s_Continue = s_Break
+
+    def s_Return(self, s):
+        t = None if s.value is None else self.expr(s.value)
+        if s.value is not None and t is None:
+            return
+        if t is T.void:
+            t = None
+        self.returns.append((s, t))
+
+    def s_For(self, s):
+        it = self.expr(s.iter)
+        if it is None:
+            return
+        if isinstance(it, RangeType):
+            elt = it.dtype
+        elif isinstance(it, T.Array) and it.ndim >= 1:
+            elt = it.dtype if it.ndim == 1 else it.copy(ndim=it.ndim - 1, layout="A")
+            self.tf.info[s] = ("iter_array", it)
+        elif isinstance(it, T.UniTuple):
+            elt = it.dtype
+            self.tf.info[s] = ("iter_tuple", it)
+        else:
+            raise self.error(f"cannot iterate over a value of type {it} in a kernel (use "
+                             "range(...), a 1-D array or a homogeneous tuple)", s.iter)
+        self.assign(s.target, elt, s.iter)
+        self.block(s.body)
+        self.block(s.orelse)
+
+    def truth(self, node):
+        t = self.expr(node)
+        if t is None:
+            return
+        if not (rules.is_number(t)):
+            raise self.error(f"cannot use a value of type {t} as a condition", node)
+
+    # ---- expressions --------------------------------------------------------------------
+    def expr(self, node):
+        m = getattr(self, "e_" + type(node).__name__, None)
+        if m is None:
+            raise self.error(f"'{type(node).__name__}' expressions are not supported in "
+                             "kernels", node)
+        return self.record(node, m(node))
+
+    def e_Constant(self, node):
+        v = node.value
+        t, extra = calls.const_type(v)
+        if extra is not None:
+            self.tf.info[node] = extra
+        if isinstance(t, T.Type) and not isinstance(t, T.NoneType):
+            self.tf.constvals[node] = v
+        return t
+
+    def e_Name(self, node):
+        name = node.id
+        if name in self.locals:
+            t = self.tf.vartypes.get(name)
+            if t is None and not any(a == name for a in self.fsrc.argnames):
+                return None    # not assigned yet in this pass: typed on a later pass
+            return t
+        found, value = self.fsrc.resolve_global(name)
+        if not found:
+            raise self.error(f"name '{name}' is not defined", node)
+        return self.typed_value(node, value)
+
+    def typed_value(self, node, value):
+        t, extra = calls.const_type(value)
+        if extra is not None:
+            self.tf.info[node] = extra
+        if isinstance(t, T.Type) and extra is None:
+            self.tf.constvals[node] = value
+            if isinstance(value, np.ndarray):
+                self.tf.const_bytes += value.nbytes
+        return t
+
+    def e_Attribute(self, node):
+        return self.attribute(node)
+
+    def attribute(self, node):
+        base = self.expr(node.value)
+        if base is None:
+            return None
+        attr = node.attr
+        if isinstance(base, Global):
+            return calls.global_attr(self, node, base.obj, attr)
+        if isinstance(base, T.Array):
+            return indexing.array_attr(self, node, base, attr)
+        if isinstance(base, T.Record):
+            if attr in base.fields:
+                ft = base.fields[attr][0]
+                return T.Array(ft.dtype, ft.ndim, "C") if isinstance(ft, T.NestedArray) else ft
+            raise self.error(f"record {base} has no field '{attr}' (fields: "
+                             f"{', '.join(base.fields)})", node)
+        if isinstance(base, T.Complex):
+            if attr in ("real", "imag"):
+                return base.underlying_float
+            if attr == "conjugate":
+                return BoundMethod(base, attr)
+        if rules.is_number(base) and attr in ("real", "imag"):
+            return base if attr == "real" else base
+        if rules.is_number(base) and attr == "conjugate":
+            return BoundMethod(base, attr)
+        raise self.error(f"a value of type {base} has no attribute '{attr}' in kernels", node)
+
+    def setattr_(self, target, vt):
+        base = self.expr(target.value)
+        if base is None or vt is None:
+            return
+        if isinstance(base, T.Record) and target.attr in base.fields:
+            ft = base.fields[target.attr][0]
+            if not rules.is_number(ft) or not rules.is_number(vt):
+                raise self.error(f"cannot store a {vt} into record field '{target.attr}' of "
+                                 f"type {ft}", target)
+            self.record(target, ft)
+            return
+        raise self.error(f"cannot assign to attribute '{target.attr}' of a value of type "
+                         f"{base}", target)
+
+    def e_Subscript(self, node):
+        return self.getitem(node)
+
+    def getitem(self, node):
+        return indexing.getitem(self, node)
+
+    def setitem(self, target, vt):
+        indexing.setitem(self, target, vt)
+
+    def e_Tuple(self, node):
+        ts = [self.expr(e) for e in node.elts]
+        if any(t is None for t in ts):
+            return None
+        for e, t in zip(node.elts, ts):
+            if isinstance(t, PseudoType):
+                return Global(None)   # a compile-time tuple (shapes): only used as a constant
+        return T.Tuple(tuple(ts))
+
+    def e_BinOp(self, node):
+        a = self.expr(node.left)
+        b = self.expr(node.right)
+        if a is None or b is None:
+            return None
+        op = _BINOPS.get(type(node.op))
+        return self.binop_types(op, a, b, node)
+
+    def binop_types(self, op, a, b, node):
+        if op is None:
+            raise self.error(f"operator {type(node.op).__name__} is not supported", node)
+        if isinstance(a, (T.UniTuple, T.Tuple)) and isinstance(b, (T.UniTuple, T.Tuple)) \
+                and op == "+":
+            return T.Tuple(a.types + b.types)
+        r = rules.binop_type(op, a, b)
+        if r is None:
+            raise self.error(f"unsupported operand types for {op}: {a} and {b}", node)
+        return r
+
+    def e_UnaryOp(self, node):
+        a = self.expr(node.operand)
+        if a is None:
+            return None
+        op = _UNOPS[type(node.op)]
+        r = rules.unary_type(op, a)
+        if r is None:
+            raise self.error(f"unsupported operand type for unary {op}: {a}", node)
+        return r
+
+    def e_BoolOp(self, node):
+        ts = [self.expr(v) for v in node.values]
+        if any(t is None for t in ts):
+            return None
+        r = None
+        for v, t in zip(node.values, ts):
+            if not rules.is_number(t):
+                raise self.error(f"cannot use a value of type {t} in and/or", v)
+            r = rules.unify(r, t)
+        return r
+
+    def e_Compare(self, node):
+        ts = [self.expr(node.left)] + [self.expr(c) for c in node.comparators]
+        if any(t is None for t in ts):
+            return None
+        for op, a, b, n in zip(node.ops, ts, ts[1:], node.comparators):
+            if isinstance(op, (ast.Is, ast.IsNot)):
+                continue
+            if isinstance(op, (ast.In, ast.NotIn)):
+                raise self.error("'in' is not supported in kernels", n)
+            if not (rules.is_number(a) and rules.is_number(b)):
+                raise self.error(f"cannot compare {a} with {b}", n)
+            if (rules.is_complex(a) or rules.is_complex(b)) and \
+                    not isinstance(op, (ast.Eq, ast.NotEq)):
+                raise self.error("complex numbers can only be compared with == and !=", n)
+        return T.boolean
+
+    def e_IfExp(self, node):
+        self.truth(node.test)
+        a, b = self.expr(node.body), self.expr(node.orelse)
+        if a is None or b is None:
+            return a or b
+        r = rules.unify(a, b)
+        if r is None:
+            raise self.error(f"the branches of a conditional expression have types {a} and "
+                             f"{b}, which cannot be unified", node)
+        return r
+
+    def e_Call(self, node):
+        return calls.type_call(self, node)
+
+    def e_JoinedStr(self, node):
+        raise self.error("f-strings are not supported in kernels (print the values instead)",
+                         node)
+
+    # ---- compile-time constants ---------------------------------------------------------
+    def const_eval(self, node, what):
+        """The compile-time value of ``node`` (R-KER-3: a literal, a local bound once to a
+        constant expression, a global/closure value, tuples and arithmetic of those).
+        Raises TypingError naming ``what`` when it is not one."""
+        ok, v = self._const(node)
+        if not ok:
+            raise self.error(f"{what} must be a compile-time constant: a literal, a local "
+                             "variable bound to a constant expression, or a global defined "
+                             f"when the kernel is compiled; '{ast.unparse(node)}' is not",
+                             node)
+        return v
+
+    def _const(self, node):
+        if isinstance(node, ast.Constant):
+            return True, node.value
+        if isinstance(node, ast.Name):
+            name = node.id
+            if name in self.locals:
+                src = self.const_locals.get(name)
+                if src is None:
+                    return False, None
+                key = id(src)
+                if key in self._const_cache:
+                    return self._const_cache[key]
+                self._const_cache[key] = (False, None)    # guards self-reference
+                r = self._const(src)
+                self._const_cache[key] = r
+                return r
+            return self.fsrc.resolve_global(name)
+        if isinstance(node, ast.Attribute):
+            ok, base = self._const(node.value)
+            if not ok:
+                return False, None
+            try:
+                if node.attr == "laneid" and getattr(base, "__name__", "") == "cujit":
+                    return False, None
+                return True, getattr(base, node.attr)
+            except AttributeError:
+                return False, None
+        if isinstance(node, (ast.Tuple, ast.List)):
+            vals = []
+            for e in node.elts:
+                ok, v = self._const(e)
+                if not ok:
+                    return False, None
+                vals.append(v)
+            return True, tuple(vals)
+        if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
+            ok1, a = self._const(node.left)
+            ok2, b = self._const(node.right)
+            if ok1 and ok2:
+                try:
+                    return True, _PYOPS[type(node.op)](a, b)
+                except Exception:
+                    return False, None
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+            ok, a = self._const(node.operand)
+            if ok and isinstance(a, (int, float, np.number)):
+                return True, (-a if isinstance(node.op, ast.USub) else a)
+        return False, None
+
+
+_BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//",
+           ast.Mod: "%", ast.Pow: "**", ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^",
+           ast.LShift: "<<", ast.RShift: ">>"}
+_UNOPS = {ast.USub: "-", ast.UAdd: "+", ast.Invert: "~", ast.Not: "not"}
+_PYOPS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b,
+          ast.Mult: lambda a, b: a * b, ast.FloorDiv: lambda a, b: a // b,
+          ast.Mod: lambda a, b: a % b, ast.Pow: lambda a, b: a ** b,
+          ast.Div: lambda a, b: a / b, ast.BitAnd: lambda a, b: a & b,
+          ast.BitOr: lambda a, b: a | b, ast.BitXor: lambda a, b: a ^ b,
+          ast.LShift: lambda a, b: a << b, ast.RShift: lambda a, b: a >> b}
+
+
+def _stmt_name(s):
+    return {"FunctionDef": "def", "ClassDef": "class", "With": "with", "Try": "try",
+            "Raise": "raise", "Global": "global", "Nonlocal": "nonlocal", "Delete": "del",
+            "Import": "import", "ImportFrom": "import", "AsyncFunctionDef": "async def",
+            "Lambda": "lambda", "Match": "match", "TryStar": "try"}.get(
+        type(s).__name__, type(s).__name__)
+
+
+def _targets(t, out):
+    if isinstance(t, ast.Name):
+        out.append(t.id)
+    elif isinstance(t, (ast.Tuple, ast.List)):
+        for e in t.elts:
+            _targets(e, out)
+    elif isinstance(t, ast.Starred):
+        _targets(t.value, out)
+
+
+def _local_names(fnode):
+    """Names bound in the function (arguments and assignment/loop targets) — Python's rule
+    for what is local."""
+    out = [a.arg for a in fnode.args.args]
+    for n in ast.walk(fnode):
+        if isinstance(n, ast.Assign):
+            for t in n.targets:
+                _targets(t, out)
+        elif isinstance(n, (ast.AugAssign, ast.AnnAssign, ast.For)):
+            _targets(n.target, out)
+        elif isinstance(n, ast.NamedExpr):
+            _targets(n.target, out)
+    return set(out)
+
+
+def _single_assignments(fnode, local_names):
+    """{name: rhs ast} for locals assigned exactly once by ``name = expr`` (candidates for
+    R-KER-3's "local variable bound to a constant expression")."""
+    counts, rhs = {}, {}
+    for a in fnode.args.args:
+        counts[a.arg] = 2
+    for n in ast.walk(fnode):
+        if isinstance(n, ast.Assign):
+            for t in n.targets:
+                names = []
+                _targets(t, names)
+                for nm in names:
+                    counts[nm] = counts.get(nm, 0) + 1
+                    rhs[nm] = n.value if isinstance(t, ast.Name) else None
+        elif isinstance(n, (ast.AugAssign, ast.AnnAssign, ast.For, ast.NamedExpr)):
+            names = []
+            _targets(n.target, names)
+            for nm in names:
+                counts[nm] = counts.get(nm, 0) + 2
+    return {nm: rhs[nm] for nm, c in counts.items() if c == 1 and rhs.get(nm) is not None}
+
+
+def _is_true_const(node):
+    return isinstance(node, ast.Constant) and bool(node.value) is True
+
+
+def _has_break(loop):
+    for n in ast.walk(loop):
+        if isinstance(n, ast.Break):
+            return True
+    return False
