@@ -18,6 +18,8 @@ fake device's limits and calls :func:`cujit.simulator.kernel.run_kernel`.
 import functools
 import threading
 
+import numpy as np
+
 from .. import types as ct
 from ..kernelapi import _state
 from . import launcher as _ln
@@ -133,13 +135,16 @@ class Dispatcher:
         self._fast = None           # the last fast path that launched
         self._fasts = []            # other fast paths, tried by the slow path first
         self._lock = threading.RLock()
-        self._can_compile = sigs is None
+        self._declared = None       # argtypes tuples of eager signatures, in order
         self._disk = None
         if options.get("cache"):
             from .cache import DiskCache
             self._disk = DiskCache(py_func)
-        for sig in sigs or ():
-            self.compile(sig)
+        if sigs is not None:
+            self._declared = [self._check_sig(s) for s in sigs]
+            if not _on_simulator():     # the simulator runs py_func: nothing to compile
+                for argtypes in self._declared:
+                    self._compiled(argtypes)
 
     def __repr__(self):
         return f"<cujit kernel {self.py_func.__qualname__}>"
@@ -201,6 +206,9 @@ class Dispatcher:
         specialisation (``.llvm_ir``, ``.ptx``, ``.cubin``, ``.name``).  Raises TypeError /
         ValueError for a bad signature, TypingError/CompileError for a kernel that does not
         compile, and CompileError when it returns a value (kernels return None)."""
+        return self._compiled(self._check_sig(sig))
+
+    def _check_sig(self, sig):
         sig = ct.parse_signature(sig)
         if sig.return_type is not None and sig.return_type is not ct.void:
             raise TypeError(f"kernel {self.py_func.__qualname__} must return void, the "
@@ -208,7 +216,7 @@ class Dispatcher:
         if len(sig.args) != self._nargs:
             raise TypeError(f"signature {sig} has {len(sig.args)} argument(s) but kernel "
                             f"{self.py_func.__qualname__} takes {self._nargs}")
-        return self._compiled(sig.args)
+        return sig.args
 
     def _compiled(self, argtypes):
         spec = self._specs.get(argtypes)
@@ -224,14 +232,20 @@ class Dispatcher:
         spec = self._specs.get(argtypes)
         if spec is not None:
             return spec
-        if self._can_compile:
-            return self._compiled(argtypes)
-        for have in self._specs.values():
-            if all(_compatible(a, w) for a, w in zip(argtypes, have.argtypes)):
-                return have
+        return self._compiled(self._match_declared(argtypes))
+
+    def _match_declared(self, argtypes):
+        """``argtypes`` itself for a lazy kernel; for an eagerly declared one, the first
+        declared signature the argument types convert to (TypeError when none does)."""
+        declared = self._declared
+        if declared is None or argtypes in declared:
+            return argtypes
+        for want in declared:
+            if all(_compatible(a, w) for a, w in zip(argtypes, want)):
+                return want
         raise TypeError(f"kernel {self.py_func.__qualname__} has no signature matching the "
-                        f"argument types ({', '.join(map(str, argtypes))}); compiled "
-                        f"signatures: {'; '.join(str(s) for s in self._specs) or 'none'}")
+                        f"argument types ({', '.join(map(str, argtypes))}); declared "
+                        f"signatures: {'; '.join('(' + ', '.join(map(str, d)) + ')' for d in declared)}")
 
     def specialize(self, *args):
         """A new kernel compiled for the types of ``args`` only (numba.cuda ``specialize``)."""
@@ -249,6 +263,8 @@ class Dispatcher:
         return self._inspect("ptx", signature)
 
     def _inspect(self, attr, signature):
+        for argtypes in self._declared or ():
+            self._compiled(argtypes)
         if signature is None:
             return {k: getattr(v, attr) for k, v in self._specs.items()}
         if not isinstance(signature, tuple) or not all(isinstance(t, ct.Type) for t in signature):
@@ -274,8 +290,9 @@ class Dispatcher:
             cfg = self._make_config(cfg.griddim, cfg.blockdim, cfg.stream, cfg.sharedmem)
         drv = get_driver()
         if drv.is_simulator:
-            for i, a in enumerate(args):
-                _classify(self, i, a)
+            argtypes = tuple(_classify(self, i, a) for i, a in enumerate(args))
+            if self._declared is not None and None not in argtypes:
+                self._match_declared(argtypes)
             from ..simulator.kernel import run_kernel
             run_kernel(self.py_func, cfg.griddim, cfg.blockdim, cfg.stream_handle,
                        cfg.sharedmem, args)
@@ -300,14 +317,24 @@ def _compatible(have, want):
 
 
 def _classify(disp, i, value):
-    """Raise TypeError naming argument ``i`` when ``value`` cannot be a kernel argument."""
+    """The cujit type of launch value ``value`` (None for a DLPack-only object, typed once
+    imported); TypeError naming argument ``i`` when it cannot be a kernel argument."""
     try:
         if hasattr(value, "__dlpack__") and not hasattr(value, "__cuda_array_interface__") \
-                and not hasattr(value, "_data_ptr") and not hasattr(value, "__array_interface__"):
-            return
-        ct.typeof(value)
+                and not hasattr(value, "_data_ptr") and not isinstance(value, np.ndarray):
+            return None
+        return ct.typeof(value)
     except (TypeError, ValueError) as exc:
         raise TypeError(f"argument {i} of kernel {disp.py_func.__qualname__}: {exc}") from None
+
+
+def _on_simulator():
+    """True when the simulator is the backend (False when no driver can be used at all)."""
+    try:
+        from ..driver import get_driver
+        return get_driver().is_simulator
+    except ImportError:         # CudaSupportError: compile-only use
+        return False
 
 
 class CompiledKernel:
