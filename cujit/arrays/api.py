@@ -67,21 +67,25 @@ def to_device(obj, stream=0, copy=True, to=None):
     memory before synchronising).  ``to``: an existing device array to copy into (same dtype
     and shape; TypeError/ValueError otherwise, ``to`` untouched) and return.  ``copy=False``
     allocates without copying (numba's meaning)."""
-    if isinstance(obj, (DeviceNDArray, DeviceRecord)):
-        return obj
-    if hasattr(obj, "_data_ptr") and getattr(obj, "_data_ptr", None) is not None \
-            and hasattr(obj, "__cuda_array_interface__"):
-        return obj      # mapped / managed arrays are device-accessible already
-    if not isinstance(obj, np.ndarray) and hasattr(obj, "__cuda_array_interface__"):
-        from .interop import as_cuda_array
-        return as_cuda_array(obj)
+    if type(obj) is np.ndarray:
+        ary = obj
+    else:
+        if isinstance(obj, (DeviceNDArray, DeviceRecord)):
+            return obj
+        if getattr(obj, "_data_ptr", None) is not None \
+                and hasattr(obj, "__cuda_array_interface__"):
+            return obj      # mapped / managed arrays are device-accessible already
+        if not isinstance(obj, np.ndarray) and hasattr(obj, "__cuda_array_interface__"):
+            from .interop import as_cuda_array
+            return as_cuda_array(obj)
+        if _is_struct_scalar(obj):
+            _runtime.stream_handle(stream)
+            rec = DeviceRecord(obj.dtype, stream=stream)
+            if copy:
+                rec.copy_to_device(np.asarray(obj), stream=stream)
+            return rec
+        ary = np.asarray(obj)
     h = _runtime.stream_handle(stream)
-    if _is_struct_scalar(obj):
-        rec = DeviceRecord(obj.dtype, stream=stream)
-        if copy:
-            rec.copy_to_device(np.asarray(obj), stream=stream)
-        return rec
-    ary = obj if type(obj) is np.ndarray else np.asarray(obj)
     if to is not None:
         if not isinstance(to, DeviceNDArray):
             raise TypeError(f"to_device(to=...) must be a DeviceNDArray, got "

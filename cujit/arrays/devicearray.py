@@ -12,6 +12,7 @@ import ctypes
 import numpy as np
 
 from . import _runtime
+from . import staging
 from . import layout as L
 from .transfer import copy_htod, copy_dtoh, copy_dtod, host_ptr
 
@@ -425,9 +426,8 @@ class DeviceNDArray:
 
 
 def _copy_htod_contig(dptr, src, nbytes, h):
-    from .staging import htod_large, LARGE
-    if nbytes >= LARGE:
-        htod_large(dptr, src, nbytes, h)
+    if nbytes >= staging.LARGE:
+        staging.htod_large(dptr, src, nbytes, h)
     else:
         _runtime.driver().memcpy_htod(dptr, host_ptr(src), nbytes, h)
 
