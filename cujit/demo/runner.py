@@ -25,7 +25,14 @@ def _fmt_time(s):
 def _fmt_rate(res):
     if res.rate is None:
         return " " * 16
-    return f"{res.rate:10.1f} {res.rate_unit:<7}"
+    value, unit = res.rate, res.rate_unit
+    if unit.startswith("G"):
+        # The simulator's rates are tiny: step G -> M -> k so the figure stays readable.
+        for prefix, factor in (("G", 1), ("M", 1e3), ("k", 1e6)):
+            if value * factor >= 1 or prefix == "k":
+                value, unit = value * factor, prefix + unit[1:]
+                break
+    return f"{value:10.1f} {unit:<7}"
 
 
 def format_row(index, res):
