@@ -68,9 +68,41 @@ def _make(pyfunc, sigs, options):
         pyfunc = pyfunc.py_func
     if not callable(pyfunc) or not hasattr(pyfunc, "__code__"):
         raise TypeError(f"jit needs a Python function, got {pyfunc!r}")
+    _prefetch_toolchain()
     if options.get("device"):
         return DeviceFunction(pyfunc, sigs, options)
     return Dispatcher(pyfunc, sigs, options)
+
+
+_prefetched = False
+
+
+def _warm_toolchain():
+    try:
+        from . import lowering  # noqa: F401  (imports llvmlite.ir and the typer)
+        from .nvvm import nvvm_available
+        from .linker import nvjitlink_available
+        nvvm_available()            # dlopen libNVVM (cuda-pathfinder search)
+        nvjitlink_available()
+    except Exception:               # reported, if it matters, by the real compile
+        pass
+
+
+def _prefetch_toolchain():
+    """Start loading the front end, libNVVM and nvJitLink on a daemon thread the first time a
+    kernel is decorated, so that the first launch (typically after the program has created
+    its context and copied its data, which release the GIL) finds them loaded: the ≤ 0.5 s
+    first compile-and-launch goal.  Off on the simulator and with CUJIT_PREFETCH=0."""
+    global _prefetched
+    if _prefetched:
+        return
+    _prefetched = True
+    import os
+    from ..driver import simulator_enabled
+    if os.environ.get("CUJIT_PREFETCH", "1") == "0" or simulator_enabled():
+        return
+    threading.Thread(target=_warm_toolchain, name="cujit-toolchain-prefetch",
+                     daemon=True).start()
 
 
 class DeviceFunction:
