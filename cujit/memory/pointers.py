@@ -47,9 +47,11 @@ class _Finalizer:
         self._wr = _ref(obj, self._fire)
         _live_finalizers.add(self)
 
-    def _fire(self, _wr=None):
+    def _fire(self, _wr=None, _live=_live_finalizers):
+        # The registry is bound as a default: during interpreter teardown module globals
+        # may already be None when a weak-reference callback runs.
         try:
-            _live_finalizers.remove(self)
+            _live.remove(self)
         except KeyError:
             return None
         return self._fn(*self._args)
