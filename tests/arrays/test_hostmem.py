@@ -1,0 +1,165 @@
+"""Pinned, mapped and managed host memory (R-HOST-1..4) and the pinned-buffer cache."""
+import gc
+
+import numpy as np
+import pytest
+
+import cujit
+from cujit.arrays import hostmem, staging, auto_device
+from cujit.arrays.transfer import host_ptr
+
+
+def _drv():
+    return cujit.arrays._runtime.driver()
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_pinned_array_geometry(order):
+    a = cujit.pinned_array((3, 5), dtype=np.int16, order=order)
+    assert type(a) is np.ndarray and a.shape == (3, 5) and a.dtype == np.int16
+    assert a.flags.c_contiguous if order == "C" else a.flags.f_contiguous
+    assert hostmem.is_pinned(host_ptr(a), a.nbytes)
+    s = cujit.pinned_array((2, 3), np.float32, strides=(24, 8))
+    assert s.strides == (24, 8)
+    assert cujit.pinned_array(0).shape == (0,)
+    like = cujit.pinned_array_like(np.zeros((4, 6), order="F")[:, ::2])
+    assert like.shape == (4, 3) and like.flags.f_contiguous
+
+
+def test_pinned_cache_reuses_buffers(monkeypatch):
+    ctx = cujit.current_context()
+    gc.collect()
+    hostmem.clear_pinned_cache()
+    calls = []
+    real = type(ctx).memhostalloc
+    monkeypatch.setattr(type(ctx), "memhostalloc",
+                        lambda self, n, **kw: calls.append(n) or real(self, n, **kw))
+    a = cujit.pinned_array(512)
+    p = host_ptr(a)
+    view = a[10:]
+    del a
+    gc.collect()
+    b = cujit.pinned_array(512)
+    # the view still uses the first buffer, so it is not handed out again
+    pb = host_ptr(b)
+    assert pb != p
+    view[:] = 7.0
+    del b, view
+    gc.collect()
+    c = cujit.pinned_array(400)         # same size class
+    d = cujit.pinned_array(512)
+    assert {host_ptr(c), host_ptr(d)} == {p, pb}
+    assert calls == [4096, 4096]
+
+
+def test_pinned_context_manager_unpins_even_on_error():
+    a = np.arange(10000, dtype=np.float64)
+    with pytest.raises(RuntimeError, match="boom"):
+        with cujit.pinned(a):
+            assert hostmem.is_pinned(host_ptr(a), a.nbytes)
+            raise RuntimeError("boom")
+    assert not hostmem.is_pinned(host_ptr(a), a.nbytes)
+    with cujit.pinned(a, np.zeros(3)):
+        d = cujit.to_device(a)
+    assert np.array_equal(d.copy_to_host(), a)
+
+
+def test_mapped_array_is_device_usable_and_shares_memory():
+    m = cujit.mapped_array((4, 3), np.int32)
+    assert isinstance(m, cujit.MappedNDArray) and isinstance(m, np.ndarray)
+    m[:] = np.arange(12).reshape(4, 3)
+    d = cujit.as_cuda_array(m)      # through its __cuda_array_interface__
+    assert d._data_ptr == m._data_ptr
+    assert np.array_equal(d.copy_to_host(), m)
+    # a device-side write is seen on the host at once
+    src = np.array([100, 101, 102], np.int32)
+    _drv().memcpy_htod(m[2]._data_ptr, host_ptr(src), src.nbytes)
+    assert m[2].tolist() == [100, 101, 102]
+    sl = m[1:, 1]
+    assert sl._data_ptr == m._data_ptr + 3 * 4 + 4 and sl.gpu_data is m.gpu_data
+    assert auto_device(sl) == (sl, False)
+    # results of ufuncs are new host memory, not device-usable
+    r = m + 1
+    assert r._data_ptr is None
+    dev, copied = auto_device(r)
+    assert copied and np.array_equal(dev.copy_to_host(), np.asarray(r))
+
+
+@pytest.mark.sim
+def test_mapped_array_honours_portable_and_wc():
+    drv = _drv()
+    for portable in (False, True):
+        for wc in (False, True):
+            m = cujit.mapped_array(16, np.uint8, portable=portable, wc=wc)
+            blk = drv._find(m.gpu_data.host_pointer)
+            assert blk.flags == {"mapped": True, "portable": portable, "wc": wc}
+    like = cujit.mapped_array_like(np.zeros((2, 3), order="F"), wc=True)
+    assert like.flags.f_contiguous
+    assert drv._find(like.gpu_data.host_pointer).flags["wc"] is True
+
+
+def test_mapped_context_manager_views():
+    a = np.arange(6.0)
+    b = np.arange(12, dtype=np.int32).reshape(3, 4)[:, ::2]
+    with cujit.mapped(a) as va:
+        assert isinstance(va, cujit.DeviceNDArray)
+        va[0] = 42.0
+        assert a[0] == 42.0
+    with cujit.mapped(a, b) as views:
+        assert isinstance(views, list) and len(views) == 2
+        assert np.array_equal(views[1].copy_to_host(), b)
+        assert views[1].strides == b.strides
+    assert not hostmem.is_pinned(host_ptr(a), a.nbytes)
+
+
+def test_managed_array():
+    m = cujit.managed_array((8,), np.float32)
+    assert isinstance(m, cujit.ManagedNDArray)
+    assert m._data_ptr == m.gpu_data.host_pointer == host_ptr(m)
+    m[:] = 3
+    assert np.array_equal(cujit.as_cuda_array(m).copy_to_host(), np.full(8, 3, np.float32))
+    assert m[2:]._data_ptr == m._data_ptr + 8
+    z = cujit.managed_array(0)
+    assert z.size == 0 and z._data_ptr == 0
+
+
+@pytest.mark.sim
+def test_managed_attach_flag_reaches_the_driver():
+    drv = _drv()
+    for flag in (True, False):
+        m = cujit.managed_array(4, np.uint8, attach_global=flag)
+        assert drv._find(m._data_ptr).flags["attach_global"] is flag
+
+
+def test_large_pageable_copy_is_pipelined_and_exact(monkeypatch):
+    monkeypatch.setattr(staging, "LARGE", 1 << 16)
+    monkeypatch.setattr(staging, "CHUNK", 3000)
+    drv = _drv()
+    seen = []
+    real = drv.memcpy_htod
+    monkeypatch.setattr(drv, "memcpy_htod", lambda d, s, n, st=0: seen.append((n, st)) or
+                        real(d, s, n, st))
+    h = np.random.default_rng(1).integers(0, 1 << 30, 20000, dtype=np.int64)
+    d = cujit.to_device(h)
+    assert np.array_equal(d.copy_to_host(), h)
+    assert len(seen) == -(-h.nbytes // 3000) and all(st == 1 for _, st in seen)
+    seen.clear()
+    s = cujit.stream()
+    d2 = cujit.to_device(h, stream=s)
+    s.synchronize()
+    assert np.array_equal(d2.copy_to_host(), h)
+    assert all(st == s.handle for _, st in seen)
+    # pinned sources skip the staging
+    seen.clear()
+    p = cujit.pinned_array(h.shape, h.dtype)
+    p[:] = h
+    d3 = cujit.to_device(p)
+    assert len(seen) == 1 and np.array_equal(d3.copy_to_host(), h)
+
+
+def test_clear_pinned_cache_releases_buffers():
+    a = cujit.pinned_array(100)
+    del a
+    gc.collect()
+    assert hostmem.clear_pinned_cache() >= 4096
+    assert hostmem.clear_pinned_cache() == 0

@@ -1,0 +1,179 @@
+"""CUDA Array Interface and DLPack, with cujit on both sides (any backend)."""
+import ctypes
+import gc
+
+import numpy as np
+import pytest
+
+import cujit
+from cujit.arrays import dlpack
+from tests.arrays.strategies import STRUCT, fill
+
+
+class Foreign:
+    """A minimal producer: exports a cujit array's interface under another type."""
+
+    def __init__(self, arr, **override):
+        self.arr = arr
+        self.desc = dict(arr.__cuda_array_interface__, **override)
+
+    @property
+    def __cuda_array_interface__(self):
+        return self.desc
+
+
+@pytest.mark.parametrize("make", [
+    lambda: np.arange(24.0).reshape(4, 6),
+    lambda: np.asfortranarray(np.arange(24, dtype=np.int16).reshape(4, 6)),
+    lambda: fill((5,), STRUCT),
+    lambda: np.array(2.5),
+])
+def test_cai_roundtrip_zero_copy(make):
+    h = make()
+    d = cujit.to_device(h)
+    f = Foreign(d)
+    v = cujit.as_cuda_array(f)
+    assert v._data_ptr == d._data_ptr and v.shape == d.shape and v.strides == d.strides
+    assert v.dtype == d.dtype
+    assert v.gpu_data.owner is f       # keeps the producer alive
+    assert np.array_equal(v.copy_to_host(), h)
+    v[...] = h[...] if h.ndim else h[()]
+    assert np.array_equal(d.copy_to_host(), h)
+
+
+def test_cai_of_negative_and_strided_views():
+    h = np.arange(40).reshape(5, 8)
+    d = cujit.to_device(h)
+    for key in (np.s_[::-1], np.s_[:, ::-3], np.s_[1::2, 2:7]):
+        v = cujit.as_cuda_array(Foreign(d[key]))
+        assert np.array_equal(v.copy_to_host(), h[key])
+        cai = d[key].__cuda_array_interface__
+        assert cai["strides"] == h[key].strides
+
+
+def test_cai_keeps_producer_alive():
+    d = cujit.to_device(np.arange(8.0))
+    f = Foreign(d)
+    v = cujit.as_cuda_array(f)
+    del f, d
+    gc.collect()
+    assert np.array_equal(v.copy_to_host(), np.arange(8.0))
+
+
+def test_cai_readonly_descr_and_stream_keys():
+    d = cujit.to_device(fill((3,), STRUCT))
+    cai = d.__cuda_array_interface__
+    assert cai["descr"] == STRUCT.descr and cai["typestr"] == STRUCT.str
+    assert cai["data"] == (d._data_ptr, False)
+    # version 2 producers have no stream key
+    desc = {k: v for k, v in cai.items() if k != "stream"}
+    desc["version"] = 2
+    v = cujit.from_cuda_array_interface(desc)
+    assert v.stream == 0 and v.dtype == STRUCT
+
+
+def _live_count():
+    return len(dlpack._live)
+
+
+@pytest.mark.parametrize("max_version", [None, (0, 8), (1, 0), (1, 3)])
+def test_dlpack_roundtrip(max_version):
+    h = np.arange(12, dtype=np.float32).reshape(3, 4)
+    d = cujit.to_device(h)
+    before = _live_count()
+    cap = d.__dlpack__(max_version=max_version)
+    assert _live_count() == before + 1
+    name = b"dltensor_versioned" if max_version and max_version[0] >= 1 else b"dltensor"
+    assert dlpack._PyCapsule_IsValid(cap, name)
+    v = cujit.from_dlpack(cap)
+    assert dlpack._PyCapsule_IsValid(cap, b"used_" + name)
+    assert v._data_ptr == d._data_ptr and v.shape == (3, 4) and v.strides == (16, 4)
+    assert np.array_equal(v.copy_to_host(), h)
+    del v
+    gc.collect()
+    assert _live_count() == before     # the consumer called the deleter
+    del cap
+
+
+def test_dlpack_protocol_objects_and_views():
+    h = np.arange(30, dtype=np.int64).reshape(5, 6)
+    d = cujit.to_device(h)
+    for key in (np.s_[:, ::2], np.s_[::-1], np.s_[2]):
+        v = cujit.from_dlpack(d[key])
+        assert v._data_ptr == d[key]._data_ptr
+        assert np.array_equal(v.copy_to_host(), h[key])
+    assert d.__dlpack_device__() == (dlpack.kDLCUDA, cujit.current_context().device.id)
+    b = cujit.from_dlpack(cujit.to_device(np.array([True, False])))
+    assert b.dtype == np.bool_ and b.copy_to_host().tolist() == [True, False]
+
+
+def test_unconsumed_capsule_frees_its_struct():
+    d = cujit.to_device(np.arange(4.0))
+    before = _live_count()
+    cap = d.__dlpack__(max_version=(1, 0))
+    assert _live_count() == before + 1
+    del cap
+    gc.collect()
+    assert _live_count() == before
+
+
+def test_dlpack_copy_flag_and_errors():
+    d = cujit.to_device(np.arange(4.0))
+    cap = d.__dlpack__(max_version=(1, 0), copy=True)
+    st = dlpack.DLManagedTensorVersioned.from_address(
+        dlpack._PyCapsule_GetPointer(cap, b"dltensor_versioned"))
+    assert st.flags & 2 and st.dl_tensor.data != d._data_ptr
+    v = cujit.from_dlpack(cap)
+    assert np.array_equal(v.copy_to_host(), np.arange(4.0))
+    with pytest.raises(BufferError, match="device"):
+        d.__dlpack__(dl_device=(1, 0))
+    with pytest.raises(ValueError, match="stream=0"):
+        d.__dlpack__(stream=0)
+    with pytest.raises(BufferError, match="dtype"):
+        cujit.to_device(fill((2,), STRUCT)).__dlpack__()
+    odd = cujit.device_array(8, np.int8).view(np.int8)
+    odd = cujit.DeviceNDArray((3,), (3,), np.int16, gpu_data=odd.gpu_data)
+    with pytest.raises(BufferError, match="multiples"):
+        odd.__dlpack__()
+    with pytest.raises(TypeError, match="not CUDA"):
+        cujit.from_dlpack(np.arange(3))
+    with pytest.raises(TypeError, match="capsule"):
+        cujit.from_dlpack(object())
+    used = d.__dlpack__()
+    cujit.from_dlpack(used)
+    with pytest.raises(TypeError, match="unused"):
+        cujit.from_dlpack(used)
+
+
+def test_dlpack_stream_ordering(monkeypatch):
+    drv = cujit.arrays._runtime.driver()
+    waits = []
+    real = drv.stream_wait_event
+    monkeypatch.setattr(drv, "stream_wait_event", lambda s, e: waits.append(s) or real(s, e))
+    s1, s2 = cujit.stream(), cujit.stream()
+    d = cujit.device_array(4).bind(s1)
+    d.__dlpack__(stream=s2.handle)
+    assert waits == [s2.handle]
+    waits.clear()
+    d.__dlpack__(stream=s1.handle)
+    d.__dlpack__(stream=-1)
+    assert waits == []
+    cujit.device_array(4).__dlpack__(stream=1)
+    assert waits == []
+
+
+def test_device_record():
+    rec = fill((1,), STRUCT, seed=3)[0]
+    dr = cujit.to_device(rec)
+    assert isinstance(dr, cujit.DeviceRecord)
+    back = dr.copy_to_host()
+    assert back.tobytes() == rec.tobytes()
+    assert dr["a"] == rec["a"] and dr["b"] == rec["b"]
+    assert np.array_equal(dr["c"].copy_to_host(), rec["c"])
+    dr["a"] = 77
+    assert dr.copy_to_host()["a"] == 77
+    with pytest.raises(KeyError, match="no field 'zz'"):
+        dr["zz"]
+    with pytest.raises(TypeError, match="incompatible dtype"):
+        dr.copy_to_device(np.zeros((), np.int32))
+    assert ctypes.c_void_p(dr._data_ptr).value == dr.device_ctypes_pointer.value
