@@ -86,23 +86,33 @@ def traceback_site(tb):
     return site or "<unknown>"
 
 
-def source_location(depth=1):
-    """A compiler ``SourceLocation`` of the nearest kernel frame above the caller."""
+def source_location(depth=1, needle=None):
+    """A compiler ``SourceLocation`` of the nearest kernel frame above the caller; the column
+    is where ``needle`` (e.g. ``'shared.array'``) starts on the line, else the first
+    non-blank character."""
     from ..compiler.errors import SourceLocation
     f = _user_frame(depth + 1)
     if f is None:
         return None
     line = linecache.getline(f.f_code.co_filename, f.f_lineno) or None
-    return SourceLocation(f.f_code.co_filename, f.f_lineno, 0, line)
+    col = 0
+    if line:
+        col = line.find(needle) if needle and needle in line else len(line) - len(line.lstrip())
+    return SourceLocation(f.f_code.co_filename, f.f_lineno, col, line)
 
 
-def typing_error(msg, depth=1):
-    """The compiler's ``TypingError`` for ``msg``, located at the kernel line above."""
+def typing_error(msg, depth=1, needle=None):
+    """The compiler's ``TypingError`` for ``msg``, located at the kernel line above (raised
+    as it is, without thread ids: it is what compiling the kernel would raise)."""
     from ..compiler.errors import TypingError
-    return TypingError(msg, source_location(depth + 1))
+    e = TypingError(msg, source_location(depth + 1, needle or msg.split(":", 1)[0]))
+    e._cujit_sim_reported = True
+    return e
 
 
-def compile_error(msg, depth=1):
+def compile_error(msg, depth=1, needle=None):
     """The compiler's ``CompileError`` for ``msg`` (resource limits), located likewise."""
     from ..compiler.errors import CompileError
-    return CompileError(msg, source_location(depth + 1))
+    e = CompileError(msg, source_location(depth + 1, needle))
+    e._cujit_sim_reported = True
+    return e

@@ -73,8 +73,9 @@ class Launch:
         limit = _device_attr("TOTAL_CONSTANT_MEMORY", _CONST_LIMIT_DEFAULT)
         if self.const_bytes + arr.nbytes > limit:
             raise compile_error(
-                f"const.array_like: {self.const_bytes + arr.nbytes} bytes of constant arrays "
-                f"in this kernel; constant memory holds {limit // 1024} KiB ({limit} bytes)", 3)
+                f"constant memory: the kernel places {self.const_bytes + arr.nbytes} bytes in "
+                f"constant memory; constant memory holds {limit} bytes ({limit // 1024} KiB)",
+                3, "const.array_like")
         self.const_bytes += arr.nbytes
 
     def run(self):
@@ -121,8 +122,6 @@ def _signature_key(args):
 
 def _typecheck(pyfunc, args, info, sig):
     """Call the front end's typecheck once per signature (skipped while it does not exist)."""
-    if sig in info.checked:
-        return
     try:
         from ..compiler.typecheck import typecheck_kernel
     except ImportError as exc:
@@ -130,9 +129,12 @@ def _typecheck(pyfunc, args, info, sig):
             typecheck_kernel = None
         else:
             raise
+    key = (sig, typecheck_kernel)
+    if key in info.checked:
+        return
     if typecheck_kernel is not None:
         typecheck_kernel(pyfunc, args)
-    info.checked.add(sig)
+    info.checked.add(key)
 
 
 def run_kernel(pyfunc, griddim, blockdim, stream_handle, dynamic_shared_bytes, args):

@@ -142,10 +142,11 @@ class SharedMemory:
         total = self.static_bytes + nbytes
         if total > self.limit:
             raise compile_error(
-                f"shared memory: shared.array{shape} of {dtype} asks for {nbytes} bytes "
-                f"({total} bytes of static shared memory in the kernel), more than the "
-                f"{self.limit}-byte (48 KiB) limit of the device "
-                "(MAX_SHARED_MEMORY_PER_BLOCK)", 3)
+                f"shared memory: shared.array of shape {shape} and dtype {dtype} asks "
+                f"{nbytes} bytes of static shared memory ({total} bytes in the kernel); the "
+                f"limit for static shared memory is {self.limit} bytes ({self.limit // 1024} "
+                "KiB, MAX_SHARED_MEMORY_PER_BLOCK). Use dynamic shared memory "
+                "(shared.array(0, dtype) and the 4th launch value) for more", 3, "shared.array")
         self.static_bytes = total
         arr = np.zeros(shape, dtype)
         if dtype.names:
@@ -172,8 +173,9 @@ def frozen_const(arr):
     limit = _device_attr("TOTAL_CONSTANT_MEMORY", _CONST_LIMIT_DEFAULT)
     if arr.nbytes > limit:
         raise compile_error(
-            f"const.array_like: an array of {arr.nbytes} bytes does not fit in constant "
-            f"memory, which holds {limit // 1024} KiB ({limit} bytes) per device", 3)
+            f"constant memory: const.array_like of {arr.nbytes} bytes (shape {arr.shape}, "
+            f"{arr.dtype}) does not fit; constant memory holds {limit} bytes "
+            f"({limit // 1024} KiB)", 3, "const.array_like")
     c = np.array(arr, copy=True, order="K")
     if c.dtype.names:
         c = c.view(np.recarray)

@@ -30,3 +30,23 @@ def checks():
         config.SIM_CHECKS = bool(on)
     yield _set
     del config.SIM_CHECKS
+
+
+@pytest.fixture
+def no_typecheck(monkeypatch):
+    """Launch without the compiler front end's typecheck (a no-op stands in), to exercise the
+    simulator's own run-time checks and Python behaviour the compiler rejects (``raise``)."""
+    import sys
+    import types
+    fake = types.ModuleType("cujit.compiler.typecheck")
+    fake.typecheck_kernel = lambda pyfunc, args: None
+    monkeypatch.setitem(sys.modules, "cujit.compiler.typecheck", fake)
+
+
+@pytest.fixture(params=["front end", "run time"])
+def either_check(request):
+    """Parametrise a test over the error coming from the compiler front end's typecheck and
+    from the simulator's own run-time check (typecheck replaced by a no-op)."""
+    if request.param == "run time":
+        request.getfixturevalue("no_typecheck")
+    return request.param

@@ -303,7 +303,7 @@ def raise_in_5(out):
     out[t] = 1
 
 
-def test_exception_in_thread_5_ends_launch_with_ids(launch):
+def test_exception_in_thread_5_ends_launch_with_ids(launch, no_typecheck):
     out = np.zeros(8)
     with pytest.raises(Boom) as ei:
         launch(raise_in_5, (1, 1, 2), 8, out)
@@ -312,6 +312,21 @@ def test_exception_in_thread_5_ends_launch_with_ids(launch):
                              "thread five failed")
     assert not out.any()                      # nobody passed the barrier
     assert cuda.kernelapi._state.current is None
+
+
+def index_error_in_5(a):
+    t = cuda.threadIdx.x
+    a[t * (1 + 9 * (t == 5))] = 1
+
+
+def test_plain_index_error_in_thread_5_with_checks_off(launch, checks):
+    checks(False)
+    a = np.zeros(8)
+    with pytest.raises(IndexError) as ei:
+        launch(index_error_in_5, 1, 8, a)
+    ln = line_of(index_error_in_5, "a[t *")
+    assert str(ei.value) == (f"threadIdx=(5, 0, 0) blockIdx=(0, 0, 0) at {HERE}:{ln}: index "
+                             "50 is out of bounds for axis 0 with size 8")
 
 
 def test_half_block_raising_before_barrier_exits_cleanly(tmp_path):
@@ -328,7 +343,7 @@ def test_half_block_raising_before_barrier_exits_cleanly(tmp_path):
         def k(out):
             t = cuda.threadIdx.x
             if t >= 16:
-                raise IndexError("bad index in upper half")
+                out[t + 16] = 1
             cuda.syncthreads()
             out[t] = 1
 
@@ -343,6 +358,7 @@ def test_half_block_raising_before_barrier_exits_cleanly(tmp_path):
     r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
                        timeout=60, env=env)
     assert r.returncode == 0, r.stderr
-    assert r.stdout == ("caught: threadIdx=(16, 0, 0) blockIdx=(0, 0, 0) at case7.py:11: bad "
-                        "index in upper half\nsum 0.0\n")
+    assert r.stdout == ("caught: index 32 is out of bounds for axis 0 with size 32 of array "
+                        "'out' of shape (32,): threadIdx=(16, 0, 0) blockIdx=(0, 0, 0) at "
+                        "case7.py:11: out[t + 16] = 1\nsum 0.0\n")
     assert r.stderr == ""

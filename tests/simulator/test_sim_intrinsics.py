@@ -87,7 +87,7 @@ def test_1024_threads_with_barrier_in_loop(launch):
 
 
 # -- atomics ---------------------------------------------------------------------------------
-def atomics(a, f, old):
+def atomics(a, u, f, old):
     t = cuda.threadIdx.x
     old[t, 0] = cuda.atomic.add(a, 0, 1)
     cuda.atomic.sub(a, 1, 2)
@@ -97,8 +97,9 @@ def atomics(a, f, old):
     cuda.atomic.or_(a, 5, 1 << t)
     cuda.atomic.xor(a, 6, 1 << (t % 2))
     cuda.atomic.exch(a, 7, 5)
-    cuda.atomic.inc(a, 8, 3)
-    cuda.atomic.dec(a, 9, 3)
+    cuda.atomic.inc(u, 0, np.uint32(3))
+    cuda.atomic.dec(u, 1, np.uint32(3))
+    cuda.atomic.inc(u, 2, np.uint32(100))
     old[t, 1] = cuda.atomic.cas(a, 10, t, t + 1)
     cuda.atomic.nanmax(f, 0, np.float64(t))
     cuda.atomic.nanmin(f, 1, np.float64(t))
@@ -108,11 +109,13 @@ def atomics(a, f, old):
 def test_atomics(launch):
     a = np.zeros(11, np.int64)
     a[4] = -1
+    u = np.array([0, 0, 5], np.uint32)
     f = np.array([np.nan, np.nan, 0.0])
     old = np.zeros((8, 2), np.int64)
-    launch(atomics, 1, 8, a, f, old)
+    launch(atomics, 1, 8, a, u, f, old)
     assert sorted(old[:, 0].tolist()) == list(range(8))
     assert a.tolist() == [8, -16, 7, -7, -1 & ~0xFF, 0xFF, 0, 5, 0, 0, 8]
+    assert u.tolist() == [0, 0, 13]      # CUDA's wrap-around inc/dec, 8 times each
     assert old[:, 1].tolist() == list(range(8))      # each thread swaps in turn
     assert f.tolist() == [7.0, 0.0, 4.0]
 
@@ -259,9 +262,14 @@ def test_fma_single_rounding_and_cbrt(vals):
                         rel_tol=1e-12, abs_tol=1e-300)
 
 
-def test_bit_intrinsic_rejects_floats(launch):
-    with pytest.raises(TypeError, match="expected an integer, got float64"):
-        launch(bits, 1, 1, np.array([1.5]), np.zeros(4))
+def test_bit_intrinsic_rejects_floats(launch, either_check):
+    from cujit.compiler.errors import TypingError
+    if either_check == "front end":
+        with pytest.raises(TypingError, match=r"popc\(\) takes an integer, got float64"):
+            launch(bits, 1, 1, np.array([1.5]), np.zeros(4))
+    else:
+        with pytest.raises(TypeError, match="expected an integer, got float64"):
+            launch(bits, 1, 1, np.array([1.5]), np.zeros(4))
 
 
 def test_kernel_api_outside_kernel_raises():

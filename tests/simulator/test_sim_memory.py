@@ -84,12 +84,14 @@ def case5_ok(out):
     out[0] = s[1, 5999]
 
 
-def test_case5_static_shared_limit(launch):
+def test_case5_static_shared_limit(launch, either_check):
     with pytest.raises(CompileError) as ei:
         launch(case5_big, 1, 1, np.zeros(1, np.float32))
     msg = str(ei.value)
-    assert "shared memory" in msg and "56000 bytes" in msg and "49152-byte (48 KiB)" in msg
-    assert "MAX_SHARED_MEMORY_PER_BLOCK" in msg and "s = cuda.shared.array((2, 7000)" in msg
+    assert msg.startswith("shared memory: shared.array of shape (2, 7000) and dtype float32 "
+                          "asks 56000 bytes of static shared memory")
+    assert "the limit for static shared memory is 49152 bytes (48 KiB" in msg
+    assert "s = cuda.shared.array((2, 7000), np.float32)" in msg
     out = np.zeros(1, np.float32)
     launch(case5_ok, 1, 1, out)
     assert out[0] == 7
@@ -154,8 +156,8 @@ def test_case10_dtype_spellings(launch, dt):
     assert out[0] == 3.75
 
 
-def test_case10_bad_dtype_is_typing_error(launch):
-    with pytest.raises(TypingError, match=r"local.array: dtype 'int33' is not a type"):
+def test_case10_bad_dtype_is_typing_error(launch, either_check):
+    with pytest.raises(TypingError, match=r"local.array: dtype 'int33' is not"):
         launch(make_case10("int33"), 1, 1, np.zeros(1))
 
 
@@ -164,10 +166,11 @@ def bad_shape(out, n):
     out[0] = a[0]
 
 
-def test_non_int_shape_is_typing_error(launch):
-    with pytest.raises(TypingError, match=r"local.array: shape 4.0 must be a constant int or "
-                       r"tuple of ints") as ei:
+def test_non_int_shape_is_typing_error(launch, either_check):
+    with pytest.raises(TypingError, match=r"local.array") as ei:
         launch(bad_shape, 1, 1, np.zeros(1), 4)
+    if either_check == "run time":
+        assert str(ei.value).startswith("local.array: shape 4.0 must be a constant int")
     assert "a = cuda.local.array(n * 1.0, np.int32)" in str(ei.value)
 
 
@@ -179,16 +182,18 @@ def case12_big(out):
 def case12_ok(out):
     c = cuda.const.array_like(CONST_32K)
     i = cuda.grid(1)
-    out[i] = c[i]
+    for j in range(i * 1024, i * 1024 + 1024):
+        out[j] = c[j]
 
 
-def test_case12_constant_memory_limit(launch):
-    with pytest.raises(CompileError, match=r"does not fit in constant memory, which holds "
-                       r"64 KiB \(65536 bytes\)") as ei:
+def test_case12_constant_memory_limit(launch, either_check):
+    with pytest.raises(CompileError) as ei:
         launch(case12_big, 1, 1, np.zeros(1, np.int8))
-    assert "16777216 bytes" in str(ei.value)
+    assert str(ei.value).startswith(
+        "constant memory: const.array_like of 16777216 bytes (shape (16777216,), int8) does "
+        "not fit; constant memory holds 65536 bytes (64 KiB)")
     out = np.zeros(32 * 1024, np.int8)
-    launch(case12_ok, 32, 1024, out)
+    launch(case12_ok, 1, 32, out)
     np.testing.assert_array_equal(out, CONST_32K)
 
 
@@ -214,8 +219,9 @@ def write_const(out):
     c[0] = 1
 
 
-def test_const_is_read_only(launch):
-    with pytest.raises(ValueError, match="read-only"):
+def test_const_is_read_only(launch, either_check):
+    exc = TypingError if either_check == "front end" else ValueError
+    with pytest.raises(exc, match="read-only"):
         launch(write_const, 1, 1, np.zeros(1))
 
 
@@ -233,6 +239,7 @@ def test_shared_is_per_block_and_shared_by_its_threads(launch):
     assert out.tolist() == [[1] * 4, [2] * 4, [3] * 4]
 
 
+@cuda.jit(device=True)
 def helper(s, v):
     arr = cuda.shared.array(4, np.int32)
     arr[cuda.threadIdx.x] = v

@@ -1,0 +1,143 @@
+"""run_kernel's launch path: compile-time check hook, streams, errors, argument handling."""
+import sys
+import types
+
+import numpy as np
+import pytest
+
+import cujit as cuda
+from cujit.compiler.errors import TypingError
+from cujit.driver.errors import CudaAPIError
+from cujit.kernelapi import _state
+
+pytestmark = pytest.mark.sim
+
+
+def _fresh_kernel():
+    def k(a, n):
+        i = cuda.grid(1)
+        if i < n:
+            a[i] = i
+    return k
+
+
+def test_typecheck_called_once_per_signature_and_errors_propagate(launch, monkeypatch):
+    calls = []
+
+    def typecheck_kernel(pyfunc, args):
+        calls.append(tuple(type(a).__name__ for a in args))
+        if isinstance(args[1], float):
+            raise TypingError("n must be an integer")
+
+    fake = types.ModuleType("cujit.compiler.typecheck")
+    fake.typecheck_kernel = typecheck_kernel
+    monkeypatch.setitem(sys.modules, "cujit.compiler.typecheck", fake)
+    k = _fresh_kernel()
+    a = np.zeros(4)
+    launch(k, 1, 4, a, 4)
+    launch(k, 1, 4, a, 3)
+    assert calls == [("ndarray", "int")]
+    assert a.tolist() == [0, 1, 2, 3]
+    with pytest.raises(TypingError, match="n must be an integer"):
+        launch(k, 1, 4, a, 4.0)
+    launch(k, 1, 4, np.zeros(4, np.int32), 4)
+    assert len(calls) == 3
+
+
+def test_unknown_stream_is_a_driver_error(launch):
+    with pytest.raises(CudaAPIError, match="cuLaunchKernel"):
+        launch(_fresh_kernel(), 1, 4, np.zeros(4), 4, stream=0xDEAD)
+
+
+def test_launch_on_a_stream_runs_in_order(launch):
+    s = cuda.stream()
+    a = np.zeros(4)
+    order = []
+    s.add_callback(lambda *_: order.append(("before", a.sum())))
+    launch(_fresh_kernel(), 1, 4, a, 4, stream=s)
+    s.add_callback(lambda *_: order.append(("after", a.sum())))
+    s.synchronize()
+    assert order == [("before", 0.0), ("after", 6.0)]
+
+
+def printer():
+    print("thread", cuda.threadIdx.x, "block", cuda.blockIdx.x)
+
+
+def test_print_in_kernel(launch, capsys):
+    launch(printer, 2, 2)
+    assert capsys.readouterr().out == ("thread 0 block 0\nthread 1 block 0\n"
+                                       "thread 0 block 1\nthread 1 block 1\n")
+
+
+class TwoArgs(Exception):
+    def __init__(self, code, text):
+        super().__init__(code, text)
+        self.code = code
+
+
+def raise_two_args():
+    if cuda.blockIdx.y == 1 and cuda.threadIdx.x == 2:
+        raise TwoArgs(7, "odd")
+
+
+def test_exception_that_cannot_be_rebuilt_keeps_type_and_gets_a_note(launch, no_typecheck):
+    with pytest.raises(TwoArgs) as ei:
+        launch(raise_two_args, (1, 2), 4)
+    assert ei.value.code == 7
+    assert any(n.startswith("threadIdx=(2, 0, 0) blockIdx=(0, 1, 0) at test_sim_launch.py:")
+               for n in ei.value.__notes__)
+    assert _state.current is None
+
+
+def zero_size(a, out):
+    out[0] = a.size
+    out[1] = len(a)
+
+
+def test_zero_size_and_empty_device_arrays(launch):
+    out = np.zeros(2)
+    launch(zero_size, 1, 1, cuda.device_array(0, np.float32), out)
+    assert out.tolist() == [0, 0]
+
+
+def record_arg(r, out):
+    out[0] = r.x + r.y
+
+
+def test_device_record_argument(launch, no_typecheck):
+    dt = np.dtype([("x", np.float64), ("y", np.float64)])
+    rec = np.zeros(1, dt)[0]
+    rec["x"], rec["y"] = 1.5, 2.0
+    out = np.zeros(1)
+    launch(record_arg, 1, 1, cuda.to_device(rec), out)
+    assert out[0] == 3.5
+
+
+def tuple_arg(t, out):
+    out[0] = t[0] * t[1]
+
+
+def test_tuple_and_scalar_arguments(launch):
+    out = np.zeros(1)
+    launch(tuple_arg, 1, 1, (3, 4.5), out)
+    assert out[0] == 13.5
+
+
+def freed_arg(a):
+    a[0] = 1
+
+
+def test_freed_device_memory_is_a_driver_error(launch):
+    d = cuda.device_array(4)
+    ptr = d._data_ptr
+
+    class Dangling:
+        __cuda_array_interface__ = {"data": (ptr, False), "shape": (4,), "typestr": "<f8",
+                                    "strides": None, "version": 3}
+    del d
+    import gc
+    gc.collect()
+    cuda.current_context().memory_manager.deallocations.clear()   # run the queued free
+    with pytest.raises(CudaAPIError, match="not device-accessible"):
+        launch(freed_arg, 1, 1, Dangling())
