@@ -240,18 +240,14 @@ class Context:
         """Wrap an existing stream handle (int, or an object with ``__cuda_stream__``); never
         destroyed by cujit.  TypeError for anything else (floats, strings, None, bools)."""
         from .streams import Stream, _EXTERNAL, _cuda_stream_protocol_handle
-        if type(ptr) is int or (hasattr(ptr, "__index__") and not isinstance(ptr, (bool, float))
-                                and not hasattr(ptr, "__cuda_stream__")):
-            if isinstance(ptr, bool):
-                raise TypeError(f"external_stream expects an int handle, got {ptr!r}")
-            handle = int(ptr.__index__())
-        else:
-            proto = getattr(ptr, "__cuda_stream__", None)
-            if proto is None:
-                raise TypeError(f"external_stream expects an int stream handle or an object "
-                                f"with __cuda_stream__, got {ptr!r} of type "
-                                f"{type(ptr).__name__}")
+        proto = None if isinstance(ptr, (bool, float)) else getattr(ptr, "__cuda_stream__", None)
+        if proto is not None:
             handle = _cuda_stream_protocol_handle(ptr, proto)
+        elif not isinstance(ptr, (bool, float)) and hasattr(ptr, "__index__"):
+            handle = ptr.__index__()
+        else:
+            raise TypeError(f"external_stream expects an int stream handle or an object with "
+                            f"__cuda_stream__, got {ptr!r} of type {type(ptr).__name__}")
         if handle < 0:
             raise ValueError(f"stream handle {handle} is negative")
         return Stream(self, handle, _EXTERNAL)
