@@ -27,7 +27,7 @@ ROWS = {
     "launch_1arg_us": ("launch, 1 array arg", "us", ("ratio", "bare", 1.2)),
     "launch_5args_us": ("launch, 3 arrays + 2 scalars", "us", ("ratio", "bare", 1.4)),
     "alloc_free_us": ("device_array(1024, f32) + drop", "us", ("ratio", "bare", 1.4)),
-    "pool_alloc_free_us": ("pool alloc + free (floor only)", "us", None),
+    "pool_alloc_free_us": ("same, pool manager (bare: pool alloc+free)", "us", None),
     "to_device_4k_us": ("to_device 4 KiB", "us", ("max", 15.0)),
     "copy_to_host_4k_us": ("copy_to_host 4 KiB", "us", ("max", 12.0)),
     "pinned_array_4k_us": ("pinned_array 4 KiB", "us", ("max", 10.0)),

@@ -82,3 +82,15 @@ def test_bench_without_a_checkout_explains(monkeypatch, tmp_path, capsys):
     monkeypatch.setattr(cli, "_benchmarks_dir", lambda: str(tmp_path))
     assert cli.main(["bench", "--quick"]) == 2
     assert "source checkout" in capsys.readouterr().err
+
+
+def test_environment_doc_lists_every_setting():
+    import os
+    from cujit.config import config
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    with open(os.path.join(root, "docs", "environment.md")) as f:
+        text = f.read()
+    for attr in config.as_dict():
+        assert f"`{attr}`" in text, attr
+        for name in config.env_names(attr):
+            assert f"`{name}`" in text, name
