@@ -140,7 +140,7 @@ def make_config(griddim, blockdim, stream, sharedmem, ordinal, cu_stream=None, c
     cfg.griddim, cfg.blockdim, cfg.stream, cfg.stream_handle = g, b, stream, handle
     cfg.sharedmem, cfg.nthreads, cfg.text, cfg.ordinal = sharedmem, nthreads, text, ordinal
     cfg.largs = g + b + (sharedmem, handle if cu_stream is None else cu_stream(handle))
-    cfg.ok = None
+    cfg.ok = set()
     return cfg
 
 
@@ -181,7 +181,7 @@ def check_function_limits(cfg, info, set_attribute):
                              f"{info.optin} bytes (launch configuration {cfg.text})")
         set_attribute(info.handle, "MAX_DYNAMIC_SHARED_SIZE_BYTES", cfg.sharedmem)
         info.dyn_limit = cfg.sharedmem
-    cfg.ok = info
+    cfg.ok.add(info)
 
 
 # -- argument packing -----------------------------------------------------------------------
@@ -284,7 +284,7 @@ class LoadedKernel:
     (FunctionInfo), ``packer`` (ArgPacker), ``lock`` (guards the packer's buffer between
     packing and the launch call), ``context``, ``generation`` (the context's reset count when
     loaded), ``cu_func`` (what cuda-bindings' cuLaunchKernel takes)."""
-    __slots__ = ("module", "info", "packer", "lock", "context", "generation", "cu_func")
+    __slots__ = ("module", "info", "packer", "lock", "context", "generation", "cu_func", "fasts")
 
 
 def load_kernel(compiled, ctx, drv):
@@ -310,6 +310,7 @@ def load_kernel(compiled, ctx, drv):
                            lim["MAX_SHARED_MEMORY_PER_BLOCK_OPTIN"])
     lk.packer = ArgPacker(compiled.argtypes)
     lk.lock = threading.Lock()
+    lk.fasts = {}
     d = getattr(drv, "_d", None)
     lk.cu_func = d.CUfunction(handle) if d is not None else handle
     return lk
@@ -393,9 +394,16 @@ def launch_converted(disp, ctx, drv, cfg, args):
     if back and cfg.stream_handle:
         drv.stream_synchronize(cfg.stream_handle)
     if fast_ok and not drv.is_simulator and hasattr(drv, "_cuLaunchKernel"):
-        f = make_fast(lk, args, drv)
+        key = (threading.get_ident(),) + tuple(
+            (type(a), a.dtype, a.ndim, a._layout) if hasattr(a, "_layout") else type(a)
+            for a in args)
+        f = lk.fasts.get(key)
+        if f is None:
+            f = lk.fasts[key] = make_fast(lk, args, drv)
         disp._fast = f
         fasts = disp._fasts
+        if f in fasts:
+            fasts.remove(f)
         fasts.insert(0, f)
         del fasts[8:]
 
@@ -412,7 +420,7 @@ def make_fast(lk, args, drv):
 
     The function owns a fresh ArgPacker and works only in the thread that made it, so no lock
     is needed between writing the parameter buffer and cuLaunchKernel reading it; other
-    threads take the slow path, which locks ``lk.lock``.  ``cfg.ok is INFO`` stands for "this
+    threads take the slow path, which locks ``lk.lock``.  ``INFO in cfg.ok`` stands for "this
     configuration was checked against this kernel's limits in its context" (set by the slow
     path), and the context check is the identity of the thread's current context."""
     from ..devices import _tls
@@ -434,7 +442,7 @@ def make_fast(lk, args, drv):
               OWNER=threading.get_ident(), _packer=packer)
     names = "".join(f"a{i}, " for i in range(n))
     lines = ["def fast(cfg, args):",
-             f"    if len(args) != {n} or cfg.ok is not INFO or get_ident() != OWNER:",
+             f"    if len(args) != {n} or INFO not in cfg.ok or get_ident() != OWNER:",
              "        return False"]
     if n:
         lines.append(f"    {names}= args")

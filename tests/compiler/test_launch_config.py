@@ -44,7 +44,7 @@ def test_config_fields():
     assert c.griddim == (4, 2, 1) and c.blockdim == (32, 4, 2)
     assert c.nthreads == 256 and c.sharedmem == 128 and c.stream_handle == 0
     assert c.largs == (4, 2, 1, 32, 4, 2, 128, 0)
-    assert c.ok is None and "[(4, 2), (32, 4, 2)" in repr(c)
+    assert c.ok == set() and "[(4, 2), (32, 4, 2)" in repr(c)
 
 
 def test_block_limits():
@@ -116,7 +116,7 @@ def test_function_limits_raise_dynamic_shared_attribute():
     assert info.dyn_limit == 48 * 1024 - 1000
     c = cfg(b=512, sh=1024)
     ln.check_function_limits(c, info, lambda *a: calls.append(a))
-    assert calls == [] and c.ok is info
+    assert calls == [] and c.ok == {info}
     big = cfg(b=128, sh=100_000)
     ln.check_function_limits(big, info, lambda *a: calls.append(a))
     assert calls == [(7, "MAX_DYNAMIC_SHARED_SIZE_BYTES", 100_000)]
@@ -130,10 +130,10 @@ def test_function_limits_errors():
     c = cfg(b=512)
     with pytest.raises(ValueError, match="at most 256 threads") as ei:
         ln.check_function_limits(c, info, None)
-    assert "512" in str(ei.value) and c.ok is None
+    assert "512" in str(ei.value) and c.ok == set()
     c = cfg(sh=227 * 1024)
     with pytest.raises(ValueError) as ei:
         ln.check_function_limits(c, info, None)
     msg = str(ei.value)
     assert "shared memory" in msg and str(227 * 1024 + 1000) in msg and str(227 * 1024) in msg
-    assert c.ok is None
+    assert c.ok == set()

@@ -1,0 +1,250 @@
+"""The real-driver launch path (slow path, module loading, limits, fast-path installation)
+driven through a recording stand-in for CudaDriver, with kernels really compiled to cubin."""
+import ctypes
+import struct
+import threading
+
+import numpy as np
+import pytest
+
+import cujit
+from cujit import types as ct
+from cujit.compiler import nvvm, linker
+from cujit.compiler.dispatcher import Dispatcher
+from cujit.simulator.driver import _ATTRIBUTES
+
+pytestmark = [pytest.mark.compile, pytest.mark.sim,
+              pytest.mark.skipif(not (nvvm.nvvm_available() and linker.nvjitlink_available()),
+                                 reason="libNVVM / nvJitLink wheels not installed")]
+
+
+class _Bindings:
+    """What the launcher takes from ``cuda.bindings.driver``."""
+
+    class CUfunction(int):
+        pass
+
+    class CUstream(int):
+        pass
+
+
+class RecordingDriver:
+    """Enough of CudaDriver for launches; records every call."""
+    is_simulator = False
+    _d = _Bindings
+
+    def __init__(self, static_shared=0, max_threads=1024):
+        self.launches = []
+        self.set_attrs = []
+        self.static_shared = static_shared
+        self.max_threads = max_threads
+
+    def device_attribute(self, ordinal, name):
+        return _ATTRIBUTES[name]
+
+    def driver_version(self):
+        return 13000
+
+    def func_get_attribute(self, func, name):
+        return {"SHARED_SIZE_BYTES": self.static_shared,
+                "MAX_THREADS_PER_BLOCK": self.max_threads}[name]
+
+    def func_set_attribute(self, func, name, value):
+        self.set_attrs.append((func, name, value))
+
+    def _params(self, params, n):
+        arr = (ctypes.c_void_p * n).from_address(params)
+        return [ctypes.string_at(p, 8) for p in arr]
+
+    def launch_kernel(self, func, gx, gy, gz, bx, by, bz, sh, stream, params):
+        self.launches.append(("slow", func, (gx, gy, gz), (bx, by, bz), sh, stream,
+                              self._params(params, 3)))
+
+    def _cuLaunchKernel(self, func, gx, gy, gz, bx, by, bz, sh, stream, params, extra):
+        self.launches.append(("fast", int(func), (gx, gy, gz), (bx, by, bz), sh, int(stream),
+                              self._params(params, 3)))
+        return (0,)
+
+    def stream_synchronize(self, handle):
+        self.launches.append(("sync", handle))
+
+
+class FakeModule:
+    def __init__(self, image):
+        self.image = image
+
+    def get_function(self, name):
+        assert name.encode() in self.image
+        return 0xF00D
+
+
+class FakeDevice:
+    id = 0
+    compute_capability = (9, 0)
+
+
+class FakeContext:
+    device = FakeDevice()
+    _generation = 0
+    _closed = False
+
+    def __init__(self):
+        self.images = []
+
+    def load_module(self, image):
+        self.images.append(image)
+        return FakeModule(image)
+
+
+class FakeArray:
+    def __init__(self, ptr, n, dtype=np.float32):
+        self._data_ptr, self.shape, self.dtype = ptr, (n,), np.dtype(dtype)
+        self.strides, self.ndim, self._layout, self.size = (self.dtype.itemsize,), 1, "C", n
+
+
+@pytest.fixture
+def env(monkeypatch):
+    from cujit import devices, driver
+    drv = RecordingDriver()
+    ctx = FakeContext()
+    monkeypatch.setattr(driver, "get_driver", lambda: drv)
+    monkeypatch.setattr(devices, "current_context", lambda: ctx)
+    monkeypatch.setattr(devices._tls, "ctx", ctx, raising=False)
+    return drv, ctx
+
+
+def fill(a, x):
+    i = cujit.grid(1)
+    if i < a.size:
+        a[i] = x
+
+
+def dyn(a):
+    s = cujit.shared.array(0, dtype=cujit.float32)
+    s[0] = 1.0
+    a[0] = s[0]
+
+
+def ptr_of(raw):
+    return struct.unpack("<Q", raw)[0]
+
+
+def test_first_launch_compiles_loads_and_installs_fast_path(env):
+    drv, ctx = env
+    k = Dispatcher(fill, None, {})
+    a = FakeArray(0x1000, 10)
+    k[1, 32](a, 2.0)
+    assert len(ctx.images) == 1 and ctx.images[0][:4] == b"\x7fELF"
+    (kind, func, g, b, sh, stream, params), = drv.launches
+    assert (kind, func, g, b, sh, stream) == ("slow", 0xF00D, (1, 1, 1), (32, 1, 1), 0, 0)
+    assert [ptr_of(p) for p in params] == [0x1000, 10, 4]
+    assert k.signatures == [(ct.float32[::1], ct.float64)]
+    assert k._fast is not None
+    b2 = FakeArray(0x2000, 20)
+    k[1, 32](b2, 3.0)                                   # the fast path now
+    assert drv.launches[-1][0] == "fast"
+    assert [ptr_of(p) for p in drv.launches[-1][-1]] == [0x2000, 20, 4]
+    assert len(ctx.images) == 1                          # loaded once
+
+
+def test_other_types_take_the_slow_path_and_get_their_own_fast_path(env):
+    drv, ctx = env
+    k = Dispatcher(fill, None, {})
+    k[1, 32](FakeArray(0x1000, 10), 2.0)
+    k[1, 32](FakeArray(0x1000, 10, np.float64), 2.0)
+    assert [l[0] for l in drv.launches] == ["slow", "slow"]
+    assert len(k.signatures) == 2 and len(ctx.images) == 2
+    k[1, 32](FakeArray(0x3000, 10), 2.0)                 # back to the first signature
+    k[1, 32](FakeArray(0x3000, 10, np.float64), 2.0)
+    assert [l[0] for l in drv.launches[2:]] == ["fast", "fast"]
+    assert len(k._fasts) == 2
+
+
+def test_stream_object_reaches_the_driver(env):
+    drv, ctx = env
+
+    class Foreign:
+        def __cuda_stream__(self):
+            return (0, 0xABC)
+
+    k = Dispatcher(fill, None, {})
+    s = Foreign()
+    a = FakeArray(0x1000, 10)
+    k[2, 64, s](a, 1.0)
+    k[2, 64, s](a, 1.0)
+    assert drv.launches[0][5] == 0xABC and drv.launches[1][5] == 0xABC
+    assert drv.launches[1][0] == "fast"
+
+
+def test_dynamic_shared_over_48k_raises_function_attribute_once(env):
+    drv, ctx = env
+    k = Dispatcher(dyn, None, {})
+    a = FakeArray(0x1000, 1)
+    k[1, 1, 0, 100_000](a)
+    k[1, 1, 0, 100_000](a)
+    k[1, 1, 0, 1000](a)
+    assert drv.set_attrs == [(0xF00D, "MAX_DYNAMIC_SHARED_SIZE_BYTES", 100_000)]
+    assert [l[4] for l in drv.launches] == [100_000, 100_000, 1000]
+
+
+def test_kernel_thread_limit_is_checked_before_the_driver(env):
+    drv, ctx = env
+    drv.max_threads = 256
+    k = Dispatcher(fill, None, {})
+    with pytest.raises(ValueError, match="at most 256 threads"):
+        k[1, 512](FakeArray(0x1000, 10), 1.0)
+    assert drv.launches == []
+    k[1, 256](FakeArray(0x1000, 10), 1.0)
+    assert len(drv.launches) == 1
+
+
+def test_static_plus_dynamic_over_optin(env):
+    drv, ctx = env
+    drv.static_shared = 40_000
+    k = Dispatcher(dyn, None, {})
+    optin = _ATTRIBUTES["MAX_SHARED_MEMORY_PER_BLOCK_OPTIN"]
+    with pytest.raises(ValueError, match=f"40000 static.*MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = {optin}"):
+        k[1, 1, 0, optin - 1000](FakeArray(0x1000, 1))
+    assert drv.launches == [] and drv.set_attrs == []
+
+
+def test_value_that_does_not_fit_is_a_type_error(env):
+    drv, ctx = env
+    k = Dispatcher(fill, None, {})
+    k.compile("void(float32[::1], int32)")
+    k._declared = [(ct.float32[::1], ct.int32)]
+    with pytest.raises(TypeError, match="argument 1 .*int32"):
+        k[1, 32](FakeArray(0x1000, 10), 2**40)
+    assert drv.launches == []
+    k[1, 32](FakeArray(0x1000, 10), 7)
+    assert drv.launches[-1][0] == "slow"
+
+
+def test_context_reset_reloads_the_module(env):
+    drv, ctx = env
+    k = Dispatcher(fill, None, {})
+    a = FakeArray(0x1000, 10)
+    k[1, 32](a, 1.0)
+    ctx._generation = 1
+    k[1, 32](a, 1.0)
+    assert [l[0] for l in drv.launches] == ["slow", "slow"] and len(ctx.images) == 2
+    k[1, 32](a, 1.0)
+    assert drv.launches[-1][0] == "fast"
+
+
+def test_other_thread_uses_the_slow_path(env):
+    drv, ctx = env
+    k = Dispatcher(fill, None, {})
+    a = FakeArray(0x1000, 10)
+    k[1, 32](a, 1.0)
+    k[1, 32](a, 1.0)
+    from cujit import devices
+
+    def run():
+        devices._tls.ctx = ctx
+        k[1, 32](a, 1.0)
+
+    t = threading.Thread(target=run)
+    t.start()
+    t.join()
+    assert [l[0] for l in drv.launches] == ["slow", "fast", "slow"]
