@@ -175,37 +175,34 @@ def pinned_array_like(ary):
 class _DeviceHostArray(np.ndarray):
     """Base of host arrays whose memory is also addressable from the device.
 
-    Extra attributes: ``_data_ptr`` (device address of element 0...0, or None when this
+    Extra attributes: ``_data_ptr`` (device address of element 0...0; absent when this
     array does not lie in the device-mapped memory, e.g. a ufunc result), ``gpu_data`` (the
-    allocation), ``stream``.  Slices and views keep the device pointer (R-HOST-4)."""
+    allocation, or None), ``stream``.  Slices and views keep the device pointer (R-HOST-4)."""
 
     __cuda_memory__ = True
 
     def __array_finalize__(self, obj):
+        # Only arrays that lie inside the parent's device-mapped memory get ``_data_ptr``;
+        # others (ufunc results, copies) are plain host memory and must not look like device
+        # arrays to the launcher, which tests ``hasattr(value, '_data_ptr')``.
+        self.stream = getattr(obj, "stream", 0)
+        self.gpu_data = None
         base_ptr = getattr(obj, "_data_ptr", None)
-        if base_ptr is None or not self.size:
-            self._data_ptr = None if base_ptr is None else 0
-            self.gpu_data = getattr(obj, "gpu_data", None) if base_ptr is not None else None
-            self.stream = getattr(obj, "stream", 0)
+        if base_ptr is None:
             return
-        hbase = obj._hbase
         mem = obj.gpu_data
+        if not self.size:
+            self._data_ptr = 0
+            self.gpu_data = mem
+            return
+        if mem is None:
+            return
         addr = self.__array_interface__["data"][0]
         lo, hi = L.extent(self.shape, self.strides, self.dtype.itemsize)
-        if hbase is not None and hbase[0] <= addr + lo and addr + hi <= hbase[1]:
+        h0 = mem.host_pointer
+        if h0 <= addr + lo and addr + hi <= h0 + mem.size:
             self._data_ptr = base_ptr + (addr - obj.__array_interface__["data"][0])
             self.gpu_data = mem
-        else:
-            self._data_ptr = None
-            self.gpu_data = None
-        self.stream = obj.stream
-
-    @property
-    def _hbase(self):
-        g = self.gpu_data
-        if g is None:
-            return None
-        return (g.host_pointer, g.host_pointer + g.size)
 
     @property
     def _layout(self):
@@ -218,7 +215,7 @@ class _DeviceHostArray(np.ndarray):
 
     @property
     def __cuda_array_interface__(self):
-        if self._data_ptr is None:
+        if getattr(self, "_data_ptr", None) is None:
             raise AttributeError("this array does not lie in device-mapped memory")
         from .interop import cai_dict
         return cai_dict(self)

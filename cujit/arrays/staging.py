@@ -14,6 +14,7 @@ complete.  With a stream they are queued on it; the call still returns only once
 chunk has left the pinned buffers (so the buffers can be reused), i.e. when the copy is done.
 """
 import ctypes
+import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
@@ -24,7 +25,7 @@ __all__ = ["htod_large", "LARGE", "CHUNK", "NBUF", "THREADS"]
 LARGE = 32 << 20
 CHUNK = 16 << 20
 NBUF = 3
-THREADS = 4
+THREADS = max(1, min(6, (os.cpu_count() or 2) // 2))
 
 _pool = None
 _pool_lock = threading.Lock()
