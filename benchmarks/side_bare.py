@@ -123,10 +123,12 @@ def run(side, d):
 
     def gbps(us):
         return n / (us * 1e-6) / 1e9
-    side.measure("htod_pageable_256m_gbps", lambda: gbps(host_us(lambda: htod(big, pg, n), breps, 2)))
+    side.measure("htod_pageable_256m_gbps",
+                 lambda: gbps(host_us(lambda: htod(big, pg, n), breps, 2)))
     side.measure("htod_pinned_256m_gbps",
                  lambda: gbps(host_us(lambda: htod(big, pinned_ptr, n), breps, 2)))
-    side.measure("dtoh_pageable_256m_gbps", lambda: gbps(host_us(lambda: dtoh(pg, big, n), breps, 2)))
+    side.measure("dtoh_pageable_256m_gbps",
+                 lambda: gbps(host_us(lambda: dtoh(pg, big, n), breps, 2)))
     side.measure("dtoh_pinned_256m_gbps",
                  lambda: gbps(host_us(lambda: dtoh(pinned_ptr, big, n), breps, 2)))
 

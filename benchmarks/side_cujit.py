@@ -24,7 +24,8 @@ def _pool_child(quick):
 
 def _pool_figure(quick):
     env = dict(os.environ, CUJIT_CUDA_MEMORY_MANAGER="cujit.memory.pool")
-    argv = [sys.executable, os.path.abspath(__file__), "--pool-child"] + (["--quick"] if quick else [])
+    argv = [sys.executable, os.path.abspath(__file__), "--pool-child"]
+    argv += ["--quick"] if quick else []
     p = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=300)
     if p.returncode:
         raise RuntimeError(p.stderr.strip().splitlines()[-1] if p.stderr.strip() else

@@ -197,7 +197,8 @@ def _driver_info(info):
     for i in range(drv.get_device_count()):
         cc = (drv.device_attribute(i, "COMPUTE_CAPABILITY_MAJOR"),
               drv.device_attribute(i, "COMPUTE_CAPABILITY_MINOR"))
-        devices.append({"id": i, "name": drv.device_name(i), "compute_capability": f"{cc[0]}.{cc[1]}",
+        devices.append({"id": i, "name": drv.device_name(i),
+                        "compute_capability": f"{cc[0]}.{cc[1]}",
                         "total_memory": drv.device_total_memory(i),
                         "multiprocessors": drv.device_attribute(i, "MULTIPROCESSOR_COUNT")})
     info["devices"] = devices

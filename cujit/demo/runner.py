@@ -79,9 +79,8 @@ def run_demo(cuda, sizes, tasks=TASKS, out=None):
 def _main():
     # Developer hook: run the demo under another CUDA module (``python -m cujit.demo.runner
     # numba``), e.g. numba-cuda's simulator, to compare.  Never imported by cujit itself.
-    import importlib as il
     which = sys.argv[1] if len(sys.argv) > 1 else "cujit"
-    cuda = il.import_module("numba.cuda" if which == "numba" else "cujit")
+    cuda = importlib.import_module("numba.cuda" if which == "numba" else "cujit")
     from ._common import sizes_for
     r = run_demo(cuda, sizes_for(True, "--quick" in sys.argv), out=print)
     sys.exit(0 if r["passed"] else 1)

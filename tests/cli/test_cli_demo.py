@@ -1,6 +1,7 @@
 """``python -m cujit demo``: the runner, the report and (once every layer has landed) the
 whole demo on the simulator at ``--quick --sim`` sizes."""
 import json
+import os
 import types
 
 import numpy as np
@@ -153,6 +154,8 @@ def test_demo_quick_on_the_gpu(cuda, run_cli):
 def test_demo_exit_status_is_nonzero_when_a_check_fails(monkeypatch, capsys):
     from cujit import cli
     import cujit.demo.runner as runner
+    # --sim sets CUJIT_ENABLE_CUDASIM in this process: let monkeypatch restore it afterwards.
+    monkeypatch.setenv("CUJIT_ENABLE_CUDASIM", os.environ.get("CUJIT_ENABLE_CUDASIM", "0"))
 
     def failing(cuda, sizes, tasks=TASKS, out=None):
         out("1/2 checks passed")
