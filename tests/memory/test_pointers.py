@@ -193,3 +193,23 @@ def test_public_names_resolve():
                  "BaseCUDAMemoryManager", "HostOnlyCUDAMemoryManager", "GetIpcHandleMixin",
                  "NumbaCUDAMemoryManager", "PoolMemoryManager", "set_memory_manager"):
         assert getattr(cujit, name) is getattr(cujit.memory, name)
+
+
+@pytest.mark.parametrize("size,exc", [(-8, ValueError), (2.0, TypeError), ("1", TypeError)])
+def test_bad_sizes_managed_and_pinned(ctx, size, exc):
+    host = np.zeros(64, np.uint8)
+    with pytest.raises(exc, match="size"):
+        ctx.memallocmanaged(size)
+    with pytest.raises(exc, match="size"):
+        ctx.mempin(host, host.ctypes.data, size)
+    with pytest.raises(TypeError, match="pointer"):
+        ctx.mempin(host, "not a pointer", 64)
+    # nothing was left pinned by the failed calls
+    ctx.mempin(host, host.ctypes.data, 64)
+
+
+def test_zero_size_host_allocations_are_null(ctx, count_calls):
+    calls = count_calls("mem_host_alloc")
+    m = ctx.memhostalloc(0)
+    assert m.size == 0 and m.host_pointer == 0 and calls == []
+    assert ctx.memallocmanaged(0).size == 0

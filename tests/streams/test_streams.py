@@ -307,3 +307,51 @@ def test_stream_equality_and_type(ctx):
         warnings.simplefilter("error")
         s.synchronize()
         assert s.query() in (True, False)
+
+
+def test_per_thread_default_streams_do_not_serialise(ctx, monkeypatch):
+    """Under NUMBA_CUDA_PER_THREAD_DEFAULT_STREAM=1, thread A's default stream is held by a
+    callback that waits until thread B's default-stream work has completed.  If the two
+    threads' default streams were one (serialised), B's synchronize would wait behind A's
+    callback and the callback would time out (a deadlock guard, not a timing assertion)."""
+    monkeypatch.setenv("NUMBA_CUDA_PER_THREAD_DEFAULT_STREAM", "1")
+    b_done = threading.Event()
+    released = []
+    errors = []
+    n = 1 << 16
+
+    def thread_a(ready):
+        try:
+            s = cujit.default_stream()
+
+            def hold(st, status, arg):
+                ready.set()         # A's stream is now busy in this callback
+                released.append(b_done.wait(timeout=30))
+
+            s.add_callback(hold)
+            s.synchronize()
+        except Exception as exc:     # pragma: no cover - reported below
+            errors.append(exc)
+
+    def thread_b(ready):
+        try:
+            ready.wait(timeout=30)
+            s = cujit.default_stream()
+            assert s.handle == 2
+            dev = cujit.current_context().memalloc(n)
+            src = np.full(n, 5, np.uint8)
+            get_driver().memcpy_htod(dev.device_pointer_value, src.ctypes.data, n, s.handle)
+            s.synchronize()
+            b_done.set()
+        except Exception as exc:     # pragma: no cover - reported below
+            errors.append(exc)
+
+    ready = threading.Event()
+    ta = threading.Thread(target=thread_a, args=(ready,))
+    tb = threading.Thread(target=thread_b, args=(ready,))
+    tb.start()
+    ta.start()
+    ta.join()
+    tb.join()
+    assert errors == []
+    assert released == [True]
