@@ -53,17 +53,21 @@ class Dim3Stub:
     def __init__(self, name):
         self._name = name
 
+    # Hot in simulated kernels: one attribute chain, the error path only when outside one.
     @property
     def x(self):
-        return getattr(_thread(self._name), self._name).x
+        t = _state.current
+        return getattr(t if t is not None else _thread(self._name), self._name).x
 
     @property
     def y(self):
-        return getattr(_thread(self._name), self._name).y
+        t = _state.current
+        return getattr(t if t is not None else _thread(self._name), self._name).y
 
     @property
     def z(self):
-        return getattr(_thread(self._name), self._name).z
+        t = _state.current
+        return getattr(t if t is not None else _thread(self._name), self._name).z
 
     def __repr__(self):
         return f"cujit.{self._name}"
@@ -142,7 +146,8 @@ const = _Const()
 
 def syncthreads():
     """Block-wide barrier (``__syncthreads``)."""
-    return _thread("syncthreads").syncthreads()
+    t = _state.current
+    return (t if t is not None else _thread("syncthreads")).syncthreads()
 
 
 def syncthreads_count(predicate):

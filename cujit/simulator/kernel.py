@@ -10,6 +10,7 @@ signature the compiler front end's ``typecheck_kernel`` (when present) rejects w
 compiler would reject, with the same error.
 """
 import inspect
+import threading
 import weakref
 
 import numpy as np
@@ -25,6 +26,9 @@ __all__ = ["run_kernel", "Launch"]
 # pyfunc -> {signature key: {call site: frozen const array}}; a GPU freezes const arrays
 # when it compiles a signature, so later changes to the global are not seen.
 _kernel_info = weakref.WeakKeyDictionary()
+# The simulated device runs one kernel at a time; ``kernelapi._state`` is process-wide, so
+# launches from several host threads take turns.
+_device_lock = threading.RLock()
 
 
 class _KernelInfo:
@@ -81,13 +85,15 @@ class Launch:
     def run(self):
         from .threads import Block
         gx, gy, gz = self.griddim
-        try:
-            for z in range(gz):
-                for y in range(gy):
-                    for x in range(gx):
-                        Block(self, (x, y, z)).run()
-        finally:
-            _state.current = None
+        with _device_lock:
+            outer = _state.current
+            try:
+                for z in range(gz):
+                    for y in range(gy):
+                        for x in range(gx):
+                            Block(self, (x, y, z)).run()
+            finally:
+                _state.current = outer
 
 
 def _convert(value):
