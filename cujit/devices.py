@@ -68,6 +68,12 @@ class Device:
         """Reset the primary context (see :meth:`Context.reset`)."""
         _context_for(self.id).reset()
 
+    def get_device_identity(self):
+        """``{'pci_domain_id', 'pci_bus_id', 'pci_device_id'}`` (numba.cuda; used by EMM
+        plugins as IPC source information)."""
+        return {"pci_domain_id": self.PCI_DOMAIN_ID, "pci_bus_id": self.PCI_BUS_ID,
+                "pci_device_id": self.PCI_DEVICE_ID}
+
     @property
     def supports_float16(self):
         return self.compute_capability >= (5, 3)
@@ -288,6 +294,12 @@ class Context:
             raise TypeError(f"module image must be bytes, got {type(image).__name__}")
         self._make_current()
         return Module(self, self._drv.module_load_data(bytes(image)))
+
+    def unload_module(self, module):
+        """Queue the unload of a :class:`Module` now (numba.cuda ``Context.unload_module``)."""
+        if not isinstance(module, Module):
+            raise TypeError(f"expected a cujit Module, got {module!r}")
+        module.unload()
 
     # -- whole-context operations --------------------------------------------------------
     def synchronize(self):

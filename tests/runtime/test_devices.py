@@ -185,3 +185,12 @@ def test_exit_with_live_memory_is_clean():
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                        env=_env_for_same_backend())
     assert (r.returncode, r.stdout, r.stderr) == (0, "", "")
+
+
+def test_device_identity_and_unload_module_type_check():
+    dev = cujit.get_current_device()
+    ident = dev.get_device_identity()
+    assert set(ident) == {"pci_domain_id", "pci_bus_id", "pci_device_id"}
+    assert all(isinstance(v, int) for v in ident.values())
+    with pytest.raises(TypeError, match="Module"):
+        cujit.current_context().unload_module(12345)
