@@ -163,7 +163,7 @@ _ATOMIC_TYPES = {
 
 
 def _atomic(typer, node, op, args):
-    nval = 2 if op == "cas" else 1
+    nval = 2 if op in ("cas", "cas0") else 1
     nidx = 0 if op == "cas0" else 1
     want = 1 + nidx + nval
     name = "compare_and_swap" if op == "cas0" else op
