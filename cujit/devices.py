@@ -510,7 +510,8 @@ def detect():
         ok = dev.compute_capability >= (3, 5)
         supported += ok
         print(f"id {i}    {dev.name!r:>40}    {'[SUPPORTED]' if ok else '[NOT SUPPORTED]'}")
-        print(f"{'Compute Capability:':>40} {dev.compute_capability[0]}.{dev.compute_capability[1]}")
+        major, minor = dev.compute_capability
+        print(f"{'Compute Capability:':>40} {major}.{minor}")
         print(f"{'UUID:':>40} {dev.uuid}")
     print(f"Summary:\n\t{supported}/{n} devices are supported")
     return supported > 0

@@ -20,7 +20,8 @@ __all__ = ["stream", "default_stream", "legacy_default_stream", "per_thread_defa
            "stream_handle", "CallbackWarning"]
 
 # Stream kinds, for reprs and for deciding who destroys the handle.
-_NEW, _DEFAULT, _LEGACY, _PER_THREAD, _EXTERNAL = "new", "default", "legacy", "per-thread", "external"
+_NEW, _DEFAULT, _LEGACY = "new", "default", "legacy"
+_PER_THREAD, _EXTERNAL = "per-thread", "external"
 
 
 class CallbackWarning(RuntimeWarning):

@@ -14,12 +14,13 @@ Every built-in manager keeps statistics (R-EMM-3, :meth:`HostOnlyCUDAMemoryManag
 import abc
 import contextlib
 import importlib
+import warnings
 from collections import namedtuple
 
 from ..driver import get_driver
 from ..driver.errors import CudaAPIError, CUDA_ERROR_OUT_OF_MEMORY, CUDA_ERROR_INVALID_CONTEXT
-from .deallocations import PendingDeallocs, _Exit
-from .pointers import (AutoFreePointer, MemoryPointer, PinnedMemory, MappedMemory,
+from .deallocations import PendingDeallocs, DeallocationWarning, _Exit
+from .pointers import (AutoFreePointer, PinnedMemory, MappedMemory,
                        ManagedMemory, MemoryInfo, IpcHandle, _ptr_value, _Finalizer)
 
 __all__ = ["BaseCUDAMemoryManager", "HostOnlyCUDAMemoryManager", "GetIpcHandleMixin",
@@ -142,8 +143,12 @@ def _unpin(mgr, ptr, size, gen):
         mgr._host_in_use -= size
         ctx._make_current()
         get_driver().mem_host_unregister(ptr)
-    except Exception:
-        pass
+    except Exception as exc:
+        try:
+            warnings.warn(f"unpinning {size} bytes at {ptr:#x} failed: {exc}",
+                          DeallocationWarning, stacklevel=2)
+        except Exception:
+            pass
 
 
 def _memallocmanaged(ctx, queue, size, attach_global):

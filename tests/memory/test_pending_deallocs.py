@@ -291,3 +291,19 @@ def test_env_var_names_exist():
     assert config.env_names("CUDA_DEALLOCS_COUNT") == [
         "CUJIT_CUDA_MAX_PENDING_DEALLOCS_COUNT", "NUMBA_CUDA_MAX_PENDING_DEALLOCS_COUNT"]
     assert "CUJIT_CUDA_MAX_PENDING_DEALLOCS_RATIO" in config.env_names("CUDA_DEALLOCS_RATIO")
+
+
+def test_failed_unpin_is_reported(ctx, monkeypatch):
+    host = np.zeros(4096, np.uint8)
+    pin = ctx.mempin(host, host.ctypes.data, host.nbytes)
+    drv = get_driver()
+    real = drv.mem_host_unregister
+
+    def failing(ptr):
+        raise CudaAPIError(713, "simulated", "cuMemHostUnregister")
+
+    monkeypatch.setattr(drv, "mem_host_unregister", failing)
+    with pytest.warns(DeallocationWarning, match="cuMemHostUnregister"):
+        del pin
+    monkeypatch.setattr(drv, "mem_host_unregister", real)
+    real(host.ctypes.data)              # really unpin, so the buffer can be reused

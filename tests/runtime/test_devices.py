@@ -162,7 +162,8 @@ def test_no_driver_is_cuda_support_error_at_first_use(on_gpu):
         pytest.skip("a driver is present")
     code = ("import cujit\n"
             "try:\n    cujit.current_context()\n"
-            "except cujit.CudaSupportError as e:\n    print('support-error', isinstance(e, ImportError))\n"
+            "except cujit.CudaSupportError as e:\n"
+            "    print('support-error', isinstance(e, ImportError))\n"
             "print(cujit.is_available())\n")
     env = _env_for_same_backend()
     env.pop("CUJIT_ENABLE_CUDASIM", None)
