@@ -319,7 +319,9 @@ class Dispatcher:
         self._check_nargs(args)
         ctx = current_context()
         if cfg.ordinal != ctx.device.id:
-            cfg = self._make_config(cfg.griddim, cfg.blockdim, cfg.stream, cfg.sharedmem)
+            # validated for another device: check this one's limits too, then keep using
+            # ``cfg`` (its ``ok`` set may hold kernels of several contexts)
+            self._make_config(cfg.griddim, cfg.blockdim, cfg.stream, cfg.sharedmem)
         drv = get_driver()
         if drv.is_simulator:
             argtypes = tuple(_classify(self, i, a) for i, a in enumerate(args))
