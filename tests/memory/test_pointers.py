@@ -213,3 +213,35 @@ def test_zero_size_host_allocations_are_null(ctx, count_calls):
     m = ctx.memhostalloc(0)
     assert m.size == 0 and m.host_pointer == 0 and calls == []
     assert ctx.memallocmanaged(0).size == 0
+
+
+def test_pointer_in_a_garbage_cycle_is_still_freed(ctx):
+    import gc
+    q = ctx.memory_manager.deallocations
+    p = ctx.memalloc(64)
+    p.cycle = [p]                   # a reference cycle through the pointer's __dict__
+    del p
+    assert len(q) == 0              # refcounting cannot free it
+    gc.collect()
+    assert len(q) == 1 and q.nbytes == 64
+
+
+def test_finalizer_detach_and_call_once():
+    from cujit.memory.pointers import _Finalizer
+
+    class Obj:
+        pass
+
+    calls = []
+    o = Obj()
+    f = _Finalizer(o, calls.append, 1)
+    assert f.alive
+    assert f.detach()[0] is o and not f.alive
+    del o
+    assert calls == []
+    o2 = Obj()
+    g = _Finalizer(o2, calls.append, 2)
+    g()
+    g()
+    del o2
+    assert calls == [2] and not g.alive
