@@ -182,7 +182,10 @@ def test_exit_with_live_memory_is_clean():
             "pin = ctx.memhostalloc(4096); mapped = ctx.memhostalloc(4096, mapped=True)\n"
             "h = np.zeros(8192, np.uint8); p = ctx.mempin(h, h.ctypes.data, h.nbytes)\n"
             "s = cujit.stream(); e = cujit.event(); e.record(s)\n"
-            "m = ctx.memallocmanaged(256)\n")
+            "m = ctx.memallocmanaged(256)\n"
+            "cyc = ctx.memalloc(8); cyc.me = cyc; del cyc\n"     # freed only by the GC
+            "class Holder: pass\n"
+            "Holder.p = ctx.memalloc(16)\n")                     # dies at module teardown
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                        env=_env_for_same_backend())
     assert (r.returncode, r.stdout, r.stderr) == (0, "", "")
