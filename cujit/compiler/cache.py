@@ -5,7 +5,8 @@ pickle of plain data: the kernel symbol, LLVM IR, PTX, cubin and the resource nu
 launcher needs.  The key is a SHA-256 over
 
 - the whole source file of the kernel (so an edited device function or global constant in the
-  same file invalidates it) and the function's qualified name,
+  same file invalidates it), the function's qualified name, and the contents of the NumPy
+  arrays it names (``const.array_like`` sources changed at run time),
 - the argument types, the compile options and the target compute capability,
 - cujit's version, libNVVM's and nvJitLink's versions, and the driver version.
 
@@ -47,6 +48,26 @@ def _source_digest(pyfunc):
         return None, None
 
 
+def _globals_digest(pyfunc):
+    """Digest of the NumPy arrays the kernel names directly (globals and closure cells), so
+    that a ``const.array_like`` source changed at run time is not served stale."""
+    import numpy as np
+    h = hashlib.sha256()
+    code = pyfunc.__code__
+    g = pyfunc.__globals__
+    values = [(n, g[n]) for n in code.co_names if n in g]
+    for name, cell in zip(code.co_freevars, pyfunc.__closure__ or ()):
+        try:
+            values.append((name, cell.cell_contents))
+        except ValueError:
+            pass
+    for name, v in values:
+        if isinstance(v, np.ndarray):
+            h.update(f"{name}:{v.dtype.str}:{v.shape}".encode())
+            h.update(np.ascontiguousarray(v).tobytes())
+    return h.hexdigest()
+
+
 def cache_key(pyfunc, argtypes, options, cc):
     """Hex digest identifying one compiled specialisation, or None when the source file
     cannot be read (then nothing is cached).  ``argtypes``: tuple of cujit types;
@@ -54,7 +75,7 @@ def cache_key(pyfunc, argtypes, options, cc):
     digest, _ = _source_digest(pyfunc)
     if digest is None:
         return None
-    parts = (_FORMAT, digest, pyfunc.__module__, pyfunc.__qualname__,
+    parts = (_FORMAT, digest, _globals_digest(pyfunc), pyfunc.__module__, pyfunc.__qualname__,
              tuple(str(t) for t in argtypes), tuple(sorted((k, repr(v)) for k, v in options.items())),
              tuple(cc), _versions())
     return hashlib.sha256(repr(parts).encode()).hexdigest()

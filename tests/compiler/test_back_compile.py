@@ -205,3 +205,23 @@ def test_disk_cache_ignores_corrupt_entries(tmp_path, monkeypatch):
     spec = k2.compile(SIG_AXPY)
     assert is_sm90_cubin(spec.cubin)
     assert f.read_bytes()[:1] != b"n"           # rewritten
+
+
+def test_disk_cache_sees_changed_constant_arrays(tmp_path, monkeypatch):
+    from cujit.compiler import cache
+    monkeypatch.setenv("CUJIT_CACHE_DIR", str(tmp_path))
+    key1 = cache.cache_key(weighted, (ct.float32[::1],) * 2, {}, (9, 0))
+    monkeypatch.setitem(weighted.__globals__, "W", W * 2)
+    key2 = cache.cache_key(weighted, (ct.float32[::1],) * 2, {}, (9, 0))
+    assert key1 != key2
+    assert cache.cache_key(axpy, (), {}, (9, 0)) != cache.cache_key(axpy, (), {}, (8, 0))
+    assert cache.cache_key(axpy, (), {"opt": 3}, (9, 0)) != cache.cache_key(axpy, (), {}, (9, 0))
+
+
+def test_disk_cache_without_source_file():
+    from cujit.compiler import cache
+    ns = {}
+    exec("def k(a):\n    pass\n", ns)
+    assert cache.cache_key(ns["k"], (), {}, (9, 0)) is None
+    dc = cache.DiskCache(ns["k"])
+    assert dc.load(None) is None and dc.save(None, {"x": 1}) is False
