@@ -175,40 +175,72 @@ def format_table(rows):
     return "\n".join(lines)
 
 
+def readme_block(merged, rows, when=None):
+    """Markdown for the README: a heading with device and date, then :func:`headline`."""
+    when = when or datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
+    devices = sorted({d.get("device") for d in merged["sides"].values() if d.get("device")})
+    head = f"Measured on {', '.join(devices) or '?'}, {when} (`python -m cujit bench`; " \
+           "ratios are cujit's cost over the peer's, below 1 is faster; full table in " \
+           "benchmarks/RESULTS.md):"
+    return "\n".join([head, ""] + headline(rows))
+
+
 def headline(rows):
-    """A few ready-to-paste lines for the README: the ratio rows that have a target."""
+    """A few ready-to-paste lines for the README: the rows that have a target, each with
+    cujit's figure or ratio against the target, then its ratios to the other peers."""
     out = []
     for r in rows:
         t = ROWS.get(r["key"], (None, None, None))[2]
-        if t and t[0] == "ratio" and r["ratios"].get(t[1]) is not None:
-            out.append(f"- {r['label']}: {r['ratios'][t[1]]:.2f}x {t[1]} (target {r['target']})")
-        elif t and r["cujit"] is not None and t[0] != "ratio":
-            out.append(f"- {r['label']}: {_num(r['cujit'], r['unit'])} {r['unit']} "
-                       f"(target {r['target']})")
+        if not t:
+            continue
+        if t[0] == "ratio" and r["ratios"].get(t[1]) is not None:
+            text = f"- {r['label']}: {r['ratios'][t[1]]:.2f}x {_PEER_NAMES[t[1]]}"
+        elif t[0] != "ratio" and r["cujit"] is not None:
+            text = f"- {r['label']}: {_num(r['cujit'], r['unit'])} {r['unit']}"
+        else:
+            continue
+        text += f" (target {r['target']}{'' if r['meets'] is not False else ', MISSED'})"
+        others = [f"{r['ratios'][p]:.2f}x {_PEER_NAMES[p]}" for p in PEER_COLUMNS
+                  if r["ratios"].get(p) is not None and not (t[0] == "ratio" and p == t[1])]
+        if others:
+            text += "; " + ", ".join(others)
+        out.append(text)
     return out
 
 
+_PEER_NAMES = {"bare": "bare driver", "numba": "numba-cuda", "cupy": "CuPy"}
+
+
 def plot(rows, path):
-    """Bar chart of the cost ratios vs each peer (log scale, 1 = parity) into ``path``."""
+    """Ratio bars into ``path`` (PNG): for each row, one bar per peer from 1 (parity) to the
+    cost ratio on a log axis, so bars left of 1 are where cujit is faster.  Needs matplotlib
+    (``pip install 'cujit[plot]'``)."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import FuncFormatter
     rows = [r for r in rows if any(v is not None for v in r["ratios"].values())]
-    fig, ax = plt.subplots(figsize=(10, 0.45 * len(rows) + 1.5))
+    fig, ax = plt.subplots(figsize=(10, 0.5 * len(rows) + 1.5))
     h = 0.8 / len(PEER_COLUMNS)
     for j, peer in enumerate(PEER_COLUMNS):
-        ys = [i + j * h for i in range(len(rows))]
-        xs = [r["ratios"][peer] or 0 for r in rows]
-        ax.barh(ys, xs, height=h, label=f"vs {peer}")
-    ax.set_yticks([i + h for i in range(len(rows))])
+        pts = [(i + (j - 1) * h, r["ratios"][peer]) for i, r in enumerate(rows)
+               if r["ratios"][peer] is not None]
+        if pts:
+            ax.barh([y for y, _ in pts], [x - 1.0 for _, x in pts], left=1.0, height=h,
+                    label=f"vs {_PEER_NAMES[peer]}")
+    ax.set_yticks(range(len(rows)))
     ax.set_yticklabels([r["label"] for r in rows])
     ax.axvline(1.0, color="k", lw=0.8)
     ax.set_xscale("log")
-    ax.set_xlabel("cujit cost / peer cost (below 1: cujit faster)")
+    fmt = FuncFormatter(lambda v, _: f"{v:g}x")
+    ax.xaxis.set_major_formatter(fmt)
+    ax.xaxis.set_minor_formatter(fmt)
+    ax.set_xlabel("cujit cost / peer cost (left of 1x: cujit faster)")
     ax.invert_yaxis()
-    ax.legend()
+    ax.legend(loc="best")
     fig.tight_layout()
     fig.savefig(path, dpi=120)
+    plt.close(fig)
 
 
 def smoke_warning(merged):
@@ -263,8 +295,12 @@ def main(args):
     if warning:
         print(warning)
     print(format_table(rows))
-    for line in headline(rows):
-        print(line)
+    if not merged["figures"]:
+        print("nothing was measured: no side could run here (no GPU?); `python -m cujit bench "
+              "--sim` runs a smoke test of the cujit side on the simulator", file=sys.stderr)
+        return 1
+    print("\nREADME block:\n")
+    print(readme_block(merged, rows))
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"merged": merged, "rows": rows}, f, indent=2)

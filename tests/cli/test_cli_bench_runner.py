@@ -83,7 +83,11 @@ def test_headline_and_results_markdown(bench_runner):
     merged = bench_runner.merge([CUJIT, BARE, NUMBA, CUPY])
     rows = bench_runner.build_table(merged)
     head = bench_runner.headline(rows)
-    assert "- launch, 1 array arg: 1.50x bare (target <= 1.2x bare)" in head
+    assert "- launch, 1 array arg: 1.50x bare driver (target <= 1.2x bare, MISSED); " \
+        "0.50x numba-cuda" in head
+    assert "- H->D 256 MiB pinned: 50.00 GB/s (target >= 50); 1.10x bare driver" in head
+    block = bench_runner.readme_block(merged, rows, when="2026-11-29")
+    assert block.startswith("Measured on NVIDIA H200, 2026-11-29")
     md = bench_runner.results_markdown(merged, rows, when="2026-11-29 10:00 UTC")
     assert "Latest run: 2026-11-29 10:00 UTC on NVIDIA H200" in md
     assert "cupy: CuPy not usable" in md
@@ -119,7 +123,16 @@ def test_main_merges_and_writes_json(bench_runner, monkeypatch, tmp_path, capsys
     assert bench_runner.main(args) == 0
     doc = json.loads(out.read_text())
     assert doc["merged"]["figures"]["kernel_axpy_us"] == {"cujit": 105.0, "numba": 100.0}
-    assert "| launch, 1 array arg |" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert "| launch, 1 array arg |" in printed and "README block:" in printed
+
+
+def test_main_with_nothing_measured_says_why(bench_runner, monkeypatch, capsys):
+    monkeypatch.setattr(bench_runner, "run_side", lambda side, quick, timeout: CUPY)
+    args = types.SimpleNamespace(sides=["cupy"], quick=True, timeout=5, json=None, plot=None,
+                                 sim=False, results=False)
+    assert bench_runner.main(args) == 1
+    assert "nothing was measured" in capsys.readouterr().err
 
 
 def test_main_rejects_unknown_side(bench_runner):
