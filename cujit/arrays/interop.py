@@ -96,7 +96,7 @@ def _parse(desc):
     typestr = desc["typestr"]
     try:
         if desc.get("descr") is not None and np.dtype(typestr).kind == "V":
-            dtype = np.dtype([tuple(f) for f in desc["descr"]])
+            dtype = np.lib.format.descr_to_dtype(list(desc["descr"]))
         else:
             dtype = np.dtype(typestr)
     except (TypeError, ValueError) as exc:

@@ -177,3 +177,36 @@ def test_device_record():
     with pytest.raises(TypeError, match="incompatible dtype"):
         dr.copy_to_device(np.zeros((), np.int32))
     assert ctypes.c_void_p(dr._data_ptr).value == dr.device_ctypes_pointer.value
+
+
+def _open_in_child(handle, q):
+    import numpy as _np  # noqa: F401
+    import cujit as _cujit  # noqa: F401
+    try:
+        with handle as arr:
+            q.put(arr.copy_to_host().tolist())
+    except Exception as exc:  # pragma: no cover - reported to the parent
+        q.put(repr(exc))
+
+
+@pytest.mark.gpu
+def test_ipc_handle_opens_in_another_process():
+    import multiprocessing as mp
+    import pickle
+    d = cujit.to_device(np.arange(10, dtype=np.int32))
+    h = d[2:].get_ipc_handle()
+    pickle.loads(pickle.dumps(h))
+    ctx = mp.get_context("spawn")
+    q = ctx.Queue()
+    p = ctx.Process(target=_open_in_child, args=(h, q))
+    p.start()
+    got = q.get(timeout=120)
+    p.join(60)
+    assert got == list(range(2, 10))
+
+
+@pytest.mark.sim
+def test_ipc_handle_on_the_simulator_is_a_clear_error():
+    d = cujit.to_device(np.arange(4))
+    with pytest.raises((cujit.CudaAPIError, NotImplementedError)):
+        d.get_ipc_handle()
