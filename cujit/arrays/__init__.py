@@ -5,7 +5,8 @@ Modules: :mod:`.layout` (shape/stride arithmetic), :mod:`.transfer` (strided cop
 ``DeviceRecord``), :mod:`.hostmem` (pinned/mapped/managed), :mod:`.interop` (CUDA Array
 Interface), :mod:`.dlpack`, :mod:`.api` (constructors, ``auto_device``).
 """
-from .devicearray import DeviceNDArray, DeviceRecord, is_device_array
+from .devicearray import DeviceNDArray, is_device_array
+from .record import DeviceRecord
 from .api import device_array, device_array_like, to_device, auto_device
 from .hostmem import (pinned_array, pinned_array_like, pinned, mapped_array, mapped_array_like,
                       mapped, managed_array, MappedNDArray, ManagedNDArray)

@@ -4,7 +4,8 @@ import numpy as np
 
 from . import _runtime
 from . import layout as L
-from .devicearray import DeviceNDArray, DeviceRecord, _alloc, _copy_htod_contig
+from .devicearray import DeviceNDArray, _alloc, _copy_htod_contig
+from .record import DeviceRecord
 from .transfer import copy_htod
 
 __all__ = ["device_array", "device_array_like", "to_device", "auto_device"]

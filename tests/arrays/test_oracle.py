@@ -226,3 +226,30 @@ def test_np_asarray_and_len():
     assert len(d) == 2
     with pytest.raises(TypeError, match="unsized"):
         len(cujit.device_array(()))
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(st.data())
+def test_stream_ordered_copies_of_views(data):
+    """The same operations queued on a stream (asynchronous on a GPU) give NumPy's result
+    once the stream is synchronised."""
+    s = cujit.stream()
+    a = data.draw(host_arrays())
+    key = data.draw(basic_keys(a.shape, allow_none=False))
+    d = cujit.to_device(a, stream=s)
+    view = a[key]
+    if isinstance(view, np.ndarray):
+        value = fill(view.shape, a.dtype, seed=6)
+        d.setitem(key, value, stream=s)
+        want = a.copy()
+        want[key] = value
+        out = np.empty_like(want, order="F")
+        d.copy_to_host(out, stream=s)
+        part = d[key].copy_to_host(stream=s)
+        s.synchronize()
+        same(out, want)
+        same(part, value)
+    else:
+        got = d.getitem(key, stream=s)
+        assert np.asarray(got).tobytes() == np.asarray(view).tobytes()
