@@ -263,3 +263,26 @@ def test_convert_arg_mapped_like_ndarray_passes_in_place():
     m._data_ptr = 0x5000
     v, back, fast_ok = ln.convert_arg(0, m, 0)
     assert v is m and back is None and fast_ok is False
+
+
+_ABI_TYPES = [ct.boolean, ct.int8, ct.uint16, ct.int32, ct.uint64, ct.float16, ct.float32,
+              ct.float64, ct.complex64, ct.complex128, ct.float32[::1], ct.int64[:, :],
+              ct.Array(ct.float64, 0, "C"), ct.Array(ct.uint8, 3, "F"),
+              ct.UniTuple(ct.int32, 2), ct.Tuple((ct.float64, ct.int8)),
+              ct.Record(np.dtype([("a", np.int32), ("b", np.float64)]))]
+
+
+@given(st.lists(st.sampled_from(_ABI_TYPES), max_size=6))
+def test_packer_matches_the_lowered_kernel_parameters(argtypes):
+    """The launcher and the front end agree on the flattened parameter list (count and size
+    of each parameter)."""
+    from cujit.compiler.lowering import flatten_argtypes
+    params = flatten_argtypes(tuple(argtypes))
+    p = ln.ArgPacker(tuple(argtypes))
+    assert p.nparams == len(params)
+    fmts = [c for t in argtypes for c, _ in ln.param_layout(t, "x")]
+    for f, lt in zip(fmts, params):
+        s = str(lt)
+        want = 8 if s.endswith("*") else {"i1": 1, "i8": 1, "i16": 2, "i32": 4, "i64": 8,
+                                          "half": 2, "float": 4, "double": 8}[s]
+        assert struct.calcsize("<" + f) == want, (f, s)
