@@ -21,11 +21,30 @@ __all__ = ["call", "sreg"]
 _SREG = {"threadIdx": "tid", "blockIdx": "ctaid", "blockDim": "ntid", "gridDim": "nctaid"}
 
 
+# Value ranges of the special registers (CUDA limits), given to LLVM as !range metadata so
+# that it knows thread indices are non-negative (no negative-index wrap code for them).
+_RANGES = {"tid": ((0, 1024), (0, 1024), (0, 64)), "ntid": ((1, 1025), (1, 1025), (1, 65)),
+           "ctaid": ((0, 2 ** 31 - 1), (0, 65535), (0, 65535)),
+           "nctaid": ((1, 2 ** 31), (1, 65536), (1, 65536))}
+
+
 def sreg(lw, name, axis):
     """Value (i32) of a PTX special register: ``threadIdx.x`` → ``%tid.x`` …"""
-    reg = "laneid" if name == "laneid" else f"{_SREG[name]}.{axis}"
+    if name == "laneid":
+        reg, rng = "laneid", (0, 32)
+    else:
+        reg = _SREG[name]
+        rng = _RANGES[reg]["xyz".index(axis)]
+        reg = f"{reg}.{axis}"
     fn = lw.m.declare(f"llvm.nvvm.read.ptx.sreg.{reg}", ir.FunctionType(I32, []))
-    return lw.b.call(fn, [])
+    c = lw.b.call(fn, [])
+    c.set_metadata("range", lw.m.range_md(*rng))
+    return c
+
+
+def _nuw(inst):
+    inst.flags.extend(("nuw", "nsw"))
+    return inst
 
 
 def _args(lw, node):
@@ -75,7 +94,7 @@ def _grid(lw, node, ndim):
         tid = b.zext(sreg(lw, "threadIdx", axis), I64)
         ctaid = b.zext(sreg(lw, "blockIdx", axis), I64)
         ntid = b.zext(sreg(lw, "blockDim", axis), I64)
-        out.append(b.add(b.mul(ctaid, ntid), tid))
+        out.append(_nuw(b.add(_nuw(b.mul(ctaid, ntid)), tid)))
     return out[0] if ndim == 1 else _tuple(lw, out, lw.ty(node))
 
 
@@ -83,8 +102,8 @@ def _gridsize(lw, node, ndim):
     b = lw.b
     out = []
     for axis in "xyz"[:ndim]:
-        out.append(b.mul(b.zext(sreg(lw, "blockDim", axis), I64),
-                         b.zext(sreg(lw, "gridDim", axis), I64)))
+        out.append(_nuw(b.mul(b.zext(sreg(lw, "blockDim", axis), I64),
+                              b.zext(sreg(lw, "gridDim", axis), I64))))
     return out[0] if ndim == 1 else _tuple(lw, out, lw.ty(node))
 
 

@@ -132,6 +132,15 @@ class ModuleContext:
             self._decls[name] = fn
         return fn
 
+    def range_md(self, lo, hi):
+        """``!{i32 lo, i32 hi}`` range metadata (cached)."""
+        key = ("range", lo, hi)
+        md = self._asm.get(key)
+        if md is None:
+            md = self.module.add_metadata([ir.Constant(I32, lo), ir.Constant(I32, hi)])
+            self._asm[key] = md
+        return md
+
     def inline_asm(self, text, constraint, ret, side_effect=True):
         """Inline PTX; ``side_effect=False`` lets LLVM merge repeated reads of a register
         that is constant for the whole launch (``%dynamic_smem_size``)."""
