@@ -104,14 +104,13 @@ def cmd_demo(args):
     if banner:
         out.line(banner)
     import cujit as cuda
+    from .demo import TASKS
     from .demo._common import sizes_for
     from .demo.runner import run_demo
     sizes = sizes_for(sim, args.quick)
-    tasks = tuple(args.only) if args.only else None
     out.line(f"cujit {cuda.__version__} demo on {'the simulator' if sim else _gpu_name()}"
              f" (sizes: {sizes.label})")
-    kw = {"tasks": tasks} if tasks else {}
-    result = run_demo(cuda, sizes, out=out.line, **kw)
+    result = run_demo(cuda, sizes, tasks=tuple(args.only or TASKS), out=out.line)
     result["backend"] = "simulator" if sim else "gpu"
     out.write_json(result)
     return 0 if result["passed"] else 1
