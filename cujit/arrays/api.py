@@ -19,11 +19,15 @@ def device_array(shape, dtype=np.float64, strides=None, order="C", stream=0):
     non-negative; ``order``: 'C' or 'F'; ``stream``: 0 or a Stream to bind.  Size 0 allocates
     nothing (NULL pointer).  TypeError for a non-integer shape or a non-dtype, ValueError for
     a negative size, a bad ``order`` or ``len(strides) != ndim``."""
-    shape = L.normalize_shape(shape)
+    if type(shape) is int and shape >= 0:
+        shape = (shape,)
+    else:
+        shape = L.normalize_shape(shape)
     dtype = L.normalize_dtype(dtype)
     if strides is None:
         if order == "C":
-            strides = L.contiguous_strides(shape, dtype.itemsize, "C")
+            strides = ((dtype.itemsize,) if len(shape) == 1
+                       else L.contiguous_strides(shape, dtype.itemsize, "C"))
         elif order == "F":
             strides = L.contiguous_strides(shape, dtype.itemsize, "F")
         else:
@@ -39,7 +43,12 @@ def device_array(shape, dtype=np.float64, strides=None, order="C", stream=0):
     size = 1
     for n in shape:
         size *= n
-    nbytes = L.extent(shape, strides, dtype.itemsize)[1] if size else 0
+    if not size:
+        nbytes = 0
+    elif layout == "C":
+        nbytes = size * dtype.itemsize
+    else:
+        nbytes = L.extent(shape, strides, dtype.itemsize)[1]
     mem, ptr = _alloc(nbytes)
     return DeviceNDArray._make(shape, strides, dtype, ptr, mem, stream, layout)
 

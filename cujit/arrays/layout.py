@@ -16,17 +16,28 @@ __all__ = ["normalize_shape", "normalize_dtype", "contiguous_strides", "is_c_con
            "reshape", "squeeze", "transpose", "view_dtype", "extent", "normalize_strides"]
 
 
+_DTYPES = {}
+
+
 def normalize_dtype(dtype):
     """``np.dtype(dtype)``; accepts NumPy dtypes and types, strings and cujit/Numba scalar types
     (through their ``.dtype``).  Raises TypeError naming the value when it is not a dtype."""
-    if type(dtype) is np.dtype:
-        return dtype
     try:
-        return np.dtype(dtype)
+        return _DTYPES[dtype]
+    except (KeyError, TypeError):
+        pass
+    try:
+        out = np.dtype(dtype)
     except TypeError as exc:
         raise TypeError(f"dtype {dtype!r} is not a data type NumPy understands "
                         f"(a NumPy dtype or type, a string such as 'float32', or a cujit type): "
                         f"{exc}") from None
+    if len(_DTYPES) < 256 and (isinstance(dtype, (str, type, np.dtype))):
+        try:
+            _DTYPES[dtype] = out
+        except TypeError:
+            pass
+    return out
 
 
 def normalize_shape(shape, what="shape"):
