@@ -112,8 +112,8 @@ def run(side, d):
     side.measure("pinned_array_4k_us",
                  lambda: host_us(lambda: hfree(halloc(4096, 0)[1]), side.reps(3000, 300)))
 
-    n = 256 * MiB
-    breps = side.reps(10, 3)
+    n = side.reps(256 * MiB, 256 * MiB, MiB)
+    breps = side.reps(10, 3, 2)
     big = int(_ok(d.cuMemAlloc(n), "cuMemAlloc"))
     big2 = int(_ok(d.cuMemAlloc(n), "cuMemAlloc"))
     pageable = np.ones(n, np.uint8)
