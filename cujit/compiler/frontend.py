@@ -61,17 +61,30 @@ class FunctionSource:
         hit = _cache.get(code)
         if hit is not None and hit.pyfunc is pyfunc:
             return hit
+        filename = code.co_filename
+        node, all_lines = _from_module_file(filename, code.co_firstlineno, pyfunc.__name__)
+        if node is not None:
+            # the whole file was parsed: ast positions are file positions already
+            self = cls(pyfunc, node, filename, code.co_firstlineno, all_lines, 0, 0)
+        else:
+            self = cls._from_inspect(pyfunc)
+        self._check_signature()
+        _cache[code] = self
+        return self
+
+    @classmethod
+    def _from_inspect(cls, pyfunc):
+        """Fallback: the function's own source lines through ``inspect`` (dedented)."""
+        code = pyfunc.__code__
         try:
             lines, firstlineno = inspect.getsourcelines(pyfunc)
         except (OSError, TypeError) as e:
             raise TypingError(f"cannot read the source of {pyfunc.__qualname__}: {e}; kernels "
                               "must be defined in a file (or a notebook cell)") from None
         filename = inspect.getsourcefile(pyfunc) or code.co_filename
-        src = "".join(lines)
-        dedented = textwrap.dedent(src)
         col_offset = _indent_of(lines[0]) if lines else 0
         try:
-            tree = ast.parse(dedented)
+            tree = ast.parse(textwrap.dedent("".join(lines)))
         except SyntaxError as e:
             raise TypingError(f"cannot parse the source of {pyfunc.__qualname__}: {e}") from None
         node = _find_def(tree, pyfunc.__name__)
@@ -81,10 +94,7 @@ class FunctionSource:
         all_lines = linecache.getlines(filename)
         if len(all_lines) < firstlineno + len(lines) - 1:
             all_lines = [""] * (firstlineno - 1) + list(lines)
-        self = cls(pyfunc, node, filename, firstlineno, all_lines, firstlineno - 1, col_offset)
-        self._check_signature()
-        _cache[code] = self
-        return self
+        return cls(pyfunc, node, filename, firstlineno, all_lines, firstlineno - 1, col_offset)
 
     def _check_signature(self):
         a = self.node.args
@@ -129,6 +139,45 @@ class FunctionSource:
 
 def _indent_of(line):
     return len(line) - len(line.lstrip())
+
+
+_modules = {}
+
+
+def _from_module_file(filename, firstlineno, name):
+    """(FunctionDef, file lines) of the ``def name`` starting at ``firstlineno`` (its first
+    decorator or the ``def``) in ``filename``, parsing the file once; (None, None) when the
+    file cannot be read or parsed."""
+    lines = linecache.getlines(filename)
+    if not lines:
+        return None, None
+    key = filename
+    hit = _modules.get(key)
+    if hit is None or hit[0] is not lines:
+        try:
+            tree = ast.parse("".join(lines))
+        except (SyntaxError, ValueError):
+            return None, None
+        index = {}
+        for n in _defs(tree.body):
+            first = min([n.lineno] + [d.lineno for d in n.decorator_list])
+            index[(first, n.name)] = n
+            index.setdefault((n.lineno, n.name), n)
+        hit = (lines, index)
+        _modules[key] = hit
+    return hit[1].get((firstlineno, name)), lines
+
+
+def _defs(stmts):
+    """Every (nested) function definition among ``stmts``, looking only at statements
+    (much cheaper than ``ast.walk`` over every expression of a module)."""
+    for st in stmts:
+        if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            yield st
+        for field in ("body", "orelse", "finalbody", "handlers"):
+            sub = getattr(st, field, None)
+            if sub:
+                yield from _defs(sub)
 
 
 def _find_def(tree, name):
