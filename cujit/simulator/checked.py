@@ -13,7 +13,9 @@ dynamic shared memory) see each other's accesses.  Each slot records, for the cu
 barrier interval (an *epoch* of the block), the last writer and up to two readers as
 ``epoch * 2048 + linear_tid + 1``: a slot is current when its value exceeds
 ``epoch * 2048``, so moving to the next interval at a barrier is one integer increment rather
-than a reset of every slot.  Accesses that overlap at different start bytes (an int64 over
+than a reset of every slot.  Each record also keeps the source line and the number of
+``syncwarp()`` calls its warp had completed, so two accesses by lanes of one warp separated
+by a ``syncwarp()`` are not a race.  Accesses that overlap at different start bytes (an int64 over
 two int32s written by other threads) are not seen as conflicting: a documented blind spot.
 """
 import sys
@@ -53,35 +55,44 @@ class RaceTracker:
         self.r2site = [None] * n
 
     def read(self, off, arr, idx):
-        base = self.block.epoch_base
-        me = _state.current.lin + 1
+        blk = self.block
+        base = blk.epoch_base
+        t = _state.current
+        me = t.lin + 1
         w = self.w[off]
-        if w > base and w - base != me:
+        if w > base and w - base != me and not self._ordered(w - base, self.wsite[off], t):
             self._report(arr, idx, "reads", "written", w - base, self.wsite[off])
         r1 = self.r1[off]
         f = _getframe(2)
         if r1 <= base:
             self.r1[off] = base + me
-            self.r1site[off] = (f.f_code, f.f_lineno)
+            self.r1site[off] = (f.f_code, f.f_lineno, blk.warp_gen[t.warp])
         elif r1 - base != me and self.r2[off] <= base:
             self.r2[off] = base + me
-            self.r2site[off] = (f.f_code, f.f_lineno)
+            self.r2site[off] = (f.f_code, f.f_lineno, blk.warp_gen[t.warp])
 
     def write(self, off, arr, idx):
-        base = self.block.epoch_base
-        me = _state.current.lin + 1
+        blk = self.block
+        base = blk.epoch_base
+        t = _state.current
+        me = t.lin + 1
         w = self.w[off]
-        if w > base and w - base != me:
+        if w > base and w - base != me and not self._ordered(w - base, self.wsite[off], t):
             self._report(arr, idx, "writes", "written", w - base, self.wsite[off])
         r = self.r1[off]
-        if r > base and r - base != me:
+        if r > base and r - base != me and not self._ordered(r - base, self.r1site[off], t):
             self._report(arr, idx, "writes", "read", r - base, self.r1site[off])
         r = self.r2[off]
-        if r > base and r - base != me:
+        if r > base and r - base != me and not self._ordered(r - base, self.r2site[off], t):
             self._report(arr, idx, "writes", "read", r - base, self.r2site[off])
         f = _getframe(2)
         self.w[off] = base + me
-        self.wsite[off] = (f.f_code, f.f_lineno)
+        self.wsite[off] = (f.f_code, f.f_lineno, blk.warp_gen[t.warp])
+
+    def _ordered(self, other, site, t):
+        """True when the earlier access by thread ``other - 1`` (made at ``site``) is ordered
+        before thread ``t``'s by a ``syncwarp()`` of their common warp since then."""
+        return (other - 1) >> 5 == t.warp and self.block.warp_gen[t.warp] > site[2]
 
     def _report(self, arr, idx, verb, other_verb, other, site):
         me = _state.current

@@ -42,6 +42,7 @@ class Block:
         self.shared_arrays = {}
         self.dyn_tracker = None
         bx, by, bz = launch.blockdim
+        self.warp_gen = [0] * ((bx * by * bz + 31) // 32)
         self.threads = [SimThread(self, (x, y, z), x + bx * (y + by * z))
                         for z in range(bz) for y in range(by) for x in range(bx)]
 
@@ -186,6 +187,8 @@ class Block:
                         f"{_describe([t for t in group if t.req[0] == k])} in {k} at "
                         f"{frame_site(next(t for t in group if t.req[0] == k).req[4])}"
                         for k in sorted(kinds)))
+            if group[0].req[0] == "syncwarp":
+                self.warp_gen[warp] += 1
             _compute(group)
             resumed.extend(group)
         if not resumed and still:

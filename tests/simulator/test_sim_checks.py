@@ -362,3 +362,65 @@ def test_half_block_raising_before_barrier_exits_cleanly(tmp_path):
                         "'out' of shape (32,): threadIdx=(16, 0, 0) blockIdx=(0, 0, 0) at "
                         "case7.py:11: out[t + 16] = 1\nsum 0.0\n")
     assert r.stderr == ""
+
+
+def warp_sync_reduce(a, out):
+    s = cuda.shared.array(64, np.int64)
+    t = cuda.threadIdx.x
+    s[t] = a[t]
+    cuda.syncthreads()
+    if t < 32:
+        s[t] += s[t + 32]
+        cuda.syncwarp()
+        off = 16
+        while off > 0:
+            v = 0
+            if t < off:
+                v = s[t] + s[t + off]
+            cuda.syncwarp()
+            if t < off:
+                s[t] = v
+            cuda.syncwarp()
+            off //= 2
+    cuda.syncthreads()
+    out[t] = s[0]
+
+
+def test_syncwarp_orders_accesses_within_a_warp(launch):
+    a = np.arange(64, dtype=np.int64)
+    out = np.zeros(64, np.int64)
+    launch(warp_sync_reduce, 1, 64, a, out)
+    assert (out == a.sum()).all()
+
+
+def warp_racy(a, out):
+    s = cuda.shared.array(64, np.int64)
+    t = cuda.threadIdx.x
+    s[t] = a[t]
+    cuda.syncthreads()
+    if t < 16:
+        s[t] += s[t + 16]            # lane t+16 reads and writes s[t+16]: fine; but ...
+        s[t] += s[t + 1]             # ... lane t+1 wrote s[t+1] with no syncwarp between
+    cuda.syncthreads()
+    out[t] = s[0]
+
+
+def test_missing_syncwarp_is_a_race(launch):
+    with pytest.raises(DataRaceError, match=r"threadIdx=\(1, 0, 0\) blockIdx=\(0, 0, 0\) writes "
+                       r"s\[1\] .* which threadIdx=\(0, 0, 0\) read at"):
+        launch(warp_racy, 1, 64, np.arange(64, dtype=np.int64), np.zeros(64, np.int64))
+
+
+def cross_warp_after_syncwarp(out):
+    s = cuda.shared.array(64, np.int64)
+    t = cuda.threadIdx.x
+    if t == 0:
+        s[40] = 1
+    cuda.syncwarp()
+    if t == 40:
+        out[0] = s[40]               # a syncwarp does not order different warps
+
+
+def test_syncwarp_does_not_order_other_warps(launch):
+    with pytest.raises(DataRaceError, match=r"threadIdx=\(40, 0, 0\) .* reads s\[40\]"):
+        launch(cross_warp_after_syncwarp, 1, 64, np.zeros(1, np.int64))
