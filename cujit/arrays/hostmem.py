@@ -88,42 +88,74 @@ def _give_back(key, entry):
     # Dropping the last reference hands the buffer to the memory manager's deferred free.
 
 
-def pinned_buffer(nbytes):
-    """A page-locked uint8 ndarray of ``nbytes`` (> 0) bytes, reused from the cache when
-    possible; its buffer returns to the cache when the array (and every view of it) dies."""
+class _Lease:
+    """Rides on a ctypes buffer object (as an attribute); when the buffer dies — after every
+    ndarray and view over it — ``__del__`` returns the pinned block to the cache (cheaper than
+    a ``weakref.finalize`` per lease)."""
+    __slots__ = ("key", "entry")
+
+    def __init__(self, key, entry):
+        self.key = key
+        self.entry = entry
+
+    def __del__(self):
+        try:
+            _give_back(self.key, self.entry)
+        except Exception:   # interpreter shutdown: module globals may be gone
+            pass
+
+
+class _BigLease:
+    """Keeps an uncached pinned allocation alive while its buffer lives."""
+    __slots__ = ("mem",)
+
+    def __init__(self, mem):
+        self.mem = mem
+
+    def __del__(self):
+        try:
+            _unregister_range(self.mem.host_pointer)
+        except Exception:
+            pass
+
+
+def _lease(nbytes):
+    """A ctypes ``c_uint8 * nbytes`` buffer over page-locked memory, from the cache when
+    possible.  NumPy arrays built on it (``np.ndarray(..., buffer=buf)``) keep it as their
+    base, so the block goes back to the cache only once all of them are gone."""
     global _cache_bytes
     if nbytes > CACHE_MAX_BUFFER:
         mem = _runtime.current_context().memhostalloc(nbytes)
-        # A fresh ndarray over its own ctypes buffer: arrays built on it (``np.ndarray(...,
-        # buffer=arr)``, views) keep ``arr`` itself as their base, so the finalizer below
-        # waits for all of them.  (A view of another ndarray would be collapsed away.)
-        arr = _u8(mem.host_pointer, nbytes)
         _register_range(mem.host_pointer, nbytes)
-        # the finalizer holds ``mem`` (whose own finalizer frees the memory) until ``arr`` dies
-        weakref.finalize(arr, _release_big, mem)
-        return arr
+        buf = (ctypes.c_uint8 * nbytes).from_address(mem.host_pointer)
+        buf._cujit_lease = _BigLease(mem)
+        return buf
     key = _size_class(nbytes)
     ctx = _runtime.current_context()
+    # A context reset starts a new generation and kills its memory (cujit.memory.pointers).
+    gen = getattr(ctx, "_generation", 0)
     entry = None
     with _lock:
         lst = _cache.get(key)
         while lst:
             e = lst.pop()
             _cache_bytes -= key
-            if e[2] is ctx and e[0].alive:
+            if e[1] is ctx and e[2] == gen:
                 entry = e
                 break
     if entry is None:
         mem = ctx.memhostalloc(key)
-        entry = (mem, _u8(mem.host_pointer, key), ctx)
+        entry = (mem, ctx, gen)
         _register_range(mem.host_pointer, key)
-    arr = _u8(entry[0].host_pointer, nbytes)     # not entry[1][:nbytes]: see above
-    weakref.finalize(arr, _give_back, key, entry)
-    return arr
+    buf = (ctypes.c_uint8 * nbytes).from_address(entry[0].host_pointer)
+    buf._cujit_lease = _Lease(key, entry)
+    return buf
 
 
-def _release_big(mem):
-    _unregister_range(mem.host_pointer)
+def pinned_buffer(nbytes):
+    """A page-locked uint8 ndarray of ``nbytes`` (> 0) bytes, reused from the cache when
+    possible; its buffer returns to the cache when the array (and every view of it) dies."""
+    return np.ndarray((nbytes,), np.uint8, buffer=_lease(nbytes))
 
 
 def clear_pinned_cache():
@@ -140,8 +172,10 @@ def clear_pinned_cache():
 
 
 def _geometry(shape, dtype, strides, order):
-    shape = L.normalize_shape(shape)
     dtype = L.normalize_dtype(dtype)
+    if type(shape) is int and shape >= 0 and strides is None and order in ("C", "F"):
+        return (shape,), dtype, (dtype.itemsize,), shape * dtype.itemsize
+    shape = L.normalize_shape(shape)
     if order not in ("C", "F"):
         raise ValueError(f"order {order!r} must be 'C' or 'F'")
     if strides is None:
@@ -161,8 +195,7 @@ def pinned_array(shape, dtype=np.float64, strides=None, order="C"):
     shape, dtype, strides, nbytes = _geometry(shape, dtype, strides, order)
     if nbytes == 0:
         return np.ndarray(shape, dtype, strides=strides)
-    buf = pinned_buffer(nbytes)
-    return np.ndarray(shape, dtype, buffer=buf, strides=strides)
+    return np.ndarray(shape, dtype, buffer=_lease(nbytes), strides=strides)
 
 
 def pinned_array_like(ary):
