@@ -163,3 +163,19 @@ def test_clear_pinned_cache_releases_buffers():
     gc.collect()
     assert hostmem.clear_pinned_cache() >= 4096
     assert hostmem.clear_pinned_cache() == 0
+
+
+def test_pinned_cache_skips_buffers_of_a_reset_context(monkeypatch):
+    ctx = cujit.current_context()
+    a = cujit.pinned_array(256)
+    del a
+    gc.collect()
+    ctx.reset()
+    calls = []
+    real = type(ctx).memhostalloc
+    monkeypatch.setattr(type(ctx), "memhostalloc",
+                        lambda self, n, **kw: calls.append(n) or real(self, n, **kw))
+    b = cujit.pinned_array(256)
+    b[:] = 5.0
+    assert calls == [4096]           # a fresh block, not the dead cached one
+    assert (cujit.to_device(b).copy_to_host() == 5.0).all()
