@@ -332,6 +332,11 @@ class Dispatcher:
                        cfg.sharedmem, args)
             return
         for f in self._fasts:
+            if f.info not in cfg.ok:        # a new configuration: check it for this kernel
+                try:
+                    _ln.check_function_limits(cfg, f.info, drv.func_set_attribute)
+                except ValueError:
+                    continue                # the full path below reports it if it matters
             if f(cfg, args):
                 self._fast = f
                 return

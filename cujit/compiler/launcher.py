@@ -463,4 +463,5 @@ def make_fast(lk, args, drv):
     exec(compile("\n".join(lines) + "\n", f"<cujit fast launch {lk.info.name}>", "exec"), ns)
     fast = ns["fast"]
     fast.packer = packer
+    fast.info = lk.info
     return fast

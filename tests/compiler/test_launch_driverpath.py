@@ -248,3 +248,19 @@ def test_other_thread_uses_the_slow_path(env):
     t.start()
     t.join()
     assert [l[0] for l in drv.launches] == ["slow", "fast", "slow"]
+
+
+def test_new_configuration_reuses_the_fast_path(env):
+    drv, ctx = env
+    k = Dispatcher(fill, None, {})
+    a = FakeArray(0x1000, 10)
+    k[1, 32](a, 1.0)
+    k[3, 64](a, 1.0)                    # a new configuration, same argument shapes
+    assert [l[0] for l in drv.launches] == ["slow", "fast"]
+    assert drv.launches[-1][2:4] == ((3, 1, 1), (64, 1, 1))
+    drv.max_threads = 128
+    k2 = Dispatcher(fill, None, {})
+    k2[1, 32](a, 1.0)
+    with pytest.raises(ValueError, match="at most 128 threads"):
+        k2[1, 256](a, 1.0)               # the fast path is skipped, the full path reports
+    assert len(drv.launches) == 3
