@@ -72,8 +72,8 @@ def run(side, cp, cupyx):
     side.measure("pinned_array_4k_us",
                  lambda: host_us(lambda: cupyx.empty_pinned(1024, np.float32),
                                  side.reps(3000, 300)))
-    n = 256 * MiB
-    breps = side.reps(10, 3)
+    n = side.reps(256 * MiB, 256 * MiB, MiB)
+    breps = side.reps(10, 3, 2)
     d = cp.empty(n, cp.uint8)
     pageable = np.ones(n, np.uint8)
     pinned = cupyx.empty_pinned(n, np.uint8)

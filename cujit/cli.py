@@ -367,4 +367,9 @@ def main(argv=None):
         print(f"python -m cujit {args.command}: {exc}", file=sys.stderr)
         return 2
     cmd = {"demo": cmd_demo, "info": cmd_info, "bench": cmd_bench}[args.command]
-    return cmd(args)
+    try:
+        return cmd(args)
+    except BrokenPipeError:
+        # Output piped into e.g. `head`, which has exited: stop quietly, as Unix tools do.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1

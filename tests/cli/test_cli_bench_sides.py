@@ -1,6 +1,7 @@
 """The benchmark sides' code paths, without a GPU: the cujit side end to end on the
 simulator (a smoke run), and the bare side against a fake ``cuda.bindings.driver``."""
 import ctypes
+import types
 import json
 import os
 import subprocess
@@ -115,3 +116,64 @@ def test_bare_ptx_assembles_for_sm90():
         sys.path.remove(BENCH)
     cubin = link_cubin(side_bare.PTX.rstrip(b"\x00").decode(), (9, 0))
     assert cubin[:4] == b"\x7fELF"
+
+
+class _FakeCupyArray:
+    def __init__(self, n, dtype):
+        self.host = np.zeros(n, dtype)
+        self.data = types.SimpleNamespace(copy_from_device=lambda src, nbytes: None)
+
+    def set(self, src):
+        self.host[...] = src
+
+    def get(self, out=None):
+        out[...] = self.host
+        return out
+
+
+def _fake_cupy():
+    launches = []
+
+    class _Event:
+        def record(self):
+            pass
+
+        def synchronize(self):
+            pass
+
+    class _Module:
+        def __init__(self, code):
+            assert "empty1" in code and "empty5" in code
+
+        def get_function(self, name):
+            return lambda grid, block, args: launches.append((name, len(args)))
+
+    dev = types.SimpleNamespace(id=0, synchronize=lambda: None)
+    cuda = types.SimpleNamespace(
+        Device=lambda: dev, Event=_Event, get_elapsed_time=lambda a, b: 0.25,
+        runtime=types.SimpleNamespace(getDeviceProperties=lambda i: {"name": b"Fake GPU"},
+                                      getDeviceCount=lambda: 1))
+    cp = types.SimpleNamespace(
+        cuda=cuda, float32=np.float32, uint8=np.uint8, RawModule=_Module,
+        zeros=lambda n, dt: _FakeCupyArray(n, dt), empty=lambda n, dt: _FakeCupyArray(n, dt),
+        asarray=lambda h: _FakeCupyArray(h.size, h.dtype))
+    cupyx = types.SimpleNamespace(empty_pinned=lambda n, dt: np.zeros(n, dt))
+    return cp, cupyx, launches
+
+
+def test_cupy_side_runs_every_figure_against_a_fake_cupy(monkeypatch):
+    monkeypatch.setenv("CUJIT_ENABLE_CUDASIM", "1")          # smoke sizes
+    monkeypatch.syspath_prepend(BENCH)
+    import side_cupy
+    from bench_common import Side
+    cp, cupyx, launches = _fake_cupy()
+    side = Side("cupy", quick=True)
+    side_cupy.run(side, cp, cupyx)
+    assert side.doc["errors"] == {}
+    assert side.doc["device"] == "Fake GPU"
+    assert set(side.doc["figures"]) == {
+        "launch_1arg_us", "launch_5args_us", "alloc_free_us", "to_device_4k_us",
+        "copy_to_host_4k_us", "pinned_array_4k_us", "htod_pageable_256m_gbps",
+        "htod_pinned_256m_gbps", "dtoh_pageable_256m_gbps", "dtoh_pinned_256m_gbps",
+        "dtod_256m_gbps"}
+    assert ("empty1", 1) in launches and ("empty5", 5) in launches
