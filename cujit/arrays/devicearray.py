@@ -329,8 +329,7 @@ class DeviceNDArray:
                 if layout == "A":
                     copy_dtoh(hostary, self._data_ptr, shape, self.strides, h)
                 else:
-                    _runtime.driver().memcpy_dtoh(host_ptr(hostary), self._data_ptr,
-                                                  self.size * dtype.itemsize, h)
+                    _copy_dtoh_contig(hostary, self._data_ptr, self.size * dtype.itemsize, h)
             return hostary
         _check_host_dst(ary, dtype, shape, "copy_to_host")
         squeeze = _match_shapes(shape, ary.shape, "copy_to_host")
@@ -342,7 +341,7 @@ class DeviceNDArray:
         else:
             dst, sshape, sstrides = ary, shape, self.strides
         if self._layout == "C" and dst.flags.c_contiguous:
-            _runtime.driver().memcpy_dtoh(host_ptr(dst), self._data_ptr, self.nbytes, h)
+            _copy_dtoh_contig(dst, self._data_ptr, self.nbytes, h)
         else:
             copy_dtoh(dst, self._data_ptr, sshape, sstrides, h)
         return ary
@@ -424,6 +423,13 @@ class DeviceNDArray:
         """``(kDLCUDA, device id)``."""
         from .dlpack import dlpack_device
         return dlpack_device(self)
+
+
+def _copy_dtoh_contig(dst, sptr, nbytes, h):
+    if nbytes >= staging.LARGE:
+        staging.dtoh_large(dst, sptr, nbytes, h)
+    else:
+        _runtime.driver().memcpy_dtoh(host_ptr(dst), sptr, nbytes, h)
 
 
 def _copy_htod_contig(dptr, src, nbytes, h):

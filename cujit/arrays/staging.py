@@ -1,4 +1,4 @@
-"""Large host -> device copies from pageable memory, pipelined through pinned buffers.
+"""Large copies between pageable host memory and the device, pipelined through pinned buffers.
 
 A copy from ordinary (pageable) NumPy memory makes the driver stage it through its own small
 pinned buffers, serially (about 8 GB/s).  Here a copy of at least ``LARGE`` bytes is cut into
@@ -20,7 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from . import _runtime
 
-__all__ = ["htod_large", "LARGE", "CHUNK", "NBUF", "THREADS"]
+__all__ = ["htod_large", "dtoh_large", "LARGE", "CHUNK", "NBUF", "THREADS"]
 
 LARGE = 32 << 20
 CHUNK = 16 << 20
@@ -84,6 +84,45 @@ def htod_large(dptr, src, nbytes, stream=0):
         for slot in range(nbuf):
             if used[slot]:
                 drv.event_synchronize(events[slot])
+    finally:
+        for ev in events:
+            drv.event_destroy(ev)
+    del bufs
+
+
+def dtoh_large(dst, sptr, nbytes, stream=0):
+    """Copy ``nbytes`` from device address ``sptr`` into the C-contiguous host array ``dst``:
+    the DMA of chunk k+1 into one pinned buffer overlaps the host copy of chunk k out of
+    another.  Returns when the data is in ``dst`` (the host needs it)."""
+    from .hostmem import is_pinned, pinned_buffer
+    from .transfer import host_ptr
+    drv = _runtime.driver()
+    dptr = host_ptr(dst)
+    if is_pinned(dptr, nbytes):
+        drv.memcpy_dtoh(dptr, sptr, nbytes, stream)
+        return
+    h = stream or 1
+    chunk = min(CHUNK, nbytes)
+    offs = list(range(0, nbytes, chunk))
+    nbuf = min(NBUF, len(offs))
+    bufs = [pinned_buffer(chunk) for _ in range(nbuf)]
+    addrs = [host_ptr(b) for b in bufs]
+    events = [drv.event_create(timing=False) for _ in range(nbuf)]
+    try:
+        def issue(k):
+            slot = k % nbuf
+            n = min(chunk, nbytes - offs[k])
+            drv.memcpy_dtoh(addrs[slot], sptr + offs[k], n, h)
+            drv.event_record(events[slot], h)
+
+        for k in range(nbuf):
+            issue(k)
+        for k, off in enumerate(offs):
+            slot = k % nbuf
+            drv.event_synchronize(events[slot])
+            _parallel_memmove(dptr + off, addrs[slot], min(chunk, nbytes - off))
+            if k + nbuf < len(offs):
+                issue(k + nbuf)
     finally:
         for ev in events:
             drv.event_destroy(ev)

@@ -58,6 +58,7 @@ def main():
         ("H->D 256 MiB pageable (GB/s)", _bandwidth(lambda: dev.copy_to_device(pageable), n),
          ">= 20"),
         ("D->H 256 MiB pinned (GB/s)", _bandwidth(lambda: dev.copy_to_host(pinned), n), ""),
+        ("D->H 256 MiB pageable (GB/s)", _bandwidth(lambda: dev.copy_to_host(pageable), n), ""),
         ("D->D 256 MiB, read+write (GB/s)",
          _bandwidth(lambda: dev2.copy_to_device(dev), 2 * n), ">= 3500"),
     ]

@@ -149,6 +149,15 @@ def test_large_pageable_copy_is_pipelined_and_exact(monkeypatch):
     s.synchronize()
     assert np.array_equal(d2.copy_to_host(), h)
     assert all(st == s.handle for _, st in seen)
+    # device -> pageable host is pipelined the same way
+    got = []
+    real_d = drv.memcpy_dtoh
+    monkeypatch.setattr(drv, "memcpy_dtoh", lambda d_, s_, n, st=0: got.append(n) or
+                        real_d(d_, s_, n, st))
+    out = np.empty_like(h)
+    d2.copy_to_host(out)
+    assert np.array_equal(out, h) and len(got) == -(-h.nbytes // 3000)
+    assert np.array_equal(d2.copy_to_host(), h)
     # pinned sources skip the staging
     seen.clear()
     p = cujit.pinned_array(h.shape, h.dtype)
