@@ -282,6 +282,16 @@ def _wrap(cls, mem, host_ptr, dev_ptr, shape, dtype, strides, nbytes, stream):
     return ary
 
 
+def _require(ctx, attribute, call, what):
+    """A clear error, before any driver call, when the device lacks a capability."""
+    dev = ctx.device
+    if not getattr(dev, attribute):
+        from ..driver.errors import CudaAPIError, CUDA_ERROR_NOT_SUPPORTED
+        raise CudaAPIError(CUDA_ERROR_NOT_SUPPORTED,
+                           f"device {dev.id} ({dev.name}) cannot {what}: "
+                           f"CU_DEVICE_ATTRIBUTE_{attribute} is 0", call)
+
+
 def _check_stream(stream):
     if stream:
         _runtime.stream_handle(stream)
@@ -291,15 +301,17 @@ def mapped_array(shape, dtype=np.float64, strides=None, order="C", stream=0, por
                  wc=False):
     """``MappedNDArray`` in page-locked host memory mapped into the device's address space
     (cuMemHostAlloc with DEVICEMAP; ``portable`` → PORTABLE: mapped for every context;
-    ``wc`` → WRITECOMBINED: fast host writes and device reads, slow host reads)."""
+    ``wc`` → WRITECOMBINED: fast host writes and device reads, slow host reads).
+    CudaAPIError (CUDA_ERROR_NOT_SUPPORTED) when the device cannot map host memory."""
     shape, dtype, strides, nbytes = _geometry(shape, dtype, strides, order)
     _check_stream(stream)
     if nbytes == 0:
         ary = np.ndarray(shape, dtype, strides=strides).view(MappedNDArray)
         ary._data_ptr, ary.gpu_data, ary.stream = 0, None, stream
         return ary
-    mem = _runtime.current_context().memhostalloc(nbytes, mapped=True, portable=bool(portable),
-                                                   wc=bool(wc))
+    ctx = _runtime.current_context()
+    _require(ctx, "CAN_MAP_HOST_MEMORY", "cuMemHostAlloc", "map host memory (mapped_array)")
+    mem = ctx.memhostalloc(nbytes, mapped=True, portable=bool(portable), wc=bool(wc))
     _register_range(mem.host_pointer, nbytes)
     ary = _wrap(MappedNDArray, mem, mem.host_pointer, mem.device_pointer_value, shape, dtype,
                 strides, nbytes, stream)
@@ -317,15 +329,20 @@ def mapped_array_like(ary, stream=0, portable=False, wc=False):
 def managed_array(shape, dtype=np.float64, strides=None, order="C", stream=0,
                   attach_global=True):
     """``ManagedNDArray`` in managed memory (cuMemAllocManaged; ``attach_global=False`` →
-    CU_MEM_ATTACH_HOST).  A device without managed memory raises the driver's CudaAPIError
-    (CUDA_ERROR_NOT_SUPPORTED)."""
+    CU_MEM_ATTACH_HOST).  A device without managed memory (CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY
+    0) raises ``CudaAPIError`` (CUDA_ERROR_NOT_SUPPORTED, naming the device) before any
+    allocation.  Kernels may use host-attached memory only on devices with
+    CONCURRENT_MANAGED_ACCESS (all Pascal+ Linux GPUs); elsewhere the driver reports the
+    access."""
     shape, dtype, strides, nbytes = _geometry(shape, dtype, strides, order)
     _check_stream(stream)
     if nbytes == 0:
         ary = np.ndarray(shape, dtype, strides=strides).view(ManagedNDArray)
         ary._data_ptr, ary.gpu_data, ary.stream = 0, None, stream
         return ary
-    mem = _runtime.current_context().memallocmanaged(nbytes, attach_global=bool(attach_global))
+    ctx = _runtime.current_context()
+    _require(ctx, "MANAGED_MEMORY", "cuMemAllocManaged", "allocate managed memory")
+    mem = ctx.memallocmanaged(nbytes, attach_global=bool(attach_global))
     ptr = mem.device_pointer_value
     return _wrap(ManagedNDArray, mem, ptr, ptr, shape, dtype, strides, nbytes,
                  stream)

@@ -188,3 +188,14 @@ def test_pinned_cache_skips_buffers_of_a_reset_context(monkeypatch):
     b[:] = 5.0
     assert calls == [4096]           # a fresh block, not the dead cached one
     assert (cujit.to_device(b).copy_to_host() == 5.0).all()
+
+
+@pytest.mark.parametrize("attr, make", [
+    ("MANAGED_MEMORY", lambda: cujit.managed_array(4)),
+    ("CAN_MAP_HOST_MEMORY", lambda: cujit.mapped_array(4)),
+])
+def test_missing_capability_is_a_clear_error(monkeypatch, attr, make):
+    dev = cujit.current_context().device
+    monkeypatch.setattr(dev, attr, 0)
+    with pytest.raises(cujit.CudaAPIError, match=f"CUDA_ERROR_NOT_SUPPORTED.*{attr}"):
+        make()
