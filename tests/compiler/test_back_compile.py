@@ -225,3 +225,20 @@ def test_disk_cache_without_source_file():
     assert cache.cache_key(ns["k"], (), {}, (9, 0)) is None
     dc = cache.DiskCache(ns["k"])
     assert dc.load(None) is None and dc.save(None, {"x": 1}) is False
+
+
+def test_compile_only_without_a_driver(monkeypatch):
+    """No usable driver (CudaSupportError): compile for sm_90 with the 48 KiB shared limit."""
+    from cujit import devices
+    from cujit.compiler import dispatcher
+    from cujit.driver.errors import CudaSupportError
+
+    def no_driver():
+        raise CudaSupportError("no driver here")
+
+    monkeypatch.setattr(devices, "current_context", no_driver)
+    assert dispatcher._target() == ((9, 0), None)
+    spec = Dispatcher(axpy, None, {}).compile(SIG_AXPY)
+    assert spec.cc == (9, 0) and is_sm90_cubin(spec.cubin)
+    with pytest.raises(CompileError, match="49152"):
+        Dispatcher(too_much_shared, None, {}).compile("void(float32[::1])")
