@@ -198,10 +198,36 @@ def copy_dtoh(dst, src_ptr, src_shape, src_strides, stream=0):
     np.copyto(dst, view, casting="no")
 
 
+def _overlap(a_ptr, a_strides, b_ptr, b_strides, shape, itemsize):
+    from .layout import extent
+    alo, ahi = extent(shape, a_strides, itemsize)
+    blo, bhi = extent(shape, b_strides, itemsize)
+    return a_ptr + alo < b_ptr + bhi and b_ptr + blo < a_ptr + ahi
+
+
 def copy_dtod(dst_ptr, dst_strides, src_ptr, src_strides, shape, dtype, stream=0):
-    """Device view -> device view of the same shape and dtype (any strides)."""
+    """Device view -> device view of the same shape and dtype (any strides).  Overlapping
+    views (``d[1:] = d[:-1]``) go through a device temporary, as NumPy's assignment does:
+    ``cuMemcpy`` on overlapping ranges is undefined."""
     drv = _runtime.driver()
     itemsize = dtype.itemsize
+    if src_ptr != dst_ptr or src_strides != dst_strides:
+        if _overlap(dst_ptr, dst_strides, src_ptr, src_strides, shape, itemsize):
+            from .layout import packed_strides_like
+            tstrides = packed_strides_like(shape, src_strides, itemsize)
+            nbytes = itemsize
+            for n in shape:
+                nbytes *= n
+            tmp = _runtime.current_context().memalloc(nbytes)
+            tptr = tmp.device_pointer_value
+            copy_dtod(tptr, tstrides, src_ptr, src_strides, shape, dtype, stream)
+            copy_dtod(dst_ptr, dst_strides, tptr, tstrides, shape, dtype, stream)
+            # ``tmp``'s free is deferred and stream-ordered by the memory manager's rules;
+            # keep it referenced until the stream has used it.
+            _runtime.keep_alive_until(stream, tmp)
+            return
+    elif src_ptr == dst_ptr:
+        return      # the same view: nothing to do
     p = plan(shape, dst_strides, src_strides, itemsize)
     if p is not None and _loop_count(p[6]) <= _MAX_LOOP:
         _run(p, dst_ptr, src_ptr, stream, drv)

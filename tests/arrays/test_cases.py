@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import cujit
+from cujit.arrays import _runtime as _rt
 from cujit.arrays import hostmem
 
 
@@ -66,7 +67,7 @@ def test_case17_setitem_broadcasts():
 
 
 def test_case17_setitem_does_not_launch_kernels(monkeypatch):
-    drv = cujit.arrays._runtime.driver()
+    drv = _rt.driver()
     d = cujit.device_array(4, np.int32)
     calls = []
 
@@ -323,7 +324,7 @@ def test_case34_kernel_with_zero_size_foreign_array():
 
 
 def test_case35_cai_stream_consumption(monkeypatch):
-    drv = cujit.arrays._runtime.driver()
+    drv = _rt.driver()
     synced = []
     real = drv.stream_synchronize
     monkeypatch.setattr(drv, "stream_synchronize", lambda h: synced.append(h) or real(h))

@@ -5,12 +5,13 @@ import numpy as np
 import pytest
 
 import cujit
+from cujit.arrays import _runtime as _rt
 from cujit.arrays import hostmem, staging, auto_device
 from cujit.arrays.transfer import host_ptr
 
 
 def _drv():
-    return cujit.arrays._runtime.driver()
+    return _rt.driver()
 
 
 @pytest.mark.parametrize("order", ["C", "F"])

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import cujit
+from cujit.arrays import _runtime as _rt
 from cujit.arrays import dlpack
 from tests.arrays.strategies import STRUCT, fill
 
@@ -146,7 +147,7 @@ def test_dlpack_copy_flag_and_errors():
 
 
 def test_dlpack_stream_ordering(monkeypatch):
-    drv = cujit.arrays._runtime.driver()
+    drv = _rt.driver()
     waits = []
     real = drv.stream_wait_event
     monkeypatch.setattr(drv, "stream_wait_event", lambda s, e: waits.append(s) or real(s, e))

@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given, settings, strategies as st, HealthCheck
 
 import cujit
+from cujit.arrays import _runtime as _rt
 from tests.arrays.strategies import host_arrays, basic_keys, fill, DTYPES
 
 SETTINGS = settings(max_examples=120, deadline=None,
@@ -253,3 +254,38 @@ def test_stream_ordered_copies_of_views(data):
     else:
         got = d.getitem(key, stream=s)
         assert np.asarray(got).tobytes() == np.asarray(view).tobytes()
+
+
+def _no_overlapping_driver_copies(monkeypatch):
+    drv = _rt.driver()
+    real_1d, real_2d = drv.memcpy, drv.memcpy_2d
+
+    def check(d, dspan, s, sspan):
+        assert not (d < s + sspan and s < d + dspan), "overlapping driver copy"
+
+    def memcpy(d, s, n, stream=0):
+        check(d, n, s, n)
+        return real_1d(d, s, n, stream)
+
+    def memcpy_2d(d, dp, s, sp, w, h, stream=0):
+        check(d, dp * (h - 1) + w, s, sp * (h - 1) + w)
+        return real_2d(d, dp, s, sp, w, h, stream)
+
+    monkeypatch.setattr(drv, "memcpy", memcpy)
+    monkeypatch.setattr(drv, "memcpy_2d", memcpy_2d)
+
+
+@pytest.mark.parametrize("dst, src", [
+    (np.s_[1:], np.s_[:-1]), (np.s_[:-1], np.s_[1:]), (np.s_[::-1], np.s_[:]),
+    (np.s_[2:, 1:], np.s_[:-2, :-1]), (np.s_[:, ::2], np.s_[:, 1::2]), (np.s_[...], np.s_[...]),
+])
+def test_overlapping_device_assignment_is_as_numpy(monkeypatch, dst, src):
+    _no_overlapping_driver_copies(monkeypatch)
+    h = np.arange(48, dtype=np.int32).reshape(6, 8)
+    if isinstance(dst, slice) and dst == np.s_[::-1]:
+        h = h[0].copy()
+    d = cujit.to_device(h)
+    want = h.copy()
+    want[dst] = want[src].copy()
+    d[dst] = d[src]
+    same(d.copy_to_host(), want)
