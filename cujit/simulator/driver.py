@@ -104,13 +104,16 @@ class SimDriver(Driver):
 
     def _find(self, ptr):
         """The block containing address ``ptr``, or None."""
-        bases = self._bases
-        i = bisect.bisect_right(bases, ptr) - 1
-        if i >= 0:
-            b = self._blocks[bases[i]]
-            if ptr < b.base + b.size:
-                return b
-        return None
+        # Under the lock: another thread's free can shift ``_bases`` between the bisect and
+        # the lookup (seen as KeyError in copies racing with frees).
+        with self._lock:
+            bases = self._bases
+            i = bisect.bisect_right(bases, ptr) - 1
+            if i >= 0:
+                b = self._blocks[bases[i]]
+                if ptr < b.base + b.size:
+                    return b
+            return None
 
     def _span(self, ptr, nbytes, call, role, host_ok):
         """uint8 view of ``nbytes`` at ``ptr``; raw host memory allowed when ``host_ok``."""

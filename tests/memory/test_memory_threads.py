@@ -46,3 +46,35 @@ def test_concurrent_alloc_free_returns_all_memory(ctx):
     assert len(q) == 0
     if drv.is_simulator:       # on a GPU other processes may change the free figure
         assert drv.mem_get_info()[0] == free0
+
+
+def test_copies_racing_with_frees_in_another_thread(ctx):
+    """Regression: the simulator's address lookup raced with frees (KeyError in copies)."""
+    import sys
+    drv = get_driver()
+    stable = ctx.memalloc(4096)
+    stable.memset(6)
+    buf = np.zeros(4096, np.uint8)
+    stop = threading.Event()
+    errors = []
+
+    def churn():
+        c = cujit.current_context()
+        while not stop.is_set():
+            ptrs = [c.memalloc(256) for _ in range(20)]
+            del ptrs
+
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-5)
+    t = threading.Thread(target=churn)
+    t.start()
+    try:
+        for _ in range(20000):
+            drv.memcpy_dtoh(buf.ctypes.data, stable.device_pointer_value, 4096)
+    except Exception as exc:
+        errors.append(exc)
+    finally:
+        stop.set()
+        t.join()
+        sys.setswitchinterval(old)
+    assert errors == [] and (buf == 6).all()
