@@ -26,26 +26,30 @@ import numpy as np
 TPB = 256
 
 
-def make_kernel(cuda, float32):
-    @cuda.jit
-    def block_sum(a, out):
-        s = cuda.shared.array(TPB, float32)
-        tid = cuda.threadIdx.x
-        i = cuda.blockIdx.x * cuda.blockDim.x + tid
-        s[tid] = a[i]
+# Set by run_side: numba-cuda's simulator swaps the numba.cuda module for its fake one only
+# where a kernel names it as a global, so the kernel reads these two as globals.
+cuda = None
+float32 = None
+
+
+def block_sum(a, out):
+    s = cuda.shared.array(TPB, float32)
+    tid = cuda.threadIdx.x
+    i = cuda.blockIdx.x * cuda.blockDim.x + tid
+    s[tid] = a[i]
+    cuda.syncthreads()
+    stride = TPB // 2
+    while stride > 0:
+        if tid < stride:
+            s[tid] += s[tid + stride]
         cuda.syncthreads()
-        stride = TPB // 2
-        while stride > 0:
-            if tid < stride:
-                s[tid] += s[tid + stride]
-            cuda.syncthreads()
-            stride //= 2
-        if tid == 0:
-            out[cuda.blockIdx.x] = s[0]
-    return block_sum
+        stride //= 2
+    if tid == 0:
+        out[cuda.blockIdx.x] = s[0]
 
 
 def run_side(side, checks, blocks, repeat, warmup):
+    global cuda, float32
     if side == "numba":
         os.environ["NUMBA_ENABLE_CUDASIM"] = "1"
         from numba import cuda, float32
@@ -63,7 +67,7 @@ def run_side(side, checks, blocks, repeat, warmup):
         import cujit as cuda
         from numpy import float32
         version = cuda.__version__
-    kernel = make_kernel(cuda, float32)
+    kernel = cuda.jit(block_sum)
     a = (np.arange(blocks * TPB) % 7).astype(np.float32)
     expect = a.reshape(blocks, TPB).sum(axis=1)
     out = np.zeros(blocks, np.float32)

@@ -119,7 +119,7 @@ class CheckedArray:
     ``len()``, indexing, ``reshape``, ``T``/``transpose``, ``ravel``, ``view``, ``copy``;
     anything else is looked up on the NumPy array.  Raises :class:`OutOfBoundsError` (an
     ``IndexError``) naming the array, index, shape, thread, block and source line."""
-    __slots__ = ("_a", "_name", "shape", "ndim", "_n0", "_s0")
+    __slots__ = ("_a", "_name", "shape", "ndim", "_n0", "_s0", "_n1", "_s1")
     _tracker = None
 
     def __init__(self, a, name):
@@ -129,6 +129,9 @@ class CheckedArray:
         self.ndim = a.ndim
         self._n0 = a.shape[0] if a.ndim else 0
         self._s0 = a.strides[0] if a.ndim else 0
+        # 2-d fast path: an index pair of in-range non-negative Python ints
+        self._n1 = a.shape[1] if a.ndim == 2 else -1
+        self._s1 = a.strides[1] if a.ndim == 2 else 0
 
     # -- element access ------------------------------------------------------------------
     def _oob(self, idx, axis):
@@ -178,6 +181,11 @@ class CheckedArray:
             elif idx >= n:
                 self._oob(idx, 0)
             return self._a[idx]
+        if idx.__class__ is tuple and len(idx) == 2 and self._n1 >= 0:
+            i, j = idx
+            if i.__class__ is int and j.__class__ is int and 0 <= i < self._n0 \
+                    and 0 <= j < self._n1:
+                return self._a[idx]
         t = self._norm(idx)
         if t is None:
             return self._wrap(self._a[idx])
@@ -194,6 +202,12 @@ class CheckedArray:
                 self._oob(idx, 0)
             self._a[idx] = unwrap(value)
             return
+        if idx.__class__ is tuple and len(idx) == 2 and self._n1 >= 0:
+            i, j = idx
+            if i.__class__ is int and j.__class__ is int and 0 <= i < self._n0 \
+                    and 0 <= j < self._n1:
+                self._a[idx] = value
+                return
         t = self._norm(idx)
         if t is None:
             self._a[idx] = unwrap(value)
@@ -300,6 +314,12 @@ class SharedCheckedArray(CheckedArray):
                 self._oob(idx, 0)
             self._tracker.read(self._off + idx * self._s0, self, idx)
             return self._a[idx]
+        if idx.__class__ is tuple and len(idx) == 2 and self._n1 >= 0:
+            i, j = idx
+            if i.__class__ is int and j.__class__ is int and 0 <= i < self._n0 \
+                    and 0 <= j < self._n1:
+                self._tracker.read(self._off + i * self._s0 + j * self._s1, self, idx)
+                return self._a[idx]
         t = self._norm(idx)
         if t is None:
             return self._wrap(self._a[idx])
@@ -318,6 +338,13 @@ class SharedCheckedArray(CheckedArray):
             self._tracker.write(self._off + idx * self._s0, self, idx)
             self._a[idx] = unwrap(value)
             return
+        if idx.__class__ is tuple and len(idx) == 2 and self._n1 >= 0:
+            i, j = idx
+            if i.__class__ is int and j.__class__ is int and 0 <= i < self._n0 \
+                    and 0 <= j < self._n1:
+                self._tracker.write(self._off + i * self._s0 + j * self._s1, self, idx)
+                self._a[idx] = value
+                return
         t = self._norm(idx)
         if t is None:
             view = self._a[idx]
