@@ -6,10 +6,13 @@ cujit is fast and never needs a GPU (driver errors come at first use as ``CudaSu
 """
 import importlib
 
+# Bound eagerly: importing the submodule ``cujit.config`` would otherwise make the package
+# attribute ``config`` the module rather than the settings object.
+from .config import config
+
 __version__ = "0.1.0"
 
 _SOURCES = {
-    "cujit.config": ["config"],
     "cujit.driver.errors": ["CudaSupportError", "CudaDriverError", "CudaAPIError"],
     "cujit.devices": ["select_device", "get_current_device", "list_devices", "gpus", "close",
                       "detect", "is_available", "current_context", "synchronize",
@@ -42,7 +45,7 @@ _SOURCES = {
 _WHERE = {name: mod for mod, names in _SOURCES.items() for name in names}
 
 # ``laneid`` differs per simulated thread, so it is computed on every access.
-__all__ = sorted(list(_WHERE) + ["laneid"])
+__all__ = sorted(list(_WHERE) + ["config", "laneid"])
 
 
 def __getattr__(name):
