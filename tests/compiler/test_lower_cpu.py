@@ -490,3 +490,73 @@ def test_atomics_single_thread():
     assert a.tolist() == [6, 9, -9, 40, 5, 60, 1 + 2 + 3 + 4 + 5 + 6]
     assert f.tolist() == [2.5, 7.5, 3.0]
     assert u.tolist() == [0, 3, 5, 5]
+
+
+# ---- hypothesis: operators and slices against Python ---------------------------------------
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+
+def intops(out, a, b):
+    out[0] = a // b
+    out[1] = a % b
+    out[2] = a * b - a
+    out[3] = a >> (b & 7)
+    out[4] = a ** (b & 3)
+    out[5] = min(a, b) - max(a, -b)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(-2 ** 40, 2 ** 40), st.integers(-1000, 1000).filter(lambda x: x != 0))
+def test_int_ops_match_python(a, b):
+    out = np.zeros(6, np.int64)
+    run(intops, (T.int64[::1], T.int64, T.int64), out, a, b)
+    exp = [a // b, a % b, a * b - a, a >> (b & 7), a ** (b & 3), min(a, b) - max(a, -b)]
+    assert out.tolist() == [np.int64(np.uint64(v % 2 ** 64)) for v in exp]
+
+
+def floatops(out, x, y):
+    out[0] = x // y
+    out[1] = x % y
+    out[2] = x / y
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.floats(-1e6, 1e6), st.floats(-1e3, 1e3).filter(lambda v: abs(v) > 1e-3))
+def test_float_ops_match_python(x, y):
+    out = np.zeros(3, np.float64)
+    run(floatops, (T.float64[::1], T.float64, T.float64), out, x, y)
+    assert out[0] == x // y or abs(out[0] - x // y) <= 1      # floor of a rounded quotient
+    assert out[1] == pytest.approx(x % y, abs=1e-9 * max(1.0, abs(x)))
+    assert out[2] == x / y
+
+
+def slicer(a, out, start, stop, step):
+    v = a[start:stop:step]
+    out[0] = v.size
+    for i in range(v.size):
+        out[1 + i] = v[i]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 12), st.integers(-15, 15), st.integers(-15, 15),
+       st.integers(-4, 4).filter(lambda s: s != 0))
+def test_slices_match_numpy(n, start, stop, step):
+    a = np.arange(n, dtype=np.int64) * 10
+    out = np.full(20, -1, np.int64)
+    run(slicer, (T.int64[::1], T.int64[::1], T.int64, T.int64, T.int64), a, out,
+        start, stop, step)
+    exp = a[start:stop:step]
+    assert out[0] == exp.size and out[1:1 + exp.size].tolist() == exp.tolist()
+
+
+def negidx(a, out, i):
+    out[0] = a[i][0]
+    out[1] = a[i, -1]
+
+
+@given(st.integers(-4, 3))
+def test_negative_indices_wrap_once(i):
+    a = np.arange(20, dtype=np.float64).reshape(4, 5)
+    out = np.zeros(2)
+    run(negidx, (T.float64[:, ::1], T.float64[::1], T.int64), a, out, i)
+    assert out.tolist() == [a[i][0], a[i, -1]]
