@@ -150,10 +150,16 @@ class Context:
         self._generation = 0
         self._closed = False
         self._streams = {}
-        drv.ctx_set_current(self.handle)
-        self.deallocations = PendingDeallocs(self, device.total_memory)
-        self.memory_manager = _memory_manager_class()(context=self)
-        self.memory_manager.initialize()
+        try:
+            drv.ctx_set_current(self.handle)
+            self.deallocations = PendingDeallocs(self, device.total_memory)
+            self.memory_manager = _memory_manager_class()(context=self)
+            self.memory_manager.initialize()
+        except BaseException:
+            # e.g. a bad NUMBA_CUDA_MEMORY_MANAGER: undo the retain, let a later call retry
+            self._closed = True
+            drv.primary_ctx_release(device.id)
+            raise
 
     # -- thread binding ------------------------------------------------------------------
     def _make_current(self):
