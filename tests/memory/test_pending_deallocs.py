@@ -307,3 +307,63 @@ def test_failed_unpin_is_reported(ctx, monkeypatch):
         del pin
     monkeypatch.setattr(drv, "mem_host_unregister", real)
     real(host.ctypes.data)              # really unpin, so the buffer can be reused
+
+
+# -- hypothesis: defer_cleanup nesting, drops and exceptions follow the model ---------------
+
+_program = st.recursive(
+    st.sampled_from(["drop", "raise"]),
+    lambda inner: st.lists(inner, max_size=6).map(lambda body: ("defer", body)),
+    max_leaves=20)
+
+
+class _Boom(Exception):
+    pass
+
+
+@settings(max_examples=40, deadline=None)
+@given(limit=st.integers(min_value=0, max_value=6), program=st.lists(_program, max_size=8))
+def test_defer_cleanup_model(limit, program):
+    ctx = cujit.current_context()
+    q = ctx.memory_manager.deallocations
+    q.clear()
+    config.CUDA_DEALLOCS_COUNT = limit
+    state = {"len": 0, "depth": 0}
+
+    def expect_drop():
+        state["len"] += 1
+        if state["depth"] == 0 and state["len"] > limit:
+            state["len"] = 0
+
+    def run(step):
+        if step == "drop":
+            p = ctx.memalloc(16)
+            del p
+            expect_drop()
+        elif step == "raise":
+            raise _Boom()
+        else:
+            _, body = step
+            try:
+                with cujit.defer_cleanup():
+                    state["depth"] += 1
+                    try:
+                        for s in body:
+                            run(s)
+                    finally:
+                        state["depth"] -= 1
+            finally:
+                if state["depth"] == 0 and state["len"] > limit:
+                    state["len"] = 0        # the outermost exit flushes an over-limit backlog
+        assert len(q) == state["len"]
+
+    try:
+        for step in program:
+            try:
+                run(step)
+            except _Boom:
+                pass
+            assert len(q) == state["len"] and not q.is_disabled
+    finally:
+        del config.CUDA_DEALLOCS_COUNT
+        q.clear()
