@@ -440,26 +440,23 @@ def make_fast(lk, args, drv):
               LAUNCH=drv._cuLaunchKernel, FN=lk.cu_func, PARAMS=packer.params,
               RAISE=_raise_launch, _StructError=struct.error, get_ident=threading.get_ident,
               OWNER=threading.get_ident(), _packer=packer)
-    names = "".join(f"a{i}, " for i in range(n))
+    names = "".join(f"a{i}, " for i in range(n)) or "()"
+    checks = ["INFO not in cfg.ok", "get_ident() != OWNER"] + guards + [
+        "TLS.ctx is not CTX", "CTX._generation != GEN"]
+    # one try block: a wrong argument count (unpacking), a thread without a current
+    # context (TLS.ctx) and a value that does not fit its parameter all mean "not here"
     lines = ["def fast(cfg, args):",
-             f"    if len(args) != {n} or INFO not in cfg.ok or get_ident() != OWNER:",
-             "        return False"]
-    if n:
-        lines.append(f"    {names}= args")
-        lines.append(f"    if {' or '.join(guards)}:")
-        lines.append("        return False")
-    lines += [
-        "    try:",
-        "        if TLS.ctx is not CTX or CTX._generation != GEN:",
-        "            return False",
-        f"        _pack_into(_buf, 0{', ' if packer.exprs else ''}{packer.exprs})",
-        "    except (AttributeError, _StructError):",
-        "        return False",
-        "    err, = LAUNCH(FN, *cfg.largs, PARAMS, 0)",
-        "    if err:",
-        "        RAISE(err, cfg)",
-        "    return True",
-    ]
+             "    try:",
+             f"        {names} = args",
+             f"        if {' or '.join(checks)}:",
+             "            return False",
+             f"        _pack_into(_buf, 0{', ' if packer.exprs else ''}{packer.exprs})",
+             "    except (ValueError, AttributeError, _StructError):",
+             "        return False",
+             "    err, = LAUNCH(FN, *cfg.largs, PARAMS, 0)",
+             "    if err:",
+             "        RAISE(err, cfg)",
+             "    return True"]
     exec(compile("\n".join(lines) + "\n", f"<cujit fast launch {lk.info.name}>", "exec"), ns)
     fast = ns["fast"]
     fast.packer = packer
