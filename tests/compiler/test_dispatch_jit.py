@@ -132,3 +132,21 @@ def test_eager_signature_launch():
     b = cujit.to_device(np.arange(3, dtype=np.int64))
     k[1, 8](b)
     assert b.copy_to_host().tolist() == [1, 2, 3]
+
+
+def test_signature_objects_and_device_signatures():
+    from cujit import void, float32, int32
+    k = jit(void(float32[::1]))(add_one)
+    assert k._declared == [(ct.float32[::1],)]
+    k2 = jit((float32[::1],))(add_one)
+    assert k2._declared == [(ct.float32[::1],)]
+    d = jit("float32(float32)", device=True)(add_one)
+    assert isinstance(d, DeviceFunction) and d.sigs[0].return_type is float32
+    assert jit([void(int32[::1])])(add_one)._declared == [(ct.int32[::1],)]
+
+
+def test_kernel_metadata():
+    k = jit(add_one)
+    assert k.__wrapped__ is add_one and k.__doc__ == add_one.__doc__
+    assert "add_one" in repr(k) and "add_one" in repr(k[1, 1])
+    assert k.inspect_llvm() == {} and k.overloads == {}
