@@ -259,3 +259,67 @@ def test_memory_info_namedtuple():
     assert MemoryInfo(free=1, total=2) == (1, 2)
     assert issubclass(NumbaCUDAMemoryManager, GetIpcHandleMixin)
     assert MemoryPointer is cujit.MemoryPointer
+
+
+class DeviceOnlyManager(BaseCUDAMemoryManager):
+    """Implements the bare interface: device memory only; host kinds unsupported."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.count = 0
+        self.initialized = False
+
+    def memalloc(self, size):
+        self.count += 1
+        drv = get_driver()
+        ptr = drv.mem_alloc(size)
+        return MemoryPointer(self.context, ptr, size, finalizer=lambda: drv.mem_free(ptr))
+
+    def memhostalloc(self, size, mapped=False, portable=False, wc=False):
+        raise NotImplementedError("device-only plugin")
+
+    def mempin(self, owner, pointer, size, mapped=False):
+        raise NotImplementedError("device-only plugin")
+
+    def initialize(self):
+        self.initialized = True
+
+    def get_ipc_handle(self, memory):
+        raise NotImplementedError
+
+    def get_memory_info(self):
+        return MemoryInfo(*get_driver().mem_get_info())
+
+    def reset(self):
+        pass
+
+    def defer_cleanup(self):
+        import contextlib
+        return contextlib.nullcontext()
+
+    @property
+    def interface_version(self):
+        return 1
+
+
+def test_base_derived_device_only_plugin(restore_manager, count_calls):
+    frees = count_calls("mem_free")
+    cujit.set_memory_manager(DeviceOnlyManager)
+    cujit.close()
+    ctx = cujit.current_context()
+    mm = ctx.memory_manager
+    assert type(mm) is DeviceOnlyManager and mm.initialized
+    p = ctx.memalloc(64)
+    addr = p.device_pointer_value
+    assert mm.count == 1
+    del p
+    assert frees == [(addr,)]                       # the plugin's own finalizer, at once
+    with pytest.raises(NotImplementedError):
+        ctx.memhostalloc(64)
+    m = ctx.memallocmanaged(64)                     # built-in fallback, context queue
+    assert m.size == 64 and m.host_pointer == m.device_pointer_value
+    del m
+    assert len(ctx.deallocations) == 1
+    with cujit.defer_cleanup():                     # plugin's defer_cleanup + context queue
+        pass
+    assert ctx.get_memory_info().total == ctx.device.total_memory
