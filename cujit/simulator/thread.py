@@ -72,7 +72,7 @@ class SimThread:
     """One simulated CUDA thread.  ``tid``/``bid`` are (x, y, z) tuples, ``lin`` the linear
     thread id in the block (x fastest), ``laneid`` = ``lin % 32``, ``warp`` = ``lin // 32``."""
     __slots__ = ("block", "tid", "bid", "lin", "laneid", "warp", "threadIdx", "blockIdx",
-                 "blockDim", "gridDim", "hub", "glet", "resume", "done", "locals", "req")
+                 "blockDim", "gridDim", "glet", "resume", "done", "locals", "req")
 
     def __init__(self, block, tid, lin):
         self.block = block
@@ -85,7 +85,6 @@ class SimThread:
         self.blockIdx = block.blockIdx
         self.blockDim = block.launch.blockDim
         self.gridDim = block.launch.gridDim
-        self.hub = None
         self.glet = None
         self.resume = None
         self.done = False
@@ -93,8 +92,10 @@ class SimThread:
         self.req = None
 
     def main(self, _):
-        launch = self.block.launch
+        blk = self.block
+        launch = blk.launch
         launch.fn(*launch.args)
+        blk.finished(self)
 
     # -- indexing ------------------------------------------------------------------------
     def grid(self, ndim):
@@ -162,16 +163,24 @@ class SimThread:
 
     # -- barriers ------------------------------------------------------------------------
     def syncthreads(self):
-        self.hub.switch((BAR, _getframe(2), None))
+        blk = self.block
+        self.req = (BAR, _getframe(2), None)
+        blk.wait(self, blk.at_bar)
 
     def syncthreads_count(self, predicate):
-        return self.hub.switch((BAR, _getframe(2), ("count", bool(predicate))))
+        blk = self.block
+        self.req = (BAR, _getframe(2), ("count", bool(predicate)))
+        return blk.wait(self, blk.at_bar)
 
     def syncthreads_and(self, predicate):
-        return self.hub.switch((BAR, _getframe(2), ("and", bool(predicate))))
+        blk = self.block
+        self.req = (BAR, _getframe(2), ("and", bool(predicate)))
+        return blk.wait(self, blk.at_bar)
 
     def syncthreads_or(self, predicate):
-        return self.hub.switch((BAR, _getframe(2), ("or", bool(predicate))))
+        blk = self.block
+        self.req = (BAR, _getframe(2), ("or", bool(predicate)))
+        return blk.wait(self, blk.at_bar)
 
     def threadfence(self):
         """No-op: simulated threads see each other's writes at once."""
@@ -184,7 +193,8 @@ class SimThread:
         if not isinstance(mask, (int, np.integer)):
             raise TypeError(f"{kind}: mask must be an integer lane mask, got {mask!r}")
         self.req = (kind, int(mask) & 0xFFFFFFFF, a, b, _getframe(3))
-        return self.hub.switch((WARP,))
+        blk = self.block
+        return blk.wait(self, blk.at_warp)
 
     def syncwarp(self, mask=0xFFFFFFFF):
         self._warp("syncwarp", mask)

@@ -84,43 +84,65 @@ class Block:
     # -- scheduling ----------------------------------------------------------------------
     def run(self):
         from greenlet import greenlet, getcurrent
-        hub = getcurrent()
+        hub = self.hub = getcurrent()
         threads = self.threads
         for t in threads:
-            t.hub = hub
             t.glet = greenlet(t.main, hub)
         state = _state
         checks = self.launch.checks
-        runnable = threads
-        at_bar = []
-        at_warp = []
+        self.runnable = threads
+        self.pos = 0
+        self.at_bar = []
+        self.at_warp = []
         try:
             while True:
-                for t in runnable:
+                # One round: the hub starts the thread at ``pos``; a thread that stops at a
+                # barrier switches straight to the next one (one switch per thread rather
+                # than two through the hub); the last one, or one that finishes, comes back.
+                runnable = self.runnable
+                while self.pos < len(runnable):
+                    t = runnable[self.pos]
                     state.current = t
                     try:
-                        req = t.glet.switch(t.resume)
+                        t.glet.switch(t.resume)
                     except BaseException as e:
-                        self._fail(t, e)
-                    if req is None:
-                        t.done = True
-                    elif req[0] is BAR:
-                        t.req = req
-                        at_bar.append(t)
-                    else:
-                        at_warp.append(t)
-                if at_warp:
-                    runnable, at_warp = self._resolve_warps(at_warp, at_bar)
-                    if runnable:
+                        self._fail(state.current, e)
+                if self.at_warp:
+                    self.runnable, self.at_warp = self._resolve_warps(self.at_warp)
+                    self.pos = 0
+                    if self.runnable:
                         continue
+                at_bar = self.at_bar
                 if not at_bar:
                     return
                 if len(at_bar) != len(threads) or checks:
                     self._check_barrier(at_bar, checks)
-                runnable = self._release(at_bar)
-                at_bar = []
+                self.runnable = self._release(at_bar)
+                self.pos = 0
+                self.at_bar = []
         finally:
             state.current = None
+
+    def wait(self, t, at):
+        """Called by thread ``t`` (the running greenlet) to wait in list ``at`` (the barrier's
+        or the warp calls'); returns ``t.resume`` once the runner releases it."""
+        at.append(t)
+        pos = self.pos = self.pos + 1
+        runnable = self.runnable
+        if pos < len(runnable):
+            nxt = runnable[pos]
+            g = nxt.glet
+            # Only resume threads here: a greenlet started from another one would inherit
+            # its recursion depth and stack position, so the hub starts each thread.
+            if g:
+                _state.current = nxt
+                return g.switch(nxt.resume)
+        return self.hub.switch()
+
+    def finished(self, t):
+        """Called by thread ``t`` as it returns: the runner moves on to the next thread."""
+        t.done = True
+        self.pos += 1
 
     def _release(self, waiting):
         """Resume the threads at a block barrier, with the syncthreads_* result."""
@@ -164,7 +186,7 @@ class Block:
             f"barrier divergence in block blockIdx={fmt_dim(self.bid)}: " + "; ".join(parts))
 
     # -- warp intrinsics -----------------------------------------------------------------
-    def _resolve_warps(self, waiting, at_bar):
+    def _resolve_warps(self, waiting):
         """Complete the warp calls whose lanes have all arrived; returns (resumed threads,
         still waiting).  Raises WarpDivergenceError when nothing can progress."""
         by_group = {}
