@@ -178,6 +178,9 @@ def unary(lw, node):
         return v
     if op is ast.Invert:
         return b.xor(v, ir.Constant(v.type, -1 if not isinstance(rt, T.Boolean) else 1))
+    if isinstance(v, ir.Constant) and isinstance(rt, (T.Integer, T.Float)) \
+            and isinstance(v.constant, (int, float)):
+        return ir.Constant(v.type, -v.constant)     # keeps `a[::-1]` a constant-step slice
     if isinstance(rt, T.Integer):
         return b.sub(ir.Constant(v.type, 0), v)
     if isinstance(rt, T.Float):

@@ -364,7 +364,11 @@ class _Typer:
         return self.typed_value(node, value)
 
     def typed_value(self, node, value):
-        t, extra = calls.const_type(value)
+        try:
+            t, extra = calls.const_type(value)
+        except (TypeError, ValueError) as e:
+            raise self.error(f"'{ast.unparse(node)}' cannot be used in a kernel: {e}",
+                             node) from None
         if extra is not None:
             self.tf.info[node] = extra
         if isinstance(t, T.Type) and extra is None:
@@ -480,7 +484,8 @@ class _Typer:
             return None
         for op, a, b, n in zip(node.ops, ts, ts[1:], node.comparators):
             if isinstance(op, (ast.Is, ast.IsNot)):
-                continue
+                raise self.error("'is' / 'is not' are not supported in kernels (compare "
+                                 "numbers with == and !=)", n)
             if isinstance(op, (ast.In, ast.NotIn)):
                 raise self.error("'in' is not supported in kernels", n)
             if not (rules.is_number(a) and rules.is_number(b)):

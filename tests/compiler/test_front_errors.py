@@ -317,3 +317,28 @@ def test_typecheck_does_not_import_llvmlite():
                                                                      .dirname(THIS)),))
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
+
+
+def k_is(a):
+    if a[0] is None:
+        a[0] = 1
+
+
+HUGE = 2 ** 70
+BAD_ARR = np.array(["a", "b"])
+
+
+def k_huge(a):
+    a[0] = HUGE
+
+
+def k_bad_global_array(a):
+    a[0] = BAD_ARR[0]
+
+
+@pytest.mark.parametrize("fn,msg", [(k_is, "'is' / 'is not' are not supported"),
+                                    (k_huge, "does not fit in int64 or uint64"),
+                                    (k_bad_global_array, "not supported in kernels")])
+def test_more_errors_are_typing_errors(fn, msg):
+    e = err_of(fn, (T.float32[::1],))
+    assert msg in str(e) and e.loc is not None and e.loc.filename == THIS
