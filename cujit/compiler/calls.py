@@ -18,7 +18,7 @@ from .. import kernelapi as K
 from .. import types as T
 from . import rules
 from .errors import CompileError
-from .rules import BoundMethod, Func, Global, RangeType
+from .rules import BoundMethod, Func, Global
 
 __all__ = ["const_type", "global_attr", "type_call", "MATH_UNARY", "MATH_BINARY"]
 

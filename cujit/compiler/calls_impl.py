@@ -3,7 +3,7 @@ intrinsics and device functions (result types as Numba's ``cudadecl.py`` / ``mat
 """
 from .. import types as T
 from . import rules
-from .rules import Func, RangeType
+from .rules import RangeType
 
 __all__ = ["type_func"]
 

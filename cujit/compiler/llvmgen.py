@@ -16,7 +16,7 @@ from . import lower_calls as LC
 from . import lower_ops as LO
 from . import rules
 from .errors import CompileError
-from .ltypes import I1, I64, cast, const, ltype, truth
+from .ltypes import I64, cast, const, ltype, truth
 from .rules import PseudoType
 
 __all__ = ["FunctionLowerer"]
@@ -345,5 +345,3 @@ class FunctionLowerer:
     def e_Call(self, node):
         return LC.call(self, node)
 
-
-_unused = (I1,)

@@ -7,8 +7,6 @@ elements), F-layout mirrored, any-layout ('A') with the byte strides — as Numb
 ``get_item_pointer2``; all index arithmetic is i64.  Negative integer indices wrap once
 (Python semantics); there is no bounds check.  Slices follow Python's clamping rules.
 """
-import ast
-
 import numpy as np
 from llvmlite import ir
 
@@ -388,5 +386,3 @@ def reshape(lw, arr, aty, dims, rt):
         acc = b.mul(acc, n)
     return make_array(lw, b.extract_value(arr, 0), dims, list(reversed(strides)), rt)
 
-
-_unused = (ast,)

@@ -14,7 +14,7 @@ from . import lower_arrays as LA
 from . import lower_atomics
 from . import rules
 from .lower_ops import _f16_wrap, _float_suffix, libdevice
-from .ltypes import I1, I8P, I32, I64, cast, const, ltype, truth
+from .ltypes import I1, I32, I64, cast, ltype, truth
 
 __all__ = ["call", "sreg"]
 
@@ -438,5 +438,3 @@ _HANDLERS = {
     "print": _print, "device": _device, "reshape": _reshape, "conjugate": _conjugate,
     "len": _len, "pow": _pow, "atomic": lower_atomics.lower_atomic,
 }
-
-_unused = (I8P, const)
