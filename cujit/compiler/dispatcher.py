@@ -162,7 +162,7 @@ class Dispatcher:
         self.targetoptions = dict(options)
         functools.update_wrapper(self, py_func)
         self._nargs = py_func.__code__.co_argcount
-        self._specs = {}            # argtypes -> _Compiled
+        self._specs = {}            # argtypes -> CompiledKernel
         self._configs = {}          # launch-config key -> _Configured
         self._fast = None           # the last fast path that launched
         self._fasts = []            # other fast paths, tried by the slow path first
