@@ -560,3 +560,26 @@ def test_negative_indices_wrap_once(i):
     out = np.zeros(2)
     run(negidx, (T.float64[:, ::1], T.float64[::1], T.int64), a, out, i)
     assert out.tolist() == [a[i][0], a[i, -1]]
+
+
+def bools(flags, out, b, n):
+    flags[0] = b and flags[1]
+    flags[2] = not flags[1]
+    flags[3] = n
+    out[0] = flags[1] + b + True
+    out[1] = (n > 2) == b
+    out[2] = 5 if flags[3] else 7
+    t = 0
+    for f in flags:
+        t += f
+    out[3] = t
+
+
+@pytest.mark.parametrize("b,n", [(True, 3), (False, 0), (True, 0)])
+def test_bools(b, n):
+    flags = np.array([False, True, False, False])
+    out = np.zeros(4, np.int64)
+    run(bools, (T.boolean[::1], T.int64[::1], T.boolean, T.int64), flags, out, b, n)
+    exp_flags = [b and True, True, False, bool(n)]
+    assert flags.tolist() == exp_flags
+    assert out.tolist() == [1 + b + 1, (n > 2) == b, 5 if n else 7, sum(exp_flags)]
