@@ -183,9 +183,16 @@ def test_callback_taking_the_gil_does_not_deadlock(ctx):
         time.sleep(0.001)
         count.append(total)
 
-    for _ in range(30):
-        s.add_callback(cb)
-        s.synchronize()
+    import faulthandler
+    # A deadlock would hold the GIL, so only a C-level watchdog can end it: dump the
+    # stacks and exit instead of hanging the run.
+    faulthandler.dump_traceback_later(300, exit=True)
+    try:
+        for _ in range(30):
+            s.add_callback(cb)
+            s.synchronize()
+    finally:
+        faulthandler.cancel_dump_traceback_later()
     assert len(count) == 30
 
 
