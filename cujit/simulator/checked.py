@@ -23,13 +23,12 @@ import sys
 import numpy as np
 
 from ..kernelapi import _state
-from .errors import OutOfBoundsError, DataRaceError, where, caller_site, frame_site
+from .errors import OutOfBoundsError, DataRaceError, where, caller_site
 
 __all__ = ["CheckedArray", "SharedCheckedArray", "RaceTracker", "unwrap"]
 
 _getframe = sys._getframe
 _INT_TYPES = (int, np.integer)
-_EPOCH = 2048       # > the largest linear thread id + 1 (1024 threads per block)
 
 
 def unwrap(a):

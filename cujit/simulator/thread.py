@@ -15,15 +15,14 @@ from fractions import Fraction
 
 import numpy as np
 
-from .checked import CheckedArray, unwrap
+from .checked import CheckedArray
 from .errors import typing_error
 from .memory import as_dtype, check_shape, frozen_const
 
-__all__ = ["Dim3", "SimThread", "BAR", "WARP"]
+__all__ = ["Dim3", "SimThread", "BAR"]
 
 _getframe = sys._getframe
 BAR = "bar"
-WARP = "warp"
 _ASSIGN = re.compile(r"^\s*([A-Za-z_]\w*)\s*(?::[^=]*)?=[^=]")
 _names = {}
 

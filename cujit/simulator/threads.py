@@ -1,10 +1,12 @@
 """The block runner: the threads of one block as greenlets, switching at barriers.
 
-Each thread runs until it finishes or reaches a barrier or warp intrinsic; it then switches
-back to the runner (the *hub*) with a request.  When every running thread has stopped, the
-runner resolves what it can: warp intrinsics whose participating lanes have all arrived, then
-the block barrier once every live thread waits at it.  Threads resume in thread order, so a
-launch is deterministic.
+The runner (the *hub*) starts the threads in thread order.  A thread runs until it finishes
+or reaches a barrier or warp intrinsic; there it records its request, joins the waiting list
+and switches straight to the next thread of the round (the last one switches back to the
+hub), so each wait costs one greenlet switch.  When the round is over the hub resolves what
+it can: warp intrinsics whose participating lanes have all arrived, then the block barrier
+once every live thread waits at it, and starts the next round in thread order, so a launch is
+deterministic.
 
 Barrier semantics: with checks on (``config.SIM_CHECKS``), threads waiting at different
 ``syncthreads()`` call sites, or waiting while others have finished, raise
@@ -22,10 +24,12 @@ from .checked import RaceTracker, SharedCheckedArray
 from .errors import (BarrierDivergenceError, WarpDivergenceError, fmt_dim, frame_site,
                      traceback_site, where)
 from .memory import SharedMemory, as_dtype, check_shape
-from .thread import BAR, Dim3, SimThread, array_name
+from .thread import Dim3, SimThread, array_name
 
 __all__ = ["Block"]
 
+# One barrier interval in the race tracker's encoding: > the largest linear thread id + 1
+# (1024 threads per block), see checked.py.
 _EPOCH = 2048
 
 
