@@ -397,6 +397,11 @@ class DeviceNDArray:
             out = out.astype(dtype)
         return out
 
+    def __reduce__(self):
+        # numba.cuda pickles device arrays by value: host copy out, device copy back in.
+        from .api import to_device
+        return (to_device, (self.copy_to_host(),))
+
     def get_ipc_handle(self):
         """An IPC handle for this array's allocation (through the context's memory manager);
         ``.open()`` in another process gives the array back."""

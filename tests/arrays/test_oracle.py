@@ -289,3 +289,12 @@ def test_overlapping_device_assignment_is_as_numpy(monkeypatch, dst, src):
     want[dst] = want[src].copy()
     d[dst] = d[src]
     same(d.copy_to_host(), want)
+
+
+def test_pickle_by_value():
+    import pickle
+    h = np.arange(24.0).reshape(4, 6)
+    d = cujit.to_device(h)
+    e = pickle.loads(pickle.dumps(d[1:, ::2]))
+    assert isinstance(e, cujit.DeviceNDArray) and e._data_ptr != d._data_ptr
+    same(e.copy_to_host(), h[1:, ::2])
