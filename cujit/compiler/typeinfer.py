@@ -126,6 +126,7 @@ class _Typer(scopes.ConstEval):
         self._const_cache = {}
         self.changed = False
         self.returns = []
+        self.unbound = []
 
     # ---- driver -------------------------------------------------------------------------
     def run(self):
@@ -136,6 +137,7 @@ class _Typer(scopes.ConstEval):
         for _ in range(_MAX_PASSES):
             self.changed = False
             self.returns = []
+            self.unbound = []
             tf.callees = []
             tf.shared_bytes = tf.const_bytes = 0
             tf.uses_dynamic_shared = False
@@ -144,6 +146,10 @@ class _Typer(scopes.ConstEval):
                 break
         else:  # pragma: no cover - types only widen, so this needs a pathological function
             raise TypingError("type inference did not converge", self.loc(self.fsrc.node))
+        for node in self.unbound:
+            if tf.vartypes.get(node.id) is None:
+                raise self.error(f"variable '{node.id}' is used before it is assigned a "
+                                 "value", node)
         self._finish_return()
         for name in self.locals:
             if name not in tf.vartypes:
@@ -358,6 +364,7 @@ class _Typer(scopes.ConstEval):
         if name in self.locals:
             t = self.tf.vartypes.get(name)
             if t is None and not any(a == name for a in self.fsrc.argnames):
+                self.unbound.append(node)
                 return None    # not assigned yet in this pass: typed on a later pass
             return t
         found, value = self.fsrc.resolve_global(name)

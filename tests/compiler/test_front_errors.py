@@ -342,3 +342,17 @@ def k_bad_global_array(a):
 def test_more_errors_are_typing_errors(fn, msg):
     e = err_of(fn, (T.float32[::1],))
     assert msg in str(e) and e.loc is not None and e.loc.filename == THIS
+
+
+def k_unbound(a, n):
+    for i in range(n):
+        if i > 0:
+            s = s + prev  # noqa: F821
+        prev = a[i]
+    a[0] = 1
+
+
+def test_use_before_assignment():
+    e = err_of(k_unbound, (T.float32[::1], T.int64))
+    assert "variable 's' is used before it is assigned" in str(e)
+    assert "s = s + prev" in str(e)
