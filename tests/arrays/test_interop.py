@@ -8,7 +8,7 @@ import pytest
 import cujit
 from cujit.arrays import _runtime as _rt
 from cujit.arrays import dlpack
-from tests.arrays.strategies import STRUCT, fill
+from arrays_strategies import STRUCT, fill
 
 
 class Foreign:

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from cujit.arrays import layout as L
-from tests.arrays.strategies import host_arrays, basic_keys, shapes
+from arrays_strategies import host_arrays, basic_keys, shapes
 
 pytestmark = pytest.mark.sim
 

@@ -7,7 +7,7 @@ from hypothesis import given, settings, strategies as st, HealthCheck
 
 import cujit
 from cujit.arrays import _runtime as _rt
-from tests.arrays.strategies import host_arrays, basic_keys, fill, DTYPES
+from arrays_strategies import host_arrays, basic_keys, fill, DTYPES
 
 SETTINGS = settings(max_examples=120, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
