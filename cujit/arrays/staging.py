@@ -81,10 +81,14 @@ def htod_large(dptr, src, nbytes, stream=0):
             drv.event_record(events[slot], h)
             used[slot] = True
             k += 1
+    finally:
+        # Also after an error: no buffer goes back to the cache while a DMA may read it.
         for slot in range(nbuf):
             if used[slot]:
-                drv.event_synchronize(events[slot])
-    finally:
+                try:
+                    drv.event_synchronize(events[slot])
+                except Exception:
+                    pass
         for ev in events:
             drv.event_destroy(ev)
     del bufs
@@ -125,5 +129,9 @@ def dtoh_large(dst, sptr, nbytes, stream=0):
                 issue(k + nbuf)
     finally:
         for ev in events:
+            try:
+                drv.event_synchronize(ev)
+            except Exception:
+                pass
             drv.event_destroy(ev)
     del bufs

@@ -200,3 +200,34 @@ def test_missing_capability_is_a_clear_error(monkeypatch, attr, make):
     monkeypatch.setattr(dev, attr, 0)
     with pytest.raises(cujit.CudaAPIError, match=f"CUDA_ERROR_NOT_SUPPORTED.*{attr}"):
         make()
+
+
+def test_staging_driver_error_propagates_and_releases_events(monkeypatch):
+    monkeypatch.setattr(staging, "LARGE", 1 << 12)
+    monkeypatch.setattr(staging, "CHUNK", 1024)
+    drv = _drv()
+    real_copy, real_create, real_destroy = drv.memcpy_htod, drv.event_create, drv.event_destroy
+    n = [0]
+    live = set()
+
+    def failing(d, s, nbytes, st=0):
+        n[0] += 1
+        if n[0] == 3:
+            raise cujit.CudaAPIError(1, "injected", "cuMemcpyHtoDAsync")
+        return real_copy(d, s, nbytes, st)
+
+    def create(**kw):
+        e = real_create(**kw)
+        live.add(e)
+        return e
+
+    def destroy(e):
+        live.discard(e)
+        return real_destroy(e)
+
+    monkeypatch.setattr(drv, "memcpy_htod", failing)
+    monkeypatch.setattr(drv, "event_create", create)
+    monkeypatch.setattr(drv, "event_destroy", destroy)
+    with pytest.raises(cujit.CudaAPIError, match="injected"):
+        cujit.to_device(np.arange(2048, dtype=np.int32))
+    assert n[0] == 3 and not live
