@@ -307,6 +307,49 @@ class Dispatcher:
             raise KeyError(f"kernel {self.py_func.__qualname__} has no compiled signature "
                            f"{signature}; compiled: {list(self._specs)}") from None
 
+    # -- resource usage (numba.cuda's Dispatcher methods) ----------------------------------
+    def _func_attribute(self, name, signature):
+        from ..devices import current_context
+        from ..driver import get_driver
+        drv = get_driver()
+        if drv.is_simulator:
+            raise RuntimeError(f"{name} of kernel {self.py_func.__qualname__} is a property of "
+                               "compiled GPU code; the simulator has none")
+        ctx = current_context()
+        if signature is None:
+            return {k: int(drv.func_get_attribute(v.loaded(ctx, drv).info.handle, name))
+                    for k, v in self._specs.items()}
+        if not isinstance(signature, tuple) or not all(isinstance(t, ct.Type) for t in signature):
+            signature = ct.parse_signature(signature).args
+        spec = self._specs.get(signature)
+        if spec is None:
+            raise KeyError(f"kernel {self.py_func.__qualname__} has no compiled signature "
+                           f"{signature}; compiled: {list(self._specs)}")
+        return int(drv.func_get_attribute(spec.loaded(ctx, drv).info.handle, name))
+
+    def get_regs_per_thread(self, signature=None):
+        """Registers per thread (cuFuncGetAttribute NUM_REGS) of one compiled signature, or
+        ``{argtypes: int}`` for all.  KeyError for a signature not compiled; RuntimeError on
+        the simulator."""
+        return self._func_attribute("NUM_REGS", signature)
+
+    def get_shared_mem_per_block(self, signature=None):
+        """Static shared memory per block in bytes (SHARED_SIZE_BYTES); as above."""
+        return self._func_attribute("SHARED_SIZE_BYTES", signature)
+
+    def get_local_mem_per_thread(self, signature=None):
+        """Local memory per thread in bytes (LOCAL_SIZE_BYTES); as above."""
+        return self._func_attribute("LOCAL_SIZE_BYTES", signature)
+
+    def get_const_mem_size(self, signature=None):
+        """Constant memory of the kernel in bytes (CONST_SIZE_BYTES); as above."""
+        return self._func_attribute("CONST_SIZE_BYTES", signature)
+
+    def get_max_threads_per_block(self, signature=None):
+        """The most threads a block of this kernel may have (MAX_THREADS_PER_BLOCK, lowered
+        by its register use); as above."""
+        return self._func_attribute("MAX_THREADS_PER_BLOCK", signature)
+
     # -- launching -----------------------------------------------------------------------
     def _check_nargs(self, args):
         if len(args) != self._nargs:

@@ -150,3 +150,10 @@ def test_kernel_metadata():
     assert k.__wrapped__ is add_one and k.__doc__ == add_one.__doc__
     assert "add_one" in repr(k) and "add_one" in repr(k[1, 1])
     assert k.inspect_llvm() == {} and k.overloads == {}
+
+
+@pytest.mark.sim
+def test_resource_queries_need_a_gpu():
+    k = jit(add_one)
+    with pytest.raises(RuntimeError, match="simulator"):
+        k.get_regs_per_thread()

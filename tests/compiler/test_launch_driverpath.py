@@ -46,8 +46,9 @@ class RecordingDriver:
         return 13000
 
     def func_get_attribute(self, func, name):
-        return {"SHARED_SIZE_BYTES": self.static_shared,
-                "MAX_THREADS_PER_BLOCK": self.max_threads}[name]
+        return {"SHARED_SIZE_BYTES": self.static_shared, "NUM_REGS": 17,
+                "MAX_THREADS_PER_BLOCK": self.max_threads, "LOCAL_SIZE_BYTES": 0,
+                "CONST_SIZE_BYTES": 12}[name]
 
     def func_set_attribute(self, func, name, value):
         self.set_attrs.append((func, name, value))
@@ -264,3 +265,18 @@ def test_new_configuration_reuses_the_fast_path(env):
     with pytest.raises(ValueError, match="at most 128 threads"):
         k2[1, 256](a, 1.0)               # the fast path is skipped, the full path reports
     assert len(drv.launches) == 3
+
+
+def test_resource_queries(env):
+    drv, ctx = env
+    drv.static_shared = 512
+    k = Dispatcher(fill, None, {})
+    k[1, 32](FakeArray(0x1000, 10), 1.0)
+    (sig,) = k.signatures
+    assert k.get_regs_per_thread(sig) == 17
+    assert k.get_regs_per_thread() == {sig: 17}
+    assert k.get_shared_mem_per_block(sig) == 512
+    assert k.get_max_threads_per_block("void(float32[::1], float64)") == 1024
+    assert k.get_local_mem_per_thread(sig) == 0 and k.get_const_mem_size(sig) == 12
+    with pytest.raises(KeyError, match="no compiled signature"):
+        k.get_regs_per_thread("void(float64[::1], float64)")

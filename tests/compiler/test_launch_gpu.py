@@ -100,3 +100,20 @@ def test_kernel_after_context_reset():
     e = cuda.to_device(np.zeros(8, np.int32))
     incr[1, 8](e)                    # the module is loaded again in the new generation
     assert e.copy_to_host().tolist() == [1] * 8
+
+
+def test_resource_queries_on_the_gpu():
+    @cuda.jit
+    def sm(out):
+        s = cuda.shared.array(256, dtype=np.float32)
+        s[cuda.threadIdx.x] = 1.0
+        cuda.syncthreads()
+        out[cuda.threadIdx.x] = s[255 - cuda.threadIdx.x]
+
+    out = cuda.device_array(256, np.float32)
+    sm[1, 256](out)
+    (sig,) = sm.signatures
+    assert sm.get_shared_mem_per_block(sig) == 1024
+    assert 1 <= sm.get_regs_per_thread(sig) <= 255
+    assert sm.get_max_threads_per_block(sig) == 1024
+    assert out.copy_to_host().tolist() == [1.0] * 256
