@@ -57,6 +57,8 @@ def type_func(typer, node, ft, args, kws):
         return target
     if key == "round":
         need(1, 2)
+        if rules.is_complex(args[0]):
+            raise typer.error("round() of a complex number is not defined", node)
         if n == 1:
             return T.int64
         if not rules.is_int(args[1]):
