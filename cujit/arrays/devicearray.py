@@ -294,6 +294,8 @@ class DeviceNDArray:
             vals = np.asarray(value, dtype=dtype)
         while vals.ndim > len(shape) and vals.shape[0] == 1:
             vals = vals[0]
+        if shape and vals.shape != shape and self._fill(ptr, shape, strides, vals, h):
+            return
         if vals.shape != shape:
             try:
                 vals = np.broadcast_to(vals, shape)
@@ -306,6 +308,37 @@ class DeviceNDArray:
             _runtime.driver().memcpy_htod(ptr, host_ptr(vals), dtype.itemsize, h)
             return
         copy_htod(ptr, shape, strides, vals, h)
+
+    def _fill(self, ptr, shape, strides, vals, h):
+        """Broadcast assignment into a C-contiguous destination without a host buffer of the
+        destination's size: ``memset`` when every byte is equal, else one copy of the value
+        block and log2(n) doubling device->device copies.  False when not applicable (the
+        caller then stages through the host)."""
+        itemsize = self.dtype.itemsize
+        if not L.is_c_contiguous(shape, strides, itemsize) or 0 in shape:
+            return False
+        k = vals.ndim
+        if k > len(shape) or (k and vals.shape != shape[len(shape) - k:]):
+            return False        # broadcasting inside the trailing axes: stage instead
+        size = 1
+        for n in shape:
+            size *= n
+        nbytes = size * itemsize
+        block = np.ascontiguousarray(vals)
+        raw = block.view(np.uint8).reshape(-1)
+        drv = _runtime.driver()
+        if (raw == raw[0]).all():
+            drv.memset_d8(ptr, int(raw[0]), nbytes, h)
+            return True
+        if nbytes < _FILL_MIN:
+            return False
+        filled = block.nbytes
+        drv.memcpy_htod(ptr, host_ptr(block), filled, h)
+        while filled < nbytes:
+            n = min(filled, nbytes - filled)
+            drv.memcpy_dtod(ptr + filled, ptr, n, h)
+            filled += n
+        return True
 
     # -- transfers -------------------------------------------------------------------------
     def copy_to_host(self, ary=None, stream=0):
@@ -428,6 +461,10 @@ class DeviceNDArray:
         """``(kDLCUDA, device id)``."""
         from .dlpack import dlpack_device
         return dlpack_device(self)
+
+
+# Below this many bytes a broadcast assignment stages through the host in one copy.
+_FILL_MIN = 1 << 16
 
 
 def _copy_dtoh_contig(dst, sptr, nbytes, h):

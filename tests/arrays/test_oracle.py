@@ -298,3 +298,33 @@ def test_pickle_by_value():
     e = pickle.loads(pickle.dumps(d[1:, ::2]))
     assert isinstance(e, cujit.DeviceNDArray) and e._data_ptr != d._data_ptr
     same(e.copy_to_host(), h[1:, ::2])
+
+
+@pytest.mark.parametrize("fill_min", [0, 1 << 30])
+@pytest.mark.parametrize("shape, key, value", [
+    ((1000,), np.s_[:], 0), ((1000,), np.s_[:], -1), ((1000,), np.s_[:], 3.25),
+    ((37, 5), np.s_[...], np.arange(5.0)), ((37, 5), np.s_[3:], np.arange(5.0)),
+    ((6, 7, 3), np.s_[2], np.array([[1.0, 2.0, 3.0]])), ((6, 7, 3), np.s_[:, 1:], 7.5),
+    ((33, 4), np.s_[:, 1], 9.0), ((8, 4), np.s_[:], np.arange(8.0).reshape(8, 1)),
+])
+def test_broadcast_fill_paths(monkeypatch, fill_min, shape, key, value):
+    import cujit.arrays.devicearray as da
+    monkeypatch.setattr(da, "_FILL_MIN", fill_min)
+    h = np.arange(np.prod(shape), dtype=np.float64).reshape(shape)
+    d = cujit.to_device(h)
+    d[key] = value
+    h[key] = value
+    same(d.copy_to_host(), h)
+
+
+def test_zero_fill_is_one_memset(monkeypatch):
+    drv = _rt.driver()
+    calls = []
+    for name in ("memset_d8", "memcpy_htod", "memcpy", "memcpy_2d", "memcpy_dtod"):
+        real = getattr(drv, name)
+        monkeypatch.setattr(drv, name, lambda *a, _r=real, _n=name, **k:
+                            calls.append(_n) or _r(*a, **k))
+    d = cujit.device_array((300, 40), np.float32)
+    d[:] = 0
+    assert calls == ["memset_d8"]
+    assert not d.copy_to_host().any()
