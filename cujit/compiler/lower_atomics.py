@@ -71,11 +71,11 @@ def lower_atomic(lw, node, op):
         name = "__nv_fmax" if op == "nanmax" else "__nv_fmin"
         fn = libdevice(lw, name + _float_suffix(dt), [v.type, v.type], v.type)
         return _cas_loop(lw, ptr, dt, lambda old: b.call(fn, [old, v]))
-    # max/min: Python's max(old, v) keeps old unless v is greater (NaN in v is ignored,
-    # NaN already stored stays)
-    cmp = ">" if op == "max" else "<"
+    # max/min as numba.cuda's CAS helpers: keep the old value only when v <= old (max) /
+    # v >= old (min) compares ordered, so a NaN on either side stores v
+    cmp = "<=" if op == "max" else ">="
     return _cas_loop(lw, ptr, dt,
-                     lambda old: b.select(b.fcmp_ordered(cmp, v, old), v, old))
+                     lambda old: b.select(b.fcmp_ordered(cmp, v, old), old, v))
 
 
 def _incdec(b, op, old, v):

@@ -583,3 +583,19 @@ def test_bools(b, n):
     exp_flags = [b and True, True, False, bool(n)]
     assert flags.tolist() == exp_flags
     assert out.tolist() == [1 + b + 1, (n > 2) == b, 5 if n else 7, sum(exp_flags)]
+
+
+def atomic_nan(f, v):
+    cuda.atomic.max(f, 0, v)
+    cuda.atomic.min(f, 1, v)
+    cuda.atomic.nanmax(f, 2, v)
+    cuda.atomic.nanmin(f, 3, v)
+
+
+def test_atomic_float_nan_semantics():
+    f = np.array([1.0, 1.0, 1.0, 1.0])
+    run(atomic_nan, (T.float64[::1], T.float64), f, math.nan)
+    assert np.isnan(f[0]) and np.isnan(f[1]) and f[2] == 1.0 and f[3] == 1.0
+    f = np.array([math.nan] * 4)
+    run(atomic_nan, (T.float64[::1], T.float64), f, 2.0)
+    assert f.tolist() == [2.0, 2.0, 2.0, 2.0]
