@@ -4,6 +4,7 @@ Python source → typed IR → NVVM IR (``lowering``) → PTX (``nvvm``) → cub
 launch (``dispatcher`` / ``launcher``).  Importing this package loads no toolchain.
 """
 from .errors import TypingError, CompileError
-from .dispatcher import jit
+from .dispatcher import jit, compile_ptx, compile_ptx_for_current_device
 
-__all__ = ["jit", "TypingError", "CompileError"]
+__all__ = ["jit", "TypingError", "CompileError", "compile_ptx",
+           "compile_ptx_for_current_device"]

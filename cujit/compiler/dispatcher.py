@@ -25,7 +25,8 @@ from ..kernelapi import _state
 from . import launcher as _ln
 from .errors import CompileError
 
-__all__ = ["jit", "Dispatcher", "DeviceFunction"]
+__all__ = ["jit", "Dispatcher", "DeviceFunction", "CompiledKernel", "compile_ptx",
+           "compile_ptx_for_current_device"]
 
 _OPTIONS = {"device", "link", "debug", "opt", "lineinfo", "cache", "fastmath",
             "max_registers", "inline", "forceinline", "boundscheck", "lto", "extensions"}
@@ -509,3 +510,27 @@ def _build_kernel(disp, argtypes):
         if disp._disk is not None:
             disp._disk.save(key, entry)
     return CompiledKernel(argtypes, entry, cc)
+
+
+def compile_ptx(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath=False,
+                cc=None, opt=True):
+    """PTX (str) of ``pyfunc`` for signature ``sig`` and its return type, as
+    ``numba.cuda.compile_ptx``: ``(ptx, return_type)``.  ``cc``: target compute capability
+    (default (9, 0)); ``device``: compile a device function instead of a kernel.  Needs no GPU.
+    Raises TypingError/CompileError for code that does not compile."""
+    from .lowering import compile_to_llvm
+    from .nvvm import compile_ptx as _ptx
+    if isinstance(pyfunc, (Dispatcher, DeviceFunction)):
+        pyfunc = pyfunc.py_func
+    sig = ct.parse_signature(sig)
+    lowered = compile_to_llvm(pyfunc, sig.args, kernel=not device)
+    ptx = _ptx(lowered.llvm_ir, tuple(cc) if cc else (9, 0), opt=3 if opt is True else opt,
+               fastmath=fastmath, debug=debug, lineinfo=lineinfo, name=lowered.name)
+    return ptx, getattr(lowered, "return_type", ct.void)
+
+
+def compile_ptx_for_current_device(pyfunc, sig, debug=False, lineinfo=False, device=False,
+                                   fastmath=False, opt=True):
+    """:func:`compile_ptx` for the current device's compute capability."""
+    return compile_ptx(pyfunc, sig, debug=debug, lineinfo=lineinfo, device=device,
+                       fastmath=fastmath, cc=_target()[0], opt=opt)

@@ -242,3 +242,19 @@ def test_compile_only_without_a_driver(monkeypatch):
     assert spec.cc == (9, 0) and is_sm90_cubin(spec.cubin)
     with pytest.raises(CompileError, match="49152"):
         Dispatcher(too_much_shared, None, {}).compile("void(float32[::1])")
+
+
+def scale_dev(x, f):
+    return x * f
+
+
+def test_compile_ptx_like_numba():
+    from cujit.compiler import compile_ptx, compile_ptx_for_current_device
+    ptx, resty = compile_ptx(axpy, SIG_AXPY)
+    assert ".visible .entry" in ptx and ".target sm_90" in ptx and resty is ct.void
+    ptx80, _ = compile_ptx(axpy, SIG_AXPY, cc=(8, 0))
+    assert ".target sm_80" in ptx80
+    dptx, dres = compile_ptx(scale_dev, "float32(float32, float32)", device=True)
+    assert ".visible .entry" not in dptx and ".func" in dptx and dres is ct.float32
+    cur, _ = compile_ptx_for_current_device(cuda.jit(axpy), SIG_AXPY)
+    assert ".visible .entry" in cur
