@@ -116,6 +116,20 @@ def _convert(value):
     return value
 
 
+def _import_dlpack(value):
+    """A DLPack-only launch value (no ``__cuda_array_interface__``) as an array: a host
+    (kDLCPU) tensor through ``numpy.from_dlpack``, a device one through
+    ``cujit.from_dlpack``, both zero-copy (R-CAI-3); anything else unchanged."""
+    if isinstance(value, np.ndarray) or not hasattr(value, "__dlpack__") \
+            or hasattr(value, "__cuda_array_interface__") or hasattr(value, "_data_ptr"):
+        return value
+    dev = getattr(value, "__dlpack_device__", None)
+    if dev is not None and dev()[0] == 1:
+        return np.from_dlpack(value)
+    from ..arrays import from_dlpack
+    return from_dlpack(value)
+
+
 def _signature_key(args):
     key = []
     for a in args:
@@ -171,6 +185,7 @@ def run_kernel(pyfunc, griddim, blockdim, stream_handle, dynamic_shared_bytes, a
         raise ValueError(f"dynamic shared memory of {dyn} bytes exceeds the device's maximum "
                          f"of {optin} bytes per block (MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)")
     info = _info(pyfunc)
+    args = [_import_dlpack(a) for a in args]
     sig = _signature_key(args)
     _typecheck(pyfunc, args, info, sig)
     checks = bool(config.SIM_CHECKS)

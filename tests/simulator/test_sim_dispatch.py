@@ -187,3 +187,26 @@ def test_simulated_launch_reports_out_of_bounds_through_jit():
     with pytest.raises(OutOfBoundsError, match=r"array 'a' of shape \(4,\): "
                        r"threadIdx=\(4, 0, 0\) blockIdx=\(0, 0, 0\)"):
         bad[1, 5](cuda.to_device(np.zeros(4)))
+
+
+@pytest.mark.sim
+def test_dlpack_only_objects_are_used_in_place():
+    class OnlyDLPack:
+        """Exports an array through DLPack alone (like a framework tensor)."""
+
+        def __init__(self, arr):
+            self._arr = arr
+
+        def __dlpack__(self, **kw):
+            return self._arr.__dlpack__(**kw)
+
+        def __dlpack_device__(self):
+            return self._arr.__dlpack_device__()
+
+    host = np.ones(4)
+    scale[1, 4](OnlyDLPack(host), 5.0)
+    cuda.synchronize()
+    assert host.tolist() == [5.0] * 4
+    dev = cuda.to_device(np.ones(3))
+    scale[1, 4](OnlyDLPack(dev), 6.0)
+    assert dev.copy_to_host().tolist() == [6.0] * 3
