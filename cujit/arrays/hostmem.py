@@ -356,24 +356,61 @@ def _host_span(ary, what):
     return addr, addr + lo, hi - lo
 
 
+_PAGE = 4096
+
+
+def _pin_all(ctx, arylist, mapped_, what):
+    """Page-lock the arrays' memory: page-rounded spans are merged first, so arrays sharing a
+    page (small arrays, views of one buffer) register once — the driver refuses a second
+    registration of a page (CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED).  Returns the list of
+    ``(mem, lo, hi)`` registrations and, per array, ``(addr, registration or None)``."""
+    spans = []
+    for ary in arylist:
+        addr, start, nbytes = _host_span(ary, what)
+        spans.append((addr, start, nbytes))
+    ranges = sorted((start & ~(_PAGE - 1), (start + nbytes + _PAGE - 1) & ~(_PAGE - 1))
+                    for _, start, nbytes in spans if nbytes)
+    merged = []
+    for lo, hi in ranges:
+        if merged and lo <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], hi)
+        else:
+            merged.append([lo, hi])
+    regs = []
+    try:
+        for lo, hi in merged:
+            mem = ctx.mempin(tuple(arylist), lo, hi - lo, mapped=mapped_)
+            _register_range(lo, hi - lo)
+            regs.append((mem, lo, hi))
+    except BaseException:
+        _unpin_all(regs)
+        raise
+    per = []
+    for addr, start, nbytes in spans:
+        reg = None
+        if nbytes:
+            reg = next(r for r in regs if r[1] <= start < r[2])
+        per.append((addr, reg))
+    return regs, per
+
+
+def _unpin_all(regs):
+    for mem, lo, _ in regs:
+        _unregister_range(lo)
+        mem.free()
+
+
 @contextlib.contextmanager
 def pinned(*arylist):
     """``with pinned(a, b, ...):`` page-locks the arrays' memory (cuMemHostRegister) for the
     block and unlocks it on exit, at once, also on an exception (so the same arrays can be
-    pinned again right after)."""
+    pinned again right after).  TypeError for anything but NumPy arrays."""
     ctx = _runtime.current_context()
-    mems = []
+    regs, _ = _pin_all(ctx, arylist, False, "pinned()")
     try:
-        for ary in arylist:
-            _, start, nbytes = _host_span(ary, "pinned()")
-            if nbytes:
-                mems.append(ctx.mempin(ary, start, nbytes, mapped=False))
-                _register_range(start, nbytes)
         yield
     finally:
-        for mem in mems:
-            _unregister_range(mem.host_pointer)
-            mem.free()
+        _unpin_all(regs)
 
 
 @contextlib.contextmanager
@@ -384,22 +421,17 @@ def mapped(*arylist, stream=0):
     from .devicearray import DeviceNDArray
     _check_stream(stream)
     ctx = _runtime.current_context()
-    mems = []
-    views = []
+    regs, per = _pin_all(ctx, arylist, True, "mapped()")
     try:
-        for ary in arylist:
-            addr, start, nbytes = _host_span(ary, "mapped()")
-            shape, strides = ary.shape, ary.strides
-            if nbytes:
-                mem = ctx.mempin(ary, start, nbytes, mapped=True)
-                mems.append(mem)
-                _register_range(start, nbytes)
-                dptr = mem.device_pointer_value + (addr - start)
-            else:
+        views = []
+        for ary, (addr, reg) in zip(arylist, per):
+            if reg is None:
                 mem, dptr = None, 0
-            views.append(DeviceNDArray._make(shape, strides, ary.dtype, dptr, mem, stream))
+            else:
+                mem = reg[0]
+                dptr = mem.device_pointer_value + (addr - reg[1])
+            views.append(DeviceNDArray._make(ary.shape, ary.strides, ary.dtype, dptr, mem,
+                                             stream))
         yield views[0] if len(views) == 1 else views
     finally:
-        for mem in mems:
-            _unregister_range(mem.host_pointer)
-            mem.free()
+        _unpin_all(regs)

@@ -231,3 +231,25 @@ def test_staging_driver_error_propagates_and_releases_events(monkeypatch):
     with pytest.raises(cujit.CudaAPIError, match="injected"):
         cujit.to_device(np.arange(2048, dtype=np.int32))
     assert n[0] == 3 and not live
+
+
+def test_arrays_sharing_a_page_are_registered_once(monkeypatch):
+    ctx = cujit.current_context()
+    calls = []
+    real = type(ctx).mempin
+    monkeypatch.setattr(type(ctx), "mempin", lambda self, owner, p, n, mapped=False:
+                        calls.append((p, n)) or real(self, owner, p, n, mapped=mapped))
+    buf = np.arange(64, dtype=np.float64)
+    a, b = buf[:10], buf[20:30][::-1]
+    far = np.arange(100000, dtype=np.float64)
+    with cujit.pinned(a, b, far):
+        assert hostmem.is_pinned(host_ptr(buf), buf.nbytes)
+    assert sum(p <= host_ptr(buf) < p + n for p, n in calls) == 1 and len(calls) <= 2
+    assert all(p % 4096 == 0 and n % 4096 == 0 for p, n in calls)
+    assert not hostmem.is_pinned(host_ptr(buf), buf.nbytes)
+    with cujit.mapped(a, b, np.zeros(0)) as (va, vb, vz):
+        assert np.array_equal(va.copy_to_host(), a)
+        assert np.array_equal(vb.copy_to_host(), b)
+        vb[0] = -1.0
+        assert b[0] == -1.0 and buf[29] == -1.0
+        assert vz.size == 0 and vz._data_ptr == 0
