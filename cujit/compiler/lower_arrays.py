@@ -378,7 +378,20 @@ def const_global_array(lw, value, aty):
 
 
 def reshape(lw, arr, aty, dims, rt):
+    """C-order view of ``arr`` with shape ``dims`` (i64 values); one ``-1`` dimension takes
+    what is left of the size, as NumPy's ``reshape``."""
     b = lw.b
+    if any(not (isinstance(d, ir.Constant) and d.constant >= 0) for d in dims):
+        size = ir.Constant(I64, 1)
+        for k in range(aty.ndim):
+            size = b.mul(size, dim(lw, arr, k))
+        prod = ir.Constant(I64, 1)
+        for d in dims:
+            prod = b.mul(prod, d)
+        # with exactly one -1 the product is -(known dims): size // -prod fills it in
+        missing = b.sdiv(size, b.sub(ir.Constant(I64, 0), prod))
+        zero = ir.Constant(I64, 0)
+        dims = [b.select(b.icmp_signed("<", d, zero), missing, d) for d in dims]
     item = ir.Constant(I64, aty.dtype.dtype.itemsize)
     strides, acc = [], item
     for n in reversed(dims):

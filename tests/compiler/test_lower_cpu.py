@@ -599,3 +599,20 @@ def test_atomic_float_nan_semantics():
     f = np.array([math.nan] * 4)
     run(atomic_nan, (T.float64[::1], T.float64), f, 2.0)
     assert f.tolist() == [2.0, 2.0, 2.0, 2.0]
+
+
+def reshapes(a, out, n):
+    b = a.reshape((3, -1))
+    c = a.reshape(n, 4)
+    d = a.reshape(-1)
+    out[0] = b.shape[1]
+    out[1] = b[2, 3]
+    out[2] = c[1, 2]
+    out[3] = d[11] + d.size
+
+
+def test_reshape_with_minus_one():
+    a = np.arange(12, dtype=np.float64)
+    out = np.zeros(4)
+    run(reshapes, (T.float64[::1], T.float64[::1], T.int64), a, out, 3)
+    assert out.tolist() == [4.0, 11.0, 6.0, 11.0 + 12]
