@@ -48,6 +48,38 @@ def test_seed_dynamic_shared_disjoint(capfd):
     assert text[0].startswith("3.14") and text[1] == "1"
 
 
+@cuda.jit
+def seed_f():
+    f32_arr = cuda.shared.array(0, dtype=np.float32)
+    i32_arr = cuda.shared.array(0, dtype=np.int32)
+    f32_arr[0] = 3.14
+    print(f32_arr[0])
+    print(i32_arr[0])
+
+
+@cuda.jit
+def seed_f_with_view():
+    f32_arr = cuda.shared.array(0, dtype=np.float32)
+    i32_arr = cuda.shared.array(0, dtype=np.int32)[1:]  # 1 int32 = 4 bytes
+    f32_arr[0] = 3.14
+    i32_arr[0] = 1
+    print(f32_arr[0])
+    print(i32_arr[0])
+
+
+@pytest.mark.parametrize("kernel, nbytes, second", [(seed_f, 4, "1078523331"),
+                                                     (seed_f_with_view, 8, "1")])
+def test_seed_examples_verbatim(capfd, kernel, nbytes, second):
+    """The seed's two programs as written (no arguments, two prints): 3.140000 then
+    1078523331 (aliasing), or 3.140000 then 1 (disjoint views)."""
+    kernel[1, 1, 0, nbytes]()
+    cuda.synchronize()
+    lines = capfd.readouterr().out.split()
+    assert len(lines) == 2
+    assert float(lines[0]) == pytest.approx(3.14, abs=1e-6) and lines[0].startswith("3.14")
+    assert lines[1] == second
+
+
 TPB = 16
 
 
