@@ -424,3 +424,23 @@ def cross_warp_after_syncwarp(out):
 def test_syncwarp_does_not_order_other_warps(launch):
     with pytest.raises(DataRaceError, match=r"threadIdx=\(40, 0, 0\) .* reads s\[40\]"):
         launch(cross_warp_after_syncwarp, 1, 64, np.zeros(1, np.int64))
+
+
+def raise_after_barriers(out):
+    t = cuda.threadIdx.x
+    for k in range(3):
+        cuda.syncthreads()
+        if k == 2 and t == 5:
+            out[t * 100] = 1          # out of bounds in the third round only
+        out[t] = k
+
+
+def test_error_in_a_later_round_names_the_right_thread(launch):
+    out = np.zeros(8)
+    with pytest.raises(OutOfBoundsError, match=r"^index 500 is out of bounds .* "
+                       r"threadIdx=\(5, 0, 0\) blockIdx=\(0, 0, 0\)"):
+        launch(raise_after_barriers, 2, 8, out)
+    assert cuda.kernelapi._state.current is None
+    # the next launch runs normally
+    launch(same_thread_across_barrier, 1, 4, out)
+    assert out[:4].tolist() == [3, 2, 1, 0]
