@@ -25,8 +25,10 @@ def test_launch_returns_before_the_kernel_ends():
     flag = cuda.to_device(np.zeros(1, np.int32))
     out = cuda.to_device(np.zeros(1, np.int64))
     s_kernel, s_copy = cuda.stream(), cuda.stream()
+    one = cuda.pinned_array(1, np.int32)       # pinned: the copy is truly asynchronous
+    one[0] = 1
     wait_for_flag[1, 1, s_kernel](flag, out)
-    flag.copy_to_device(np.ones(1, np.int32), stream=s_copy)
+    flag.copy_to_device(one, stream=s_copy)
     s_copy.synchronize()
     s_kernel.synchronize()
     assert out.copy_to_host()[0] < SPIN_MAX
