@@ -126,6 +126,9 @@ class SimDriver(Driver):
                    "(freed, never allocated, or from a reset context)")
         off = ptr - b.base
         if off + nbytes > b.size:
+            if host_ok and b.kind in ("registered", "host", "managed"):
+                # ordinary host memory that shares pages with a page-locked range
+                return _raw_host(ptr, nbytes)
             _raise(CUDA_ERROR_INVALID_VALUE, call,
                    f"{role} range {ptr:#x}+{nbytes} runs past the end of its "
                    f"{b.size}-byte allocation at {b.base:#x}")

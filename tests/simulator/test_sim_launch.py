@@ -141,3 +141,25 @@ def test_freed_device_memory_is_a_driver_error(launch):
     cuda.current_context().memory_manager.deallocations.clear()   # run the queued free
     with pytest.raises(CudaAPIError, match="not device-accessible"):
         launch(freed_arg, 1, 1, Dangling())
+
+
+def test_host_copy_into_memory_next_to_a_registered_range():
+    """Sim-driver fix: pageable host memory that starts inside a page-locked range and runs
+    past it is still plain host memory for a copy (a real driver copies it)."""
+    import ctypes
+    from cujit.driver import get_driver
+    drv = get_driver()
+    buf = np.zeros(3 * 4096, np.uint8)
+    base = (buf.ctypes.data + 4095) // 4096 * 4096
+    drv.mem_host_register(base, 4096)
+    try:
+        dev = drv.mem_alloc(1000)
+        drv.memset_d8(dev, 7, 1000)
+        drv.memcpy_dtoh(base + 3500, dev, 1000)       # 596 bytes inside, 404 past the end
+        got = np.frombuffer((ctypes.c_uint8 * 1000).from_address(base + 3500), np.uint8)
+        assert (got == 7).all()
+        with pytest.raises(CudaAPIError, match="runs past the end"):
+            drv.memcpy_dtod(dev + 500, dev, 1000)       # device memory stays strict
+        drv.mem_free(dev)
+    finally:
+        drv.mem_host_unregister(base)
