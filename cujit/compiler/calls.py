@@ -60,7 +60,7 @@ def _table():
         for name, key in _NP_BINARY.items():
             t[id(getattr(np, name))] = key if key in ("min", "max") else "math." + key
         for name in ("min", "max", "abs", "len", "range", "int", "float", "bool", "complex",
-                     "round", "print", "pow"):
+                     "round", "print", "pow", "enumerate", "zip"):
             t[id(getattr(builtins, name))] = name
         _TABLE = t
     return _TABLE

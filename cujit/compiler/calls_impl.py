@@ -108,6 +108,15 @@ def type_func(typer, node, ft, args, kws):
         small = all(isinstance(t, T.Boolean) or (t.signed and t.bitwidth <= 32) for t in args)
         uns = all(rules.is_int(t) and not t.signed and t.bitwidth == 64 for t in args)
         return RangeType(T.int32 if small else T.uint64 if uns else T.int64)
+    if key in ("enumerate", "zip"):
+        if not args or (key == "enumerate" and len(args) != 1):
+            want = "1 argument" if key == "enumerate" else "at least 1 argument"
+            raise typer.error(f"{key}() takes {want}", node)
+        for a, t in zip(node.args, args):
+            if rules.element_type(t) is None:
+                raise typer.error(f"{key}() in a kernel takes ranges, arrays or homogeneous "
+                                  f"tuples, got {t}", a)
+        return rules.IterType(key, args)
     if key == "print":
         for k in kws:
             raise typer.error(f"print() keyword '{k}' is not supported in kernels", node)

@@ -189,6 +189,9 @@ class FunctionLowerer:
 
     def s_For(self, s):
         it_t = self.ty(s.iter)
+        if isinstance(it_t, rules.IterType):
+            self.multi_loop(s, it_t)
+            return
         if isinstance(it_t, rules.RangeType):
             start, stop, step, step_const = LO.range_args(self, s.iter, it_t.dtype)
             self.counted_loop(s, start, stop, step, step_const, it_t.dtype,
@@ -208,6 +211,50 @@ class FunctionLowerer:
             self.counted_loop(s, ir.Constant(I64, 0), n, ir.Constant(I64, 1), 1, T.int64,
                               lambda i: (self.b.load(self.b.gep(
                                   slot, [ir.Constant(ir.IntType(32), 0), i])), seq_t.dtype))
+
+    def multi_loop(self, s, it_t):
+        """``for ... in enumerate(x)`` / ``zip(x, y, ...)``: one counter over the shortest
+        iterable; items are taken from each by position."""
+        total, item = self._positional(s.iter, it_t)
+        tup_t = rules.element_type(it_t)
+        zero, one = ir.Constant(I64, 0), ir.Constant(I64, 1)
+        self.counted_loop(s, zero, total, one, 1, T.int64, lambda k: (item(k), tup_t))
+
+    def _positional(self, node, t):
+        """(length as i64, item(k) → value) of one iterable of a zip/enumerate."""
+        b = self.b
+        if isinstance(t, rules.IterType):
+            parts = [self._positional(n, x) for n, x in zip(node.args, t.inners)]
+            total = parts[0][0]
+            for n, _ in parts[1:]:
+                total = b.select(b.icmp_signed("<", n, total), n, total)
+            tup_t = rules.element_type(t)
+
+            def item(k):
+                vals = ([k] if t.kind == "enumerate" else []) + [g(k) for _, g in parts]
+                out = ir.Constant(ltype(tup_t), ir.Undefined)
+                for i, v in enumerate(vals):
+                    out = b.insert_value(out, v, i)
+                return out
+            return total, item
+        if isinstance(t, rules.RangeType):
+            start, stop, step, _ = LO.range_args(self, node, t.dtype)
+            wide = [cast(b, v, t.dtype, T.int64) for v in (start, stop, step)]
+            s0, s1, st = wide
+            zero, one = ir.Constant(I64, 0), ir.Constant(I64, 1)
+            pos = b.icmp_signed(">", st, zero)
+            span = b.select(pos, b.sub(s1, s0), b.sub(s0, s1))
+            astep = b.select(pos, st, b.sub(zero, st))
+            n = b.sdiv(b.add(span, b.sub(astep, one)), astep)
+            n = b.select(b.icmp_signed(">", span, zero), n, zero)
+            return n, lambda k: cast(b, b.add(s0, b.mul(k, st)), T.int64, t.dtype)
+        seq = self.expr(node)
+        if isinstance(t, T.Array):
+            return LA.dim(self, seq, 0), lambda k: LA.iter_item(self, seq, t, k)[0]
+        slot = self.alloca(seq.type)
+        b.store(seq, slot)
+        return (ir.Constant(I64, t.count),
+                lambda k: b.load(b.gep(slot, [ir.Constant(ir.IntType(32), 0), k])))
 
     def counted_loop(self, s, start, stop, step, step_const, ity, item):
         """``for target in <start:stop:step>``: ``item(i)`` gives (value, type) per i."""

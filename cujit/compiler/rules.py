@@ -11,7 +11,7 @@ from .. import types as T
 
 __all__ = ["is_int", "is_float", "is_complex", "is_number", "is_scalar", "promote",
            "unify", "binop_type", "unary_type", "int_result", "PseudoType", "Global", "Func",
-           "BoundMethod", "RangeType"]
+           "BoundMethod", "RangeType", "IterType", "element_type"]
 
 
 class PseudoType:
@@ -89,6 +89,40 @@ class RangeType(PseudoType):
 
     def __repr__(self):
         return f"range({self.dtype})"
+
+
+class IterType(PseudoType):
+    """``enumerate(x)`` / ``zip(x, y, ...)`` of ranges, arrays or homogeneous tuples (only as
+    the iterable of a ``for``): ``kind`` and the types of the iterables ``inners``."""
+    __slots__ = ("kind", "inners")
+
+    def __init__(self, kind, inners):
+        self.kind = kind
+        self.inners = tuple(inners)
+
+    def __eq__(self, other):
+        return isinstance(other, IterType) and (other.kind, other.inners) == (self.kind,
+                                                                              self.inners)
+
+    def __hash__(self):
+        return hash((self.kind, self.inners))
+
+    def __repr__(self):
+        return f"{self.kind}({', '.join(map(str, self.inners))})"
+
+
+def element_type(t):
+    """Type of the items of iterable type ``t`` in a ``for``, or None when not iterable."""
+    if isinstance(t, RangeType):
+        return t.dtype
+    if isinstance(t, T.Array) and t.ndim >= 1:
+        return t.dtype if t.ndim == 1 else t.copy(ndim=t.ndim - 1, layout="A")
+    if isinstance(t, T.UniTuple):
+        return t.dtype
+    if isinstance(t, IterType):
+        inner = tuple(element_type(x) for x in t.inners)
+        return T.Tuple(((T.int64,) if t.kind == "enumerate" else ()) + inner)
+    return None
 
 
 def is_int(t):

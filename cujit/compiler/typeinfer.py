@@ -320,7 +320,10 @@ class _Typer(scopes.ConstEval):
         it = self.expr(s.iter)
         if it is None:
             return
-        if isinstance(it, RangeType):
+        if isinstance(it, rules.IterType):
+            elt = rules.element_type(it)
+            self.tf.info[s] = ("iter_multi", it)
+        elif isinstance(it, RangeType):
             elt = it.dtype
         elif isinstance(it, T.Array) and it.ndim >= 1:
             elt = it.dtype if it.ndim == 1 else it.copy(ndim=it.ndim - 1, layout="A")

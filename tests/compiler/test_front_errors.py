@@ -356,3 +356,14 @@ def test_use_before_assignment():
     e = err_of(k_unbound, (T.float32[::1], T.int64))
     assert "variable 's' is used before it is assigned" in str(e)
     assert "s = s + prev" in str(e)
+
+
+def k_enum_bad(a, n):
+    for i, v in enumerate(n):
+        a[i] = v
+
+
+def test_enumerate_of_a_number():
+    e = err_of(k_enum_bad, (T.float32[::1], T.int64))
+    assert "enumerate() in a kernel takes ranges, arrays or homogeneous tuples" in str(e)
+    assert "enumerate(n)" in str(e)

@@ -616,3 +616,33 @@ def test_reshape_with_minus_one():
     out = np.zeros(4)
     run(reshapes, (T.float64[::1], T.float64[::1], T.int64), a, out, 3)
     assert out.tolist() == [4.0, 11.0, 6.0, 11.0 + 12]
+
+
+def iterators(a, b, out, n):
+    t = 0.0
+    for i, v in enumerate(a):
+        t += i * v
+    out[0] = t
+    t = 0.0
+    for x, y in zip(a, b):
+        t += x * y
+    out[1] = t
+    t = 0.0
+    for i, (x, k) in enumerate(zip(a, range(n, 0, -2))):
+        t += i + x * k
+    out[2] = t
+    c = 0
+    for i, k in enumerate((3, 4, 5)):
+        c += i * k
+    out[3] = c
+
+
+@pytest.mark.parametrize("n", [0, 5, 100])
+def test_enumerate_and_zip(n):
+    a = np.array([1.0, 2.0, 3.0, 4.0])
+    b = np.array([10.0, 20.0, 30.0])
+    out = np.zeros(4)
+    run(iterators, (T.float64[::1], T.float64[::1], T.float64[::1], T.int64), a, b, out, n)
+    exp2 = sum(i + x * k for i, (x, k) in enumerate(zip(a, range(n, 0, -2))))
+    assert out.tolist() == [sum(i * v for i, v in enumerate(a)),
+                            sum(x * y for x, y in zip(a, b)), exp2, 4 + 10]

@@ -501,3 +501,15 @@ def test_operators_on_all_scalar_types_compile_or_raise_typing_error(op, a, b):
         assert e.loc is not None      # an unsupported combination is a located error
         return
     assert ".entry" in compile_ptx(lf.llvm_ir)
+
+
+def iter_k(a, b, out):
+    for i, (x, y) in enumerate(zip(a, b)):
+        out[i] = x * y
+    for i, row in enumerate(out.reshape((2, -1))):
+        row[0] = i
+
+
+def test_enumerate_zip_compile():
+    lf, ptx = ptx_of(iter_k, (T.float32[::1], T.float32[:], T.float32[::1]))
+    assert "mul.f32" in ptx or "mul.rn.f32" in ptx
