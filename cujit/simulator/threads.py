@@ -171,15 +171,22 @@ class Block:
         return waiting
 
     def _check_barrier(self, at_bar, checks):
+        if len(at_bar) == len(self.threads):
+            f = at_bar[0].req[1]
+            code, lasti = f.f_code, f.f_lasti
+            for t in at_bar:
+                f = t.req[1]
+                if f.f_lasti != lasti or f.f_code is not code:
+                    break
+            else:
+                return
+        if not checks:
+            return
         sites = {}
         for t in at_bar:
             f = t.req[1]
             sites.setdefault((f.f_code, f.f_lasti), []).append(t)
         finished = [t for t in self.threads if t.done]
-        if len(sites) == 1 and not finished:
-            return
-        if not checks:
-            return
         parts = []
         for group in sites.values():
             f = group[0].req[1]
