@@ -72,7 +72,7 @@ def binop(lw, op, a, at, b_, bt, rt, node):
         if op == "/":
             return b.fdiv(x, y)
         if op == "//":
-            return _f16_wrap(lw, lambda t, p, q: _float_floor(lw, t, b.fdiv(p, q)), rt, x, y)
+            return _f16_wrap(lw, lambda t, p, q: _float_floordiv(lw, t, p, q), rt, x, y)
         if op == "%":
             return _float_mod(b, x, y)
     if isinstance(rt, T.Complex):
@@ -109,6 +109,26 @@ def _float_mod(b, x, y):
     adjust = b.and_(b.fcmp_ordered("!=", r, zero),
                     b.xor(b.fcmp_ordered("<", r, zero), b.fcmp_ordered("<", y, zero)))
     return b.select(adjust, b.fadd(r, y), r)
+
+
+def _float_floordiv(lw, t, x, y):
+    """Python's float ``x // y`` exactly (CPython's float_floor_div, as Numba): from
+    ``fmod``, so that ``x // y`` and ``x % y`` agree even when ``x / y`` rounds up."""
+    b = lw.b
+    zero = ir.Constant(x.type, 0.0)
+    one = ir.Constant(x.type, 1.0)
+    mod = b.frem(x, y)
+    div = b.fdiv(b.fsub(x, mod), y)
+    fix = b.and_(b.fcmp_ordered("!=", mod, zero),
+                 b.xor(b.fcmp_ordered("<", y, zero), b.fcmp_ordered("<", mod, zero)))
+    div = b.select(fix, b.fsub(div, one), div)
+    fl = _float_floor(lw, t, div)
+    fl = b.select(b.fcmp_ordered(">", b.fsub(div, fl), ir.Constant(x.type, 0.5)),
+                  b.fadd(fl, one), fl)
+    # a zero quotient takes the sign of x / y (NaN and inf inputs fall through as floor)
+    signed_zero = b.call(libdevice(lw, "__nv_copysign" + _float_suffix(t), [x.type] * 2,
+                                   x.type), [zero, b.fdiv(x, y)])
+    return b.select(b.fcmp_ordered("==", div, zero), signed_zero, fl)
 
 
 def _float_floor(lw, t, v):

@@ -525,8 +525,8 @@ def floatops(out, x, y):
 def test_float_ops_match_python(x, y):
     out = np.zeros(3, np.float64)
     run(floatops, (T.float64[::1], T.float64, T.float64), out, x, y)
-    assert out[0] == x // y or abs(out[0] - x // y) <= 1      # floor of a rounded quotient
-    assert out[1] == pytest.approx(x % y, abs=1e-9 * max(1.0, abs(x)))
+    assert out[0] == x // y and math.copysign(1, out[0]) == math.copysign(1, x // y)
+    assert out[1] == x % y
     assert out[2] == x / y
 
 
