@@ -80,7 +80,29 @@ def binop(lw, op, a, at, b_, bt, rt, node):
     raise lw.error(f"operator {op} is not supported for {rt}", node)
 
 
+def _nonzero_divisor(b, y):
+    """(divisor safe to divide by, i1 "was zero" or None).  Numba's CUDA target uses the
+    NumPy error model: integer ``//`` and ``%`` by zero give 0 (LLVM's division by zero is
+    undefined behaviour, so it must not reach the instruction)."""
+    if isinstance(y, ir.Constant) and isinstance(y.constant, int) and y.constant != 0:
+        return y, None
+    is_zero = b.icmp_unsigned("==", y, ir.Constant(y.type, 0))
+    return b.select(is_zero, ir.Constant(y.type, 1), y), is_zero
+
+
 def _int_floordiv(b, x, y, signed):
+    y, is_zero = _nonzero_divisor(b, y)
+    r = _int_floordiv_nz(b, x, y, signed)
+    return r if is_zero is None else b.select(is_zero, ir.Constant(x.type, 0), r)
+
+
+def _int_mod(b, x, y, signed):
+    y, is_zero = _nonzero_divisor(b, y)
+    r = _int_mod_nz(b, x, y, signed)
+    return r if is_zero is None else b.select(is_zero, ir.Constant(x.type, 0), r)
+
+
+def _int_floordiv_nz(b, x, y, signed):
     if not signed:
         return b.udiv(x, y)
     q = b.sdiv(x, y)
@@ -92,7 +114,7 @@ def _int_floordiv(b, x, y, signed):
     return b.sub(q, b.zext(adjust, x.type))
 
 
-def _int_mod(b, x, y, signed):
+def _int_mod_nz(b, x, y, signed):
     if not signed:
         return b.urem(x, y)
     r = b.srem(x, y)

@@ -646,3 +646,16 @@ def test_enumerate_and_zip(n):
     exp2 = sum(i + x * k for i, (x, k) in enumerate(zip(a, range(n, 0, -2))))
     assert out.tolist() == [sum(i * v for i, v in enumerate(a)),
                             sum(x * y for x, y in zip(a, b)), exp2, 4 + 10]
+
+
+def divzero(out, a, b, u):
+    out[0] = a // b
+    out[1] = a % b
+    out[2] = u // np.uint32(b)
+    out[3] = a // 4 + a % 4
+
+
+def test_integer_division_by_zero_gives_zero():
+    out = np.full(4, -7, np.int64)
+    run(divzero, (T.int64[::1], T.int64, T.int64, T.uint32), out, 9, 0, 5)
+    assert out.tolist() == [0, 0, 0, 2 + 1]
