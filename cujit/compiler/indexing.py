@@ -163,8 +163,15 @@ def setitem(typer, target, vt):
     if rt is None or vt is None:
         return
     if isinstance(rt, T.Array):
+        if isinstance(vt, T.Array) and vt.ndim == rt.ndim and rules.is_number(vt.dtype) \
+                and rules.is_number(rt.dtype) and not (rules.is_complex(vt.dtype) and
+                                                       not rules.is_complex(rt.dtype)):
+            # element-wise copy of an array of the same shape (not checked, like indexing)
+            typer.tf.info[target] = ("copy", typer.tf.info[target][1])
+            return
         if not rules.is_number(vt) or not rules.is_number(rt.dtype):
-            raise typer.error(f"only a scalar can be assigned to an array slice (got {vt})",
+            raise typer.error(f"only a scalar or an array of the same number of dimensions "
+                              f"({rt.ndim}) can be assigned to an array slice (got {vt})",
                               target)
         typer.tf.info[target] = ("fill", typer.tf.info[target][1])
         return

@@ -267,23 +267,32 @@ def store_subscript(lw, target, v, vt):
         store_field(lw, target, v, vt, field=lw.tf.info[target][1])
         return
     info = lw.tf.info[target]
-    if info[0] == "fill":
+    if info[0] in ("fill", "copy"):
         rt = lw.ty(target)
         view = _view(lw, lw.expr(target.value), bt, info[1], rt)
-        _fill(lw, view, rt, cast(lw.b, v, vt, rt.dtype))
+        if info[0] == "fill":
+            value = cast(lw.b, v, vt, rt.dtype)
+            _fill(lw, view, rt, lambda idxs: value)
+        else:
+            src_t = vt.copy(layout="A")
+            _fill(lw, view, rt, lambda idxs: cast(
+                lw.b, load_elem(lw, _elem_ptr(lw, v, src_t, idxs), vt.dtype), vt.dtype,
+                rt.dtype))
         return
     ptr, et = subscript_pointer(lw, target)
     store_elem(lw, ptr, cast(lw.b, v, vt, et), et)
 
 
-def _fill(lw, view, vty, value):
-    """Store ``value`` in every element of ``view`` (loops over each dimension)."""
+def _fill(lw, view, vty, value_at):
+    """Store ``value_at(indices)`` in every element of ``view`` (a loop per dimension).
+    Overlapping source and destination are not detected (copy in order)."""
     b = lw.b
     idxs = []
 
     def level(k):
         if k == vty.ndim:
-            store_elem(lw, _elem_ptr(lw, view, vty.copy(layout="A"), idxs), value, vty.dtype)
+            store_elem(lw, _elem_ptr(lw, view, vty.copy(layout="A"), idxs), value_at(idxs),
+                       vty.dtype)
             return
         n = dim(lw, view, k)
         i_slot = lw.alloca(I64)

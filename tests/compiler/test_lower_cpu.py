@@ -659,3 +659,24 @@ def test_integer_division_by_zero_gives_zero():
     out = np.full(4, -7, np.int64)
     run(divzero, (T.int64[::1], T.int64, T.int64, T.uint32), out, 9, 0, 5)
     assert out.tolist() == [0, 0, 0, 2 + 1]
+
+
+def slice_copy(a, b, c, d):
+    a[1:4] = b[::2]
+    c[:, 1] = a[:3]
+    d[1:, :2] = c[:2, 1:]
+
+
+def test_slice_assignment_from_arrays():
+    a = np.zeros(5, np.float32)
+    b = np.arange(6, dtype=np.int64)
+    c = np.arange(9, dtype=np.float64).reshape(3, 3)
+    d = np.zeros((3, 3), np.int32)
+    ea, ec, ed = a.copy(), c.copy(), d.copy()
+    run(slice_copy, (T.float32[::1], T.int64[::1], T.float64[:, ::1], T.int32[:, ::1]),
+        a, b, c, d)
+    ea[1:4] = b[::2]
+    ec[:, 1] = ea[:3]
+    ed[1:, :2] = ec[:2, 1:]
+    assert a.tolist() == ea.tolist() and c.tolist() == ec.tolist()
+    assert d.tolist() == ed.tolist()
