@@ -219,7 +219,7 @@ def test_case25_pinned_arrays_do_not_leak():
     before = _rss_kib()
     for _ in range(10):
         round_()
-    assert _rss_kib() - before < 60_000   # less than one 50 MB buffer
+    assert _rss_kib() - before < 150_000   # a leak would be ~500 MB (10 x 50 MB)
 
 
 def test_case26_mapped_bytes_visible_on_host():

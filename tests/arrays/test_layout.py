@@ -3,19 +3,22 @@ import ctypes
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings, strategies as st, HealthCheck
 
 from cujit.arrays import layout as L
 from arrays_strategies import host_arrays, basic_keys, shapes
 
 pytestmark = pytest.mark.sim
 
+# a loaded CI machine must not turn slow data generation into a failure
+_SLOW = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
+
 
 def _addr(a):
     return a.__array_interface__["data"][0]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300, deadline=None, suppress_health_check=_SLOW)
 @given(st.data())
 def test_index_matches_numpy(data):
     a = data.draw(host_arrays())
@@ -37,7 +40,7 @@ def test_index_matches_numpy(data):
             assert _addr(a) + off == _addr(v)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=100, deadline=None, suppress_health_check=_SLOW)
 @given(st.data())
 def test_index_errors_match_numpy(data):
     a = data.draw(host_arrays())
@@ -68,7 +71,7 @@ def test_index_rejects_non_basic_keys():
         L.index((3,), (8,), (0, 0))
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200, deadline=None, suppress_health_check=_SLOW)
 @given(st.data())
 def test_contiguity_and_axis_order_match_numpy(data):
     a = data.draw(host_arrays())
@@ -90,7 +93,7 @@ def test_contiguity_and_axis_order_match_numpy(data):
         L.extent(a.shape, got, isz)[1] == a.size * isz
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200, deadline=None, suppress_health_check=_SLOW)
 @given(st.data())
 def test_reshape_matches_numpy(data):
     a = data.draw(host_arrays())
@@ -123,7 +126,7 @@ def test_reshape_errors():
         L.reshape((6,), (8,), 8, (6,), "Z")
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150, deadline=None, suppress_health_check=_SLOW)
 @given(st.data())
 def test_view_dtype_matches_numpy(data):
     a = data.draw(host_arrays(dtype=np.dtype(data.draw(st.sampled_from(
@@ -144,6 +147,7 @@ def test_view_dtype_matches_numpy(data):
                [s for s, m in zip(want.strides, shape) if m != 1]
 
 
+@settings(deadline=None, suppress_health_check=_SLOW)
 @given(shapes)
 def test_squeeze_transpose_match_numpy(shape):
     a = np.empty(shape, np.int16)

@@ -194,7 +194,7 @@ def test_reshape_ravel_transpose_squeeze_view(data):
 
 
 @given(st.integers(0, 40), st.integers(1, 9))
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_split(n, section):
     a = np.arange(n, dtype=np.int32)
     d = cujit.to_device(a)
