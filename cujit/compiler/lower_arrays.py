@@ -218,19 +218,19 @@ def subscript_pointer(lw, node):
     return _elem_ptr(lw, arr, aty, idxs), aty.dtype
 
 
-def load_elem(lw, ptr, t):
+def load_elem(lw, ptr, t, align=None):
     if isinstance(t, T.Record):
         return lw.b.bitcast(ptr, I8P)
-    v = lw.b.load(ptr, align=alignment_of(t))
+    v = lw.b.load(ptr, align=align or alignment_of(t))
     if isinstance(t, T.Boolean):
         return lw.b.trunc(v, ir.IntType(1))
     return v
 
 
-def store_elem(lw, ptr, v, t):
+def store_elem(lw, ptr, v, t, align=None):
     if isinstance(t, T.Boolean):
         v = lw.b.zext(v, I8)
-    lw.b.store(v, ptr, align=alignment_of(t))
+    lw.b.store(v, ptr, align=align or alignment_of(t))
 
 
 def load_subscript(lw, node):
@@ -314,6 +314,19 @@ def _fill(lw, view, vty, value_at):
     level(0)
 
 
+def _pow2_divisor(n):
+    return n & -n if n else 1 << 30
+
+
+def _field_align(rty, ft, off):
+    """Alignment a field access may assume.  NumPy's packed (not ``align=True``) records put
+    fields at any offset and records at multiples of an odd itemsize, so a float64 field can
+    sit at offset 20: claiming its natural 8-byte alignment makes the GPU fault with
+    CUDA_ERROR_MISALIGNED_ADDRESS.  Records start at multiples of ``rty.size`` from an
+    aligned base, so the offset and the size bound what is guaranteed."""
+    return max(1, min(alignment_of(ft), _pow2_divisor(off), _pow2_divisor(rty.size)))
+
+
 def _field_ptr(lw, rec, rty, name):
     ft, off = rty.fields[name]
     raw = lw.b.gep(rec, [ir.Constant(I64, off)], inbounds=True)
@@ -330,14 +343,16 @@ def load_field(lw, rec, rty, name):
         item = ft.dtype.dtype.itemsize
         return make_array(lw, ptr, [ir.Constant(I64, n) for n in ft.shape],
                           [ir.Constant(I64, s) for s in _c_strides(ft.shape, item)], aty)
-    return load_elem(lw, lw.b.bitcast(raw, mtype(ft).as_pointer()), ft)
+    return load_elem(lw, lw.b.bitcast(raw, mtype(ft).as_pointer()), ft,
+                     _field_align(rty, ft, rty.fields[name][1]))
 
 
 def store_field(lw, target, v, vt, field=None):
     rty = lw.ty(target.value)
     name = field if field is not None else target.attr
     raw, ft = _field_ptr(lw, lw.expr(target.value), rty, name)
-    store_elem(lw, lw.b.bitcast(raw, mtype(ft).as_pointer()), cast(lw.b, v, vt, ft), ft)
+    store_elem(lw, lw.b.bitcast(raw, mtype(ft).as_pointer()), cast(lw.b, v, vt, ft), ft,
+               _field_align(rty, ft, rty.fields[name][1]))
 
 
 def iter_item(lw, arr, aty, i):

@@ -355,3 +355,29 @@ def test_case12_constant_limit():
     lf, ptx = ptx_of(case12_ok, (T.int8[::1], T.int64))
     assert lf.const_bytes == 32 * 1024
     assert "[32768]" in ptx
+
+
+@pytest.mark.compile
+def test_packed_record_fields_use_guaranteed_alignment():
+    """A float64 at offset 20 of a packed 28-byte record (case 6) must not be loaded or stored
+    as 8-byte aligned: on the GPU that is CUDA_ERROR_MISALIGNED_ADDRESS."""
+    import numpy as np
+    from cujit import types as T
+    from cujit.compiler.lowering import compile_to_llvm
+
+    inner = np.dtype([("x", np.float32), ("y", np.float32)])
+    outer = np.dtype([("a", np.float32, (3,)), ("n", inner), ("v", np.float64)])
+    assert outer.fields["v"][1] == 20 and outer.itemsize == 28
+
+    def k(out):
+        s = cuda.shared.array(2, dtype=outer)
+        s[1]["v"] = 45.0
+        out[0] = s[1].v
+
+    ir = compile_to_llvm(k, (T.float64[:],)).llvm_ir
+    lines = [ln.strip() for ln in ir.splitlines()]
+    # the field store and the field load; only the store to ``out`` may claim 8 bytes
+    assert any(ln.startswith("store double") and ln.endswith("align 4") for ln in lines), ir
+    assert any("load double" in ln and ln.endswith("align 4") for ln in lines), ir
+    assert sum(ln.startswith(("store double", "%")) and "double" in ln and ln.endswith("align 8")
+               and ("load" in ln or "store" in ln) for ln in lines) == 1, ir
