@@ -7,7 +7,9 @@
   ``gpu`` marker, so ``pytest -m gpu`` runs them on the device too.
 - ``compile`` tests need libNVVM / nvJitLink wheels but no GPU.
 """
+import inspect
 import os
+import re
 
 import pytest
 
@@ -35,6 +37,16 @@ def pytest_report_header(config):
     return f"cujit backend: {'real GPU' if ON_GPU else 'simulator (no GPU)'}"
 
 
+_RESETS = re.compile(r"\.reset\(\)|\bclose\(\)")
+
+
+def _resets_context(item):
+    try:
+        return bool(_RESETS.search(inspect.getsource(item.function)))
+    except (OSError, TypeError):
+        return False
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
     skip_gpu = pytest.mark.skip(reason="needs a real CUDA GPU (running on the simulator)")
@@ -47,6 +59,10 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip_sim)
         elif ON_GPU and not marks & {"gpu", "sim", "compile"}:
             item.add_marker(pytest.mark.gpu)
+    if ON_GPU:
+        # The primary context is shared with CuPy and PyTorch: after a reset their cached
+        # allocations and modules are invalid, so tests that reset or close it run last.
+        items.sort(key=_resets_context)
 
 
 @pytest.fixture
