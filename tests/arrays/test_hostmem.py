@@ -3,6 +3,7 @@ import gc
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st, HealthCheck
 
 import cujit
 from cujit.arrays import _runtime as _rt
@@ -253,3 +254,27 @@ def test_arrays_sharing_a_page_are_registered_once(monkeypatch):
         vb[0] = -1.0
         assert b[0] == -1.0 and buf[29] == -1.0
         assert vz.size == 0 and vz._data_ptr == 0
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_views_of_mapped_and_managed_arrays_stay_device_usable(data):
+    from arrays_strategies import basic_keys, fill
+    kind = data.draw(st.sampled_from(["mapped", "managed"]))
+    shape = tuple(data.draw(st.lists(st.integers(1, 5), min_size=1, max_size=3)))
+    make = cujit.mapped_array if kind == "mapped" else cujit.managed_array
+    m = make(shape, np.int32)
+    m[...] = fill(shape, np.dtype(np.int32))
+    v = m[data.draw(basic_keys(shape))]
+    if not isinstance(v, np.ndarray):
+        return
+    if v.size == 0:
+        assert v._data_ptr == 0     # size 0: NULL, as device arrays
+    else:
+        assert v._data_ptr == m._data_ptr + (host_ptr_any(v) - host_ptr_any(m))
+    assert v.gpu_data is m.gpu_data
+    assert np.array_equal(cujit.as_cuda_array(v).copy_to_host(), v)
+
+
+def host_ptr_any(a):
+    return a.__array_interface__["data"][0]
