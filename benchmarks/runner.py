@@ -252,6 +252,9 @@ def smoke_warning(merged):
             "their figures only show that every measurement works, not how fast anything is.")
 
 
+KEEP_MARKER = "<!-- kept across `bench --results`: results of other benchmarks -->"
+
+
 def results_markdown(merged, rows, when=None):
     """The text of ``benchmarks/RESULTS.md`` for this run."""
     when = when or datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
@@ -311,6 +314,15 @@ def main(args):
             print("--plot needs matplotlib: pip install 'cujit[plot]'", file=sys.stderr)
             return 2
     if getattr(args, "results", False):
-        with open(os.path.join(HERE, "RESULTS.md"), "w") as f:
-            f.write(results_markdown(merged, rows))
+        path = os.path.join(HERE, "RESULTS.md")
+        kept = ""
+        if os.path.exists(path):
+            # Results recorded by other benchmarks (e.g. the simulator's, on a CPU machine)
+            # live below KEEP_MARKER and survive a rewrite of the GPU table.
+            with open(path) as f:
+                old = f.read()
+            if KEEP_MARKER in old:
+                kept = "\n" + old[old.index(KEEP_MARKER):]
+        with open(path, "w") as f:
+            f.write(results_markdown(merged, rows) + kept)
     return 0
