@@ -218,7 +218,7 @@ def plot(rows, path):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    from matplotlib.ticker import FuncFormatter
+    from matplotlib.ticker import FuncFormatter, NullFormatter
     rows = [r for r in rows if any(v is not None for v in r["ratios"].values())]
     fig, ax = plt.subplots(figsize=(10, 0.5 * len(rows) + 1.5))
     h = 0.8 / len(PEER_COLUMNS)
@@ -234,7 +234,7 @@ def plot(rows, path):
     ax.set_xscale("log")
     fmt = FuncFormatter(lambda v, _: f"{v:g}x")
     ax.xaxis.set_major_formatter(fmt)
-    ax.xaxis.set_minor_formatter(fmt)
+    ax.xaxis.set_minor_formatter(NullFormatter())  # minor labels on a log axis overlap
     ax.set_xlabel("cujit cost / peer cost (left of 1x: cujit faster)")
     ax.invert_yaxis()
     ax.legend(loc="best")
