@@ -21,8 +21,10 @@ Settings (attribute — environment suffix — type, default):
   device's capacity.
 - ``SIM_CHECKS`` — ``CUJIT_SIM_CHECKS`` only — bool, True: simulator bounds/race/divergence checks.
 
-A malformed value raises ``ValueError`` naming the variable and the value.
+A malformed value raises ``ValueError`` naming the variable and the value; so does a value
+out of range (a negative count, ratio or capacity, a NaN or infinite ratio).
 """
+import math
 import os
 
 __all__ = ["Config", "config"]
@@ -50,15 +52,39 @@ def _parse_bytes(text):
     return int(t)
 
 
+def _count(text):
+    """A non-negative int (a negative queue limit has no meaning; Numba takes it silently)."""
+    n = int(text)
+    if n < 0:
+        raise ValueError(f"expected an integer >= 0, got {n}")
+    return n
+
+
+def _ratio(text):
+    """A finite float >= 0 (NaN would never trigger a flush, infinity never either)."""
+    x = float(text)
+    if not math.isfinite(x) or x < 0:
+        raise ValueError(f"expected a finite number >= 0, got {x}")
+    return x
+
+
+def _capacity(text):
+    """Bytes as :func:`_parse_bytes`, >= 0 (a negative device capacity has no meaning)."""
+    n = _parse_bytes(text)
+    if n < 0:
+        raise ValueError(f"expected a size >= 0 bytes, got {n}")
+    return n
+
+
 # attribute -> (env suffix, parser, default, numba spelling exists)
 _SETTINGS = {
     "ENABLE_CUDASIM": ("ENABLE_CUDASIM", _parse_bool, False, True),
-    "CUDA_DEALLOCS_COUNT": ("CUDA_MAX_PENDING_DEALLOCS_COUNT", int, 10, True),
-    "CUDA_DEALLOCS_RATIO": ("CUDA_MAX_PENDING_DEALLOCS_RATIO", float, 0.2, True),
+    "CUDA_DEALLOCS_COUNT": ("CUDA_MAX_PENDING_DEALLOCS_COUNT", _count, 10, True),
+    "CUDA_DEALLOCS_RATIO": ("CUDA_MAX_PENDING_DEALLOCS_RATIO", _ratio, 0.2, True),
     "CUDA_MEMORY_MANAGER": ("CUDA_MEMORY_MANAGER", str, "default", True),
     "CUDA_PER_THREAD_DEFAULT_STREAM": ("CUDA_PER_THREAD_DEFAULT_STREAM", _parse_bool, False, True),
     "CUDA_ARRAY_INTERFACE_SYNC": ("CUDA_ARRAY_INTERFACE_SYNC", _parse_bool, True, True),
-    "SIM_DEVICE_MEMORY": ("SIM_DEVICE_MEMORY", _parse_bytes, 4 << 30, False),
+    "SIM_DEVICE_MEMORY": ("SIM_DEVICE_MEMORY", _capacity, 4 << 30, False),
     "SIM_CHECKS": ("SIM_CHECKS", _parse_bool, True, False),
 }
 

@@ -199,8 +199,9 @@ class Context:
     @memory_manager.setter
     def memory_manager(self, manager):
         self._memory_manager = manager
-        # The allocation hot path skips one Python call: ctx.memalloc is the manager's.
-        self.__dict__["memalloc"] = manager.memalloc
+        # The allocation hot path skips one Python call: ctx.memalloc is the built-in
+        # manager's own; a third-party plugin's result is checked before arrays use it.
+        self.__dict__["memalloc"] = _checked_memalloc(manager)
 
     def memalloc(self, bytesize):
         """Device memory of ``bytesize`` bytes → :class:`~cujit.memory.MemoryPointer`
@@ -472,6 +473,33 @@ class _DeviceList:
 
 
 gpus = _DeviceList()
+
+
+def _checked_memalloc(manager):
+    """``manager.memalloc`` itself for the built-in managers; for a plugin, a wrapper that
+    raises TypeError when it returns no device pointer and ValueError when the pointer's
+    ``size`` is smaller than asked (on a GPU, a copy would then overrun someone else's
+    memory).  Numba does not check; docs/interfaces.md says memalloc(n) returns a
+    MemoryPointer of n bytes."""
+    from .memory.managers import NumbaCUDAMemoryManager
+    from .memory.pool import PoolMemoryManager
+    fn = manager.memalloc
+    if type(manager).memalloc in (NumbaCUDAMemoryManager.memalloc, PoolMemoryManager.memalloc):
+        return fn
+    name = f"{type(manager).__qualname__}.memalloc"
+
+    def memalloc(bytesize):
+        mem = fn(bytesize)
+        ptr = getattr(mem, "device_pointer_value", None)
+        if not isinstance(ptr, int) and not (ptr is None and bytesize == 0 and mem is not None):
+            raise TypeError(f"EMM plugin {name}({bytesize}) returned {mem!r} of type "
+                            f"{type(mem).__name__}; expected a MemoryPointer")
+        size = getattr(mem, "size", None)
+        if isinstance(size, int) and size < bytesize:
+            raise ValueError(f"EMM plugin {name}({bytesize}) returned {size} bytes; "
+                             f"{bytesize} bytes were asked for")
+        return mem
+    return memalloc
 
 
 def list_devices():

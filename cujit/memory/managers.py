@@ -409,7 +409,11 @@ def _memory_manager_class():
     name = config.CUDA_MEMORY_MANAGER
     if not name or name == "default":
         return NumbaCUDAMemoryManager
-    where = f"NUMBA_CUDA_MEMORY_MANAGER={name!r}"
+    # name the variable the user actually set (CUJIT_… wins over NUMBA_…)
+    source = config.source("CUDA_MEMORY_MANAGER")
+    if source in ("override", "default"):
+        source = "cujit.config.CUDA_MEMORY_MANAGER"
+    where = f"{source}={name!r}"
     try:
         module = importlib.import_module(name)
     except ImportError as exc:
