@@ -257,9 +257,21 @@ class FunctionLowerer:
                 lambda k: b.load(b.gep(slot, [ir.Constant(ir.IntType(32), 0), k])))
 
     def counted_loop(self, s, start, stop, step, step_const, ity, item):
-        """``for target in <start:stop:step>``: ``item(i)`` gives (value, type) per i."""
+        """``for target in <start:stop:step>``: ``item(i)`` gives (value, type) per i.
+
+        The trip count is computed before the loop (as Numba's range iterator does) and the
+        loop runs a counter up to it, so LLVM's scalar evolution knows the count even for a
+        runtime step (grid-stride loops) and can unroll.  ``i`` advances with ``nsw``/``nuw``:
+        every value it takes inside the loop lies between start and stop, so only the
+        increment after the last iteration may wrap, and that value is never read.  LLVM then
+        also knows that ``i`` keeps the sign of start when the step is positive, which drops
+        the negative-index wrap of ``a[i]``."""
         b = self.b
-        counter = self.alloca(ltype(ity), name="for.i")
+        lty = ltype(ity)
+        count = LO.range_count(self, start, stop, step, step_const, ity)
+        k_slot = self.alloca(lty, name="for.k")
+        counter = self.alloca(lty, name="for.i")
+        b.store(ir.Constant(lty, 0), k_slot)
         b.store(start, counter)
         head = self.func.append_basic_block("for.cond")
         body = self.func.append_basic_block("for.body")
@@ -268,17 +280,9 @@ class FunctionLowerer:
         end = self.func.append_basic_block("for.end")
         b.branch(head)
         b.position_at_end(head)
-        i = b.load(counter)
-        signed = ity.signed
-        cmp_lt = b.icmp_signed if signed else b.icmp_unsigned
-        if step_const is not None:
-            c = cmp_lt("<" if step_const > 0 else ">", i, stop)
-        else:
-            pos = b.icmp_signed(">", step, ir.Constant(step.type, 0))
-            c = b.select(pos, cmp_lt("<", i, stop), cmp_lt(">", i, stop))
-        b.cbranch(c, body, orelse)
+        b.cbranch(b.icmp_unsigned("<", b.load(k_slot), count), body, orelse)
         b.position_at_end(body)
-        val, vt = item(i)
+        val, vt = item(b.load(counter))
         self.assign(s.target, val, vt)
         self.loops.append((incr, end))
         self.block(s.body)
@@ -286,7 +290,15 @@ class FunctionLowerer:
         if not b.block.is_terminated:
             b.branch(incr)
         b.position_at_end(incr)
-        b.store(b.add(b.load(counter), step), counter)
+        k_next = b.add(b.load(k_slot), ir.Constant(lty, 1))
+        k_next.flags.append("nuw")
+        b.store(k_next, k_slot)
+        i_next = b.add(b.load(counter), step)
+        if ity.signed:
+            i_next.flags.append("nsw")
+        elif step_const is None or step_const > 0:     # an unsigned i only grows then
+            i_next.flags.append("nuw")
+        b.store(i_next, counter)
         b.branch(head)
         b.position_at_end(orelse)
         self.block(s.orelse)

@@ -10,7 +10,7 @@ from .. import types as T
 from . import rules
 from .ltypes import I1, I32, cast, const, ltype, truth
 
-__all__ = ["BINOPS", "binop", "unary", "compare", "boolop", "range_args", "tuple_concat",
+__all__ = ["BINOPS", "binop", "unary", "compare", "boolop", "range_args", "range_count", "tuple_concat",
            "libdevice"]
 
 BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//",
@@ -326,6 +326,37 @@ def range_args(lw, call, ity):
             raise lw.error("range() step must not be zero", call.args[2])
         return vals[0], vals[1], vals[2], step_const
     return vals[0], vals[1], const(ity, 1), 1
+
+
+def range_count(lw, start, stop, step, step_const, ity):
+    """Number of items of ``range(start, stop, step)`` (values of integer type ``ity``), as an
+    unsigned value of the same width: ``(|stop - start| - 1) // |step| + 1`` when the range is
+    not empty, else 0.  The differences are taken modulo 2**bits, which is exact for any
+    start/stop of the type (no overflow at the type's limits).  A runtime step of 0 gives 0
+    items (Python raises ValueError; kernels cannot)."""
+    b = lw.b
+    lty = ltype(ity)
+    zero, one = ir.Constant(lty, 0), ir.Constant(lty, 1)
+    cmp = b.icmp_signed if ity.signed else b.icmp_unsigned
+
+    def count(lo, hi, astep):       # for lo < hi
+        return b.add(b.udiv(b.sub(b.sub(hi, lo), one), astep), one)
+
+    if step_const is not None:
+        if step_const > 0:
+            return b.select(cmp("<", start, stop), count(start, stop, step), zero)
+        return b.select(cmp(">", start, stop), count(stop, start, b.sub(zero, step)), zero)
+    if not ity.signed:
+        nonzero = b.icmp_unsigned("!=", step, zero)
+        astep = b.select(nonzero, step, one)
+        return b.select(b.and_(nonzero, cmp("<", start, stop)), count(start, stop, astep),
+                        zero)
+    pos = b.icmp_signed(">", step, zero)
+    nonempty = b.select(pos, cmp("<", start, stop),
+                        b.and_(b.icmp_signed("<", step, zero), cmp(">", start, stop)))
+    lo, hi = b.select(pos, start, stop), b.select(pos, stop, start)
+    astep = b.select(pos, step, b.select(b.icmp_signed("<", step, zero), b.sub(zero, step), one))
+    return b.select(nonempty, count(lo, hi, astep), zero)
 
 
 def lw_const(lw, node):
