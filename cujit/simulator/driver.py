@@ -276,6 +276,9 @@ class SimDriver(Driver):
 
     def mem_host_register(self, ptr, nbytes, mapped=False, portable=False):
         nbytes = _check_size(nbytes, "cuMemHostRegister")
+        if not ptr:
+            # as the driver does; a NULL range would otherwise be a view of address 0
+            _raise(CUDA_ERROR_INVALID_VALUE, "cuMemHostRegister", "host pointer is NULL")
         with self._lock:
             hit = self._find(ptr) or self._find(ptr + nbytes - 1)
             if hit is not None and hit.kind in ("registered", "host"):

@@ -85,3 +85,10 @@ def test_plugin_memalloc_too_small_is_value_error_before_any_copy(plugin_ctx):
 def test_builtin_manager_memalloc_stays_unwrapped(ctx):
     # the allocation hot path calls the built-in manager's bound method directly
     assert ctx.memalloc == ctx.memory_manager.memalloc
+
+
+def test_mempin_null_pointer_is_cuda_api_error(ctx):
+    # The simulator used to page-lock address 0 and hand back <PinnedMemory 0x0 of 100 bytes>;
+    # cuMemHostRegister refuses a NULL pointer with CUDA_ERROR_INVALID_VALUE.
+    with pytest.raises(cuda.CudaAPIError, match="cuMemHostRegister"):
+        ctx.mempin(None, 0, 100)
