@@ -16,7 +16,7 @@ from . import lower_calls as LC
 from . import lower_ops as LO
 from . import rules
 from .errors import CompileError
-from .ltypes import I64, cast, const, ltype, truth
+from .ltypes import I1, I64, cast, const, ltype, truth
 from .rules import PseudoType
 
 __all__ = ["FunctionLowerer"]
@@ -282,7 +282,14 @@ class FunctionLowerer:
         b.position_at_end(head)
         b.cbranch(b.icmp_unsigned("<", b.load(k_slot), count), body, orelse)
         b.position_at_end(body)
-        val, vt = item(b.load(counter))
+        i = b.load(counter)
+        if step_const is not None and step_const < 0 and ity.signed:
+            # i > stop here: lets LLVM drop the negative-index wrap in ``range(n - 1, -1, -1)``
+            # (a rising i gets the same from its nsw increment; an assume there would only
+            # keep loops alive that LLVM could otherwise delete)
+            b.call(self.m.declare("llvm.assume", ir.FunctionType(ir.VoidType(), [I1])),
+                   [b.icmp_signed(">", i, stop)])
+        val, vt = item(i)
         self.assign(s.target, val, vt)
         self.loops.append((incr, end))
         self.block(s.body)

@@ -165,3 +165,21 @@ def test_range_index_wraps_only_when_it_can_be_negative():
     # a start that may be negative keeps Python's wrap of negative indices
     ptx = ptx_of(any_start, (T.float64[::1], T.int64))
     assert any(_WRAP.search(s) for _, b in loops(ptx) for s in b)
+
+
+def descending(a, n):
+    for i in range(n - 1, -1, -1):
+        a[i] = a[i] * 2.0
+
+
+def descending_any(a, n):
+    for i in range(n, -n, -1):
+        a[i] = a[i] * 2.0
+
+
+def test_descending_range_to_zero_has_no_wrap():
+    ptx = ptx_of(descending, (T.float64[::1], T.int64))
+    assert loops(ptx)
+    assert not any(_WRAP.search(s) for _, b in loops(ptx) for s in b), ptx
+    ptx = ptx_of(descending_any, (T.float64[::1], T.int64))
+    assert any(_WRAP.search(s) for _, b in loops(ptx) for s in b)

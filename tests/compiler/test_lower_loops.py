@@ -110,3 +110,21 @@ def test_range_break_continue_else(n, step):
     assert out[0] == t
     if i is not None:
         assert out[1] == i
+
+
+def backwards(a, out, n):
+    t = 0.0
+    for i in range(n - 1, -n - 1, -1):      # reaches negative indices when n > 0
+        t = t * 3.0 + a[i]
+    out[0] = t
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 5])
+def test_descending_range_keeps_negative_index_wrap(n):
+    a = np.arange(1.0, 6.0)
+    out = np.zeros(1)
+    run(backwards, (T.float64[::1], T.float64[::1], T.int64), a, out, n)
+    t = 0.0
+    for i in range(n - 1, -n - 1, -1):
+        t = t * 3.0 + a[i]
+    assert out[0] == t
