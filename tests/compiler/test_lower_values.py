@@ -420,3 +420,42 @@ def test_print_output(capfd):
     p[1, 1](3)
     cuda.synchronize()
     assert "value 3 1.500000 True" in capfd.readouterr().out
+
+
+# ---- range loops: trip count computed first (lower_ops.range_count) -------------------------
+@jit
+def range_items(out, start, stop, step):
+    n = 0
+    last = 0
+    for i in range(start, stop, step):
+        last = i
+        n += 1
+    out[0] = n
+    out[1] = last
+
+
+@jit
+def grid_stride_sum(x, out):
+    acc = 0.0
+    for i in range(cuda.grid(1), x.size, cuda.gridsize(1)):
+        acc += x[i]
+    cuda.atomic.add(out, 0, acc)
+
+
+@pytest.mark.parametrize("start,stop,step", [
+    (0, 10, 3), (10, -10, -3), (5, 5, 1), (-2 ** 63, 2 ** 63 - 1, 2 ** 62),
+    (2 ** 63 - 1, -2 ** 63, -2 ** 62), (2 ** 63 - 4, 2 ** 63 - 1, 2), (-2 ** 63 + 3, -2 ** 63, -1)])
+def test_range_trip_count_and_last_value(start, stop, step):
+    out = np.zeros(2, np.int64)
+    range_items[1, 1](out, np.int64(start), np.int64(stop), np.int64(step))
+    r = range(start, stop, step)
+    assert out.tolist() == [len(r), r[-1] if r else 0]
+
+
+@pytest.mark.parametrize("n", [0, 1, 255, 1000, 4099])
+def test_grid_stride_loop_visits_each_item_once(n):
+    # the unrolled loop and its remainder: every trip count modulo 4 (and none)
+    x = np.arange(n, dtype=np.float64)
+    out = np.zeros(1)
+    grid_stride_sum[3, 64](x, out)
+    assert out[0] == x.sum()
