@@ -468,9 +468,12 @@ def typeof(value):
     if cls is int:
         return _typeof_int(value)
     if isinstance(value, np.ndarray):
+        flags = value.flags
+        # a read-only array types as readonly (as in Numba), so that writes to it are
+        # TypingErrors instead of being dropped when the launch skips the copy back
         return Array(from_dtype(value.dtype), value.ndim,
-                     "C" if value.flags.c_contiguous else
-                     "F" if value.flags.f_contiguous else "A")
+                     "C" if flags.c_contiguous else "F" if flags.f_contiguous else "A",
+                     not flags.writeable)
     layout = getattr(value, "_layout", None)
     if layout is not None and hasattr(value, "dtype") and hasattr(value, "ndim"):
         return Array(from_dtype(value.dtype), value.ndim, layout)
@@ -481,8 +484,10 @@ def typeof(value):
         shape = tuple(cai["shape"])
         dt = np.dtype(cai.get("descr") if cai.get("descr") and len(cai["descr"]) > 1
                       else cai["typestr"])
+        data = cai.get("data")
+        readonly = bool(data[1]) if isinstance(data, tuple) and len(data) == 2 else False
         return Array(from_dtype(dt), len(shape),
-                     _layout_of(shape, cai.get("strides"), dt.itemsize))
+                     _layout_of(shape, cai.get("strides"), dt.itemsize), readonly)
     if isinstance(value, bool):
         return boolean
     if isinstance(value, int):

@@ -185,7 +185,7 @@ def _atomic(typer, node, op, args):
         raise typer.error(f"atomic.{name}(): the first argument must be an array, got {aty}",
                           node.args[0])
     if aty.readonly:
-        raise typer.error(f"atomic.{name}() on a read-only (constant memory) array", node)
+        raise typer.error(f"atomic.{name}() on a read-only array (a const array, or a read-only argument)", node)
     if aty.dtype not in _ATOMIC_TYPES[op]:
         raise typer.error(f"atomic.{name}() does not support arrays of {aty.dtype} (supported: "
                           f"{', '.join(map(str, _ATOMIC_TYPES[op]))})", node.args[0])

@@ -157,7 +157,7 @@ def setitem(typer, target, vt):
     if not isinstance(base, T.Array):
         raise typer.error(f"cannot assign into an element of a value of type {base}", target)
     if base.readonly:
-        raise typer.error("this array is in constant memory and is read-only", target)
+        raise typer.error("this array is read-only (a const array, or a read-only argument)", target)
     rt = getitem(typer, target)
     typer.record(target, rt)
     if rt is None or vt is None:
