@@ -10,8 +10,8 @@ from .. import types as T
 from . import rules
 from .ltypes import I1, I32, cast, const, ltype, truth
 
-__all__ = ["BINOPS", "binop", "unary", "compare", "boolop", "range_args", "range_count", "tuple_concat",
-           "libdevice"]
+__all__ = ["BINOPS", "binop", "unary", "compare", "boolop", "range_args", "range_count",
+           "tuple_concat", "libdevice"]
 
 BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//",
           ast.Mod: "%", ast.Pow: "**", ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^",
