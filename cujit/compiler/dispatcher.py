@@ -24,6 +24,8 @@ from .. import types as ct
 from ..kernelapi import _state
 from . import launcher as _ln
 from .errors import CompileError
+from .jitoptions import check_options as _check_options
+from ..streams import Stream as _Stream
 
 __all__ = ["jit", "Dispatcher", "DeviceFunction", "CompiledKernel", "compile_ptx",
            "compile_ptx_for_current_device"]
@@ -54,6 +56,7 @@ def jit(func_or_sig=None, device=False, **options):
     if unknown:
         raise TypeError(f"jit() got unknown option(s) {sorted(unknown)}; known: "
                         f"{sorted(_OPTIONS)}")
+    _check_options(device, options)
     options["device"] = bool(device)
     if callable(func_or_sig) and not isinstance(func_or_sig, (str, ct.Type, ct.Signature)):
         return _make(func_or_sig, None, options)
@@ -62,6 +65,25 @@ def jit(func_or_sig=None, device=False, **options):
         raw = func_or_sig if isinstance(func_or_sig, list) else [func_or_sig]
         sigs = [ct.parse_signature(s) for s in raw]
     return lambda pyfunc: _make(pyfunc, sigs, options)
+
+
+def _plain_key(key):
+    """True when every value of launch-configuration tuple ``key`` is an exact int, a tuple
+    of exact ints, None or a stream object: such keys are equal only when the configurations
+    are the same, so the configuration cache may use them."""
+    for v in key:
+        c = v.__class__
+        if c is int or v is None:
+            continue
+        if c is tuple:
+            for w in v:
+                if w.__class__ is not int:
+                    return False
+            continue
+        if c is _Stream or hasattr(v, "__cuda_stream__"):
+            continue
+        return False
+    return True
 
 
 def _make(pyfunc, sigs, options):
@@ -185,9 +207,14 @@ class Dispatcher:
     # -- launch configuration ------------------------------------------------------------
     def __getitem__(self, key):
         try:
-            return self._configs[key]
+            conf = self._configs[key]
         except (KeyError, TypeError):       # TypeError: an unhashable stream object
             return self._configure_key(key)
+        # 1.0 == True == 1 (same hash): only a key of plain values may reuse a cached
+        # configuration; any other goes through validation (which rejects floats and bools)
+        if _plain_key(key):
+            return conf
+        return self._configure_key(key)
 
     def configure(self, griddim, blockdim, stream=0, sharedmem=0):
         """``kernel.configure(g, b, stream, sharedmem)`` is ``kernel[g, b, stream, sharedmem]``."""
@@ -200,6 +227,8 @@ class Dispatcher:
                              f"dynamic_shared_bytes]; got [{key!r}]")
         g, b, s, sh = (key + (0, 0))[:4]
         conf = self._make_config(g, b, s, sh)
+        if not _plain_key(key):
+            return conf
         try:
             if len(self._configs) >= _MAX_CONFIGS:
                 self._configs.clear()
