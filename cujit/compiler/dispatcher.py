@@ -464,6 +464,8 @@ class CompiledKernel:
         self.static_shared_bytes = entry["static_shared_bytes"]
         self.uses_dynamic_shared = entry["uses_dynamic_shared"]
         self.const_bytes = entry["const_bytes"]
+        # extra files given to ``link=`` exist only in the cubin
+        self.needs_cubin = bool(entry.get("linked_files", False))
         self.cc = cc
         self._loaded = {}       # Context -> LoadedKernel
         self._lock = threading.Lock()
@@ -535,7 +537,8 @@ def _build_kernel(disp, argtypes):
         entry = {"name": lowered.name, "llvm_ir": lowered.llvm_ir, "ptx": ptx, "cubin": cubin,
                  "static_shared_bytes": static,
                  "uses_dynamic_shared": bool(getattr(lowered, "uses_dynamic_shared", False)),
-                 "const_bytes": int(getattr(lowered, "const_bytes", 0) or 0)}
+                 "const_bytes": int(getattr(lowered, "const_bytes", 0) or 0),
+                 "linked_files": bool(opts["link"])}
         if disp._disk is not None:
             disp._disk.save(key, entry)
     return CompiledKernel(argtypes, entry, cc)

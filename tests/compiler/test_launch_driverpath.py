@@ -135,7 +135,8 @@ def test_first_launch_compiles_loads_and_installs_fast_path(env):
     k = Dispatcher(fill, None, {})
     a = FakeArray(0x1000, 10)
     k[1, 32](a, 2.0)
-    assert len(ctx.images) == 1 and ctx.images[0][:4] == b"\x7fELF"
+    # the driver reads this PTX's ISA, so its JIT compiles it (faster code than the cubin)
+    assert len(ctx.images) == 1 and b".entry" in ctx.images[0] and ctx.images[0].endswith(b"\0")
     (kind, func, g, b, sh, stream, params), = drv.launches
     assert (kind, func, g, b, sh, stream) == ("slow", 0xF00D, (1, 1, 1), (32, 1, 1), 0, 0)
     assert [ptr_of(p) for p in params] == [0x1000, 10, 4]
@@ -280,3 +281,28 @@ def test_resource_queries(env):
     assert k.get_local_mem_per_thread(sig) == 0 and k.get_const_mem_size(sig) == 12
     with pytest.raises(KeyError, match="no compiled signature"):
         k.get_regs_per_thread("void(float64[::1], float64)")
+
+
+def test_cubin_when_the_driver_cannot_read_the_ptx(env):
+    drv, ctx = env
+    drv.driver_version = lambda: 12000          # reads PTX ISA <= 8.0; NVVM 13 writes 9.0
+    k = Dispatcher(fill, None, {})
+    k[1, 32](FakeArray(0x1000, 10), 2.0)
+    assert len(ctx.images) == 1 and ctx.images[0][:4] == b"\x7fELF"
+
+
+def test_cubin_fallback_when_the_ptx_load_fails(env):
+    from cujit.driver.errors import CudaAPIError
+    drv, ctx = env
+    real = ctx.load_module
+
+    def load(image):
+        if image[:4] != b"\x7fELF":
+            ctx.images.append(image)
+            raise CudaAPIError(222, "PTX JIT failed", "cuModuleLoadData")
+        return real(image)
+    ctx.load_module = load
+    k = Dispatcher(fill, None, {})
+    k[1, 32](FakeArray(0x1000, 10), 2.0)
+    assert [img[:4] == b"\x7fELF" for img in ctx.images] == [False, True]
+    assert drv.launches[0][0] == "slow"
