@@ -12,6 +12,8 @@ import contextlib
 import warnings
 import weakref
 
+import numpy as np
+
 from .driver import get_driver
 from .driver.errors import CudaAPIError
 
@@ -38,11 +40,16 @@ def _cuda_stream_protocol_handle(obj, proto):
             raise TypeError(f"{type(obj).__name__}.__cuda_stream__() returned {value!r}; "
                             "expected a (version, handle) tuple")
         value = value[1]
-    try:
-        return int(value)
-    except (TypeError, ValueError):
+    # exact ints only: int() would turn 1.5, True or "12" into a handle
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
         raise TypeError(f"{type(obj).__name__}.__cuda_stream__() gave handle {value!r}; "
-                        "expected an int") from None
+                        "expected an int")
+    value = int(value)
+    if not 0 <= value < 1 << 64:
+        # a stream handle is a pointer; the driver may dereference a wild one
+        raise ValueError(f"{type(obj).__name__}.__cuda_stream__() gave handle {value}; "
+                         "expected a pointer value in 0..2**64-1")
+    return value
 
 
 def stream_handle(stream):
