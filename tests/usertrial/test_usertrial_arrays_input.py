@@ -34,14 +34,17 @@ def test_copy_to_device_rejects_masked_array_and_keeps_data():
 @pytest.mark.xfail(strict=True, reason=ARRAYS + ": dtype=object arrays are allocated; reading "
                    "a mapped_array(3, dtype=object) then dereferences garbage PyObject* (segfault)")
 @pytest.mark.parametrize("maker", ["device_array", "pinned_array", "mapped_array",
-                                   "managed_array"])
+                                   "managed_array", "mapped_array_like", "pinned_array_like",
+                                   "device_array_like"])
 def test_object_dtype_rejected(maker):
     # to_device already refuses dtype object with a TypeError; the allocators must agree
     # (the memory is uninitialised, so its "objects" are wild pointers).  Run in a child
     # process: while the defect is there, touching such an array can crash the interpreter.
-    code = ("import sys, cujit as cuda\n"
+    call = (f"cuda.{maker}(np.array([None, 1, 'a'], dtype=object))" if maker.endswith("_like")
+            else f"cuda.{maker}(3, dtype=object)")
+    code = ("import sys, numpy as np, cujit as cuda\n"
             "try:\n"
-            f"    cuda.{maker}(3, dtype=object)\n"
+            f"    {call}\n"
             "except TypeError as e:\n"
             "    sys.exit(0 if 'object' in str(e) else 3)\n"
             "sys.exit(1)\n")
