@@ -62,19 +62,28 @@ def stream_handle(stream):
     if stream is None:
         return 0
     t = type(stream)
-    if t is Stream:
+    if t is Stream or (t is not int and isinstance(stream, Stream)):
+        g = stream._gen
+        if g is not None and g != stream.context._generation:
+            _stale(stream, "stream argument")
         return stream.handle
     if t is int:
         if stream == 0:
             return 0
-    elif isinstance(stream, Stream):
-        return stream.handle
     else:
         proto = getattr(stream, "__cuda_stream__", None)
         if proto is not None:
             return _cuda_stream_protocol_handle(stream, proto)
     raise TypeError(f"stream must be 0, None or a cujit Stream (or an object with "
                     f"__cuda_stream__), got {stream!r} of type {t.__name__}")
+
+
+def _stale(obj, call):
+    """CudaAPIError (CUDA_ERROR_INVALID_HANDLE) for a stream/event made before its context was
+    reset: the reset destroyed it, and the driver may since have given its handle to a new
+    stream or event, so the handle must not reach the driver."""
+    raise CudaAPIError(400, f"{obj!r} was destroyed when its context was reset; create a new "
+                            "one", call)
 
 
 class Stream:
@@ -85,13 +94,20 @@ class Stream:
     ``int(s)`` gives the same.  Streams made by cujit are destroyed (cuStreamDestroy, queued on
     ``context.deallocations``) when the object dies; default and external streams never are."""
 
-    __slots__ = ("handle", "context", "_kind", "_finalizer", "__weakref__")
+    __slots__ = ("handle", "context", "_kind", "_finalizer", "_gen", "__weakref__")
 
     def __init__(self, context, handle, kind=_NEW, finalizer=None):
         self.handle = int(handle)
         self.context = context
         self._kind = kind
         self._finalizer = finalizer
+        self._gen = None        # the context generation of a stream cujit created
+
+    def _live(self, call):
+        g = self._gen
+        if g is not None and g != self.context._generation:
+            _stale(self, call)
+        return self.handle
 
     # -- identity ------------------------------------------------------------------------
     def __int__(self):
@@ -133,13 +149,15 @@ class Stream:
     def synchronize(self):
         """Wait until all work queued on this stream is done (cuStreamSynchronize; the GIL is
         released while waiting).  Raises CudaAPIError when earlier work failed."""
+        h = self._live("cuStreamSynchronize")
         self.context._make_current()
-        get_driver().stream_synchronize(self.handle)
+        get_driver().stream_synchronize(h)
 
     def query(self):
         """True when all work on the stream is done (cuStreamQuery)."""
+        h = self._live("cuStreamQuery")
         self.context._make_current()
-        return get_driver().stream_query(self.handle)
+        return get_driver().stream_query(h)
 
     @contextlib.contextmanager
     def auto_synchronize(self):
@@ -171,8 +189,9 @@ class Stream:
                 except BaseException:
                     pass
 
+        h = self._live("cuLaunchHostFunc")
         self.context._make_current()
-        get_driver().launch_host_func(self.handle, host_fn)
+        get_driver().launch_host_func(h, host_fn)
 
     def async_done(self):
         """An ``asyncio.Future`` (of the running event loop) resolved with this stream once all
@@ -212,13 +231,20 @@ class Event:
     """A CUDA event (numba.cuda ``Event``); made by :func:`event` or
     ``context.create_event(timing=True)``.  Destroyed through ``context.deallocations``."""
 
-    __slots__ = ("handle", "context", "timing", "_finalizer", "__weakref__")
+    __slots__ = ("handle", "context", "timing", "_finalizer", "_gen", "__weakref__")
 
     def __init__(self, context, handle, timing=True, finalizer=None):
         self.handle = int(handle)
         self.context = context
         self.timing = bool(timing)
         self._finalizer = finalizer
+        self._gen = None        # the context generation it was created in (set by cujit)
+
+    def _live(self, call):
+        g = self._gen
+        if g is not None and g != self.context._generation:
+            _stale(self, call)
+        return self.handle
 
     def __int__(self):
         return self.handle
@@ -229,24 +255,28 @@ class Event:
     def record(self, stream=0):
         """Record the event on ``stream`` (0 = default stream; cuEventRecord)."""
         h = stream_handle(stream)
+        e = self._live("cuEventRecord")
         self.context._make_current()
-        get_driver().event_record(self.handle, h)
+        get_driver().event_record(e, h)
 
     def wait(self, stream=0):
         """Make later work on ``stream`` wait for this event (cuStreamWaitEvent)."""
         h = stream_handle(stream)
+        e = self._live("cuStreamWaitEvent")
         self.context._make_current()
-        get_driver().stream_wait_event(h, self.handle)
+        get_driver().stream_wait_event(h, e)
 
     def synchronize(self):
         """Block the host until the event has completed (cuEventSynchronize)."""
+        e = self._live("cuEventSynchronize")
         self.context._make_current()
-        get_driver().event_synchronize(self.handle)
+        get_driver().event_synchronize(e)
 
     def query(self):
         """True when the event has completed (cuEventQuery)."""
+        e = self._live("cuEventQuery")
         self.context._make_current()
-        return get_driver().event_query(self.handle)
+        return get_driver().event_query(e)
 
     def elapsed_time(self, evtend):
         """Milliseconds (float) from this event to ``evtend`` (cuEventElapsedTime); both must be
@@ -262,7 +292,8 @@ def event_elapsed_time(evtstart, evtend):
         if not isinstance(ev, Event):
             raise TypeError(f"{name} must be a cujit Event, got {ev!r}")
     evtstart.context._make_current()
-    return get_driver().event_elapsed_time(evtstart.handle, evtend.handle)
+    return get_driver().event_elapsed_time(evtstart._live("cuEventElapsedTime"),
+                                           evtend._live("cuEventElapsedTime"))
 
 
 # -- constructors used by Context (devices.py) --------------------------------------------
@@ -277,6 +308,7 @@ def _destroy_event(handle):
 
 def _new_stream(context, handle):
     s = Stream(context, handle, _NEW)
+    s._gen = context._generation
     s._finalizer = weakref.finalize(s, context._queue_resource, _destroy_stream, handle,
                                     context._generation)
     return s
@@ -284,6 +316,7 @@ def _new_stream(context, handle):
 
 def _new_event(context, handle, timing):
     e = Event(context, handle, timing)
+    e._gen = context._generation
     e._finalizer = weakref.finalize(e, context._queue_resource, _destroy_event, handle,
                                     context._generation)
     return e
