@@ -69,8 +69,8 @@ def jit(func_or_sig=None, device=False, **options):
 
 def _plain_key(key):
     """True when every value of launch-configuration tuple ``key`` is an exact int, a tuple
-    of exact ints, None or a stream object: such keys are equal only when the configurations
-    are the same, so the configuration cache may use them."""
+    of exact ints, None or a live stream object: such keys are equal only when the
+    configurations are the same, so the configuration cache may use them."""
     for v in key:
         c = v.__class__
         if c is int or v is None:
@@ -80,7 +80,12 @@ def _plain_key(key):
                 if w.__class__ is not int:
                     return False
             continue
-        if c is _Stream or hasattr(v, "__cuda_stream__"):
+        if c is _Stream:
+            g = v._gen
+            if g is not None and g != v.context._generation:
+                return False        # destroyed by a reset: validation raises for it
+            continue
+        if hasattr(v, "__cuda_stream__"):
             continue
         return False
     return True

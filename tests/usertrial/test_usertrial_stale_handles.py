@@ -41,3 +41,22 @@ def test_new_streams_and_default_streams_work_after_reset(ctx):
     s.synchronize()
     cuda.default_stream().synchronize()
     assert (d.copy_to_host(stream=cuda.default_stream()) == np.arange(3.0)).all()
+
+
+@cuda.jit
+def _inc(x):
+    i = cuda.grid(1)
+    if i < x.size:
+        x[i] += 1
+
+
+def test_cached_launch_configuration_with_a_stream_from_before_reset_is_refused(ctx):
+    s = cuda.stream()
+    x = cuda.to_device(np.zeros(4))
+    _inc[1, 4, s](x)                # caches the configuration (and the stream's handle)
+    s.synchronize()
+    ctx.reset()
+    y = cuda.to_device(np.zeros(4))
+    with pytest.raises(cuda.CudaAPIError, match="was destroyed when its context was reset"):
+        _inc[1, 4, s](y)
+    assert (y.copy_to_host() == 0).all()
