@@ -31,6 +31,12 @@ _getframe = sys._getframe
 _INT_TYPES = (int, np.integer)
 
 
+def _store_truncated(a, idx, value):
+    """Store an integer that does not fit ``a``'s dtype as a compiled kernel does: truncated
+    to the element's width (LLVM ``trunc``, Numba's semantics), where NumPy would raise."""
+    a[idx] = np.asarray(value).astype(a.dtype)
+
+
 def unwrap(a):
     """The NumPy array under a checked array (or ``a`` itself)."""
     return a._a if isinstance(a, CheckedArray) else a
@@ -199,19 +205,31 @@ class CheckedArray:
                     self._oob(idx - n, 0)
             elif idx >= n:
                 self._oob(idx, 0)
-            self._a[idx] = unwrap(value)
+            try:
+                self._a[idx] = unwrap(value)
+            except OverflowError:
+                _store_truncated(self._a, idx, unwrap(value))
             return
         if idx.__class__ is tuple and len(idx) == 2 and self._n1 >= 0:
             i, j = idx
             if i.__class__ is int and j.__class__ is int and 0 <= i < self._n0 \
                     and 0 <= j < self._n1:
-                self._a[idx] = value
+                try:
+                    self._a[idx] = value
+                except OverflowError:
+                    _store_truncated(self._a, idx, value)
                 return
         t = self._norm(idx)
         if t is None:
-            self._a[idx] = unwrap(value)
+            try:
+                self._a[idx] = unwrap(value)
+            except OverflowError:
+                _store_truncated(self._a, idx, unwrap(value))
         else:
-            self._a[t] = value
+            try:
+                self._a[t] = value
+            except OverflowError:
+                _store_truncated(self._a, t, value)
 
     # -- views ---------------------------------------------------------------------------
     def _wrap(self, view):
@@ -335,14 +353,20 @@ class SharedCheckedArray(CheckedArray):
             elif idx >= n:
                 self._oob(idx, 0)
             self._tracker.write(self._off + idx * self._s0, self, idx)
-            self._a[idx] = unwrap(value)
+            try:
+                self._a[idx] = unwrap(value)
+            except OverflowError:
+                _store_truncated(self._a, idx, unwrap(value))
             return
         if idx.__class__ is tuple and len(idx) == 2 and self._n1 >= 0:
             i, j = idx
             if i.__class__ is int and j.__class__ is int and 0 <= i < self._n0 \
                     and 0 <= j < self._n1:
                 self._tracker.write(self._off + i * self._s0 + j * self._s1, self, idx)
-                self._a[idx] = value
+                try:
+                    self._a[idx] = value
+                except OverflowError:
+                    _store_truncated(self._a, idx, value)
                 return
         t = self._norm(idx)
         if t is None:
@@ -356,7 +380,13 @@ class SharedCheckedArray(CheckedArray):
                     for i, s in zip(el, view.strides):
                         off += i * s
                     tr.write(off, self, el)
-            self._a[idx] = unwrap(value)
+            try:
+                self._a[idx] = unwrap(value)
+            except OverflowError:
+                _store_truncated(self._a, idx, unwrap(value))
         else:
             self._tracker.write(self._byte(t), self, t)
-            self._a[t] = value
+            try:
+                self._a[t] = value
+            except OverflowError:
+                _store_truncated(self._a, t, value)
