@@ -133,8 +133,19 @@ class Config:
         return default
 
     def __setattr__(self, attr, value):
-        if attr not in _SETTINGS:
-            raise AttributeError(f"cujit.config has no setting {attr!r}")
+        """Override ``attr`` with ``value``, checked as an environment value would be (a
+        ValueError naming it otherwise): an unchecked ``CUDA_DEALLOCS_COUNT = "abc"`` made
+        every later free fail inside a finalizer, where the error is swallowed."""
+        try:
+            parse = _SETTINGS[attr][1]
+        except KeyError:
+            raise AttributeError(f"cujit.config has no setting {attr!r}") from None
+        if parse is not str:
+            try:
+                value = parse(str(value))
+            except ValueError as exc:
+                raise ValueError(f"cujit.config.{attr} = {value!r} is not a valid "
+                                 f"{parse.__name__.lstrip('_')} value: {exc}") from None
         self._overrides[attr] = value
 
     def __delattr__(self, attr):

@@ -92,3 +92,28 @@ def test_mempin_null_pointer_is_cuda_api_error(ctx):
     # cuMemHostRegister refuses a NULL pointer with CUDA_ERROR_INVALID_VALUE.
     with pytest.raises(cuda.CudaAPIError, match="cuMemHostRegister"):
         ctx.mempin(None, 0, 100)
+
+
+@pytest.mark.parametrize("attr,value", [
+    ("CUDA_DEALLOCS_COUNT", "abc"), ("CUDA_DEALLOCS_COUNT", -5), ("CUDA_DEALLOCS_COUNT", 2.5),
+    ("CUDA_DEALLOCS_RATIO", "x"), ("CUDA_DEALLOCS_RATIO", float("nan")),
+    ("SIM_CHECKS", "maybe"), ("SIM_DEVICE_MEMORY", -1), ("ENABLE_CUDASIM", 2),
+])
+def test_bad_config_attribute_override_is_value_error(attr, value):
+    # Overrides were stored unchecked; CUDA_DEALLOCS_COUNT = "abc" then made every later
+    # free fail inside a finalizer (error swallowed, memory never freed).
+    before = getattr(config, attr)
+    with pytest.raises(ValueError, match=f"cujit.config.{attr}"):
+        setattr(config, attr, value)
+    assert getattr(config, attr) == before
+
+
+@pytest.mark.parametrize("attr,value,expect", [
+    ("CUDA_DEALLOCS_COUNT", 3, 3), ("CUDA_DEALLOCS_COUNT", "7", 7),
+    ("CUDA_DEALLOCS_RATIO", 100.0, 100.0), ("CUDA_DEALLOCS_RATIO", 1e-5, 1e-5),
+    ("SIM_CHECKS", False, False), ("SIM_DEVICE_MEMORY", 1 << 20, 1 << 20),
+    ("SIM_DEVICE_MEMORY", "64MiB", 64 << 20), ("CUDA_MEMORY_MANAGER", "default", "default"),
+])
+def test_good_config_attribute_override_is_kept(attr, value, expect):
+    setattr(config, attr, value)
+    assert getattr(config, attr) == expect
