@@ -234,26 +234,61 @@ def test_staging_driver_error_propagates_and_releases_events(monkeypatch):
     assert n[0] == 3 and not live
 
 
-def test_arrays_sharing_a_page_are_registered_once(monkeypatch):
+def _page_aligned(npages):
+    """A float64 array over ``npages`` whole pages starting at a page boundary (carved from
+    a larger NumPy buffer), so the test does not depend on where NumPy places memory."""
+    raw = np.zeros((npages + 1) * 4096, np.uint8)
+    off = -host_ptr(raw) % 4096
+    return raw[off:off + npages * 4096].view(np.float64)
+
+
+@pytest.mark.parametrize("start", [0, 4096 - 240, 4096 - 100, 4096 - 8])
+def test_arrays_sharing_a_page_are_registered_once(monkeypatch, start):
+    # ``start`` (bytes from a page boundary) places the 64-element buffer inside one page,
+    # across a boundary past the pinned views (its tail lies in a page no view touches), or
+    # with the views themselves straddling the boundary.
     ctx = cujit.current_context()
     calls = []
     real = type(ctx).mempin
     monkeypatch.setattr(type(ctx), "mempin", lambda self, owner, p, n, mapped=False:
                         calls.append((p, n)) or real(self, owner, p, n, mapped=mapped))
-    buf = np.arange(64, dtype=np.float64)
+    pages = _page_aligned(4)
+    buf = pages[start // 8:start // 8 + 64]
+    buf[:] = np.arange(64)
     a, b = buf[:10], buf[20:30][::-1]
     far = np.arange(100000, dtype=np.float64)
     with cujit.pinned(a, b, far):
-        assert hostmem.is_pinned(host_ptr(buf), buf.nbytes)
+        assert hostmem.is_pinned(host_ptr(a), a.nbytes)
+        assert hostmem.is_pinned(host_ptr(buf[20:30]), b.nbytes)
+        # bytes [0, 240) of buf are covered; the rest only when it shares their last page
+        tail_covered = (start + 240 - 1) // 4096 == (start + buf.nbytes - 1) // 4096
+        assert hostmem.is_pinned(host_ptr(buf), buf.nbytes) == tail_covered
+        assert hostmem.is_pinned(host_ptr(buf), 240)
     assert sum(p <= host_ptr(buf) < p + n for p, n in calls) == 1 and len(calls) <= 2
     assert all(p % 4096 == 0 and n % 4096 == 0 for p, n in calls)
-    assert not hostmem.is_pinned(host_ptr(buf), buf.nbytes)
+    assert not hostmem.is_pinned(host_ptr(buf), 240)
     with cujit.mapped(a, b, np.zeros(0)) as (va, vb, vz):
         assert np.array_equal(va.copy_to_host(), a)
         assert np.array_equal(vb.copy_to_host(), b)
         vb[0] = -1.0
         assert b[0] == -1.0 and buf[29] == -1.0
         assert vz.size == 0 and vz._data_ptr == 0
+
+
+def test_arrays_on_adjacent_pages_register_one_merged_range(monkeypatch):
+    ctx = cujit.current_context()
+    calls = []
+    real = type(ctx).mempin
+    monkeypatch.setattr(type(ctx), "mempin", lambda self, owner, p, n, mapped=False:
+                        calls.append((p, n)) or real(self, owner, p, n, mapped=mapped))
+    pages = _page_aligned(4)
+    # a ends at a page boundary, b starts there; c is alone on page 3 (page 2 untouched)
+    a, b, c = pages[500:512], pages[512:520], pages[1536 + 3:1536 + 5]
+    with cujit.pinned(a, b, c):
+        assert hostmem.is_pinned(host_ptr(pages), 2 * 4096)
+        assert not hostmem.is_pinned(host_ptr(pages), 2 * 4096 + 8)
+        assert hostmem.is_pinned(host_ptr(pages) + 3 * 4096, 4096)
+    assert calls == [(host_ptr(pages), 2 * 4096), (host_ptr(pages) + 3 * 4096, 4096)]
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
