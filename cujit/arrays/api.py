@@ -56,11 +56,28 @@ def device_array(shape, dtype=np.float64, strides=None, order="C", stream=0):
 def device_array_like(ary, stream=0):
     """Uninitialised device array with ``ary``'s shape and dtype, packed in its axis order:
     C stays C, F stays F, a strided or permuted input gets fresh contiguous strides in the
-    same axis order (numba's ``device_array_like``)."""
-    shape = tuple(ary.shape)
-    dtype = np.dtype(ary.dtype)
-    strides = L.packed_strides_like(shape, tuple(ary.strides), dtype.itemsize)
+    same axis order (numba's ``device_array_like``).  ``ary``: anything with ``shape``,
+    ``dtype`` and ``strides`` (NumPy, device, mapped/managed array); TypeError naming what was
+    given otherwise (lists, None) or for an object dtype."""
+    try:
+        shape, dtype, strides = tuple(ary.shape), ary.dtype, tuple(ary.strides)
+    except (AttributeError, TypeError):
+        raise TypeError(f"device_array_like needs an array (NumPy or device array) with shape, "
+                        f"dtype and strides, got {type(ary).__name__}: {ary!r:.80}") from None
+    dtype = L.normalize_dtype(dtype)
+    strides = L.packed_strides_like(shape, strides, dtype.itemsize)
     return device_array(shape, dtype, strides, stream=stream)
+
+
+def reject_masked(obj, what):
+    """NotImplementedError for NumPy masked arrays: the mask cannot go to the device, and
+    copying the masked-out values would silently give wrong results (numba.cuda refuses
+    masks too).  ``obj`` any value; returns nothing when it is not masked."""
+    if isinstance(obj, np.ma.MaskedArray):
+        raise NotImplementedError(
+            f"{what}: masked arrays (np.ma.MaskedArray) are not supported: the mask cannot be "
+            "copied to the device; pass m.filled(fill_value) or m.data (the values under "
+            "the mask included) instead")
 
 
 def _is_struct_scalar(obj):
@@ -88,6 +105,7 @@ def to_device(obj, stream=0, copy=True, to=None):
         if not isinstance(obj, np.ndarray) and hasattr(obj, "__cuda_array_interface__"):
             from .interop import as_cuda_array
             return as_cuda_array(obj)
+        reject_masked(obj, "to_device")
         if _is_struct_scalar(obj):
             _runtime.stream_handle(stream)
             rec = DeviceRecord(obj.dtype, stream=stream)

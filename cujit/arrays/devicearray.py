@@ -271,6 +271,9 @@ class DeviceNDArray:
         h = _handle(stream, self.stream)
         ptr = self._data_ptr + off
         dtype = self.dtype
+        if isinstance(value, np.ma.MaskedArray):
+            from .api import reject_masked
+            reject_masked(value, "setitem")
         src_dev = _as_device_source(value)
         if src_dev is not None:
             vshape = src_dev.shape
@@ -399,6 +402,9 @@ class DeviceNDArray:
                 shape, dstr, sstr = self.shape, self.strides, src_dev.strides
             copy_dtod(self._data_ptr, dstr, src_dev._data_ptr, sstr, shape, dtype, h)
             return
+        if type(ary) is not np.ndarray:
+            from .api import reject_masked
+            reject_masked(ary, "copy_to_device")
         if not isinstance(ary, np.ndarray):
             try:
                 ary = np.asarray(ary, dtype=dtype)

@@ -198,9 +198,18 @@ def pinned_array(shape, dtype=np.float64, strides=None, order="C"):
     return np.ndarray(shape, dtype, buffer=_lease(nbytes), strides=strides)
 
 
+def _like(ary, what):
+    """``ary`` as an ndarray for the ``*_like`` allocators: TypeError naming what was given
+    for None (np.asarray would make a 0-d object array of it)."""
+    if ary is None:
+        raise TypeError(f"{what} needs an array, got None")
+    return np.asarray(ary)
+
+
 def pinned_array_like(ary):
-    """``pinned_array`` with ``ary``'s shape and dtype, in its axis order (C/F/permuted)."""
-    ary = np.asarray(ary)
+    """``pinned_array`` with ``ary``'s shape and dtype, in its axis order (C/F/permuted).
+    TypeError for None or an object dtype."""
+    ary = _like(ary, "pinned_array_like")
     strides = L.packed_strides_like(ary.shape, ary.strides, ary.dtype.itemsize)
     return pinned_array(ary.shape, ary.dtype, strides)
 
@@ -320,8 +329,9 @@ def mapped_array(shape, dtype=np.float64, strides=None, order="C", stream=0, por
 
 
 def mapped_array_like(ary, stream=0, portable=False, wc=False):
-    """``mapped_array`` with ``ary``'s shape and dtype in its axis order."""
-    ary = np.asarray(ary)
+    """``mapped_array`` with ``ary``'s shape and dtype in its axis order.  TypeError for None
+    or an object dtype."""
+    ary = _like(ary, "mapped_array_like")
     strides = L.packed_strides_like(ary.shape, ary.strides, ary.dtype.itemsize)
     return mapped_array(ary.shape, ary.dtype, strides, stream=stream, portable=portable, wc=wc)
 

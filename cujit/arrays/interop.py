@@ -101,6 +101,9 @@ def _parse(desc):
             dtype = np.dtype(typestr)
     except (TypeError, ValueError) as exc:
         _bad(f"typestr {typestr!r}: {exc}", desc)
+    if dtype.hasobject:
+        _bad(f"typestr {typestr!r} describes Python objects, which device memory cannot hold",
+             desc)
     strides = desc.get("strides")
     if strides is None:
         strides = L.contiguous_strides(shape, dtype.itemsize)

@@ -21,7 +21,9 @@ _DTYPES = {}
 
 def normalize_dtype(dtype):
     """``np.dtype(dtype)``; accepts NumPy dtypes and types, strings and cujit/Numba scalar types
-    (through their ``.dtype``).  Raises TypeError naming the value when it is not a dtype."""
+    (through their ``.dtype``).  Raises TypeError naming the value when it is not a dtype, or
+    when it holds Python objects (``object``, or a structured dtype with an object field):
+    every caller allocates device or page-locked memory, where objects have no meaning."""
     try:
         return _DTYPES[dtype]
     except (KeyError, TypeError):
@@ -32,6 +34,10 @@ def normalize_dtype(dtype):
         raise TypeError(f"dtype {dtype!r} is not a data type NumPy understands "
                         f"(a NumPy dtype or type, a string such as 'float32', or a cujit type): "
                         f"{exc}") from None
+    if out.hasobject:
+        raise TypeError(f"dtype {out} holds Python objects, which have no meaning in device or "
+                        "page-locked memory (the uninitialised bytes would be taken as object "
+                        "pointers); use a numeric, bool, string or structured dtype")
     if len(_DTYPES) < 256 and (isinstance(dtype, (str, type, np.dtype))):
         try:
             _DTYPES[dtype] = out

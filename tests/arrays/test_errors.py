@@ -170,3 +170,39 @@ def test_host_kind_argument_errors():
             pass
     with pytest.raises(TypeError, match="stream"):
         cujit.mapped_array(3, stream=2.0)
+
+
+def test_masked_values_are_refused_everywhere_and_leave_the_destination():
+    d = cujit.to_device(np.arange(4.0))
+    m = np.ma.masked_array(np.full(4, 9.0), mask=[0, 1, 0, 0])
+    with pytest.raises(NotImplementedError, match=r"np\.ma.*filled"):
+        cujit.to_device(m)
+    with pytest.raises(NotImplementedError, match="mask"):
+        cujit.to_device(m, to=d)
+    with pytest.raises(NotImplementedError, match="mask"):
+        d[:] = m
+    with pytest.raises(NotImplementedError, match="mask"):
+        d[1] = np.ma.masked
+    assert (d.copy_to_host() == np.arange(4.0)).all()
+    assert (cujit.to_device(m.filled(0.0)).copy_to_host() == [9, 0, 9, 9]).all()
+
+
+@pytest.mark.parametrize("dtype", [object, np.dtype([("a", "f8"), ("o", "O")])])
+def test_object_dtypes_are_refused_before_allocating(dtype):
+    ctx = cujit.current_context()
+    before = ctx.get_memory_info() if hasattr(ctx, "get_memory_info") else None
+    for make in (cujit.device_array, cujit.pinned_array, cujit.mapped_array,
+                 cujit.managed_array):
+        with pytest.raises(TypeError, match="object|O"):
+            make(3, dtype=dtype)
+    with pytest.raises(TypeError, match="object|O"):
+        cujit.to_device(np.zeros(2, dtype))
+    if before is not None:
+        assert ctx.get_memory_info() == before
+
+
+@pytest.mark.parametrize("make", ["mapped_array_like", "pinned_array_like",
+                                  "device_array_like"])
+def test_like_allocators_refuse_none(make):
+    with pytest.raises(TypeError, match="None"):
+        getattr(cujit, make)(None)
