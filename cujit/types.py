@@ -476,7 +476,8 @@ def typeof(value):
                      not flags.writeable)
     layout = getattr(value, "_layout", None)
     if layout is not None and hasattr(value, "dtype") and hasattr(value, "ndim"):
-        return Array(from_dtype(value.dtype), value.ndim, layout)
+        return Array(from_dtype(value.dtype), value.ndim, layout,
+                     bool(getattr(value, "_readonly", False)))
     if isinstance(value, np.generic):
         return from_dtype(value.dtype)
     if hasattr(value, "__cuda_array_interface__"):

@@ -148,11 +148,26 @@ class DeviceNDArray:
         return ctypes.c_void_p(self._data_ptr or None)
 
     @property
+    def _readonly(self):
+        """True for views of memory a producer exported read-only (a CUDA-array-interface
+        ``data: (ptr, True)``): the flag rides on the shared allocation object, so every view
+        keeps it."""
+        g = self.gpu_data
+        return g is not None and getattr(g, "_cujit_readonly", False)
+
+    def _check_writeable(self, what):
+        if self._readonly:
+            raise ValueError(f"{what}: assignment destination is read-only (the device array "
+                             "was imported from a read-only __cuda_array_interface__)")
+
+    @property
     def flags(self):
-        """``{'C_CONTIGUOUS': bool, 'F_CONTIGUOUS': bool}`` as NumPy's flags."""
+        """``{'C_CONTIGUOUS': bool, 'F_CONTIGUOUS': bool, 'WRITEABLE': bool}`` as NumPy's
+        flags; WRITEABLE is False for read-only imports."""
         isz = self.dtype.itemsize
         return {"C_CONTIGUOUS": L.is_c_contiguous(self.shape, self.strides, isz),
-                "F_CONTIGUOUS": L.is_f_contiguous(self.shape, self.strides, isz)}
+                "F_CONTIGUOUS": L.is_f_contiguous(self.shape, self.strides, isz),
+                "WRITEABLE": not self._readonly}
 
     @property
     def T(self):
@@ -265,8 +280,9 @@ class DeviceNDArray:
     def setitem(self, key, value, stream=0):
         """``a[key] = value`` with NumPy's broadcasting and (unsafe) casting; ``value`` a
         scalar, anything ``np.asarray`` takes, a device array or a CUDA-array-interface object.
-        Never launches a kernel.  ValueError when ``value`` does not broadcast (the
-        destination is untouched)."""
+        Never launches a kernel.  ValueError when ``value`` does not broadcast or this array
+        is read-only (the destination is untouched)."""
+        self._check_writeable("setitem")
         off, shape, strides, _ = L.index(self.shape, self.strides, key)
         h = _handle(stream, self.stream)
         ptr = self._data_ptr + off
@@ -384,7 +400,9 @@ class DeviceNDArray:
 
     def copy_to_device(self, ary, stream=0):
         """Copy host or device array ``ary`` (same dtype and shape, any strides) into this
-        array.  TypeError/ValueError naming both when they differ; this array is untouched."""
+        array.  TypeError/ValueError naming both when they differ, ValueError when this array
+        is read-only; this array is untouched."""
+        self._check_writeable("copy_to_device")
         h = _handle(stream, self.stream)
         dtype = self.dtype
         src_dev = _as_device_source(ary)

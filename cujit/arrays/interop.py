@@ -1,6 +1,6 @@
 """CUDA Array Interface v3, both ways (R-CAI-1, R-CAI-2).
 
-Export (:func:`cai_dict`): ``shape``, ``typestr``, ``data: (ptr, False)``, ``strides`` (None
+Export (:func:`cai_dict`): ``shape``, ``typestr``, ``data: (ptr, read_only)``, ``strides`` (None
 when C-contiguous), ``version: 3`` and ``stream``: the bound stream's handle, or None when the
 array has none.  The interface forbids ``stream: 0``, so the default stream is exported as 1
 (legacy) or 2 (per-thread, when ``NUMBA_CUDA_PER_THREAD_DEFAULT_STREAM=1``).
@@ -8,7 +8,9 @@ array has none.  The interface forbids ``stream: 0``, so the default stream is e
 Import (:func:`from_cuda_array_interface`, :func:`as_cuda_array`): a zero-copy
 ``DeviceNDArray`` view that keeps the producer alive.  The producer's ``stream`` is
 synchronised first unless ``sync=False`` or ``NUMBA_CUDA_ARRAY_INTERFACE_SYNC=0``, and kept as
-the view's stream; None means no synchronisation; 0 is an error.  A size-0 array's NULL
+the view's stream; None means no synchronisation; 0 is an error.  ``data: (ptr, True)``
+(read-only) is kept: the view's ``flags['WRITEABLE']`` is False, copies into it and setitem
+raise ValueError, kernels type it readonly, and it exports ``data: (ptr, True)`` again.  A size-0 array's NULL
 pointer is never passed to the driver.
 """
 import operator
@@ -36,10 +38,13 @@ def cai_dict(ary):
     shape = tuple(ary.shape)
     strides = tuple(ary.strides)
     dtype = ary.dtype
+    readonly = getattr(ary, "_readonly", None)
+    if readonly is None:        # mapped/managed ndarrays
+        readonly = not ary.flags.writeable
     desc = {
         "shape": shape,
         "strides": None if L.is_c_contiguous(shape, strides, dtype.itemsize) else strides,
-        "data": (ary._data_ptr if ary.size else 0, False),
+        "data": (ary._data_ptr if ary.size else 0, bool(readonly)),
         "typestr": dtype.str,
         "stream": _export_stream(ary.stream),
         "version": 3,
@@ -147,4 +152,6 @@ def from_cuda_array_interface(desc, owner=None, sync=True):
     from ..memory import MemoryPointer
     # no finalizer: the memory is the producer's; ``owner`` keeps the producer alive
     mem = MemoryPointer(_runtime.current_context(), ptr + lo, hi - lo, owner=owner)
+    if desc["data"][1]:
+        mem._cujit_readonly = True
     return DeviceNDArray._make(shape, strides, dtype, ptr, mem, stream)

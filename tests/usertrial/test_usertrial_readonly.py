@@ -62,10 +62,6 @@ def test_write_through_readonly_cuda_array_interface_is_typing_error():
     assert (d.copy_to_host() == np.arange(4.0)).all()
 
 
-_ARRAYS = ("arrays defect found in the user trial; cujit/arrays/ owner to fix: "
-           "as_cuda_array drops the read-only flag of a __cuda_array_interface__")
-
-
 def _readonly_import():
     d = cuda.to_device(np.arange(4.0))
     ptr = d.__cuda_array_interface__["data"][0]
@@ -75,13 +71,11 @@ def _readonly_import():
     return d, cuda.as_cuda_array(ReadOnlyView())
 
 
-@pytest.mark.xfail(strict=True, reason=_ARRAYS)
 def test_imported_readonly_array_keeps_the_flag_when_exported():
     _, a = _readonly_import()
     assert a.__cuda_array_interface__["data"][1] is True
 
 
-@pytest.mark.xfail(strict=True, reason=_ARRAYS)
 def test_copy_into_imported_readonly_array_is_refused():
     d, a = _readonly_import()
     with pytest.raises((ValueError, TypeError), match="read-only"):
@@ -102,3 +96,19 @@ def test_kernel_reading_readonly_array_compiles_to_ptx():
     assert ro.readonly and not rw.readonly
     spec = Dispatcher(_copy.py_func, [], {}).compile(ct.Signature(None, (ro, rw)))
     assert ".entry" in spec.ptx and "ld.global" in spec.ptx
+
+
+def test_imported_readonly_array_refuses_setitem_in_views_and_types_readonly():
+    d, a = _readonly_import()
+    assert a.flags["WRITEABLE"] is False and a[1:].flags["WRITEABLE"] is False
+    assert d.flags["WRITEABLE"] is True and d.__cuda_array_interface__["data"][1] is False
+    for write in (lambda: a.__setitem__(0, 5.0), lambda: a[1:].__setitem__(slice(None), 5.0),
+                  lambda: cuda.to_device(np.ones(4), to=a)):
+        with pytest.raises(ValueError, match="read-only"):
+            write()
+    with pytest.raises(cuda.TypingError, match="read-only"):
+        _write_first[1, 1](a[1:])
+    assert (d.copy_to_host() == np.arange(4.0)).all()
+    dst = cuda.device_array(4)
+    _copy[1, 4](a, dst)             # reading it is fine
+    assert (dst.copy_to_host() == np.arange(4.0) * 2).all()
