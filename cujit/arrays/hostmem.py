@@ -14,6 +14,7 @@ again, so ``pinned_array`` of a few KiB is a few microseconds.  Buffers above
 import bisect
 import contextlib
 import ctypes
+import mmap
 import threading
 import weakref
 
@@ -35,6 +36,19 @@ _cache_bytes = 0
 # Page-locked host ranges known to cujit: sorted starts and {start: end}.
 _pinned_starts = []
 _pinned_ends = {}
+
+
+def _host_alloc(ctx, nbytes, mapped=False):
+    """Page-locked host memory whose lifetime Python owns: an anonymous ``mmap`` (page
+    aligned) registered with ``cuMemHostRegister`` (``ctx.mempin``).  A context reset or
+    ``cujit.close()`` then only unpins it (the driver drops registrations, and cujit skips
+    the unregister of a dead generation); the bytes stay valid for as long as the arrays
+    over them live, so a NumPy array never points at freed memory (cuMemHostAlloc memory is
+    freed by cuDevicePrimaryCtxReset).  Returns the PinnedMemory/MappedMemory; its owner is
+    the mmap, kept alive by the memory object."""
+    buf = mmap.mmap(-1, nbytes)
+    ptr = ctypes.addressof(ctypes.c_char.from_buffer(buf))
+    return ctx.mempin(buf, ptr, nbytes, mapped=mapped)
 
 
 def _size_class(n):
@@ -125,7 +139,7 @@ def _lease(nbytes):
     base, so the block goes back to the cache only once all of them are gone."""
     global _cache_bytes
     if nbytes > CACHE_MAX_BUFFER:
-        mem = _runtime.current_context().memhostalloc(nbytes)
+        mem = _host_alloc(_runtime.current_context(), nbytes)
         _register_range(mem.host_pointer, nbytes)
         buf = (ctypes.c_uint8 * nbytes).from_address(mem.host_pointer)
         buf._cujit_lease = _BigLease(mem)
@@ -144,7 +158,7 @@ def _lease(nbytes):
                 entry = e
                 break
     if entry is None:
-        mem = ctx.memhostalloc(key)
+        mem = _host_alloc(ctx, key)
         entry = (mem, ctx, gen)
         _register_range(mem.host_pointer, key)
     buf = (ctypes.c_uint8 * nbytes).from_address(entry[0].host_pointer)
@@ -259,6 +273,12 @@ class _DeviceHostArray(np.ndarray):
     def __cuda_array_interface__(self):
         if getattr(self, "_data_ptr", None) is None:
             raise AttributeError("this array does not lie in device-mapped memory")
+        mem = self.gpu_data
+        if mem is not None and not mem.alive:
+            # the host bytes survive a reset (Python owns them) but the device mapping not
+            from ..memory import DeadMemoryError
+            raise DeadMemoryError("this mapped/managed array's device mapping is gone: its "
+                                  "context was reset or closed (the host data is still valid)")
         from .interop import cai_dict
         return cai_dict(self)
 
@@ -320,7 +340,12 @@ def mapped_array(shape, dtype=np.float64, strides=None, order="C", stream=0, por
         return ary
     ctx = _runtime.current_context()
     _require(ctx, "CAN_MAP_HOST_MEMORY", "cuMemHostAlloc", "map host memory (mapped_array)")
-    mem = ctx.memhostalloc(nbytes, mapped=True, portable=bool(portable), wc=bool(wc))
+    if portable or wc:
+        # cuMemHostRegister has no write-combined mode and cujit's mempin no PORTABLE flag:
+        # these stay cuMemHostAlloc memory, freed by a context reset (docs/design-arrays.md)
+        mem = ctx.memhostalloc(nbytes, mapped=True, portable=bool(portable), wc=bool(wc))
+    else:
+        mem = _host_alloc(ctx, nbytes, mapped=True)
     _register_range(mem.host_pointer, nbytes)
     ary = _wrap(MappedNDArray, mem, mem.host_pointer, mem.device_pointer_value, shape, dtype,
                 strides, nbytes, stream)

@@ -33,9 +33,9 @@ def test_pinned_cache_reuses_buffers(monkeypatch):
     gc.collect()
     hostmem.clear_pinned_cache()
     calls = []
-    real = type(ctx).memhostalloc
-    monkeypatch.setattr(type(ctx), "memhostalloc",
-                        lambda self, n, **kw: calls.append(n) or real(self, n, **kw))
+    real = type(ctx).mempin     # pinned buffers are Python-owned mmaps, registered
+    monkeypatch.setattr(type(ctx), "mempin",
+                        lambda self, o, p, n, **kw: calls.append(n) or real(self, o, p, n, **kw))
     a = cujit.pinned_array(512)
     p = host_ptr(a)
     view = a[10:]
@@ -94,7 +94,10 @@ def test_mapped_array_honours_portable_and_wc():
         for wc in (False, True):
             m = cujit.mapped_array(16, np.uint8, portable=portable, wc=wc)
             blk = drv._find(m.gpu_data.host_pointer)
-            assert blk.flags == {"mapped": True, "portable": portable, "wc": wc}
+            if portable or wc:
+                assert blk.flags == {"mapped": True, "portable": portable, "wc": wc}
+            else:       # plain mapped arrays are registered Python-owned memory
+                assert blk.kind == "registered" and blk.flags["mapped"] is True
     like = cujit.mapped_array_like(np.zeros((2, 3), order="F"), wc=True)
     assert like.flags.f_contiguous
     assert drv._find(like.gpu_data.host_pointer).flags["wc"] is True
@@ -183,9 +186,9 @@ def test_pinned_cache_skips_buffers_of_a_reset_context(monkeypatch):
     gc.collect()
     ctx.reset()
     calls = []
-    real = type(ctx).memhostalloc
-    monkeypatch.setattr(type(ctx), "memhostalloc",
-                        lambda self, n, **kw: calls.append(n) or real(self, n, **kw))
+    real = type(ctx).mempin     # pinned buffers are Python-owned mmaps, registered
+    monkeypatch.setattr(type(ctx), "mempin",
+                        lambda self, o, p, n, **kw: calls.append(n) or real(self, o, p, n, **kw))
     b = cujit.pinned_array(256)
     b[:] = 5.0
     assert calls == [4096]           # a fresh block, not the dead cached one
@@ -313,3 +316,26 @@ def test_views_of_mapped_and_managed_arrays_stay_device_usable(data):
 
 def host_ptr_any(a):
     return a.__array_interface__["data"][0]
+
+
+@pytest.mark.parametrize("finish", ["reset", "close"])
+def test_pinned_and_mapped_arrays_keep_their_bytes_after_a_reset(finish):
+    p = cujit.pinned_array(300, np.int64)
+    p[:] = np.arange(300)
+    m = cujit.mapped_array((4, 5), np.float32)
+    m[:] = 2.5
+    big = cujit.pinned_array(hostmem.CACHE_MAX_BUFFER // 8 + 1, np.float64)
+    big[-3:] = 1.5
+    if finish == "reset":
+        cujit.current_context().reset()
+    else:
+        cujit.close()
+    gc.collect()
+    junk = [np.full(8192 + k, 0xAB, np.uint8) for k in range(0, 4096, 512)]
+    assert (p == np.arange(300)).all() and (m == 2.5).all() and (big[-3:] == 1.5).all()
+    p[0] = 9                          # still writable host memory
+    assert p[0] == 9 and len(junk) == 8
+    # and usable as ordinary host data by a fresh context
+    assert (cujit.to_device(p).copy_to_host()[1:] == np.arange(1, 300)).all()
+    with pytest.raises(Exception, match="reset|closed|dead|freed"):
+        m.__cuda_array_interface__

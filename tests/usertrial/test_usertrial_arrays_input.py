@@ -1,6 +1,5 @@
 """User-trial defects in the arrays layer (bad input accepted silently), now rejected with
-typed errors; the last one (arrays used after close) stays xfail(strict), see
-docs/design-arrays.md."""
+typed errors; pinned/mapped arrays keep valid bytes after close() (docs/design-arrays.md)."""
 import os
 import subprocess
 import sys
@@ -80,10 +79,6 @@ sys.exit(0 if (p == 7.0).all() and (m == 5.0).all() else 1)
 """
 
 
-@pytest.mark.xfail(strict=True, reason="pinned/mapped arrays still referenced by Python are "
-                   "freed by cujit.close()/reset(): their numpy views then read freed memory "
-                   "(garbage on the simulator, a segfault on a GPU after cuMemFreeHost); needs "
-                   "the arrays and memory owners (keep host memory alive while arrays use it)")
 def test_pinned_and_mapped_arrays_survive_close():
     # Child process: the outcome depends on malloc reusing the freed buffers, which a fresh
     # interpreter makes deterministic, and a GPU run may crash.
