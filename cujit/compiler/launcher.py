@@ -399,9 +399,15 @@ def launch_converted(disp, ctx, drv, cfg, args):
     argtypes = []
     for i, v in enumerate(conv):
         try:
-            argtypes.append(ct.typeof(v))
+            t = ct.typeof(v)
         except (TypeError, ValueError) as exc:
             raise TypeError(f"argument {i} of kernel {name}: {exc}") from None
+        a = args[i]
+        if isinstance(a, np.ndarray) and not a.flags.writeable and isinstance(t, ct.Array):
+            # the device copy of a read-only host array is writable, but the kernel must be
+            # typed read-only (as on the simulator and in Numba) so writes are TypingErrors
+            t = t.copy(readonly=True)
+        argtypes.append(t)
     spec = disp._pick_signature(tuple(argtypes))
     lk = spec.loaded(ctx, drv)
     check_function_limits(cfg, lk.info, drv.func_set_attribute)

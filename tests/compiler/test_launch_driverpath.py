@@ -306,3 +306,29 @@ def test_cubin_fallback_when_the_ptx_load_fails(env):
     k[1, 32](FakeArray(0x1000, 10), 2.0)
     assert [img[:4] == b"\x7fELF" for img in ctx.images] == [False, True]
     assert drv.launches[0][0] == "slow"
+
+
+def test_readonly_host_array_types_readonly_on_the_driver_path(env, monkeypatch):
+    """The device copy of a read-only host array is writable; the kernel must still be typed
+    read-only so a write is a TypingError (it was silently dropped on the GPU)."""
+    from cujit.compiler import launcher
+    from cujit.compiler.errors import TypingError
+    drv, ctx = env
+    host = np.arange(10, dtype=np.float32)
+    host.flags.writeable = False
+
+    class Copied(FakeArray):
+        def copy_to_host(self, ary, stream=0):
+            pass
+
+    def convert(i, a, stream):
+        if isinstance(a, np.ndarray):
+            return Copied(0x1000, a.size), a, False
+        return a, None, True
+    monkeypatch.setattr(launcher, "convert_arg", convert)
+    k = Dispatcher(fill, None, {})
+    with pytest.raises(TypingError, match="read-only"):
+        k[1, 32](host, 2.0)
+    assert drv.launches == [] and ctx.images == []
+    k[1, 32](np.zeros(10, np.float32), 2.0)       # a writable one still compiles and launches
+    assert len(drv.launches) == 1
