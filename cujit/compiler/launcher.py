@@ -462,8 +462,12 @@ def make_fast(lk, args, drv):
         ns[f"T{i}"] = type(a)
         if hasattr(a, "_layout"):
             ns[f"D{i}"] = a.dtype
-            guards.append(f"type(a{i}) is not T{i} or a{i}.dtype is not D{i} or "
-                          f"a{i}.ndim != {int(a.ndim)} or a{i}._layout != {a._layout!r}")
+            guard = (f"type(a{i}) is not T{i} or a{i}.dtype is not D{i} or "
+                     f"a{i}.ndim != {int(a.ndim)} or a{i}._layout != {a._layout!r}")
+            if hasattr(a, "_readonly"):
+                # a read-only import types as a readonly array: another specialisation
+                guard += f" or bool(a{i}._readonly) is not {bool(a._readonly)}"
+            guards.append(guard)
         else:
             guards.append(f"type(a{i}) is not T{i}")
     ns.update(INFO=lk.info, TLS=_tls, CTX=lk.context, GEN=lk.generation,

@@ -133,8 +133,11 @@ def _import_dlpack(value):
 def _signature_key(args):
     key = []
     for a in args:
-        if isinstance(a, np.ndarray) or hasattr(a, "_data_ptr"):
-            key.append((type(a), a.dtype, len(a.shape)))
+        if isinstance(a, np.ndarray):
+            key.append((type(a), a.dtype, len(a.shape), a.flags.writeable))
+        elif hasattr(a, "_data_ptr"):
+            # a read-only import types readonly: a signature of its own for the typecheck
+            key.append((type(a), a.dtype, len(a.shape), not getattr(a, "_readonly", False)))
         else:
             key.append(type(a))
     return tuple(key)

@@ -286,3 +286,19 @@ def test_packer_matches_the_lowered_kernel_parameters(argtypes):
         want = 8 if s.endswith("*") else {"i1": 1, "i8": 1, "i16": 2, "i32": 4, "i64": 8,
                                           "half": 2, "float": 4, "double": 8}[s]
         assert struct.calcsize("<" + f) == want, (f, s)
+
+
+def test_fast_path_declines_an_array_of_other_writability(fake_ctx):
+    """A read-only CUDA-array-interface import types as a readonly array, so a fast path
+    made for a writable array of the same dtype/ndim/layout must not take it (the kernel
+    could write through it without the readonly TypingError)."""
+    drv = FakeDriver()
+    a = FakeArray(0x1000, (100,))
+    a._readonly = False
+    lk, fast = make((ct.float32[::1],), (a,), fake_ctx, drv)
+    c = ok_cfg(lk.info)
+    ro = FakeArray(0x2000, (100,))
+    ro._readonly = True
+    assert fast(c, (ro,)) is False
+    assert fast(c, (a,)) is True
+    assert len(drv.calls) == 1

@@ -112,3 +112,21 @@ def test_imported_readonly_array_refuses_setitem_in_views_and_types_readonly():
     dst = cuda.device_array(4)
     _copy[1, 4](a, dst)             # reading it is fine
     assert (dst.copy_to_host() == np.arange(4.0) * 2).all()
+
+
+@cuda.jit
+def _write_first_again(x):
+    x[0] = 42
+
+
+def test_readonly_import_after_a_writable_launch_is_still_a_typing_error():
+    """The first launch installs a fast path for writable float64 arrays; a read-only import
+    of the same dtype, ndim and layout must not take it."""
+    w = cuda.to_device(np.zeros(4))
+    _write_first_again[1, 1](w)
+    _write_first_again[1, 1](w)
+    assert w.copy_to_host()[0] == 42
+    d, a = _readonly_import()
+    with pytest.raises(cuda.TypingError, match="read-only"):
+        _write_first_again[1, 1](a)
+    assert (d.copy_to_host() == np.arange(4.0)).all()
