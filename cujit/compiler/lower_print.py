@@ -47,5 +47,5 @@ def lower_print(lw, node):
         buf = b.bitcast(slot, I8P)
     else:
         buf = ir.Constant(I8P, None)
-    b.call(vprintf, [lw.m.cstring(text, b), buf])
+    b.call(vprintf, [lw.m.cstring(text), buf])
     return None

@@ -192,7 +192,7 @@ class ModuleContext:
         self._consts[key] = (arr, g)
         return g
 
-    def cstring(self, text, builder=None):
+    def cstring(self, text):
         """Generic ``i8*`` to a NUL-terminated constant string."""
         g = self._strings.get(text)
         if g is None:

@@ -55,7 +55,7 @@ def as_dtype(dtype, what):
     return dt
 
 
-def check_shape(shape, what, allow_zero):
+def check_shape(shape, what):
     """``shape`` (int or tuple of ints, R-KER-3) as a tuple; TypingError otherwise."""
     if isinstance(shape, (int, np.integer)) and not isinstance(shape, bool):
         shape = (int(shape),)

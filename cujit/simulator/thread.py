@@ -134,7 +134,7 @@ class SimThread:
             loc = self.locals = {}
         arr = loc.get(key)
         if arr is None:
-            shp = check_shape(shape, "local.array", False)
+            shp = check_shape(shape, "local.array")
             dt = as_dtype(dtype, "local.array")
             arr = np.zeros(shp, dt)
             if dt.names:

@@ -66,7 +66,7 @@ class Block:
     # -- shared memory -------------------------------------------------------------------
     def make_shared(self, key, shape, dtype, frame):
         """The block's shared array for call site ``key`` (created now)."""
-        shape = check_shape(shape, "shared.array", True)
+        shape = check_shape(shape, "shared.array")
         dt = as_dtype(dtype, "shared.array")
         checks = self.launch.checks
         if shape == (0,):
