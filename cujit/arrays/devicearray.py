@@ -260,10 +260,19 @@ class DeviceNDArray:
 
     def getitem(self, key, stream=0):
         """``a[key]``: a NumPy scalar (one small device->host copy) for an all-integer key,
-        otherwise a view.  IndexError/TypeError for bad keys (:func:`layout.index`)."""
+        a :class:`~cujit.arrays.record.DeviceRecord` view of the element when the dtype is
+        structured (field writes go to device memory, as numba.cuda), a view of one field
+        for a field-name key, otherwise a view.  IndexError/TypeError for bad keys
+        (:func:`layout.index`), KeyError for an unknown field name."""
+        if type(key) is str:
+            return self._field_view(key, stream)
         off, shape, strides, elem = L.index(self.shape, self.strides, key)
         if elem:
             dtype = self.dtype
+            if dtype.fields is not None:
+                from .record import DeviceRecord
+                return DeviceRecord._at(dtype, self._data_ptr + off, self.gpu_data,
+                                        stream or self.stream)
             out = np.empty((), dtype)
             h = _handle(stream, self.stream)
             drv = _runtime.driver()
@@ -272,6 +281,27 @@ class DeviceNDArray:
                 drv.stream_synchronize(h)
             return out[()]
         return DeviceNDArray._make(shape, strides, self.dtype, self._data_ptr + off,
+                                   self.gpu_data, stream or self.stream)
+
+    def _field_view(self, name, stream=0):
+        """``a['name']``: the field as a strided view (NumPy's field indexing)."""
+        fields = self.dtype.fields
+        if fields is None or name not in fields:
+            if fields is None:
+                raise IndexError("only integers, slices (`:`), ellipsis (`...`), "
+                                 "numpy.newaxis (`None`) and integer or boolean arrays are "
+                                 f"valid indices (got field name {name!r} for dtype "
+                                 f"{self.dtype})")
+            raise KeyError(f"no field of name {name}; fields: {list(self.dtype.names)}")
+        ftype, offset = fields[name][:2]
+        shape, strides = self.shape, self.strides
+        if ftype.subdtype is not None:
+            base, sub = ftype.subdtype
+            shape = shape + sub
+            strides = strides + L.contiguous_strides(sub, base.itemsize)
+            ftype = base
+        return DeviceNDArray._make(shape, strides, ftype,
+                                   (self._data_ptr + offset) if self.size else 0,
                                    self.gpu_data, stream or self.stream)
 
     def __setitem__(self, key, value):
@@ -283,6 +313,9 @@ class DeviceNDArray:
         Never launches a kernel.  ValueError when ``value`` does not broadcast or this array
         is read-only (the destination is untouched)."""
         self._check_writeable("setitem")
+        if type(key) is str:
+            self._field_view(key).setitem(Ellipsis, value, stream)
+            return
         off, shape, strides, _ = L.index(self.shape, self.strides, key)
         h = _handle(stream, self.stream)
         ptr = self._data_ptr + off
