@@ -107,6 +107,14 @@ class DeviceRecord:
                            f"{list(names)}") from None
         return ftype, self._data_ptr + offset
 
+    def __array__(self, dtype=None, copy=None):
+        """A 0-d host array holding a copy of the record (``np.asarray(rec)``)."""
+        if copy is False:
+            raise ValueError("a DeviceRecord cannot be viewed as a host array without a copy")
+        out = np.empty((), self.dtype)
+        self.copy_to_host(out)
+        return out if dtype is None else out.astype(dtype)
+
     def __len__(self):
         return len(self.dtype.names)
 

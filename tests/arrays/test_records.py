@@ -163,3 +163,12 @@ def test_record_writes_are_seen_by_kernels():
     _bump[1, 4](a)
     assert d.copy_to_host()["a"].tolist() == [1.0, 1.0, 11.0, 1.0]
     assert d[2]["a"] == 11.0
+
+
+def test_np_asarray_of_a_record_copies_it_out():
+    d = _zeros()
+    d[1]["b"] = 4
+    h = np.asarray(d[1])
+    assert h.shape == () and h.dtype == REC and h["b"] == 4
+    with pytest.raises(ValueError, match="without a copy"):
+        np.asarray(d[1], copy=False)
