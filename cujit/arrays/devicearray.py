@@ -61,6 +61,27 @@ def _match_shapes(a_shape, b_shape, what):
                      f"the other array has {b_shape}")
 
 
+def _gpu_data_pointer(gpu_data, shape, strides, dtype, size):
+    """Device address of element 0...0 in ``gpu_data`` (0 for size 0).  TypeError when
+    ``gpu_data`` is not MemoryPointer-like (no int ``device_pointer_value``), ValueError when
+    its ``size`` is smaller than the bytes the shape and strides reach."""
+    ptr = getattr(gpu_data, "device_pointer_value", None)
+    if isinstance(ptr, bool) or not isinstance(ptr, (int, type(None))) or (
+            ptr is None and not hasattr(gpu_data, "device_pointer_value")):
+        raise TypeError(f"DeviceNDArray: gpu_data must be a MemoryPointer-like object (with an "
+                        f"int device_pointer_value), got {gpu_data!r} of type "
+                        f"{type(gpu_data).__name__}")
+    if not size:
+        return 0
+    nbytes = getattr(gpu_data, "size", None)
+    if isinstance(nbytes, int):
+        lo, hi = L.extent(shape, strides, dtype.itemsize)
+        if hi > nbytes:
+            raise ValueError(f"DeviceNDArray: shape {shape} with strides {strides} reaches "
+                             f"{hi} bytes but gpu_data holds {nbytes} bytes")
+    return ptr or 0
+
+
 def _squeezed(shape, strides):
     keep = [i for i, n in enumerate(shape) if n != 1]
     return tuple(shape[i] for i in keep), tuple(strides[i] for i in keep)
@@ -98,7 +119,7 @@ class DeviceNDArray:
                                  "strides and take a reversed view")
             gpu_data, ptr = _alloc(hi if size else 0)
         else:
-            ptr = gpu_data.device_pointer_value if size else 0
+            ptr = _gpu_data_pointer(gpu_data, shape, strides, dtype, size)
         self._init(shape, strides, dtype, size, ptr, gpu_data, stream)
 
     def _init(self, shape, strides, dtype, size, ptr, gpu_data, stream, layout=None):
@@ -200,8 +221,11 @@ class DeviceNDArray:
     # -- views -----------------------------------------------------------------------------
     def reshape(self, *newshape, order="C"):
         """View with a new shape (one -1 allowed); NotImplementedError when a copy is needed."""
-        if len(newshape) == 1 and isinstance(newshape[0], (tuple, list)):
-            newshape = tuple(newshape[0])
+        if len(newshape) == 1 and not isinstance(newshape[0], int):
+            one = newshape[0]
+            if isinstance(one, (tuple, list)) or (getattr(one, "ndim", 0) >= 1
+                                                   and not isinstance(one, (str, bytes))):
+                newshape = tuple(one)       # any sequence of ints, as NumPy's reshape
         if newshape == self.shape:
             return self._view(0, self.shape, self.strides)
         shape, strides = L.reshape(self.shape, self.strides, self.dtype.itemsize, newshape, order)
@@ -352,8 +376,9 @@ class DeviceNDArray:
             try:
                 vals = np.broadcast_to(vals, shape)
             except ValueError:
-                raise ValueError(f"could not broadcast input array from shape {vals.shape} "
-                                 f"into shape {shape}") from None
+                raise ValueError("could not broadcast input array from shape "
+                                 f"{L.shape_str(vals.shape)} into shape "
+                                 f"{L.shape_str(shape)}") from None
         if 0 in shape:
             return
         if not shape:

@@ -42,7 +42,8 @@ def test_roundtrip_and_views(data):
         same(got.copy_to_host(), want)
         assert got.gpu_data is d.gpu_data or got.size == 0
     else:
-        assert type(got) is type(want)
+        # a record element is a DeviceRecord view that writes through (issue 10)
+        assert type(got) is (DeviceRecord if a.dtype.fields else type(want))
         assert np.asarray(got).tobytes() == np.asarray(want).tobytes()
 
 
