@@ -172,3 +172,20 @@ def test_np_asarray_of_a_record_copies_it_out():
     assert h.shape == () and h.dtype == REC and h["b"] == 4
     with pytest.raises(ValueError, match="without a copy"):
         np.asarray(d[1], copy=False)
+
+
+def test_numpy_integer_keys_iteration_and_record_to_record_copies():
+    rec = np.dtype([("a", np.float64), ("y", [("i", np.int32)])])
+    h = np.zeros(3, rec)
+    h[1] = (2.0, (5,))
+    d = cujit.to_device(h)
+    assert type(d[np.int64(1)]) is DeviceRecord
+    assert type(d[1, ...]) is cujit.DeviceNDArray and d[1, ...].shape == ()
+    assert [type(r) for r in d] == [DeviceRecord] * 3
+    d[0] = d[1]                              # device record -> element
+    d[2]["y"] = d[1]["y"]                    # nested device record -> field
+    held = d[1]
+    d[1] = (9.0, (4,))                       # a view taken earlier sees later writes
+    out = d.copy_to_host()
+    assert out[0].tolist() == (2.0, (5,)) and out[2].tolist() == (0.0, (5,))
+    assert held["a"] == 9.0 and held["y"]["i"] == 4
