@@ -120,3 +120,34 @@ def test_view_errors_use_numpys_words(make, dtype):
     d = make(cujit.to_device)
     assert d.shape == a.shape and d.strides == a.strides
     _same_error(lambda: a.view(dtype), lambda: d.view(dtype))
+
+
+def test_zero_length_int8_with_stride_8_copies_to_a_stride_0_host_array():
+    """numba issue 8477: strides are irrelevant when the length is zero."""
+    dev = DeviceNDArray(shape=(0,), strides=(8,), dtype=np.int8)
+    host = np.ndarray(shape=(0,), strides=(0,), dtype=np.int8)
+    assert host.strides == (0,)
+    dev.copy_to_host(host)
+    dev.copy_to_device(host)
+    other = DeviceNDArray(shape=(0,), strides=(0,), dtype=np.int8)
+    dev.copy_to_device(other)
+    other.copy_to_device(dev)
+    assert dev.copy_to_host().shape == (0,)
+
+
+def test_gpu_data_keyword_with_a_foreign_pointer_object():
+    """The pattern of libraries that wrap their own device memory (a MemoryPointer over a
+    cuda-bindings CUdeviceptr-like object)."""
+    src = cujit.to_device(np.arange(6, dtype=np.int32))
+
+    class DevPtr:                                   # stands in for CUdeviceptr
+        def __init__(self, v):
+            self.v = v
+
+        def __int__(self):
+            return self.v
+
+    mem = cujit.MemoryPointer(cujit.current_context(), DevPtr(src._data_ptr), size=24,
+                              owner=src)
+    ary = DeviceNDArray(shape=(6,), strides=(4,), dtype=np.dtype(np.int32), gpu_data=mem)
+    assert ary.copy_to_host().tolist() == list(range(6))

@@ -103,3 +103,19 @@ def test_kernel_writes_reach_the_host_buffer(kind):
     _add_one[1, 16](cujit.from_cuda_array_interface(desc, owner=mem))
     cujit.synchronize()
     assert a.tolist() == [2] * 16
+
+
+@pytest.mark.parametrize("kind", ["mapped", "managed"])
+def test_device_memset_is_seen_through_the_buffer(kind):
+    """numba's test_host_alloc / test_managed_alloc intent: the device writes the memory,
+    the host reads it through np.ndarray(buffer=mem), and the reverse."""
+    ctx = cujit.current_context()
+    mem = _kinds(ctx, 32)[kind]
+    ary = np.ndarray(shape=32, dtype=np.uint8, buffer=mem)
+    mem.memset(0xAB)
+    ctx.synchronize()
+    assert (ary == 0xAB).all()
+    ary.fill(7)
+    recv = np.empty_like(ary)
+    cujit.arrays._runtime.driver().memcpy_dtoh(recv.ctypes.data, mem.device_pointer_value, 32)
+    assert (recv == 7).all()
