@@ -119,29 +119,38 @@ class DeviceRecord:
         return len(self.dtype.names)
 
     def __getitem__(self, field):
+        return self.getitem(field)
+
+    def getitem(self, field, stream=0):
         """``rec[name]`` (or a field position): a NumPy scalar read from the device for a
-        scalar or string field, a ``DeviceNDArray`` view for an array field, a
-        ``DeviceRecord`` view for a nested record.  Views write through to device memory.
-        KeyError for an unknown name, IndexError for a position out of range."""
+        scalar or string field (waits for ``stream``, default the bound one), a
+        ``DeviceNDArray`` view for an array field, a ``DeviceRecord`` view for a nested
+        record.  Views write through to device memory.  KeyError for an unknown name,
+        IndexError for a position out of range."""
         ftype, ptr = self._field(field)
+        bound = stream or self.stream
         if ftype.subdtype is not None:
             base, shape = ftype.subdtype
             strides = L.contiguous_strides(shape, base.itemsize)
-            return DeviceNDArray._make(shape, strides, base, ptr, self.gpu_data, self.stream)
+            return DeviceNDArray._make(shape, strides, base, ptr, self.gpu_data, bound)
         if ftype.fields is not None:
-            return DeviceRecord._at(ftype, ptr, self.gpu_data, self.stream)
+            return DeviceRecord._at(ftype, ptr, self.gpu_data, bound)
         out = np.empty((), ftype)
         drv = _runtime.driver()
-        h = _handle(0, self.stream)
+        h = _handle(stream, self.stream)
         drv.memcpy_dtoh(host_ptr(out), ptr, ftype.itemsize, h)
         if h:
             drv.stream_synchronize(h)
         return out[()]
 
     def __setitem__(self, field, value):
+        self.setitem(field, value)
+
+    def setitem(self, field, value, stream=0):
         """``rec[name] = value``: cast as NumPy's ``np.void.__setitem__`` (an array field
-        broadcasts ``value``; a nested record takes a tuple or structured scalar) and written
-        to device memory before returning.  KeyError/IndexError as ``__getitem__``;
+        broadcasts ``value``; a nested record takes a tuple or structured scalar) and copied
+        to device memory: complete on return without a stream, else queued on ``stream``
+        (default the bound one) as numba.cuda's.  KeyError/IndexError as ``getitem``;
         ValueError when the record is in read-only imported memory or ``value`` does not
         broadcast; the record is then untouched."""
         ftype, ptr = self._field(field)
@@ -160,11 +169,11 @@ class DeviceRecord:
                 raise ValueError(f"setting field {field!r} ({ftype}) needs a scalar, got "
                                  f"shape {src.shape}")
         src = np.ascontiguousarray(src)
-        drv = _runtime.driver()
-        h = _handle(0, self.stream)
-        drv.memcpy_htod(ptr, host_ptr(src), ftype.itemsize, h)
-        if h:
-            drv.stream_synchronize(h)       # ``src`` is a temporary host buffer
+        # ``src`` is a temporary pageable buffer: the driver has staged it by the time an
+        # async copy from pageable memory returns, so no synchronisation (DeviceNDArray's
+        # element assignment does the same)
+        _runtime.driver().memcpy_htod(ptr, host_ptr(src), ftype.itemsize,
+                                      _handle(stream, self.stream))
 
     def __repr__(self):
         return f"<cujit DeviceRecord dtype={self.dtype} ptr={self._data_ptr:#x}>"

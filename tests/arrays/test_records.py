@@ -189,3 +189,15 @@ def test_numpy_integer_keys_iteration_and_record_to_record_copies():
     out = d.copy_to_host()
     assert out[0].tolist() == (2.0, (5,)) and out[2].tolist() == (0.0, (5,))
     assert held["a"] == 9.0 and held["y"]["i"] == 4
+
+
+def test_record_getitem_setitem_on_a_stream():
+    d = _zeros()
+    s = cujit.stream()
+    r = d[1]
+    r.setitem("b", 12, stream=s)
+    r.setitem("s", "xy", stream=s)
+    assert r.getitem("b", stream=s) == 12          # read waits for s
+    s.synchronize()
+    assert d.copy_to_host()[1]["s"] == "xy"
+    assert r.getitem("y", stream=s).stream is s
