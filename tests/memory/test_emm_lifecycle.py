@@ -194,3 +194,25 @@ def test_max_pending_bytes_follows_capacity_and_ratio():
         assert freed == [1, 2] and len(q) == 0
     finally:
         config.CUDA_DEALLOCS_RATIO = saved
+
+
+def test_max_pending_bytes_drives_the_flush_of_dropped_arrays():
+    """numba's test_deallocations.test_max_pending_bytes, through real allocations."""
+    ctx = cujit.current_context()
+    q = ctx.memory_manager.deallocations
+    q.clear()
+    assert len(q) == 0
+    max_pending = 10 ** 6
+    total = ctx.get_memory_info().total
+    saved = config.CUDA_DEALLOCS_RATIO
+    try:
+        config.CUDA_DEALLOCS_RATIO = max_pending / total
+        assert abs(q._max_pending_bytes - max_pending) <= 1
+        cujit.to_device(np.ones(max_pending // 8 // 2))        # half: stays queued
+        assert len(q) == 1
+        cujit.to_device(np.ones(q._max_pending_bytes - q._size, dtype=np.int8))
+        assert len(q) == 2                                      # exactly at the limit
+        cujit.to_device(np.ones(1, dtype=np.int8))              # one byte more: flushed
+        assert len(q) == 0
+    finally:
+        config.CUDA_DEALLOCS_RATIO = saved
