@@ -226,7 +226,7 @@ class DeviceNDArray:
             if isinstance(one, (tuple, list)) or (getattr(one, "ndim", 0) >= 1
                                                    and not isinstance(one, (str, bytes))):
                 newshape = tuple(one)       # any sequence of ints, as NumPy's reshape
-        if newshape == self.shape:
+        if newshape == self.shape and all(type(n) is int for n in newshape):
             return self._view(0, self.shape, self.strides)
         shape, strides = L.reshape(self.shape, self.strides, self.dtype.itemsize, newshape, order)
         return self._view(0, shape, strides)

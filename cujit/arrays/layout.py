@@ -298,14 +298,25 @@ def _resolve_newshape(size, newshape):
             if n != -1:
                 known *= n
         if known == 0 or size % known:
-            raise ValueError(f"cannot reshape array of size {size} into shape {newshape}")
+            raise ValueError(f"cannot reshape array of size {size} into shape "
+                             f"{_unknown_shape_str(newshape)}")
         newshape = tuple(size // known if n == -1 else n for n in newshape)
     total = 1
     for n in newshape:
         total *= n
     if total != size:
-        raise ValueError(f"cannot reshape array of size {size} into shape {newshape}")
+        raise ValueError(f"cannot reshape array of size {size} into shape "
+                         f"{shape_str(newshape)}")
     return newshape
+
+
+def _unknown_shape_str(newshape):
+    """A shape holding -1 as NumPy prints it in reshape errors: a leading -1 is left out,
+    others read ``newaxis``, no trailing comma (``(4)``, ``(2,newaxis,4)``)."""
+    items = ["newaxis" if n == -1 else str(n) for n in newshape]
+    if items and items[0] == "newaxis":
+        items = items[1:]
+    return "(" + ",".join(items) + ")"
 
 
 def reshape(shape, strides, itemsize, newshape, order="C"):

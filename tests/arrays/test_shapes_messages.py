@@ -151,3 +151,15 @@ def test_gpu_data_keyword_with_a_foreign_pointer_object():
                               owner=src)
     ary = DeviceNDArray(shape=(6,), strides=(4,), dtype=np.dtype(np.int32), gpu_data=mem)
     assert ary.copy_to_host().tolist() == list(range(6))
+
+
+@pytest.mark.parametrize("newshape", [(4,), (4, 5), (-1, 4), (5, -1), (2, -1, 4), (-1, 4, 5)])
+def test_reshape_errors_use_numpys_words(newshape):
+    a = np.zeros((2, 3))
+    _same_error(lambda: a.reshape(newshape), lambda: cujit.to_device(a).reshape(newshape))
+
+
+def test_reshape_to_float_dims_is_a_type_error_even_when_equal():
+    d = cujit.to_device(np.zeros((2, 3)))
+    with pytest.raises(TypeError, match="must be ints"):
+        d.reshape(2.0, 3)
