@@ -140,17 +140,34 @@ def test_set_memory_manager_initializes_before_memalloc(fresh_contexts):
 
 def test_env_var_plugin_initializes_before_memalloc(fresh_contexts, tmp_path, monkeypatch):
     (tmp_path / "cujit_test_emm_life.py").write_text(textwrap.dedent("""
-        from tests.memory.test_emm_lifecycle import RecordingPlugin
-        _numba_memory_manager = RecordingPlugin
+        import cujit
+        from cujit.driver import get_driver
+        calls = []
+
+        class Plugin(cujit.HostOnlyCUDAMemoryManager):
+            def initialize(self):
+                calls.append("initialize")
+
+            def memalloc(self, size):
+                if "initialize" not in calls:
+                    raise RuntimeError("memalloc called before initialize")
+                calls.append("memalloc")
+                drv = get_driver()
+                ptr = drv.mem_alloc(size)
+                return cujit.MemoryPointer(self.context, ptr, size,
+                                           finalizer=lambda: drv.mem_free(ptr))
+
+        _numba_memory_manager = Plugin
     """))
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.setenv("NUMBA_CUDA_MEMORY_MANAGER", "cujit_test_emm_life")
     try:
         ctx = cujit.current_context()
-        plugin = ctx.memory_manager
-        assert type(plugin).__name__ == "RecordingPlugin" and plugin.calls == ["initialize"]
-        cujit.device_array(4)
-        assert plugin.calls == ["initialize", "memalloc"]
+        module = sys.modules["cujit_test_emm_life"]
+        assert type(ctx.memory_manager) is module.Plugin and module.calls == ["initialize"]
+        d = cujit.to_device(np.arange(4))
+        assert module.calls == ["initialize", "memalloc"]
+        assert d.copy_to_host().tolist() == [0, 1, 2, 3]
     finally:
         monkeypatch.delenv("NUMBA_CUDA_MEMORY_MANAGER")
         sys.modules.pop("cujit_test_emm_life", None)
