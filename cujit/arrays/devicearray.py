@@ -505,8 +505,9 @@ class DeviceNDArray:
 
     def __array__(self, dtype=None, copy=None):
         if copy is False:
-            raise ValueError("a device array cannot be viewed as a host array without a copy "
-                             "(np.asarray(..., copy=False))")
+            # numba.cuda's wording first (its tests match on it)
+            raise ValueError("`copy=False` is not supported: a device array cannot be viewed "
+                             "as a host array without a copy")
         out = self.copy_to_host()
         if dtype is not None and np.dtype(dtype) != out.dtype:
             out = out.astype(dtype)

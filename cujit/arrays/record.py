@@ -110,7 +110,8 @@ class DeviceRecord:
     def __array__(self, dtype=None, copy=None):
         """A 0-d host array holding a copy of the record (``np.asarray(rec)``)."""
         if copy is False:
-            raise ValueError("a DeviceRecord cannot be viewed as a host array without a copy")
+            raise ValueError("`copy=False` is not supported: a DeviceRecord cannot be viewed "
+                             "as a host array without a copy")
         out = np.empty((), self.dtype)
         self.copy_to_host(out)
         return out if dtype is None else out.astype(dtype)

@@ -163,3 +163,10 @@ def test_reshape_to_float_dims_is_a_type_error_even_when_equal():
     d = cujit.to_device(np.zeros((2, 3)))
     with pytest.raises(TypeError, match="must be ints"):
         d.reshape(2.0, 3)
+
+
+def test_np_array_copy_false_uses_numbas_words():
+    d = cujit.to_device(np.asarray([1.0, 2.0, 3.0]))
+    with pytest.raises(ValueError, match="`copy=False` is not"):
+        np.array(d, copy=False)
+    assert np.array(d, dtype=np.int32).tolist() == [1, 2, 3]
