@@ -288,7 +288,7 @@ class DeviceNDArray:
         structured (field writes go to device memory, as numba.cuda), a view of one field
         for a field-name key, otherwise a view.  IndexError/TypeError for bad keys
         (:func:`layout.index`), KeyError for an unknown field name."""
-        if type(key) is str:
+        if isinstance(key, str):
             return self._field_view(key, stream)
         off, shape, strides, elem = L.index(self.shape, self.strides, key)
         if elem:
@@ -337,7 +337,7 @@ class DeviceNDArray:
         Never launches a kernel.  ValueError when ``value`` does not broadcast or this array
         is read-only (the destination is untouched)."""
         self._check_writeable("setitem")
-        if type(key) is str:
+        if isinstance(key, str):
             self._field_view(key).setitem(Ellipsis, value, stream)
             return
         off, shape, strides, _ = L.index(self.shape, self.strides, key)

@@ -101,6 +101,7 @@ def test_field_name_indexing_gives_a_strided_view():
     h = d.copy_to_host()
     assert h["b"].tolist() == [5] * 4 and h["a"].tolist() == [0, 0, 8.0, 0]
     assert h["arr"][:, 2].tolist() == [1] * 4 and h["arr"][:, :2].sum() == 0
+    assert d[np.str_("b")].copy_to_host().tolist() == [5] * 4       # NumPy string keys too
     with pytest.raises(KeyError, match="no field of name nope"):
         d["nope"]
     with pytest.raises(IndexError, match="only integers, slices"):
