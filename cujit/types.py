@@ -15,6 +15,8 @@ signatures").
 """
 import numpy as np
 
+from . import numba_types as _numba_types
+
 __all__ = ["Type", "Boolean", "Integer", "Float", "Complex", "NoneType", "Array", "Record",
            "NestedArray", "UniTuple", "Tuple", "Signature", "boolean", "bool_", "int8",
            "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16",
@@ -365,7 +367,8 @@ def from_dtype(dtype):
 
 def as_dtype_type(obj):
     """A scalar/record cujit type from what users pass as a dtype: a cujit type, a NumPy
-    dtype or scalar type (``np.float32``), a Python type (``float``/``int``/``bool``/
+    dtype or scalar type (``np.float32``), a Numba type (``numba.float32``, a Numba
+    ``Record``), a Python type (``float``/``int``/``bool``/
     ``complex``) or a string (``'float32'``, ``'f4'``).
 
     Raises TypeError naming ``obj`` when it is none of these (e.g. ``'int33'``).
@@ -384,6 +387,12 @@ def as_dtype_type(obj):
         return boolean
     if obj is complex:
         return complex128
+    if not isinstance(obj, Type):
+        nt = _numba_types.from_numba_type(obj)
+        if nt is not None:
+            obj = nt
+            if isinstance(obj, (Scalar, Record)):
+                return obj
     if isinstance(obj, Type):
         raise TypeError(f"{obj} is not a scalar or record type, so it cannot be a dtype")
     try:
@@ -513,14 +522,23 @@ _FAST.update({t.dtype.type: t for t in _BY_DTYPE.values()})
 
 def parse_signature(sig):
     """A ``Signature`` from ``"void(float32[:], int32)"``, ``void(float32[:], int32)``, a
-    tuple/list of types (no return type), or a string ``"(float32[:], int32)"``.
+    tuple/list of types (no return type), or a string ``"(float32[:], int32)"``; Numba's
+    types and ``Signature`` objects are accepted too (``cujit.numba_types``).
 
     Raises TypeError (not a signature) or ValueError (a string that does not parse, naming it).
     """
     if isinstance(sig, Signature):
         return sig
+    nsig = _numba_types.from_numba_signature(sig)
+    if nsig is not None:
+        return nsig
+    if not isinstance(sig, (Type, str, tuple, list)):
+        nt = _numba_types.from_numba_type(sig)
+        if nt is not None:
+            sig = nt
     if isinstance(sig, (tuple, list)):
-        args = tuple(sig)
+        args = tuple(a if isinstance(a, Type) else (_numba_types.from_numba_type(a) or a)
+                     for a in sig)
         for a in args:
             if not isinstance(a, Type):
                 raise TypeError(f"signature {sig!r}: {a!r} is not a cujit type")

@@ -16,6 +16,7 @@ import numpy as np
 
 from .. import kernelapi as K
 from .. import types as T
+from ..numba_types import from_numba_type, is_numba_object
 from . import rules
 from .errors import CompileError
 from .rules import BoundMethod, Func, Global
@@ -102,6 +103,10 @@ def const_type(value):
         return Func("device", value), None
     if isinstance(value, (T.Scalar,)):
         return Func("cast", value), None
+    if is_numba_object(value):
+        nt = from_numba_type(value)
+        if isinstance(nt, T.Scalar):
+            return Func("cast", nt), None
     target = _np_cast_target(value)
     if target is not None:
         return Func("cast", target), None

@@ -21,6 +21,7 @@ import threading
 import numpy as np
 
 from .. import types as ct
+from ..numba_types import is_numba_object
 from ..kernelapi import _state
 from . import launcher as _ln
 from .errors import CompileError
@@ -58,7 +59,8 @@ def jit(func_or_sig=None, device=False, **options):
                         f"{sorted(_OPTIONS)}")
     _check_options(device, options)
     options["device"] = bool(device)
-    if callable(func_or_sig) and not isinstance(func_or_sig, (str, ct.Type, ct.Signature)):
+    if callable(func_or_sig) and not isinstance(func_or_sig, (str, ct.Type, ct.Signature)) \
+            and not is_numba_object(func_or_sig):
         return _make(func_or_sig, None, options)
     sigs = None
     if func_or_sig is not None:
