@@ -18,7 +18,8 @@ import numpy as np
 from . import numba_types as _numba_types
 
 __all__ = ["Type", "Boolean", "Integer", "Float", "Complex", "NoneType", "Array", "Record",
-           "NestedArray", "UniTuple", "Tuple", "Signature", "boolean", "bool_", "int8",
+           "NestedArray", "UniTuple", "Tuple", "NamedUniTuple", "NamedTuple", "named_tuple",
+           "Signature", "boolean", "bool_", "int8",
            "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16",
            "float32", "float64", "complex64", "complex128", "intp", "uintp", "void",
            "none", "typeof", "from_dtype", "as_dtype_type", "parse_signature",
@@ -301,6 +302,54 @@ class Tuple(Type):
         return self.count
 
 
+class NamedUniTuple(UniTuple):
+    """A namedtuple of ``count`` values of one type: ``pyclass`` (the namedtuple class) and
+    ``fields`` (its field names), read by name or by index in kernels (Numba's
+    ``NamedUniTuple``)."""
+
+    @classmethod
+    def _key_of(cls, dtype, count, pyclass):
+        return (dtype, int(count), pyclass)
+
+    def __init__(self, dtype, count, pyclass):
+        super().__init__(dtype, count)
+        self.pyclass = pyclass
+        self.fields = tuple(pyclass._fields)
+        self.name = f"{pyclass.__name__}({', '.join(map(str, self.types))})"
+
+    def _ctor_args(self):
+        return (self.dtype, self.count, self.pyclass)
+
+
+class NamedTuple(Tuple):
+    """A heterogeneous namedtuple (Numba's ``NamedTuple``): ``types``, ``pyclass``,
+    ``fields``.  Build both kinds with :func:`named_tuple`."""
+
+    def __new__(cls, types, pyclass):
+        return object.__new__(cls)
+
+    @classmethod
+    def _key_of(cls, types, pyclass):
+        return (tuple(types), pyclass)
+
+    def __init__(self, types, pyclass):
+        super().__init__(types)
+        self.pyclass = pyclass
+        self.fields = tuple(pyclass._fields)
+        self.name = f"{pyclass.__name__}({', '.join(map(str, self.types))})"
+
+    def _ctor_args(self):
+        return (self.types, self.pyclass)
+
+
+def named_tuple(types, pyclass):
+    """The type of a ``pyclass`` (namedtuple class) value whose members have ``types``."""
+    types = tuple(types)
+    if types and all(t is types[0] for t in types):
+        return NamedUniTuple(types[0], len(types), pyclass)
+    return NamedTuple(types, pyclass)
+
+
 class Signature:
     """``return_type(arg types...)``: ``.return_type`` (a Type or None when not given),
     ``.args`` (tuple of Types)."""
@@ -466,7 +515,7 @@ def typeof(value):
     objects with ``__cuda_array_interface__`` → ``Array``; NumPy scalars → their type;
     ``int`` → int64 (uint64 above 2**63-1); ``float`` → float64; ``bool`` → boolean;
     ``complex`` → complex128; structured scalars and ``DeviceRecord`` → ``Record``;
-    tuples → ``UniTuple``/``Tuple``.
+    tuples → ``UniTuple``/``Tuple``; namedtuples → ``NamedUniTuple``/``NamedTuple``.
 
     Raises TypeError naming the value's type when it cannot be a kernel argument.
     """
@@ -483,6 +532,8 @@ def typeof(value):
         return Array(from_dtype(value.dtype), value.ndim,
                      "C" if flags.c_contiguous else "F" if flags.f_contiguous else "A",
                      not flags.writeable)
+    if cls.__name__ == "DeviceRecord":     # cujit.arrays.DeviceRecord: a record, as in Numba
+        return Record(value.dtype)
     layout = getattr(value, "_layout", None)
     if layout is not None and hasattr(value, "dtype") and hasattr(value, "ndim"):
         return Array(from_dtype(value.dtype), value.ndim, layout,
@@ -507,6 +558,8 @@ def typeof(value):
     if isinstance(value, complex):
         return complex128
     if isinstance(value, tuple):
+        if hasattr(cls, "_fields"):
+            return named_tuple(tuple(typeof(v) for v in value), cls)
         return Tuple(tuple(typeof(v) for v in value))
     dt = getattr(value, "dtype", None)
     if isinstance(dt, np.dtype) and dt.fields is not None:

@@ -96,6 +96,9 @@ def const_type(value):
         return T.Array(T.from_dtype(value.dtype), value.ndim, "C", True), None
     if value is None:
         return T.void, None
+    if _is_device_array(value):
+        # a captured device array: read and written in place, as in numba.cuda
+        return T.typeof(value), None
     key = _table().get(id(value))
     if key is not None:
         return Func(key), None
@@ -115,6 +118,16 @@ def const_type(value):
         if all(isinstance(p[0], T.Scalar) and p[1] is None for p in parts):
             return T.Tuple(tuple(p[0] for p in parts)), None
     return Global(value), None
+
+
+def _is_device_array(value):
+    if isinstance(value, (type, np.ndarray)):
+        return False
+    try:
+        return (getattr(value, "_layout", None) is not None and hasattr(value, "ndim")) or \
+            hasattr(value, "__cuda_array_interface__")
+    except Exception:   # a property that raises: not an array
+        return False
 
 
 def global_attr(typer, node, obj, attr):

@@ -176,8 +176,11 @@ def setitem(typer, target, vt):
         typer.tf.info[target] = ("fill", typer.tf.info[target][1])
         return
     if isinstance(rt, T.Record):
-        raise typer.error("assigning whole records is not supported; assign the fields",
-                          target)
+        if vt is not rt:
+            raise typer.error(f"cannot assign a value of type {vt} to an element of an array "
+                              f"of {rt} (a whole record needs a record of the same dtype)",
+                              target)
+        return      # whole-record copy (lower_records.copy_record)
     if not rules.is_number(vt):
         raise typer.error(f"cannot store a value of type {vt} into an array of {rt}", target)
     if rules.is_complex(vt) and not rules.is_complex(rt):

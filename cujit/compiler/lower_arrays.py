@@ -280,6 +280,10 @@ def store_subscript(lw, target, v, vt):
                 rt.dtype))
         return
     ptr, et = subscript_pointer(lw, target)
+    if isinstance(et, T.Record):
+        from .lower_records import copy_record
+        copy_record(lw, ptr, v, et)
+        return
     store_elem(lw, ptr, cast(lw.b, v, vt, et), et)
 
 

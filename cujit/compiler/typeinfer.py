@@ -412,6 +412,8 @@ class _Typer(scopes.ConstEval):
                 return base.underlying_float
             if attr == "conjugate":
                 return BoundMethod(base, attr)
+        if isinstance(base, (T.NamedTuple, T.NamedUniTuple)) and attr in base.fields:
+            return base.types[base.fields.index(attr)]     # namedtuple field by name
         if rules.is_number(base) and attr in ("real", "imag"):
             return base if attr == "real" else base
         if rules.is_number(base) and attr == "conjugate":
