@@ -63,6 +63,8 @@ def _table():
         for name in ("min", "max", "abs", "len", "range", "int", "float", "bool", "complex",
                      "round", "print", "pow", "enumerate", "zip"):
             t[id(getattr(builtins, name))] = name
+        from .calls_ext import table_entries
+        t.update(table_entries())
         _TABLE = t
     return _TABLE
 
@@ -202,6 +204,9 @@ def _method(typer, node, bm, args, kws):
     if bm.name == "conjugate":
         typer.tf.info[node] = ("conjugate", None)
         return bm.recv
+    if bm.name == "bit_count":
+        from .calls_ext import type_bit_count
+        return type_bit_count(typer, node, bm.recv, args)
     if bm.name == "reshape":
         aty = bm.recv
         if len(args) == 1 and isinstance(args[0], (T.UniTuple, T.Tuple)):

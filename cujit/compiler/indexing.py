@@ -201,5 +201,11 @@ def array_attr(typer, node, aty, attr):
             return BoundMethod(aty, attr)
     if attr == "dtype":
         return Global(aty.dtype)
+    if attr in ("real", "imag") and rules.is_complex(aty.dtype):
+        # a strided view of the float parts (NumPy's arr.real / arr.imag), e.g. for atomics
+        return T.Array(aty.dtype.underlying_float, n, "A", aty.readonly)
+    if attr == "real" and rules.is_number(aty.dtype):
+        return aty
     raise typer.error(f"arrays have no attribute '{attr}' in kernels (available: shape, size, "
-                      "ndim, strides, itemsize, nbytes, T, reshape)", node)
+                      "ndim, strides, itemsize, nbytes, T, reshape, and real/imag of complex "
+                      "arrays)", node)

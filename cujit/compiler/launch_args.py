@@ -11,7 +11,7 @@ __all__ = ["convert_tuple", "convert_host_record", "HostRecordBack"]
 
 
 def convert_tuple(index, value, stream, convert_arg):
-    """``(converted tuple, [(host, device)] to copy back, False)`` for tuple ``value``;
+    """``(converted tuple, [(host, device)] to copy back or None, False)`` for tuple ``value``;
     members are converted with ``convert_arg`` (recursively for nested tuples), a namedtuple
     keeps its class."""
     items, backs = [], []
@@ -23,7 +23,7 @@ def convert_tuple(index, value, stream, convert_arg):
         elif host is not None:
             backs.append((host, cv))
     conv = type(value)(*items) if hasattr(value, "_fields") else tuple(items)
-    return conv, backs, False
+    return conv, backs or None, False
 
 
 class HostRecordBack:

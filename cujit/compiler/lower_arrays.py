@@ -74,6 +74,14 @@ def array_attr(lw, arr, aty, attr, rt):
         shape = [dim(lw, arr, k) for k in reversed(range(n))]
         strides = [stride(lw, arr, k) for k in reversed(range(n))]
         return make_array(lw, b.extract_value(arr, 0), shape, strides, rt)
+    if attr in ("real", "imag"):
+        if not rules.is_complex(aty.dtype):
+            return arr
+        fp = b.bitcast(b.extract_value(arr, 0), ltype(rt.dtype).as_pointer())
+        if attr == "imag":
+            fp = b.gep(fp, [ir.Constant(I32, 1)])
+        return make_array(lw, fp, [dim(lw, arr, k) for k in range(n)],
+                          [stride(lw, arr, k) for k in range(n)], rt)
     raise lw.error(f"array attribute '{attr}' cannot be lowered", None)
 
 

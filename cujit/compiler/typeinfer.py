@@ -418,6 +418,8 @@ class _Typer(scopes.ConstEval):
             return base if attr == "real" else base
         if rules.is_number(base) and attr == "conjugate":
             return BoundMethod(base, attr)
+        if rules.is_int(base) and attr == "bit_count":
+            return BoundMethod(base, attr)
         raise self.error(f"a value of type {base} has no attribute '{attr}' in kernels", node)
 
     def setattr_(self, target, vt):

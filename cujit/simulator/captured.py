@@ -25,11 +25,16 @@ def _is_device_array(value):
 
 
 def rebind(pyfunc, convert, wrap):
-    """``pyfunc`` itself when it captures no device array; otherwise a copy of it whose
-    captured device arrays are ``wrap(convert(value), name)``."""
+    """``pyfunc`` itself when it captures no device array and uses no builtin with kernel
+    semantics; otherwise a copy of it whose captured device arrays are
+    ``wrap(convert(value), name)`` and whose builtins are ``builtins.KERNEL_BUILTINS``."""
+    from .builtins import KERNEL_BUILTINS
     code = pyfunc.__code__
     glb = pyfunc.__globals__
     repl = {}
+    for name, fn in KERNEL_BUILTINS.items():
+        if name in code.co_names and name not in glb:
+            repl[name] = fn
     for name in code.co_names:
         v = glb.get(name)
         if v is not None and _is_device_array(v):
