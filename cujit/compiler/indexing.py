@@ -150,7 +150,9 @@ def setitem(typer, target, vt):
         return
     if isinstance(base, T.Record):
         rt = getitem(typer, target)
-        if vt is not None and not (rules.is_number(rt) and rules.is_number(vt)):
+        from .lower_records import nested_store_ok
+        if vt is not None and not (rules.is_number(rt) and rules.is_number(vt)) \
+                and not nested_store_ok(rt, vt):
             raise typer.error(f"cannot store a {vt} into a record field of type {rt}", target)
         typer.record(target, rt)
         return

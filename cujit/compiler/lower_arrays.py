@@ -362,7 +362,15 @@ def load_field(lw, rec, rty, name):
 def store_field(lw, target, v, vt, field=None):
     rty = lw.ty(target.value)
     name = field if field is not None else target.attr
-    raw, ft = _field_ptr(lw, lw.expr(target.value), rty, name)
+    rec = lw.expr(target.value)
+    raw, ft = _field_ptr(lw, rec, rty, name)
+    if isinstance(ft, T.NestedArray):       # an array stored into a nested-array field
+        view_t = T.Array(ft.dtype, ft.ndim, "C")
+        view = load_field(lw, rec, rty, name)
+        src_t = vt.copy(layout="A")
+        _fill(lw, view, view_t, lambda idxs: cast(
+            lw.b, load_elem(lw, _elem_ptr(lw, v, src_t, idxs), vt.dtype), vt.dtype, ft.dtype))
+        return
     store_elem(lw, lw.b.bitcast(raw, mtype(ft).as_pointer()), cast(lw.b, v, vt, ft), ft,
                _field_align(rty, ft, rty.fields[name][1]))
 

@@ -428,6 +428,11 @@ class _Typer(scopes.ConstEval):
             return
         if isinstance(base, T.Record) and target.attr in base.fields:
             ft = base.fields[target.attr][0]
+            from .lower_records import nested_store_ok
+            if isinstance(ft, T.NestedArray) and nested_store_ok(
+                    T.Array(ft.dtype, ft.ndim, "C"), vt):
+                self.record(target, T.Array(ft.dtype, ft.ndim, "C"))
+                return
             if not rules.is_number(ft) or not rules.is_number(vt):
                 raise self.error(f"cannot store a {vt} into record field '{target.attr}' of "
                                  f"type {ft}", target)

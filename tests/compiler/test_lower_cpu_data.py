@@ -136,3 +136,40 @@ def test_bit_count():
     run(bit_counts, (T.int64[::1], T.int64, T.int32, T.uint64), out, -5, -(2 ** 31),
         2 ** 64 - 1)
     np.testing.assert_array_equal(out, [(-5).bit_count(), (2 ** 31).bit_count(), 64])
+
+
+REC = np.dtype([("a", np.float64), ("b", np.int32), ("v", np.float32, (3,)),
+                ("m", np.int16, (2, 2))], align=True)
+
+
+def records(out, inp, src, src2):
+    out[0] = inp[0]
+    out[1]["v"] = src
+    out[1].m = src2
+    out[1].b = inp[0].b + 1
+
+
+def test_record_copy_and_nested_store():
+    inp = np.zeros(1, REC)
+    inp[0]["a"], inp[0]["b"], inp[0]["v"] = 2.5, 7, [1, 2, 3]
+    out = np.zeros(2, REC)
+    rt = T.Record(REC)
+    run(records, (rt[::1], rt[::1], T.float32[::1], T.int16[:, ::1]), out, inp,
+        np.array([4, 5, 6], np.float32), np.array([[1, 2], [3, 4]], np.int16))
+    assert out[0].tobytes() == inp[0].tobytes()
+    np.testing.assert_array_equal(out[1]["v"], [4, 5, 6])
+    np.testing.assert_array_equal(out[1]["m"], [[1, 2], [3, 4]])
+    assert out[1]["b"] == 8
+
+
+def real_imag(z, out):
+    out[0] = z.real[1] + z.imag[2] * 10
+    z.imag[0] = 5.0
+
+
+def test_complex_array_real_imag_views():
+    z = np.array([1 + 2j, 3 + 4j, 5 + 6j], np.complex64)
+    out = np.zeros(1, np.float32)
+    run(real_imag, (T.complex64[::1], T.float32[::1]), z, out)
+    assert out[0] == 3 + 60
+    assert z[0] == 1 + 5j

@@ -130,3 +130,30 @@ def test_unknown_field_is_typing_error():
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_records_compile(fn, args):
     assert ".entry" in ptx_of(fn, *args)
+
+
+def store_nested(recs, src1, src2):
+    recs[0]["v"] = src1
+    recs[1].m = src2
+    r = recs[2]
+    r.v = src1
+
+
+def test_store_array_into_nested_fields():
+    recs = np.zeros(3, rec_dt)
+    cuda.jit(store_nested)[1, 1](recs, np.array([1.0, 2.0, 3.0], np.float32),
+                                 np.array([[1, 2], [3, 4]], np.int16))
+    np.testing.assert_array_equal(recs["v"], [[1, 2, 3], [0, 0, 0], [1, 2, 3]])
+    np.testing.assert_array_equal(recs["m"][1], [[1, 2], [3, 4]])
+
+
+def test_store_wrong_ndim_into_nested_field_is_typing_error():
+    with pytest.raises(cuda.TypingError, match="cannot store"):
+        cuda.jit(store_nested)[1, 1](np.zeros(3, rec_dt), np.zeros((3, 1), np.float32),
+                                     np.zeros((2, 2), np.int16))
+
+
+@pytest.mark.compile
+def test_store_nested_compiles():
+    assert ".entry" in ptx_of(store_nested, np.zeros(3, rec_dt), np.zeros(3, np.float32),
+                              np.zeros((2, 2), np.int16))

@@ -136,3 +136,33 @@ def test_tuple_returned_from_device_function():
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_tuples_compile(fn, args):
     assert ".entry" in ptx_of(fn, *args)
+
+
+@cuda.jit(device=True)
+def dev_shared(v):
+    s = cuda.shared.array(2, np.float32)
+    s[0] = v * 5.0
+    cuda.syncthreads()
+    return s[0]
+
+
+def shared_same_name(r):
+    s = cuda.shared.array(2, np.float32)
+    s[0] = 3.0
+    cuda.syncthreads()
+    got = dev_shared(s[0])
+    r[0] = s[0]
+    r[1] = got
+
+
+def test_kernel_and_device_function_shared_arrays_are_independent():
+    # handed case: each function's shared.array of the same name and shape is its own
+    r = np.zeros(2, np.float32)
+    cuda.jit(shared_same_name)[1, 1](r)
+    np.testing.assert_array_equal(r, [3.0, 15.0])
+
+
+@pytest.mark.compile
+def test_shared_same_name_compiles_to_two_arrays():
+    ptx = ptx_of(shared_same_name, np.zeros(2, np.float32))
+    assert ptx.count(".shared .align") >= 2
