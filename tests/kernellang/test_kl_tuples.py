@@ -165,4 +165,6 @@ def test_kernel_and_device_function_shared_arrays_are_independent():
 @pytest.mark.compile
 def test_shared_same_name_compiles_to_two_arrays():
     ptx = ptx_of(shared_same_name, np.zeros(2, np.float32))
-    assert ptx.count(".shared .align") >= 2
+    # NVVM folds the two arrays' values: r[0] = 3.0f, r[1] = 15.0f (aliasing would give 15.0
+    # twice)
+    assert "1077936128" in ptx and "1097859072" in ptx
