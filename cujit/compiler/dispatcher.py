@@ -406,7 +406,10 @@ class Dispatcher:
         if drv.is_simulator:
             argtypes = tuple(_classify(self, i, a) for i, a in enumerate(args))
             if self._declared is not None and None not in argtypes:
-                self._match_declared(argtypes)
+                want = self._match_declared(argtypes)
+                from .launch_args import wrap_declared_ints
+                # a Python int for a narrower declared integer: the value the GPU gets
+                args = wrap_declared_ints(want, args) or args
             from ..simulator.kernel import run_kernel
             run_kernel(self.py_func, cfg.griddim, cfg.blockdim, cfg.stream_handle,
                        cfg.sharedmem, args)

@@ -48,3 +48,23 @@ def convert_host_record(value, stream):
     from ..arrays import to_device
     dev = to_device(np.array(value, dtype=value.dtype), stream=stream)
     return dev, [(HostRecordBack(value), dev)], False
+
+
+def wrap_declared_ints(argtypes, values):
+    """``values`` with each Python/NumPy integer whose parameter is a narrower integer type
+    converted to that type modulo 2**bits (numba.cuda marshals scalars through ctypes
+    ``c_int8(300)`` etc., which wraps: 300 → 44 for int8), as NumPy scalars of the parameter
+    dtype; values that fit are kept as they are; None when no value needed converting."""
+    from .. import types as ct
+    out, changed = list(values), False
+    for i, (t, v) in enumerate(zip(argtypes, values)):
+        if isinstance(t, ct.Integer) and isinstance(v, (int, np.integer)) \
+                and not isinstance(v, (bool, np.bool_)):
+            m = 1 << t.bitwidth
+            w = int(v) % m
+            if t.signed and w >= m >> 1:
+                w -= m
+            if w != int(v):
+                out[i] = t.dtype.type(w)
+                changed = True
+    return tuple(out) if changed else None

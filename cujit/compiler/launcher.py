@@ -424,7 +424,14 @@ def launch_converted(disp, ctx, drv, cfg, args):
         try:
             lk.packer.pack(conv)
         except (struct.error, TypeError, AttributeError) as exc:
-            raise _pack_error(name, spec.argtypes, conv, exc) from None
+            from .launch_args import wrap_declared_ints
+            wrapped = wrap_declared_ints(spec.argtypes, conv)
+            if wrapped is None:
+                raise _pack_error(name, spec.argtypes, conv, exc) from None
+            try:
+                lk.packer.pack(wrapped)     # a Python int for a narrower declared integer
+            except (struct.error, TypeError, AttributeError) as exc2:
+                raise _pack_error(name, spec.argtypes, wrapped, exc2) from None
         drv.launch_kernel(lk.info.handle, *cfg.griddim, *cfg.blockdim, cfg.sharedmem,
                           cfg.stream_handle, lk.packer.params)
     for host, dev in back:

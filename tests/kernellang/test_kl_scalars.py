@@ -86,6 +86,17 @@ def test_python_int_to_narrower_explicit_parameter():
     out = np.zeros(1, np.int64)
     k[1, 1](out, 100)
     assert out[0] == 100
+    k[1, 1](out, 300)               # converted as numba's ctypes marshalling: 300 → 44
+    assert out[0] == 44
+    k[1, 1](out, -129)
+    assert out[0] == 127
+
+
+def test_wrap_declared_ints():
+    from cujit.compiler.launch_args import wrap_declared_ints
+    got = wrap_declared_ints((T.uint8, T.int16, T.float32), (257, -5, 1.5))
+    assert got == (1, -5, 1.5) and type(got[0]) is np.uint8 and type(got[1]) is int
+    assert wrap_declared_ints((T.int64,), (np.int64(3),)) is None
 
 
 @pytest.mark.compile
