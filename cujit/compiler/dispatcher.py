@@ -149,7 +149,12 @@ class DeviceFunction:
         functools.update_wrapper(self, py_func)
 
     def __call__(self, *args, **kwargs):
-        if _state.current is not None:
+        t = _state.current
+        if t is not None:
+            # simulated: the device function sees captured device arrays as simulated views
+            block = getattr(t, "block", None)
+            if block is not None:
+                return block.launch.rebound(self.py_func)(*args, **kwargs)
             return self.py_func(*args, **kwargs)
         raise TypeError(f"device function {self.py_func.__name__!r} can only be called from "
                         "a kernel (or from another device function)")

@@ -71,6 +71,20 @@ class Launch:
         self.const_views = {}
         self.const_bytes = sum(c.nbytes for c in consts.values())
         self.shared_limit = shared_limit()
+        self._rebound = {}
+
+    def rebound(self, pyfunc):
+        """``pyfunc`` (a device function called in this launch) with its captured device
+        arrays as simulated views (:func:`.captured.rebind`), made once per launch."""
+        fn = self._rebound.get(pyfunc)
+        if fn is None:
+            checks = self.checks
+
+            def wrap(view, name):
+                return CheckedArray(view, name) if checks and isinstance(view, np.ndarray) \
+                    else view
+            fn = self._rebound[pyfunc] = rebind(pyfunc, _convert, wrap)
+        return fn
 
     def add_const(self, arr):
         """Account for a new constant array (64 KiB per kernel, as the device holds)."""

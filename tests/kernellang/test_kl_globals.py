@@ -74,3 +74,33 @@ def test_captured_device_arrays_compile():
     assert ".entry" in ptx_of(use_globals, np.zeros(4))
     k, _ = make_closure_kernel()
     assert ".entry" in ptx_of(k, np.zeros(3))
+
+
+def make_device_function_capture():
+    table = cuda.to_device(np.array([5.0, 6.0]))
+    wrapped = CAIWrapper(cuda.to_device(np.zeros(2)))
+
+    @cuda.jit(device=True)
+    def lookup(i):
+        wrapped[i] = table[i] + 1
+        return table[i]
+
+    def k(r):
+        i = cuda.grid(1)
+        if i < 2:
+            r[i] = lookup(i)
+    return k, wrapped
+
+
+def test_device_function_captured_arrays():
+    k, wrapped = make_device_function_capture()
+    r = np.zeros(2)
+    cuda.jit(k)[1, 2](r)
+    np.testing.assert_array_equal(r, [5.0, 6.0])
+    np.testing.assert_array_equal(wrapped._dev.copy_to_host(), [6.0, 7.0])
+
+
+@pytest.mark.compile
+def test_device_function_captured_arrays_compile():
+    k, _ = make_device_function_capture()
+    assert ".entry" in ptx_of(k, np.zeros(2))
