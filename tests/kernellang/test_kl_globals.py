@@ -104,3 +104,15 @@ def test_device_function_captured_arrays():
 def test_device_function_captured_arrays_compile():
     k, _ = make_device_function_capture()
     assert ".entry" in ptx_of(k, np.zeros(2))
+
+
+def test_cache_key_includes_captured_device_array_address():
+    from cujit import types as T
+    from cujit.compiler.cache import cache_key
+    _make_globals()
+    k1 = cache_key(use_globals, (T.float64[::1],), {}, (9, 0))
+    assert cache_key(use_globals, (T.float64[::1],), {}, (9, 0)) == k1
+    old = (G_DEV, G_CAI_BACK)    # kept alive, so the new allocations get other addresses
+    _make_globals()
+    assert old[0] is not G_DEV
+    assert cache_key(use_globals, (T.float64[::1],), {}, (9, 0)) != k1
