@@ -46,7 +46,7 @@ class HostRecordBack:
 def convert_host_record(value, stream):
     """``(DeviceRecord, [(HostRecordBack, DeviceRecord)], False)`` for a host record."""
     from ..arrays import to_device
-    dev = to_device(np.array(value, dtype=value.dtype), stream=stream)
+    dev = to_device(value, stream=stream)     # a structured scalar gives a DeviceRecord
     return dev, [(HostRecordBack(value), dev)], False
 
 

@@ -90,3 +90,16 @@ def test_with_real_numba():
     np.testing.assert_array_equal(a, [5] * 4)
     assert T.as_dtype_type(numba.types.float64) is T.float64
     assert T.parse_signature((numba.types.Array(float32, 1, "C"),)).args == (T.float32[::1],)
+    rec = np.dtype([("a", np.float64), ("b", np.int32)])
+    assert T.as_dtype_type(numba.from_dtype(rec)) is T.Record(rec)
+
+    @cuda.jit
+    def k(out):
+        s = cuda.shared.array(2, dtype=float32)
+        loc = cuda.local.array(1, numba.types.int64)
+        s[0] = float32(1.5)
+        loc[0] = int32(7)
+        out[0] = s[0] + loc[0]
+    out = np.zeros(1)
+    k[1, 1](out)
+    assert out[0] == 8.5

@@ -157,3 +157,19 @@ def test_store_wrong_ndim_into_nested_field_is_typing_error():
 def test_store_nested_compiles():
     assert ".entry" in ptx_of(store_nested, np.zeros(3, rec_dt), np.zeros(3, np.float32),
                               np.zeros((2, 2), np.int16))
+
+
+def test_launcher_conversion_of_host_records_and_tuples():
+    # the real-driver path's conversion (launcher.convert_arg), checked on either backend
+    from cujit.compiler import launcher as ln
+    arr = make_rec()
+    dev, backs, fast = ln.convert_arg(0, arr[0], 0)
+    assert T.typeof(dev) is T.Record(rec_dt) and fast is False
+    dev.copy_to_device(np.array([(9.0, 4, [0, 0, 0], [[0, 0], [0, 0]])], rec_dt)[0])
+    for host, d in backs:
+        host.copy_back(d, 0)
+    assert arr[0]["a"] == 9.0 and arr[0]["b"] == 4 and arr[1]["a"] == 0.0
+    h = np.zeros(2)
+    conv, backs, fast = ln.convert_arg(0, (h, 3, (h,)), 0)
+    assert conv[1] == 3 and hasattr(conv[0], "_data_ptr") and hasattr(conv[2][0], "_data_ptr")
+    assert len(backs) == 2 and all(b[0] is h for b in backs)
