@@ -99,8 +99,10 @@ def const_type(value):
     if value is None:
         return T.void, None
     if _is_device_array(value):
-        # a captured device array: read and written in place, as in numba.cuda
-        return T.typeof(value), None
+        t = T.typeof(value)
+        if isinstance(t, T.Array):
+            # a captured device array: read and written in place, as in numba.cuda
+            return t, None
     key = _table().get(id(value))
     if key is not None:
         return Func(key), None

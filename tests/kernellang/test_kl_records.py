@@ -173,3 +173,32 @@ def test_launcher_conversion_of_host_records_and_tuples():
     conv, backs, fast = ln.convert_arg(0, (h, 3, (h,)), 0)
     assert conv[1] == 3 and hasattr(conv[0], "_data_ptr") and hasattr(conv[2][0], "_data_ptr")
     assert len(backs) == 2 and all(b[0] is h for b in backs)
+
+
+@cuda.jit(device=True)
+def bump(r, by):
+    r.b = r.b + by
+    r.v[0] = r.a
+    return r.b
+
+
+def records_through_device_function(recs, out):
+    i = cuda.grid(1)
+    if i < recs.size:
+        out[i] = bump(recs[i], i + 1)
+
+
+def test_record_passed_to_device_function():
+    recs = np.zeros(2, rec_dt)
+    recs["a"] = [1.5, 2.5]
+    out = np.zeros(2, np.int32)
+    cuda.jit(records_through_device_function)[1, 2](recs, out)
+    np.testing.assert_array_equal(recs["b"], [1, 2])
+    np.testing.assert_array_equal(recs["v"][:, 0], [1.5, 2.5])
+    np.testing.assert_array_equal(out, [1, 2])
+
+
+@pytest.mark.compile
+def test_record_through_device_function_compiles():
+    assert ".entry" in ptx_of(records_through_device_function, np.zeros(2, rec_dt),
+                              np.zeros(2, np.int32))
