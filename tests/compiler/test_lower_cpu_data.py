@@ -1,14 +1,12 @@
 """Values of the issue-13 data kinds computed by the *generated IR*, run on the host as in
 test_lower_cpu.py (libdevice → libm): cmath against Python's cmath, modf/frexp/ldexp,
-bit_count, round at the float limits, fp16 intrinsics against cujit.fp16's reference."""
+bit_count, round at the float limits, records and complex array views."""
 import cmath
 import math
 
 import numpy as np
 import pytest
 
-import cujit as cuda
-from cujit import fp16
 from cujit import types as T
 
 from test_lower_cpu import run
