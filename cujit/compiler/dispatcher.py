@@ -407,7 +407,7 @@ class Dispatcher:
                 self._match_declared(argtypes)
             from ..simulator.kernel import run_kernel
             run_kernel(self.py_func, cfg.griddim, cfg.blockdim, cfg.stream_handle,
-                       cfg.sharedmem, args)
+                       cfg.sharedmem, args, debug=bool(self.targetoptions.get("debug")))
             return
         for f in self._fasts:
             if f.info not in cfg.ok:        # a new configuration: check it for this kernel
@@ -469,6 +469,8 @@ class CompiledKernel:
         self.static_shared_bytes = entry["static_shared_bytes"]
         self.uses_dynamic_shared = entry["uses_dynamic_shared"]
         self.const_bytes = entry["const_bytes"]
+        # (class, args, SourceLocation) per raise site of a debug kernel (lower_exceptions)
+        self.exceptions = entry.get("exceptions") or []
         # extra files given to ``link=`` exist only in the cubin
         self.needs_cubin = bool(entry.get("linked_files", False))
         self.cc = cc
@@ -520,7 +522,8 @@ def _build_kernel(disp, argtypes):
         entry = disp._disk.load(key)
     if entry is None:
         from .lowering import compile_to_llvm
-        lowered = compile_to_llvm(disp.py_func, tuple(argtypes), kernel=True)
+        lowered = compile_to_llvm(disp.py_func, tuple(argtypes), kernel=True,
+                                  debug=bool(o.get("debug")))
         limit = (_STATIC_SHARED_DEFAULT if ordinal is None
                  else _ln.device_limits(ordinal)["MAX_SHARED_MEMORY_PER_BLOCK"])
         static = int(getattr(lowered, "static_shared_bytes", 0) or 0)
@@ -543,7 +546,8 @@ def _build_kernel(disp, argtypes):
                  "static_shared_bytes": static,
                  "uses_dynamic_shared": bool(getattr(lowered, "uses_dynamic_shared", False)),
                  "const_bytes": int(getattr(lowered, "const_bytes", 0) or 0),
-                 "linked_files": bool(opts["link"])}
+                 "linked_files": bool(opts["link"]),
+                 "exceptions": lowered.exceptions}
         if disp._disk is not None:
             disp._disk.save(key, entry)
     return CompiledKernel(argtypes, entry, cc)
@@ -560,7 +564,7 @@ def compile_ptx(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath
     if isinstance(pyfunc, (Dispatcher, DeviceFunction)):
         pyfunc = pyfunc.py_func
     sig = ct.parse_signature(sig)
-    lowered = compile_to_llvm(pyfunc, sig.args, kernel=not device)
+    lowered = compile_to_llvm(pyfunc, sig.args, kernel=not device, debug=bool(debug))
     ptx = _ptx(lowered.llvm_ir, tuple(cc) if cc else (9, 0), opt=3 if opt is True else opt,
                fastmath=fastmath, debug=debug, lineinfo=lineinfo, name=lowered.name)
     return ptx, getattr(lowered, "return_type", ct.void)

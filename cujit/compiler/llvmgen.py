@@ -13,6 +13,7 @@ from llvmlite import ir
 from .. import types as T
 from . import lower_arrays as LA
 from . import lower_calls as LC
+from . import lower_exceptions as LX
 from . import lower_ops as LO
 from . import rules
 from .errors import CompileError
@@ -81,7 +82,11 @@ class FunctionLowerer:
     def s_Pass(self, s):
         pass
 
-    s_Assert = s_Pass
+    def s_Assert(self, s):
+        LX.lower_assert(self, s)
+
+    def s_Raise(self, s):
+        LX.lower_raise(self, s)
 
     def s_Expr(self, s):
         if isinstance(s.value, ast.Constant) and isinstance(s.value.value, str):

@@ -105,7 +105,9 @@ def _rebuild(b, t, params):
 class ModuleContext:
     """One LLVM module being built: declarations, globals and device functions, each once."""
 
-    def __init__(self, name):
+    def __init__(self, name, debug=False):
+        self.debug = debug          # jit(debug=True): record raises for the host
+        self.exceptions = []        # (class, args, SourceLocation) per raise site, code - 1
         self.module = ir.Module(name=name)
         self.module.triple = TRIPLE
         self.module.data_layout = DATALAYOUT
@@ -293,21 +295,23 @@ def _argtypes_of(argtypes):
     return argtypes
 
 
-def compile_to_llvm(pyfunc, argtypes, kernel=True):
+def compile_to_llvm(pyfunc, argtypes, kernel=True, debug=False):
     """Type and lower ``pyfunc`` for ``argtypes`` (tuple of cujit types, a Signature or a
-    signature string) into one NVVM IR module.
+    signature string) into one NVVM IR module.  ``debug``: numba.cuda's ``debug=True``
+    (assertions compiled, division by zero checked, raises recorded for the host: see
+    :mod:`.lower_exceptions`).
 
     Returns a ``LoweredFunction``.  Raises ``TypingError`` (untypable or unsupported code)
     or ``CompileError`` (resource limits: 48 KiB static shared, 64 KiB constant memory) whose
     message names the file, line and column and shows the source line.
     """
     argtypes = _argtypes_of(argtypes)
-    env = CompileEnv()
+    env = CompileEnv(debug=debug)
     tf = infer(pyfunc, argtypes, kernel=kernel, env=env)
     fsrc = tf.fsrc
     digest = hashlib.sha1(repr((fsrc.qualname, fsrc.filename, argtypes)).encode()).hexdigest()
     name = f"_cujit_{_safe(fsrc.qualname)}_{digest[:12]}"
-    m = ModuleContext(name)
+    m = ModuleContext(name, debug=bool(debug))
     from .llvmgen import FunctionLowerer
     if kernel:
         params = flatten_argtypes(argtypes)
@@ -334,4 +338,4 @@ def compile_to_llvm(pyfunc, argtypes, kernel=True):
         static_shared_bytes=m.static_shared_bytes, const_bytes=m.const_bytes,
         source_info={"filename": fsrc.filename, "firstlineno": fsrc.firstlineno,
                      "qualname": fsrc.qualname},
-        param_types=[str(p) for p in params])
+        param_types=[str(p) for p in params], exceptions=list(m.exceptions))

@@ -18,6 +18,7 @@ import numpy as np
 from .. import types as T
 from . import calls, indexing, rules, scopes
 from .errors import CompileError, TypingError
+from .exceptions import type_assert, type_raise
 from .frontend import FunctionSource
 from .rules import BoundMethod, Func, Global, PseudoType, RangeType
 
@@ -36,9 +37,10 @@ class CompileEnv:
     """State shared by a kernel and the device functions it calls: typed functions cached by
     ``(pyfunc, argtypes)`` and the stack of functions being typed (to reject recursion)."""
 
-    def __init__(self):
+    def __init__(self, debug=False):
         self.typed = {}
         self.stack = []
+        self.debug = bool(debug)    # jit(debug=True): assertions and division checks
 
 
 class TypedFunction:
@@ -242,7 +244,10 @@ class _Typer(scopes.ConstEval):
         self.expr(s.value)
 
     def s_Assert(self, s):
-        pass    # like numba.cuda without debug=True: assertions are not compiled
+        type_assert(self, s)    # without debug=True not compiled, as numba.cuda
+
+    def s_Raise(self, s):
+        type_raise(self, s)
 
     def s_Assign(self, s):
         vt = self.expr(s.value)
