@@ -49,7 +49,8 @@ def _table():
                      "syncthreads_or", "syncwarp", "threadfence", "threadfence_block",
                      "threadfence_system", "shfl_sync", "shfl_up_sync", "shfl_down_sync",
                      "shfl_xor_sync", "ballot_sync", "all_sync", "any_sync", "eq_sync",
-                     "activemask", "lanemask_lt", "popc", "brev", "clz", "ffs", "fma", "cbrt"):
+                     "activemask", "lanemask_lt", "popc", "brev", "clz", "ffs", "fma", "cbrt",
+                     "selp", "mulhi", "nanosleep", "match_any_sync", "match_all_sync"):
             t[id(getattr(K, name))] = name
         for name in MATH_UNARY + MATH_BINARY + _MATH_PRED + _MATH_TOINT:
             if hasattr(math, name):

@@ -52,6 +52,8 @@ class FunctionLowerer:
                 continue
             self.vars[name] = self.alloca(ltype(t), name=name)
         for name, t, v in zip(tf.fsrc.argnames, tf.argtypes, argvals):
+            if isinstance(t, PseudoType):
+                continue        # a function passed as a value: nothing to store
             self.b.store(cast(self.b, v, t, tf.vartypes[name]), self.vars[name])
         body = self.func.append_basic_block("body")
         self.b.branch(body)

@@ -197,6 +197,10 @@ def _bitop(lw, node, data):
     if key == "popc":
         return b.call(lw.m.declare(f"llvm.ctpop.i{w}", ir.FunctionType(ity, [ity])), [v])
     if key == "brev":
+        rt = lw.ty(node)
+        v = cast(b, v, t, rt)
+        ity = v.type
+        w = ity.width
         return b.call(lw.m.declare(f"llvm.bitreverse.i{w}", ir.FunctionType(ity, [ity])), [v])
     if key == "clz":
         fn = lw.m.declare(f"llvm.ctlz.i{w}", ir.FunctionType(ity, [ity, I1]))
@@ -367,9 +371,9 @@ def _print(lw, node, data):
 
 
 def _device(lw, node, callee):
-    vals, ts = _args(lw, node)
     fn = lw.m.device_function(callee)
-    args = [cast(lw.b, v, t, ct) for v, t, ct in zip(vals, ts, callee.argtypes)]
+    args = [cast(lw.b, lw.expr(a), lw.ty(a), ct) for a, ct in zip(node.args, callee.argtypes)
+            if not isinstance(ct, rules.PseudoType)]
     r = lw.b.call(fn, args)
     return None if callee.return_type is T.void else r
 
@@ -438,3 +442,11 @@ _HANDLERS = {
     "print": _print, "device": _device, "reshape": _reshape, "conjugate": _conjugate,
     "len": _len, "pow": _pow, "atomic": lower_atomics.lower_atomic,
 }
+
+
+def _extra_handlers():
+    from .intrinsics_extra import LOWERERS
+    _HANDLERS.update(LOWERERS)
+
+
+_extra_handlers()

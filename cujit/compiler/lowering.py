@@ -20,6 +20,7 @@ from llvmlite import ir
 from .. import types as T
 from .errors import CompileError, TypingError
 from .ltypes import I8, I8P, I32, I64, alignment_of, ltype, mtype
+from .rules import PseudoType
 from .typeinfer import CompileEnv, infer
 
 __all__ = ["compile_to_llvm", "LoweredFunction", "flatten_argtypes", "DATALAYOUT", "TRIPLE"]
@@ -251,13 +252,16 @@ class ModuleContext:
         if fn is not None:
             return fn[1]
         rt = ltype(tf.return_type)
-        fnty = ir.FunctionType(rt, [ltype(t) for t in tf.argtypes])
+        # a function passed as a value is known when typing: it takes no parameter
+        real = [not isinstance(t, PseudoType) for t in tf.argtypes]
+        fnty = ir.FunctionType(rt, [ltype(t) for t, r in zip(tf.argtypes, real) if r])
         fn = ir.Function(self.module, fnty, self.unique("_cujit_dev_" + _safe(tf.fsrc.name)))
         fn.linkage = "internal"
         self._devfuncs[id(tf)] = (tf, fn)
         from .llvmgen import FunctionLowerer
         lw = FunctionLowerer(self, tf, fn)
-        lw.lower(list(fn.args))
+        params = iter(fn.args)
+        lw.lower([next(params) if r else None for r in real])
         return fn
 
 
