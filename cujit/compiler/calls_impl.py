@@ -26,6 +26,9 @@ def type_func(typer, node, ft, args, kws):
     tf = typer.tf
     if key == "device":
         return _device_call(typer, node, ft.data, args, kws)
+    if key == "closure":
+        from .closures import type_closure_call
+        return type_closure_call(typer, node, ft.data, args, kws)
     if kws and key not in ("print", "syncwarp"):
         raise typer.error(f"{key}() takes no keyword arguments in kernels", node)
     n = len(args)
@@ -275,19 +278,6 @@ def _kernel_api(typer, node, key, args, kws, need):
 
 
 def _device_call(typer, node, dev, args, kws):
-    if kws:
-        raise typer.error("keyword arguments to device functions are not supported", node)
-    from .typeinfer import infer
-    pyfunc = getattr(dev, "py_func", None)
-    if pyfunc is None:
-        raise typer.error(f"device function {dev!r} has no .py_func", node)
-    for a, t in zip(node.args, args):
-        # functions and intrinsics are values (numba: specialised per call site); the
-        # callee is typed for that function, which it calls by its parameter's name
-        if isinstance(t, rules.PseudoType) and not isinstance(t, rules.Func):
-            raise typer.error(f"cannot pass {t} to a device function", a)
-    callee = infer(pyfunc, tuple(args), kernel=False, env=typer.env)
-    typer.tf.callees.append(callee)
-    typer.tf.info[node] = ("device", callee)
-    return callee.return_type
+    from .calls_device import type_device_call
+    return type_device_call(typer, node, dev, args, kws)
 

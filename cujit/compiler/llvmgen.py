@@ -90,6 +90,9 @@ class FunctionLowerer:
     def s_Raise(self, s):
         LX.lower_raise(self, s)
 
+    def s_FunctionDef(self, s):
+        pass        # a closure: compiled at its calls (closures.py)
+
     def s_Expr(self, s):
         if isinstance(s.value, ast.Constant) and isinstance(s.value.value, str):
             return

@@ -370,12 +370,9 @@ def _print(lw, node, data):
     return lower_print(lw, node)
 
 
-def _device(lw, node, callee):
-    fn = lw.m.device_function(callee)
-    args = [cast(lw.b, lw.expr(a), lw.ty(a), ct) for a, ct in zip(node.args, callee.argtypes)
-            if not isinstance(ct, rules.PseudoType)]
-    r = lw.b.call(fn, args)
-    return None if callee.return_type is T.void else r
+def _device(lw, node, data):
+    from .calls_device import lower_device_call
+    return lower_device_call(lw, node, data)
 
 
 def _reshape(lw, node, ndim):
@@ -445,8 +442,10 @@ _HANDLERS = {
 
 
 def _extra_handlers():
+    from .closures import lower_closure_call
     from .intrinsics_extra import LOWERERS
     _HANDLERS.update(LOWERERS)
+    _HANDLERS["closure"] = lower_closure_call
 
 
 _extra_handlers()

@@ -236,11 +236,14 @@ def unary(lw, node):
 
 
 _CMP = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!=",
-        ast.Is: "==", ast.IsNot: "!="}
+        ast.Is: "==", ast.IsNot: "!=", ast.In: "in", ast.NotIn: "not in"}
 
 
 def _cmp2(lw, op, x, xt, y, yt):
     b = lw.b
+    if op in ("in", "not in"):
+        from .containment import lower_in
+        return lower_in(lw, op, x, xt, y, yt, _cmp2)
     ct = rules.unify(xt, yt)
     if isinstance(xt, T.Boolean) and isinstance(yt, T.Boolean):
         ct = T.boolean

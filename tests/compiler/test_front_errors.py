@@ -41,6 +41,7 @@ def k_try(a):
 
 
 def k_def(a):
+    @staticmethod
     def inner():
         return 1
     a[0] = inner()
@@ -150,7 +151,7 @@ def k_global_stmt(a):
 CASES = [
     (k_with, (T.float32[::1],), "'with' statements are not supported", "with open"),
     (k_try, (T.float32[::1],), "'try' statements are not supported", "try:"),
-    (k_def, (T.float32[::1],), "'def' statements are not supported", "def inner"),
+    (k_def, (T.float32[::1],), "cannot have decorators", "def inner"),
     (k_str_arith, (T.float32[::1],), "unsupported operand types for +", 'a[1] + "x"'),
     (k_unify, (T.float32[::1], T.int64), "cannot be unified", "x = a"),
     (k_undefined, (T.float32[::1],), "name 'not_defined_anywhere' is not defined",
