@@ -83,6 +83,10 @@ def type_device_call(typer, node, dev, args, kws):
         bound.append(("star", [n for n, _ in extra], tt))
         argtypes.append(tt)
     callee = infer(pyfunc, tuple(argtypes), kernel=False, env=typer.env)
+    opts = getattr(dev, "targetoptions", None) or {}
+    # numba: inline="always" inlines when typing, forceinline=True asks LLVM to; both are
+    # alwaysinline here (NVVM inlines internal device functions anyway)
+    callee.force_inline = opts.get("inline") in ("always", True) or bool(opts.get("forceinline"))
     typer.tf.callees.append(callee)
     typer.tf.info[node] = ("device", (callee, bound))
     return callee.return_type
@@ -95,9 +99,10 @@ def lower_device_call(lw, node, data):
     b = lw.b
     fn = lw.m.device_function(callee)
     vals = []
+    from .lowering import passes_param
     for (kind, payload, t), want in zip(bound, callee.argtypes):
-        if isinstance(want, rules.PseudoType):
-            continue        # a function value: resolved when typing
+        if not passes_param(want):
+            continue        # a function value or an empty tuple: nothing at run time
         if kind == "node":
             vals.append(cast(b, lw.expr(payload), lw.ty(payload), want))
         elif kind == "const":

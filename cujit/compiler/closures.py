@@ -116,16 +116,16 @@ def type_closure_call(typer, node, inner, args, kws):
 
 def lower_closure_call(lw, node, data):
     """Lower a closure call: its arguments, then the current values of its free variables."""
-    from .rules import PseudoType
+    from .lowering import passes_param
     tf, free = data
     b = lw.b
     fn = lw.m.device_function(tf)
     vals = []
     for a, want in zip(node.args, tf.argtypes):
-        if not isinstance(want, PseudoType):
+        if passes_param(want):
             vals.append(cast(b, lw.expr(a), lw.ty(a), want))
     for f, want in zip(free, tf.argtypes[len(node.args):]):
-        if isinstance(want, PseudoType):
+        if not passes_param(want):
             continue
         vals.append(cast(b, b.load(lw.vars[f]), lw.tf.vartypes[f], want))
     r = b.call(fn, vals)

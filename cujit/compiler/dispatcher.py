@@ -508,7 +508,8 @@ def _build_kernel(disp, argtypes):
     from .linker import link_cubin, nvjitlink_available
     cc, ordinal = _target()
     o = disp.targetoptions
-    opts = {k: o.get(k) for k in ("debug", "opt", "lineinfo", "fastmath", "max_registers")}
+    opts = {k: o.get(k) for k in ("debug", "opt", "lineinfo", "fastmath", "max_registers",
+                                  "inline")}
     opts["link"] = tuple(str(p) for p in (o.get("link") or ()))
     entry = key = None
     if disp._disk is not None:
@@ -518,7 +519,7 @@ def _build_kernel(disp, argtypes):
     if entry is None:
         from .lowering import compile_to_llvm
         lowered = compile_to_llvm(disp.py_func, tuple(argtypes), kernel=True,
-                                  debug=bool(o.get("debug")))
+                                  debug=bool(o.get("debug")), lineinfo=bool(o.get("lineinfo")))
         limit = (_STATIC_SHARED_DEFAULT if ordinal is None
                  else _ln.device_limits(ordinal)["MAX_SHARED_MEMORY_PER_BLOCK"])
         static = int(getattr(lowered, "static_shared_bytes", 0) or 0)
@@ -559,7 +560,8 @@ def compile_ptx(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath
     if isinstance(pyfunc, (Dispatcher, DeviceFunction)):
         pyfunc = pyfunc.py_func
     sig = ct.parse_signature(sig)
-    lowered = compile_to_llvm(pyfunc, sig.args, kernel=not device, debug=bool(debug))
+    lowered = compile_to_llvm(pyfunc, sig.args, kernel=not device, debug=bool(debug),
+                              lineinfo=bool(lineinfo))
     ptx = _ptx(lowered.llvm_ir, tuple(cc) if cc else (9, 0), opt=3 if opt is True else opt,
                fastmath=fastmath, debug=debug, lineinfo=lineinfo, name=lowered.name)
     return ptx, getattr(lowered, "return_type", ct.void)

@@ -47,6 +47,9 @@ class FunctionLowerer:
 
     def lower(self, argvals):
         tf = self.tf
+        di = self.m.debuginfo
+        if di is not None:
+            di.enter(self)
         for name, t in tf.vartypes.items():
             if t is None or isinstance(t, PseudoType):
                 continue
@@ -76,9 +79,12 @@ class FunctionLowerer:
 
     # ---- statements ---------------------------------------------------------------------
     def block(self, stmts):
+        di = self.m.debuginfo
         for s in stmts:
             if self.b.block.is_terminated:
                 return      # code after break/continue/return is dead
+            if di is not None:
+                di.at(self, s)
             getattr(self, "s_" + type(s).__name__)(s)
 
     def s_Pass(self, s):
