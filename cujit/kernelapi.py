@@ -22,7 +22,7 @@ __all__ = ["threadIdx", "blockIdx", "blockDim", "gridDim", "grid", "gridsize", "
            "threadfence_system", "atomic", "shfl_sync", "shfl_up_sync", "shfl_down_sync",
            "shfl_xor_sync", "ballot_sync", "all_sync", "any_sync", "eq_sync", "activemask",
            "lanemask_lt", "popc", "brev", "clz", "ffs", "fma", "cbrt", "laneid", "selp",
-           "mulhi", "nanosleep", "match_any_sync", "match_all_sync"]
+           "mulhi", "nanosleep", "match_any_sync", "match_all_sync", "cg"]
 
 #: The warp size of every CUDA device so far.
 warpsize = 32
@@ -311,5 +311,5 @@ def cbrt(x):
 
 
 # numba's result types for brev/ffs, and selp, mulhi, nanosleep, match_*_sync
-from .kernelapi_extra import (brev, ffs, match_all_sync, match_any_sync, mulhi,  # noqa: E402
-                              nanosleep, selp)
+from .kernelapi_extra import (brev, cg, ffs, match_all_sync, match_any_sync,  # noqa: E402
+                              mulhi, nanosleep, selp)

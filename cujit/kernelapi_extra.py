@@ -14,7 +14,8 @@ Result types, as numba.cuda types them (and as the compiler does):
 """
 import numpy as np
 
-__all__ = ["selp", "mulhi", "nanosleep", "match_any_sync", "match_all_sync", "brev", "ffs"]
+__all__ = ["selp", "mulhi", "nanosleep", "match_any_sync", "match_all_sync", "brev", "ffs",
+           "cg", "this_grid", "grid_sync", "GridGroup"]
 
 
 def _thread(name):
@@ -121,3 +122,51 @@ def ffs(x):
     w, _ = _int_info(x)
     v = int(x) % (1 << w)
     return np.uint32((v & -v).bit_length())
+
+
+# ---- cooperative groups (numba.cuda.cg) -------------------------------------------------------
+def grid_sync():
+    """``cuda.cg.this_grid().sync()``: wait until every thread of the grid arrives.  Compiled
+    kernels that call it are launched cooperatively (cuLaunchCooperativeKernel).  The
+    simulator runs blocks one after another, so it supports grid sync only for grids of one
+    block (there it is a ``syncthreads()``); larger grids raise NotImplementedError."""
+    t = _thread("cg.this_grid().sync")
+    g = t.gridDim
+    if g.x * g.y * g.z != 1:
+        raise NotImplementedError(
+            f"grid.sync() in a grid of {g.x * g.y * g.z} blocks: the simulator runs blocks one "
+            "after another, so only single-block grids can synchronise; run it on a GPU")
+    t.syncthreads()
+
+
+class GridGroup:
+    """The grid of the running kernel (``cuda.cg.this_grid()``): ``sync()``."""
+    __slots__ = ("sync",)
+
+    def __init__(self):
+        # a plain function attribute, one object: the compiler recognises it by identity
+        self.sync = grid_sync
+
+    def __repr__(self):
+        return "<cujit grid group>"
+
+
+_GRID = GridGroup()
+
+
+def this_grid():
+    """The running kernel's :class:`GridGroup` (numba.cuda ``cg.this_grid()``)."""
+    _thread("cg.this_grid")
+    return _GRID
+
+
+class _CooperativeGroups:
+    """``cuda.cg``: numba.cuda's cooperative-groups namespace (``this_grid``)."""
+    __slots__ = ()
+    this_grid = staticmethod(this_grid)
+
+    def __repr__(self):
+        return "<cujit.cg>"
+
+
+cg = _CooperativeGroups()

@@ -52,6 +52,9 @@ def _table():
                      "activemask", "lanemask_lt", "popc", "brev", "clz", "ffs", "fma", "cbrt",
                      "selp", "mulhi", "nanosleep", "match_any_sync", "match_all_sync"):
             t[id(getattr(K, name))] = name
+        from .. import kernelapi_extra as KX
+        t[id(KX.this_grid)] = "cg.this_grid"
+        t[id(KX.grid_sync)] = "cg.grid_sync"
         for name in MATH_UNARY + MATH_BINARY + _MATH_PRED + _MATH_TOINT:
             if hasattr(math, name):
                 t[id(getattr(math, name))] = "math." + name

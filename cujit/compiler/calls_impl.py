@@ -222,6 +222,9 @@ def _kernel_api(typer, node, key, args, kws, need):
     tf = typer.tf
     if key in IX.KEYS:
         return IX.type_intrinsic(typer, node, key, args, kws, need)
+    if key.startswith("cg."):
+        from .cooperative import type_cg
+        return type_cg(typer, node, key, args, need)
     if key == "syncthreads" or key.startswith("threadfence"):
         need(0)
         return T.void

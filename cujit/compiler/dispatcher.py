@@ -466,6 +466,8 @@ class CompiledKernel:
         self.const_bytes = entry["const_bytes"]
         # (class, args, SourceLocation) per raise site of a debug kernel (lower_exceptions)
         self.exceptions = entry.get("exceptions") or []
+        # calls cg grid.sync(): launched with cuLaunchCooperativeKernel (cooperative.py)
+        self.cooperative = bool(entry.get("cooperative", False))
         # extra files given to ``link=`` exist only in the cubin
         self.needs_cubin = bool(entry.get("linked_files", False))
         self.cc = cc
@@ -543,7 +545,8 @@ def _build_kernel(disp, argtypes):
                  "uses_dynamic_shared": bool(getattr(lowered, "uses_dynamic_shared", False)),
                  "const_bytes": int(getattr(lowered, "const_bytes", 0) or 0),
                  "linked_files": bool(opts["link"]),
-                 "exceptions": lowered.exceptions}
+                 "exceptions": lowered.exceptions,
+                 "cooperative": bool(getattr(lowered, "uses_grid_sync", False))}
         if disp._disk is not None:
             disp._disk.save(key, entry)
     return CompiledKernel(argtypes, entry, cc)

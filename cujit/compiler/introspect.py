@@ -291,3 +291,37 @@ class InspectMixin:
         by its register use); as above."""
         return self._func_attribute("MAX_THREADS_PER_BLOCK", signature)
 
+
+    def max_cooperative_grid_blocks(self, blockdim, dynsmemsize=0, signature=None):
+        """The most blocks of ``blockdim`` threads (int or tuple) a cooperative launch of this
+        kernel may have: blocks per multiprocessor at once (occupancy) times the device's
+        multiprocessors (numba.cuda).  ``signature``: which compiled one (default: the only
+        one; ValueError when there are several or none).  On the simulator: 1, the grid size
+        whose ``grid.sync()`` it can run."""
+        from ..driver import get_driver
+        dims = blockdim if isinstance(blockdim, tuple) else (blockdim,)
+        if not dims or not all(isinstance(d, (int, np.integer)) and not isinstance(d, bool)
+                               and d >= 1 for d in dims):
+            raise ValueError(f"blockdim must be a positive int or a tuple of them, got "
+                             f"{blockdim!r}")
+        nthreads = int(np.prod(dims))
+        drv = get_driver()
+        if drv.is_simulator:
+            return 1
+        self._compile_pending()
+        if signature is None:
+            if len(self._specs) != 1:
+                raise ValueError(f"kernel {self.py_func.__qualname__} has "
+                                 f"{len(self._specs)} compiled signatures; pass signature= "
+                                 "to say which")
+            spec = next(iter(self._specs.values()))
+        else:
+            spec = self._specs.get(self._sig_key(signature))
+            if spec is None:
+                raise KeyError(f"kernel {self.py_func.__qualname__} has no compiled signature "
+                               f"{signature}")
+        from ..devices import current_context
+        ctx = current_context()
+        lk = spec.loaded(ctx, drv)
+        per_sm = drv.occupancy_max_active_blocks(lk.info.handle, nthreads, int(dynsmemsize))
+        return per_sm * int(drv.device_attribute(ctx.device.id, "MULTIPROCESSOR_COUNT"))

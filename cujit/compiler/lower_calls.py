@@ -443,8 +443,10 @@ _HANDLERS = {
 
 def _extra_handlers():
     from .closures import lower_closure_call
+    from .cooperative import LOWERERS as CG
     from .intrinsics_extra import LOWERERS
     _HANDLERS.update(LOWERERS)
+    _HANDLERS.update(CG)
     _HANDLERS["closure"] = lower_closure_call
 
 

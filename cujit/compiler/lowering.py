@@ -109,6 +109,7 @@ class ModuleContext:
     def __init__(self, name, debug=False, lineinfo=False):
         self.debug = debug          # jit(debug=True): record raises for the host
         self.debuginfo = None       # DebugInfo when lineinfo/debug ask for source lines
+        self.uses_grid_sync = False     # cg grid.sync(): needs a cooperative launch
         self.exceptions = []        # (class, args, SourceLocation) per raise site, code - 1
         self.module = ir.Module(name=name)
         self.module.triple = TRIPLE
@@ -359,4 +360,5 @@ def compile_to_llvm(pyfunc, argtypes, kernel=True, debug=False, lineinfo=False):
         static_shared_bytes=m.static_shared_bytes, const_bytes=m.const_bytes,
         source_info={"filename": fsrc.filename, "firstlineno": fsrc.firstlineno,
                      "qualname": fsrc.qualname},
-        param_types=[str(p) for p in params], exceptions=list(m.exceptions))
+        param_types=[str(p) for p in params], exceptions=list(m.exceptions),
+        uses_grid_sync=m.uses_grid_sync)
