@@ -147,9 +147,17 @@ class ForAll:
     def __call__(self, *args):
         if self.ntasks == 0:
             return
+        d = self.dispatcher
+        retr = ()
+        if d._extensions:       # handlers first: the block size needs the argument types
+            args, retr = prepare_args(d._extensions, args, self.stream)
         tpb = self._block_size(args)
         blocks = (self.ntasks + tpb - 1) // tpb
-        self.dispatcher[blocks, tpb, self.stream, self.sharedmem](*args)
+        conf = d[blocks, tpb, self.stream, self.sharedmem]
+        from .dispatcher import _Configured
+        _Configured.__call__(conf, *args)
+        for r in retr:
+            r()
 
 
 def check_extensions(exts):
