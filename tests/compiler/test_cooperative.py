@@ -89,3 +89,17 @@ def test_grid_sync_lowering_and_cooperative_flag():
 
 def lambda_free(a):
     a[0] = 1
+
+
+@pytest.mark.gpu
+def test_max_cooperative_grid_blocks_needs_one_signature():
+    k = cuda.jit(rotate)
+    with pytest.raises(ValueError, match="0 compiled signatures"):
+        k.max_cooperative_grid_blocks(64)
+    k.compile((T.int64[::1], T.int64[::1]))
+    k.compile((T.int32[::1], T.int32[::1]))
+    with pytest.raises(ValueError, match="2 compiled signatures"):
+        k.max_cooperative_grid_blocks(64)
+    assert k.max_cooperative_grid_blocks(64, signature=(T.int32[::1], T.int32[::1])) >= 1
+    with pytest.raises(KeyError):
+        k.max_cooperative_grid_blocks(64, signature=(T.float32[::1], T.float32[::1]))

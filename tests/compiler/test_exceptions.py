@@ -316,3 +316,40 @@ def test_format_exception_without_args_and_odd_constructor():
     e = format_exception(Odd, (), SourceLocation("f.py", 3), "k", (0, 0, 0), (1, 0, 0))
     assert isinstance(e, Odd)
     assert e.args == ("In function 'k', file f.py, line 3, tid=[0, 0, 0] ctaid=[1, 0, 0]",)
+
+
+def k_object_arg(a):
+    raise ValueError(np)
+
+
+def test_raise_argument_must_be_string_or_number():
+    with pytest.raises(TypingError, match="must be a string or number constant"):
+        compile_to_llvm(k_object_arg, (T.int64[::1],))
+
+
+def test_debug_wrapper_keeps_other_floating_point_errors():
+    from cujit.simulator.debugmode import debug_kernel
+
+    def f():
+        raise FloatingPointError("overflow encountered")
+
+    def g(x):
+        return np.float64(1.0) / x
+    with pytest.raises(FloatingPointError, match="overflow"):
+        debug_kernel(f)()
+    with pytest.raises(ZeroDivisionError, match="division by zero"):
+        debug_kernel(g)(np.float64(0.0))
+    assert debug_kernel(g)(np.float64(2.0)) == 0.5
+
+
+def test_debug_kernel_with_local_exception_class_is_not_cached(tmp_path):
+    from cujit.compiler.cache import DiskCache
+
+    class Local(Exception):
+        pass
+    d = DiskCache(user_raise)
+    d.directory = str(tmp_path)
+    assert d.save("k" * 40, {"exceptions": [(Local, (), None)]}) is False
+    assert list(tmp_path.iterdir()) == []           # no stray temporary file
+    assert d.save("k" * 40, {"exceptions": [(MyError, ("x",), None)]}) is True
+    assert d.load("k" * 40)["exceptions"][0][0] is MyError

@@ -203,3 +203,32 @@ def k_kernel_default(r, x=1):
 def test_kernel_with_default_is_typing_error():
     with pytest.raises(TypingError, match="kernels cannot have \\*args or default"):
         compile_to_llvm(k_kernel_default, (T.float64[::1], T.int64))
+
+
+@cuda.jit(device=True)
+def star(*args):
+    return len(args)
+
+
+def k_star_func(r):
+    r[0] = star(1, apply1)
+
+
+def k_closure_kwargs(r):
+    def f(x):
+        return x
+    r[0] = f(x=1)
+
+
+def k_in_left_tuple(r):
+    r[0] = (1, 2) in (1, 2)
+
+
+@pytest.mark.parametrize("fn,msg", [
+    (k_star_func, "cannot pass .* in \\*args"),
+    (k_closure_kwargs, "keyword arguments to f\\(\\)"),
+    (k_in_left_tuple, "'in' in kernels tests a number"),
+])
+def test_more_function_typing_errors(fn, msg):
+    with pytest.raises(TypingError, match=msg):
+        compile_to_llvm(fn, (T.float64[::1],))

@@ -227,3 +227,41 @@ def k_pass_module(a):
 def test_passing_a_non_function_object_is_typing_error():
     with pytest.raises(TypingError, match="cannot pass"):
         compile_to_llvm(k_pass_module, (T.uint32[::1],))
+
+
+def k_match_float_mask(out, x):
+    out[0] = cuda.match_any_sync(x, 1)
+
+
+def k_selp_kw(out, x):
+    out[0] = cuda.selp(x > 0, x, x, extra=1)
+
+
+@pytest.mark.parametrize("fn,msg", [(k_match_float_mask, "mask must be an integer"),
+                                    (k_selp_kw, "takes no keyword arguments")])
+def test_more_intrinsic_typing_errors(fn, msg):
+    with pytest.raises(TypingError, match=msg):
+        compile_to_llvm(fn, (T.float32[::1], T.float32))
+
+
+def test_simulator_intrinsic_argument_errors(monkeypatch):
+    # the simulator's versions check their arguments too (for code the typer never sees,
+    # e.g. called from a simulated device function with Python values)
+    from cujit import kernelapi, kernelapi_extra as KX
+    monkeypatch.setattr(kernelapi._state, "current", object())
+    with pytest.raises(TypeError, match="mask must be an integer"):
+        KX.match_any_sync(1.5, 1)
+    with pytest.raises(TypeError, match="integer number"):
+        KX.nanosleep(1.5)
+    with pytest.raises(TypeError, match="expected an integer"):
+        KX.mulhi(1.5, 2)
+    assert KX.mulhi(np.int32(-2), np.int32(3)) == -1
+    assert KX.mulhi(np.uint64(2 ** 63), np.uint64(4)) == 2
+    assert KX.mulhi(np.uint64(2 ** 63), 4) == -2        # a signed operand: int64 product
+
+
+def test_kernel_api_extra_outside_a_kernel():
+    for f, args in ((cuda.selp, (True, 1, 2)), (cuda.mulhi, (1, 2)), (cuda.nanosleep, (1,)),
+                    (cuda.cg.this_grid, ())):
+        with pytest.raises(RuntimeError, match="inside a kernel"):
+            f(*args)
