@@ -162,7 +162,10 @@ def type_call(typer, node):
         if kw.arg is None:
             raise typer.error("**kwargs in calls are not supported in kernels", kw.value)
     if any(isinstance(a, ast.Starred) for a in node.args):
-        raise typer.error("*args in calls are not supported in kernels", node)
+        if isinstance(ft, Func) and ft.key == "device":
+            from .calls_device import type_starred_call
+            return type_starred_call(typer, node, ft.data)
+        raise typer.error("*args in calls are supported only for device functions", node)
     args = [typer.expr(a) for a in node.args]
     kws = {kw.arg: typer.expr(kw.value) for kw in node.keywords}
     if any(a is None for a in args) or any(v is None for v in kws.values()):

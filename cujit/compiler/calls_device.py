@@ -7,15 +7,18 @@ callee for the bound types, and lowering the call.
   Python's TypeErrors.
 - A default value must be a number or bool constant (it is typed as the literal it is).
 - ``*args`` collects the extra positional arguments into a tuple (``()`` when none), which
-  the callee indexes, iterates, unpacks or passes on.
+  the callee indexes, iterates, unpacks or passes on; ``f(*t)`` at a call site spreads tuple
+  ``t`` into positional arguments.
 - Functions and intrinsics may be passed as values (``Func`` pseudo-types): the callee is
   typed (and lowered) once per distinct function, which takes no parameter at run time.
 """
+import ast
+
 from .. import types as T
 from . import rules
 from .ltypes import cast, ltype
 
-__all__ = ["type_device_call", "lower_device_call"]
+__all__ = ["type_device_call", "type_starred_call", "lower_device_call"]
 
 
 def _check_value(typer, anode, t):
@@ -26,9 +29,35 @@ def _check_value(typer, anode, t):
         raise typer.error(f"cannot pass {t} to a device function", anode)
 
 
-def type_device_call(typer, node, dev, args, kws):
+def type_starred_call(typer, node, dev):
+    """Type ``dev(a, *t, ...)``: each ``*t`` (a tuple) gives its elements as positional
+    arguments, as in Python.  Returns the call's type (None while an argument is untyped)."""
+    positional = []
+    for a in node.args:
+        if isinstance(a, ast.Starred):
+            t = typer.expr(a.value)
+            if t is None:
+                return None
+            if not isinstance(t, (T.UniTuple, T.Tuple)):
+                raise typer.error(f"*{ast.unparse(a.value)} in a call must be a tuple, got {t}",
+                                  a)
+            positional += [(("elt", a.value, i), et) for i, et in enumerate(t.types)]
+        else:
+            t = typer.expr(a)
+            if t is None:
+                return None
+            positional.append((a, t))
+    kws = {kw.arg: typer.expr(kw.value) for kw in node.keywords}
+    if any(v is None for v in kws.values()):
+        return None
+    return type_device_call(typer, node, dev, [t for _, t in positional], kws, positional)
+
+
+def type_device_call(typer, node, dev, args, kws, positional=None):
     """Type call ``node`` of device function ``dev`` with positional types ``args`` and
-    keyword types ``kws`` ({name: type}); records ``("device", (callee, binding))``."""
+    keyword types ``kws`` ({name: type}); records ``("device", (callee, binding))``.
+    ``positional``: ``(ast node or ("elt", tuple node, index), type)`` per positional
+    argument when a ``*tuple`` was expanded (default: ``node.args``)."""
     from .frontend import FunctionSource
     from .typeinfer import infer
     pyfunc = getattr(dev, "py_func", None)
@@ -42,8 +71,10 @@ def type_device_call(typer, node, dev, args, kws):
     nreq = len(params) - len(defaults)
     bound = [None] * len(params)
     extra = []
-    for i, (anode, t) in enumerate(zip(node.args, args)):
-        _check_value(typer, anode, t)
+    if positional is None:
+        positional = list(zip(node.args, args))
+    for i, (anode, t) in enumerate(positional):
+        _check_value(typer, anode[1] if isinstance(anode, tuple) else anode, t)
         if i < len(params):
             bound[i] = ("node", anode, t)
         else:
@@ -78,7 +109,8 @@ def type_device_call(typer, node, dev, args, kws):
     if a.vararg is not None:
         for anode, t in extra:
             if isinstance(t, rules.PseudoType):
-                raise typer.error(f"cannot pass {t} in *{a.vararg.arg}", anode)
+                raise typer.error(f"cannot pass {t} in *{a.vararg.arg}",
+                                  anode[1] if isinstance(anode, tuple) else anode)
         tt = T.Tuple(tuple(t for _, t in extra))
         bound.append(("star", [n for n, _ in extra], tt))
         argtypes.append(tt)
@@ -99,19 +131,31 @@ def lower_device_call(lw, node, data):
     b = lw.b
     fn = lw.m.device_function(callee)
     vals = []
+    tuples = {}         # a *tuple argument is evaluated once
+
+    def value(payload):
+        if isinstance(payload, tuple):
+            _, tnode, i = payload
+            tv = tuples.get(id(tnode))
+            if tv is None:
+                tv = tuples[id(tnode)] = lw.expr(tnode)
+            return b.extract_value(tv, i), lw.ty(tnode).types[i]
+        return lw.expr(payload), lw.ty(payload)
     from .lowering import passes_param
     for (kind, payload, t), want in zip(bound, callee.argtypes):
         if not passes_param(want):
             continue        # a function value or an empty tuple: nothing at run time
         if kind == "node":
-            vals.append(cast(b, lw.expr(payload), lw.ty(payload), want))
+            v, vt = value(payload)
+            vals.append(cast(b, v, vt, want))
         elif kind == "const":
             vals.append(cast(b, const(t, payload), t, want))
         else:
             from llvmlite import ir
             out = ir.Constant(ltype(want), ir.Undefined)
             for i, (n, et) in enumerate(zip(payload, want.types)):
-                out = b.insert_value(out, cast(b, lw.expr(n), lw.ty(n), et), i)
+                v, vt = value(n)
+                out = b.insert_value(out, cast(b, v, vt, et), i)
             vals.append(out)
     r = b.call(fn, vals)
     return None if callee.return_type is T.void else r

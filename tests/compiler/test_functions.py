@@ -232,3 +232,48 @@ def k_in_left_tuple(r):
 def test_more_function_typing_errors(fn, msg):
     with pytest.raises(TypingError, match=msg):
         compile_to_llvm(fn, (T.float64[::1],))
+
+
+@cuda.jit(device=True)
+def forward(*args):
+    return total(*args)
+
+
+def k_star_calls(r):
+    t = (2.0, 1.5, 1.0)
+    r[0] = forward(1.0, 2.0, 4.0)
+    r[1] = axpy(*t)
+    r[2] = axpy(1.0, *(2.0,), scale=3)
+    r[3] = total(*t, 10.0)
+
+
+STAR = [9.0, 7.0, 7.0, 17.5]
+
+
+def test_star_call_values():
+    r = np.zeros(4)
+    cuda.jit(k_star_calls)[1, 1](r)
+    assert r.tolist() == STAR
+
+
+@pytest.mark.compile
+def test_compiled_star_calls_match_python():
+    from test_lower_cpu import run
+    r = np.zeros(4)
+    run(k_star_calls, (T.float64[::1],), r)
+    assert r.tolist() == STAR
+
+
+def k_star_not_tuple(r):
+    r[0] = axpy(*r)
+
+
+def k_star_builtin(r):
+    r[0] = max(*(1.0, 2.0))
+
+
+@pytest.mark.parametrize("fn,msg", [(k_star_not_tuple, "\\*r in a call must be a tuple"),
+                                    (k_star_builtin, "supported only for device functions")])
+def test_star_call_errors(fn, msg):
+    with pytest.raises(TypingError, match=msg):
+        compile_to_llvm(fn, (T.float64[::1],))
