@@ -187,7 +187,7 @@ class _ConfiguredExt(_Configured):
     def __call__(self, *args):
         from .introspect import prepare_args
         args, retr = prepare_args(self.dispatcher._extensions, args, self.stream)
-        _Configured.__call__(self, *args)
+        self.dispatcher._launch_prepared(self, args)
         for r in retr:
             r()
 
@@ -278,6 +278,13 @@ class Dispatcher(_InspectMixin):
 
     def __call__(self, *args, **kwargs):
         raise ValueError(_MISSING_CONFIG)
+
+    def _launch_prepared(self, cfg, args):
+        """Launch with configuration ``cfg`` and arguments already through the
+        ``extensions=`` handlers (what ``_Configured.__call__`` does without them)."""
+        fast = self._fast
+        if fast is None or not fast(cfg, args):
+            self._launch_slow(cfg, args)
 
     # -- compilation ---------------------------------------------------------------------
     @property

@@ -153,9 +153,7 @@ class ForAll:
             args, retr = prepare_args(d._extensions, args, self.stream)
         tpb = self._block_size(args)
         blocks = (self.ntasks + tpb - 1) // tpb
-        conf = d[blocks, tpb, self.stream, self.sharedmem]
-        from .dispatcher import _Configured
-        _Configured.__call__(conf, *args)
+        d._launch_prepared(d[blocks, tpb, self.stream, self.sharedmem], args)
         for r in retr:
             r()
 
