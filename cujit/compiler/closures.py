@@ -3,8 +3,8 @@
 
 - Typing (``s_FunctionDef``): the name is bound to ``Func("closure", InnerDef)``; the body is
   typed at each call for the argument types given there, as a device function whose extra
-  trailing parameters are the enclosing function's locals the body (or a def nested in it)
-  reads: their values at the time of the call, as Python's closures see them.
+  trailing parameters are the caller's locals that the closures of that function read:
+  their values at the time of the call, as Python's closures see them.
 - The closure is called by its name; it cannot be passed to another device function, have
   default values or ``*args``, or assign to the enclosing function's variables (``nonlocal``
   is a TypingError as every other unsupported statement).  Recursion is a TypingError.
@@ -46,16 +46,22 @@ def define(typer, s):
     typer.set_var(s.name, Func("closure", inner), s)
 
 
-def _free_vars(typer, node):
-    """The enclosing function's locals read in ``node``'s body (nested defs included) and
-    not bound by ``node`` itself, in first-use order."""
+def _free_vars(typer, inner):
+    """The locals of the calling function (``typer``'s) that closure ``inner`` gets as extra
+    parameters: every name read in any ``def`` of ``inner``'s defining function that is
+    local to the caller and not bound by ``inner`` itself, in first-use order.  A superset
+    of what ``inner`` reads, so that a closure calling a sibling closure passes on what the
+    sibling reads (the extra parameters cost nothing once NVVM inlines)."""
     from .scopes import local_names
-    own = local_names(node)
+    own = local_names(inner.node)
     out = []
-    for n in ast.walk(node):
-        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id not in own \
-                and n.id in typer.locals and n.id not in out:
-            out.append(n.id)
+    for d in ast.walk(inner.outer.node):
+        if not isinstance(d, ast.FunctionDef) or d is inner.outer.node:
+            continue
+        for n in ast.walk(d):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id not in own \
+                    and n.id in typer.locals and n.id not in out:
+                out.append(n.id)
     return out
 
 
@@ -87,7 +93,7 @@ def type_closure_call(typer, node, inner, args, kws):
     if len(args) != want:
         raise typer.error(f"{inner.node.name}() takes {want} argument(s) but {len(args)} "
                           "were given", node)
-    free = _free_vars(typer, inner.node)
+    free = _free_vars(typer, inner)
     ftypes = []
     for f in free:
         t = typer.tf.vartypes.get(f)

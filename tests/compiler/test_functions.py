@@ -277,3 +277,31 @@ def k_star_builtin(r):
 def test_star_call_errors(fn, msg):
     with pytest.raises(TypingError, match=msg):
         compile_to_llvm(fn, (T.float64[::1],))
+
+
+def k_sibling_closures(r):
+    scale = 3.0
+    offset = 1.0
+
+    def f(x):
+        return x * scale
+
+    def g(y):
+        return f(y) + offset
+    r[0] = g(2.0)
+    scale = 5.0
+    r[1] = g(2.0)
+
+
+def test_closure_calling_a_sibling_closure():
+    r = np.zeros(2)
+    cuda.jit(k_sibling_closures)[1, 1](r)
+    assert r.tolist() == [7.0, 11.0]
+
+
+@pytest.mark.compile
+def test_compiled_sibling_closures_match_python():
+    from test_lower_cpu import run
+    r = np.zeros(2)
+    run(k_sibling_closures, (T.float64[::1],), r)
+    assert r.tolist() == [7.0, 11.0]
