@@ -133,12 +133,18 @@ class DiskCache:
         if key is None:
             return False
         entry = dict(entry, key=key)
+        tmp = None
         try:
+            # raises before any file exists for what cannot be pickled (an exception class
+            # defined in a function, recorded by a debug kernel): nothing is cached then
+            data = pickle.dumps(entry, protocol=pickle.HIGHEST_PROTOCOL)
             os.makedirs(self.directory, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=self.directory, suffix=".tmp")
             with os.fdopen(fd, "wb") as f:
-                pickle.dump(entry, f, protocol=pickle.HIGHEST_PROTOCOL)
+                f.write(data)
             os.replace(tmp, self._path(key))
             return True
         except Exception:
+            if tmp is not None and os.path.exists(tmp):
+                os.unlink(tmp)
             return False

@@ -255,6 +255,16 @@ class Driver:
         """cuLaunchKernel; ``params`` is the address (int) of a ``void*[]`` of argument pointers."""
         raise NotImplementedError
 
+    def launch_cooperative_kernel(self, func, gx, gy, gz, bx, by, bz, shared_bytes, stream,
+                                  params):
+        """cuLaunchCooperativeKernel (every block resident at once; grid-wide barriers)."""
+        raise NotImplementedError
+
+    def occupancy_max_active_blocks(self, func, block_size, dynamic_shared_bytes):
+        """Blocks of ``block_size`` threads (int) of ``func`` one multiprocessor holds at once
+        (cuOccupancyMaxActiveBlocksPerMultiprocessor)."""
+        raise NotImplementedError
+
     # -- IPC -----------------------------------------------------------------------------
     def ipc_get_mem_handle(self, ptr):
         """64-byte IPC handle (bytes) of a device allocation (cuIpcGetMemHandle)."""

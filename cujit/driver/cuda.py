@@ -429,6 +429,23 @@ class CudaDriver(Driver):
             _raise(err, "cuLaunchKernel",
                    f"grid ({gx}, {gy}, {gz}), block ({bx}, {by}, {bz}), {shared_bytes} dynamic shared bytes")
 
+    def launch_cooperative_kernel(self, func, gx, gy, gz, bx, by, bz, shared_bytes, stream,
+                                  params):
+        (err,) = self._d.cuLaunchCooperativeKernel(func, gx, gy, gz, bx, by, bz, shared_bytes,
+                                                   stream, params)
+        if err:
+            _raise(err, "cuLaunchCooperativeKernel",
+                   f"grid ({gx}, {gy}, {gz}), block ({bx}, {by}, {bz}), {shared_bytes} dynamic "
+                   "shared bytes")
+
+    def occupancy_max_active_blocks(self, func, block_size, dynamic_shared_bytes):
+        d = self._d
+        err, n = d.cuOccupancyMaxActiveBlocksPerMultiprocessor(func, int(block_size),
+                                                               int(dynamic_shared_bytes))
+        if err:
+            _raise(err, "cuOccupancyMaxActiveBlocksPerMultiprocessor")
+        return int(n)
+
     # -- IPC -----------------------------------------------------------------------------
     def ipc_get_mem_handle(self, ptr):
         err, h = self._d.cuIpcGetMemHandle(ptr)

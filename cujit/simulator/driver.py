@@ -490,6 +490,13 @@ class SimDriver(Driver):
     def launch_kernel(self, func, gx, gy, gz, bx, by, bz, shared_bytes, stream, params):
         self._no_modules("cuLaunchKernel")
 
+    def launch_cooperative_kernel(self, func, gx, gy, gz, bx, by, bz, shared_bytes, stream,
+                                  params):
+        self._no_modules("cuLaunchCooperativeKernel")
+
+    def occupancy_max_active_blocks(self, func, block_size, dynamic_shared_bytes):
+        self._no_modules("cuOccupancyMaxActiveBlocksPerMultiprocessor")
+
     # -- IPC -----------------------------------------------------------------------------
     def ipc_get_mem_handle(self, ptr):
         _raise(CUDA_ERROR_NOT_SUPPORTED, "cuIpcGetMemHandle", "IPC is not simulated")
