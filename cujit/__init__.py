@@ -43,6 +43,8 @@ _SOURCES = {
 }
 
 _WHERE = {name: mod for mod, names in _SOURCES.items() for name in names}
+# Submodules reachable as attributes without an import (``cuda.random``, as in numba.cuda).
+_SUBMODULES = {"random": "cujit.random"}
 
 # ``laneid`` differs per simulated thread, so it is computed on every access.
 __all__ = sorted(list(_WHERE) + ["config", "laneid"])
@@ -52,6 +54,8 @@ def __getattr__(name):
     if name == "laneid":
         from .kernelapi import _laneid
         return _laneid()
+    if name in _SUBMODULES:
+        return importlib.import_module(_SUBMODULES[name])
     mod = _WHERE.get(name)
     if mod is None:
         raise AttributeError(f"module 'cujit' has no attribute {name!r}")
