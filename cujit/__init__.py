@@ -37,6 +37,8 @@ _SOURCES = {
                         "shfl_sync", "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync",
                         "ballot_sync", "all_sync", "any_sync", "eq_sync", "activemask",
                         "lanemask_lt", "popc", "brev", "clz", "ffs", "fma", "cbrt"],
+    "cujit.ufuncs": ["vectorize", "guvectorize"],
+    "cujit.reduction": ["reduce", "Reduce"],
     "cujit.types": ["boolean", "bool_", "int8", "int16", "int32", "int64", "uint8", "uint16",
                     "uint32", "uint64", "float16", "float32", "float64", "complex64",
                     "complex128", "intp", "uintp", "void"],
