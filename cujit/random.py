@@ -230,6 +230,45 @@ def _init_states_kernel(states, seed, subsequence_start, table):
     states[i]["s1"] = s1
 
 
+# On the simulator every thread of the kernel runs ~1000 generator steps as Python (~10 ms);
+# above this many states the same computation runs vectorised over NumPy arrays instead.
+_SIM_KERNEL_MAX = 64
+
+
+def _init_on_host(n, seed, start):
+    """The states the init kernel computes, as a NumPy array of ``xoroshiro128p_dtype``
+    (vectorised over the states: one pass of the jump table for all of them)."""
+    z = (seed + 0x9E3779B97F4A7C15) & _MASK64
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
+    z ^= z >> 31
+    s0 = np.full(n, z, dtype=np.uint64)
+    s1 = s0.copy()
+    with np.errstate(over="ignore"):
+        jumps = np.uint64(start) + np.arange(n, dtype=np.uint64)
+    table = _jump_table()
+    u = np.uint64
+    for j in range(64):
+        sel = ((jumps >> u(j)) & u(1)).astype(bool)
+        if not sel.any():
+            continue
+        a0, a1 = s0[sel], s1[sel]
+        acc0, acc1 = np.zeros_like(a0), np.zeros_like(a1)
+        for word in table[j]:
+            word = int(word)
+            for b in range(64):
+                if (word >> b) & 1:
+                    acc0 ^= a0
+                    acc1 ^= a1
+                t = a0 ^ a1
+                a0 = ((a0 << u(55)) | (a0 >> u(9))) ^ t ^ (t << u(14))
+                a1 = (t << u(36)) | (t >> u(28))
+        s0[sel], s1[sel] = acc0, acc1
+    out = np.empty(n, dtype=xoroshiro128p_dtype)
+    out["s0"], out["s1"] = s0, s1
+    return out
+
+
 def _as_uint64(value, name):
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{name} must be an integer, got {value!r} "
@@ -260,6 +299,10 @@ def init_xoroshiro128p_states(states, seed, subsequence_start=0, stream=0):
     start = _as_uint64(subsequence_start, "subsequence_start")
     n = states.shape[0]
     if n == 0:
+        return
+    from .driver import get_driver
+    if get_driver().is_simulator and n > _SIM_KERNEL_MAX:
+        states.copy_to_device(_init_on_host(n, int(seed), int(start)), stream=stream)
         return
     table = _device_table()
     threads = 128

@@ -49,6 +49,18 @@ def test_states_equal_the_sequential_definition(n, seed, start):
     assert _pairs(states) == O.states(n, seed, start)
 
 
+@pytest.mark.sim
+def test_simulator_host_path_equals_the_kernel(monkeypatch):
+    """Above R._SIM_KERNEL_MAX states the simulator fills them with vectorised NumPy; both
+    ways give the sequential definition's states."""
+    assert R._SIM_KERNEL_MAX < 70
+    host = create_xoroshiro128p_states(70, seed=9, subsequence_start=2**63)
+    monkeypatch.setattr(R, "_SIM_KERNEL_MAX", 10 ** 9)
+    kern = create_xoroshiro128p_states(70, seed=9, subsequence_start=2**63)
+    assert _pairs(host) == _pairs(kern)
+    assert R._init_on_host(3, 5, 1).tolist() == [tuple(p) for p in O.states(3, 5, 1)]
+
+
 def test_init_into_existing_array_on_a_stream():
     s = cuda.stream()
     states = cuda.device_array(4, dtype=xoroshiro128p_dtype)
