@@ -304,26 +304,12 @@ def init_xoroshiro128p_states(states, seed, subsequence_start=0, stream=0):
     if get_driver().is_simulator and n > _SIM_KERNEL_MAX:
         states.copy_to_device(_init_on_host(n, int(seed), int(start)), stream=stream)
         return
-    table = _device_table()
+    from .arrays import to_device
+    # 1 KiB, copied synchronously per call: no per-context cache to invalidate on reset
+    table = to_device(_jump_table())
     threads = 128
     _init_states_kernel[(n + threads - 1) // threads, threads, stream](states, seed, start,
                                                                         table)
-
-
-_TABLES = {}
-
-
-def _device_table():
-    """The jump table on the current context's device (copied once per context)."""
-    from .arrays import to_device
-    from .devices import current_context
-    ctx = current_context()
-    key = id(ctx)
-    held = _TABLES.get(key)
-    if held is None or held[0] is not ctx:
-        held = (ctx, to_device(_jump_table()))
-        _TABLES[key] = held
-    return held[1]
 
 
 def create_xoroshiro128p_states(n, seed, subsequence_start=0, stream=0):
