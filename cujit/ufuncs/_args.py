@@ -39,8 +39,9 @@ def is_scalar(value):
 
 
 def select(sigs, values):
-    """The first signature in ``sigs`` whose argument types match ``values``: arrays (and
-    NumPy scalars) exactly, then Python scalars as anything (numba's rule).  Raises TypeError
+    """The first signature in ``sigs`` whose argument types match ``values``: arrays and
+    NumPy scalars exactly; then Python scalars as anything; then all scalars as anything
+    (numba's rules for ufuncs and gufuncs).  Raises TypeError
     when none matches or several match only through untyped scalars."""
     def dtype_of(v):
         if is_scalar(v) and not isinstance(v, np.generic):
@@ -50,8 +51,13 @@ def select(sigs, values):
     for sig in sigs:
         if all(a is not None and a == _sig_dtype(t) for a, t in zip(actual, sig.args)):
             return sig
-    matches = [sig for sig in sigs
-               if all(a is None or a == _sig_dtype(t) for a, t in zip(actual, sig.args))]
+    matches = []
+    # Python scalars fit any type; then NumPy scalars too (numba casts scalars)
+    for loose in (actual, [None if is_scalar(v) else a for a, v in zip(actual, values)]):
+        matches = [sig for sig in sigs
+                   if all(a is None or a == _sig_dtype(t) for a, t in zip(loose, sig.args))]
+        if matches:
+            break
     if not matches:
         got = ", ".join(str(a) if a is not None else type(v).__name__
                         for a, v in zip(actual, values))

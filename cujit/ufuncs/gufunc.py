@@ -70,6 +70,17 @@ def guvectorize(ftylist, layout, target="cuda", **kws):
     return lambda func: CUDAGUFunc(func, sigs, ins, outs, options)
 
 
+def _fit_loop(out, shape):
+    """``out`` as a view of ``shape`` when it only lacks leading length-1 loop dimensions
+    (numba accepts ``out`` of shape ``(4,)`` for a loop shape ``(1,)`` and core ``(4,)``)."""
+    have = tuple(np.shape(out))
+    extra = len(shape) - len(have)
+    if extra > 0 and shape[extra:] == have and all(d == 1 for d in shape[:extra]) \
+            and hasattr(out, "reshape"):
+        return out.reshape(shape)
+    return out
+
+
 class CUDAGUFunc:
     """A CUDA gufunc made by :func:`guvectorize`: ``gufunc(*inputs, out=None, stream=0)`` or
     ``gufunc(*inputs, *outputs, stream=0)``.
@@ -183,7 +194,9 @@ class CUDAGUFunc:
         user_outs, dev_outs = [], []
         for k, (shape, t) in enumerate(zip(out_shapes, sig.args[self.nin:])):
             dt = np.dtype(t.dtype.dtype)
-            o = _args.check_out(out[k], shape, dt, f"output {k}") if out is not None else None
+            o = None
+            if out is not None:
+                o = _args.check_out(_fit_loop(out[k], shape), shape, dt, f"output {k}")
             user_outs.append(o)
             if o is not None and _args.is_device(o) and o.is_c_contiguous():
                 d = o
@@ -196,12 +209,12 @@ class CUDAGUFunc:
             flat = [d.reshape((n_items,) + tuple(d.shape[len(loop):])) for d in dev_outs]
             _args.launch_1d(self._kernel(sig), n_items, stream, dev_args + flat)
         results = []
-        for d, o in zip(dev_outs, user_outs):
+        for k, (d, o) in enumerate(zip(dev_outs, user_outs)):
             if o is not None and _args.is_device(o) and d is not o:
                 o.copy_to_device(d, stream=stream)
-                results.append(o)
-            else:
-                results.append(_args.deliver(d, o, any_device, stream))
+            r = _args.deliver(d, o, any_device, stream)
+            # given outputs: the caller's own objects, not our reshaped views of them
+            results.append(out[k] if out is not None else r)
         return results[0] if self.nout == 1 else tuple(results)
 
     def _prepare(self, v, t, full, n_items, core_nd, stream):

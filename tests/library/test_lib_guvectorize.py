@@ -157,3 +157,55 @@ def test_signature_must_fit_layout():
         cuda.guvectorize(["void(float64[:,:], float64[:])"], "(n)->(n)")(lambda a, b: None)
     with pytest.raises(ValueError, match="target='cuda'"):
         cuda.guvectorize(["void(float64[:], float64[:])"], "(n)->(n)", target="parallel")
+
+
+# ---- numba-cuda's gufunc scalar cases (tests/cudapy/test_gufunc_scalar.py) ----
+
+@cuda.guvectorize(["void(int32, int32[:])"], "()->()", target="cuda")
+def twice(inp, out):
+    out[0] = inp * 2
+
+
+def test_scalar_in_scalar_out():
+    assert twice(10) == 20
+    arg = np.arange(10).astype(np.int32)
+    r = twice(arg)
+    assert r.dtype == np.int32
+    np.testing.assert_array_equal(r, arg * 2)
+
+
+def test_numpy_scalar_of_another_type_is_cast():
+    @cuda.guvectorize(["void(int32, int32[:], int32[:])"], "(),(t)->(t)")
+    def foo(a, b, out):
+        for i in range(b.size):
+            out[i] = a * b[i]
+    b = np.arange(10).astype(np.int32)
+    np.testing.assert_array_equal(foo(np.int64(2), b), 2 * b)
+    with pytest.raises(TypeError, match="No matching version"):
+        foo(cuda.to_device(np.array([2, 2], dtype=np.int64)), b[:2])
+
+
+def test_old_style_scalar_as_array_and_loop_of_one():
+    @cuda.guvectorize(["void(int32[:], int32[:], int32[:])"], "(n),()->(n)")
+    def g(x, y, res):
+        for i in range(x.shape[0]):
+            res[i] = x[i] + y[0]
+    a = np.array([1, 2, 3, 4], dtype=np.int32)
+    res = np.zeros(4, dtype=np.int32)
+    assert g(a, np.array([2], dtype=np.int32), out=res) is res
+    np.testing.assert_array_equal(res, a + 2)
+    a2 = np.array([1, 2, 3, 4] * 2, dtype=np.int32).reshape(2, 4)
+    res2 = np.zeros((2, 4), dtype=np.int32)
+    g(a2, np.array([2, 10], dtype=np.int32), res2)
+    np.testing.assert_array_equal(res2, a2 + np.array([[2], [10]]))
+
+
+def test_saxpy_scalar_input_broadcast_over_loop():
+    @cuda.guvectorize(["void(float32, float32[:], float32[:], float32[:])"], "(),(t),(t)->(t)")
+    def saxpy(a, x, y, out):
+        for i in range(out.shape[0]):
+            out[i] = a * x[i] + y[i]
+    X = np.arange(10, dtype=np.float32).reshape(5, 2)
+    np.testing.assert_array_equal(saxpy(np.float32(2), X, X), 2 * X + X)
+    A = np.arange(5, dtype=np.float32)
+    np.testing.assert_array_equal(saxpy(A, X, X), A[:, None] * X + X)
