@@ -39,28 +39,19 @@ def is_scalar(value):
 
 
 def select(sigs, values):
-    """The first signature in ``sigs`` whose argument types match ``values``: arrays and
-    NumPy scalars exactly; then Python scalars as anything; then all scalars as anything
-    (numba's rules for ufuncs and gufuncs).  Raises TypeError
-    when none matches or several match only through untyped scalars."""
-    def dtype_of(v):
-        if is_scalar(v) and not isinstance(v, np.generic):
-            return None
-        return np.dtype(v.dtype)
-    actual = [dtype_of(v) for v in values]
+    """The signature for ``values``, numba's CUDA ufunc rule: the first in ``sigs`` whose
+    types equal the arguments' dtypes (a scalar's is ``np.asarray(scalar).dtype``: Python
+    float → float64); failing that, the one matching the arrays exactly with scalars cast to
+    anything.  Raises TypeError when none matches, or several do only through scalars."""
+    actual = [np.asarray(v).dtype if is_scalar(v) else np.dtype(v.dtype) for v in values]
     for sig in sigs:
-        if all(a is not None and a == _sig_dtype(t) for a, t in zip(actual, sig.args)):
+        if all(a == _sig_dtype(t) for a, t in zip(actual, sig.args)):
             return sig
-    matches = []
-    # Python scalars fit any type; then NumPy scalars too (numba casts scalars)
-    for loose in (actual, [None if is_scalar(v) else a for a, v in zip(actual, values)]):
-        matches = [sig for sig in sigs
-                   if all(a is None or a == _sig_dtype(t) for a, t in zip(loose, sig.args))]
-        if matches:
-            break
+    loose = [None if is_scalar(v) else a for a, v in zip(actual, values)]
+    matches = [sig for sig in sigs
+               if all(a is None or a == _sig_dtype(t) for a, t in zip(loose, sig.args))]
     if not matches:
-        got = ", ".join(str(a) if a is not None else type(v).__name__
-                        for a, v in zip(actual, values))
+        got = ", ".join(str(a) for a in actual)
         raise TypeError(f"{NO_MATCH} (got {got}; have {', '.join(map(str, sigs))})")
     if len(matches) > 1:
         raise TypeError("Failed to resolve ufunc due to ambiguous signature. Too many untyped "

@@ -105,6 +105,37 @@ def test_lazy_signatures_use_the_compilers_types():
 def test_all_scalars_give_a_scalar():
     r = axpy(np.float64(2.0), 3.0, 1.0)
     assert r == 7.0 and r.dtype == np.float64
+    # numba's test_scalar: Python floats are float64 first
+    r = axpy(1.2, 2.3, 0.5)
+    assert r == 1.2 * 2.3 + 0.5 and r.dtype == np.float64
+
+
+def test_tuples_and_namedtuples_are_arrays():
+    from collections import namedtuple
+    P = namedtuple("P", "x y z")
+    r = axpy(1.0, (1.0, 2.0, 3.0), P(4.0, 5.0, 6.0))
+    np.testing.assert_array_equal(r, [5.0, 7.0, 9.0])
+    arr = np.arange(10, dtype=np.int64)
+    np.testing.assert_array_equal(square_plus_one((arr, arr + 1)),
+                                  np.array([arr, arr + 1]) ** 2 + 1)
+
+
+@pytest.mark.parametrize("nd", [2, 3, 5, 7])
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_nd_and_fortran_order(nd, order):
+    rng = np.random.default_rng(nd)
+    data = rng.random((3,) * nd)
+    data2 = np.array(data.T, order=order)
+    np.testing.assert_array_equal(axpy(1.0, data, data2), data + data2)
+
+
+def test_int32_reduce_keeps_dtype():
+    @cuda.vectorize(["int32(int32, int32)", "float32(float32, float32)"])
+    def vector_add(a, b):
+        return a + b
+    for n in (8, 100, 1025):
+        r = vector_add.reduce(np.arange(n, dtype=np.int32))
+        assert r == n * (n - 1) // 2 and r.dtype == np.int32
 
 
 def test_empty_arrays():
@@ -141,7 +172,7 @@ def test_no_exact_signature_is_typeerror():
 
 def test_ambiguous_scalars_are_typeerror():
     with pytest.raises(TypeError, match="ambiguous"):
-        axpy(1.0, 2.0, 3.0)
+        square_plus_one(np.float32(2.0))      # neither float64 nor int64: both by casting
 
 
 def test_wrong_number_of_inputs():
