@@ -95,3 +95,14 @@ def test_kernel_compiles_to_ptx():
     k = sum_reduce._kernel(np.dtype(np.float32))
     ptx, _ = compile_ptx(k, (ct.float32[::1], ct.float32[::1], ct.float32, ct.boolean))
     assert "bar.sync" in ptx and ".shared" in ptx
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("n", [15, 16, 17, 127, 128, 129, 1023, 1024, 1025, 1536, 34567,
+                               1048576, 1049600, 1049728, 1 << 26])
+def test_sum_sizes_around_block_and_grid_limits_on_the_gpu(n):
+    """numba-cuda's test_sum_reduce sizes (exact in float64), and a 2^26 array (the 1024-block
+    cap, each thread folding 256 elements)."""
+    a = np.arange(n, dtype=np.float64) + 1
+    assert sum_reduce(a) == a.sum()
+    assert max_reduce(cuda.to_device(a), init=0) == n
