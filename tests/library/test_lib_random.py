@@ -257,3 +257,58 @@ def test_same_numbers_as_numba_cuda_on_the_gpu(tmp_path):
     # libdevice log/cos/sqrt on both sides; allow the last bits should instruction
     # selection differ (no fused multiply-add is possible in Box-Muller's products)
     np.testing.assert_allclose(g.copy_to_host(), ref["g"], rtol=1e-12, atol=1e-14)
+
+
+def _cpu_harness():
+    """tests/compiler/test_lower_cpu.py's ``run``: the compiler's LLVM IR executed on the host
+    (one thread), so the GPU code path's values are checked without a GPU."""
+    import importlib.util
+    path = os.path.join(os.path.dirname(os.path.dirname(__file__)), "compiler",
+                        "test_lower_cpu.py")
+    spec = importlib.util.spec_from_file_location("_lib_lower_cpu", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod.run
+
+
+def _first_uniform(states, out):
+    out[0] = xoroshiro128p_uniform_float32(states, 0)
+
+
+def _draw_all(states, u64, f32, f64):
+    for i in range(states.shape[0]):
+        u64[i] = xoroshiro128p_next(states, i)
+        f32[i] = xoroshiro128p_uniform_float32(states, i)
+        f64[i] = xoroshiro128p_uniform_float64(states, i)
+        xoroshiro128p_jump(states, i)
+
+
+@pytest.mark.compile
+def test_compiled_code_gives_the_reference_numbers():
+    """The init kernel and the device functions as lowered for the GPU, run on the host:
+    thread 0 of the init kernel makes the reference state, and the draws and jump equal the
+    definition (uint64 shifts, rotations, record stores and float conversions of the real
+    code path)."""
+    pytest.importorskip("llvmlite.binding")
+    from cujit import types as ct
+    run = _cpu_harness()
+    st = ct.Array(ct.Record(xoroshiro128p_dtype), 1, "C")
+    states = np.zeros(8, xoroshiro128p_dtype)
+    run(R._init_states_kernel, (st, ct.uint64, ct.uint64, ct.uint64[:, ::1]),
+        states, np.uint64(1234), np.uint64(3), R._jump_table())
+    assert (int(states[0]["s0"]), int(states[0]["s1"])) == REF_STATE0
+    first = np.zeros(1, np.float32)
+    run(_first_uniform, (st, ct.float32[::1]), states, first)
+    assert first[0] == np.float32(REF_UNIFORM32)
+    ref = O.states(4, 77, 5)
+    states = np.array(ref, dtype=xoroshiro128p_dtype)
+    u64, f32, f64 = np.zeros(4, np.uint64), np.zeros(4, np.float32), np.zeros(4, np.float64)
+    run(_draw_all, (st, ct.uint64[::1], ct.float32[::1], ct.float64[::1]),
+        states, u64, f32, f64)
+    for i, s in enumerate(ref):
+        a, s = O.nxt(s)
+        b, s = O.nxt(s)
+        c, s = O.nxt(s)
+        assert (u64[i], f32[i], f64[i]) == (a, O.unit_f32(b), O.unit_f64(c))
+        assert (int(states[i]["s0"]), int(states[i]["s1"])) == O.jump(s)
+    assert f32[0] != 0.0
