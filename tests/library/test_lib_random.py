@@ -261,13 +261,18 @@ def test_same_numbers_as_numba_cuda_on_the_gpu(tmp_path):
 
 def _cpu_harness():
     """tests/compiler/test_lower_cpu.py's ``run``: the compiler's LLVM IR executed on the host
-    (one thread), so the GPU code path's values are checked without a GPU."""
+    (one thread), so the GPU code path's values are checked without a GPU.  The module is
+    shared with pytest's own import of it (``sys.modules['test_lower_cpu']``): its MCJIT
+    engines must live for the whole process and their symbol tags must not repeat."""
     import importlib.util
-    path = os.path.join(os.path.dirname(os.path.dirname(__file__)), "compiler",
-                        "test_lower_cpu.py")
-    spec = importlib.util.spec_from_file_location("_lib_lower_cpu", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = sys.modules.get("test_lower_cpu")
+    if mod is None:
+        path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                            "compiler", "test_lower_cpu.py")
+        spec = importlib.util.spec_from_file_location("test_lower_cpu", path)
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules["test_lower_cpu"] = mod
+        spec.loader.exec_module(mod)
     return mod.run
 
 
