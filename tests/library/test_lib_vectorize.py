@@ -221,3 +221,33 @@ def test_flat_kernel_ptx_is_the_hand_written_one():
     ptx, _ = compile_ptx(k, (ct.float32, ct.float32[::1], ct.float32[::1], ct.float32[::1]))
     assert ptx.count("ld.global.f32") == 2 and ptx.count("st.global.f32") == 1
     assert "fma.rn.f32" in ptx and "div" not in ptx and "rem" not in ptx
+
+
+class _CAI:
+    """A foreign device array: only ``__cuda_array_interface__`` (like CuPy's)."""
+
+    def __init__(self, d):
+        self._d = d
+        self.__cuda_array_interface__ = d.__cuda_array_interface__
+
+
+def test_cuda_array_interface_objects_in_and_out():
+    x = np.arange(6, dtype=np.float32)
+    dx = cuda.to_device(x)
+    r = axpy(2.0, _CAI(dx), x)
+    assert isinstance(r, cuda.DeviceNDArray)
+    np.testing.assert_array_equal(r.copy_to_host(), 3 * x)
+    out = cuda.device_array(6, np.float32)
+    axpy(1.0, x, x, out=_CAI(out))
+    np.testing.assert_array_equal(out.copy_to_host(), 2 * x)
+    assert cuda.reduce(lambda a, b: a + b)(_CAI(dx)) == x.sum()
+
+
+def test_strided_device_out():
+    base = cuda.to_device(np.zeros((4, 6), np.float64))
+    view = base[:, ::2]
+    a = np.arange(12, dtype=np.float64).reshape(4, 3)
+    assert axpy(2.0, a, 1.0, out=view) is view
+    h = base.copy_to_host()
+    np.testing.assert_array_equal(h[:, ::2], 2 * a + 1)
+    assert (h[:, 1::2] == 0).all()
