@@ -10,8 +10,8 @@ thread runs one loop item: every argument is laid out as ``(loop items, *core)``
 generated kernel calls the function on ``arg[i]``.
 
 Inputs whose loop dimensions broadcast are expanded to the full loop shape before the launch
-(on the host; a device input is brought to the host for it), so each thread reads its own
-copy; inputs of the full loop shape are used in place.
+(host inputs by NumPy before their copy; device inputs on the device, by a broadcasting copy
+ufunc), so each thread reads its own copy; inputs of the full loop shape are used in place.
 """
 import re
 
@@ -68,6 +68,22 @@ def guvectorize(ftylist, layout, target="cuda", **kws):
     sigs = [ct.parse_signature(s) for s in ftylist]
     ins, outs = parse_layout(layout)
     return lambda func: CUDAGUFunc(func, sigs, ins, outs, options)
+
+
+def _identity(v):
+    return v
+
+
+_COPY = []
+
+
+def _broadcast_copy():
+    """A CUDA ufunc returning its input: ``copy(src, out=dst)`` broadcasts ``src`` into
+    ``dst`` on the device."""
+    if not _COPY:
+        from .vectorize import CUDAUFunc
+        _COPY.append(CUDAUFunc(_identity, None, {}))
+    return _COPY[0]
 
 
 def _fit_loop(out, shape):
@@ -226,11 +242,12 @@ class CUDAGUFunc:
             return _args.to_device(np.full((n_items,), v, dtype=dt), stream)
         core = full[len(full) - core_nd:] if core_nd else ()
         if tuple(v.shape) != full:
-            if _args.is_device(v):
-                v = v.copy_to_host(stream=stream)
-                if hasattr(stream, "synchronize"):
-                    stream.synchronize()
-            v = np.ascontiguousarray(np.broadcast_to(v, full))
+            if _args.is_device(v):           # expand on the device, by a broadcasting ufunc
+                c = device_array(full, v.dtype, stream=stream)
+                _broadcast_copy()(v, out=c, stream=stream)
+                v = c
+            else:
+                v = np.ascontiguousarray(np.broadcast_to(v, full))
         if _args.is_device(v) and not v.is_c_contiguous():
             c = device_array(v.shape, v.dtype, stream=stream)
             c.copy_to_device(v, stream=stream)

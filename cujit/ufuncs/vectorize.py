@@ -170,6 +170,14 @@ class CUDAUFunc:
                              + ", ".join(str(tuple(np.shape(v))) for v in values)) from None
         rdtype = np.dtype(sig.return_type.dtype)
         any_device = any(_args.is_device(v) for v in values)
+        if out is not None and hasattr(out, "shape"):
+            # as NumPy: the inputs may broadcast up to ``out``'s shape, never ``out`` to theirs
+            try:
+                grown = np.broadcast_shapes(shape, tuple(out.shape))
+            except ValueError:
+                grown = None
+            if grown == tuple(out.shape):
+                shape = grown
         if out is not None:
             out = _args.check_out(out, shape, rdtype)
         all_scalar = all(_args.is_scalar(v) for v in values)

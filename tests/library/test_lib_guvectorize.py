@@ -209,3 +209,15 @@ def test_saxpy_scalar_input_broadcast_over_loop():
     np.testing.assert_array_equal(saxpy(np.float32(2), X, X), 2 * X + X)
     A = np.arange(5, dtype=np.float32)
     np.testing.assert_array_equal(saxpy(A, X, X), A[:, None] * X + X)
+
+
+def test_device_input_broadcast_on_the_device(count_calls):
+    """A device input whose loop dimensions broadcast is expanded by a device kernel: no
+    device-to-host copy happens before the result is read."""
+    rng = np.random.default_rng(3)
+    A, B = rng.random((4, 2, 3)), rng.random((3, 5))
+    dA, dB = cuda.to_device(A), cuda.to_device(B)
+    dtoh = count_calls("memcpy_dtoh")
+    r = matmul(dA, dB)
+    assert dtoh == []
+    np.testing.assert_allclose(r.copy_to_host(), A @ B, rtol=1e-12)

@@ -251,3 +251,11 @@ def test_strided_device_out():
     h = base.copy_to_host()
     np.testing.assert_array_equal(h[:, ::2], 2 * a + 1)
     assert (h[:, 1::2] == 0).all()
+
+
+def test_inputs_broadcast_up_to_out_as_numpy():
+    out = np.zeros((3, 4), np.float64)
+    axpy(2.0, np.arange(4.0), 1.0, out=out)
+    np.testing.assert_array_equal(out, np.broadcast_to(2 * np.arange(4.0) + 1, (3, 4)))
+    with pytest.raises(ValueError, match="shape"):
+        axpy(2.0, np.zeros((3, 4)), 1.0, out=np.zeros(4))      # out never broadcasts
