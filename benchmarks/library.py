@@ -19,10 +19,10 @@ from bench_common import host_us, median
 
 
 def _vectorize(cuda):
-    v = getattr(cuda, "vectorize", None)
-    if v is None:                           # numba: numba.vectorize(target='cuda')
-        from numba import vectorize as v
-    return v
+    if cuda.__name__ == "cujit":
+        return cuda.vectorize
+    from numba import vectorize             # numba's documented spelling, target='cuda'
+    return vectorize
 
 
 def _random_figures(side, cuda, event_ms):
