@@ -30,7 +30,7 @@ def as_device_or_host(value):
         arr = np.asarray(value)
         if arr.dtype == object:
             raise TypeError(f"ufunc argument {value!r} is not an array of numbers")
-        return arr
+        return arr[()] if arr.ndim == 0 else arr      # a 0-d array is a (typed) scalar
     raise TypeError(f"ufunc arguments must be arrays or scalars, got {type(value).__name__}")
 
 

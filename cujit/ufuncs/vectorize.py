@@ -210,6 +210,8 @@ class CUDAUFunc:
                 kinds.append("s")
                 continue
             d = _args.to_device(v, stream)
+            if d.ndim == 0:
+                d = d.reshape(1)
             if tuple(d.shape) == tuple(shape):
                 kinds.append("f")
                 flat = flat and d.is_c_contiguous()

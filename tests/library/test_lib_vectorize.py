@@ -259,3 +259,10 @@ def test_inputs_broadcast_up_to_out_as_numpy():
     np.testing.assert_array_equal(out, np.broadcast_to(2 * np.arange(4.0) + 1, (3, 4)))
     with pytest.raises(ValueError, match="shape"):
         axpy(2.0, np.zeros((3, 4)), 1.0, out=np.zeros(4))      # out never broadcasts
+
+
+def test_zero_dimensional_arrays_are_scalars():
+    x = np.arange(4, dtype=np.float32)
+    np.testing.assert_array_equal(axpy(np.array(2.0, np.float32), x, x), 3 * x)
+    d0 = cuda.to_device(np.array(3.0, np.float32))
+    np.testing.assert_array_equal(axpy(d0, x, x).copy_to_host(), 4 * x)
