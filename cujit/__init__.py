@@ -49,13 +49,15 @@ _WHERE = {name: mod for mod, names in _SOURCES.items() for name in names}
 _SUBMODULES = {"random": "cujit.random"}
 
 # ``laneid`` differs per simulated thread, so it is computed on every access.
-__all__ = sorted(list(_WHERE) + ["config", "laneid"])
+__all__ = sorted(list(_WHERE) + ["config", "laneid", "fp16", "random"])
 
 
 def __getattr__(name):
     if name == "laneid":
         from .kernelapi import _laneid
         return _laneid()
+    if name == "fp16":      # cuda.fp16: half-precision intrinsics (a submodule, as in numba)
+        return importlib.import_module(".fp16", __name__)
     if name in _SUBMODULES:
         return importlib.import_module(_SUBMODULES[name])
     mod = _WHERE.get(name)
