@@ -41,6 +41,14 @@ ROWS = {
     "kernel_reduce_us": ("kernel reduction (2^26 f32)", "us", ("ratio", "numba", 1.05)),
     "kernel_stencil_us": ("kernel stencil 4096^2", "us", ("ratio", "numba", 1.05)),
     "first_launch_s": ("first compile+launch (fresh process)", "s", ("max", 0.5)),
+    "lib_random_init_ms": ("random: create 10^6 xoroshiro states", "ms", ("ratio", "numba", 1.0)),
+    "lib_random_uniform_us": ("random: 2^20 states x 64 uniform f32", "us",
+                              ("ratio", "numba", 1.0)),
+    "lib_axpy_kernel_us": ("axpy kernel into out (2^26 f32)", "us", None),
+    "lib_vectorize_axpy_us": ("@vectorize axpy into out (2^26 f32)", "us",
+                              ("ratio", "numba", 1.0)),
+    "lib_vectorize_over_kernel": ("@vectorize axpy / same kernel", "x", ("max", 1.05)),
+    "lib_reduce_sum_us": ("Reduce sum 2^26 f32 (result on host)", "us", ("ratio", "cupy", 1.2)),
 }
 
 

@@ -10,6 +10,7 @@
   copies of 256 MiB; ``dtod_256m_gbps``: device→device, bytes read + written, CUDA events;
 - ``kernel_{axpy,matmul,reduce,stencil}_us``: kernel time per launch from CUDA events over
   many back-to-back launches (warm: compiled first);
+- the library figures of :mod:`library` (``lib_*``: random, vectorize, reduce);
 - ``first_launch_s``: a fresh process importing the module, compiling and launching a kernel.
 """
 import json
@@ -174,4 +175,6 @@ def run(side, cuda, which):
     _small_copy_figures(side, cuda)
     _bulk_figures(side, cuda)
     _kernel_figures(side, cuda, ks)
+    import library
+    library.run(side, cuda, lambda fn, per_round: _events(side, cuda, fn, per_round))
     side.measure("first_launch_s", lambda: first_launch_s(which, side.reps(3, 1, 1)))
