@@ -2,9 +2,10 @@
 
 Sides (each ``side_<name>.py`` prints one JSON line, see :mod:`bench_common`): ``cujit``,
 ``bare`` (cuda-bindings floors), ``numba`` (numba-cuda) and ``cupy``, one after the other on
-the same machine in the same run.  numba-cuda runs with ``PYTHONPATH=/tmp/peers`` when the
-peer wheels are there; if ``.whl/`` exists in the repository root and ``/tmp/peers`` does not,
-they are installed there first (``pip install --no-index --no-deps --target /tmp/peers``).
+the same machine in the same run.  The peers' sides (numba, cupy) run under the interpreter
+named by ``--peers-python`` or ``$CUJIT_BENCH_PEERS_PYTHON`` (e.g. a virtual environment with
+numba-cuda and CuPy and the NumPy they need), else under this one; nothing here names a
+directory of one particular machine.
 
 Ratios are cujit's cost over the peer's: time ÷ time, or for bandwidths the peer's GB/s ÷
 cujit's — so below 1 means cujit is faster, above 1 slower, for every row alike.
@@ -18,7 +19,8 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-PEERS = "/tmp/peers"
+PEERS_PYTHON_ENV = "CUJIT_BENCH_PEERS_PYTHON"
+PEER_SIDES = ("numba", "cupy")
 SIDES = ("cujit", "bare", "numba", "cupy")
 PEER_COLUMNS = ("bare", "numba", "cupy")
 
@@ -45,26 +47,29 @@ ROWS = {
 
 
 # -- running the sides ----------------------------------------------------------------------
-def _peer_env():
-    """Environment for the numba side: PYTHONPATH=/tmp/peers when the wheels are (made) there."""
-    env = dict(os.environ)
-    wheels = sorted(glob.glob(os.path.join(ROOT, ".whl", "*.whl")))
-    if wheels and not os.path.isdir(PEERS):
-        subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-index", "--no-deps",
-                        "--target", PEERS, *wheels], check=False)
-    if os.path.isdir(PEERS):
-        env["PYTHONPATH"] = PEERS
-    return env
+def peers_python(option=None):
+    """The interpreter that runs the peers' sides: ``option`` (``--peers-python``), else
+    ``$CUJIT_BENCH_PEERS_PYTHON``, else this interpreter.  Raises ``ValueError`` naming the
+    path and where it came from when it is not an executable file."""
+    for value, origin in ((option, "--peers-python"),
+                          (os.environ.get(PEERS_PYTHON_ENV), PEERS_PYTHON_ENV)):
+        if value:
+            if not (os.path.isfile(value) and os.access(value, os.X_OK)):
+                raise ValueError(f"{origin}={value!r} is not an executable Python interpreter")
+            return value
+    return sys.executable
 
 
-def side_command(side, quick):
-    """``(argv, env)`` that runs one side."""
-    argv = [sys.executable, os.path.join(HERE, f"side_{side}.py")] + (["--quick"] if quick else [])
-    if side == "numba":
-        return argv, _peer_env()
+def side_command(side, quick, python=None):
+    """``(argv, env)`` that runs one side; ``python``: the peers' interpreter (numba, cupy
+    sides), default :func:`peers_python`.  The cujit and bare sides run under this interpreter
+    with the repository first on ``PYTHONPATH``; the peers' sides get the environment as is."""
+    exe = (python or peers_python()) if side in PEER_SIDES else sys.executable
+    argv = [exe, os.path.join(HERE, f"side_{side}.py")] + (["--quick"] if quick else [])
     env = dict(os.environ)
-    env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "") if env.get(
-        "PYTHONPATH") else ROOT
+    if side in PEER_SIDES:
+        return argv, env
+    env["PYTHONPATH"] = ROOT + os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else ROOT
     return argv, env
 
 
@@ -81,8 +86,8 @@ def parse_side_output(side, returncode, stdout, stderr):
             "skipped": f"crashed (exit {returncode}): {' | '.join(tail)}"}
 
 
-def run_side(side, quick, timeout):
-    argv, env = side_command(side, quick)
+def run_side(side, quick, timeout, python=None):
+    argv, env = side_command(side, quick, python)
     try:
         p = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=timeout,
                            cwd=ROOT)
@@ -255,8 +260,9 @@ def smoke_warning(merged):
 KEEP_MARKER = "<!-- kept across `bench --results`: results of other benchmarks -->"
 
 
-def results_markdown(merged, rows, when=None):
-    """The text of ``benchmarks/RESULTS.md`` for this run."""
+def results_markdown(merged, rows, when=None, picture=None):
+    """The text of ``benchmarks/RESULTS.md`` for this run; ``picture``: a path relative to
+    ``benchmarks/`` of the ratio plot to link (``bench --plot`` with ``--results``)."""
     when = when or datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     devices = {d.get("device") for d in merged["sides"].values() if d.get("device")}
     vers = ", ".join(f"{k} {v}" for d in merged["sides"].values()
@@ -269,6 +275,8 @@ def results_markdown(merged, rows, when=None):
     if smoke_warning(merged):
         parts.append(f"**{smoke_warning(merged)}**\n")
     parts += [format_table(rows), ""]
+    if picture:
+        parts.append(f"The ratios as a picture: [{os.path.basename(picture)}]({picture}).\n")
     if skipped:
         parts.append("Sides not run: " + "; ".join(skipped) + "\n")
     return "\n".join(parts)
@@ -281,12 +289,17 @@ def main(args):
     if unknown:
         print(f"unknown side(s) {unknown}; expected some of {list(SIDES)}", file=sys.stderr)
         return 2
+    try:
+        python = peers_python(getattr(args, "peers_python", None))
+    except ValueError as exc:
+        print(f"cujit bench: {exc}", file=sys.stderr)
+        return 2
     if getattr(args, "sim", False):
         os.environ["CUJIT_ENABLE_CUDASIM"] = "1"
     docs = []
     for side in sides:
         print(f"running side {side} ...", file=sys.stderr, flush=True)
-        doc = run_side(side, args.quick, args.timeout)
+        doc = run_side(side, args.quick, args.timeout, python=python)
         if doc.get("skipped"):
             print(f"  {side}: skipped - {doc['skipped']}", file=sys.stderr)
         for key, err in (doc.get("errors") or {}).items():
@@ -307,12 +320,16 @@ def main(args):
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"merged": merged, "rows": rows}, f, indent=2)
+    picture = None
     if args.plot:
         try:
             plot(rows, args.plot)
         except ImportError:
-            print("--plot needs matplotlib: pip install 'cujit[plot]'", file=sys.stderr)
+            print("cujit bench --plot needs matplotlib, which is not installed here: "
+                  "pip install 'cujit[plot]' (the table above is complete without it)",
+                  file=sys.stderr)
             return 2
+        picture = os.path.relpath(os.path.abspath(args.plot), HERE).replace(os.sep, "/")
     if getattr(args, "results", False):
         path = os.path.join(HERE, "RESULTS.md")
         kept = ""
@@ -324,5 +341,5 @@ def main(args):
             if KEEP_MARKER in old:
                 kept = "\n" + old[old.index(KEEP_MARKER):]
         with open(path, "w") as f:
-            f.write(results_markdown(merged, rows) + kept)
+            f.write(results_markdown(merged, rows, picture=picture) + kept)
     return 0

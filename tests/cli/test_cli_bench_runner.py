@@ -105,18 +105,88 @@ def test_crashed_side_becomes_skipped(bench_runner):
     assert "KeyError" in doc["skipped"]
 
 
-def test_numba_side_uses_peer_folder(bench_runner, monkeypatch, tmp_path):
-    monkeypatch.setattr(bench_runner, "PEERS", str(tmp_path))
-    argv, env = bench_runner.side_command("numba", quick=True)
-    assert env["PYTHONPATH"] == str(tmp_path)
-    assert argv[-1] == "--quick" and argv[-2].endswith("side_numba.py")
-    _, env = bench_runner.side_command("cujit", quick=False)
+def test_peer_sides_use_the_peers_interpreter(bench_runner, monkeypatch, tmp_path):
+    exe = tmp_path / "python"
+    exe.write_text("#!/bin/sh\n")
+    exe.chmod(0o755)
+    monkeypatch.setenv("CUJIT_BENCH_PEERS_PYTHON", str(exe))
+    for side in ("numba", "cupy"):
+        argv, env = bench_runner.side_command(side, quick=True)
+        assert argv[0] == str(exe)
+        assert argv[-1] == "--quick" and argv[-2].endswith(f"side_{side}.py")
+        assert env.get("PYTHONPATH") == __import__("os").environ.get("PYTHONPATH")
+    argv, env = bench_runner.side_command("cujit", quick=False)
+    assert argv[0] == __import__("sys").executable
     assert env["PYTHONPATH"].split(":")[0] == bench_runner.ROOT
+    # The option wins over the environment variable.
+    assert bench_runner.peers_python(__import__("sys").executable) == \
+        __import__("sys").executable
+
+
+def test_peers_interpreter_defaults_to_this_one(bench_runner, monkeypatch):
+    import sys
+    monkeypatch.delenv("CUJIT_BENCH_PEERS_PYTHON", raising=False)
+    assert bench_runner.peers_python() == sys.executable
+    assert bench_runner.side_command("numba", quick=False)[0][0] == sys.executable
+
+
+@pytest.mark.parametrize("origin", ["option", "env"])
+def test_bad_peers_interpreter_is_a_valueerror_naming_it(bench_runner, monkeypatch, tmp_path,
+                                                         origin):
+    bad = str(tmp_path / "no-such-python")
+    if origin == "env":
+        monkeypatch.setenv("CUJIT_BENCH_PEERS_PYTHON", bad)
+        with pytest.raises(ValueError, match="CUJIT_BENCH_PEERS_PYTHON=.*no-such-python"):
+            bench_runner.peers_python()
+    else:
+        with pytest.raises(ValueError, match="--peers-python=.*no-such-python"):
+            bench_runner.peers_python(bad)
+
+
+def test_main_with_bad_peers_interpreter_exits_2(bench_runner, monkeypatch, tmp_path, capsys):
+    monkeypatch.setattr(bench_runner, "run_side", lambda *a, **k: pytest.fail("ran a side"))
+    args = types.SimpleNamespace(sides=None, quick=True, timeout=5, json=None, plot=None,
+                                 sim=False, results=False, peers_python=str(tmp_path / "nope"))
+    assert bench_runner.main(args) == 2
+    assert "--peers-python=" in capsys.readouterr().err
+
+
+def test_runner_names_no_machine_directories(bench_runner):
+    import inspect
+    src = inspect.getsource(bench_runner)
+    assert "/tmp" not in src and ".whl" not in src
+
+
+def test_results_link_the_plot(bench_runner):
+    merged, _ = _table(bench_runner)
+    rows = bench_runner.build_table(merged)
+    md = bench_runner.results_markdown(merged, rows, when="now", picture="ratios.png")
+    assert "[ratios.png](ratios.png)" in md
+    assert "ratios.png" not in bench_runner.results_markdown(merged, rows, when="now")
+
+
+def test_plot_without_matplotlib_says_so(bench_runner, monkeypatch, tmp_path, capsys):
+    import builtins
+    real_import = builtins.__import__
+
+    def no_matplotlib(name, *a, **k):
+        if name.startswith("matplotlib"):
+            raise ImportError("No module named 'matplotlib'")
+        return real_import(name, *a, **k)
+    canned = {"cujit": CUJIT, "bare": BARE, "numba": NUMBA, "cupy": CUPY}
+    monkeypatch.setattr(bench_runner, "run_side",
+                        lambda side, quick, timeout, python=None: canned[side])
+    monkeypatch.setattr(builtins, "__import__", no_matplotlib)
+    args = types.SimpleNamespace(sides=None, quick=True, timeout=5, json=None,
+                                 plot=str(tmp_path / "r.png"), sim=False, results=False)
+    assert bench_runner.main(args) == 2
+    assert "needs matplotlib" in capsys.readouterr().err
+    assert not (tmp_path / "r.png").exists()
 
 
 def test_main_merges_and_writes_json(bench_runner, monkeypatch, tmp_path, capsys):
     canned = {"cujit": CUJIT, "bare": BARE, "numba": NUMBA, "cupy": CUPY}
-    monkeypatch.setattr(bench_runner, "run_side", lambda side, quick, timeout: canned[side])
+    monkeypatch.setattr(bench_runner, "run_side", lambda side, quick, timeout, python=None: canned[side])
     out = tmp_path / "bench.json"
     args = types.SimpleNamespace(sides=None, quick=True, timeout=5, json=str(out), plot=None,
                                  sim=False, results=False)
@@ -128,7 +198,7 @@ def test_main_merges_and_writes_json(bench_runner, monkeypatch, tmp_path, capsys
 
 
 def test_main_with_nothing_measured_says_why(bench_runner, monkeypatch, capsys):
-    monkeypatch.setattr(bench_runner, "run_side", lambda side, quick, timeout: CUPY)
+    monkeypatch.setattr(bench_runner, "run_side", lambda side, quick, timeout, python=None: CUPY)
     args = types.SimpleNamespace(sides=["cupy"], quick=True, timeout=5, json=None, plot=None,
                                  sim=False, results=False)
     assert bench_runner.main(args) == 1
