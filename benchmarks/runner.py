@@ -43,6 +43,9 @@ ROWS = {
     "kernel_reduce_us": ("kernel reduction (2^26 f32)", "us", ("ratio", "numba", 1.05)),
     "kernel_stencil_us": ("kernel stencil 4096^2", "us", ("ratio", "numba", 1.05)),
     "first_launch_s": ("first compile+launch (fresh process)", "s", ("max", 0.5)),
+    "stream_100_launches_us": ("100 small kernels on a stream, per kernel (+sync)", "us", None),
+    "graph_100_launches_us": ("same, replayed as one CUDA graph, per kernel", "us", None),
+    "graph_speedup_x": ("CUDA graph speed-up over stream launches", "x", ("min", 3.0)),
 }
 
 

@@ -15,6 +15,7 @@ from . import _runtime
 from . import staging
 from . import layout as L
 from .transfer import copy_htod, copy_dtoh, copy_dtod, host_ptr
+from ..graphs import _capturing, _keep as _keep_for_graph
 
 __all__ = ["DeviceNDArray", "is_device_array"]
 
@@ -285,6 +286,8 @@ class DeviceNDArray:
         self._check_writeable("setitem")
         off, shape, strides, _ = L.index(self.shape, self.strides, key)
         h = _handle(stream, self.stream)
+        if _capturing and h in _capturing:
+            _keep_for_graph(h, self, value)
         ptr = self._data_ptr + off
         dtype = self.dtype
         if isinstance(value, np.ma.MaskedArray):
@@ -366,6 +369,8 @@ class DeviceNDArray:
         naming both otherwise, ``ary`` untouched).  With a stream the copy is queued on it,
         except that a strided destination needs the data and synchronises the stream."""
         h = _handle(stream, self.stream)
+        if _capturing and h in _capturing:
+            _keep_for_graph(h, self, ary)
         shape, dtype = self.shape, self.dtype
         if ary is None:
             layout = self._layout
@@ -404,6 +409,8 @@ class DeviceNDArray:
         is read-only; this array is untouched."""
         self._check_writeable("copy_to_device")
         h = _handle(stream, self.stream)
+        if _capturing and h in _capturing:
+            _keep_for_graph(h, self, ary)
         dtype = self.dtype
         src_dev = _as_device_source(ary)
         if src_dev is not None:

@@ -26,6 +26,7 @@ from . import launcher as _ln
 from .errors import CompileError
 from .jitoptions import check_options as _check_options
 from ..streams import Stream as _Stream
+from ..graphs import _capturing, _keep as _keep_for_graph
 
 __all__ = ["jit", "Dispatcher", "DeviceFunction", "CompiledKernel", "compile_ptx",
            "compile_ptx_for_current_device"]
@@ -162,6 +163,8 @@ class _Configured(_ln.LaunchConfig):
     __slots__ = ("dispatcher",)
 
     def __call__(self, *args):
+        if _capturing and self.stream_handle in _capturing:
+            _keep_for_graph(self.stream_handle, *args)     # a graph replays with these
         fast = self.dispatcher._fast
         if fast is None or not fast(self, args):
             self.dispatcher._launch_slow(self, args)
