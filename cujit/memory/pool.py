@@ -77,10 +77,23 @@ def _return_block(mgr, ptr, nbytes, size, stream, gen):
         q = mgr.deallocations
         if q._disable_count:
             q.add_item(mgr._cache_block, (ptr, nbytes, stream), nbytes)
+            return
+        # _cache_block inlined: this runs once per dropped array
+        key = (nbytes, stream) if stream else nbytes
+        lst = mgr._free.get(key)
+        if lst is None:
+            mgr._free[key] = [ptr]
         else:
-            mgr._cache_block((ptr, nbytes, stream))
+            lst.append(ptr)
+        mgr._cached += nbytes
+        mgr._cached_blocks += 1
     except Exception:
         pass
+
+
+def _parts(key):
+    """``(nbytes, stream)`` of a free-list key (stream 0's keys are the plain size)."""
+    return (key, 0) if type(key) is int else key
 
 
 class PoolMemoryManager(GetIpcHandleMixin, HostOnlyCUDAMemoryManager):
@@ -92,7 +105,8 @@ class PoolMemoryManager(GetIpcHandleMixin, HostOnlyCUDAMemoryManager):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self._free = {}             # (nbytes, stream) -> [ptr, ...] dead blocks, same stream
+        # dead blocks by allocation stream: key nbytes (stream 0) or (nbytes, stream)
+        self._free = {}
         self._done = {}             # nbytes -> [ptr, ...] dead blocks whose stream work is done
         self._waiting = []          # [event, [(ptr, nbytes), ...]] recorded, not yet done
         self._spare_events = []
@@ -109,9 +123,10 @@ class PoolMemoryManager(GetIpcHandleMixin, HostOnlyCUDAMemoryManager):
     # -- the cache ---------------------------------------------------------------------
     def _cache_block(self, item):
         ptr, nbytes, stream = item
-        lst = self._free.get((nbytes, stream))
+        key = (nbytes, stream) if stream else nbytes
+        lst = self._free.get(key)
         if lst is None:
-            self._free[(nbytes, stream)] = [ptr]
+            self._free[key] = [ptr]
         else:
             lst.append(ptr)
         self._cached += nbytes
@@ -127,9 +142,8 @@ class PoolMemoryManager(GetIpcHandleMixin, HostOnlyCUDAMemoryManager):
             # Record one event per other stream holding blocks of this size; every dead
             # block of that stream (all sizes) is covered by it.
             drv = self._drv
-            for key in [k for k, v in self._free.items() if v and k[1] != stream
-                        and k[0] == nbytes]:
-                s = key[1]
+            for s in [_parts(k)[1] for k, v in self._free.items()
+                      if v and _parts(k)[1] != stream and _parts(k)[0] == nbytes]:
                 ev = self._spare_events.pop() if self._spare_events else \
                     drv.event_create(timing=False)
                 try:
@@ -140,8 +154,8 @@ class PoolMemoryManager(GetIpcHandleMixin, HostOnlyCUDAMemoryManager):
                     drv.ctx_synchronize()
                     drv.event_record(ev, 0)
                 blocks = []
-                for k in [k for k in self._free if k[1] == s]:
-                    blocks.extend((p, k[0]) for p in self._free.pop(k))
+                for k in [k for k in self._free if _parts(k)[1] == s]:
+                    blocks.extend((p, _parts(k)[0]) for p in self._free.pop(k))
                 self._waiting.append([ev, blocks])
             self._poll_waiting()
             done = self._done.get(nbytes)
@@ -188,7 +202,7 @@ class PoolMemoryManager(GetIpcHandleMixin, HostOnlyCUDAMemoryManager):
         if type(stream) is not int:
             stream = _stream_handle(stream)
         nbytes = (size + _MASK) & ~_MASK
-        lst = self._free.get((nbytes, stream))
+        lst = self._free.get((nbytes, stream) if stream else nbytes)
         if lst:
             ptr = lst.pop()
             self._cached -= nbytes
@@ -238,8 +252,8 @@ class PoolMemoryManager(GetIpcHandleMixin, HostOnlyCUDAMemoryManager):
 
         for n, ptrs in self._done.items():
             release(ptrs, n)
-        for (n, _), ptrs in self._free.items():
-            release(ptrs, n)
+        for k, ptrs in self._free.items():
+            release(ptrs, _parts(k)[0])
         for entry in self._waiting:
             blocks = entry[1]
             while blocks and self._cached > keep:
