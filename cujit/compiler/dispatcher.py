@@ -97,10 +97,13 @@ def _make(pyfunc, sigs, options):
         pyfunc = pyfunc.py_func
     if not callable(pyfunc) or not hasattr(pyfunc, "__code__"):
         raise TypeError(f"jit needs a Python function, got {pyfunc!r}")
-    _prefetch_toolchain()
     if options.get("device"):
+        _prefetch_toolchain()
         return DeviceFunction(pyfunc, sigs, options)
-    return Dispatcher(pyfunc, sigs, options)
+    disp = Dispatcher(pyfunc, sigs, options)
+    if disp._disk is None or not disp._disk.has_entries():
+        _prefetch_toolchain()       # a likely cache hit needs no compiler: leave it unloaded
+    return disp
 
 
 _prefetched = False
