@@ -22,11 +22,17 @@ temporary file renamed into place, so concurrent processes never read half an en
 unreadable or stale entry is ignored and rewritten.  Not covered (as in Numba): changes in
 other modules that the kernel reads at compile time.
 """
-import hashlib
-import inspect
 import os
 import pickle
 import tempfile
+
+try:    # CPython's own SHA-256: importing hashlib loads OpenSSL, a cost a cache hit can skip
+    from _sha2 import sha256 as _sha256         # Python >= 3.12
+except ImportError:
+    try:
+        from _sha256 import sha256 as _sha256   # Python <= 3.11
+    except ImportError:                          # pragma: no cover - other interpreters
+        from hashlib import sha256 as _sha256
 
 __all__ = ["DiskCache", "cache_key"]
 
@@ -67,9 +73,12 @@ def _loaded_toolchain():
 
 def _source_digest(pyfunc):
     try:
-        path = inspect.getsourcefile(pyfunc)
+        path = pyfunc.__code__.co_filename
+        if not path.endswith(".py"):
+            import inspect
+            path = inspect.getsourcefile(pyfunc)
         with open(path, "rb") as f:
-            return hashlib.sha256(f.read()).hexdigest(), path
+            return _sha256(f.read()).hexdigest(), path
     except (OSError, TypeError):
         return None, None
 
@@ -78,7 +87,7 @@ def _globals_digest(pyfunc):
     """Digest of the NumPy arrays the kernel names directly (globals and closure cells), so
     that a ``const.array_like`` source changed at run time is not served stale."""
     import numpy as np
-    h = hashlib.sha256()
+    h = _sha256()
     code = pyfunc.__code__
     g = pyfunc.__globals__
     values = [(n, g[n]) for n in code.co_names if n in g]
@@ -104,7 +113,7 @@ def cache_key(pyfunc, argtypes, options, cc):
     parts = (_FORMAT, digest, _globals_digest(pyfunc), pyfunc.__module__, pyfunc.__qualname__,
              tuple(str(t) for t in argtypes), tuple(sorted((k, repr(v)) for k, v in options.items())),
              tuple(cc), _versions())
-    return hashlib.sha256(repr(parts).encode()).hexdigest()
+    return _sha256(repr(parts).encode()).hexdigest()
 
 
 class DiskCache:
