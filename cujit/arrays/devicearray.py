@@ -26,10 +26,18 @@ def is_device_array(obj):
     return isinstance(obj, (DeviceNDArray, DeviceRecord))
 
 
-def _alloc(nbytes):
+def _alloc(nbytes, stream=0):
+    """``(allocation, pointer)`` of ``nbytes``; with a stream, a stream-ordered manager (the
+    pool's ``_stream_ordered``) allocates for that stream."""
     if nbytes == 0:
         return None, 0
-    mem = _runtime.current_context().memalloc(nbytes)
+    ctx = _runtime.current_context()
+    if stream:
+        mm = ctx.memory_manager
+        if getattr(mm, "_stream_ordered", False):
+            mem = mm.memalloc(nbytes, stream=stream)
+            return mem, mem.device_pointer_value
+    mem = ctx.memalloc(nbytes)
     return mem, mem.device_pointer_value
 
 

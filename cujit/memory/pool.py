@@ -103,6 +103,9 @@ class PoolMemoryManager(GetIpcHandleMixin, HostOnlyCUDAMemoryManager):
     ``stream`` that is not a stream.  Statistics: ``get_stats()`` (``reserved_bytes``
     includes the cache) and :meth:`pool_stats`."""
 
+    #: ``device_array``/``to_device`` with ``stream=`` pass it to :meth:`memalloc`
+    _stream_ordered = True
+
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         # dead blocks by allocation stream: key nbytes (stream 0) or (nbytes, stream)

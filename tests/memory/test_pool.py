@@ -70,7 +70,17 @@ def test_other_stream_reuses_only_after_the_event_says_done(pool, count_calls, m
     del q, r
 
 
-def test_other_stream_reuse_when_done_at_once(pool):
+@pytest.fixture
+def events_complete_at_once(monkeypatch):
+    """cuEventQuery waits for the event first: on a GPU an event just recorded on an idle
+    stream may still read NOT_READY for a moment, which would make these tests flaky."""
+    from cujit.driver import get_driver
+    drv = get_driver()
+    real_sync, real_query = drv.event_synchronize, drv.event_query
+    monkeypatch.setattr(drv, "event_query", lambda ev: real_sync(ev) is None and real_query(ev))
+
+
+def test_other_stream_reuse_when_done_at_once(pool, events_complete_at_once):
     s1, s2 = cujit.stream(), cujit.stream()
     p = pool.memalloc(8192, stream=s1)
     addr = p.device_pointer_value
@@ -184,3 +194,18 @@ def test_pool_manager_via_env_module_caches(restore_manager, monkeypatch):
     addr = p.device_pointer_value
     del p
     assert ctx.memalloc(100).device_pointer_value == addr
+
+
+def test_arrays_with_a_stream_allocate_for_that_stream(pool, events_complete_at_once):
+    s1, s2 = cujit.stream(), cujit.stream()
+    a = cujit.device_array(1024, np.float32, stream=s1)
+    addr = a.device_ctypes_pointer.value
+    del a
+    b = cujit.to_device(np.ones(1024, np.float32), stream=s1)     # same stream: at once
+    s1.synchronize()
+    assert b.device_ctypes_pointer.value == addr
+    assert pool.pool_stats().hits == 1
+    del b
+    c = cujit.device_array(1024, np.float32)                       # stream 0: via the event
+    assert c.device_ctypes_pointer.value == addr
+    assert pool.pool_stats().cross_stream_hits == 1
