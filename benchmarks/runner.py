@@ -26,8 +26,8 @@ PEER_COLUMNS = ("bare", "numba", "cupy")
 
 # key -> (label, unit, target); target: ('ratio', peer, limit) | ('max', limit) | ('min', limit)
 ROWS = {
-    "launch_1arg_us": ("launch, 1 array arg", "us", ("ratio", "bare", 1.2)),
-    "launch_5args_us": ("launch, 3 arrays + 2 scalars", "us", ("ratio", "bare", 1.4)),
+    "launch_1arg_us": ("launch, 1 array arg", "us", ("ratio", "bare", 1.1)),
+    "launch_5args_us": ("launch, 3 arrays + 2 scalars", "us", ("ratio", "bare", 1.1)),
     "alloc_free_us": ("device_array(1024, f32) + drop", "us", ("ratio", "bare", 1.2)),
     "pool_alloc_free_us": ("same, pool manager (bare: pool alloc+free; CuPy: its pool)", "us",
                            ("ratio", "cupy", 1.0)),

@@ -79,14 +79,14 @@ def test_format_table_is_markdown_with_every_row(bench_runner):
     assert lines[0].startswith("| benchmark |")
     assert len(lines) == 2 + len(rows)
     launch = next(l for l in lines if l.startswith("| launch, 1 array arg"))
-    assert "1.50x" in launch and "NO" in launch and "<= 1.2x bare" in launch
+    assert "1.50x" in launch and "NO" in launch and "<= 1.1x bare" in launch
 
 
 def test_headline_and_results_markdown(bench_runner):
     merged = bench_runner.merge([CUJIT, BARE, NUMBA, CUPY])
     rows = bench_runner.build_table(merged)
     head = bench_runner.headline(rows)
-    assert "- launch, 1 array arg: 1.50x bare driver (target <= 1.2x bare, MISSED); " \
+    assert "- launch, 1 array arg: 1.50x bare driver (target <= 1.1x bare, MISSED); " \
         "0.50x numba-cuda" in head
     assert "- H->D 256 MiB pinned: 50.00 GB/s (target >= 50); 1.10x bare driver" in head
     block = bench_runner.readme_block(merged, rows, when="2026-11-29")
