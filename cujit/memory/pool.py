@@ -29,14 +29,13 @@ from ..driver.errors import CudaAPIError, CUDA_ERROR_OUT_OF_MEMORY
 from .deallocations import _Exit
 from .managers import (GetIpcHandleMixin, HostOnlyCUDAMemoryManager, MemoryStats,
                        _check_alloc_size, _SIZE_T_MAX)
-from .pointers import AutoFreePointer, _Finalizer
+from .pointers import AutoFreePointer
 
 __all__ = ["PoolMemoryManager", "PoolStats", "ROUND"]
 
 #: Block sizes are multiples of this many bytes (CuPy's allocation unit).
 ROUND = 512
 _MASK = ROUND - 1
-_finalize = _Finalizer
 _new = object.__new__
 
 PoolStats = namedtuple("PoolStats", [
@@ -89,6 +88,34 @@ def _return_block(mgr, ptr, nbytes, size, stream, gen):
         mgr._cached_blocks += 1
     except Exception:
         pass
+
+
+class _Block:
+    """The finalizer of one pool pointer: the pointer holds the only reference, so when the
+    pointer dies ``__del__`` hands the block back (also for pointers in garbage cycles,
+    PEP 442).  Cheaper than a weak-reference finalizer per allocation; ``alive``,
+    ``__call__`` and ``detach`` behave as ``weakref.finalize``'s (what MemoryPointer uses)."""
+
+    __slots__ = ("args",)
+
+    def __call__(self):
+        args, self.args = self.args, None
+        if args is not None:
+            _return_block(*args)
+
+    @property
+    def alive(self):
+        return self.args is not None
+
+    def detach(self):
+        args, self.args = self.args, None
+        return None if args is None else (None, _return_block, args)
+
+    def __del__(self):
+        args = self.args
+        if args is not None:
+            self.args = None
+            _return_block(*args)
 
 
 def _parts(key):
@@ -226,7 +253,9 @@ class PoolMemoryManager(GetIpcHandleMixin, HostOnlyCUDAMemoryManager):
         mem._generation = gen
         mem.refct = 1
         mem.is_managed = True
-        mem._finalizer = _finalize(mem, _return_block, self, ptr, nbytes, size, stream, gen)
+        fin = _new(_Block)
+        fin.args = (self, ptr, nbytes, size, stream, gen)
+        mem._finalizer = fin
         self._alloc_count += 1
         self._live += 1
         n = self._in_use = self._in_use + size

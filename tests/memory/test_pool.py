@@ -209,3 +209,26 @@ def test_arrays_with_a_stream_allocate_for_that_stream(pool, events_complete_at_
     c = cujit.device_array(1024, np.float32)                       # stream 0: via the event
     assert c.device_ctypes_pointer.value == addr
     assert pool.pool_stats().cross_stream_hits == 1
+
+
+def test_pointer_in_a_garbage_cycle_returns_its_block(pool):
+    import gc
+    p = pool.memalloc(4096)
+    p.cycle = [p]                     # MemoryPointer has a __dict__
+    del p
+    assert pool.pool_stats().cached_blocks == 0
+    gc.collect()
+    assert pool.pool_stats().cached_blocks == 1
+    assert pool.get_stats().live_allocations == 0
+
+
+def test_free_then_alive_and_double_free(pool):
+    from cujit.memory.pointers import DeadMemoryError
+    p = pool.memalloc(4096)
+    assert p.alive
+    p.free()
+    assert not p.alive and pool.pool_stats().cached_blocks == 1
+    with pytest.raises(DeadMemoryError, match="already freed"):
+        p.free()
+    del p
+    assert pool.pool_stats().cached_blocks == 1       # returned once, not twice
