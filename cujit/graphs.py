@@ -136,17 +136,16 @@ class Graph:
         self._keep = []
         if self._ctx._generation != self._gen or getattr(self._ctx, "_closed", False):
             return
-        drv = _driver()
-        if exe is not None:
-            drv.graph_exec_destroy(exe)
-        if graph is not None:
-            drv.graph_destroy(graph)
+        self._ctx._make_current()
+        _destroy_graph((exe, graph))
 
     def __del__(self):
+        # Like streams and events: the destroy goes through the context's resource queue,
+        # so it runs in a thread with the context current, never inside a finaliser.
         try:
-            from .memory.deallocations import _Exit
-            if not _Exit.exiting and (self._exec is not None or self._graph is not None):
-                self.close()
+            if self._exec is not None or self._graph is not None:
+                self._ctx._queue_resource(_destroy_graph, (self._exec, self._graph), self._gen)
+                self._exec = self._graph = None
         except Exception:
             pass
 
@@ -168,6 +167,15 @@ def _keep(handle, *objs):
     g = _capturing.get(handle)
     if g is not None:
         g._keep.extend(o for o in objs if o is not None)
+
+
+def _destroy_graph(pair):
+    exe, graph = pair
+    drv = _driver()
+    if exe is not None:
+        drv.graph_exec_destroy(exe)
+    if graph is not None:
+        drv.graph_destroy(graph)
 
 
 def _driver():

@@ -191,3 +191,17 @@ def test_graph_replayed_inside_another_capture(s):
     outer.launch(s)
     s.synchronize()
     np.testing.assert_array_equal(d.copy_to_host(), 2)
+
+
+def test_dropped_graph_is_destroyed_through_the_resource_queue(s, ctx, count_calls):
+    import gc
+    destroyed = count_calls("graph_exec_destroy")
+    d = cujit.to_device(np.zeros(4, np.float32))
+    with cujit.graph(s) as g:
+        add_one[1, 4, s](d)
+    n = len(ctx.deallocations)
+    del g
+    gc.collect()
+    assert len(ctx.deallocations) == n + 1 and destroyed == []
+    ctx.deallocations.clear()
+    assert len(destroyed) == 1
