@@ -118,6 +118,16 @@ class _Block:
             _return_block(*args)
 
 
+def _items(d):
+    """``list(d.items())``, retried if a finaliser returning a block (possibly run by a
+    garbage collection in this very thread) changes the dict while it is being read."""
+    while True:
+        try:
+            return list(d.items())
+        except RuntimeError:
+            continue
+
+
 def _parts(key):
     """``(nbytes, stream)`` of a free-list key (stream 0's keys are the plain size)."""
     return (key, 0) if type(key) is int else key
@@ -172,7 +182,7 @@ class PoolMemoryManager(GetIpcHandleMixin, HostOnlyCUDAMemoryManager):
             # Record one event per other stream holding blocks of this size; every dead
             # block of that stream (all sizes) is covered by it.
             drv = self._drv
-            for s in [_parts(k)[1] for k, v in self._free.items()
+            for s in [_parts(k)[1] for k, v in _items(self._free)
                       if v and _parts(k)[1] != stream and _parts(k)[0] == nbytes]:
                 ev = self._spare_events.pop() if self._spare_events else \
                     drv.event_create(timing=False)
@@ -184,8 +194,9 @@ class PoolMemoryManager(GetIpcHandleMixin, HostOnlyCUDAMemoryManager):
                     drv.ctx_synchronize()
                     drv.event_record(ev, 0)
                 blocks = []
-                for k in [k for k in self._free if _parts(k)[1] == s]:
-                    blocks.extend((p, _parts(k)[0]) for p in self._free.pop(k))
+                for k, _ in _items(self._free):
+                    if _parts(k)[1] == s:
+                        blocks.extend((p, _parts(k)[0]) for p in self._free.pop(k, ()))
                 self._waiting.append([ev, blocks])
             self._poll_waiting()
             done = self._done.get(nbytes)
@@ -284,7 +295,7 @@ class PoolMemoryManager(GetIpcHandleMixin, HostOnlyCUDAMemoryManager):
 
         for n, ptrs in self._done.items():
             release(ptrs, n)
-        for k, ptrs in self._free.items():
+        for k, ptrs in _items(self._free):
             release(ptrs, _parts(k)[0])
         for entry in self._waiting:
             blocks = entry[1]
@@ -296,7 +307,7 @@ class PoolMemoryManager(GetIpcHandleMixin, HostOnlyCUDAMemoryManager):
             drv.event_destroy(ev)
         self._spare_events = []
         self._waiting = [e for e in self._waiting if e[1]]
-        self._free = {k: v for k, v in self._free.items() if v}
+        # empty free lists stay: a finaliser may be appending to one right now
         self._done = {k: v for k, v in self._done.items() if v}
         return start - self._cached
 
