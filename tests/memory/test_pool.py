@@ -232,3 +232,27 @@ def test_free_then_alive_and_double_free(pool):
         p.free()
     del p
     assert pool.pool_stats().cached_blocks == 1       # returned once, not twice
+
+
+def test_threads_allocating_and_dropping_keep_the_books(pool):
+    import threading
+    errors = []
+
+    def worker():
+        try:
+            for i in range(300):
+                p = pool.memalloc(512 * (1 + i % 3))
+                p.memset(1)
+                del p
+        except Exception as exc:      # pragma: no cover - reported below
+            errors.append(exc)
+    ts = [threading.Thread(target=worker) for _ in range(4)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    assert errors == []
+    st, ps = pool.get_stats(), pool.pool_stats()
+    assert st.live_allocations == 0 and st.bytes_in_use == 0
+    assert ps.hits + ps.cross_stream_hits + ps.misses == 1200
+    assert ps.misses <= 12            # at most one block per size class per thread
