@@ -248,7 +248,8 @@ def plot(rows, path):
     ax.xaxis.set_minor_formatter(NullFormatter())  # minor labels on a log axis overlap
     ax.set_xlabel("cujit cost / peer cost (left of 1x: cujit faster)")
     ax.invert_yaxis()
-    ax.legend(loc="best")
+    if rows:                        # a run without peers (e.g. --sim) has no bars to label
+        ax.legend(loc="best")
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
