@@ -64,6 +64,9 @@ def run(side, cp, cupyx):
                                                     500, sync))
     small = side.reps(10000, 1000)
     side.measure("alloc_free_us", lambda: host_us(lambda: cp.empty(1024, cp.float32), small))
+    # CuPy's default allocator is its caching pool: the same figure is the pool row's peer.
+    if "alloc_free_us" in side.doc["figures"]:
+        side.doc["figures"]["pool_alloc_free_us"] = side.doc["figures"]["alloc_free_us"]
     h = np.ones(1024, np.float32)
     side.measure("to_device_4k_us", lambda: host_us(lambda: cp.asarray(h), small))
     d4 = cp.asarray(h)

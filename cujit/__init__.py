@@ -29,6 +29,7 @@ _SOURCES = {
     "cujit.streams": ["stream", "default_stream", "legacy_default_stream",
                       "per_thread_default_stream", "external_stream", "Stream", "event", "Event",
                       "event_elapsed_time"],
+    "cujit.graphs": ["graph", "Graph"],
     "cujit.compiler": ["jit", "TypingError", "CompileError"],
     "cujit.kernelapi": ["threadIdx", "blockIdx", "blockDim", "gridDim", "grid", "gridsize",
                         "warpsize", "shared", "local", "const", "syncthreads",

@@ -29,6 +29,7 @@ from .jitoptions import check_options as _check_options
 from .introspect import InspectMixin as _InspectMixin
 from .introspect import check_extensions as _check_extensions
 from ..streams import Stream as _Stream
+from ..graphs import _capturing, _keep as _keep_for_graph
 
 __all__ = ["jit", "Dispatcher", "DeviceFunction", "CompiledKernel", "compile_ptx",
            "compile_ptx_for_current_device"]
@@ -102,10 +103,13 @@ def _make(pyfunc, sigs, options):
         pyfunc = pyfunc.py_func
     if not callable(pyfunc) or not hasattr(pyfunc, "__code__"):
         raise TypeError(f"jit needs a Python function, got {pyfunc!r}")
-    _prefetch_toolchain()
     if options.get("device"):
+        _prefetch_toolchain()
         return DeviceFunction(pyfunc, sigs, options)
-    return Dispatcher(pyfunc, sigs, options)
+    disp = Dispatcher(pyfunc, sigs, options)
+    if disp._disk is None or not disp._disk.has_entries():
+        _prefetch_toolchain()       # a likely cache hit needs no compiler: leave it unloaded
+    return disp
 
 
 _prefetched = False
@@ -173,6 +177,8 @@ class _Configured(_ln.LaunchConfig):
     __slots__ = ("dispatcher",)
 
     def __call__(self, *args):
+        if _capturing and self.stream_handle in _capturing:
+            _keep_for_graph(self.stream_handle, *args)     # a graph replays with these
         fast = self.dispatcher._fast
         if fast is None or not fast(self, args):
             self.dispatcher._launch_slow(self, args)
