@@ -1,0 +1,314 @@
+"""The package's structure, read from the source with ``ast`` (imports inside functions count).
+
+Checks the rules of docs/design.md ("Layer order"): no import circles, no import of a higher
+layer, no read of another layer's underscore attributes.  The ``*_known`` tests are ratchets:
+they fail on a new breach and also when a listed one is gone (then drop it from the list), so
+the lists only shrink.  The strict xfail tests say the rule itself holds; they turn into
+XPASS failures once the last listed breach is gone (then drop the xfail mark).
+"""
+import ast
+import fnmatch
+import pathlib
+import re
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+PKG = ROOT / "cujit"
+DESIGN = ROOT / "docs" / "design.md"
+
+
+def _modules():
+    mods = {}
+    for path in sorted(PKG.rglob("*.py")):
+        name = ".".join(path.relative_to(ROOT).with_suffix("").parts)
+        if name.endswith(".__init__"):
+            name = name[: -len(".__init__")]
+        mods[name] = path
+    return mods
+
+
+MODULES = _modules()
+TREES = {m: ast.parse(p.read_text(), str(p)) for m, p in MODULES.items()}
+
+
+def _resolve(target):
+    while target and target not in MODULES:
+        target = target.rpartition(".")[0]
+    return target
+
+
+def _imports(mod):
+    """(imported module, names imported from it) for every import statement in ``mod``."""
+    is_pkg = MODULES[mod].name == "__init__.py"
+    pkg = mod if is_pkg else mod.rpartition(".")[0]
+    for node in ast.walk(TREES[mod]):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                yield _resolve(a.name), ()
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = pkg.split(".")[: len(pkg.split(".")) - node.level + 1]
+                base = ".".join(parts + ([base] if base else []))
+            for a in node.names:
+                sub = f"{base}.{a.name}"
+                if sub in MODULES:
+                    yield sub, ()
+                else:
+                    yield _resolve(base), (a.name,)
+
+
+def _graph():
+    g = {m: set() for m in MODULES}
+    for m in MODULES:
+        for t, _ in _imports(m):
+            # ``from . import x`` in a submodule names its own package, already being imported.
+            if t and t != m and not (MODULES[t].name == "__init__.py" and m.startswith(t + ".")):
+                g[m].add(t)
+    return g
+
+
+GRAPH = _graph()
+
+
+def _layers():
+    block = re.search(r"```layers\n(.*?)```", DESIGN.read_text(), re.S)
+    assert block, "docs/design.md has no ```layers block"
+    layers = []
+    for line in block.group(1).splitlines():
+        if line.strip():
+            name, _, pats = line.partition(":")
+            layers.append((name.strip(), pats.split()))
+    return layers
+
+
+LAYERS = _layers()
+RANK = {name: i for i, (name, _) in enumerate(LAYERS)}
+
+
+def layer_of(mod):
+    """The layer whose longest matching pattern matches ``mod`` (exact names beat globs)."""
+    best = None
+    for name, pats in LAYERS:
+        for p in pats:
+            if fnmatch.fnmatchcase(mod, p):
+                key = (p == mod, len(p))
+                if best is None or key > best[0]:
+                    best = (key, name)
+    assert best, f"module {mod} is in no layer of docs/design.md"
+    return best[1]
+
+
+def circles(graph):
+    """Strongly connected components of more than one module (Tarjan, iterative)."""
+    index, low, on, stack, out, counter = {}, {}, set(), [], [], [0]
+    for root in graph:
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = counter[0]; counter[0] += 1
+        stack.append(root); on.add(root)
+        while work:
+            v, it = work[-1]
+            for w in it:
+                if w not in index:
+                    index[w] = low[w] = counter[0]; counter[0] += 1
+                    stack.append(w); on.add(w)
+                    work.append((w, iter(sorted(graph[w]))))
+                    break
+                if w in on:
+                    low[v] = min(low[v], index[w])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[v])
+                if low[v] == index[v]:
+                    comp = []
+                    while True:
+                        w = stack.pop(); on.discard(w); comp.append(w)
+                        if w == v:
+                            break
+                    if len(comp) > 1:
+                        out.append(tuple(sorted(comp)))
+    return sorted(out)
+
+
+def upward_imports():
+    """Imports of a module of a higher layer, as ``(importer, imported)``."""
+    return {(m, t) for m, ts in GRAPH.items() for t in ts
+            if RANK[layer_of(t)] > RANK[layer_of(m)]}
+
+
+def _defined_underscore_names():
+    """Per layer, the underscore names it defines as attributes: functions, methods and
+    classes, module- and class-level assignments, ``obj._x = ...`` and ``__slots__``.  Local
+    variables do not count."""
+    out = {}
+
+    def scope_names(body, names):
+        for node in body:
+            for sub in ast.walk(node) if not isinstance(
+                    node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) else ():
+                if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
+                    names.add(sub.id)
+            if isinstance(node, ast.ClassDef):
+                scope_names(node.body, names)
+
+    for m, tree in TREES.items():
+        names = out.setdefault(layer_of(m), set())
+        scope_names(tree.body, names)
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                names.add(node.name)
+            elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+                names.add(node.attr)
+            elif isinstance(node, ast.Assign) and any(
+                    isinstance(t, ast.Name) and t.id == "__slots__" for t in node.targets):
+                names.update(c.value for c in ast.walk(node.value)
+                             if isinstance(c, ast.Constant) and isinstance(c.value, str))
+    return {k: {n for n in v if n.startswith("_") and not n.startswith("__")}
+            for k, v in out.items()}
+
+
+def private_reads():
+    """``(module, name)`` for each read of an underscore name that its own layer does not
+    define but another layer does: ``obj._x`` (``self``/``cls`` excluded) and
+    ``getattr(obj, "_x")`` / ``hasattr`` and ``from other import _x``."""
+    defined = _defined_underscore_names()
+    everywhere = set().union(*defined.values())
+    found = set()
+    for m, tree in TREES.items():
+        own = defined.get(layer_of(m), set())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
+                n = node.attr
+                if isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"):
+                    continue
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+                    and node.func.id in ("getattr", "hasattr") and len(node.args) >= 2 \
+                    and isinstance(node.args[1], ast.Constant) \
+                    and isinstance(node.args[1].value, str):
+                n = node.args[1].value
+            else:
+                continue
+            if n.startswith("_") and not n.startswith("__") and n not in own and n in everywhere:
+                found.add((m, n))
+        for t, names in _imports(m):
+            for n in names:
+                if t and n.startswith("_") and not n.startswith("__") \
+                        and layer_of(t) != layer_of(m):
+                    found.add((m, n))
+    return found
+
+
+# ---- breaches known today (issue 11); each entry says why it is still there ----------------
+KNOWN_CIRCLES = {
+    ('cujit.arrays.api', 'cujit.arrays.devicearray', 'cujit.arrays.dlpack', 'cujit.arrays.hostmem', 'cujit.arrays.interop', 'cujit.arrays.ipc', 'cujit.arrays.record', 'cujit.arrays.staging'),
+    ('cujit.compiler.calls', 'cujit.compiler.calls_device', 'cujit.compiler.calls_impl', 'cujit.compiler.closures', 'cujit.compiler.cooperative', 'cujit.compiler.intrinsics_extra', 'cujit.compiler.llvmgen', 'cujit.compiler.lower_atomics', 'cujit.compiler.lower_calls', 'cujit.compiler.lower_complex', 'cujit.compiler.lower_exceptions', 'cujit.compiler.lower_fp16', 'cujit.compiler.lower_ops', 'cujit.compiler.lower_scalars', 'cujit.compiler.lowering', 'cujit.compiler.typeinfer'),
+    ('cujit.devices', 'cujit.memory.managers', 'cujit.memory.pointers', 'cujit.memory.pool', 'cujit.streams'),
+    ('cujit.kernelapi', 'cujit.kernelapi_extra'),
+    ('cujit.numba_types', 'cujit.types', 'cujit.types_tuples'),
+}
+KNOWN_UPWARD = {
+    ('cujit.compiler.calls', 'cujit.compiler.calls_device'),
+    ('cujit.compiler.calls_impl', 'cujit.compiler.calls_device'),
+    ('cujit.compiler.calls_impl', 'cujit.compiler.closures'),
+    ('cujit.compiler.calls_impl', 'cujit.compiler.cooperative'),
+    ('cujit.compiler.calls_impl', 'cujit.compiler.intrinsics_extra'),
+    ('cujit.compiler.containment', 'cujit.compiler.ltypes'),
+    ('cujit.compiler.indexing', 'cujit.compiler.lower_records'),
+    ('cujit.compiler.typeinfer', 'cujit.compiler.closures'),
+    ('cujit.compiler.typeinfer', 'cujit.compiler.lower_records'),
+    ('cujit.driver', 'cujit.simulator.driver'),
+    ('cujit.memory.pointers', 'cujit.devices'),
+    ('cujit.memory.pointers', 'cujit.streams'),
+}
+# Reads of another layer's underscore names that are there on purpose, with the reason.
+ALLOWED_PRIVATE = {}
+KNOWN_PRIVATE = {
+    ('cujit', '_laneid'),
+    ('cujit.arrays.devicearray', '_capturing'),
+    ('cujit.arrays.devicearray', '_keep'),
+    ('cujit.arrays.devicearray', '_stream_ordered'),
+    ('cujit.arrays.hostmem', '_generation'),
+    ('cujit.arrays.staging', '_make_current'),
+    ('cujit.compiler.calls', '_cujit_device_function'),
+    ('cujit.compiler.calls', '_layout'),
+    ('cujit.compiler.calls', '_name'),
+    ('cujit.compiler.closures', '_Typer'),
+    ('cujit.compiler.cooperative', '_GRID'),
+    ('cujit.compiler.dispatcher', '_capturing'),
+    ('cujit.compiler.dispatcher', '_d'),
+    ('cujit.compiler.dispatcher', '_data_ptr'),
+    ('cujit.compiler.dispatcher', '_gen'),
+    ('cujit.compiler.dispatcher', '_generation'),
+    ('cujit.compiler.dispatcher', '_keep'),
+    ('cujit.compiler.dispatcher', '_state'),
+    ('cujit.compiler.launcher', '_VERSION'),
+    ('cujit.compiler.launcher', '_cuLaunchKernel'),
+    ('cujit.compiler.launcher', '_d'),
+    ('cujit.compiler.launcher', '_data_ptr'),
+    ('cujit.compiler.launcher', '_generation'),
+    ('cujit.compiler.launcher', '_layout'),
+    ('cujit.compiler.launcher', '_readonly'),
+    ('cujit.compiler.launcher', '_tls'),
+    ('cujit.devices', '_drop_all'),
+    ('cujit.devices', '_memallocmanaged'),
+    ('cujit.devices', '_memory_manager_class'),
+    ('cujit.memory.deallocations', '_SETTINGS'),
+    ('cujit.memory.deallocations', '_make_current'),
+    ('cujit.memory.managers', '_closed'),
+    ('cujit.memory.managers', '_make_current'),
+    ('cujit.memory.pointers', '_closed'),
+    ('cujit.memory.pool', '_make_current'),
+    ('cujit.simulator.captured', '_data_ptr'),
+    ('cujit.simulator.checked', '_state'),
+    ('cujit.simulator.debugmode', '_state'),
+    ('cujit.simulator.kernel', '_data_ptr'),
+    ('cujit.simulator.kernel', '_readonly'),
+    ('cujit.simulator.kernel', '_state'),
+    ('cujit.simulator.threads', '_state'),
+    ('cujit.types', '_layout'),
+    ('cujit.types', '_readonly'),
+}
+
+
+def test_every_module_is_in_a_layer():
+    assert {m: layer_of(m) for m in MODULES}
+
+
+def test_circles_known():
+    assert set(circles(GRAPH)) == KNOWN_CIRCLES
+
+
+def test_upward_imports_known():
+    assert upward_imports() == KNOWN_UPWARD
+
+
+def test_private_reads_known():
+    assert private_reads() - set(ALLOWED_PRIVATE) == KNOWN_PRIVATE
+
+
+@pytest.mark.xfail(strict=True, reason="issue 11: import circles left (KNOWN_CIRCLES)")
+def test_no_import_circles():
+    assert circles(GRAPH) == []
+
+
+@pytest.mark.xfail(strict=True, reason="issue 11: upward imports left (KNOWN_UPWARD)")
+def test_layer_order_holds():
+    assert upward_imports() == set()
+
+
+@pytest.mark.xfail(strict=True, reason="issue 11: private reads left (KNOWN_PRIVATE)")
+def test_no_private_reads_across_layers():
+    assert private_reads() - set(ALLOWED_PRIVATE) == set()
+
+
+def test_checker_sees_a_circle_and_an_upward_import():
+    # The checkers themselves: a made-up graph with a circle, and a known upward arrow.
+    assert circles({"a": {"b"}, "b": {"a"}, "c": set()}) == [("a", "b")]
+    assert layer_of("cujit.driver.cuda") == "driver"
+    assert layer_of("cujit.compiler.dispatcher") == "dispatcher"
+    assert layer_of("cujit.compiler.lower_ops") == "nvvm"
+    assert RANK["driver"] < RANK["memory"] < RANK["runtime"] < RANK["arrays"]
