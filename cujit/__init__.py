@@ -9,6 +9,7 @@ import importlib
 # Bound eagerly: importing the submodule ``cujit.config`` would otherwise make the package
 # attribute ``config`` the module rather than the settings object.
 from .config import config
+from .driver import set_default_context_provider as _set_default_context_provider
 
 __version__ = "0.1.0"
 
@@ -52,6 +53,15 @@ _SUBMODULES = {"random": "cujit.random"}
 
 # ``laneid`` differs per simulated thread, so it is computed on every access.
 __all__ = sorted(list(_WHERE) + ["config", "laneid", "fp16", "random"])
+
+
+def _current_context():
+    from .devices import current_context
+    return current_context()
+
+
+# memory/ sits below contexts; a context it must default (IpcHandle.open()) comes from here.
+_set_default_context_provider(_current_context)
 
 
 def __getattr__(name):

@@ -106,19 +106,19 @@ class Module:
         self.handle = handle
         self.context = context
         self._finalizer = weakref.finalize(self, context._queue_resource, _unload_module,
-                                           handle, context._generation)
+                                           handle, context.generation)
 
     def __int__(self):
         return self.handle
 
     def get_function(self, name):
         """Handle (int) of kernel ``name`` (cuModuleGetFunction)."""
-        self.context._make_current()
+        self.context.make_current()
         return get_driver().module_get_function(self.handle, name)
 
     def get_global(self, name):
         """``(device_ptr, nbytes)`` of global ``name`` (cuModuleGetGlobal)."""
-        self.context._make_current()
+        self.context.make_current()
         return get_driver().module_get_global(self.handle, name)
 
     def unload(self):
@@ -134,10 +134,16 @@ def _unload_module(handle):
 
 
 class Context:
-    """A device's primary context (numba.cuda ``Context``), see SPEC R-DEV-2.
+    """A device's primary context (numba.cuda ``Context``; CUDA Driver API "Primary Context
+    Management").
 
     Do not construct directly: use :func:`current_context`, ``Device.get_primary_context()``
-    or :func:`select_device`."""
+    or :func:`select_device`.
+
+    The contract other layers read (public, never the underscore attributes):
+    ``generation`` (int, bumped by ``reset()`` and :func:`close`: an object that recorded an
+    older one is dead), ``closed`` (True after :func:`close`) and ``make_current()`` (bind
+    the context to the calling thread; cheap when it already is)."""
 
     def __init__(self, device):
         from .memory.deallocations import PendingDeallocs
@@ -147,8 +153,8 @@ class Context:
         self._drv = drv
         self.handle = drv.primary_ctx_retain(device.id)
         self._retains = 1
-        self._generation = 0
-        self._closed = False
+        self.generation = 0
+        self.closed = False
         self._streams = {}
         try:
             drv.ctx_set_current(self.handle)
@@ -157,24 +163,24 @@ class Context:
             self.memory_manager = _memory_manager_class()(context=self)
         except BaseException:
             # e.g. a bad NUMBA_CUDA_MEMORY_MANAGER: undo the retain, let a later call retry
-            self._closed = True
+            self.closed = True
             drv.primary_ctx_release(device.id)
             raise
 
     # -- thread binding ------------------------------------------------------------------
-    def _make_current(self):
+    def make_current(self):
         """Make this context current in the calling thread, if it is not already."""
-        if getattr(_tls, "bound", None) is not self or _tls.bound_gen != self._generation:
-            if self._closed:
+        if getattr(_tls, "bound", None) is not self or _tls.bound_gen != self.generation:
+            if self.closed:
                 raise CudaAPIError(201, f"{self!r} was closed by cujit.close(); use "
                                    "cujit.current_context() for a fresh one", "cuCtxSetCurrent")
             self._drv.ctx_set_current(self.handle)
             _tls.bound = self
-            _tls.bound_gen = self._generation
+            _tls.bound_gen = self.generation
 
     def push(self):
         """Make the context current in this thread (numba compatibility)."""
-        self._make_current()
+        self.make_current()
         _tls.ctx = self
 
     def pop(self):
@@ -184,7 +190,7 @@ class Context:
         """weakref.finalize target for streams, events and modules: queue ``dtor(handle)`` on
         ``self.deallocations`` unless the context was reset/closed since (resource gone)."""
         try:
-            if generation == self._generation and not self._closed and not _exiting():
+            if generation == self.generation and not self.closed and not _exiting():
                 self.deallocations.add_item(dtor, handle)
         except Exception:      # finalizers must never raise (interpreter exit)
             pass
@@ -250,8 +256,15 @@ class Context:
     def create_stream(self):
         """A new stream (cuStreamCreateWithPriority), destroyed through ``deallocations``."""
         from .streams import _new_stream
-        self._make_current()
+        self.make_current()
         return _new_stream(self, self._drv.stream_create())
+
+    def stream_handle(self, stream):
+        """Driver handle (int) of a ``stream=`` argument (see
+        :func:`cujit.streams.stream_handle`): lets ``memory/``, below the runtime layer, take
+        stream arguments without importing it."""
+        from .streams import stream_handle
+        return stream_handle(stream)
 
     def create_external_stream(self, ptr):
         """Wrap an existing stream handle (int, or an object with ``__cuda_stream__``); never
@@ -295,7 +308,7 @@ class Context:
     def create_event(self, timing=True):
         """A new event (cuEventCreate), destroyed through ``deallocations``."""
         from .streams import _new_event
-        self._make_current()
+        self.make_current()
         return _new_event(self, self._drv.event_create(timing=bool(timing)), timing)
 
     def load_module(self, image):
@@ -303,7 +316,7 @@ class Context:
         (cuModuleLoadData).  Unloaded through ``deallocations`` when the Module dies."""
         if not isinstance(image, (bytes, bytearray, memoryview)):
             raise TypeError(f"module image must be bytes, got {type(image).__name__}")
-        self._make_current()
+        self.make_current()
         return Module(self, self._drv.module_load_data(bytes(image)))
 
     def unload_module(self, module):
@@ -315,13 +328,13 @@ class Context:
     # -- whole-context operations --------------------------------------------------------
     def synchronize(self):
         """Wait for all work of the context (cuCtxSynchronize)."""
-        self._make_current()
+        self.make_current()
         self._drv.ctx_synchronize()
 
     def _end_generation(self):
         """Forget everything of the current generation without calling the driver: the
         memory is about to be destroyed by the driver."""
-        self._generation += 1
+        self.generation += 1
         try:
             self.memory_manager.reset()
         finally:
@@ -332,7 +345,7 @@ class Context:
         """Destroy every allocation, stream, event and module of the context
         (cuDevicePrimaryCtxReset) and start a new generation: old pointers are dead (using
         them raises an error, dropping them frees nothing), new allocations work."""
-        self._make_current()
+        self.make_current()
         self._end_generation()
         drv = self._drv
         drv.primary_ctx_reset(self.device.id)
@@ -342,14 +355,14 @@ class Context:
         self._retains += 1
         drv.ctx_set_current(self.handle)
         _tls.bound = self
-        _tls.bound_gen = self._generation
+        _tls.bound_gen = self.generation
 
     def _close(self):
         """Flush pending frees, then reset and release the primary context (cujit.close)."""
-        if self._closed:
+        if self.closed:
             return
         try:
-            self._make_current()
+            self.make_current()
             self.memory_manager.deallocations.clear()
             self.deallocations.clear()
         except Exception:
@@ -359,7 +372,7 @@ class Context:
         try:
             drv.primary_ctx_reset(self.device.id)
         finally:
-            self._closed = True
+            self.closed = True
             for _ in range(self._retains):
                 try:
                     drv.primary_ctx_release(self.device.id)
@@ -387,7 +400,7 @@ def current_context():
 
     Raises ``CudaSupportError`` when there is no usable driver or device."""
     ctx = getattr(_tls, "ctx", None)
-    if ctx is not None and not ctx._closed:
+    if ctx is not None and not ctx.closed:
         return ctx
     return _attach(0 if ctx is None else ctx.device.id)
 
@@ -397,7 +410,7 @@ def _attach(ordinal):
     if drv.get_device_count() < 1:
         raise CudaSupportError("no CUDA device found")
     ctx = _context_for(ordinal)
-    ctx._make_current()
+    ctx.make_current()
     _tls.ctx = ctx
     return ctx
 
@@ -443,8 +456,8 @@ class _DeviceContextManager:
 
     def __exit__(self, *exc):
         prev = self._saved.pop()
-        if prev is not None and not prev._closed:
-            prev._make_current()
+        if prev is not None and not prev.closed:
+            prev.make_current()
         _tls.ctx = prev
 
     def __repr__(self):
@@ -470,7 +483,7 @@ class _DeviceList:
     def current(self):
         """The current thread's device, or None when no context is attached."""
         ctx = getattr(_tls, "ctx", None)
-        return None if ctx is None or ctx._closed else self[ctx.device.id]
+        return None if ctx is None or ctx.closed else self[ctx.device.id]
 
     def __repr__(self):
         return ", ".join(repr(d) for d in self._list())

@@ -18,7 +18,7 @@ during the capture (a flush may call ``cuMemFree``, which would end it).  What C
 capture raises ``CudaAPIError`` with a ``CUDA_ERROR_STREAM_CAPTURE_*`` code: synchronising the
 captured stream, work on the legacy default stream (synchronous copies and memsets included),
 copies to or from pageable host memory.  The simulator records and replays the same work
-(``simulator/graph.py``).
+(``driver/sim_graph.py``).
 """
 import threading
 
@@ -48,7 +48,7 @@ class Graph:
         self.stream = stream
         self.node_count = None
         self._ctx = current_context()
-        self._gen = self._ctx._generation
+        self._gen = self._ctx.generation
         self._handle = h
         self._keep = []
         self._graph = None
@@ -64,7 +64,7 @@ class Graph:
         if h in _capturing:
             raise RuntimeError(f"stream {self.stream!r} is already being captured")
         ctx = self._ctx
-        ctx._make_current()
+        ctx.make_current()
         mm = ctx.memory_manager
         deferred = [ctx.deallocations.disable()]
         q = getattr(mm, "deallocations", None)
@@ -125,7 +125,7 @@ class Graph:
         else:
             from .streams import stream_handle
             h = stream_handle(stream)
-        if self._ctx._generation != self._gen:
+        if self._ctx.generation != self._gen:
             raise RuntimeError("Graph.launch: the graph's context was reset or closed")
         _driver().graph_launch(exe, h)
 
@@ -134,9 +134,9 @@ class Graph:
         Safe to call twice."""
         exe, graph, self._exec, self._graph = self._exec, self._graph, None, None
         self._keep = []
-        if self._ctx._generation != self._gen or getattr(self._ctx, "_closed", False):
+        if self._ctx.generation != self._gen or getattr(self._ctx, "closed", False):
             return
-        self._ctx._make_current()
+        self._ctx.make_current()
         _destroy_graph((exe, graph))
 
     def __del__(self):

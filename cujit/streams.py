@@ -64,7 +64,7 @@ def stream_handle(stream):
     t = type(stream)
     if t is Stream or (t is not int and isinstance(stream, Stream)):
         g = stream._gen
-        if g is not None and g != stream.context._generation:
+        if g is not None and g != stream.context.generation:
             _stale(stream, "stream argument")
         return stream.handle
     if t is int:
@@ -105,7 +105,7 @@ class Stream:
 
     def _live(self, call):
         g = self._gen
-        if g is not None and g != self.context._generation:
+        if g is not None and g != self.context.generation:
             _stale(self, call)
         return self.handle
 
@@ -150,13 +150,13 @@ class Stream:
         """Wait until all work queued on this stream is done (cuStreamSynchronize; the GIL is
         released while waiting).  Raises CudaAPIError when earlier work failed."""
         h = self._live("cuStreamSynchronize")
-        self.context._make_current()
+        self.context.make_current()
         get_driver().stream_synchronize(h)
 
     def query(self):
         """True when all work on the stream is done (cuStreamQuery)."""
         h = self._live("cuStreamQuery")
-        self.context._make_current()
+        self.context.make_current()
         return get_driver().stream_query(h)
 
     @contextlib.contextmanager
@@ -190,7 +190,7 @@ class Stream:
                     pass
 
         h = self._live("cuLaunchHostFunc")
-        self.context._make_current()
+        self.context.make_current()
         get_driver().launch_host_func(h, host_fn)
 
     def async_done(self):
@@ -207,7 +207,7 @@ class Stream:
             if future.done():       # cancelled by the awaiting code
                 return
             try:
-                ctx._make_current()
+                ctx.make_current()
                 get_driver().stream_query(stream.handle)
             except CudaAPIError as exc:
                 future.set_exception(exc)
@@ -242,7 +242,7 @@ class Event:
 
     def _live(self, call):
         g = self._gen
-        if g is not None and g != self.context._generation:
+        if g is not None and g != self.context.generation:
             _stale(self, call)
         return self.handle
 
@@ -256,26 +256,26 @@ class Event:
         """Record the event on ``stream`` (0 = default stream; cuEventRecord)."""
         h = stream_handle(stream)
         e = self._live("cuEventRecord")
-        self.context._make_current()
+        self.context.make_current()
         get_driver().event_record(e, h)
 
     def wait(self, stream=0):
         """Make later work on ``stream`` wait for this event (cuStreamWaitEvent)."""
         h = stream_handle(stream)
         e = self._live("cuStreamWaitEvent")
-        self.context._make_current()
+        self.context.make_current()
         get_driver().stream_wait_event(h, e)
 
     def synchronize(self):
         """Block the host until the event has completed (cuEventSynchronize)."""
         e = self._live("cuEventSynchronize")
-        self.context._make_current()
+        self.context.make_current()
         get_driver().event_synchronize(e)
 
     def query(self):
         """True when the event has completed (cuEventQuery)."""
         e = self._live("cuEventQuery")
-        self.context._make_current()
+        self.context.make_current()
         return get_driver().event_query(e)
 
     def elapsed_time(self, evtend):
@@ -291,7 +291,7 @@ def event_elapsed_time(evtstart, evtend):
     for name, ev in (("evtstart", evtstart), ("evtend", evtend)):
         if not isinstance(ev, Event):
             raise TypeError(f"{name} must be a cujit Event, got {ev!r}")
-    evtstart.context._make_current()
+    evtstart.context.make_current()
     return get_driver().event_elapsed_time(evtstart._live("cuEventElapsedTime"),
                                            evtend._live("cuEventElapsedTime"))
 
@@ -308,17 +308,17 @@ def _destroy_event(handle):
 
 def _new_stream(context, handle):
     s = Stream(context, handle, _NEW)
-    s._gen = context._generation
+    s._gen = context.generation
     s._finalizer = weakref.finalize(s, context._queue_resource, _destroy_stream, handle,
-                                    context._generation)
+                                    context.generation)
     return s
 
 
 def _new_event(context, handle, timing):
     e = Event(context, handle, timing)
-    e._gen = context._generation
+    e._gen = context.generation
     e._finalizer = weakref.finalize(e, context._queue_resource, _destroy_event, handle,
-                                    context._generation)
+                                    context.generation)
     return e
 
 

@@ -150,7 +150,7 @@ def _lease(nbytes):
     key = 4096 if nbytes <= 4096 else _size_class(nbytes)
     ctx = _runtime.current_context()
     # A context reset starts a new generation and kills its memory (cujit.memory.pointers).
-    gen = getattr(ctx, "_generation", 0)
+    gen = getattr(ctx, "generation", 0)
     entry = None
     if _cache.get(key):         # unlocked peek: a miss skips the lock
         with _lock:

@@ -87,7 +87,7 @@ def htod_large(dptr, src, nbytes, stream=0):
     chunk, offs, nworkers = _plan(nbytes)
 
     def work(w):
-        ctx._make_current()
+        ctx.make_current()
         mine = offs[w::nworkers]
         depth = min(DEPTH, len(mine))
         bufs = [pinned_buffer(chunk) for _ in range(depth)]
@@ -135,7 +135,7 @@ def dtoh_large(dst, sptr, nbytes, stream=0):
     chunk, offs, nworkers = _plan(nbytes)
 
     def work(w):
-        ctx._make_current()
+        ctx.make_current()
         mine = offs[w::nworkers]
         depth = min(DEPTH, len(mine))
         bufs = [pinned_buffer(chunk) for _ in range(depth)]

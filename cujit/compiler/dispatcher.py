@@ -89,7 +89,7 @@ def _plain_key(key):
             continue
         if c is _Stream:
             g = v._gen
-            if g is not None and g != v.context._generation:
+            if g is not None and g != v.context.generation:
                 return False        # destroyed by a reset: validation raises for it
             continue
         if hasattr(v, "__cuda_stream__"):
@@ -501,10 +501,10 @@ class CompiledKernel:
         """The :class:`~cujit.compiler.launcher.LoadedKernel` for ``ctx`` (loading it the
         first time, and again after the context was reset)."""
         lk = self._loaded.get(ctx)
-        if lk is None or lk.generation != ctx._generation:
+        if lk is None or lk.generation != ctx.generation:
             with self._lock:
                 lk = self._loaded.get(ctx)
-                if lk is None or lk.generation != ctx._generation:
+                if lk is None or lk.generation != ctx.generation:
                     lk = _ln.load_kernel(self, ctx, drv)
                     self._loaded[ctx] = lk
         return lk

@@ -328,7 +328,7 @@ def load_kernel(compiled, ctx, drv):
     except Exception:
         static, max_threads = compiled.static_shared_bytes, lim["MAX_THREADS_PER_BLOCK"]
     lk = LoadedKernel()
-    lk.module, lk.context, lk.generation = module, ctx, ctx._generation
+    lk.module, lk.context, lk.generation = module, ctx, ctx.generation
     lk.info = FunctionInfo(handle, compiled.name, max_threads, static,
                            lim["MAX_SHARED_MEMORY_PER_BLOCK"],
                            lim["MAX_SHARED_MEMORY_PER_BLOCK_OPTIN"])
@@ -501,7 +501,7 @@ def make_fast(lk, args, drv):
               OWNER=threading.get_ident(), _packer=packer)
     names = "".join(f"a{i}, " for i in range(n)) or "()"
     checks = ["INFO not in cfg.ok", "get_ident() != OWNER"] + guards + [
-        "TLS.ctx is not CTX", "CTX._generation != GEN"]
+        "TLS.ctx is not CTX", "CTX.generation != GEN"]
     # one try block: a wrong argument count (unpacking), a thread without a current
     # context (TLS.ctx) and a value that does not fit its parameter all mean "not here"
     lines = ["def fast(cfg, args):",

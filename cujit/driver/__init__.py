@@ -13,6 +13,25 @@ __all__ = ["get_driver", "simulator_enabled", "CudaSupportError", "CudaDriverErr
 
 _driver = None
 _lock = threading.Lock()
+_context_provider = None
+
+
+def set_default_context_provider(provider):
+    """Register ``provider() -> Context``: the runtime layer's ``current_context``.
+
+    The layers below contexts (``memory/``) take their context from the caller; where a public
+    API lets the context default (``IpcHandle.open()``), they ask :func:`default_context`, so
+    they never import the runtime layer above them.  ``cujit/__init__.py`` registers it."""
+    global _context_provider
+    _context_provider = provider
+
+
+def default_context():
+    """The calling thread's current context (created on first use), from the registered
+    provider.  ``CudaSupportError`` when none is registered (``cujit`` was not imported)."""
+    if _context_provider is None:
+        raise CudaSupportError("no context provider registered: import cujit first")
+    return _context_provider()
 
 
 def simulator_enabled():
@@ -33,7 +52,7 @@ def get_driver():
     with _lock:
         if _driver is None:
             if simulator_enabled():
-                from ..simulator.driver import SimDriver
+                from .sim import SimDriver
                 _driver = SimDriver()
             else:
                 from .cuda import CudaDriver

@@ -1,7 +1,7 @@
 """The one interface between cujit and a CUDA driver.
 
 Two backends implement it: :mod:`cujit.driver.cuda` (the real driver through
-``cuda.bindings.driver``) and :mod:`cujit.simulator.driver` (a fake driver over host memory).
+``cuda.bindings.driver``) and :mod:`cujit.driver.sim` (a fake driver over host memory).
 Everything above this layer — contexts, the pending-deallocations queue, memory managers,
 arrays, streams, launches — is the same code on both.
 

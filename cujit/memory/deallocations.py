@@ -158,7 +158,7 @@ class PendingDeallocs:
     def _flush(self):
         ctx = self._context
         if ctx is not None:
-            ctx._make_current()
+            ctx.make_current()
         cons = self._cons
         pop = cons.popleft
         n = 0

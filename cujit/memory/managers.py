@@ -120,7 +120,7 @@ def _queue_free(mgr, dtor, ptr, size, gen, device_bytes):
     """Finalizer target: queue ``dtor(ptr)`` unless the context's generation moved on
     (reset/close: the memory is already gone) or the interpreter is exiting.  Never raises."""
     try:
-        if _Exit.exiting or gen != mgr.context._generation:
+        if _Exit.exiting or gen != mgr.context.generation:
             return
         if device_bytes:
             mgr._in_use -= size
@@ -138,10 +138,10 @@ def _unpin(mgr, ptr, size, gen):
         if _Exit.exiting:
             return
         ctx = mgr.context
-        if gen != ctx._generation or ctx._closed:
+        if gen != ctx.generation or ctx.closed:
             return
         mgr._host_in_use -= size
-        ctx._make_current()
+        ctx.make_current()
         get_driver().mem_host_unregister(ptr)
     except Exception as exc:
         try:
@@ -161,13 +161,13 @@ def _memallocmanaged(ctx, queue, size, attach_global):
     mem = ManagedMemory(ctx, ptr, size)
     mem.is_managed = True
     mem._finalizer = _finalize(mem, _queue_plain, ctx, queue, drv.mem_free, ptr, size,
-                               ctx._generation)
+                               ctx.generation)
     return mem
 
 
 def _queue_plain(ctx, queue, dtor, ptr, size, gen):
     try:
-        if not _Exit.exiting and gen == ctx._generation:
+        if not _Exit.exiting and gen == ctx.generation:
             queue.add_item(dtor, ptr, size)
     except Exception:
         pass
@@ -210,7 +210,7 @@ class HostOnlyCUDAMemoryManager(BaseCUDAMemoryManager):
             self._oom_retries += 1
             return allocator()
         if exc.code == CUDA_ERROR_INVALID_CONTEXT and self.context is not None:
-            self.context._make_current()
+            self.context.make_current()
             return allocator()
         raise exc
 
@@ -229,7 +229,7 @@ class HostOnlyCUDAMemoryManager(BaseCUDAMemoryManager):
         mem = cls(ctx, ptr, size)
         mem.is_managed = True
         mem._finalizer = _finalize(mem, _queue_free, self, drv.mem_free_host, ptr, size,
-                                   ctx._generation, False)
+                                   ctx.generation, False)
         self._host_in_use += size
         return mem
 
@@ -251,7 +251,7 @@ class HostOnlyCUDAMemoryManager(BaseCUDAMemoryManager):
             drv.mem_host_unregister(ptr)
             raise
         mem.is_managed = True
-        mem._finalizer = _finalize(mem, _unpin, self, ptr, size, ctx._generation)
+        mem._finalizer = _finalize(mem, _unpin, self, ptr, size, ctx.generation)
         self._host_in_use += size
         return mem
 
@@ -267,7 +267,7 @@ class HostOnlyCUDAMemoryManager(BaseCUDAMemoryManager):
         mem = ManagedMemory(ctx, ptr, size)
         mem.is_managed = True
         mem._finalizer = _finalize(mem, _queue_free, self, drv.mem_free, ptr, size,
-                                   ctx._generation, True)
+                                   ctx.generation, True)
         self._count_alloc(size)
         return mem
 
@@ -298,7 +298,7 @@ class HostOnlyCUDAMemoryManager(BaseCUDAMemoryManager):
 
     def get_memory_info(self):
         """``MemoryInfo(free, total)`` bytes of the device (cuMemGetInfo)."""
-        self.context._make_current()
+        self.context.make_current()
         return MemoryInfo(*self._drv.mem_get_info())
 
     def get_ipc_handle(self, memory):
@@ -349,7 +349,7 @@ class NumbaCUDAMemoryManager(GetIpcHandleMixin, HostOnlyCUDAMemoryManager):
         except CudaAPIError as exc:
             ptr = self._retry(exc, lambda: drv.mem_alloc(size))
         ctx = self.context
-        gen = ctx._generation
+        gen = ctx.generation
         mem = _new(AutoFreePointer)
         mem.context = ctx
         mem.device_pointer_value = ptr

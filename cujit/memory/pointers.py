@@ -17,7 +17,7 @@ import ctypes
 import weakref
 from collections import namedtuple
 
-from ..driver import get_driver
+from ..driver import default_context, get_driver
 
 __all__ = ["MemoryPointer", "AutoFreePointer", "OwnedPointer", "MappedMemory", "PinnedMemory",
            "ManagedMemory", "MemoryInfo", "IpcHandle", "DeadMemoryError"]
@@ -131,7 +131,7 @@ class MemoryPointer:
         self.device_pointer_value = _ptr_value(pointer)
         self.size = _check_nbytes(size)
         self._owner = owner
-        self._generation = getattr(context, "_generation", 0)
+        self._generation = getattr(context, "generation", 0)
         self.refct = 1
         self.is_managed = finalizer is not None
         self._finalizer = _finalize(self, finalizer) if finalizer is not None else None
@@ -159,7 +159,7 @@ class MemoryPointer:
     def alive(self):
         """False once freed or once its context was reset/closed."""
         ctx = self.context
-        if getattr(ctx, "_generation", 0) != self._generation or getattr(ctx, "_closed", False):
+        if getattr(ctx, "generation", 0) != self._generation or getattr(ctx, "closed", False):
             return False
         root = self.owner
         fin = getattr(root, "_finalizer", None)
@@ -191,8 +191,7 @@ class MemoryPointer:
     def memset(self, byte, count=None, stream=0):
         """Set ``count`` bytes (default: all) to ``byte`` (cuMemsetD8[Async]).  ``stream``: 0
         or a Stream.  ValueError when ``count`` exceeds the size; DeadMemoryError when dead."""
-        from ..streams import stream_handle
-        h = stream_handle(stream)
+        h = self.context.stream_handle(stream)
         count = self.size if count is None else _check_nbytes(count, "count")
         if count > self.size:
             raise ValueError(f"memset of {count} bytes exceeds the {self.size}-byte allocation")
@@ -376,8 +375,7 @@ class IpcHandle:
         if self._opened is not None:
             raise ValueError("IpcHandle is already opened")
         if context is None:
-            from ..devices import current_context
-            context = current_context()
+            context = default_context()
         drv = get_driver()
         base = drv.ipc_open_mem_handle(self.handle)
         self._opened = MemoryPointer(context, base, self.size + self.offset)

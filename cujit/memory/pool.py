@@ -69,7 +69,7 @@ def _return_block(mgr, ptr, nbytes, size, stream, gen):
     """Finalizer target: the block goes back to the cache (or, inside ``defer_cleanup``, to
     the pending queue, which hands it to the cache when flushed).  Never raises."""
     try:
-        if _Exit.exiting or gen != mgr.context._generation:
+        if _Exit.exiting or gen != mgr.context.generation:
             return
         mgr._in_use -= size
         mgr._live -= 1
@@ -190,7 +190,7 @@ class PoolMemoryManager(GetIpcHandleMixin, HostOnlyCUDAMemoryManager):
                     drv.event_record(ev, s)
                 except CudaAPIError:
                     # The stream is gone (destroyed): nothing to order after but the device.
-                    self.context._make_current()
+                    self.context.make_current()
                     drv.ctx_synchronize()
                     drv.event_record(ev, 0)
                 blocks = []
@@ -255,7 +255,7 @@ class PoolMemoryManager(GetIpcHandleMixin, HostOnlyCUDAMemoryManager):
                 ptr = self._alloc_block(nbytes)
                 self._misses += 1
         ctx = self.context
-        gen = ctx._generation
+        gen = ctx.generation
         mem = _new(AutoFreePointer)
         mem.context = ctx
         mem.device_pointer_value = ptr
@@ -282,7 +282,7 @@ class PoolMemoryManager(GetIpcHandleMixin, HostOnlyCUDAMemoryManager):
         keep = _check_alloc_size(keep_bytes)
         if self.context is None or self._cached <= keep:
             return 0
-        self.context._make_current()
+        self.context.make_current()
         free = self._drv.mem_free
         start = self._cached
 

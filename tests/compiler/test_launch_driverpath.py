@@ -11,7 +11,7 @@ import cujit
 from cujit import types as ct
 from cujit.compiler import nvvm, linker
 from cujit.compiler.dispatcher import Dispatcher
-from cujit.simulator.driver import _ATTRIBUTES
+from cujit.driver.sim import _ATTRIBUTES
 
 pytestmark = [pytest.mark.compile, pytest.mark.sim,
               pytest.mark.skipif(not (nvvm.nvvm_available() and linker.nvjitlink_available()),
@@ -86,8 +86,8 @@ class FakeDevice:
 
 class FakeContext:
     device = FakeDevice()
-    _generation = 0
-    _closed = False
+    generation = 0
+    closed = False
 
     def __init__(self):
         self.images = []
@@ -228,7 +228,7 @@ def test_context_reset_reloads_the_module(env):
     k = Dispatcher(fill, None, {})
     a = FakeArray(0x1000, 10)
     k[1, 32](a, 1.0)
-    ctx._generation = 1
+    ctx.generation = 1
     k[1, 32](a, 1.0)
     assert [l[0] for l in drv.launches] == ["slow", "slow"] and len(ctx.images) == 2
     k[1, 32](a, 1.0)

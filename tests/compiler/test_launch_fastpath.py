@@ -127,8 +127,8 @@ class FakeDev:
 
 class FakeCtx:
     device = FakeDev()
-    _generation = 0
-    _closed = False
+    generation = 0
+    closed = False
 
 
 @pytest.fixture
@@ -140,7 +140,7 @@ def fake_ctx(monkeypatch):
 
 def make(argtypes, args, ctx, drv, max_threads=1024):
     lk = ln.LoadedKernel()
-    lk.context, lk.generation, lk.lock, lk.cu_func = ctx, ctx._generation, threading.Lock(), "FN"
+    lk.context, lk.generation, lk.lock, lk.cu_func = ctx, ctx.generation, threading.Lock(), "FN"
     lk.info = ln.FunctionInfo(1, "k", max_threads, 0, 49152, 232448)
     lk.packer = ln.ArgPacker(argtypes)
     return lk, ln.make_fast(lk, args, drv)
@@ -194,9 +194,9 @@ def test_fast_path_needs_checked_config_and_same_context(fake_ctx, monkeypatch):
     unchecked = ln.make_config(1, 32, 0, 0, 0)
     assert fast(unchecked, (a,)) is False
     c = ok_cfg(lk.info)
-    fake_ctx._generation = 1                        # the context was reset
+    fake_ctx.generation = 1                        # the context was reset
     assert fast(c, (a,)) is False
-    fake_ctx._generation = 0
+    fake_ctx.generation = 0
     monkeypatch.setattr(devices._tls, "ctx", FakeCtx())
     assert fast(c, (a,)) is False
     monkeypatch.delattr(devices._tls, "ctx")

@@ -6,7 +6,7 @@ import cujit
 
 def test_config_attribute_is_the_settings_object_after_submodule_imports():
     import cujit.config  # noqa: F401  (binds the submodule; must not replace the object)
-    import cujit.simulator.driver  # noqa: F401
+    import cujit.driver.sim  # noqa: F401
     assert type(cujit.config).__name__ == "Config"
     cujit.config.CUDA_DEALLOCS_COUNT = 3
     try:

@@ -10,7 +10,7 @@ pytestmark = pytest.mark.sim
 
 @pytest.fixture
 def drv():
-    from cujit.simulator.driver import SimDriver
+    from cujit.driver.sim import SimDriver
     return SimDriver()
 
 

@@ -198,3 +198,33 @@ def test_device_identity_and_unload_module_type_check():
     assert all(isinstance(v, int) for v in ident.values())
     with pytest.raises(TypeError, match="Module"):
         cujit.current_context().unload_module(12345)
+
+
+# ---- the runtime layer's public contract (docs/interfaces.md): generation, closed, make_current
+def test_context_contract_generation_closed_make_current():
+    ctx = cujit.current_context()
+    gen = ctx.generation
+    assert ctx.closed is False
+    ctx.make_current()
+    ctx.reset()
+    assert ctx.generation == gen + 1
+    assert ctx.closed is False
+
+
+def test_default_context_is_the_current_context():
+    from cujit.driver import default_context
+    assert default_context() is cujit.current_context()
+
+
+def test_default_context_without_provider_raises(monkeypatch):
+    import cujit.driver as drv
+    monkeypatch.setattr(drv, "_context_provider", None)
+    with pytest.raises(drv.CudaSupportError, match="no context provider"):
+        drv.default_context()
+
+
+def test_pointer_memset_takes_stream_through_context():
+    mem = cujit.current_context().memalloc(16)
+    mem.memset(7, stream=cujit.stream())
+    with pytest.raises(TypeError, match="3.5"):
+        mem.memset(7, stream=3.5)

@@ -17,9 +17,9 @@ import time
 import numpy as np
 
 from ..config import config
-from ..driver.api import Driver
-from .graph import SimCapture
-from ..driver.errors import (CudaAPIError, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_OUT_OF_MEMORY,
+from .api import Driver
+from .sim_graph import SimCapture
+from .errors import (CudaAPIError, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_OUT_OF_MEMORY,
                              CUDA_ERROR_INVALID_HANDLE, CUDA_ERROR_NOT_SUPPORTED,
                              CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED,
                              CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED, CUDA_ERROR_INVALID_CONTEXT)
@@ -92,7 +92,7 @@ class SimDriver(Driver):
         self._events = {}
         self._pools = {}
         self._pool_thresholds = {}
-        self._capture = SimCapture()    # stream capture and graphs (simulator/graph.py)
+        self._capture = SimCapture()    # stream capture and graphs (driver/sim_graph.py)
 
     # -- address map ---------------------------------------------------------------------
     def _insert(self, block):
@@ -528,7 +528,7 @@ class SimDriver(Driver):
     def occupancy_max_active_blocks(self, func, block_size, dynamic_shared_bytes):
         self._no_modules("cuOccupancyMaxActiveBlocksPerMultiprocessor")
 
-    # -- CUDA graphs (simulator/graph.py) -----------------------------------------------
+    # -- CUDA graphs (driver/sim_graph.py) -----------------------------------------------
     def stream_begin_capture(self, stream):
         self._check_stream(stream, "cuStreamBeginCapture")
         self._capture.begin(stream)

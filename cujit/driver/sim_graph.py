@@ -10,13 +10,13 @@ synchronise with the captured stream (CUDA_ERROR_STREAM_CAPTURE_IMPLICIT), and c
 from pageable host memory (CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED: a graph replays later, when
 the pageable buffer may be gone; pinned, mapped and managed memory are fine).
 
-:class:`SimCapture` holds the state for one :class:`~cujit.simulator.driver.SimDriver`; the
+:class:`SimCapture` holds the state for one :class:`~cujit.driver.sim.SimDriver`; the
 driver calls :meth:`SimCapture.intercept` at the top of each stream operation.
 """
 import itertools
 import threading
 
-from ..driver.errors import (CudaAPIError, CUDA_ERROR_INVALID_HANDLE,
+from .errors import (CudaAPIError, CUDA_ERROR_INVALID_HANDLE,
                              CUDA_ERROR_STREAM_CAPTURE_IMPLICIT,
                              CUDA_ERROR_STREAM_CAPTURE_INVALIDATED,
                              CUDA_ERROR_STREAM_CAPTURE_UNMATCHED,
