@@ -7,7 +7,7 @@ Each object here has two lives:
   kernel's globals (``cuda.threadIdx.x``, ``from cujit import shared``, aliases all work) and
   emits the matching NVVM code; their Python bodies never run.
 - **Simulated** (``CUJIT_ENABLE_CUDASIM=1``): they are called as Python inside a simulated thread
-  and forward to ``_state.current``, the simulator's object for the running thread (see
+  and forward to ``kernelstate.state.current``, the simulator's object for the running thread (see
   :mod:`cujit.simulator`).  That object provides: ``threadIdx``, ``blockIdx``, ``blockDim``,
   ``gridDim`` (each with ``.x .y .z``), ``laneid``, and methods named as the functions below
   (``syncthreads()``, ``shared_array(shape, dtype)``, ``local_array(shape, dtype)``,
@@ -28,23 +28,9 @@ __all__ = ["threadIdx", "blockIdx", "blockDim", "gridDim", "grid", "gridsize", "
 warpsize = 32
 
 
-class _State:
-    """``current`` is the simulator's running thread object, or None outside a kernel."""
-    __slots__ = ("current",)
-
-    def __init__(self):
-        self.current = None
-
-
-_state = _State()
-
-
-def _thread(name):
-    t = _state.current
-    if t is None:
-        raise RuntimeError(f"cujit.{name} can only be used inside a kernel: it is compiled for "
-                           "the GPU, or run by the simulator (CUJIT_ENABLE_CUDASIM=1)")
-    return t
+# The running simulated thread lives in kernelstate.py, shared with kernelapi_extra and the
+# simulator without an import circle; the old private names stay bound for callers.
+from .kernelstate import state as _state, current_thread as _thread  # noqa: E402
 
 
 class Dim3Stub:

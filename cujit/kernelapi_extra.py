@@ -14,13 +14,10 @@ Result types, as numba.cuda types them (and as the compiler does):
 """
 import numpy as np
 
+from .kernelstate import current_thread as _thread
+
 __all__ = ["selp", "mulhi", "nanosleep", "match_any_sync", "match_all_sync", "brev", "ffs",
            "cg", "this_grid", "grid_sync", "GridGroup"]
-
-
-def _thread(name):
-    from .kernelapi import _thread as t
-    return t(name)
 
 
 def _int_info(x):

@@ -207,7 +207,6 @@ KNOWN_CIRCLES = {
     ('cujit.arrays.api', 'cujit.arrays.devicearray', 'cujit.arrays.dlpack', 'cujit.arrays.hostmem', 'cujit.arrays.interop', 'cujit.arrays.ipc', 'cujit.arrays.record', 'cujit.arrays.staging'),
     ('cujit.compiler.calls', 'cujit.compiler.calls_device', 'cujit.compiler.calls_impl', 'cujit.compiler.closures', 'cujit.compiler.cooperative', 'cujit.compiler.intrinsics_extra', 'cujit.compiler.llvmgen', 'cujit.compiler.lower_atomics', 'cujit.compiler.lower_calls', 'cujit.compiler.lower_complex', 'cujit.compiler.lower_exceptions', 'cujit.compiler.lower_fp16', 'cujit.compiler.lower_ops', 'cujit.compiler.lower_scalars', 'cujit.compiler.lowering', 'cujit.compiler.typeinfer'),
     ('cujit.devices', 'cujit.streams'),
-    ('cujit.kernelapi', 'cujit.kernelapi_extra'),
     ('cujit.numba_types', 'cujit.types', 'cujit.types_tuples'),
 }
 KNOWN_UPWARD = {
@@ -238,7 +237,6 @@ KNOWN_PRIVATE = {
     ('cujit.compiler.dispatcher', '_data_ptr'),
     ('cujit.compiler.dispatcher', '_gen'),
     ('cujit.compiler.dispatcher', '_keep'),
-    ('cujit.compiler.dispatcher', '_state'),
     ('cujit.compiler.launcher', '_VERSION'),
     ('cujit.compiler.launcher', '_cuLaunchKernel'),
     ('cujit.compiler.launcher', '_d'),
@@ -251,12 +249,8 @@ KNOWN_PRIVATE = {
     ('cujit.devices', '_memory_manager_class'),
     ('cujit.memory.deallocations', '_SETTINGS'),
     ('cujit.simulator.captured', '_data_ptr'),
-    ('cujit.simulator.checked', '_state'),
-    ('cujit.simulator.debugmode', '_state'),
     ('cujit.simulator.kernel', '_data_ptr'),
     ('cujit.simulator.kernel', '_readonly'),
-    ('cujit.simulator.kernel', '_state'),
-    ('cujit.simulator.threads', '_state'),
     ('cujit.types', '_layout'),
     ('cujit.types', '_readonly'),
 }

@@ -22,7 +22,7 @@ import numpy as np
 
 from .. import types as ct
 from ..numba_types import is_numba_object
-from ..kernelapi import _state
+from ..kernelstate import state as _state
 from . import launcher as _ln
 from .errors import CompileError
 from .jitoptions import check_options as _check_options

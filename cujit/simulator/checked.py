@@ -22,7 +22,7 @@ import sys
 
 import numpy as np
 
-from ..kernelapi import _state
+from ..kernelstate import state as _state
 from .errors import OutOfBoundsError, DataRaceError, where, caller_site
 
 __all__ = ["CheckedArray", "SharedCheckedArray", "RaceTracker", "unwrap"]

@@ -20,7 +20,7 @@ __all__ = ["debug_kernel"]
 def _numba_form(e):
     """``e`` re-made with numba's ``tid=[..] ctaid=[..]: message``, or None when it cannot
     be (the simulator's own errors keep their reports)."""
-    from ..kernelapi import _state
+    from ..kernelstate import state as _state
     t = _state.current
     if t is None or getattr(e, "_cujit_sim_reported", False) or \
             type(e).__module__.startswith("cujit"):

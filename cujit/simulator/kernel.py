@@ -16,7 +16,7 @@ import weakref
 import numpy as np
 
 from ..config import config
-from ..kernelapi import _state
+from ..kernelstate import state as _state
 from .checked import CheckedArray
 from .memory import cai_view, device_view, shared_limit
 from .captured import rebind
@@ -28,7 +28,7 @@ __all__ = ["run_kernel", "Launch"]
 # pyfunc -> {signature key: {call site: frozen const array}}; a GPU freezes const arrays
 # when it compiles a signature, so later changes to the global are not seen.
 _kernel_info = weakref.WeakKeyDictionary()
-# The simulated device runs one kernel at a time; ``kernelapi._state`` is process-wide, so
+# The simulated device runs one kernel at a time; ``kernelstate.state`` is process-wide, so
 # launches from several host threads take turns.
 _device_lock = threading.RLock()
 

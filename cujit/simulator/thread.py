@@ -1,5 +1,5 @@
 """The per-thread object of a simulated launch: what ``cujit.kernelapi`` forwards to while a
-kernel runs (``kernelapi._state.current``).
+kernel runs (``kernelstate.state.current``).
 
 It holds the thread's indices and implements the kernel API as Python: indexing, memory
 (shared/local/const arrays, see :mod:`.memory`), barriers and warp intrinsics (which suspend

@@ -19,7 +19,7 @@ unwound (``GreenletExit``).
 """
 import numpy as np
 
-from ..kernelapi import _state
+from ..kernelstate import state as _state
 from .checked import RaceTracker, SharedCheckedArray
 from .errors import (BarrierDivergenceError, WarpDivergenceError, fmt_dim, frame_site,
                      traceback_site, where)
