@@ -15,9 +15,9 @@ __version__ = "0.1.0"
 
 _SOURCES = {
     "cujit.driver.errors": ["CudaSupportError", "CudaDriverError", "CudaAPIError"],
-    "cujit.devices": ["select_device", "get_current_device", "list_devices", "gpus", "close",
-                      "detect", "is_available", "current_context", "synchronize",
-                      "defer_cleanup", "Device", "Context"],
+    "cujit.runtime.devices": ["select_device", "get_current_device", "list_devices", "gpus",
+                              "close", "detect", "is_available", "current_context", "synchronize",
+                              "defer_cleanup", "Device", "Context"],
     "cujit.memory": ["MemoryPointer", "AutoFreePointer", "OwnedPointer", "MappedMemory",
                      "PinnedMemory", "ManagedMemory", "MemoryInfo", "IpcHandle",
                      "BaseCUDAMemoryManager", "HostOnlyCUDAMemoryManager", "GetIpcHandleMixin",
@@ -27,10 +27,10 @@ _SOURCES = {
                      "pinned_array_like", "pinned", "mapped_array", "mapped_array_like", "mapped",
                      "managed_array", "as_cuda_array", "is_cuda_array",
                      "from_cuda_array_interface", "from_dlpack"],
-    "cujit.streams": ["stream", "default_stream", "legacy_default_stream",
-                      "per_thread_default_stream", "external_stream", "Stream", "event", "Event",
-                      "event_elapsed_time"],
-    "cujit.graphs": ["graph", "Graph"],
+    "cujit.runtime.api": ["stream", "default_stream", "legacy_default_stream",
+                          "per_thread_default_stream", "external_stream", "event"],
+    "cujit.runtime.streams": ["Stream", "Event", "event_elapsed_time"],
+    "cujit.runtime.graphs": ["graph", "Graph"],
     "cujit.compiler": ["jit", "TypingError", "CompileError"],
     "cujit.kernelapi": ["threadIdx", "blockIdx", "blockDim", "gridDim", "grid", "gridsize",
                         "warpsize", "shared", "local", "const", "syncthreads",
@@ -56,7 +56,7 @@ __all__ = sorted(list(_WHERE) + ["config", "laneid", "fp16", "random"])
 
 
 def _current_context():
-    from .devices import current_context
+    from .runtime.devices import current_context
     return current_context()
 
 

@@ -210,7 +210,7 @@ def _manager_info(info, with_context):
     mm = {"setting": config.CUDA_MEMORY_MANAGER, "source": config.source("CUDA_MEMORY_MANAGER")}
     if with_context:
         try:
-            from .devices import current_context
+            from .runtime.devices import current_context
             ctx = current_context()
             m = ctx.memory_manager
             mm["class"] = f"{type(m).__module__}.{type(m).__qualname__}"

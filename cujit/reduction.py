@@ -54,7 +54,7 @@ def _reduce_kernel(arr, out, init, use_init):
 
 def _check_stream(stream):
     """TypeError unless ``stream`` is 0, None or a stream (R-STR-4)."""
-    from .streams import stream_handle
+    from .runtime.streams import stream_handle
     stream_handle(stream)
 
 

@@ -206,7 +206,6 @@ def private_reads():
 KNOWN_CIRCLES = {
     ('cujit.arrays.api', 'cujit.arrays.devicearray', 'cujit.arrays.dlpack', 'cujit.arrays.hostmem', 'cujit.arrays.interop', 'cujit.arrays.ipc', 'cujit.arrays.record', 'cujit.arrays.staging'),
     ('cujit.compiler.calls', 'cujit.compiler.calls_device', 'cujit.compiler.calls_impl', 'cujit.compiler.closures', 'cujit.compiler.cooperative', 'cujit.compiler.intrinsics_extra', 'cujit.compiler.llvmgen', 'cujit.compiler.lower_atomics', 'cujit.compiler.lower_calls', 'cujit.compiler.lower_complex', 'cujit.compiler.lower_exceptions', 'cujit.compiler.lower_fp16', 'cujit.compiler.lower_ops', 'cujit.compiler.lower_scalars', 'cujit.compiler.lowering', 'cujit.compiler.typeinfer'),
-    ('cujit.devices', 'cujit.streams'),
     ('cujit.numba_types', 'cujit.types', 'cujit.types_tuples'),
 }
 KNOWN_UPWARD = {
@@ -244,10 +243,10 @@ KNOWN_PRIVATE = {
     ('cujit.compiler.launcher', '_layout'),
     ('cujit.compiler.launcher', '_readonly'),
     ('cujit.compiler.launcher', '_tls'),
-    ('cujit.devices', '_drop_all'),
-    ('cujit.devices', '_memallocmanaged'),
-    ('cujit.devices', '_memory_manager_class'),
     ('cujit.memory.deallocations', '_SETTINGS'),
+    ('cujit.runtime.devices', '_drop_all'),
+    ('cujit.runtime.devices', '_memallocmanaged'),
+    ('cujit.runtime.devices', '_memory_manager_class'),
     ('cujit.simulator.captured', '_data_ptr'),
     ('cujit.simulator.kernel', '_data_ptr'),
     ('cujit.simulator.kernel', '_readonly'),

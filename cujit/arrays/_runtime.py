@@ -1,5 +1,5 @@
 """The arrays layer's doors to the layers below: the driver, the current context and stream
-handles.  Imports are lazy (``cujit.devices`` / ``cujit.streams`` load the driver) and the
+handles.  Imports are lazy (``cujit.runtime.devices`` / ``cujit.runtime.streams`` load the driver) and the
 resolved functions are cached in module globals, so the hot paths pay one global lookup."""
 
 __all__ = ["driver", "current_context", "stream_handle", "keep_alive_until", "as_stream"]
@@ -20,24 +20,24 @@ def driver():
 
 
 def current_context():
-    """``cujit.devices.current_context()``."""
+    """``cujit.runtime.devices.current_context()``."""
     global _current_context
     fn = _current_context
     if fn is None:
-        from ..devices import current_context as fn
+        from ..runtime.devices import current_context as fn
         _current_context = fn
     return fn()
 
 
 def stream_handle(stream):
     """Driver handle (int) of a ``stream=`` argument: 0 for 0/None, a Stream's handle, an
-    object with ``__cuda_stream__``; anything else → TypeError (``cujit.streams``)."""
+    object with ``__cuda_stream__``; anything else → TypeError (``cujit.runtime.streams``)."""
     if stream is None or (type(stream) is int and stream == 0):
         return 0
     global _stream_handle
     fn = _stream_handle
     if fn is None:
-        from ..streams import stream_handle as fn
+        from ..runtime.streams import stream_handle as fn
         _stream_handle = fn
     return fn(stream)
 
@@ -46,7 +46,7 @@ def as_stream(handle):
     """A ``Stream`` object for a foreign handle (int); 0 → 0 (no stream)."""
     if not handle:
         return 0
-    from ..streams import external_stream
+    from ..runtime.api import external_stream
     return external_stream(handle)
 
 

@@ -28,8 +28,8 @@ from .errors import CompileError
 from .jitoptions import check_options as _check_options
 from .introspect import InspectMixin as _InspectMixin
 from .introspect import check_extensions as _check_extensions
-from ..streams import Stream as _Stream
-from ..graphs import _capturing, _keep as _keep_for_graph
+from ..runtime.streams import Stream as _Stream
+from ..runtime.graphs import _capturing, _keep as _keep_for_graph
 
 __all__ = ["jit", "Dispatcher", "DeviceFunction", "CompiledKernel", "compile_ptx",
            "compile_ptx_for_current_device"]
@@ -277,7 +277,7 @@ class Dispatcher(_InspectMixin):
         return conf
 
     def _make_config(self, g, b, s, sh):
-        from ..devices import current_context
+        from ..runtime.devices import current_context
         from ..driver import get_driver
         ordinal = current_context().device.id
         drv = get_driver()
@@ -405,7 +405,7 @@ class Dispatcher(_InspectMixin):
                             f"argument(s) but {len(args)} were given")
 
     def _launch_slow(self, cfg, args):
-        from ..devices import current_context
+        from ..runtime.devices import current_context
         from ..driver import get_driver
         self._check_nargs(args)
         ctx = current_context()
@@ -516,7 +516,7 @@ class CompiledKernel:
 def _target():
     """``(compute capability, device ordinal or None)`` to compile for: the current device's,
     or sm_90 when no driver can be used (compile-only)."""
-    from ..devices import current_context
+    from ..runtime.devices import current_context
     from ..driver.errors import CudaSupportError
     try:
         dev = current_context().device

@@ -137,7 +137,7 @@ class ForAll:
         drv = get_driver()
         if drv.is_simulator:
             return 128
-        from ..devices import current_context
+        from ..runtime.devices import current_context
         d = self.dispatcher
         argtypes = d._argtypes_of_values(args)
         spec = d._pick_signature(argtypes)
@@ -257,7 +257,7 @@ class InspectMixin:
 
     # -- resource usage (numba.cuda's Dispatcher methods) ----------------------------------
     def _func_attribute(self, name, signature):
-        from ..devices import current_context
+        from ..runtime.devices import current_context
         from ..driver import get_driver
         drv = get_driver()
         if drv.is_simulator:
@@ -326,7 +326,7 @@ class InspectMixin:
             if spec is None:
                 raise KeyError(f"kernel {self.py_func.__qualname__} has no compiled signature "
                                f"{signature}")
-        from ..devices import current_context
+        from ..runtime.devices import current_context
         ctx = current_context()
         lk = spec.loaded(ctx, drv)
         per_sm = drv.occupancy_max_active_blocks(lk.info.handle, nthreads, int(dynsmemsize))

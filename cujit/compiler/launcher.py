@@ -100,7 +100,7 @@ def make_config(griddim, blockdim, stream, sharedmem, ordinal, cu_stream=None, c
     MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, raise ValueError naming the limit and the value.
     ``cu_stream``: a function mapping the stream handle to what the driver call takes;
     ``cls``: the LaunchConfig subclass to build."""
-    from ..streams import stream_handle
+    from ..runtime.streams import stream_handle
     text = _config_text(griddim, blockdim, stream, sharedmem)
     g = normalize_dims(griddim, "griddim", text)
     b = normalize_dims(blockdim, "blockdim", text)
@@ -478,7 +478,7 @@ def make_fast(lk, args, drv):
     threads take the slow path, which locks ``lk.lock``.  ``INFO in cfg.ok`` stands for "this
     configuration was checked against this kernel's limits in its context" (set by the slow
     path), and the context check is the identity of the thread's current context."""
-    from ..devices import _tls
+    from ..runtime.devices import _tls
     n = len(args)
     packer = ArgPacker(lk.packer.argtypes)
     ns = dict(packer.namespace)

@@ -106,7 +106,7 @@ _max_ratio = _setting_reader("CUDA_DEALLOCS_RATIO")
 class PendingDeallocs:
     """A queue of deferred frees for one context.
 
-    ``context``: the owning :class:`~cujit.devices.Context` (made current in the flushing
+    ``context``: the owning :class:`~cujit.runtime.devices.Context` (made current in the flushing
     thread) or None; ``capacity``: total device memory in bytes (for the ratio rule).
 
     Attributes: ``flush_count`` (flushes that ran), ``freed_count`` (frees done),

@@ -113,7 +113,7 @@ def _check_nbytes(size, what="size"):
 class MemoryPointer:
     """Device memory (numba.cuda ``MemoryPointer``).
 
-    Arguments: ``context`` (the owning :class:`~cujit.devices.Context`), ``pointer`` (device
+    Arguments: ``context`` (the owning :class:`~cujit.runtime.devices.Context`), ``pointer`` (device
     address: int, ctypes value or ``CUdeviceptr``), ``size`` (bytes), ``owner`` (the object
     that keeps the memory alive; default: this pointer), ``finalizer`` (no-argument callable
     that frees the memory; called once through ``weakref.finalize``).

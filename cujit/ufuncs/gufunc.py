@@ -156,7 +156,7 @@ class CUDAGUFunc:
 
     def __call__(self, *args, out=None, stream=0):
         from ..arrays import device_array
-        from ..streams import stream_handle
+        from ..runtime.streams import stream_handle
         stream_handle(stream)
         stream = stream or 0
         if len(args) == self.nin + self.nout and out is None:

@@ -155,7 +155,7 @@ class CUDAUFunc:
         return k
 
     def __call__(self, *args, out=None, stream=0):
-        from ..streams import stream_handle
+        from ..runtime.streams import stream_handle
         stream_handle(stream)
         stream = stream or 0
         if self.nin is not None and len(args) != self.nin:

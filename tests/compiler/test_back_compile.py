@@ -230,7 +230,7 @@ def test_disk_cache_without_source_file():
 
 def test_compile_only_without_a_driver(monkeypatch):
     """No usable driver (CudaSupportError): compile for sm_90 with the 48 KiB shared limit."""
-    from cujit import devices
+    from cujit.runtime import devices
     from cujit.compiler import dispatcher
     from cujit.driver.errors import CudaSupportError
 

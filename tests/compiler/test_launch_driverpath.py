@@ -105,7 +105,8 @@ class FakeArray:
 
 @pytest.fixture
 def env(monkeypatch):
-    from cujit import devices, driver
+    from cujit.runtime import devices
+    from cujit import driver
     drv = RecordingDriver()
     ctx = FakeContext()
     monkeypatch.setattr(driver, "get_driver", lambda: drv)
@@ -241,7 +242,7 @@ def test_other_thread_uses_the_slow_path(env):
     a = FakeArray(0x1000, 10)
     k[1, 32](a, 1.0)
     k[1, 32](a, 1.0)
-    from cujit import devices
+    from cujit.runtime import devices
 
     def run():
         devices._tls.ctx = ctx

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from cujit import types as ct
-from cujit import devices
+from cujit.runtime import devices
 from cujit.compiler import launcher as ln
 
 

@@ -147,7 +147,7 @@ def test_load_module_unloads_through_context_queue(count_calls):
 def test_import_is_lazy_and_never_needs_a_gpu():
     code = ("import sys, time; t = time.perf_counter(); import cujit; "
             "dt = time.perf_counter() - t; "
-            "assert 'cujit.devices' not in sys.modules and 'numpy' not in sys.modules; "
+            "assert 'cujit.runtime.devices' not in sys.modules and 'numpy' not in sys.modules; "
             "print(dt)")
     env = _env_for_same_backend()
     env.pop("CUJIT_ENABLE_CUDASIM", None)

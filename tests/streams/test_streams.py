@@ -10,7 +10,7 @@ import pytest
 import cujit
 from cujit.driver import get_driver
 from cujit.driver.errors import CudaAPIError
-from cujit.streams import Stream, stream_handle, CallbackWarning
+from cujit.runtime.streams import Stream, stream_handle, CallbackWarning
 
 
 class ForeignStream:

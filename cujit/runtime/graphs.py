@@ -179,5 +179,5 @@ def _destroy_graph(pair):
 
 
 def _driver():
-    from .driver import get_driver
+    from ..driver import get_driver
     return get_driver()

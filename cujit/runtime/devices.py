@@ -14,9 +14,9 @@ import contextlib
 import threading
 import weakref
 
-from .driver import get_driver
-from .driver.errors import CudaSupportError, CudaAPIError
-from .memory.deallocations import is_exiting as _exiting
+from ..driver import get_driver
+from ..driver.errors import CudaSupportError, CudaAPIError
+from ..memory.deallocations import is_exiting as _exiting
 
 __all__ = ["select_device", "get_current_device", "list_devices", "gpus", "close", "detect",
            "is_available", "current_context", "synchronize", "defer_cleanup", "Device",
@@ -53,7 +53,7 @@ class Device:
         self.total_memory = drv.device_total_memory(ordinal)
 
     def __getattr__(self, name):
-        from .driver.api import DEVICE_ATTRIBUTES
+        from ..driver.api import DEVICE_ATTRIBUTES
         if name not in DEVICE_ATTRIBUTES:
             raise AttributeError(f"Device has no attribute {name!r}")
         value = get_driver().device_attribute(self.id, name)
@@ -146,8 +146,8 @@ class Context:
     the context to the calling thread; cheap when it already is)."""
 
     def __init__(self, device):
-        from .memory.deallocations import PendingDeallocs
-        from .memory.managers import _memory_manager_class
+        from ..memory.deallocations import PendingDeallocs
+        from ..memory.managers import _memory_manager_class
         drv = get_driver()
         self.device = device
         self._drv = drv
@@ -235,7 +235,7 @@ class Context:
         fn = getattr(mm, "memallocmanaged", None)
         if fn is not None:
             return fn(bytesize, attach_global=attach_global)
-        from .memory.managers import _memallocmanaged
+        from ..memory.managers import _memallocmanaged
         return _memallocmanaged(self, self.deallocations, bytesize, attach_global)
 
     def get_memory_info(self):
@@ -261,7 +261,7 @@ class Context:
 
     def stream_handle(self, stream):
         """Driver handle (int) of a ``stream=`` argument (see
-        :func:`cujit.streams.stream_handle`): lets ``memory/``, below the runtime layer, take
+        :func:`cujit.runtime.streams.stream_handle`): lets ``memory/``, below the runtime layer, take
         stream arguments without importing it."""
         from .streams import stream_handle
         return stream_handle(stream)
@@ -292,7 +292,7 @@ class Context:
     def get_default_stream(self):
         """Default stream: handle 0, or the per-thread default stream (handle 2) when
         ``config.CUDA_PER_THREAD_DEFAULT_STREAM`` is set (read at each call)."""
-        from .config import config
+        from ..config import config
         if config.CUDA_PER_THREAD_DEFAULT_STREAM:
             return self._builtin_stream("per-thread", 2)
         return self._builtin_stream("default", 0)
@@ -498,8 +498,8 @@ def _checked_memalloc(manager):
     ``size`` is smaller than asked (on a GPU, a copy would then overrun someone else's
     memory).  Numba does not check; docs/interfaces.md says memalloc(n) returns a
     MemoryPointer of n bytes."""
-    from .memory.managers import NumbaCUDAMemoryManager
-    from .memory.pool import PoolMemoryManager
+    from ..memory.managers import NumbaCUDAMemoryManager
+    from ..memory.pool import PoolMemoryManager
     fn = manager.memalloc
     if type(manager).memalloc in (NumbaCUDAMemoryManager.memalloc, PoolMemoryManager.memalloc):
         return fn

@@ -14,12 +14,11 @@ import weakref
 
 import numpy as np
 
-from .driver import get_driver
-from .driver.errors import CudaAPIError
+from ..driver import get_driver
+from ..driver.errors import CudaAPIError
 
-__all__ = ["stream", "default_stream", "legacy_default_stream", "per_thread_default_stream",
-           "external_stream", "Stream", "event", "Event", "event_elapsed_time",
-           "stream_handle", "CallbackWarning"]
+# The module-level constructors (stream(), event(), ...) are in runtime/api.py.
+__all__ = ["Stream", "Event", "event_elapsed_time", "stream_handle", "CallbackWarning"]
 
 # Stream kinds, for reprs and for deciding who destroys the handle.
 _NEW, _DEFAULT, _LEGACY = "new", "default", "legacy"
@@ -320,44 +319,3 @@ def _new_event(context, handle, timing):
     e._finalizer = weakref.finalize(e, context._queue_resource, _destroy_event, handle,
                                     context.generation)
     return e
-
-
-# -- module-level API (numba.cuda names) ----------------------------------------------------
-
-def _ctx():
-    from .devices import current_context
-    return current_context()
-
-
-def stream():
-    """A new stream on the current context (cuStreamCreateWithPriority)."""
-    return _ctx().create_stream()
-
-
-def default_stream():
-    """The default stream: the legacy default stream (handle 0), or the per-thread default
-    stream (handle 2) when ``NUMBA_CUDA_PER_THREAD_DEFAULT_STREAM=1`` (read now)."""
-    return _ctx().get_default_stream()
-
-
-def legacy_default_stream():
-    """The legacy default stream (``CU_STREAM_LEGACY``, handle 1)."""
-    return _ctx().get_legacy_default_stream()
-
-
-def per_thread_default_stream():
-    """The per-thread default stream (``CU_STREAM_PER_THREAD``, handle 2)."""
-    return _ctx().get_per_thread_default_stream()
-
-
-def external_stream(ptr):
-    """Wrap a stream made elsewhere (CuPy, PyTorch, …); cujit never destroys it.
-
-    ``ptr``: an int handle, or any object with ``__cuda_stream__`` (SPEC R-CAI-4; this
-    includes cujit's own Streams).  Anything else (floats, strings, …) → TypeError."""
-    return _ctx().create_external_stream(ptr)
-
-
-def event(timing=True):
-    """A new event on the current context (cuEventCreate); ``timing=False`` disables timing."""
-    return _ctx().create_event(timing=timing)

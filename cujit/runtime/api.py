@@ -1,0 +1,43 @@
+"""numba.cuda's module-level stream and event functions (``cuda.stream()``,
+``cuda.default_stream()``, ``cuda.event()``, ...): each acts on the calling thread's current
+context (:func:`cujit.runtime.devices.current_context`).  Kept apart from
+:mod:`cujit.runtime.streams` so that streams.py (used by Context) does not import devices.py.
+"""
+from .devices import current_context
+
+__all__ = ["stream", "default_stream", "legacy_default_stream", "per_thread_default_stream",
+           "external_stream", "event"]
+
+
+def stream():
+    """A new stream on the current context (cuStreamCreateWithPriority)."""
+    return current_context().create_stream()
+
+
+def default_stream():
+    """The default stream: the legacy default stream (handle 0), or the per-thread default
+    stream (handle 2) when ``NUMBA_CUDA_PER_THREAD_DEFAULT_STREAM=1`` (read now)."""
+    return current_context().get_default_stream()
+
+
+def legacy_default_stream():
+    """The legacy default stream (``CU_STREAM_LEGACY``, handle 1)."""
+    return current_context().get_legacy_default_stream()
+
+
+def per_thread_default_stream():
+    """The per-thread default stream (``CU_STREAM_PER_THREAD``, handle 2)."""
+    return current_context().get_per_thread_default_stream()
+
+
+def external_stream(ptr):
+    """Wrap a stream made elsewhere (CuPy, PyTorch, …); cujit never destroys it.
+
+    ``ptr``: an int handle, or any object with ``__cuda_stream__`` (the CUDA stream
+    protocol of cuda.core; this includes cujit's own Streams).  Anything else (floats, strings, …) → TypeError."""
+    return current_context().create_external_stream(ptr)
+
+
+def event(timing=True):
+    """A new event on the current context (cuEventCreate); ``timing=False`` disables timing."""
+    return current_context().create_event(timing=timing)
