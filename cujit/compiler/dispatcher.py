@@ -281,10 +281,7 @@ class Dispatcher(_InspectMixin):
         from ..driver import get_driver
         ordinal = current_context().device.id
         drv = get_driver()
-        cu_stream = None
-        if not drv.is_simulator:
-            cu_stream = drv._d.CUstream
-        conf = _ln.make_config(g, b, s, sh, ordinal, cu_stream,
+        conf = _ln.make_config(g, b, s, sh, ordinal, getattr(drv, "stream_ref", None),
                                cls=_ConfiguredExt if self._extensions else _Configured)
         conf.dispatcher = self
         return conf

@@ -335,8 +335,8 @@ def load_kernel(compiled, ctx, drv):
     lk.packer = ArgPacker(compiled.argtypes)
     lk.lock = threading.Lock()
     lk.fasts = {}
-    d = getattr(drv, "_d", None)
-    lk.cu_func = d.CUfunction(handle) if d is not None else handle
+    ref = getattr(drv, "function_ref", None)
+    lk.cu_func = ref(handle) if ref is not None else handle
     return lk
 
 
@@ -447,8 +447,7 @@ def launch_converted(disp, ctx, drv, cfg, args):
             dev.copy_to_host(host, stream=cfg.stream)
     if back and cfg.stream_handle:
         drv.stream_synchronize(cfg.stream_handle)
-    if fast_ok and not debug and not coop and not drv.is_simulator and \
-            hasattr(drv, "_cuLaunchKernel"):
+    if fast_ok and not debug and not coop and getattr(drv, "raw_launch", None) is not None:
         key = (threading.get_ident(),) + tuple(
             (type(a), a.dtype, a.ndim, a._layout) if hasattr(a, "_layout") else type(a)
             for a in args)
@@ -496,7 +495,7 @@ def make_fast(lk, args, drv):
         else:
             guards.append(f"type(a{i}) is not T{i}")
     ns.update(INFO=lk.info, TLS=_tls, CTX=lk.context, GEN=lk.generation,
-              LAUNCH=drv._cuLaunchKernel, FN=lk.cu_func, PARAMS=packer.params,
+              LAUNCH=drv.raw_launch, FN=lk.cu_func, PARAMS=packer.params,
               RAISE=_raise_launch, _StructError=struct.error, get_ident=threading.get_ident,
               OWNER=threading.get_ident(), _packer=packer)
     names = "".join(f"a{i}, " for i in range(n)) or "()"

@@ -41,6 +41,19 @@ class Driver:
     #: True for the simulator's fake driver
     is_simulator = False
 
+    # -- the warm launch (compiler/launcher.py generates a function around these) ----------
+    #: ``raw_launch(function_ref, gx, gy, gz, bx, by, bz, shared_bytes, stream_ref, params,
+    #: extra) -> (err,)``: cuLaunchKernel as bound from the bindings, its CUresult returned
+    #: unchecked (the caller raises), so a warm launch is one C call.  None where the backend
+    #: has no such call (the simulator): launches then always go through launch_kernel.
+    raw_launch = None
+    #: Maps a function handle (int) to the object ``raw_launch`` takes (``CUfunction``);
+    #: None: the int itself.
+    function_ref = None
+    #: Maps a stream handle (int) to the object ``raw_launch`` takes (``CUstream``); None:
+    #: the int itself.
+    stream_ref = None
+
     # -- versions and devices ------------------------------------------------------------
     def driver_version(self):
         """CUDA driver version as an int, e.g. 13000 (cuDriverGetVersion)."""

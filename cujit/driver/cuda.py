@@ -55,6 +55,10 @@ class CudaDriver(Driver):
         self._cuMemAlloc = d.cuMemAlloc
         self._cuMemFree = d.cuMemFree
         self._cuLaunchKernel = d.cuLaunchKernel
+        # the warm-launch contract (driver/api.py)
+        self.raw_launch = d.cuLaunchKernel
+        self.function_ref = d.CUfunction
+        self.stream_ref = d.CUstream
         self._cuGraphLaunch = d.cuGraphLaunch
         self._cuMemcpyHtoD = d.cuMemcpyHtoD
         self._cuMemcpyDtoH = d.cuMemcpyDtoH

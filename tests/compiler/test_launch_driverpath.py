@@ -31,7 +31,8 @@ class _Bindings:
 class RecordingDriver:
     """Enough of CudaDriver for launches; records every call."""
     is_simulator = False
-    _d = _Bindings
+    function_ref = _Bindings.CUfunction
+    stream_ref = _Bindings.CUstream
 
     def __init__(self, static_shared=0, max_threads=1024):
         self.launches = []
@@ -61,7 +62,7 @@ class RecordingDriver:
         self.launches.append(("slow", func, (gx, gy, gz), (bx, by, bz), sh, stream,
                               self._params(params, 3)))
 
-    def _cuLaunchKernel(self, func, gx, gy, gz, bx, by, bz, sh, stream, params, extra):
+    def raw_launch(self, func, gx, gy, gz, bx, by, bz, sh, stream, params, extra):
         self.launches.append(("fast", int(func), (gx, gy, gz), (bx, by, bz), sh, int(stream),
                               self._params(params, 3)))
         return (0,)

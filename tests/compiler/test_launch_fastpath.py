@@ -115,7 +115,7 @@ class FakeDriver:
         self.calls = []
         self.err = err
 
-    def _cuLaunchKernel(self, fn, gx, gy, gz, bx, by, bz, sh, stream, params, extra):
+    def raw_launch(self, fn, gx, gy, gz, bx, by, bz, sh, stream, params, extra):
         self.calls.append(((fn, gx, gy, gz, bx, by, bz, sh, stream, extra),
                            ctypes.string_at(ctypes.cast(params, ctypes.POINTER(ctypes.c_void_p))[0], 8)))
         return (self.err,)
