@@ -40,7 +40,7 @@ _MISSING_CONFIG = ("kernel launch configuration was not specified; launch a kern
                    "kernel[griddim, blockdim](args...), kernel[griddim, blockdim, stream]"
                    "(args...) or kernel[griddim, blockdim, stream, dynamic_shared_bytes](args...)")
 _MAX_CONFIGS = 256
-_MAX_FAST = 8
+_MAX_FAST = 8       # fast paths kept per kernel (argument kinds x threads)
 
 
 def jit(func_or_sig=None, device=False, **options):
@@ -433,7 +433,19 @@ class Dispatcher(_InspectMixin):
             if f(cfg, args):
                 self._fast = f
                 return
-        _ln.launch_converted(self, ctx, drv, cfg, args)
+        fast = _ln.launch_converted(self._pick_signature, self.py_func.__qualname__,
+                                    bool(self.targetoptions.get("debug")), ctx, drv, cfg, args)
+        if fast is not None:
+            self._install_fast(fast)
+
+    def _install_fast(self, fast):
+        """Make ``fast`` the first one tried; keep the ``_MAX_FAST`` most recent."""
+        self._fast = fast
+        fasts = self._fasts
+        if fast in fasts:
+            fasts.remove(fast)
+        fasts.insert(0, fast)
+        del fasts[_MAX_FAST:]
 
 
 def _compatible(have, want):

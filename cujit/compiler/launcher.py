@@ -389,12 +389,15 @@ def _pack_error(kernel_name, argtypes, values, exc):
                      f"({', '.join(map(str, argtypes))}): {exc}")
 
 
-def launch_converted(disp, ctx, drv, cfg, args):
+def launch_converted(pick_signature, name, debug, ctx, drv, cfg, args):
     """The slow path of a launch on a real driver: convert the values, pick (or compile) the
-    specialisation, load it in ``ctx``, check the kernel's own limits, pack, launch, copy host
-    arrays back, and install a fast path for the next launch when the arguments allow."""
+    specialisation (``pick_signature(argtypes) -> spec``, the dispatcher's), load it in
+    ``ctx``, check the kernel's own limits, pack, launch and copy host arrays back.
+
+    Returns the fast launch function for arguments shaped like these (made once per
+    specialisation, thread and argument kinds), or None when they cannot take the fast path;
+    the dispatcher installs it (this module never touches the dispatcher's state)."""
     from .. import types as ct
-    name = disp.py_func.__qualname__
     conv, back, fast_ok = [], [], True
     for i, a in enumerate(args):
         v, host, ok = convert_arg(i, a, cfg.stream)
@@ -416,7 +419,7 @@ def launch_converted(disp, ctx, drv, cfg, args):
             # typed read-only (as on the simulator and in Numba) so writes are TypingErrors
             t = t.copy(readonly=True)
         argtypes.append(t)
-    spec = disp._pick_signature(tuple(argtypes))
+    spec = pick_signature(tuple(argtypes))
     lk = spec.loaded(ctx, drv)
     check_function_limits(cfg, lk.info, drv.func_set_attribute)
     conv = tuple(conv)
@@ -436,7 +439,6 @@ def launch_converted(disp, ctx, drv, cfg, args):
         launch = drv.launch_cooperative_kernel if coop else drv.launch_kernel
         launch(lk.info.handle, *cfg.griddim, *cfg.blockdim, cfg.sharedmem, cfg.stream_handle,
                lk.packer.params)
-    debug = bool(disp.targetoptions.get("debug"))
     if debug:       # numba.cuda: a device exception is raised on the host after the launch
         from .lower_exceptions import check_after_launch
         check_after_launch(spec, lk, drv, name, cfg.stream_handle)
@@ -454,12 +456,8 @@ def launch_converted(disp, ctx, drv, cfg, args):
         f = lk.fasts.get(key)
         if f is None:
             f = lk.fasts[key] = make_fast(lk, args, drv)
-        disp._fast = f
-        fasts = disp._fasts
-        if f in fasts:
-            fasts.remove(f)
-        fasts.insert(0, f)
-        del fasts[8:]
+        return f
+    return None
 
 
 def _raise_launch(err, cfg):

@@ -302,3 +302,21 @@ def test_fast_path_declines_an_array_of_other_writability(fake_ctx):
     assert fast(c, (ro,)) is False
     assert fast(c, (a,)) is True
     assert len(drv.calls) == 1
+
+
+def test_dispatcher_installs_fast_paths_most_recent_first_and_bounded():
+    # launcher.launch_converted returns the fast path; only the dispatcher keeps it.
+    import cujit
+    from cujit.compiler import dispatcher as dp
+
+    @cujit.jit
+    def k(a):
+        a[0] = 1
+
+    fs = [object() for _ in range(dp._MAX_FAST + 2)]
+    for f in fs:
+        k._install_fast(f)
+    assert k._fast is fs[-1] and len(k._fasts) == dp._MAX_FAST
+    k._install_fast(fs[3])
+    assert k._fast is fs[3] and k._fasts[:2] == [fs[3], fs[-1]]
+    assert len(k._fasts) == dp._MAX_FAST and fs[0] not in k._fasts
