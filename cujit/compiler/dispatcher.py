@@ -25,6 +25,7 @@ from ..numba_types import is_numba_object
 from ..kernelstate import state as _state
 from . import launcher as _ln
 from .errors import CompileError
+from ..driver.api import STATIC_SHARED_LIMIT
 from .jitoptions import check_options as _check_options
 from .introspect import InspectMixin as _InspectMixin
 from .introspect import check_extensions as _check_extensions
@@ -534,9 +535,6 @@ def _target():
     return tuple(dev.compute_capability), dev.id
 
 
-_STATIC_SHARED_DEFAULT = 48 * 1024
-
-
 def _build_kernel(disp, argtypes):
     from .nvvm import compile_ptx
     from .linker import link_cubin, nvjitlink_available
@@ -554,7 +552,7 @@ def _build_kernel(disp, argtypes):
         from .lowering import compile_to_llvm
         lowered = compile_to_llvm(disp.py_func, tuple(argtypes), kernel=True,
                                   debug=bool(o.get("debug")), lineinfo=bool(o.get("lineinfo")))
-        limit = (_STATIC_SHARED_DEFAULT if ordinal is None
+        limit = (STATIC_SHARED_LIMIT if ordinal is None
                  else _ln.device_limits(ordinal)["MAX_SHARED_MEMORY_PER_BLOCK"])
         static = int(getattr(lowered, "static_shared_bytes", 0) or 0)
         if static > limit:

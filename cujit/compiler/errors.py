@@ -45,12 +45,6 @@ class CujitCompileError(Exception):
         self.loc = loc
         super().__init__(msg if loc is None else f"{msg}\n{loc.render()}")
 
-    def with_location(self, loc):
-        """This error, located at ``loc`` when it has no location yet."""
-        if self.loc is not None or loc is None:
-            return self
-        return type(self)(self.msg, loc)
-
 
 class TypingError(CujitCompileError):
     """A kernel construct that cannot be typed or is not supported (Numba's TypingError)."""
@@ -58,3 +52,13 @@ class TypingError(CujitCompileError):
 
 class CompileError(CujitCompileError):
     """Code generation or the toolchain failed, or a resource limit is exceeded."""
+
+
+class ToolchainError(CompileError):
+    """libNVVM, llvmlite's NVPTX back end or nvJitLink rejected a module.  ``.log`` is the
+    tool's log (appended to the message).  Raised as ``nvvm.NvvmError`` and
+    ``linker.LinkerError``, two names of this class."""
+
+    def __init__(self, msg, log=""):
+        self.log = log
+        super().__init__(f"{msg}\n{log}" if log else msg)

@@ -9,7 +9,7 @@ import os
 import re
 import threading
 
-from .errors import CompileError
+from .errors import ToolchainError
 
 __all__ = ["LinkerError", "link_cubin", "nvjitlink_available", "nvjitlink_version",
            "sm_option", "fit_ptx_version", "driver_ptx_isa"]
@@ -18,15 +18,8 @@ _lock = threading.Lock()
 _state = None
 
 
-class LinkerError(CompileError):
-    """nvJitLink rejected the inputs.  ``.log`` holds its error log."""
-
-    def __init__(self, msg, log=""):
-        self.log = log
-        super().__init__(f"{msg}\n{log}" if log else msg)
-
-    def with_location(self, loc):
-        return self
+#: nvJitLink rejected the inputs; ``.log`` holds the tool's log.
+LinkerError = ToolchainError
 
 
 def _nvjitlink():

@@ -13,7 +13,7 @@ unused.  ``CUJIT_NVVM_BACKEND=llvmlite`` forces this path (``=nvvm`` forbids it)
 import os
 import threading
 
-from .errors import CompileError
+from .errors import ToolchainError
 
 __all__ = ["NvvmError", "compile_ptx", "libdevice_path", "nvvm_available", "nvvm_version",
            "backend_name", "arch_option"]
@@ -23,15 +23,8 @@ _libdevice = None           # bytes of libdevice.10.bc, read once
 _nvvm_state = None          # (module or None, reason)
 
 
-class NvvmError(CompileError):
-    """libNVVM (or the llvmlite fallback) rejected a module.  ``.log`` is the compiler's log."""
-
-    def __init__(self, msg, log=""):
-        self.log = log
-        super().__init__(f"{msg}\n{log}" if log else msg)
-
-    def with_location(self, loc):
-        return self
+#: libNVVM (or the llvmlite fallback) rejected a module; ``.log`` holds the tool's log.
+NvvmError = ToolchainError
 
 
 def _nvvm():

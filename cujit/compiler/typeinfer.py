@@ -24,9 +24,8 @@ from .rules import BoundMethod, Func, Global, PseudoType, RangeType
 
 __all__ = ["TypedFunction", "CompileEnv", "infer", "STATIC_SHARED_LIMIT", "CONST_LIMIT"]
 
-#: Static shared memory a kernel may declare: 48 KiB on every architecture (PTX rule; more
-#: needs dynamic shared memory and the opt-in attribute).
-STATIC_SHARED_LIMIT = 48 * 1024
+#: Static shared memory a kernel may declare (driver/api.py: 48 KiB on every architecture).
+from ..driver.api import STATIC_SHARED_LIMIT  # noqa: E402
 #: Constant memory available to one module (bytes).
 CONST_LIMIT = 64 * 1024
 

@@ -17,7 +17,13 @@ Conventions
   :class:`~cujit.driver.errors.CudaSupportError` (raised by :func:`cujit.driver.get_driver`).
 """
 
-__all__ = ["Driver", "DEVICE_ATTRIBUTES"]
+__all__ = ["Driver", "DEVICE_ATTRIBUTES", "STATIC_SHARED_LIMIT"]
+
+#: Static shared memory one block may use, in bytes: 48 KiB on every architecture (CUDA C++
+#: Programming Guide, "Shared Memory": more needs dynamic shared memory and the opt-in
+#: attribute).  The one copy of this number: the compiler, the simulator and the simulated
+#: device's MAX_SHARED_MEMORY_PER_BLOCK read it here.
+STATIC_SHARED_LIMIT = 48 * 1024
 
 # Device attribute names understood by ``Driver.device_attribute`` (CU_DEVICE_ATTRIBUTE_<name>).
 DEVICE_ATTRIBUTES = (

@@ -18,11 +18,11 @@ import sys
 
 import numpy as np
 
+from ..driver.api import STATIC_SHARED_LIMIT
 from .errors import typing_error, compile_error
 
 __all__ = ["as_dtype", "check_shape", "device_view", "cai_view", "SharedMemory"]
 
-_SHARED_LIMIT_DEFAULT = 48 * 1024
 _CONST_LIMIT_DEFAULT = 64 * 1024
 _dtype_cache = {}
 
@@ -190,7 +190,7 @@ def frozen_const(arr):
 
 def shared_limit():
     """Static shared memory per block, bytes (MAX_SHARED_MEMORY_PER_BLOCK)."""
-    return _device_attr("MAX_SHARED_MEMORY_PER_BLOCK", _SHARED_LIMIT_DEFAULT)
+    return _device_attr("MAX_SHARED_MEMORY_PER_BLOCK", STATIC_SHARED_LIMIT)
 
 
 def call_site(depth):

@@ -155,3 +155,11 @@ def test_fit_ptx_version():
     old = b".version 8.0\n.target sm_90\n"
     assert linker.fit_ptx_version(old, 13000) == old
     assert linker.fit_ptx_version(b"no version", 13000) == b"no version"
+
+
+def test_nvvm_and_linker_errors_are_one_compile_error_class_with_log():
+    from cujit.compiler.errors import CompileError
+    assert nvvm.NvvmError is linker.LinkerError
+    e = linker.LinkerError("could not link k", log="ptxas: error")
+    assert isinstance(e, CompileError) and e.log == "ptxas: error"
+    assert str(e) == "could not link k\nptxas: error"

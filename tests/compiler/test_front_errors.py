@@ -225,7 +225,7 @@ def test_source_location_render():
     assert loc.render() == 'File "f.py", line 3, column 9\n    x = a + b\n        ^'
     assert repr(loc) == "f.py:3:9"
     assert str(TypingError("boom")) == "boom"
-    e = TypingError("boom").with_location(loc)
+    e = TypingError("boom", loc)
     assert e.loc is loc and "line 3" in str(e)
     assert isinstance(CompileError("x"), Exception) and not isinstance(TypingError("x"),
                                                                           TypeError)
