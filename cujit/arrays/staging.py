@@ -72,14 +72,32 @@ def _plan(nbytes):
     return chunk, offs, max(1, min(THREADS, len(offs)))
 
 
+def _host_side(host, nbytes):
+    """``(driver, host address of host array, whether those bytes are pinned already)``."""
+    from .hostmem import is_pinned
+    from .transfer import host_ptr
+    hptr = host_ptr(host)
+    return _runtime.driver(), hptr, is_pinned(hptr, nbytes)
+
+
+def _worker_slots(ctx, drv, mine, chunk):
+    """A worker's set-up, in its own thread: ``ctx`` current, then ``(mine, depth, bufs,
+    addrs, events)``: its chunk offsets, how many pinned staging buffers of ``chunk`` bytes it
+    cycles through, the buffers and their addresses, and one event per buffer."""
+    from .hostmem import pinned_buffer
+    from .transfer import host_ptr
+    ctx.make_current()
+    depth = min(DEPTH, len(mine))
+    bufs = [pinned_buffer(chunk) for _ in range(depth)]
+    return (mine, depth, bufs, [host_ptr(b) for b in bufs],
+            [drv.event_create(timing=False) for _ in range(depth)])
+
+
 def htod_large(dptr, src, nbytes, stream=0):
     """Copy ``nbytes`` from the C-contiguous host array ``src`` to device address ``dptr``
     (pipelined as the module docstring says).  ``stream``: driver handle (int)."""
-    from .hostmem import is_pinned, pinned_buffer
-    from .transfer import host_ptr
-    drv = _runtime.driver()
-    sptr = host_ptr(src)
-    if is_pinned(sptr, nbytes):
+    drv, sptr, pinned = _host_side(src, nbytes)
+    if pinned:
         drv.memcpy_htod(dptr, sptr, nbytes, stream)
         return
     h = stream or 1
@@ -87,12 +105,7 @@ def htod_large(dptr, src, nbytes, stream=0):
     chunk, offs, nworkers = _plan(nbytes)
 
     def work(w):
-        ctx.make_current()
-        mine = offs[w::nworkers]
-        depth = min(DEPTH, len(mine))
-        bufs = [pinned_buffer(chunk) for _ in range(depth)]
-        addrs = [host_ptr(b) for b in bufs]
-        events = [drv.event_create(timing=False) for _ in range(depth)]
+        mine, depth, bufs, addrs, events = _worker_slots(ctx, drv, offs[w::nworkers], chunk)
         used = [False] * depth
         try:
             for i, off in enumerate(mine):
@@ -123,11 +136,8 @@ def dtoh_large(dst, sptr, nbytes, stream=0):
     """Copy ``nbytes`` from device address ``sptr`` into the C-contiguous host array ``dst``:
     each worker's DMA of its next chunk into one pinned buffer overlaps its host copy of the
     previous chunk out of another.  Returns when the data is in ``dst`` (the host needs it)."""
-    from .hostmem import is_pinned, pinned_buffer
-    from .transfer import host_ptr
-    drv = _runtime.driver()
-    dptr = host_ptr(dst)
-    if is_pinned(dptr, nbytes):
+    drv, dptr, pinned = _host_side(dst, nbytes)
+    if pinned:
         drv.memcpy_dtoh(dptr, sptr, nbytes, stream)
         return
     h = stream or 1
@@ -135,12 +145,7 @@ def dtoh_large(dst, sptr, nbytes, stream=0):
     chunk, offs, nworkers = _plan(nbytes)
 
     def work(w):
-        ctx.make_current()
-        mine = offs[w::nworkers]
-        depth = min(DEPTH, len(mine))
-        bufs = [pinned_buffer(chunk) for _ in range(depth)]
-        addrs = [host_ptr(b) for b in bufs]
-        events = [drv.event_create(timing=False) for _ in range(depth)]
+        mine, depth, bufs, addrs, events = _worker_slots(ctx, drv, offs[w::nworkers], chunk)
         inflight = deque()          # (slot, off) whose DMA is queued
         try:
             def drain():

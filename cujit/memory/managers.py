@@ -348,23 +348,32 @@ class NumbaCUDAMemoryManager(GetIpcHandleMixin, HostOnlyCUDAMemoryManager):
             ptr = drv.mem_alloc(size)
         except CudaAPIError as exc:
             ptr = self._retry(exc, lambda: drv.mem_alloc(size))
-        ctx = self.context
-        gen = ctx.generation
-        mem = _new(AutoFreePointer)
-        mem.context = ctx
-        mem.device_pointer_value = ptr
-        mem.size = size
-        mem._owner = None
-        mem._generation = gen
-        mem.refct = 1
-        mem.is_managed = True
-        mem._finalizer = _finalize(mem, _queue_free, self, drv.mem_free, ptr, size, gen, True)
-        self._alloc_count += 1
-        self._live += 1
-        n = self._in_use = self._in_use + size
-        if n > self._peak:
-            self._peak = n
+        mem = tracked_pointer(self, ptr, size)
+        mem._finalizer = _finalize(mem, _queue_free, self, drv.mem_free, ptr, size,
+                                   mem._generation, True)
         return mem
+
+
+def tracked_pointer(mgr, ptr, size):
+    """The :class:`AutoFreePointer` of a new device allocation of ``size`` bytes at ``ptr``
+    made by manager ``mgr`` (in ``mgr.context``, of its current generation), counted in
+    ``mgr``'s statistics; the caller sets ``_finalizer``.  Shared by the built-in managers
+    (here and pool.py); built without ``__init__`` because this is the allocation hot path."""
+    ctx = mgr.context
+    mem = _new(AutoFreePointer)
+    mem.context = ctx
+    mem.device_pointer_value = ptr
+    mem.size = size
+    mem._owner = None
+    mem._generation = ctx.generation
+    mem.refct = 1
+    mem.is_managed = True
+    mgr._alloc_count += 1
+    mgr._live += 1
+    n = mgr._in_use = mgr._in_use + size
+    if n > mgr._peak:
+        mgr._peak = n
+    return mem
 
 
 # -- plugin selection ---------------------------------------------------------------------

@@ -28,7 +28,7 @@ from collections import namedtuple
 from ..driver.errors import CudaAPIError, CUDA_ERROR_OUT_OF_MEMORY
 from .deallocations import _Exit
 from .managers import (GetIpcHandleMixin, HostOnlyCUDAMemoryManager, MemoryStats,
-                       _check_alloc_size, _SIZE_T_MAX)
+                       _check_alloc_size, _SIZE_T_MAX, tracked_pointer)
 from .pointers import AutoFreePointer
 
 __all__ = ["PoolMemoryManager", "PoolStats", "ROUND"]
@@ -254,24 +254,10 @@ class PoolMemoryManager(GetIpcHandleMixin, HostOnlyCUDAMemoryManager):
             if not ptr:
                 ptr = self._alloc_block(nbytes)
                 self._misses += 1
-        ctx = self.context
-        gen = ctx.generation
-        mem = _new(AutoFreePointer)
-        mem.context = ctx
-        mem.device_pointer_value = ptr
-        mem.size = size
-        mem._owner = None
-        mem._generation = gen
-        mem.refct = 1
-        mem.is_managed = True
+        mem = tracked_pointer(self, ptr, size)
         fin = _new(_Block)
-        fin.args = (self, ptr, nbytes, size, stream, gen)
+        fin.args = (self, ptr, nbytes, size, stream, mem._generation)
         mem._finalizer = fin
-        self._alloc_count += 1
-        self._live += 1
-        n = self._in_use = self._in_use + size
-        if n > self._peak:
-            self._peak = n
         return mem
 
     def trim(self, keep_bytes=0):
