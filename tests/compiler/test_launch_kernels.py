@@ -80,31 +80,10 @@ def test_seed_examples_verbatim(capfd, kernel, nbytes, second):
     assert lines[1] == second
 
 
-TPB = 16
+from kernels_common import TPB, matmul_tiled as _matmul_tiled  # noqa: E402
 
 
-@cuda.jit
-def matmul_tiled(A, B, C):
-    sA = cuda.shared.array((TPB, TPB), dtype=float32)
-    sB = cuda.shared.array((TPB, TPB), dtype=float32)
-    x, y = cuda.grid(2)
-    tx = cuda.threadIdx.x
-    ty = cuda.threadIdx.y
-    bpg = cuda.gridDim.x
-    tmp = float32(0.)
-    for i in range(bpg):
-        sA[ty, tx] = 0
-        sB[ty, tx] = 0
-        if y < A.shape[0] and (tx + i * TPB) < A.shape[1]:
-            sA[ty, tx] = A[y, tx + i * TPB]
-        if x < B.shape[1] and (ty + i * TPB) < B.shape[0]:
-            sB[ty, tx] = B[ty + i * TPB, x]
-        cuda.syncthreads()
-        for j in range(TPB):
-            tmp += sA[ty, j] * sB[j, tx]
-        cuda.syncthreads()
-    if y < C.shape[0] and x < C.shape[1]:
-        C[y, x] = tmp
+matmul_tiled = cuda.jit(_matmul_tiled)
 
 
 def test_tiled_matmul_matches_numpy():

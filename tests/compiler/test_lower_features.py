@@ -402,33 +402,12 @@ def test_device_function_ir():
     assert ".func" in compile_ptx(lf.llvm_ir)
 
 
-def tiled_matmul(A, B, C):
-    TPB = 16
-    sA = cuda.shared.array(shape=(TPB, TPB), dtype=cuda.float32)
-    sB = cuda.shared.array(shape=(TPB, TPB), dtype=cuda.float32)
-    x, y = cuda.grid(2)
-    tx = cuda.threadIdx.x
-    ty = cuda.threadIdx.y
-    bpg = cuda.gridDim.x
-    tmp = cuda.float32(0.)
-    for i in range(bpg):
-        sA[ty, tx] = 0
-        sB[ty, tx] = 0
-        if y < A.shape[0] and (tx + i * TPB) < A.shape[1]:
-            sA[ty, tx] = A[y, tx + i * TPB]
-        if x < B.shape[1] and (ty + i * TPB) < B.shape[0]:
-            sB[ty, tx] = B[ty + i * TPB, x]
-        cuda.syncthreads()
-        for j in range(TPB):
-            tmp += sA[ty, j] * sB[j, tx]
-        cuda.syncthreads()
-    if y < C.shape[0] and x < C.shape[1]:
-        C[y, x] = tmp
+from kernels_common import TPB, matmul_tiled as tiled_matmul  # noqa: E402
 
 
 def test_tiled_matmul_keeps_float32_and_unrolls():
     lf, ptx = ptx_of(tiled_matmul, (T.float32[:, ::1],) * 3)
-    assert lf.static_shared_bytes == 2 * 16 * 16 * 4
+    assert lf.static_shared_bytes == 2 * TPB * TPB * 4
     assert "fma.rn.f32" in ptx and "f64" not in ptx
     assert "ld.shared.f32" in ptx
 

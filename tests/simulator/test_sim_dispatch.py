@@ -6,7 +6,8 @@ import pytest
 
 import cujit as cuda
 
-TPB = 8
+from kernels_common import TPB, matmul_tiled
+
 COEFFS = np.array([0.25, 0.5, 0.25], dtype=np.float32)
 
 
@@ -39,27 +40,7 @@ def test_seed_examples_through_jit():
     assert (of[0], oi[0]) == (np.float32(3.14), 1)
 
 
-@cuda.jit
-def matmul(A, B, C):
-    sA = cuda.shared.array((TPB, TPB), dtype=np.float32)
-    sB = cuda.shared.array((TPB, TPB), dtype=np.float32)
-    x, y = cuda.grid(2)
-    tx = cuda.threadIdx.x
-    ty = cuda.threadIdx.y
-    acc = np.float32(0.0)
-    for i in range((A.shape[1] + TPB - 1) // TPB):
-        sA[ty, tx] = 0
-        sB[ty, tx] = 0
-        if y < A.shape[0] and tx + i * TPB < A.shape[1]:
-            sA[ty, tx] = A[y, tx + i * TPB]
-        if x < B.shape[1] and ty + i * TPB < B.shape[0]:
-            sB[ty, tx] = B[ty + i * TPB, x]
-        cuda.syncthreads()
-        for j in range(TPB):
-            acc += sA[ty, j] * sB[j, tx]
-        cuda.syncthreads()
-    if y < C.shape[0] and x < C.shape[1]:
-        C[y, x] = acc
+matmul = cuda.jit(matmul_tiled)
 
 
 def test_tiled_matmul_device_arrays():
