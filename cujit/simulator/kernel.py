@@ -40,7 +40,7 @@ class _KernelInfo:
         except (TypeError, ValueError):
             self.params = []
         self.consts = {}
-        self.checked = set()
+        self.checked = {}
 
 
 def _info(pyfunc):
@@ -144,7 +144,9 @@ def _signature_key(args):
 
 
 def _typecheck(pyfunc, args, info, sig):
-    """Call the front end's typecheck once per signature (skipped while it does not exist)."""
+    """Call the front end's typecheck once per signature (skipped while it does not exist);
+    returns the function the threads run: the kernel rewritten to compute with the inferred
+    types (:mod:`.typedexec`)."""
     try:
         from ..compiler.typecheck import typecheck_kernel
     except ImportError as exc:
@@ -153,11 +155,16 @@ def _typecheck(pyfunc, args, info, sig):
         else:
             raise
     key = (sig, typecheck_kernel)
-    if key in info.checked:
-        return
+    fn = info.checked.get(key)
+    if fn is not None:
+        return fn
+    fn = pyfunc
     if typecheck_kernel is not None:
-        typecheck_kernel(pyfunc, args)
-    info.checked.add(key)
+        argtypes = typecheck_kernel(pyfunc, args)
+        from .typedexec import typed_function
+        fn = typed_function(pyfunc, argtypes)
+    info.checked[key] = fn
+    return fn
 
 
 def run_kernel(pyfunc, griddim, blockdim, stream_handle, dynamic_shared_bytes, args):
@@ -190,7 +197,7 @@ def run_kernel(pyfunc, griddim, blockdim, stream_handle, dynamic_shared_bytes, a
     info = _info(pyfunc)
     args = [_import_dlpack(a) for a in args]
     sig = _signature_key(args)
-    _typecheck(pyfunc, args, info, sig)
+    fn = _typecheck(pyfunc, args, info, sig)
     checks = bool(config.SIM_CHECKS)
     kargs = [_convert(a) for a in args]
     if checks:
@@ -200,5 +207,5 @@ def run_kernel(pyfunc, griddim, blockdim, stream_handle, dynamic_shared_bytes, a
                 name = params[i] if i < len(params) else f"arg{i}"
                 kargs[i] = CheckedArray(a, name)
     consts = info.consts.setdefault(sig, {})
-    launch = Launch(pyfunc, kargs, tuple(griddim), tuple(blockdim), dyn, checks, consts)
+    launch = Launch(fn, kargs, tuple(griddim), tuple(blockdim), dyn, checks, consts)
     drv.run_on_stream(stream_handle, launch.run)

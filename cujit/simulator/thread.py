@@ -93,7 +93,10 @@ class SimThread:
     def main(self, _):
         blk = self.block
         launch = blk.launch
-        launch.fn(*launch.args)
+        # the GPU raises no floating-point or overflow signals (and a greenlet does not
+        # inherit the launching thread's errstate)
+        with np.errstate(all="ignore"):
+            launch.fn(*launch.args)
         blk.finished(self)
 
     # -- indexing ------------------------------------------------------------------------

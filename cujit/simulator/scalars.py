@@ -1,0 +1,179 @@
+"""Scalar operations of the simulator with the compiled kernel's semantics.
+
+The typed executor (:mod:`.typedexec`) rewrites a kernel so that every numeric value is the
+NumPy scalar of the type the compiler's type inference gives it; these helpers are what the
+rewritten code calls where plain NumPy would differ from the lowering
+(``cujit/compiler/lower_ops.py``, ``ltypes.cast``):
+
+- conversions: integer → integer wraps to the target width (LLVM ``trunc``/``sext``/``zext``),
+  float → integer truncates toward zero and saturates with NaN → 0 (PTX ``cvt.rzi``, what
+  ``fptosi``/``fptoui`` become on the GPU), anything → bool is ``!= 0``;
+- float ``//`` and ``%``: CPython's algorithm as the lowering emits it (``%`` keeps the sign
+  of ``fmod`` for a zero result, where NumPy's ``remainder`` gives ``+0``);
+- ``math.*`` at the argument's precision (libdevice's ``f`` variants for float32): NumPy
+  ufuncs, which return NaN/inf where the ``math`` module raises.
+"""
+import math
+
+import numpy as np
+
+from .. import types as T
+
+__all__ = ["caster", "math_func", "float_floordiv", "float_mod", "square", "cube"]
+
+_casters = {}
+
+
+def _int_caster(t):
+    typ = t.dtype.type
+    bits = t.bitwidth
+    mask = (1 << bits) - 1
+    lo = -(1 << (bits - 1)) if t.signed else 0
+    hi = (1 << (bits - 1)) - 1 if t.signed else mask
+    half = 1 << (bits - 1)
+    signed = t.signed
+
+    def to_int(x):
+        if x.__class__ is typ:
+            return x
+        if isinstance(x, (float, np.floating)):
+            if x != x:
+                return typ(0)
+            if x >= hi:
+                return typ(hi)
+            if x <= lo:
+                return typ(lo)
+            return typ(int(x))
+        v = int(x) & mask
+        if signed and v >= half:
+            v -= 1 << bits
+        return typ(v)
+    to_int.__name__ = f"to_{t}"
+    return to_int
+
+
+def _simple_caster(t):
+    typ = t.dtype.type
+
+    def conv(x):
+        return x if x.__class__ is typ else typ(x)
+    conv.__name__ = f"to_{t}"
+    return conv
+
+
+def caster(t):
+    """The conversion to cujit scalar type ``t`` (Boolean, Integer, Float or Complex) as a
+    compiled kernel performs it (``ltypes.cast``); returns a one-argument function giving the
+    NumPy scalar of ``t``.  Raises TypeError for a non-scalar ``t``."""
+    c = _casters.get(t)
+    if c is None:
+        if isinstance(t, T.Integer):
+            c = _int_caster(t)
+        elif isinstance(t, (T.Float, T.Complex, T.Boolean)):
+            c = _simple_caster(t)
+        else:
+            raise TypeError(f"no scalar conversion to {t}")
+        _casters[t] = c
+    return c
+
+
+def float_mod(x, y):
+    """Float ``x % y`` (same NumPy float type) as the lowering computes it: ``fmod``, plus
+    ``y`` when the remainder is nonzero and its sign differs from ``y``'s."""
+    r = np.fmod(x, y)
+    if r != 0 and r == r and (r < 0) != (y < 0):
+        r = r + y
+    return r
+
+
+def float_floordiv(x, y):
+    """Float ``x // y`` (same NumPy float type) as the lowering computes it (CPython's
+    ``float_floor_div``: from ``fmod``, so that ``//`` and ``%`` agree)."""
+    typ = x.__class__
+    mod = np.fmod(x, y)
+    div = (x - mod) / y
+    if mod != 0 and mod == mod and (y < 0) != (mod < 0):
+        div = div - typ(1)
+    fl = np.floor(div)
+    if div - fl > typ(0.5):
+        fl = fl + typ(1)
+    if div == 0:
+        return np.copysign(typ(0), x / y)
+    return fl
+
+
+def square(x):
+    """``x ** 2`` with a constant exponent: one multiplication (as the lowering)."""
+    return x * x
+
+
+def cube(x):
+    """``x ** 3`` with a constant exponent: two multiplications (as the lowering)."""
+    return x * x * x
+
+
+def _gamma(x):
+    try:
+        return math.gamma(x)
+    except ValueError:      # poles: tgamma(+-0) = +-inf, negative integers give NaN
+        return math.copysign(math.inf, x) if x == 0 else math.nan
+    except OverflowError:
+        return math.inf
+
+
+def _lgamma(x):
+    try:
+        return math.lgamma(x)
+    except (ValueError, OverflowError):
+        return math.inf
+
+
+_UFUNCS = {"sqrt": np.sqrt, "sin": np.sin, "cos": np.cos, "tan": np.tan, "asin": np.arcsin,
+           "acos": np.arccos, "atan": np.arctan, "sinh": np.sinh, "cosh": np.cosh,
+           "tanh": np.tanh, "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh,
+           "exp": np.exp, "exp2": np.exp2, "expm1": np.expm1, "log": np.log, "log2": np.log2,
+           "log10": np.log10, "log1p": np.log1p, "fabs": np.fabs, "degrees": np.degrees,
+           "radians": np.radians, "atan2": np.arctan2, "pow": np.power, "hypot": np.hypot,
+           "copysign": np.copysign, "fmod": np.fmod, "npfloor": np.floor, "npceil": np.ceil,
+           "nptrunc": np.trunc}
+_PYFUNCS = {"erf": math.erf, "erfc": math.erfc, "gamma": _gamma, "lgamma": _lgamma}
+_TO_INT = {"floor": np.floor, "ceil": np.ceil, "trunc": np.trunc}
+_PRED = {"isnan": np.isnan, "isinf": np.isinf, "isfinite": np.isfinite}
+
+
+def math_func(name, argtypes, rtype):
+    """The simulator's ``math.<name>`` for arguments of cujit types ``argtypes`` and result
+    type ``rtype`` (from type inference), or None when the name is not handled here (the
+    call then runs as written).  ``name`` is the compiler's key without ``math.``
+    (``'sqrt'``, ``'npfloor'`` …).  Float arguments are converted to the type the function
+    computes in, so float32 arguments get float32 results (libdevice's ``f`` variants)."""
+    if name in _PRED:
+        fn = _PRED[name]
+        return lambda x: fn(x)
+    if name in _TO_INT:
+        if isinstance(argtypes[0], T.Integer):
+            conv = caster(rtype)
+            return conv
+        fn, ftype = _TO_INT[name], argtypes[0] if isinstance(argtypes[0], T.Float) \
+            else T.float64
+        fconv, iconv = caster(ftype), caster(rtype)
+        return lambda x: iconv(fn(fconv(x)))
+    if not isinstance(rtype, T.Float):
+        return None
+    conv = caster(rtype)
+    if name in _PYFUNCS:
+        fn = _PYFUNCS[name]
+        return lambda x: conv(fn(float(x)))
+    fn = _UFUNCS.get(name)
+    if fn is None:
+        return None
+    if rtype is T.float64:
+        if len(argtypes) == 2:
+            return lambda x, y: fn(conv(x), conv(y))
+        return lambda x: fn(conv(x))
+    # narrower floats: computed in float64 and rounded once, which is within libdevice's
+    # bounds for its float variants (correctly rounded for sqrt, fmod, fabs, copysign)
+    wide = caster(T.float64)
+    if len(argtypes) == 2:
+        return lambda x, y: conv(fn(wide(conv(x)), wide(conv(y))))
+    return lambda x: conv(fn(wide(conv(x))))

@@ -1,0 +1,469 @@
+"""One typing for both backends: the simulator runs a kernel rewritten from its ``ast`` so
+that every expression has the type the compiler's type inference gives it.
+
+A plain Python run of a kernel computes with NumPy 2's promotion rules (``float32 * 0.1`` is
+float32, ``int32 + int32`` overflows at 32 bits, ``math.sqrt`` is float64), where the compiled
+kernel follows Numba's typing (float literals are float64, integer arithmetic is at least 64
+bits, ``math.sqrt`` of a float32 is ``sqrtf``).  ``typed_function(pyfunc, argtypes)`` takes the
+``TypedFunction`` of :func:`cujit.compiler.typecheck.typecheck` (``typemap`` per ast node,
+``vartypes`` per local) and generates a Python function from the same ``ast`` in which:
+
+- every numeric value is the NumPy scalar of its inferred type: literals and global constants
+  are pre-converted, scalar parameters and every assignment to a local are converted to the
+  local's one type, operands are converted to the operation's result type before it runs
+  (so NumPy computes exactly the typed operation), stores convert to the element type;
+- conversions, float ``//`` and ``%`` and ``math`` functions go through
+  :mod:`.scalars`, which mirrors the lowering (wrap-around, saturating float → int, libdevice
+  precision);
+- device-function calls call the callee's own typed function.
+
+Nodes of other types (arrays, tuples, records, kernel API calls) are copied unchanged, so
+language features the rewriter does not know keep running as written.  NumPy's floating-point
+and overflow warnings are silenced in simulated threads (the GPU has none).  The generated
+function keeps the kernel's file name and line numbers, so reports and call-site identities
+(barriers, shared arrays) are those of the user's source.  ``CUJIT_SIM_TYPED=0`` turns the
+rewrite off (the kernel then runs as written).
+"""
+import ast
+import os
+import warnings
+import weakref
+
+from .. import types as T
+from . import scalars
+
+__all__ = ["typed_function"]
+
+# pyfunc -> {argtypes: generated function}
+_cache = weakref.WeakKeyDictionary()
+
+
+def _enabled():
+    return os.environ.get("CUJIT_SIM_TYPED", "1").strip().lower() not in ("0", "false", "no",
+                                                                          "off")
+
+
+def _numeric(t):
+    return isinstance(t, (T.Integer, T.Float, T.Boolean, T.Complex))
+
+
+def typed_function(pyfunc, argtypes, kernel=True):
+    """The function the simulator runs for ``pyfunc`` launched with cujit types
+    ``argtypes`` (tuple): ``pyfunc`` rewritten to compute with the inferred types, compiled
+    once per signature; ``pyfunc`` itself when ``CUJIT_SIM_TYPED=0`` or when the rewrite fails
+    (a ``RuntimeWarning`` says why).  Typing errors propagate as the compiler's
+    ``TypingError``/``CompileError``."""
+    if not _enabled() or argtypes is None:
+        return pyfunc
+    per = _cache.get(pyfunc)
+    if per is None:
+        per = _cache[pyfunc] = {}
+    key = (tuple(argtypes), kernel)
+    fn = per.get(key)
+    if fn is None:
+        from ..compiler.typecheck import typecheck
+        tf = typecheck(pyfunc, tuple(argtypes), kernel=kernel)
+        try:
+            fn = _build(tf, {})
+        except Exception as e:      # a bug of the rewriter must not stop a user's launch
+            warnings.warn(f"cujit simulator: running {pyfunc.__qualname__} untyped "
+                          f"({type(e).__name__}: {e})", RuntimeWarning, stacklevel=2)
+            fn = pyfunc
+        per[key] = fn
+    return fn
+
+
+def _build(tf, done):
+    """Generate and compile the typed function of ``tf`` (``done``: id(tf) -> function, for
+    the device functions it calls)."""
+    hit = done.get(id(tf))
+    if hit is not None:
+        return hit
+    fsrc = tf.fsrc
+    ns = dict(fsrc.globals)
+    ns.update(fsrc.closure)
+    rw = _Rewriter(tf, ns, done)
+    fdef = rw.function()
+    mod = ast.Module(body=[fdef], type_ignores=[])
+    ast.fix_missing_locations(mod)
+    if fsrc._line_offset:
+        ast.increment_lineno(mod, fsrc._line_offset)
+    code = compile(mod, fsrc.filename, "exec")
+    exec(code, ns)
+    fn = ns[fdef.name]
+    fn.__qualname__ = fsrc.qualname
+    fn.__wrapped__ = fsrc.pyfunc
+    done[id(tf)] = fn
+    return fn
+
+
+def _loc(new, old):
+    return ast.copy_location(new, old)
+
+
+def _mark(node):
+    node._cj_exact = True
+    return node
+
+
+_DIRECT_BINOPS = {"+": ast.Add, "-": ast.Sub, "*": ast.Mult, "/": ast.Div, "//": ast.FloorDiv,
+                  "%": ast.Mod, "**": ast.Pow, "&": ast.BitAnd, "|": ast.BitOr,
+                  "^": ast.BitXor, "<<": ast.LShift, ">>": ast.RShift}
+_OPNAMES = {v: k for k, v in _DIRECT_BINOPS.items()}
+_UNTOUCHED_CALLS = ("shared.array", "local.array", "const.array_like", "grid", "gridsize")
+
+
+class _Rewriter:
+    """Builds a new ``ast`` (the typed one is never modified: its nodes key ``typemap``)."""
+
+    def __init__(self, tf, ns, done):
+        self.tf = tf
+        self.ns = ns
+        self.done = done
+        self.names = {}
+        self.counter = 0
+
+    # ---- namespace ----------------------------------------------------------------------
+    def helper(self, obj, hint):
+        key = (hint, id(obj))
+        name = self.names.get(key)
+        if name is None:
+            self.counter += 1
+            name = f"__cj_{hint}{self.counter}"
+            self.names[key] = name
+            self.ns[name] = obj
+        return name
+
+    def call(self, obj, hint, args, like):
+        return _loc(ast.Call(ast.Name(self.helper(obj, hint), ast.Load()), list(args), []),
+                    like)
+
+    def ty(self, node):
+        return self.tf.typemap.get(node)
+
+    def conv(self, new, old_type, target, like):
+        """``new`` (the rewritten node of a value of type ``old_type``) as a ``target``."""
+        if not _numeric(target):
+            return new
+        if old_type is target and getattr(new, "_cj_exact", False):
+            return new
+        return _mark(self.call(scalars.caster(target), "to_", [new], like))
+
+    # ---- statements ---------------------------------------------------------------------
+    def function(self):
+        node = self.tf.fsrc.node
+        body = []
+        for a, t in zip(self.tf.fsrc.argnames, self.tf.argtypes):
+            if _numeric(t):
+                body.append(self.cast_name(a, t, node))
+        body += self.block(node.body)
+        if not body:
+            body = [_loc(ast.Pass(), node)]
+        args = ast.arguments(posonlyargs=[], args=[ast.arg(a) for a in self.tf.fsrc.argnames],
+                             vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None,
+                             defaults=[])
+        return _loc(ast.FunctionDef(name=node.name, args=args, body=body, decorator_list=[],
+                                    returns=None), node)
+
+    def cast_name(self, name, t, like):
+        value = self.call(scalars.caster(t), "to_", [_loc(ast.Name(name, ast.Load()), like)],
+                          like)
+        return _loc(ast.Assign([_loc(ast.Name(name, ast.Store()), like)], value), like)
+
+    def block(self, stmts):
+        out = []
+        for s in stmts:
+            m = getattr(self, "s_" + type(s).__name__, None)
+            r = m(s) if m is not None else self.generic(s)
+            out.extend(r if isinstance(r, list) else [r])
+        return out
+
+    def name_casts(self, target, like):
+        """Conversions of every local bound by ``target`` to its one type."""
+        out = []
+        for n in ast.walk(target):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                t = self.tf.vartypes.get(n.id)
+                if _numeric(t):
+                    out.append(self.cast_name(n.id, t, like))
+        return out
+
+    def store_type(self, target):
+        """The type a value stored to ``target`` (an original target node) takes."""
+        if isinstance(target, ast.Name):
+            return self.tf.vartypes.get(target.id)
+        if isinstance(target, ast.Subscript):
+            at = self.ty(target.value)
+            if isinstance(at, T.Array):
+                t = self.ty(target)
+                return at.dtype if t is None or _numeric(t) else None
+            return None
+        if isinstance(target, ast.Attribute):
+            return self.ty(target)
+        return None
+
+    def s_Assign(self, s):
+        value = self.expr(s.value)
+        vt = self.ty(s.value)
+        if len(s.targets) == 1 and not isinstance(s.targets[0], (ast.Tuple, ast.List)):
+            st = self.store_type(s.targets[0])
+            if _numeric(st) and _numeric(vt):
+                value = self.conv(value, vt, st, s.value)
+            return _loc(ast.Assign([self.target(s.targets[0])], value), s)
+        new = _loc(ast.Assign([self.target(t) for t in s.targets], value), s)
+        casts = []
+        for t in s.targets:
+            casts += self.name_casts(t, s)
+        return [new] + casts
+
+    def s_AnnAssign(self, s):
+        if s.value is None:
+            return s
+        return self.s_Assign(_loc(ast.Assign([s.target], s.value), s))
+
+    def target(self, t):
+        """A store target with its index / base expressions rewritten."""
+        if isinstance(t, ast.Name):
+            return t
+        return self.generic(t)
+
+    def s_AugAssign(self, s):
+        info = self.tf.info.get(s)
+        op = _OPNAMES.get(type(s.op))
+        st = self.store_type(s.target)
+        if info is None or info[0] != "augassign" or not _numeric(st):
+            return self.generic(s)
+        cur, res = info[1]
+        rhs_t = self.ty(s.value)
+        if not (_numeric(cur) and _numeric(res) and _numeric(rhs_t)):
+            return self.generic(s)
+        tgt = s.target
+        if isinstance(tgt, ast.Name):
+            load = _loc(ast.Name(tgt.id, ast.Load()), tgt)
+            if _numeric(self.tf.vartypes.get(tgt.id)):
+                _mark(load)
+        elif isinstance(tgt, (ast.Subscript, ast.Attribute)):
+            load = self.generic(tgt)
+            load.ctx = ast.Load()
+            if isinstance(tgt, ast.Subscript) and isinstance(self.ty(tgt.value), T.Array):
+                _mark(load)
+        else:
+            return self.generic(s)
+        value = self.binop(op, load, cur, self.expr(s.value), rhs_t, res, s.value, s)
+        if value is None:
+            return self.generic(s)
+        value = self.conv(value, res, st, s)
+        return _loc(ast.Assign([self.target(tgt)], value), s)
+
+    def s_For(self, s):
+        it = self.expr(s.iter)
+        body = self.name_casts(s.target, s) + self.block(s.body)
+        return _loc(ast.For(self.target(s.target), it, body, self.block(s.orelse)), s)
+
+    def s_If(self, s):
+        return _loc(ast.If(self.expr(s.test), self.block(s.body) or [ast.Pass()],
+                           self.block(s.orelse)), s)
+
+    def s_While(self, s):
+        return _loc(ast.While(self.expr(s.test), self.block(s.body) or [ast.Pass()],
+                              self.block(s.orelse)), s)
+
+    def s_Return(self, s):
+        if s.value is None:
+            return s
+        value = self.expr(s.value)
+        rt = self.tf.return_type
+        if not self.tf.kernel and _numeric(rt):
+            value = self.conv(value, self.ty(s.value), rt, s.value)
+        return _loc(ast.Return(value), s)
+
+    # ---- generic copy -------------------------------------------------------------------
+    def generic(self, node):
+        """A shallow copy of ``node`` with its children rewritten."""
+        new = type(node)()
+        for field, value in ast.iter_fields(node):
+            if isinstance(value, list):
+                if value and isinstance(value[0], ast.stmt):
+                    value = self.block(value)
+                else:
+                    value = [self.expr(v) if isinstance(v, ast.expr) else
+                             (self.generic(v) if isinstance(v, ast.AST) else v)
+                             for v in value]
+            elif isinstance(value, ast.expr):
+                value = self.expr(value)
+            elif isinstance(value, ast.AST) and not isinstance(value, (ast.expr_context,
+                                                                       ast.operator,
+                                                                       ast.unaryop,
+                                                                       ast.cmpop,
+                                                                       ast.boolop)):
+                value = self.generic(value)
+            setattr(new, field, value)
+        for a in ("lineno", "col_offset", "end_lineno", "end_col_offset"):
+            if hasattr(node, a):
+                setattr(new, a, getattr(node, a))
+        return new
+
+    # ---- expressions --------------------------------------------------------------------
+    def expr(self, node):
+        m = getattr(self, "e_" + type(node).__name__, None)
+        if m is not None:
+            r = m(node)
+            if r is not None:
+                return r
+        new = self.generic(node)
+        if isinstance(node, ast.Subscript) and isinstance(self.ty(node.value), T.Array) \
+                and _numeric(self.ty(node)):
+            _mark(new)
+        return new
+
+    def e_Constant(self, node):
+        t = self.ty(node)
+        if not _numeric(t) or node not in self.tf.constvals:
+            return None
+        return self.constant(node.value, t, node)
+
+    def constant(self, value, t, like):
+        v = scalars.caster(t)(value)
+        name = self.helper(v, "k")
+        return _mark(_loc(ast.Name(name, ast.Load()), like))
+
+    def e_Name(self, node):
+        t = self.ty(node)
+        if not isinstance(node.ctx, ast.Load):
+            return node
+        if node.id in self.tf.vartypes:
+            new = _loc(ast.Name(node.id, ast.Load()), node)
+            return _mark(new) if _numeric(t) else new
+        if _numeric(t) and node in self.tf.constvals and node not in self.tf.info:
+            return self.constant(self.tf.constvals[node], t, node)
+        return None
+
+    def e_Attribute(self, node):
+        t = self.ty(node)
+        if _numeric(t) and node in self.tf.constvals and node not in self.tf.info:
+            return self.constant(self.tf.constvals[node], t, node)
+        return None
+
+    def e_BinOp(self, node):
+        rt = self.ty(node)
+        if not _numeric(rt):
+            return None
+        op = _OPNAMES.get(type(node.op))
+        lt, rtt = self.ty(node.left), self.ty(node.right)
+        if op is None or not (_numeric(lt) and _numeric(rtt)):
+            return None
+        return self.binop(op, self.expr(node.left), lt, self.expr(node.right), rtt, rt,
+                          node.right, node)
+
+    def binop(self, op, left, lt, right, rtt, rt, right_old, like):
+        """``left <op> right`` (rewritten operands of types ``lt``/``rtt``) computed as the
+        lowering does for result type ``rt``; None when not handled."""
+        if isinstance(rt, T.Boolean):
+            if op in ("&", "|", "^"):
+                left = self.conv(left, lt, T.boolean, like)
+                right = self.conv(right, rtt, T.boolean, like)
+                return _mark(_loc(ast.BinOp(left, _DIRECT_BINOPS[op](), right), like))
+            return None
+        if op == "**" and isinstance(rt, T.Float) and isinstance(right_old, ast.Constant) \
+                and not isinstance(right_old.value, bool) and right_old.value in (2, 3):
+            fn = scalars.square if right_old.value == 2 else scalars.cube
+            return _mark(self.call(fn, "pow", [self.conv(left, lt, rt, like)], like))
+        left = self.conv(left, lt, rt, like)
+        right = self.conv(right, rtt, rt, like)
+        if isinstance(rt, T.Float) and op in ("//", "%"):
+            fn = scalars.float_floordiv if op == "//" else scalars.float_mod
+            return _mark(self.call(fn, "fdiv", [left, right], like))
+        return _mark(_loc(ast.BinOp(left, _DIRECT_BINOPS[op](), right), like))
+
+    def e_UnaryOp(self, node):
+        rt = self.ty(node)
+        at = self.ty(node.operand)
+        if not (_numeric(rt) and _numeric(at)) or isinstance(node.op, ast.Not):
+            return None
+        operand = self.conv(self.expr(node.operand), at, rt, node)
+        return _mark(_loc(ast.UnaryOp(type(node.op)(), operand), node))
+
+    def e_Compare(self, node):
+        operands = [node.left] + list(node.comparators)
+        ts = [self.ty(n) for n in operands]
+        if not all(_numeric(t) for t in ts):
+            return None
+        from ..compiler import rules
+        targets = [set() for _ in operands]
+        for i, (a, b) in enumerate(zip(ts, ts[1:])):
+            if a is b:
+                continue
+            ct = T.boolean if isinstance(a, T.Boolean) and isinstance(b, T.Boolean) \
+                else rules.unify(a, b)
+            if ct is None:
+                return None
+            targets[i].add(ct)
+            targets[i + 1].add(ct)
+        if any(len(s) > 1 for s in targets):
+            return None     # a middle operand compared at two types: run as written
+        new = [self.expr(n) for n in operands]
+        new = [self.conv(v, t, next(iter(s)), v) if s else v
+               for v, t, s in zip(new, ts, targets)]
+        return _loc(ast.Compare(new[0], [type(o)() for o in node.ops], new[1:]), node)
+
+    def e_BoolOp(self, node):
+        rt = self.ty(node)
+        if not _numeric(rt):
+            return None
+        values = [self.conv(self.expr(v), self.ty(v), rt, v) for v in node.values]
+        return _mark(_loc(ast.BoolOp(type(node.op)(), values), node))
+
+    def e_IfExp(self, node):
+        rt = self.ty(node)
+        if not _numeric(rt):
+            return None
+        return _mark(_loc(ast.IfExp(self.expr(node.test),
+                                    self.conv(self.expr(node.body), self.ty(node.body), rt,
+                                              node.body),
+                                    self.conv(self.expr(node.orelse), self.ty(node.orelse), rt,
+                                              node.orelse)), node))
+
+    def e_Call(self, node):
+        info = self.tf.info.get(node)
+        if info is None:
+            return None
+        key, data = info
+        rt = self.ty(node)
+        if key in _UNTOUCHED_CALLS:
+            return node
+        if key == "cast" and _numeric(data) and len(node.args) == 1 and not node.keywords:
+            return _mark(self.call(scalars.caster(data), "to_", [self.expr(node.args[0])],
+                                   node))
+        if key == "device":
+            fn = _build(data, self.done)
+            return _mark(self.call(fn, "dev", [self.expr(a) for a in node.args], node)) \
+                if _numeric(data.return_type) else \
+                self.call(fn, "dev", [self.expr(a) for a in node.args], node)
+        if key == "pow" and len(node.args) == 2 and _numeric(rt):
+            a, b = node.args
+            r = self.binop("**", self.expr(a), self.ty(a), self.expr(b), self.ty(b), rt, b,
+                           node)
+            if r is not None:
+                return r
+        if key.startswith("math.") or key in ("npfloor", "npceil", "nptrunc"):
+            name = key[5:] if key.startswith("math.") else key
+            argtypes = [self.ty(a) for a in node.args]
+            if node.keywords or not all(_numeric(t) for t in argtypes):
+                return None
+            fn = scalars.math_func(name, argtypes, rt)
+            if fn is None:
+                return None
+            return _mark(self.call(fn, "m_" + name + "_",
+                                   [self.expr(a) for a in node.args], node))
+        if key.startswith("atomic.") and len(node.args) >= 3:
+            at = self.ty(node.args[0])
+            if isinstance(at, T.Array) and _numeric(at.dtype):
+                args = [self.expr(a) for a in node.args[:2]]
+                args += [self.conv(self.expr(a), self.ty(a), at.dtype, a)
+                         for a in node.args[2:]]
+                return _loc(ast.Call(self.expr(node.func), args, []), node)
+        if key in ("fma", "cbrt") and _numeric(rt) and not node.keywords:
+            args = [self.conv(self.expr(a), self.ty(a), rt, a) for a in node.args]
+            return self.conv(_loc(ast.Call(self.expr(node.func), args, []), node), None, rt,
+                             node)
+        return None
