@@ -204,7 +204,10 @@ class Block:
         for t in waiting:
             by_group.setdefault((t.warp, t.req[1]), []).append(t)
         resumed, still = [], []
+        checks = self.launch.checks
         for (warp, mask), group in by_group.items():
+            if checks:
+                self._check_mask(mask, group)
             needed = self.live_mask(warp) & mask
             have = 0
             for t in group:
@@ -222,7 +225,7 @@ class Block:
                         for k in sorted(kinds)))
             if group[0].req[0] == "syncwarp":
                 self.warp_gen[warp] += 1
-            _compute(group)
+            _compute(group, self if checks else None)
             resumed.extend(group)
         if not resumed and still:
             t = still[0]
@@ -236,6 +239,32 @@ class Block:
                 f"{_describe(missing)} wait at syncthreads() or another warp call")
         resumed.sort(key=lambda t: t.lin)
         return resumed, still
+
+    def _check_mask(self, mask, group):
+        """A lane that calls a warp function with a mask without its own bit: undefined
+        behaviour on a GPU (CUDA: the calling thread must be in the mask)."""
+        outside = [t for t in group if not mask >> t.laneid & 1]
+        if outside:
+            t = outside[0]
+            raise WarpDivergenceError(
+                f"warp mask error in block blockIdx={fmt_dim(self.bid)}: "
+                f"{_describe(outside)} call {t.req[0]} at {frame_site(t.req[4])} with mask "
+                f"{mask:#010x}, which does not include their own lanes (lane {t.laneid}); "
+                "on a GPU the result is undefined")
+
+    def bad_source(self, t, src, kind):
+        """Raise for a shuffle of thread ``t`` reading lane ``src`` of its warp that does not
+        take part (exited, or outside the mask): the GPU returns an undefined value."""
+        lin = t.warp * 32 + src
+        other = self.threads[lin] if lin < len(self.threads) else None
+        if other is None:
+            return      # a lane past the end of a partial warp: the caller's own value
+        why = "has exited" if other.done else \
+            f"is not in the mask {t.req[1]:#010x}"
+        raise WarpDivergenceError(
+            f"warp shuffle error in block blockIdx={fmt_dim(self.bid)}: {where(t)} calls "
+            f"{kind} at {frame_site(t.req[4])} reading lane {src}, which {why}; on a GPU the "
+            "value is undefined")
 
     # -- failures ------------------------------------------------------------------------
     def _fail(self, t, e):
@@ -271,9 +300,10 @@ class Block:
         _state.current = None
 
 
-def _compute(group):
+def _compute(group, checker=None):
     """Results of one warp call for its lanes (``group``, each with ``req`` =
-    (kind, mask, a, b, frame)); sets each thread's ``resume``."""
+    (kind, mask, a, b, frame)); sets each thread's ``resume``.  ``checker``: the block when
+    checks are on (a shuffle from a lane that does not take part is then an error)."""
     kind = group[0].req[0]
     if kind == "syncwarp":
         for t in group:
@@ -291,7 +321,12 @@ def _compute(group):
                 src = lane + b
             else:
                 src = lane ^ b
-            t.resume = vals.get(src, t.req[2]) if 0 <= src < 32 else t.req[2]
+            if 0 <= src < 32:
+                if src not in vals and checker is not None:
+                    checker.bad_source(t, src, kind)
+                t.resume = vals.get(src, t.req[2])
+            else:
+                t.resume = t.req[2]
         return
     preds = [t.req[2] for t in group]
     if kind == "ballot_sync":
