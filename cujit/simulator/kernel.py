@@ -83,8 +83,11 @@ class Launch:
         self.const_bytes += arr.nbytes
 
     def run(self):
+        from .progress import BlockProgress
         from .threads import Block
         gx, gy, gz = self.griddim
+        progress = BlockProgress(gx * gy * gz, getattr(self.fn, "__name__", "kernel"))
+        step = progress.step
         with _device_lock:
             outer = _state.current
             try:
@@ -92,7 +95,9 @@ class Launch:
                     for y in range(gy):
                         for x in range(gx):
                             Block(self, (x, y, z)).run()
+                            step()
             finally:
+                progress.close()
                 _state.current = outer
 
 

@@ -162,8 +162,9 @@ class _Rewriter:
         args = ast.arguments(posonlyargs=[], args=[ast.arg(a) for a in self.tf.fsrc.argnames],
                              vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None,
                              defaults=[])
+        extra = {"type_params": []} if "type_params" in ast.FunctionDef._fields else {}
         return _loc(ast.FunctionDef(name=node.name, args=args, body=body, decorator_list=[],
-                                    returns=None), node)
+                                    returns=None, **extra), node)
 
     def cast_name(self, name, t, like):
         value = self.call(scalars.caster(t), "to_", [_loc(ast.Name(name, ast.Load()), like)],
