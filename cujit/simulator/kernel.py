@@ -21,7 +21,7 @@ from .checked import CheckedArray
 from .memory import cai_view, device_view, shared_limit
 from .thread import Dim3
 
-__all__ = ["run_kernel", "Launch"]
+__all__ = ["run_kernel", "simulate", "Launch"]
 
 # pyfunc -> {signature key: {call site: frozen const array}}; a GPU freezes const arrays
 # when it compiles a signature, so later changes to the global are not seen.
@@ -214,3 +214,45 @@ def run_kernel(pyfunc, griddim, blockdim, stream_handle, dynamic_shared_bytes, a
     consts = info.consts.setdefault(sig, {})
     launch = Launch(fn, kargs, tuple(griddim), tuple(blockdim), dyn, checks, consts)
     drv.run_on_stream(stream_handle, launch.run)
+
+
+def simulate(kernel, griddim, blockdim, *args, dynamic_shared_bytes=0):
+    """Run ``kernel`` (a ``@cujit.jit`` kernel or its Python function) on the simulator with
+    host NumPy arrays and scalars ``args``, whichever driver the process uses: on a GPU
+    machine this runs the simulated and the compiled kernel side by side in one process
+    (the differential tests).  ``griddim``/``blockdim``: int or tuple of up to 3 ints.
+    Arrays are used in place.  Returns None.
+
+    Raises TypeError for an argument that is not a NumPy array or a scalar (device memory
+    belongs to the real driver here), ValueError for a bad launch configuration, and what
+    :func:`run_kernel` raises for the kernel itself.
+    """
+    pyfunc = getattr(kernel, "py_func", kernel)
+    dims = []
+    for what, d in (("griddim", griddim), ("blockdim", blockdim)):
+        t = (d,) if isinstance(d, (int, np.integer)) else tuple(d)
+        if not 1 <= len(t) <= 3 or not all(isinstance(v, (int, np.integer)) and v >= 1
+                                           for v in t):
+            raise ValueError(f"{what} must be a positive int or a tuple of 1 to 3 positive "
+                             f"ints, got {d!r}")
+        dims.append(tuple(int(v) for v in t) + (1,) * (3 - len(t)))
+    for i, a in enumerate(args):
+        if not isinstance(a, (np.ndarray, np.generic, int, float, complex, bool)):
+            raise TypeError(f"simulate: argument {i} must be a host NumPy array or a scalar, "
+                            f"got {type(a).__name__}")
+    dyn = int(dynamic_shared_bytes)
+    if dyn < 0:
+        raise ValueError(f"dynamic shared memory size must be >= 0 bytes, got {dyn}")
+    info = _info(pyfunc)
+    args = list(args)
+    sig = _signature_key(args)
+    fn = _typecheck(pyfunc, args, info, sig)
+    checks = bool(config.SIM_CHECKS)
+    kargs = list(args)
+    if checks:
+        params = info.params
+        for i, a in enumerate(kargs):
+            if isinstance(a, np.ndarray):
+                kargs[i] = CheckedArray(a, params[i] if i < len(params) else f"arg{i}")
+    consts = info.consts.setdefault(sig, {})
+    Launch(fn, kargs, dims[0], dims[1], dyn, checks, consts).run()

@@ -177,3 +177,40 @@ def math_func(name, argtypes, rtype):
     if len(argtypes) == 2:
         return lambda x, y: conv(fn(wide(conv(x)), wide(conv(y))))
     return lambda x: conv(fn(wide(conv(x))))
+
+
+def _round_rational(v, typ):
+    """Exact rational ``v`` (nonzero) rounded to the nearest ``typ`` (float32 or float64),
+    ties to even, overflowing to ±inf past the halfway point above the largest finite."""
+    from fractions import Fraction
+    fi = np.finfo(typ)
+    big = Fraction(int(fi.max)) + Fraction(2) ** (fi.maxexp - fi.nmant - 2)
+    if v >= big:
+        return typ(np.inf)
+    if v <= -big:
+        return typ(-np.inf)
+    try:
+        d = typ(float(v))
+    except OverflowError:
+        d = typ((float(fi.max) if v > 0 else -float(fi.max)))
+    if not np.isfinite(d):
+        d = typ((float(fi.max) if v > 0 else -float(fi.max)))
+    cands = [d, np.nextafter(d, typ(np.inf)), np.nextafter(d, typ(-np.inf))]
+    cands = [c for c in cands if np.isfinite(c)]
+    bits = np.uint32 if typ is np.float32 else np.uint64
+    return min(cands, key=lambda c: (abs(Fraction(float(c)) - v),
+                                     int(np.array(c).view(bits)) & 1))
+
+
+def fma(a, b, c):
+    """``a * b + c`` with one rounding (CUDA ``fma``; libdevice ``__nv_fma[f]``), in the
+    type of the (already converted) NumPy float arguments."""
+    from fractions import Fraction
+    typ = a.__class__ if isinstance(a, (np.float32, np.float64)) else np.float64
+    fa, fb, fc = float(a), float(b), float(c)
+    if not (math.isfinite(fa) and math.isfinite(fb) and math.isfinite(fc)):
+        return typ(fa * fb + fc)
+    v = Fraction(fa) * Fraction(fb) + Fraction(fc)
+    if v == 0:
+        return typ(fa * fb + fc)    # the sign of an exact zero, as IEEE fma gives it
+    return _round_rational(v, typ)

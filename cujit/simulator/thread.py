@@ -301,13 +301,10 @@ class SimThread:
         return _same_type(x, (v & -v).bit_length())
 
     def fma(self, a, b, c):
+        from .scalars import fma
         if isinstance(a, np.float32) and isinstance(b, np.float32) and isinstance(c, np.float32):
-            # float32 * float32 is exact in float64; one more rounding to float32 follows
-            return np.float32(float(a) * float(b) + float(c))
-        fa, fb, fc = float(a), float(b), float(c)
-        if not all(map(math.isfinite, (fa, fb, fc))):
-            return np.float64(fa * fb + fc)
-        return np.float64(float(Fraction(fa) * Fraction(fb) + Fraction(fc)))
+            return fma(a, b, c)
+        return fma(np.float64(a), np.float64(b), np.float64(c))
 
     def cbrt(self, x):
         return np.cbrt(x) if isinstance(x, np.floating) else np.cbrt(np.float64(x))

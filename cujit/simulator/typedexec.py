@@ -463,6 +463,10 @@ class _Rewriter:
                 args += [self.conv(self.expr(a), self.ty(a), at.dtype, a)
                          for a in node.args[2:]]
                 return _loc(ast.Call(self.expr(node.func), args, []), node)
+        if key == "fma" and isinstance(rt, T.Float) and rt is not T.float16 \
+                and len(node.args) == 3 and not node.keywords:
+            args = [self.conv(self.expr(a), self.ty(a), rt, a) for a in node.args]
+            return _mark(self.call(scalars.fma, "fma", args, node))
         if key in ("fma", "cbrt") and _numeric(rt) and not node.keywords:
             args = [self.conv(self.expr(a), self.ty(a), rt, a) for a in node.args]
             return self.conv(_loc(ast.Call(self.expr(node.func), args, []), node), None, rt,

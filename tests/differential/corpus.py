@@ -1,0 +1,548 @@
+"""The differential corpus: kernels, input generators and expected values under Numba's
+typing, shared by the simulator-vs-expectation tests (CI) and the simulator-vs-GPU test (H200).
+
+Each :class:`Case` names a kernel, how to build its inputs from a ``numpy.random.Generator``
+(or from arrays hypothesis drew), its launch configuration, the outputs to compare and how:
+``exact`` (bit for bit, any NaN equal to any NaN: integers, booleans and IEEE basic
+operations), ``ulp`` (within a bound in units in the last place: transcendental functions, as
+libdevice documents them, plus one for the simulator's own rounding) or ``rel`` (a relative
+tolerance: kernels whose float sums the GPU may contract into FMAs or reorder through
+atomics).
+
+The expected values (:func:`expected`) are written with NumPy at the dtypes Numba's typing
+gives (``int32 + int32`` is int64, float literals are float64, ``int / int`` is float64 ...),
+independently of the compiler's ``rules.py``.
+"""
+import math
+import os
+import sys
+
+import numpy as np
+
+import cujit as cuda
+
+__all__ = ["CASES", "Case", "EDGES", "edge_array", "result_dtype", "compare", "expected"]
+
+# ---- kernels ---------------------------------------------------------------------------
+
+
+@cuda.jit
+def arith(a, b, add, sub, mul, div, fdiv, mod):
+    i = cuda.grid(1)
+    if i < a.size:
+        add[i] = a[i] + b[i]
+        sub[i] = a[i] - b[i]
+        mul[i] = a[i] * b[i]
+        div[i] = a[i] / b[i]
+        fdiv[i] = a[i] // b[i]
+        mod[i] = a[i] % b[i]
+
+
+@cuda.jit
+def compare_ops(a, b, lt, le, eq, ne):
+    i = cuda.grid(1)
+    if i < a.size:
+        lt[i] = a[i] < b[i]
+        le[i] = a[i] <= b[i]
+        eq[i] = a[i] == b[i]
+        ne[i] = a[i] != b[i]
+
+
+@cuda.jit
+def literals(a, times_tenth, plus_one, floordiv_three, neg):
+    i = cuda.grid(1)
+    if i < a.size:
+        times_tenth[i] = a[i] * 0.1
+        plus_one[i] = a[i] + 1
+        floordiv_three[i] = a[i] // 3
+        neg[i] = -a[i]
+
+
+@cuda.jit
+def int_bits(a, b, band, bor, bxor, shl, shr):
+    i = cuda.grid(1)
+    if i < a.size:
+        band[i] = a[i] & b[i]
+        bor[i] = a[i] | b[i]
+        bxor[i] = a[i] ^ b[i]
+        shl[i] = a[i] << (b[i] & 15)
+        shr[i] = a[i] >> (b[i] & 15)
+
+
+@cuda.jit
+def basic_math(a, b, c, sqrt_, fma_, fmod_, fabs_, copysign_):
+    i = cuda.grid(1)
+    if i < a.size:
+        sqrt_[i] = math.sqrt(a[i])
+        fma_[i] = cuda.fma(a[i], b[i], c[i])
+        fmod_[i] = math.fmod(a[i], b[i])
+        fabs_[i] = math.fabs(a[i])
+        copysign_[i] = math.copysign(a[i], b[i])
+
+
+@cuda.jit
+def transcendental(a, sin_, cos_, exp_, log_, tanh_, atan2_):
+    i = cuda.grid(1)
+    if i < a.size:
+        sin_[i] = math.sin(a[i])
+        cos_[i] = math.cos(a[i])
+        exp_[i] = math.exp(a[i])
+        log_[i] = math.log(a[i])
+        tanh_[i] = math.tanh(a[i])
+        atan2_[i] = math.atan2(a[i], 0.5)
+
+
+@cuda.jit
+def conversions(a, to_i32, to_u8, to_f32, to_bool, trunc_):
+    i = cuda.grid(1)
+    if i < a.size:
+        to_i32[i] = np.int32(a[i])
+        if a[i] >= 0 and a[i] < 256:       # out of range float -> uint8 is undefined
+            to_u8[i] = np.uint8(a[i])
+        to_f32[i] = np.float32(a[i])
+        to_bool[i] = bool(a[i])
+        trunc_[i] = math.trunc(a[i])
+
+
+@cuda.jit
+def axpy(y, a, x):
+    i = cuda.grid(1)
+    if i < y.size:
+        y[i] = a * x[i] + y[i]
+
+
+TPB = 8
+
+
+@cuda.jit
+def matmul(A, B, C):
+    sA = cuda.shared.array(shape=(TPB, TPB), dtype=np.float32)
+    sB = cuda.shared.array(shape=(TPB, TPB), dtype=np.float32)
+    x, y = cuda.grid(2)
+    tx = cuda.threadIdx.x
+    ty = cuda.threadIdx.y
+    acc = np.float32(0.0)
+    for step in range(A.shape[1] // TPB):
+        sA[tx, ty] = A[x, step * TPB + ty]
+        sB[tx, ty] = B[step * TPB + tx, y]
+        cuda.syncthreads()
+        for k in range(TPB):
+            acc += sA[tx, k] * sB[k, ty]
+        cuda.syncthreads()
+    C[x, y] = acc
+
+
+RED = 64
+
+
+@cuda.jit
+def reduce_sum(x, out):
+    buf = cuda.shared.array(RED, dtype=np.float32)
+    tid = cuda.threadIdx.x
+    acc = np.float32(0.0)
+    for i in range(cuda.grid(1), x.size, cuda.gridsize(1)):
+        acc += x[i]
+    buf[tid] = acc
+    cuda.syncthreads()
+    s = RED // 2
+    while s > 0:
+        if tid < s:
+            buf[tid] += buf[tid + s]
+        cuda.syncthreads()
+        s //= 2
+    if tid == 0:
+        cuda.atomic.add(out, 0, buf[0])
+
+
+@cuda.jit
+def stencil(a, b):
+    i, j = cuda.grid(2)
+    if 0 < i < a.shape[0] - 1 and 0 < j < a.shape[1] - 1:
+        b[i, j] = np.float32(0.25) * (a[i - 1, j] + a[i + 1, j] + a[i, j - 1] + a[i, j + 1])
+
+
+@cuda.jit
+def warp_sum(a, out):
+    t = cuda.threadIdx.x
+    v = a[t]
+    off = 16
+    while off > 0:
+        v += cuda.shfl_down_sync(0xFFFFFFFF, v, off)
+        off //= 2
+    if cuda.laneid == 0:
+        out[t // 32] = v
+
+
+@cuda.jit
+def int_histogram(x, bins, counts):
+    i = cuda.grid(1)
+    if i < x.size:
+        k = x[i] % bins
+        cuda.atomic.add(counts, k, 1)
+
+
+# ---- inputs ----------------------------------------------------------------------------
+
+INT_DTYPES = (np.int8, np.int32, np.int64, np.uint32, np.uint64)
+FLOAT_DTYPES = (np.float32, np.float64)
+DTYPES = INT_DTYPES + FLOAT_DTYPES
+
+
+def EDGES(dtype):
+    """Edge values of ``dtype``: NaN, ±inf, ±0, subnormals, extremes (floats); minimum,
+    maximum, 0, ±1 (integers)."""
+    dt = np.dtype(dtype)
+    if dt.kind == "f":
+        fi = np.finfo(dt)
+        return np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, fi.smallest_subnormal,
+                         -fi.smallest_subnormal, fi.tiny, fi.max, -fi.max, 1.0, -1.0, 0.5,
+                         -2.5, 3.0, 1e-3], dt)
+    ii = np.iinfo(dt)
+    vals = [ii.min, ii.max, 0, 1, ii.max - 1, 2, 7]
+    if ii.min < 0:
+        vals += [-1, -7, ii.min + 1]
+    return np.array(vals, dt)
+
+
+def edge_array(rng, dtype, n):
+    """``n`` values of ``dtype``: edge values first (shuffled), then random ones."""
+    dt = np.dtype(dtype)
+    e = EDGES(dt)
+    rng.shuffle(e)
+    if dt.kind == "f":
+        r = (rng.standard_normal(n) * 10.0 ** rng.integers(-3, 4, n)).astype(dt)
+    else:
+        ii = np.iinfo(dt)
+        r = rng.integers(ii.min, ii.max, n, dtype=dt, endpoint=True)
+    out = np.concatenate([e, r])[:n]
+    return out.astype(dt)
+
+
+def result_dtype(op, da, db=None):
+    """The dtype of ``a <op> b`` under Numba's typing: integer arithmetic at least 64 bits,
+    signed when either is signed; ``int / int`` float64; float with anything NumPy's
+    promotion; comparisons bool."""
+    da = np.dtype(da)
+    db = da if db is None else np.dtype(db)
+    if op in ("<", "<=", "==", "!="):
+        return np.dtype(np.bool_)
+    if da.kind in "iub" and db.kind in "iub":
+        if op == "/":
+            return np.dtype(np.float64)
+        signed = da.kind in "ib" or db.kind in "ib"
+        return np.dtype(np.int64 if signed else np.uint64)
+    return np.promote_types(da, db)
+
+
+# ---- expectations (NumPy at the typed dtypes) --------------------------------------------
+
+def _fmod_py(x, y):
+    r = np.fmod(x, y)
+    adj = (r != 0) & ~np.isnan(r) & ((r < 0) != (y < 0))
+    return np.where(adj, r + y, r)
+
+
+def _floordiv_py(x, y):
+    mod = np.fmod(x, y)
+    div = (x - mod) / y
+    fix = (mod != 0) & ~np.isnan(mod) & ((y < 0) != (mod < 0))
+    div = np.where(fix, div - 1, div)
+    fl = np.floor(div)
+    fl = np.where(div - fl > 0.5, fl + 1, fl)
+    zero = np.copysign(np.zeros_like(x), x / y)
+    return np.where(div == 0, zero, fl)
+
+
+def _sat_int(x, dt):
+    """Float → integer as PTX ``cvt.rzi``: truncate, saturate, NaN → 0."""
+    ii = np.iinfo(dt)
+    x = np.asarray(x, np.float64)
+    t = np.trunc(np.nan_to_num(x, nan=0.0, posinf=np.inf, neginf=-np.inf))
+    out = np.empty(x.shape, dt)
+    for k, v in enumerate(t.tolist()):
+        out[k] = ii.max if v >= ii.max else ii.min if v <= ii.min else int(v)
+    return out
+
+
+def expected(name, ins):
+    """Expected outputs {output name: array} of case ``name`` for input arrays ``ins``."""
+    with np.errstate(all="ignore"):
+        if name == "arith":
+            a, b = ins["a"], ins["b"]
+            rt = result_dtype("+", a.dtype, b.dtype)
+            x, y = a.astype(rt), b.astype(rt)
+            out = {"add": x + y, "sub": x - y, "mul": x * y}
+            dt = result_dtype("/", a.dtype, b.dtype)
+            out["div"] = a.astype(dt) / b.astype(dt)
+            if rt.kind == "f":
+                out["fdiv"], out["mod"] = _floordiv_py(x, y), _fmod_py(x, y)
+            else:
+                out["fdiv"], out["mod"] = np.floor_divide(x, y), np.remainder(x, y)
+            return out
+        if name == "compare_ops":
+            a, b = ins["a"], ins["b"]
+            ct = _compare_type(a.dtype, b.dtype)
+            x, y = a.astype(ct), b.astype(ct)
+            return {"lt": x < y, "le": x <= y, "eq": x == y, "ne": x != y}
+        if name == "literals":
+            a = ins["a"]
+            f = result_dtype("*", a.dtype, np.float64)
+            i = result_dtype("+", a.dtype, np.int64)
+            x = a.astype(i)
+            neg_t = a.dtype if a.dtype.kind == "f" else result_dtype("-", a.dtype, a.dtype)
+            return {"times_tenth": a.astype(f) * 0.1, "plus_one": x + i.type(1),
+                    "floordiv_three": (_floordiv_py(x, i.type(3)) if i.kind == "f"
+                                       else np.floor_divide(x, i.type(3))),
+                    "neg": -a.astype(neg_t)}
+        if name == "int_bits":
+            a, b = ins["a"], ins["b"]
+            rt = result_dtype("&", a.dtype, b.dtype)
+            x, y = a.astype(rt), b.astype(rt)
+            # b & 15 and a << that are typed with the int64 literal: signed 64-bit shifts
+            st = result_dtype("<<", a.dtype, np.int64)
+            s = (b.astype(result_dtype("&", b.dtype, np.int64)) & 15).astype(st)
+            xs = a.astype(st)
+            return {"band": x & y, "bor": x | y, "bxor": x ^ y, "shl": xs << s,
+                    "shr": xs >> s}
+        if name == "basic_math":
+            a, b, c = ins["a"], ins["b"], ins["c"]
+            out = {"sqrt_": np.sqrt(a), "fmod_": np.fmod(a, b), "fabs_": np.fabs(a),
+                   "copysign_": np.copysign(a, b)}
+            out["fma_"] = _fma(a, b, c)
+            return out
+        if name == "transcendental":
+            a = ins["a"]
+            w = a.astype(np.float64)
+            return {"sin_": np.sin(w).astype(a.dtype), "cos_": np.cos(w).astype(a.dtype),
+                    "exp_": np.exp(w).astype(a.dtype), "log_": np.log(w).astype(a.dtype),
+                    "tanh_": np.tanh(w).astype(a.dtype),
+                    "atan2_": np.arctan2(w, 0.5)}
+        if name == "conversions":
+            a = ins["a"]
+            if a.dtype.kind == "f":
+                i32 = _sat_int(a, np.int32)
+                tr = _sat_int(a, np.int64)
+            else:
+                i32, tr = a.astype(np.int32), a
+            inr = (a >= 0) & (a < 256)
+            u8 = np.where(inr, np.trunc(np.where(inr, a, 0).astype(np.float64)), 0) \
+                .astype(np.uint8)
+            return {"to_i32": i32, "to_u8": u8, "to_f32": a.astype(np.float32),
+                    "to_bool": a != 0, "trunc_": tr}
+        if name == "axpy":
+            return {"y": ins["a"] * ins["x"] + ins["y"]}
+        if name == "matmul":
+            A, B = ins["A"], ins["B"]
+            acc = np.zeros((A.shape[0], B.shape[1]), np.float32)
+            for k in range(A.shape[1]):
+                acc = acc + A[:, k:k + 1] * B[k:k + 1, :]
+            return {"C": acc}
+        if name == "reduce_sum":
+            return {"out": np.array([ins["x"].astype(np.float64).sum()], np.float32)}
+        if name == "stencil":
+            a = ins["a"]
+            b = ins["b"].copy()
+            b[1:-1, 1:-1] = np.float32(0.25) * (a[:-2, 1:-1] + a[2:, 1:-1] + a[1:-1, :-2]
+                                                + a[1:-1, 2:])
+            return {"b": b}
+        if name == "warp_sum":
+            return {"out": ins["a"].reshape(-1, 32).sum(axis=1)}
+        if name == "int_histogram":
+            x, bins = ins["x"], ins["bins"]
+            k = np.remainder(x.astype(np.int64), np.int64(bins))
+            return {"counts": np.bincount(k, minlength=ins["counts"].size)
+                    .astype(ins["counts"].dtype)}
+    raise KeyError(name)
+
+
+def _compare_type(da, db):
+    if da == db:
+        return da
+    if da.kind in "iu" and db.kind in "iu" and (da.kind == "i") != (db.kind == "i"):
+        # Numba unifies signed with unsigned at 64 bits as float64
+        if max(da.itemsize, db.itemsize) >= 8:
+            return np.dtype(np.float64)
+        return np.dtype(np.int64)
+    return np.promote_types(da, db)
+
+
+def _fma(a, b, c):
+    """``a * b + c`` rounded once, from exact rationals (independent of the simulator)."""
+    from fractions import Fraction
+    out = np.empty(a.shape, a.dtype)
+    typ = a.dtype.type
+    fi = np.finfo(typ)
+    big = Fraction(int(fi.max)) + Fraction(2) ** (fi.maxexp - fi.nmant - 2)
+    for k in range(a.size):
+        x, y, z = float(a[k]), float(b[k]), float(c[k])
+        if not all(map(math.isfinite, (x, y, z))):
+            out[k] = typ(x * y + z)
+            continue
+        v = Fraction(x) * Fraction(y) + Fraction(z)
+        if v == 0:
+            out[k] = typ(x * y + z)
+        elif abs(v) >= big:
+            out[k] = typ(math.inf if v > 0 else -math.inf)
+        else:
+            # nearest of the float grid around v, ties to the even significand
+            lo = typ((float(fi.max) if v > 0 else -float(fi.max))) if abs(v) > Fraction(float(fi.max)) \
+                else typ(float(v)) if abs(Fraction(float(v))) <= Fraction(float(fi.max)) \
+                else typ((float(fi.max) if v > 0 else -float(fi.max)))
+            cands = [lo, np.nextafter(lo, typ(np.inf)), np.nextafter(lo, typ(-np.inf))]
+            cands = [q for q in cands if np.isfinite(q)]
+            ui = np.uint32 if typ is np.float32 else np.uint64
+            out[k] = min(cands, key=lambda q: (abs(Fraction(float(q)) - v),
+                                               int(np.array(q).view(ui)) & 1))
+    return out
+
+
+# ---- cases -----------------------------------------------------------------------------
+
+class Case:
+    """One corpus kernel with its inputs: ``make(rng) -> (ins, outs, griddim, blockdim,
+    args)``; ``mode`` {output: ('exact'|'ulp'|'rel', bound)}."""
+
+    def __init__(self, name, kernel, make, modes):
+        self.name = name
+        self.kernel = kernel
+        self.make = make
+        self.modes = modes
+
+    def __repr__(self):
+        return f"Case({self.name})"
+
+
+def _elementwise(name, kernel, in_names, out_names, in_dtypes, modes, n=32):
+    def make(rng, arrays=None):
+        ins = {}
+        for k, (nm, dt) in enumerate(zip(in_names, in_dtypes)):
+            ins[nm] = arrays[k] if arrays is not None else edge_array(rng, dt, n)
+        exp = expected(name, ins)
+        outs = {o: np.zeros(ins[in_names[0]].size, np.asarray(exp[o]).dtype)
+                for o in out_names}
+        args = [ins[nm] for nm in in_names] + [outs[o] for o in out_names]
+        size = ins[in_names[0]].size
+        return ins, outs, (size + 31) // 32, 32, args
+    return Case(f"{name}[{','.join(np.dtype(d).name for d in in_dtypes)}]", kernel, make,
+                modes)
+
+
+def _cases():
+    cases = []
+    exact = dict.fromkeys(("add", "sub", "mul", "div", "fdiv", "mod"), ("exact", 0))
+    pairs = [(a, b) for a in DTYPES for b in DTYPES]
+    for a, b in pairs:
+        cases.append(_elementwise("arith", arith, ("a", "b"), tuple(exact), (a, b), exact))
+        cases.append(_elementwise("compare_ops", compare_ops, ("a", "b"),
+                                  ("lt", "le", "eq", "ne"), (a, b),
+                                  dict.fromkeys(("lt", "le", "eq", "ne"), ("exact", 0))))
+    for d in DTYPES:
+        cases.append(_elementwise("literals", literals, ("a",),
+                                  ("times_tenth", "plus_one", "floordiv_three", "neg"), (d,),
+                                  dict.fromkeys(("times_tenth", "plus_one", "floordiv_three",
+                                                 "neg"), ("exact", 0))))
+        cases.append(_elementwise("conversions", conversions, ("a",),
+                                  ("to_i32", "to_u8", "to_f32", "to_bool", "trunc_"), (d,),
+                                  dict.fromkeys(("to_i32", "to_u8", "to_f32", "to_bool",
+                                                 "trunc_"), ("exact", 0))))
+    for a in INT_DTYPES:
+        cases.append(_elementwise("int_bits", int_bits, ("a", "b"),
+                                  ("band", "bor", "bxor", "shl", "shr"), (a, a),
+                                  dict.fromkeys(("band", "bor", "bxor", "shl", "shr"),
+                                                ("exact", 0))))
+    for f in FLOAT_DTYPES:
+        cases.append(_elementwise("basic_math", basic_math, ("a", "b", "c"),
+                                  ("sqrt_", "fma_", "fmod_", "fabs_", "copysign_"), (f, f, f),
+                                  dict.fromkeys(("sqrt_", "fma_", "fmod_", "fabs_",
+                                                 "copysign_"), ("exact", 0))))
+        # libdevice's documented maximum ulp errors (float / double variants), plus one
+        # for the simulator's rounding
+        ulp = {"sin_": 3, "cos_": 3, "exp_": 3, "log_": 2, "tanh_": 3, "atan2_": 4} \
+            if f is np.float32 else \
+            {"sin_": 2, "cos_": 2, "exp_": 2, "log_": 2, "tanh_": 3, "atan2_": 3}
+        cases.append(_elementwise("transcendental", transcendental, ("a",), tuple(ulp), (f,),
+                                  {k: ("ulp", v) for k, v in ulp.items()}))
+    cases += _kernel_cases()
+    return cases
+
+
+def _kernel_cases():
+    def make_axpy(rng, arrays=None):
+        x = rng.standard_normal(100).astype(np.float32)
+        y = rng.standard_normal(100).astype(np.float32)
+        a = np.float32(rng.standard_normal())
+        ins = {"x": x, "y": y.copy(), "a": a}
+        return ins, {"y": y}, 4, 32, [y, a, x]
+
+    def make_matmul(rng, arrays=None):
+        A = rng.standard_normal((16, 16)).astype(np.float32)
+        B = rng.standard_normal((16, 16)).astype(np.float32)
+        C = np.zeros((16, 16), np.float32)
+        return {"A": A, "B": B}, {"C": C}, (2, 2), (TPB, TPB), [A, B, C]
+
+    def make_reduce(rng, arrays=None):
+        x = rng.standard_normal(1000).astype(np.float32)
+        out = np.zeros(1, np.float32)
+        return {"x": x}, {"out": out}, 4, RED, [x, out]
+
+    def make_stencil(rng, arrays=None):
+        a = rng.standard_normal((20, 24)).astype(np.float32)
+        b = np.zeros_like(a)
+        return {"a": a, "b": b.copy()}, {"b": b}, (3, 3), (8, 8), [a, b]
+
+    def make_warp(rng, arrays=None):
+        a = rng.integers(-1000, 1000, 64).astype(np.int64)
+        out = np.zeros(2, np.int64)
+        return {"a": a}, {"out": out}, 1, 64, [a, out]
+
+    def make_hist(rng, arrays=None):
+        x = rng.integers(-50, 50, 300).astype(np.int32)
+        counts = np.zeros(7, np.int32)
+        return {"x": x, "bins": 7, "counts": counts}, {"counts": counts}, 10, 32, \
+            [x, 7, counts]
+
+    return [Case("axpy", axpy, make_axpy, {"y": ("rel", 1e-6)}),
+            Case("matmul", matmul, make_matmul, {"C": ("rel", 1e-5)}),
+            Case("reduce_sum", reduce_sum, make_reduce, {"out": ("rel", 1e-5)}),
+            Case("stencil", stencil, make_stencil, {"b": ("exact", 0)}),
+            Case("warp_sum", warp_sum, make_warp, {"out": ("exact", 0)}),
+            Case("int_histogram", int_histogram, make_hist, {"counts": ("exact", 0)})]
+
+
+def _ordered(x):
+    x = np.asarray(x)
+    it = np.int32 if x.dtype.itemsize == 4 else np.int64
+    i = x.view(it).astype(np.int64)
+    lo = np.int64(np.iinfo(it).min)
+    return np.where(i < 0, lo - i, i)
+
+
+def compare(got, want, mode):
+    """None when ``got`` matches ``want`` under ``mode`` (('exact'|'ulp'|'rel', bound)),
+    else a message naming the first mismatching element."""
+    kind, bound = mode
+    got, want = np.asarray(got), np.asarray(want)
+    if got.dtype != want.dtype:
+        want = want.astype(got.dtype)
+    g, w = got.ravel(), want.ravel()
+    for k in range(g.size):
+        a, b = g[k], w[k]
+        if got.dtype.kind == "f":
+            if np.isnan(a) and np.isnan(b):
+                continue
+            if kind == "exact":
+                ok = a.tobytes() == b.tobytes()
+            elif kind == "ulp":
+                ok = (np.isinf(a) and a == b) or (
+                    np.isfinite(a) and np.isfinite(b)
+                    and abs(int(_ordered(a)) - int(_ordered(b))) <= bound)
+            else:
+                ok = a == b or abs(float(a) - float(b)) <= bound * max(abs(float(b)), 1.0)
+        else:
+            ok = a == b
+        if not ok:
+            return f"element {k}: got {a!r}, expected {b!r} ({kind} {bound})"
+    return None
+
+
+CASES = _cases()
