@@ -19,35 +19,66 @@ import numpy as np
 
 from .. import types as T
 
-__all__ = ["caster", "math_func", "float_floordiv", "float_mod", "square", "cube"]
+__all__ = ["caster", "wrapper", "int_range", "int_floordiv", "int_mod", "int_shl",
+           "int_shr", "int_pow", "math_func", "float_floordiv", "float_mod", "square", "cube",
+           "fma"]
 
 _casters = {}
 
 
-def _int_caster(t):
-    typ = t.dtype.type
+def int_range(t):
+    """(lowest, highest) value of integer type ``t``."""
     bits = t.bitwidth
-    mask = (1 << bits) - 1
-    lo = -(1 << (bits - 1)) if t.signed else 0
-    hi = (1 << (bits - 1)) - 1 if t.signed else mask
-    half = 1 << (bits - 1)
-    signed = t.signed
+    if t.signed:
+        return -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+    return 0, (1 << bits) - 1
+
+
+def wrapper(t):
+    """``v`` (a Python int) wrapped to the width of integer type ``t`` (two's complement)."""
+    w = _wrappers.get(t)
+    if w is None:
+        bits = t.bitwidth
+        mask = (1 << bits) - 1
+        half = 1 << (bits - 1)
+        if t.signed:
+            def w(v):
+                v &= mask
+                return v - (1 << bits) if v >= half else v
+        else:
+            def w(v):
+                return v & mask
+        w.__name__ = f"wrap_{t}"
+        _wrappers[t] = w
+    return w
+
+
+_wrappers = {}
+
+
+def _int_caster(t):
+    # Integers are Python ints in the simulator (within the type's range): NumPy integer
+    # scalars would send every index through the checked arrays' slow path.
+    lo, hi = int_range(t)
+    wrap = wrapper(t)
 
     def to_int(x):
-        if x.__class__ is typ:
-            return x
+        if x.__class__ is int:
+            if lo <= x <= hi:
+                return x
+            return wrap(x)
         if isinstance(x, (float, np.floating)):
             if x != x:
-                return typ(0)
+                return 0
             if x >= hi:
-                return typ(hi)
+                return hi
             if x <= lo:
-                return typ(lo)
-            return typ(int(x))
-        v = int(x) & mask
-        if signed and v >= half:
-            v -= 1 << bits
-        return typ(v)
+                return lo
+            return int(x)
+        v = int(x)
+        if lo <= v <= hi:
+            return v
+        return wrap(v)
     to_int.__name__ = f"to_{t}"
     return to_int
 
@@ -64,7 +95,8 @@ def _simple_caster(t):
 def caster(t):
     """The conversion to cujit scalar type ``t`` (Boolean, Integer, Float or Complex) as a
     compiled kernel performs it (``ltypes.cast``); returns a one-argument function giving the
-    NumPy scalar of ``t``.  Raises TypeError for a non-scalar ``t``."""
+    simulator's value of ``t``: a Python int in range for integers, the NumPy scalar of ``t``
+    otherwise.  Raises TypeError for a non-scalar ``t``."""
     c = _casters.get(t)
     if c is None:
         if isinstance(t, T.Integer):
@@ -75,6 +107,46 @@ def caster(t):
             raise TypeError(f"no scalar conversion to {t}")
         _casters[t] = c
     return c
+
+
+def int_floordiv(x, y):
+    """Integer ``x // y`` (Python ints): floor division, 0 for a zero divisor (Numba's NumPy
+    error model, as the lowering)."""
+    return x // y if y else 0
+
+
+def int_mod(x, y):
+    """Integer ``x % y`` (Python ints): the sign of the divisor, 0 for a zero divisor."""
+    return x % y if y else 0
+
+
+def int_shl(x, n, bits=64):
+    """``x << n`` before wrapping: 0 for a shift count outside ``[0, bits)`` (PTX clamps the
+    count, so every bit is shifted out)."""
+    return x << n if 0 <= n < bits else 0
+
+
+def int_shr(x, n, bits=64):
+    """``x >> n``: arithmetic for negative (signed) ``x``; a count outside ``[0, bits)``
+    shifts every bit out (0, or -1 for a negative signed value)."""
+    if 0 <= n < bits:
+        return x >> n
+    return -1 if x < 0 else 0
+
+
+def int_pow(x, n):
+    """Integer ``x ** n`` before wrapping; a negative exponent truncates ``1 / x**-n``
+    toward zero (0 unless ``x`` is 1 or -1; 0 for ``x == 0``)."""
+    if n >= 0:
+        if abs(x) > 1 and n > 128:
+            # the wrapped result only needs the low 64 bits
+            return pow(x, n, 1 << 64)
+        return x ** n
+    if x == 1:
+        return 1
+    if x == -1:
+        return -1 if n & 1 else 1
+    return 0
 
 
 def float_mod(x, y):

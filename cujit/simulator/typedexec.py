@@ -97,6 +97,16 @@ def _build(tf, done):
     return fn
 
 
+def _widens(src, dst, same=False):
+    """True when every value of integer type ``src`` is a value of integer type ``dst``
+    (integers are Python ints, so such a conversion changes nothing)."""
+    if not (isinstance(src, T.Integer) and isinstance(dst, T.Integer)):
+        return same and src is dst and src is not None
+    lo, hi = scalars.int_range(src)
+    dlo, dhi = scalars.int_range(dst)
+    return dlo <= lo and hi <= dhi
+
+
 def _loc(new, old):
     return ast.copy_location(new, old)
 
@@ -145,9 +155,21 @@ class _Rewriter:
         """``new`` (the rewritten node of a value of type ``old_type``) as a ``target``."""
         if not _numeric(target):
             return new
-        if old_type is target and getattr(new, "_cj_exact", False):
+        if getattr(new, "_cj_exact", False) and (old_type is target
+                                                  or _widens(old_type, target)):
             return new
         return _mark(self.call(scalars.caster(target), "to_", [new], like))
+
+    def wrap(self, expr, t, like):
+        """``expr`` (a Python int expression) wrapped to integer type ``t``: a range test
+        inline, the wrap-around call only when it is out of range."""
+        lo, hi = scalars.int_range(t)
+        tmp = "__cj_t"
+        test = ast.Compare(ast.Constant(lo), [ast.LtE(), ast.LtE()],
+                           [ast.NamedExpr(ast.Name(tmp, ast.Store()), expr), ast.Constant(hi)])
+        slow = ast.Call(ast.Name(self.helper(scalars.wrapper(t), "wrap"), ast.Load()),
+                        [ast.Name(tmp, ast.Load())], [])
+        return _mark(_loc(ast.IfExp(test, ast.Name(tmp, ast.Load()), slow), like))
 
     # ---- statements ---------------------------------------------------------------------
     def function(self):
@@ -246,7 +268,8 @@ class _Rewriter:
         elif isinstance(tgt, (ast.Subscript, ast.Attribute)):
             load = self.generic(tgt)
             load.ctx = ast.Load()
-            if isinstance(tgt, ast.Subscript) and isinstance(self.ty(tgt.value), T.Array):
+            if isinstance(tgt, ast.Subscript) and isinstance(self.ty(tgt.value), T.Array) \
+                    and not isinstance(cur, T.Integer):
                 _mark(load)
         else:
             return self.generic(s)
@@ -258,7 +281,14 @@ class _Rewriter:
 
     def s_For(self, s):
         it = self.expr(s.iter)
-        body = self.name_casts(s.target, s) + self.block(s.body)
+        itype = self.ty(s.iter)
+        from ..compiler.rules import RangeType
+        if isinstance(itype, RangeType) and isinstance(s.target, ast.Name) and \
+                _widens(itype.dtype, self.tf.vartypes.get(s.target.id), same=True):
+            casts = []      # range() yields Python ints within its integer type
+        else:
+            casts = self.name_casts(s.target, s)
+        body = casts + self.block(s.body)
         return _loc(ast.For(self.target(s.target), it, body, self.block(s.orelse)), s)
 
     def s_If(self, s):
@@ -313,7 +343,7 @@ class _Rewriter:
                 return r
         new = self.generic(node)
         if isinstance(node, ast.Subscript) and isinstance(self.ty(node.value), T.Array) \
-                and _numeric(self.ty(node)):
+                and _numeric(self.ty(node)) and not isinstance(self.ty(node), T.Integer):
             _mark(new)
         return new
 
@@ -325,6 +355,8 @@ class _Rewriter:
 
     def constant(self, value, t, like):
         v = scalars.caster(t)(value)
+        if v.__class__ is int:
+            return _mark(_loc(ast.Constant(v), like))
         name = self.helper(v, "k")
         return _mark(_loc(ast.Name(name, ast.Load()), like))
 
@@ -371,10 +403,32 @@ class _Rewriter:
             return _mark(self.call(fn, "pow", [self.conv(left, lt, rt, like)], like))
         left = self.conv(left, lt, rt, like)
         right = self.conv(right, rtt, rt, like)
+        if isinstance(rt, T.Integer):
+            return self.int_binop(op, left, right, rt, like)
         if isinstance(rt, T.Float) and op in ("//", "%"):
             fn = scalars.float_floordiv if op == "//" else scalars.float_mod
             return _mark(self.call(fn, "fdiv", [left, right], like))
         return _mark(_loc(ast.BinOp(left, _DIRECT_BINOPS[op](), right), like))
+
+    def int_binop(self, op, left, right, rt, like):
+        """Integer ``left <op> right`` on Python ints of type ``rt``, wrapped to its width."""
+        if op in ("&", "|", "^"):
+            # in-range operands give an in-range result
+            return _mark(_loc(ast.BinOp(left, _DIRECT_BINOPS[op](), right), like))
+        if op in ("+", "-", "*"):
+            return self.wrap(_loc(ast.BinOp(left, _DIRECT_BINOPS[op](), right), like), rt,
+                             like)
+        fn = {"//": scalars.int_floordiv, "%": scalars.int_mod, "<<": scalars.int_shl,
+              ">>": scalars.int_shr, "**": scalars.int_pow}.get(op)
+        if fn is None:
+            return None
+        args = [left, right]
+        if op in ("<<", ">>") and rt.bitwidth != 64:
+            args.append(ast.Constant(rt.bitwidth))
+        call = self.call(fn, "i" + fn.__name__, args, like)
+        if op == ">>" or (op in ("//", "%") and not rt.signed):
+            return _mark(call)      # stays in range
+        return self.wrap(call, rt, like)
 
     def e_UnaryOp(self, node):
         rt = self.ty(node)
@@ -382,7 +436,10 @@ class _Rewriter:
         if not (_numeric(rt) and _numeric(at)) or isinstance(node.op, ast.Not):
             return None
         operand = self.conv(self.expr(node.operand), at, rt, node)
-        return _mark(_loc(ast.UnaryOp(type(node.op)(), operand), node))
+        out = _loc(ast.UnaryOp(type(node.op)(), operand), node)
+        if isinstance(rt, T.Integer) and not isinstance(node.op, ast.UAdd):
+            return self.wrap(out, rt, node)
+        return _mark(out)
 
     def e_Compare(self, node):
         operands = [node.left] + list(node.comparators)
@@ -398,6 +455,9 @@ class _Rewriter:
                 else rules.unify(a, b)
             if ct is None:
                 return None
+            if isinstance(ct, T.Integer) and isinstance(a, T.Integer) \
+                    and isinstance(b, T.Integer):
+                continue    # integers of any width compare exactly by value
             targets[i].add(ct)
             targets[i + 1].add(ct)
         if any(len(s) > 1 for s in targets):
@@ -463,6 +523,13 @@ class _Rewriter:
                 args += [self.conv(self.expr(a), self.ty(a), at.dtype, a)
                          for a in node.args[2:]]
                 return _loc(ast.Call(self.expr(node.func), args, []), node)
+        if key in ("popc", "brev", "clz", "ffs") and len(node.args) == 1 \
+                and isinstance(self.ty(node.args[0]), T.Integer):
+            # the simulator's bit intrinsics take their width from the NumPy type
+            at = self.ty(node.args[0])
+            arg = self.conv(self.expr(node.args[0]), at, at, node)
+            arg = self.call(at.dtype.type, "np_", [arg], node)
+            return _loc(ast.Call(self.expr(node.func), [arg], []), node)
         if key == "fma" and isinstance(rt, T.Float) and rt is not T.float16 \
                 and len(node.args) == 3 and not node.keywords:
             args = [self.conv(self.expr(a), self.ty(a), rt, a) for a in node.args]
