@@ -69,6 +69,8 @@ class Launch:
         self.const_views = {}
         self.const_bytes = sum(c.nbytes for c in consts.values())
         self.shared_limit = shared_limit()
+        from .typedexec import needs_threads
+        self.waits = needs_threads(fn)
 
     def add_const(self, arr):
         """Account for a new constant array (64 KiB per kernel, as the device holds)."""

@@ -87,6 +87,8 @@ class Block:
 
     # -- scheduling ----------------------------------------------------------------------
     def run(self):
+        if not self.launch.waits:
+            return self._run_plain()
         from greenlet import greenlet, getcurrent
         hub = self.hub = getcurrent()
         threads = self.threads
@@ -124,6 +126,25 @@ class Block:
                 self.runnable = self._release(at_bar)
                 self.pos = 0
                 self.at_bar = []
+        finally:
+            state.current = None
+
+    def _run_plain(self):
+        """Threads of a kernel that never waits (no barrier or warp call): each runs to
+        completion in thread order, which is what the greenlet schedule does for it."""
+        state = _state
+        self.pos = 0
+        launch = self.launch
+        fn, args = launch.fn, launch.args
+        try:
+            with np.errstate(all="ignore"):
+                for t in self.threads:
+                    state.current = t
+                    try:
+                        fn(*args)
+                    except BaseException as e:
+                        self._fail(t, e)
+                    t.done = True
         finally:
             state.current = None
 

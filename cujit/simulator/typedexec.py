@@ -32,7 +32,20 @@ import weakref
 from .. import types as T
 from . import scalars
 
-__all__ = ["typed_function"]
+__all__ = ["typed_function", "needs_threads"]
+
+# What a kernel may do and still run its threads one after another as plain calls (no
+# greenlets): every ``TypedFunction.info`` key that never waits for other threads.  Anything
+# else (barriers, warp calls, keys this module does not know) keeps the greenlet schedule.
+_NON_WAITING = frozenset((
+    "index", "cast", "iter_tuple", "iter_array", "iter_multi", "const.array_like",
+    "augassign", "device", "atomic", "reshape", "conjugate", "fill", "copy", "tuple_dyn",
+    "sreg", "tuple_const", "tuple_slice", "field", "shared.array", "local.array", "grid",
+    "gridsize", "min", "max", "abs", "round", "pow", "len", "range", "enumerate", "zip",
+    "print", "npfloor", "npceil", "nptrunc", "threadfence", "threadfence_block",
+    "threadfence_system", "popc", "brev", "clz", "ffs", "fma", "cbrt", "activemask",
+    "lanemask_lt", "int", "float", "bool", "complex"))
+
 
 # pyfunc -> {argtypes: generated function}
 _cache = weakref.WeakKeyDictionary()
@@ -73,6 +86,24 @@ def typed_function(pyfunc, argtypes, kernel=True):
     return fn
 
 
+def needs_threads(fn):
+    """False when ``fn`` (from :func:`typed_function`) is known to make no barrier or warp
+    call, so its threads can run to completion one after another; True otherwise (also for
+    a kernel running untyped)."""
+    return getattr(fn, "_cj_waits", True)
+
+
+def _waits(tf):
+    for f in tf.all_functions():
+        for key_data in f.info.values():
+            key = key_data[0] if isinstance(key_data, tuple) and key_data else None
+            if not isinstance(key, str):
+                return True
+            if key not in _NON_WAITING and not key.startswith(("math.", "atomic.")):
+                return True
+    return False
+
+
 def _build(tf, done):
     """Generate and compile the typed function of ``tf`` (``done``: id(tf) -> function, for
     the device functions it calls)."""
@@ -89,10 +120,13 @@ def _build(tf, done):
     if fsrc._line_offset:
         ast.increment_lineno(mod, fsrc._line_offset)
     code = compile(mod, fsrc.filename, "exec")
+    source = ast.unparse(mod)
     exec(code, ns)
     fn = ns[fdef.name]
     fn.__qualname__ = fsrc.qualname
     fn.__wrapped__ = fsrc.pyfunc
+    fn._cj_waits = _waits(tf)
+    fn._cj_source = source      # the generated code, for diagnosing the simulator
     done[id(tf)] = fn
     return fn
 
@@ -228,6 +262,13 @@ class _Rewriter:
     def s_Assign(self, s):
         value = self.expr(s.value)
         vt = self.ty(s.value)
+        if len(s.targets) == 1 and isinstance(s.targets[0], ast.Tuple) and \
+                isinstance(s.value, ast.Call) and \
+                (self.tf.info.get(s.value) or ("",))[0] in ("grid", "gridsize") and \
+                all(isinstance(e, ast.Name) and self.tf.vartypes.get(e.id) is T.int64
+                    for e in s.targets[0].elts):
+            # grid(n) / gridsize(n): a tuple of Python ints, already int64 values
+            return _loc(ast.Assign([self.target(s.targets[0])], value), s)
         if len(s.targets) == 1 and not isinstance(s.targets[0], (ast.Tuple, ast.List)):
             st = self.store_type(s.targets[0])
             if _numeric(st) and _numeric(vt):
@@ -292,11 +333,11 @@ class _Rewriter:
         return _loc(ast.For(self.target(s.target), it, body, self.block(s.orelse)), s)
 
     def s_If(self, s):
-        return _loc(ast.If(self.expr(s.test), self.block(s.body) or [ast.Pass()],
+        return _loc(ast.If(self.test(s.test), self.block(s.body) or [ast.Pass()],
                            self.block(s.orelse)), s)
 
     def s_While(self, s):
-        return _loc(ast.While(self.expr(s.test), self.block(s.body) or [ast.Pass()],
+        return _loc(ast.While(self.test(s.test), self.block(s.body) or [ast.Pass()],
                               self.block(s.orelse)), s)
 
     def s_Return(self, s):
@@ -345,7 +386,37 @@ class _Rewriter:
         if isinstance(node, ast.Subscript) and isinstance(self.ty(node.value), T.Array) \
                 and _numeric(self.ty(node)) and not isinstance(self.ty(node), T.Integer):
             _mark(new)
+        elif self._python_int(node):
+            _mark(new)
         return new
+
+    def _python_int(self, node):
+        """True for integer nodes the simulator gives as Python ints of their type already:
+        thread indices (``threadIdx.x`` …), ``arr.size``/``arr.ndim``, ``arr.shape[k]``."""
+        t = self.ty(node)
+        if not isinstance(t, T.Integer):
+            return False
+        info = self.tf.info.get(node)
+        if info is not None and info[0] == "sreg":
+            return True
+        if isinstance(node, ast.Attribute) and node.attr in ("size", "ndim") and \
+                isinstance(self.ty(node.value), T.Array):
+            return True
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and \
+                node.value.attr in ("shape", "strides") and \
+                isinstance(self.ty(node.value.value), T.Array):
+            return True
+        return False
+
+    def test(self, node):
+        """A condition (if/while/conditional expression): its truth is all that matters, so
+        and/or operands are not converted to the combined type."""
+        if isinstance(node, ast.BoolOp):
+            return _loc(ast.BoolOp(type(node.op)(), [self.test(v) for v in node.values]),
+                        node)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            return _loc(ast.UnaryOp(ast.Not(), self.test(node.operand)), node)
+        return self.expr(node)
 
     def e_Constant(self, node):
         t = self.ty(node)
@@ -478,7 +549,7 @@ class _Rewriter:
         rt = self.ty(node)
         if not _numeric(rt):
             return None
-        return _mark(_loc(ast.IfExp(self.expr(node.test),
+        return _mark(_loc(ast.IfExp(self.test(node.test),
                                     self.conv(self.expr(node.body), self.ty(node.body), rt,
                                               node.body),
                                     self.conv(self.expr(node.orelse), self.ty(node.orelse), rt,
@@ -493,8 +564,12 @@ class _Rewriter:
         if key in _UNTOUCHED_CALLS:
             return node
         if key == "cast" and _numeric(data) and len(node.args) == 1 and not node.keywords:
-            return _mark(self.call(scalars.caster(data), "to_", [self.expr(node.args[0])],
-                                   node))
+            arg = node.args[0]
+            if arg in self.tf.constvals and _numeric(self.ty(arg)) and arg not in self.tf.info:
+                # a cast of a compile-time constant is a constant (np.float32(0.25))
+                return self.constant(scalars.caster(self.ty(arg))(self.tf.constvals[arg]),
+                                     data, node)
+            return _mark(self.call(scalars.caster(data), "to_", [self.expr(arg)], node))
         if key == "device":
             fn = _build(data, self.done)
             return _mark(self.call(fn, "dev", [self.expr(a) for a in node.args], node)) \
