@@ -29,8 +29,6 @@ __all__ = ["CheckedArray", "SharedCheckedArray", "RaceTracker", "unwrap"]
 
 _getframe = sys._getframe
 _INT_TYPES = (int, np.integer)
-# the typed executor gives indices as int64 scalars (Numba's type of index arithmetic)
-_I64 = np.int64
 
 
 def _store_truncated(a, idx, value):
@@ -179,7 +177,14 @@ class CheckedArray:
         return tuple(out)
 
     def __getitem__(self, idx):
-        if (idx.__class__ is int or idx.__class__ is _I64) and self.ndim == 1:
+        c = idx.__class__
+        if c is tuple:
+            if self._n1 >= 0 and len(idx) == 2:
+                i, j = idx
+                if i.__class__ is int and j.__class__ is int and 0 <= i < self._n0 \
+                        and 0 <= j < self._n1:
+                    return self._a[idx]
+        elif c is int and self.ndim == 1:
             n = self._n0
             if idx < 0:
                 idx += n
@@ -188,19 +193,13 @@ class CheckedArray:
             elif idx >= n:
                 self._oob(idx, 0)
             return self._a[idx]
-        if idx.__class__ is tuple and len(idx) == 2 and self._n1 >= 0:
-            i, j = idx
-            if (i.__class__ is int or i.__class__ is _I64) and \
-                    (j.__class__ is int or j.__class__ is _I64) and 0 <= i < self._n0 \
-                    and 0 <= j < self._n1:
-                return self._a[idx]
         t = self._norm(idx)
         if t is None:
             return self._wrap(self._a[idx])
         return self._a[t]
 
     def __setitem__(self, idx, value):
-        if (idx.__class__ is int or idx.__class__ is _I64) and self.ndim == 1:
+        if idx.__class__ is int and self.ndim == 1:
             n = self._n0
             if idx < 0:
                 idx += n
@@ -215,8 +214,7 @@ class CheckedArray:
             return
         if idx.__class__ is tuple and len(idx) == 2 and self._n1 >= 0:
             i, j = idx
-            if (i.__class__ is int or i.__class__ is _I64) and \
-                    (j.__class__ is int or j.__class__ is _I64) and 0 <= i < self._n0 \
+            if i.__class__ is int and j.__class__ is int and 0 <= i < self._n0 \
                     and 0 <= j < self._n1:
                 try:
                     self._a[idx] = value
@@ -325,7 +323,7 @@ class SharedCheckedArray(CheckedArray):
         return off
 
     def __getitem__(self, idx):
-        if (idx.__class__ is int or idx.__class__ is _I64) and self.ndim == 1:
+        if idx.__class__ is int and self.ndim == 1:
             n = self._n0
             if idx < 0:
                 idx += n
@@ -337,8 +335,7 @@ class SharedCheckedArray(CheckedArray):
             return self._a[idx]
         if idx.__class__ is tuple and len(idx) == 2 and self._n1 >= 0:
             i, j = idx
-            if (i.__class__ is int or i.__class__ is _I64) and \
-                    (j.__class__ is int or j.__class__ is _I64) and 0 <= i < self._n0 \
+            if i.__class__ is int and j.__class__ is int and 0 <= i < self._n0 \
                     and 0 <= j < self._n1:
                 self._tracker.read(self._off + i * self._s0 + j * self._s1, self, idx)
                 return self._a[idx]
@@ -349,7 +346,7 @@ class SharedCheckedArray(CheckedArray):
         return self._a[t]
 
     def __setitem__(self, idx, value):
-        if (idx.__class__ is int or idx.__class__ is _I64) and self.ndim == 1:
+        if idx.__class__ is int and self.ndim == 1:
             n = self._n0
             if idx < 0:
                 idx += n
@@ -365,8 +362,7 @@ class SharedCheckedArray(CheckedArray):
             return
         if idx.__class__ is tuple and len(idx) == 2 and self._n1 >= 0:
             i, j = idx
-            if (i.__class__ is int or i.__class__ is _I64) and \
-                    (j.__class__ is int or j.__class__ is _I64) and 0 <= i < self._n0 \
+            if i.__class__ is int and j.__class__ is int and 0 <= i < self._n0 \
                     and 0 <= j < self._n1:
                 self._tracker.write(self._off + i * self._s0 + j * self._s1, self, idx)
                 try:

@@ -47,8 +47,11 @@ class Block:
         self.dyn_tracker = None
         bx, by, bz = launch.blockdim
         self.warp_gen = [0] * ((bx * by * bz + 31) // 32)
+        self.nthreads = bx * by * bz
+        # a kernel that never waits runs one reused thread object (see _run_plain)
         self.threads = [SimThread(self, (x, y, z), x + bx * (y + by * z))
-                        for z in range(bz) for y in range(by) for x in range(bx)]
+                        for z in range(bz) for y in range(by) for x in range(bx)] \
+            if launch.waits else None
 
     def tid_of(self, lin):
         """(x, y, z) of linear thread id ``lin``."""
@@ -57,6 +60,15 @@ class Block:
 
     def live_mask(self, warp):
         """Lane mask of the threads of ``warp`` that have not finished."""
+        if self.threads is None:
+            # threads run one after another: earlier lanes have finished, later ones not
+            cur = _state.current
+            n = min(32, self.nthreads - warp * 32)
+            if cur is None or warp > cur.warp:
+                return (1 << n) - 1
+            if warp < cur.warp:
+                return 0
+            return ((1 << n) - 1) & ~((1 << cur.laneid) - 1)
         m = 0
         for t in self.threads[warp * 32:warp * 32 + 32]:
             if not t.done:
@@ -136,15 +148,29 @@ class Block:
         self.pos = 0
         launch = self.launch
         fn, args = launch.fn, launch.args
+        bx, by, bz = launch.blockdim
+        # one thread object, moved from thread to thread: creating one per thread costs
+        # more than many small kernels do
+        t = SimThread(self, (0, 0, 0), 0)
+        ti = t.threadIdx
+        lin = 0
         try:
             with np.errstate(all="ignore"):
-                for t in self.threads:
-                    state.current = t
-                    try:
-                        fn(*args)
-                    except BaseException as e:
-                        self._fail(t, e)
-                    t.done = True
+                for z in range(bz):
+                    for y in range(by):
+                        for x in range(bx):
+                            ti.x, ti.y, ti.z = x, y, z
+                            t.tid = (x, y, z)
+                            t.lin = lin
+                            t.laneid = lin & 31
+                            t.warp = lin >> 5
+                            t.locals = None
+                            state.current = t
+                            try:
+                                fn(*args)
+                            except BaseException as e:
+                                self._fail(t, e)
+                            lin += 1
         finally:
             state.current = None
 
@@ -308,7 +334,7 @@ class Block:
     def _kill_all(self):
         """Unwind every suspended thread (its ``finally`` blocks run)."""
         from greenlet import GreenletExit
-        for u in self.threads:
+        for u in self.threads or ():
             g = u.glet
             if g is not None and g and not g.dead:
                 _state.current = u
