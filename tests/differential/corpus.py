@@ -352,6 +352,18 @@ def expected(name, ins):
             k = np.remainder(x.astype(np.int64), np.int64(bins))
             return {"counts": np.bincount(k, minlength=ins["counts"].size)
                     .astype(ins["counts"].dtype)}
+        if name == "demo_fir":
+            from cujit.demo.const_filter import reference
+            return {"y": reference(ins["x"]).astype(np.float32)}
+        if name in ("demo_matmul", "bench_matmul"):
+            return {"C": (ins["A"].astype(np.float64) @ ins["B"].astype(np.float64))
+                    .astype(np.float32)}
+        if name == "demo_axpb":
+            return {"x": ins["x"] * ins["a"] + ins["b"]}
+        if name == "bench_reduce":
+            return {"out": np.array([ins["x"].astype(np.float64).sum()], np.float32)}
+        if name == "bench_stencil":
+            return expected("stencil", ins)
     raise KeyError(name)
 
 
@@ -501,9 +513,62 @@ def _kernel_cases():
         return {"x": x, "bins": 7, "counts": counts}, {"counts": counts}, 10, 32, \
             [x, 7, counts]
 
-    return [Case("axpy", axpy, make_axpy, {"y": ("rel", 1e-6)}),
+    from cujit.demo import const_filter, matmul as demo_matmul, pipeline
+    fir = const_filter.make_kernel(cuda)
+    matmul_tiled = demo_matmul.make_kernel(cuda)
+    axpb = pipeline.make_kernel(cuda)
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "benchmarks"))
+    try:
+        import kernels as bench_kernels
+        bench = bench_kernels.build(cuda)
+    finally:
+        sys.path.pop(0)
+
+    def make_fir(rng, arrays=None):
+        x = rng.standard_normal(300).astype(np.float32)
+        y = np.zeros(300, np.float32)
+        return {"x": x}, {"y": y}, 2, 64, [x, y]
+
+    def make_tiled(rng, arrays=None):
+        A = rng.standard_normal((20, 13)).astype(np.float32)
+        B = rng.standard_normal((13, 18)).astype(np.float32)
+        C = np.zeros((20, 18), np.float32)
+        t = demo_matmul.TPB
+        return {"A": A, "B": B}, {"C": C}, ((20 + t - 1) // t, (18 + t - 1) // t), (t, t), \
+            [A, B, C]
+
+    def make_axpb(rng, arrays=None):
+        x = rng.standard_normal(500).astype(np.float32)
+        a, b = np.float32(1.5), np.float32(-0.25)
+        return {"x": x.copy(), "a": a, "b": b}, {"x": x}, 2, 64, [x, a, b]
+
+    def make_bench_matmul(rng, arrays=None):
+        n = 2 * bench_kernels.TPB
+        A = rng.standard_normal((n, n)).astype(np.float32)
+        B = rng.standard_normal((n, n)).astype(np.float32)
+        C = np.zeros((n, n), np.float32)
+        t = bench_kernels.TPB
+        return {"A": A, "B": B}, {"C": C}, (2, 2), (t, t), [A, B, C]
+
+    def make_bench_reduce(rng, arrays=None):
+        x = rng.standard_normal(3000).astype(np.float32)
+        out = np.zeros(1, np.float32)
+        return {"x": x}, {"out": out}, 4, bench_kernels.RED_TPB, [x, out]
+
+    def make_bench_stencil(rng, arrays=None):
+        a = rng.standard_normal((40, 36)).astype(np.float32)
+        b = np.zeros_like(a)
+        return {"a": a, "b": b.copy()}, {"b": b}, (3, 3), (16, 16), [a, b]
+
+    return [Case("demo_fir", fir, make_fir, {"y": ("rel", 1e-6)}),
+            Case("demo_matmul", matmul_tiled, make_tiled, {"C": ("rel", 1e-5)}),
+            Case("demo_axpb", axpb, make_axpb, {"x": ("rel", 1e-6)}),
+            Case("bench_matmul", bench["matmul"], make_bench_matmul, {"C": ("rel", 1e-5)}),
+            Case("bench_reduce", bench["reduce"], make_bench_reduce, {"out": ("rel", 1e-4)}),
+            Case("bench_stencil", bench["stencil"], make_bench_stencil, {"b": ("exact", 0)}),
+            Case("axpy", axpy, make_axpy, {"y": ("rel", 1e-6)}),
             Case("matmul", matmul, make_matmul, {"C": ("rel", 1e-5)}),
-            Case("reduce_sum", reduce_sum, make_reduce, {"out": ("rel", 1e-5)}),
+            Case("reduce_sum", reduce_sum, make_reduce, {"out": ("rel", 1e-4)}),
             Case("stencil", stencil, make_stencil, {"b": ("exact", 0)}),
             Case("warp_sum", warp_sum, make_warp, {"out": ("exact", 0)}),
             Case("int_histogram", int_histogram, make_hist, {"counts": ("exact", 0)})]
