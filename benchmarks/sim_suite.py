@@ -15,8 +15,9 @@ Usage::
 The driver (no ``--side``) runs cujit with checks on and off (this interpreter) and numba-cuda
 with ``--peers-python`` (default ``$PEERS_PYTHON``, else ``/tmp/peers-venv/bin/python``), one
 JSON line per run, then a summary line per kernel with the speed-ups (numba seconds / cujit
-seconds).  Each side prints ``{"bench", "kernel", "side", "checks", "seconds", "correct"}``
-(median wall seconds of one launch).  Not a test: nothing here asserts timings.
+seconds).  Each side prints ``{"bench", "kernel", "side", "checks", "seconds", "cpu_seconds",
+"correct"}`` (medians over the launches: wall seconds, and process CPU seconds, which a
+loaded machine distorts less).  Not a test: nothing here asserts timings.
 """
 import argparse
 import json
@@ -125,17 +126,19 @@ def run_side(side, kernel, checks, repeat):
         version = cuda.__version__
     fn, (grid, block), args, check = _problem(kernel)
     k = cuda.jit(fn)
-    times = []
+    times, cpu = [], []
     correct = True
     for _ in range(repeat):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         k[grid, block](*args)
         cuda.synchronize()
         times.append(time.perf_counter() - t0)
+        cpu.append(time.process_time() - c0)
         correct = correct and bool(check())
     return {"bench": "sim_suite", "kernel": kernel, "side": side, "version": version,
             "checks": bool(checks) if side == "cujit" else None, "repeat": repeat,
-            "seconds": statistics.median(times), "correct": correct,
+            "seconds": statistics.median(times), "cpu_seconds": statistics.median(cpu),
+            "correct": correct,
             "python": sys.version.split()[0]}
 
 
@@ -166,10 +169,13 @@ def drive(kernels, peers, cujit_repeat, numba_repeat):
         summary = {"bench": "sim_suite", "kernel": kernel}
         for key in ("cujit_checks", "cujit_nochecks", "numba"):
             summary[key + "_s"] = res[key].get("seconds")
-        n = summary["numba_s"]
-        for key in ("cujit_checks", "cujit_nochecks"):
-            c = summary[key + "_s"]
-            summary["speedup_" + key.split("_")[1]] = round(n / c, 1) if n and c else None
+            summary[key + "_cpu_s"] = res[key].get("cpu_seconds")
+        for suffix in ("_s", "_cpu_s"):
+            n = summary["numba" + suffix]
+            for key in ("cujit_checks", "cujit_nochecks"):
+                c = summary[key + suffix]
+                name = "speedup_" + key.split("_")[1] + ("_cpu" if "cpu" in suffix else "")
+                summary[name] = round(n / c, 1) if n and c else None
         print(json.dumps(summary), flush=True)
 
 
