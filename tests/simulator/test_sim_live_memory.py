@@ -105,6 +105,14 @@ def test_pinning_wild_pointers_is_refused(ptr):
     _invalid(e)
 
 
+@pytest.mark.parametrize("ptr", [WILD, -1])
+def test_context_mempin_of_wild_pointers_is_refused(ptr):
+    ctx = cuda.current_context()
+    with pytest.raises(CudaAPIError) as e:
+        ctx.mempin(object(), ptr, 4096)
+    _invalid(e)
+
+
 def test_pinning_freed_device_memory_range_is_refused():
     drv = get_driver()
     ptr = drv.mem_alloc(4096)
