@@ -243,3 +243,50 @@ def test_typed_rewrite_can_be_turned_off(monkeypatch):
     out = np.zeros(1)
     fn(np.array([3.7], np.float32), out)
     assert out[0] == np.float64(np.float32(3.7)) * 0.1
+
+
+@pytest.mark.sim
+def test_a_rewrite_failure_runs_the_kernel_untyped_with_a_warning(monkeypatch):
+    from cujit.simulator import typedexec
+    from cujit import types as T
+
+    def k2(x, out):
+        out[0] = x[0] + 1
+
+    def boom(*a, **k):
+        raise ValueError("no rewrite")
+    monkeypatch.setattr(typedexec, "Rewriter", boom)
+    with pytest.warns(RuntimeWarning, match=r"running .*k2 untyped \(ValueError: no rewrite\)"):
+        fn = typedexec.typed_function(k2, (T.Array(T.int64, 1, "C"),) * 2)
+    assert fn is k2
+
+
+@cuda.jit
+def no_barrier(out):
+    i = cuda.grid(1)
+    out[i] = cuda.threadIdx.x * 10 + cuda.activemask() % 7
+
+
+@cuda.jit
+def with_barrier(out):
+    i = cuda.grid(1)
+    cuda.syncthreads()
+    out[i] = cuda.threadIdx.x * 10 + cuda.activemask() % 7
+
+
+@pytest.mark.sim
+def test_kernels_without_barriers_run_plain_and_give_the_same_values():
+    from cujit import types as T
+    from cujit.simulator import typedexec
+    a = np.zeros(70, np.int64)
+    b = np.zeros(70, np.int64)
+    no_barrier[2, 35](a)
+    with_barrier[2, 35](b)
+    cuda.synchronize()
+    arr = (T.Array(T.int64, 1, "C"),)
+    assert not typedexec.needs_threads(typedexec.typed_function(no_barrier.py_func, arr))
+    assert typedexec.needs_threads(typedexec.typed_function(with_barrier.py_func, arr))
+    # the plain run and the greenlet schedule give the same values (activemask: the lanes
+    # that have not finished, threads running in order)
+    assert a.tolist() == b.tolist()
+    assert a[:3].tolist() == [0xFFFFFFFF % 7, 10 + 0xFFFFFFFE % 7, 20 + 0xFFFFFFFC % 7]
