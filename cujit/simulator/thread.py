@@ -93,10 +93,7 @@ class SimThread:
     def main(self, _):
         blk = self.block
         launch = blk.launch
-        # the GPU raises no floating-point or overflow signals (and a greenlet does not
-        # inherit the launching thread's errstate)
-        with np.errstate(all="ignore"):
-            launch.fn(*launch.args)
+        launch.fn(*launch.args)     # NumPy errors ignored: see Block.run
         blk.finished(self)
 
     # -- indexing ------------------------------------------------------------------------

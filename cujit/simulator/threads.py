@@ -17,6 +17,8 @@ hangs either way.  Warp intrinsics that can never complete raise
 its message prefixed by the thread and block ids and the kernel line; the other threads are
 unwound (``GreenletExit``).
 """
+import contextvars
+
 import numpy as np
 
 from ..kernelapi import _state
@@ -104,8 +106,13 @@ class Block:
         from greenlet import greenlet, getcurrent
         hub = self.hub = getcurrent()
         threads = self.threads
+        # the GPU raises no floating-point or overflow signals: every thread runs in a copy
+        # of a context with NumPy's errors ignored (a greenlet does not inherit the hub's)
+        with np.errstate(all="ignore"):
+            ctx = contextvars.copy_context()
         for t in threads:
-            t.glet = greenlet(t.main, hub)
+            g = t.glet = greenlet(t.main, hub)
+            g.gr_context = ctx.copy()
         state = _state
         checks = self.launch.checks
         self.runnable = threads

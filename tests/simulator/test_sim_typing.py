@@ -290,3 +290,20 @@ def test_kernels_without_barriers_run_plain_and_give_the_same_values():
     # that have not finished, threads running in order)
     assert a.tolist() == b.tolist()
     assert a[:3].tolist() == [0xFFFFFFFF % 7, 10 + 0xFFFFFFFE % 7, 20 + 0xFFFFFFFC % 7]
+
+
+@cuda.jit
+def overflow_after_barrier(x, out):
+    i = cuda.grid(1)
+    cuda.syncthreads()
+    out[i] = x[i] * np.float32(1e30)
+
+
+def test_float_overflow_gives_inf_without_warnings_in_threads_that_wait():
+    x = np.full(4, 1e30, np.float32)
+    out = np.zeros(4, np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        overflow_after_barrier[1, 4](x, out)
+        cuda.synchronize()
+    assert np.isinf(out).all()
