@@ -9,8 +9,8 @@ from hypothesis.extra import numpy as hnp
 
 import cujit as cuda
 
-from corpus import CASES, DTYPES, EDGES, compare, expected, result_dtype, arith, \
-    compare_ops, literals
+from corpus import CASES, DTYPES, EDGES, compare, defined_divisors, expected, result_dtype, \
+    arith, compare_ops, literals
 
 
 def _run(case, seed):
@@ -60,6 +60,7 @@ def _launch(kernel, args, n):
 @given(_pair())
 def test_arith_on_generated_inputs(pair):
     a, b = pair
+    b = defined_divisors(a, b)
     want = expected("arith", {"a": a, "b": b})
     outs = {k: np.zeros(a.size, v.dtype) for k, v in want.items()}
     _launch(arith, [a, b] + [outs[k] for k in ("add", "sub", "mul", "div", "fdiv", "mod")],
@@ -97,3 +98,10 @@ def test_result_dtypes_follow_numba_typing():
     assert result_dtype("/", np.int8, np.int8) == np.float64
     assert result_dtype("*", np.float32, np.float64) == np.float64
     assert result_dtype("*", np.int8, np.float32) == np.float32
+
+
+def test_undefined_divisions_are_left_out():
+    a = np.array([np.iinfo(np.int64).min, 5], np.int64)
+    assert defined_divisors(a, np.array([-1, -1], np.int8)).tolist() == [1, -1]
+    assert defined_divisors(a.astype(np.float64), np.array([-1.0, -1.0])).tolist() == \
+        [-1.0, -1.0]
