@@ -373,6 +373,14 @@ class Rewriter:
         if op in ("+", "-", "*"):
             return self.wrap(_loc(ast.BinOp(left, _DIRECT_BINOPS[op](), right), like), rt,
                              like)
+        c = right.value if isinstance(right, ast.Constant) and \
+            right.value.__class__ is int else None
+        if c is not None and c > 0 and op in ("//", "%"):
+            # a positive constant divisor: Python's floor semantics, never out of range
+            return _mark(_loc(ast.BinOp(left, _DIRECT_BINOPS[op](), right), like))
+        if c is not None and 0 <= c < rt.bitwidth and op in ("<<", ">>"):
+            out = _loc(ast.BinOp(left, _DIRECT_BINOPS[op](), right), like)
+            return _mark(out) if op == ">>" else self.wrap(out, rt, like)
         fn = {"//": scalars.int_floordiv, "%": scalars.int_mod, "<<": scalars.int_shl,
               ">>": scalars.int_shr, "**": scalars.int_pow}.get(op)
         if fn is None:
