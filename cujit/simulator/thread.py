@@ -8,10 +8,8 @@ the thread's greenlet and hand a request to the block runner, :mod:`.threads`), 
 interleave) and the integer/float intrinsics.
 """
 import linecache
-import math
 import re
 import sys
-from fractions import Fraction
 
 import numpy as np
 

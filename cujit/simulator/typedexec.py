@@ -8,10 +8,13 @@ bits, ``math.sqrt`` of a float32 is ``sqrtf``).  ``typed_function(pyfunc, argtyp
 ``TypedFunction`` of :func:`cujit.compiler.typecheck.typecheck` (``typemap`` per ast node,
 ``vartypes`` per local) and generates a Python function from the same ``ast`` in which:
 
-- every numeric value is the NumPy scalar of its inferred type: literals and global constants
-  are pre-converted, scalar parameters and every assignment to a local are converted to the
-  local's one type, operands are converted to the operation's result type before it runs
-  (so NumPy computes exactly the typed operation), stores convert to the element type;
+- every numeric value is a value of its inferred type: a Python int within the type's range
+  for integers (wrapped after arithmetic, so indices stay on the checked arrays' fast path),
+  the NumPy scalar of the type for floats, complex numbers and booleans.  Literals and global
+  constants are pre-converted, scalar parameters and every assignment to a local are
+  converted to the local's one type, operands are converted to the operation's result type
+  before it runs (so NumPy computes exactly the typed operation), stores convert to the
+  element type;
 - conversions, float ``//`` and ``%`` and ``math`` functions go through
   :mod:`.scalars`, which mirrors the lowering (wrap-around, saturating float → int, libdevice
   precision);
