@@ -213,6 +213,21 @@ def expected(name, ins):
             k = np.remainder(x.astype(np.int64), np.int64(bins))
             return {"counts": np.bincount(k, minlength=ins["counts"].size)
                     .astype(ins["counts"].dtype)}
+        if name == "example_const_kernel":
+            return {"x": ins["x"] * np.tile(np.array([1.0, 2.0, 3.0], np.float32),
+                                             ins["x"].size // 3 + 1)[:ins["x"].size]}
+        if name == "example_const_smooth":
+            x = ins["x"]
+            y = ins["y"].copy()
+            y[1:-1] = np.float32(0.25) * x[:-2] + np.float32(0.5) * x[1:-1] + \
+                np.float32(0.25) * x[2:]
+            return {"y": y}
+        if name == "example_matmul":
+            return expected("demo_matmul", ins)
+        if name == "example_scale_shift":
+            # float32 * float32, then + a float64 literal-typed value in float64
+            return {"x": ((ins["x"] * ins["a"]).astype(np.float64) + ins["b"])
+                    .astype(np.float32)}
         if name == "demo_fir":
             from cujit.demo.const_filter import reference
             return {"y": reference(ins["x"]).astype(np.float32)}
@@ -387,6 +402,30 @@ def _kernel_cases():
     finally:
         sys.path.pop(0)
 
+    ex = _examples()
+
+    def make_ex_const(rng, arrays=None):
+        x = rng.standard_normal(100).astype(np.float32)
+        return {"x": x.copy()}, {"x": x}, 4, 32, [x]
+
+    def make_ex_smooth(rng, arrays=None):
+        x = rng.standard_normal(100).astype(np.float32)
+        y = np.zeros(100, np.float32)
+        return {"x": x, "y": y.copy()}, {"y": y}, 4, 32, [x, y]
+
+    def make_ex_matmul(rng, arrays=None):
+        A = rng.standard_normal((20, 13)).astype(np.float32)
+        B = rng.standard_normal((13, 18)).astype(np.float32)
+        C = np.zeros((20, 18), np.float32)
+        t = ex["tiled_matmul"].TPB
+        return {"A": A, "B": B}, {"C": C}, ((20 + t - 1) // t, (18 + t - 1) // t), (t, t), \
+            [A, B, C]
+
+    def make_ex_scale(rng, arrays=None):
+        x = rng.standard_normal(300).astype(np.float32)
+        a, b = np.float32(2.5), 0.75
+        return {"x": x.copy(), "a": a, "b": b}, {"x": x}, 2, 64, [x, a, b]
+
     def make_fir(rng, arrays=None):
         x = rng.standard_normal(300).astype(np.float32)
         y = np.zeros(300, np.float32)
@@ -423,7 +462,15 @@ def _kernel_cases():
         b = np.zeros_like(a)
         return {"a": a, "b": b.copy()}, {"b": b}, (3, 3), (16, 16), [a, b]
 
-    return [Case("demo_fir", fir, make_fir, {"y": ("rel", 1e-6)}),
+    return [Case("example_const_kernel", ex["constant_memory"].kernel, make_ex_const,
+                 {"x": ("exact", 0)}),
+            Case("example_const_smooth", ex["constant_memory"].smooth, make_ex_smooth,
+                 {"y": ("rel", 1e-6)}),
+            Case("example_matmul", ex["tiled_matmul"].matmul, make_ex_matmul,
+                 {"C": ("rel", 1e-5)}),
+            Case("example_scale_shift", ex["streams_pipeline"].scale_shift, make_ex_scale,
+                 {"x": ("exact", 0)}),
+            Case("demo_fir", fir, make_fir, {"y": ("rel", 1e-6)}),
             Case("demo_matmul", matmul_tiled, make_tiled, {"C": ("rel", 1e-5)}),
             Case("demo_axpb", axpb, make_axpb, {"x": ("rel", 1e-6)}),
             Case("bench_matmul", bench["matmul"], make_bench_matmul, {"C": ("rel", 1e-5)}),
@@ -435,6 +482,20 @@ def _kernel_cases():
             Case("stencil", stencil, make_stencil, {"b": ("exact", 0)}),
             Case("warp_sum", warp_sum, make_warp, {"out": ("exact", 0)}),
             Case("int_histogram", int_histogram, make_hist, {"counts": ("exact", 0)})]
+
+
+def _examples():
+    """The kernels of ``examples/*.py`` (their scripts run only under ``__main__``)."""
+    import importlib.util
+    root = os.path.join(os.path.dirname(__file__), "..", "..", "examples")
+    mods = {}
+    for name in ("constant_memory", "tiled_matmul", "streams_pipeline"):
+        spec = importlib.util.spec_from_file_location(f"cujit_example_{name}",
+                                                      os.path.join(root, name + ".py"))
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        mods[name] = mod
+    return mods
 
 
 def _ordered(x):
