@@ -53,12 +53,25 @@ def _args(lw, node):
 
 def call(lw, node):
     key, data = lw.tf.info.get(node, (None, None))
-    h = _HANDLERS.get(key)
+    h = _HANDLERS.get(key) or _ext_handlers().get(key)
     if h is None:
         if key is not None and key.startswith("math."):
             return _math(lw, node, key[5:])
         raise lw.error(f"call of '{key}' cannot be lowered", node)
     return h(lw, node, data)
+
+
+_EXT = None
+
+
+def _ext_handlers():
+    """Handlers of the issue-13 data kinds (cmath, cuda.fp16, modf/frexp/ldexp, bit_count),
+    kept in their own modules."""
+    global _EXT
+    if _EXT is None:
+        from . import lower_complex, lower_fp16, lower_scalars
+        _EXT = {**lower_complex.HANDLERS, **lower_fp16.HANDLERS, **lower_scalars.HANDLERS}
+    return _EXT
 
 
 # ---- memory --------------------------------------------------------------------------------
@@ -197,6 +210,10 @@ def _bitop(lw, node, data):
     if key == "popc":
         return b.call(lw.m.declare(f"llvm.ctpop.i{w}", ir.FunctionType(ity, [ity])), [v])
     if key == "brev":
+        rt = lw.ty(node)
+        v = cast(b, v, t, rt)
+        ity = v.type
+        w = ity.width
         return b.call(lw.m.declare(f"llvm.bitreverse.i{w}", ir.FunctionType(ity, [ity])), [v])
     if key == "clz":
         fn = lw.m.declare(f"llvm.ctlz.i{w}", ir.FunctionType(ity, [ity, I1]))
@@ -283,10 +300,8 @@ def _round(lw, node, data):
     rint = libdevice(lw, "__nv_rint" + _float_suffix(ft), [x.type], x.type)
     if len(vals) == 1:
         return cast(b, b.call(rint, [x]), ft, rt)     # round-half-even, as Python
-    nd = cast(b, vals[1], ts[1], ft)
-    pw = libdevice(lw, "__nv_pow" + _float_suffix(ft), [x.type, x.type], x.type)
-    scale = b.call(pw, [ir.Constant(x.type, 10.0), nd])
-    r = b.fdiv(b.call(rint, [b.fmul(x, scale)]), scale)
+    from .lower_scalars import round_ndigits
+    r = round_ndigits(lw, x, cast(b, vals[1], ts[1], T.int64), ft)
     return cast(b, r, ft, rt)
 
 
@@ -366,12 +381,9 @@ def _print(lw, node, data):
     return lower_print(lw, node)
 
 
-def _device(lw, node, callee):
-    vals, ts = _args(lw, node)
-    fn = lw.m.device_function(callee)
-    args = [cast(lw.b, v, t, ct) for v, t, ct in zip(vals, ts, callee.argtypes)]
-    r = lw.b.call(fn, args)
-    return None if callee.return_type is T.void else r
+def _device(lw, node, data):
+    from .calls_device import lower_device_call
+    return lower_device_call(lw, node, data)
 
 
 def _reshape(lw, node, ndim):
@@ -438,3 +450,15 @@ _HANDLERS = {
     "print": _print, "device": _device, "reshape": _reshape, "conjugate": _conjugate,
     "len": _len, "pow": _pow, "atomic": lower_atomics.lower_atomic,
 }
+
+
+def _extra_handlers():
+    from .closures import lower_closure_call
+    from .cooperative import LOWERERS as CG
+    from .intrinsics_extra import LOWERERS
+    _HANDLERS.update(LOWERERS)
+    _HANDLERS.update(CG)
+    _HANDLERS["closure"] = lower_closure_call
+
+
+_extra_handlers()

@@ -109,15 +109,24 @@ def caster(t):
     return c
 
 
+def _zero_divisor():
+    # jit(debug=True) sets NumPy's divide error to "raise" (simulator/debugmode.py): the
+    # compiled debug kernel raises ZeroDivisionError there
+    if np.geterr()["divide"] == "raise":
+        raise ZeroDivisionError("division by zero")
+    return 0
+
+
 def int_floordiv(x, y):
     """Integer ``x // y`` (Python ints): floor division, 0 for a zero divisor (Numba's NumPy
-    error model, as the lowering)."""
-    return x // y if y else 0
+    error model, as the lowering); ZeroDivisionError under ``jit(debug=True)``."""
+    return x // y if y else _zero_divisor()
 
 
 def int_mod(x, y):
-    """Integer ``x % y`` (Python ints): the sign of the divisor, 0 for a zero divisor."""
-    return x % y if y else 0
+    """Integer ``x % y`` (Python ints): the sign of the divisor, 0 for a zero divisor
+    (ZeroDivisionError under ``jit(debug=True)``)."""
+    return x % y if y else _zero_divisor()
 
 
 def int_shl(x, n, bits=64):

@@ -15,6 +15,23 @@ def _numeric(t):
     return isinstance(t, (T.Integer, T.Float, T.Boolean, T.Complex))
 
 
+def _captures_device_arrays(pyfunc):
+    """True when ``pyfunc`` names a device array (or CUDA-array-interface object) as a
+    global or closure variable (see :mod:`.captured`)."""
+    from .captured import _is_device_array
+    code = pyfunc.__code__
+    g = pyfunc.__globals__
+    if any(_is_device_array(g.get(n)) for n in code.co_names if g.get(n) is not None):
+        return True
+    for cell in pyfunc.__closure__ or ():
+        try:
+            if _is_device_array(cell.cell_contents):
+                return True
+        except ValueError:
+            pass
+    return False
+
+
 def _widens(src, dst, same=False):
     """True when every value of integer type ``src`` is a value of integer type ``dst``
     (integers are Python ints, so such a conversion changes nothing)."""
@@ -38,6 +55,16 @@ _DIRECT_BINOPS = {"+": ast.Add, "-": ast.Sub, "*": ast.Mult, "/": ast.Div, "//":
                   "%": ast.Mod, "**": ast.Pow, "&": ast.BitAnd, "|": ast.BitOr,
                   "^": ast.BitXor, "<<": ast.LShift, ">>": ast.RShift}
 _OPNAMES = {v: k for k, v in _DIRECT_BINOPS.items()}
+# Calls whose integer arguments are fine as Python ints (everything else that the compiler
+# recognises is a kernel intrinsic, given NumPy scalars: see Rewriter.e_Call)
+_PYTHON_ARG_KEYS = frozenset((
+    "cast", "device", "min", "max", "abs", "round", "pow", "len", "range", "enumerate",
+    "zip", "print", "int", "float", "bool", "complex", "npfloor", "npceil", "nptrunc", "fma",
+    "cbrt", "shared.array", "local.array", "const.array_like", "grid", "gridsize",
+    "syncthreads", "syncthreads_count", "syncthreads_and", "syncthreads_or", "syncwarp",
+    "threadfence", "threadfence_block", "threadfence_system", "ballot_sync", "all_sync",
+    "any_sync", "eq_sync", "activemask", "lanemask_lt", "reshape", "conjugate", "sreg",
+    "index", "field"))
 _UNTOUCHED_CALLS = ("shared.array", "local.array", "const.array_like", "grid", "gridsize")
 
 
@@ -99,9 +126,7 @@ class Rewriter:
         body += self.block(node.body)
         if not body:
             body = [_loc(ast.Pass(), node)]
-        args = ast.arguments(posonlyargs=[], args=[ast.arg(a) for a in self.tf.fsrc.argnames],
-                             vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None,
-                             defaults=[])
+        args = node.args    # as written: defaults, *args (device functions)
         extra = {"type_params": []} if "type_params" in ast.FunctionDef._fields else {}
         return _loc(ast.FunctionDef(name=node.name, args=args, body=body, decorator_list=[],
                                     returns=None, **extra), node)
@@ -463,10 +488,14 @@ class Rewriter:
                                      data, node)
             return _mark(self.call(scalars.caster(data), "to_", [self.expr(arg)], node))
         if key == "device":
-            fn = self.build(data)
-            return _mark(self.call(fn, "dev", [self.expr(a) for a in node.args], node)) \
-                if _numeric(data.return_type) else \
-                self.call(fn, "dev", [self.expr(a) for a in node.args], node)
+            callee = data[0] if isinstance(data, tuple) else data
+            if _captures_device_arrays(callee.fsrc.pyfunc):
+                return None     # called as written: the launch rebinds its captured arrays
+            fn = self.build(callee)
+            call = _loc(ast.Call(ast.Name(self.helper(fn, "dev"), ast.Load()),
+                                 [self.expr(a) for a in node.args],
+                                 [self.generic(k) for k in node.keywords]), node)
+            return _mark(call) if _numeric(callee.return_type) else call
         if key == "pow" and len(node.args) == 2 and _numeric(rt):
             a, b = node.args
             r = self.binop("**", self.expr(a), self.ty(a), self.expr(b), self.ty(b), rt, b,
@@ -490,13 +519,20 @@ class Rewriter:
                 args += [self.conv(self.expr(a), self.ty(a), at.dtype, a)
                          for a in node.args[2:]]
                 return _loc(ast.Call(self.expr(node.func), args, []), node)
-        if key in ("popc", "brev", "clz", "ffs") and len(node.args) == 1 \
-                and isinstance(self.ty(node.args[0]), T.Integer):
-            # the simulator's bit intrinsics take their width from the NumPy type
-            at = self.ty(node.args[0])
-            arg = self.conv(self.expr(node.args[0]), at, at, node)
-            arg = self.call(at.dtype.type, "np_", [arg], node)
-            return _loc(ast.Call(self.expr(node.func), [arg], []), node)
+        if isinstance(key, str) and key not in _PYTHON_ARG_KEYS and \
+                not key.startswith(("math.", "atomic.")) and \
+                any(isinstance(self.ty(a), T.Integer) for a in node.args):
+            # kernel intrinsics (popc, brev, mulhi, selp ...) take an integer's width from
+            # its NumPy type: integer arguments go in as NumPy scalars of their type
+            args = []
+            for a in node.args:
+                at = self.ty(a)
+                new = self.expr(a)
+                if isinstance(at, T.Integer):
+                    new = self.call(at.dtype.type, "np_", [self.conv(new, at, at, a)], a)
+                args.append(new)
+            return _loc(ast.Call(self.expr(node.func), args,
+                                 [self.generic(k) for k in node.keywords]), node)
         if key == "fma" and isinstance(rt, T.Float) and rt is not T.float16 \
                 and len(node.args) == 3 and not node.keywords:
             args = [self.conv(self.expr(a), self.ty(a), rt, a) for a in node.args]

@@ -111,6 +111,9 @@ def _build(tf, done):
     fsrc = tf.fsrc
     ns = dict(fsrc.globals)
     ns.update(fsrc.closure)
+    from .builtins import KERNEL_BUILTINS
+    for name, f in KERNEL_BUILTINS.items():    # builtins with the kernel's semantics
+        ns.setdefault(name, f)
     rw = Rewriter(tf, ns, lambda callee: _build(callee, done))
     fdef = rw.function()
     mod = ast.Module(body=[fdef], type_ignores=[])

@@ -159,8 +159,8 @@ def expected(name, ins):
             a, b = ins["a"], ins["b"]
             rt = result_dtype("&", a.dtype, b.dtype)
             x, y = a.astype(rt), b.astype(rt)
-            # b & 15 and a << that are typed with the int64 literal: signed 64-bit shifts
-            st = result_dtype("<<", a.dtype, np.int64)
+            # a shift takes the left operand's signedness at 64 bits (Numba)
+            st = np.dtype(np.int64 if a.dtype.kind in "ib" else np.uint64)
             s = (b.astype(result_dtype("&", b.dtype, np.int64)) & 15).astype(st)
             xs = a.astype(st)
             return {"band": x & y, "bor": x | y, "bxor": x ^ y, "shl": xs << s,
