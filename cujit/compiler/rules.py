@@ -210,7 +210,11 @@ def binop_type(op, a, b):
         return int_result(a, b) if is_int(a) and is_int(b) else None
     a, b = _as_num(a), _as_num(b)
     if op in ("<<", ">>"):
-        return int_result(a, b) if is_int(a) and is_int(b) else None
+        # Numba's BitwiseShiftOperation: only the left operand's signedness counts, at
+        # least 64 bits (max(left, intp) or max(left, uintp))
+        if not (is_int(a) and is_int(b)):
+            return None
+        return T.int64 if a.signed else T.uint64
     if is_int(a) and is_int(b):
         if op == "/":
             return T.float64

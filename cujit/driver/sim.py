@@ -62,12 +62,39 @@ def _raw_host(ptr, nbytes):
     return np.frombuffer((ctypes.c_uint8 * nbytes).from_address(ptr), dtype=np.uint8)
 
 
+_mincore = None
+
+
+def _host_mapped(ptr, nbytes):
+    """True when every page of ``[ptr, ptr + nbytes)`` is mapped in this process (Linux
+    ``mincore``, which fails with ENOMEM otherwise), so that a view of a wild address is
+    refused instead of crashing the process.  True where ``mincore`` is not available."""
+    global _mincore
+    if ptr <= 0 or nbytes < 0 or ptr + nbytes > 1 << 64:
+        return False
+    if _mincore is None:
+        try:
+            fn = ctypes.CDLL(None, use_errno=True).mincore
+            fn.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p]
+            fn.restype = ctypes.c_int
+            _mincore = fn
+        except (OSError, AttributeError):
+            _mincore = False
+    if not _mincore:
+        return True
+    start = ptr - ptr % _PAGE
+    length = ptr + max(nbytes, 1) - start
+    vec = ctypes.create_string_buffer((length + _PAGE - 1) // _PAGE)
+    return _mincore(start, length, vec) == 0
+
+
 class _Block:
     """One registered address range.  ``buf`` is a uint8 ndarray of ``size`` bytes."""
-    __slots__ = ("base", "size", "buf", "kind", "ctx", "alias", "flags")
+    __slots__ = ("base", "size", "buf", "kind", "ctx", "alias", "flags", "retired")
 
     def __init__(self, base, size, buf, kind, ctx, flags=None):
         self.base, self.size, self.buf, self.kind, self.ctx = base, size, buf, kind, ctx
+        self.retired = False    # freed by the program, its cuMemFree still queued
         self.alias = None       # the other address of a mapped range
         self.flags = flags or {}
 
@@ -121,20 +148,41 @@ class SimDriver(Driver):
         """uint8 view of ``nbytes`` at ``ptr``; raw host memory allowed when ``host_ok``."""
         b = self._find(ptr)
         if b is None:
-            if host_ok:
+            if host_ok and self._pageable(ptr, nbytes):
                 return _raw_host(ptr, nbytes)
             _raise(CUDA_ERROR_INVALID_VALUE, call,
                    f"{role} {ptr:#x} is not device-accessible memory of this context "
                    "(freed, never allocated, or from a reset context)")
+        if b.retired:
+            _raise(CUDA_ERROR_INVALID_VALUE, call,
+                   f"{role} {ptr:#x} is in the {b.size}-byte allocation at {b.base:#x}, which "
+                   "was freed (use after free)")
         off = ptr - b.base
         if off + nbytes > b.size:
-            if host_ok and b.kind in ("registered", "host", "managed"):
+            if host_ok and b.kind in ("registered", "host", "managed") \
+                    and self._pageable(ptr, nbytes):
                 # ordinary host memory that shares pages with a page-locked range
                 return _raw_host(ptr, nbytes)
             _raise(CUDA_ERROR_INVALID_VALUE, call,
                    f"{role} range {ptr:#x}+{nbytes} runs past the end of its "
                    f"{b.size}-byte allocation at {b.base:#x}")
         return b.buf[off:off + nbytes]
+
+    def _pageable(self, ptr, nbytes):
+        """True when ``[ptr, ptr + nbytes)`` may be ordinary host memory: not in the simulated
+        device address range (where it would be freed or reset device memory) and mapped."""
+        if ptr < 0 or (_DEVICE_BASE <= ptr + nbytes and ptr < self._next_device):
+            return False
+        return _host_mapped(ptr, nbytes)
+
+    def retire(self, ptr):
+        """Simulator only: the allocation starting at ``ptr`` was freed by the program and
+        its free is queued (pending deallocations); every later copy, memset or kernel access
+        of it raises CudaAPIError (INVALID_VALUE) at once.  Unknown pointers are ignored."""
+        with self._lock:
+            b = self._blocks.get(ptr)
+            if b is not None and b.kind in ("device", "pool", "managed"):
+                b.retired = True
 
     def host_view(self, ptr, nbytes):
         """Simulator only: a writable uint8 ndarray over ``nbytes`` of device-accessible memory
@@ -248,7 +296,11 @@ class SimDriver(Driver):
 
     def _alloc_host(self, nbytes, kind, call, flags):
         nbytes = _check_size(nbytes, call)
-        raw = np.empty(nbytes + _PAGE, dtype=np.uint8)
+        try:
+            raw = np.empty(nbytes + _PAGE, dtype=np.uint8)
+        except MemoryError:
+            _raise(CUDA_ERROR_OUT_OF_MEMORY, call,
+                   f"{nbytes} bytes of host memory could not be allocated")
         start = (-raw.ctypes.data) % _PAGE
         buf = raw[start:start + nbytes]
         base = buf.ctypes.data
@@ -257,6 +309,13 @@ class SimDriver(Driver):
         return base
 
     def mem_alloc_managed(self, nbytes, attach_global=True):
+        nbytes = _check_size(nbytes, "cuMemAllocManaged")
+        capacity = int(config.SIM_DEVICE_MEMORY)
+        if nbytes > capacity:
+            # a GPU refuses managed memory it cannot back (without oversubscription)
+            _raise(CUDA_ERROR_OUT_OF_MEMORY, "cuMemAllocManaged",
+                   f"{nbytes} bytes asked; the simulated device has {capacity} bytes "
+                   "(CUJIT_SIM_DEVICE_MEMORY)")
         return self._alloc_host(nbytes, "managed", "cuMemAllocManaged",
                                 {"attach_global": bool(attach_global)})
 
@@ -281,9 +340,14 @@ class SimDriver(Driver):
 
     def mem_host_register(self, ptr, nbytes, mapped=False, portable=False):
         nbytes = _check_size(nbytes, "cuMemHostRegister")
-        if not ptr:
+        if not isinstance(ptr, (int, np.integer)) or isinstance(ptr, bool) or ptr <= 0:
             # as the driver does; a NULL range would otherwise be a view of address 0
-            _raise(CUDA_ERROR_INVALID_VALUE, "cuMemHostRegister", "host pointer is NULL")
+            _raise(CUDA_ERROR_INVALID_VALUE, "cuMemHostRegister",
+                   f"host pointer {ptr!r} is NULL, negative or not an int")
+        ptr = int(ptr)
+        if self._find(ptr) is None and not self._pageable(ptr, nbytes):
+            _raise(CUDA_ERROR_INVALID_VALUE, "cuMemHostRegister",
+                   f"{nbytes} bytes at {ptr:#x} are not mapped host memory of this process")
         with self._lock:
             hit = self._find(ptr) or self._find(ptr + nbytes - 1)
             if hit is not None and hit.kind in ("registered", "host"):

@@ -130,6 +130,11 @@ class PendingDeallocs:
         modules).  Flushes when the count or byte limit is now exceeded (unless disabled)."""
         cons = self._cons
         cons.append((dtor, handle, size))
+        # the simulated driver refuses every use of memory from here on, as a GPU would once
+        # the free ran (a real driver has no such hook: the free is only deferred)
+        retire = getattr(getattr(dtor, "__self__", None), "retire", None)
+        if retire is not None:
+            retire(handle)
         total = self._size = self._size + size
         if not self._disable_count and (len(cons) > _max_count()
                                         or total > _max_ratio() * self._capacity):

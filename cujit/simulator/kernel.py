@@ -23,7 +23,7 @@ from .captured import rebind
 from .records import as_kernel_record
 from .thread import Dim3
 
-__all__ = ["run_kernel", "Launch"]
+__all__ = ["run_kernel", "simulate", "Launch"]
 
 # pyfunc -> {signature key: {call site: frozen const array}}; a GPU freezes const arrays
 # when it compiles a signature, so later changes to the global are not seen.
@@ -42,7 +42,7 @@ class _KernelInfo:
         except (TypeError, ValueError):
             self.params = []
         self.consts = {}
-        self.checked = set()
+        self.checked = {}
 
 
 def _info(pyfunc):
@@ -71,6 +71,8 @@ class Launch:
         self.const_views = {}
         self.const_bytes = sum(c.nbytes for c in consts.values())
         self.shared_limit = shared_limit()
+        from .typedexec import needs_threads
+        self.waits = needs_threads(fn)
         self._rebound = {}
 
     def rebound(self, pyfunc):
@@ -99,8 +101,11 @@ class Launch:
         self.const_bytes += arr.nbytes
 
     def run(self):
+        from .progress import BlockProgress
         from .threads import Block
         gx, gy, gz = self.griddim
+        progress = BlockProgress(gx * gy * gz, getattr(self.fn, "__name__", "kernel"))
+        step = progress.step
         with _device_lock:
             outer = _state.current
             try:
@@ -108,7 +113,9 @@ class Launch:
                     for y in range(gy):
                         for x in range(gx):
                             Block(self, (x, y, z)).run()
+                            step()
             finally:
+                progress.close()
                 _state.current = outer
 
 
@@ -172,7 +179,9 @@ def _signature_key(args):
 
 
 def _typecheck(pyfunc, args, info, sig):
-    """Call the front end's typecheck once per signature (skipped while it does not exist)."""
+    """Call the front end's typecheck once per signature (skipped while it does not exist);
+    returns the function the threads run: the kernel rewritten to compute with the inferred
+    types (:mod:`.typedexec`)."""
     try:
         from ..compiler.typecheck import typecheck_kernel
     except ImportError as exc:
@@ -181,11 +190,23 @@ def _typecheck(pyfunc, args, info, sig):
         else:
             raise
     key = (sig, typecheck_kernel)
-    if key in info.checked:
-        return
+    fn = info.checked.get(key)
+    if fn is not None:
+        return fn
+    fn = pyfunc
     if typecheck_kernel is not None:
-        typecheck_kernel(pyfunc, args)
-    info.checked.add(key)
+        argtypes = typecheck_kernel(pyfunc, args)
+        from .typedexec import typed_function
+        fn = typed_function(pyfunc, argtypes)
+    info.checked[key] = fn
+    return fn
+
+
+def _keep_waits(new, typed):
+    """``new`` (a rebound copy of the typed function) keeps its barrier classification."""
+    if new is not typed and hasattr(typed, "_cj_waits"):
+        new._cj_waits = typed._cj_waits
+    return new
 
 
 def run_kernel(pyfunc, griddim, blockdim, stream_handle, dynamic_shared_bytes, args,
@@ -221,7 +242,7 @@ def run_kernel(pyfunc, griddim, blockdim, stream_handle, dynamic_shared_bytes, a
     info = _info(pyfunc)
     args = [_import_dlpack(a) for a in args]
     sig = _signature_key(args)
-    _typecheck(pyfunc, args, info, sig)
+    fn = _typecheck(pyfunc, args, info, sig)
     checks = bool(config.SIM_CHECKS)
     kargs = [_convert(a) for a in args]
     if checks:
@@ -234,9 +255,51 @@ def run_kernel(pyfunc, griddim, blockdim, stream_handle, dynamic_shared_bytes, a
 
     def wrap(view, name):
         return CheckedArray(view, name) if checks and isinstance(view, np.ndarray) else view
-    fn = rebind(pyfunc, _convert, wrap)
+    fn = _keep_waits(rebind(fn, _convert, wrap), fn)
     if debug:
         from .debugmode import debug_kernel
         fn = debug_kernel(fn)
     launch = Launch(fn, kargs, tuple(griddim), tuple(blockdim), dyn, checks, consts)
     drv.run_on_stream(stream_handle, launch.run)
+
+
+def simulate(kernel, griddim, blockdim, *args, dynamic_shared_bytes=0):
+    """Run ``kernel`` (a ``@cujit.jit`` kernel or its Python function) on the simulator with
+    host NumPy arrays and scalars ``args``, whichever driver the process uses: on a GPU
+    machine this runs the simulated and the compiled kernel side by side in one process
+    (the differential tests).  ``griddim``/``blockdim``: int or tuple of up to 3 ints.
+    Arrays are used in place.  Returns None.
+
+    Raises TypeError for an argument that is not a NumPy array or a scalar (device memory
+    belongs to the real driver here), ValueError for a bad launch configuration, and what
+    :func:`run_kernel` raises for the kernel itself.
+    """
+    pyfunc = getattr(kernel, "py_func", kernel)
+    dims = []
+    for what, d in (("griddim", griddim), ("blockdim", blockdim)):
+        t = (d,) if isinstance(d, (int, np.integer)) else tuple(d)
+        if not 1 <= len(t) <= 3 or not all(isinstance(v, (int, np.integer)) and v >= 1
+                                           for v in t):
+            raise ValueError(f"{what} must be a positive int or a tuple of 1 to 3 positive "
+                             f"ints, got {d!r}")
+        dims.append(tuple(int(v) for v in t) + (1,) * (3 - len(t)))
+    for i, a in enumerate(args):
+        if not isinstance(a, (np.ndarray, np.generic, int, float, complex, bool)):
+            raise TypeError(f"simulate: argument {i} must be a host NumPy array or a scalar, "
+                            f"got {type(a).__name__}")
+    dyn = int(dynamic_shared_bytes)
+    if dyn < 0:
+        raise ValueError(f"dynamic shared memory size must be >= 0 bytes, got {dyn}")
+    info = _info(pyfunc)
+    args = list(args)
+    sig = _signature_key(args)
+    fn = _typecheck(pyfunc, args, info, sig)
+    checks = bool(config.SIM_CHECKS)
+    kargs = list(args)
+    if checks:
+        params = info.params
+        for i, a in enumerate(kargs):
+            if isinstance(a, np.ndarray):
+                kargs[i] = CheckedArray(a, params[i] if i < len(params) else f"arg{i}")
+    consts = info.consts.setdefault(sig, {})
+    Launch(fn, kargs, dims[0], dims[1], dyn, checks, consts).run()

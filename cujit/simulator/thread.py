@@ -8,10 +8,8 @@ the thread's greenlet and hand a request to the block runner, :mod:`.threads`), 
 interleave) and the integer/float intrinsics.
 """
 import linecache
-import math
 import re
 import sys
-from fractions import Fraction
 
 import numpy as np
 
@@ -93,10 +91,7 @@ class SimThread:
     def main(self, _):
         blk = self.block
         launch = blk.launch
-        # Integer arithmetic wraps silently on the GPU (hashes and RNGs rely on it), and a
-        # float overflow gives inf there; NumPy's scalar "overflow" warnings would be noise.
-        with np.errstate(over="ignore"):
-            launch.fn(*launch.args)
+        launch.fn(*launch.args)     # NumPy errors ignored: see Block.run
         blk.finished(self)
 
     # -- indexing ------------------------------------------------------------------------
@@ -301,13 +296,10 @@ class SimThread:
         return _same_type(x, (v & -v).bit_length())
 
     def fma(self, a, b, c):
+        from .scalars import fma
         if isinstance(a, np.float32) and isinstance(b, np.float32) and isinstance(c, np.float32):
-            # float32 * float32 is exact in float64; one more rounding to float32 follows
-            return np.float32(float(a) * float(b) + float(c))
-        fa, fb, fc = float(a), float(b), float(c)
-        if not all(map(math.isfinite, (fa, fb, fc))):
-            return np.float64(fa * fb + fc)
-        return np.float64(float(Fraction(fa) * Fraction(fb) + Fraction(fc)))
+            return fma(a, b, c)
+        return fma(np.float64(a), np.float64(b), np.float64(c))
 
     def cbrt(self, x):
         return np.cbrt(x) if isinstance(x, np.floating) else np.cbrt(np.float64(x))

@@ -17,6 +17,8 @@ hangs either way.  Warp intrinsics that can never complete raise
 its message prefixed by the thread and block ids and the kernel line; the other threads are
 unwound (``GreenletExit``).
 """
+import contextvars
+
 import numpy as np
 
 from ..kernelstate import state as _state
@@ -47,8 +49,11 @@ class Block:
         self.dyn_tracker = None
         bx, by, bz = launch.blockdim
         self.warp_gen = [0] * ((bx * by * bz + 31) // 32)
+        self.nthreads = bx * by * bz
+        # a kernel that never waits runs one reused thread object (see _run_plain)
         self.threads = [SimThread(self, (x, y, z), x + bx * (y + by * z))
-                        for z in range(bz) for y in range(by) for x in range(bx)]
+                        for z in range(bz) for y in range(by) for x in range(bx)] \
+            if launch.waits else None
 
     def tid_of(self, lin):
         """(x, y, z) of linear thread id ``lin``."""
@@ -57,6 +62,15 @@ class Block:
 
     def live_mask(self, warp):
         """Lane mask of the threads of ``warp`` that have not finished."""
+        if self.threads is None:
+            # threads run one after another: earlier lanes have finished, later ones not
+            cur = _state.current
+            n = min(32, self.nthreads - warp * 32)
+            if cur is None or warp > cur.warp:
+                return (1 << n) - 1
+            if warp < cur.warp:
+                return 0
+            return ((1 << n) - 1) & ~((1 << cur.laneid) - 1)
         m = 0
         for t in self.threads[warp * 32:warp * 32 + 32]:
             if not t.done:
@@ -87,11 +101,18 @@ class Block:
 
     # -- scheduling ----------------------------------------------------------------------
     def run(self):
+        if not self.launch.waits:
+            return self._run_plain()
         from greenlet import greenlet, getcurrent
         hub = self.hub = getcurrent()
         threads = self.threads
+        # the GPU raises no floating-point or overflow signals: every thread runs in a copy
+        # of a context with NumPy's errors ignored (a greenlet does not inherit the hub's)
+        with np.errstate(all="ignore"):
+            ctx = contextvars.copy_context()
         for t in threads:
-            t.glet = greenlet(t.main, hub)
+            g = t.glet = greenlet(t.main, hub)
+            g.gr_context = ctx.copy()
         state = _state
         checks = self.launch.checks
         self.runnable = threads
@@ -124,6 +145,39 @@ class Block:
                 self.runnable = self._release(at_bar)
                 self.pos = 0
                 self.at_bar = []
+        finally:
+            state.current = None
+
+    def _run_plain(self):
+        """Threads of a kernel that never waits (no barrier or warp call): each runs to
+        completion in thread order, which is what the greenlet schedule does for it."""
+        state = _state
+        self.pos = 0
+        launch = self.launch
+        fn, args = launch.fn, launch.args
+        bx, by, bz = launch.blockdim
+        # one thread object, moved from thread to thread: creating one per thread costs
+        # more than many small kernels do
+        t = SimThread(self, (0, 0, 0), 0)
+        ti = t.threadIdx
+        lin = 0
+        try:
+            with np.errstate(all="ignore"):
+                for z in range(bz):
+                    for y in range(by):
+                        for x in range(bx):
+                            ti.x, ti.y, ti.z = x, y, z
+                            t.tid = (x, y, z)
+                            t.lin = lin
+                            t.laneid = lin & 31
+                            t.warp = lin >> 5
+                            t.locals = None
+                            state.current = t
+                            try:
+                                fn(*args)
+                            except BaseException as e:
+                                self._fail(t, e)
+                            lin += 1
         finally:
             state.current = None
 
@@ -204,7 +258,10 @@ class Block:
         for t in waiting:
             by_group.setdefault((t.warp, t.req[1]), []).append(t)
         resumed, still = [], []
+        checks = self.launch.checks
         for (warp, mask), group in by_group.items():
+            if checks:
+                self._check_mask(mask, group)
             needed = self.live_mask(warp) & mask
             have = 0
             for t in group:
@@ -222,7 +279,7 @@ class Block:
                         for k in sorted(kinds)))
             if group[0].req[0] == "syncwarp":
                 self.warp_gen[warp] += 1
-            _compute(group)
+            _compute(group, self if checks else None)
             resumed.extend(group)
         if not resumed and still:
             t = still[0]
@@ -236,6 +293,32 @@ class Block:
                 f"{_describe(missing)} wait at syncthreads() or another warp call")
         resumed.sort(key=lambda t: t.lin)
         return resumed, still
+
+    def _check_mask(self, mask, group):
+        """A lane that calls a warp function with a mask without its own bit: undefined
+        behaviour on a GPU (CUDA: the calling thread must be in the mask)."""
+        outside = [t for t in group if not mask >> t.laneid & 1]
+        if outside:
+            t = outside[0]
+            raise WarpDivergenceError(
+                f"warp mask error in block blockIdx={fmt_dim(self.bid)}: "
+                f"{_describe(outside)} call {t.req[0]} at {frame_site(t.req[4])} with mask "
+                f"{mask:#010x}, which does not include their own lanes (lane {t.laneid}); "
+                "on a GPU the result is undefined")
+
+    def bad_source(self, t, src, kind):
+        """Raise for a shuffle of thread ``t`` reading lane ``src`` of its warp that does not
+        take part (exited, or outside the mask): the GPU returns an undefined value."""
+        lin = t.warp * 32 + src
+        other = self.threads[lin] if lin < len(self.threads) else None
+        if other is None:
+            return      # a lane past the end of a partial warp: the caller's own value
+        why = "has exited" if other.done else \
+            f"is not in the mask {t.req[1]:#010x}"
+        raise WarpDivergenceError(
+            f"warp shuffle error in block blockIdx={fmt_dim(self.bid)}: {where(t)} calls "
+            f"{kind} at {frame_site(t.req[4])} reading lane {src}, which {why}; on a GPU the "
+            "value is undefined")
 
     # -- failures ------------------------------------------------------------------------
     def _fail(self, t, e):
@@ -258,7 +341,7 @@ class Block:
     def _kill_all(self):
         """Unwind every suspended thread (its ``finally`` blocks run)."""
         from greenlet import GreenletExit
-        for u in self.threads:
+        for u in self.threads or ():
             g = u.glet
             if g is not None and g and not g.dead:
                 _state.current = u
@@ -271,9 +354,10 @@ class Block:
         _state.current = None
 
 
-def _compute(group):
+def _compute(group, checker=None):
     """Results of one warp call for its lanes (``group``, each with ``req`` =
-    (kind, mask, a, b, frame)); sets each thread's ``resume``."""
+    (kind, mask, a, b, frame)); sets each thread's ``resume``.  ``checker``: the block when
+    checks are on (a shuffle from a lane that does not take part is then an error)."""
     kind = group[0].req[0]
     if kind == "syncwarp":
         for t in group:
@@ -291,7 +375,12 @@ def _compute(group):
                 src = lane + b
             else:
                 src = lane ^ b
-            t.resume = vals.get(src, t.req[2]) if 0 <= src < 32 else t.req[2]
+            if 0 <= src < 32:
+                if src not in vals and checker is not None:
+                    checker.bad_source(t, src, kind)
+                t.resume = vals.get(src, t.req[2])
+            else:
+                t.resume = t.req[2]
         return
     preds = [t.req[2] for t in group]
     if kind == "ballot_sync":

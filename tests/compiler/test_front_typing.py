@@ -17,11 +17,17 @@ FLOATS = [T.float16, T.float32, T.float64]
 
 
 @given(st.sampled_from(INTS), st.sampled_from(INTS), st.sampled_from(["+", "-", "*", "//",
-                                                                      "%", "&", "<<"]))
+                                                                      "%", "&"]))
 def test_integer_ops_are_at_least_64_bits(a, b, op):
     r = rules.binop_type(op, a, b)
     assert r.bitwidth == 64
     assert r.signed == (a.signed or b.signed)
+
+
+@given(st.sampled_from(INTS), st.sampled_from(INTS), st.sampled_from(["<<", ">>"]))
+def test_shifts_take_the_left_operands_signedness(a, b, op):
+    # Numba's BitwiseShiftOperation: max(left, intp) or max(left, uintp)
+    assert rules.binop_type(op, a, b) is (T.int64 if a.signed else T.uint64)
 
 
 @given(st.sampled_from(INTS + FLOATS), st.sampled_from(FLOATS), st.booleans())

@@ -181,12 +181,51 @@ def warp_partial(out):
         out[t] = cuda.ballot_sync(0xFFFF0000, True)
 
 
-def test_warp_intrinsics_with_disjoint_masks(launch):
+def test_warp_intrinsics_with_disjoint_masks(launch, checks):
+    checks(False)
     out = np.zeros(32, np.int64)
     launch(warp_partial, 1, 32, out)
     assert out[:15].tolist() == [2 * (t + 1) for t in range(15)]
-    assert out[15] == 30                      # lane 16 is not in the mask: own value
+    assert out[15] == 30                      # unchecked: lane 16 is not in the mask: own value
     assert (out[16:] == 0xFFFF0000).all()
+
+
+def test_shuffle_from_lane_outside_the_mask_is_reported(launch):
+    from cujit.simulator.errors import WarpDivergenceError
+    with pytest.raises(WarpDivergenceError, match=r"threadIdx=\(15, 0, 0\).*calls "
+                       r"shfl_down_sync at test_sim_intrinsics.py:\d+ reading lane 16, which is "
+                       r"not in the mask 0x0000ffff; on a GPU the value is undefined"):
+        launch(warp_partial, 1, 32, np.zeros(32, np.int64))
+
+
+def mask_without_caller(out):
+    t = cuda.threadIdx.x
+    out[t] = cuda.shfl_down_sync(0xFFFF0000, t, 1)
+
+
+def test_lanes_outside_their_own_mask_are_reported(launch):
+    from cujit.simulator.errors import WarpDivergenceError
+    with pytest.raises(WarpDivergenceError, match=r"16 threads \(threadIdx \(0, 0, 0\) \.\.\. "
+                       r"\(15, 0, 0\)\) call shfl_down_sync at .* with mask 0xffff0000, which does "
+                       r"not include their own lanes"):
+        launch(mask_without_caller, 1, 32, np.zeros(32, np.int64))
+
+
+def shuffle_after_exit(out):
+    t = cuda.threadIdx.x
+    if t == 5:
+        return
+    out[t] = cuda.shfl_sync(0xFFFFFFFF, t, 5)
+
+
+def test_shuffle_from_exited_lane_is_reported(launch, checks):
+    from cujit.simulator.errors import WarpDivergenceError
+    with pytest.raises(WarpDivergenceError, match="reading lane 5, which has exited"):
+        launch(shuffle_after_exit, 1, 32, np.zeros(32, np.int64))
+    checks(False)
+    out = np.zeros(32, np.int64)
+    launch(shuffle_after_exit, 1, 32, out)      # unchecked: the caller's own value
+    assert out[6] == 6
 
 
 def warp_reduce(a, out):

@@ -1,0 +1,297 @@
+"""Scalar operations of the simulator with the compiled kernel's semantics.
+
+The typed executor (:mod:`.typedexec`) rewrites a kernel so that every numeric value is the
+NumPy scalar of the type the compiler's type inference gives it; these helpers are what the
+rewritten code calls where plain NumPy would differ from the lowering
+(``cujit/compiler/lower_ops.py``, ``ltypes.cast``):
+
+- conversions: integer → integer wraps to the target width (LLVM ``trunc``/``sext``/``zext``),
+  float → integer truncates toward zero and saturates with NaN → 0 (PTX ``cvt.rzi``, what
+  ``fptosi``/``fptoui`` become on the GPU), anything → bool is ``!= 0``;
+- float ``//`` and ``%``: CPython's algorithm as the lowering emits it (``%`` keeps the sign
+  of ``fmod`` for a zero result, where NumPy's ``remainder`` gives ``+0``);
+- ``math.*`` at the argument's precision (libdevice's ``f`` variants for float32): NumPy
+  ufuncs, which return NaN/inf where the ``math`` module raises.
+"""
+import math
+
+import numpy as np
+
+from .. import types as T
+
+__all__ = ["caster", "wrapper", "int_range", "int_floordiv", "int_mod", "int_shl",
+           "int_shr", "int_pow", "math_func", "float_floordiv", "float_mod", "square", "cube",
+           "fma"]
+
+_casters = {}
+
+
+def int_range(t):
+    """(lowest, highest) value of integer type ``t``."""
+    bits = t.bitwidth
+    if t.signed:
+        return -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+    return 0, (1 << bits) - 1
+
+
+def wrapper(t):
+    """``v`` (a Python int) wrapped to the width of integer type ``t`` (two's complement)."""
+    w = _wrappers.get(t)
+    if w is None:
+        bits = t.bitwidth
+        mask = (1 << bits) - 1
+        half = 1 << (bits - 1)
+        if t.signed:
+            def w(v):
+                v &= mask
+                return v - (1 << bits) if v >= half else v
+        else:
+            def w(v):
+                return v & mask
+        w.__name__ = f"wrap_{t}"
+        _wrappers[t] = w
+    return w
+
+
+_wrappers = {}
+
+
+def _int_caster(t):
+    # Integers are Python ints in the simulator (within the type's range): NumPy integer
+    # scalars would send every index through the checked arrays' slow path.
+    lo, hi = int_range(t)
+    wrap = wrapper(t)
+
+    def to_int(x):
+        if x.__class__ is int:
+            if lo <= x <= hi:
+                return x
+            return wrap(x)
+        if isinstance(x, (float, np.floating)):
+            if x != x:
+                return 0
+            if x >= hi:
+                return hi
+            if x <= lo:
+                return lo
+            return int(x)
+        v = int(x)
+        if lo <= v <= hi:
+            return v
+        return wrap(v)
+    to_int.__name__ = f"to_{t}"
+    return to_int
+
+
+def _simple_caster(t):
+    typ = t.dtype.type
+
+    def conv(x):
+        return x if x.__class__ is typ else typ(x)
+    conv.__name__ = f"to_{t}"
+    return conv
+
+
+def caster(t):
+    """The conversion to cujit scalar type ``t`` (Boolean, Integer, Float or Complex) as a
+    compiled kernel performs it (``ltypes.cast``); returns a one-argument function giving the
+    simulator's value of ``t``: a Python int in range for integers, the NumPy scalar of ``t``
+    otherwise.  Raises TypeError for a non-scalar ``t``."""
+    c = _casters.get(t)
+    if c is None:
+        if isinstance(t, T.Integer):
+            c = _int_caster(t)
+        elif isinstance(t, (T.Float, T.Complex, T.Boolean)):
+            c = _simple_caster(t)
+        else:
+            raise TypeError(f"no scalar conversion to {t}")
+        _casters[t] = c
+    return c
+
+
+def _zero_divisor():
+    # jit(debug=True) sets NumPy's divide error to "raise" (simulator/debugmode.py): the
+    # compiled debug kernel raises ZeroDivisionError there
+    if np.geterr()["divide"] == "raise":
+        raise ZeroDivisionError("division by zero")
+    return 0
+
+
+def int_floordiv(x, y):
+    """Integer ``x // y`` (Python ints): floor division, 0 for a zero divisor (Numba's NumPy
+    error model, as the lowering); ZeroDivisionError under ``jit(debug=True)``."""
+    return x // y if y else _zero_divisor()
+
+
+def int_mod(x, y):
+    """Integer ``x % y`` (Python ints): the sign of the divisor, 0 for a zero divisor
+    (ZeroDivisionError under ``jit(debug=True)``)."""
+    return x % y if y else _zero_divisor()
+
+
+def int_shl(x, n, bits=64):
+    """``x << n`` before wrapping: 0 for a shift count outside ``[0, bits)`` (PTX clamps the
+    count, so every bit is shifted out)."""
+    return x << n if 0 <= n < bits else 0
+
+
+def int_shr(x, n, bits=64):
+    """``x >> n``: arithmetic for negative (signed) ``x``; a count outside ``[0, bits)``
+    shifts every bit out (0, or -1 for a negative signed value)."""
+    if 0 <= n < bits:
+        return x >> n
+    return -1 if x < 0 else 0
+
+
+def int_pow(x, n):
+    """Integer ``x ** n`` before wrapping; a negative exponent truncates ``1 / x**-n``
+    toward zero (0 unless ``x`` is 1 or -1; 0 for ``x == 0``)."""
+    if n >= 0:
+        if abs(x) > 1 and n > 128:
+            # the wrapped result only needs the low 64 bits
+            return pow(x, n, 1 << 64)
+        return x ** n
+    if x == 1:
+        return 1
+    if x == -1:
+        return -1 if n & 1 else 1
+    return 0
+
+
+def float_mod(x, y):
+    """Float ``x % y`` (same NumPy float type) as the lowering computes it: ``fmod``, plus
+    ``y`` when the remainder is nonzero and its sign differs from ``y``'s."""
+    r = np.fmod(x, y)
+    if r != 0 and r == r and (r < 0) != (y < 0):
+        r = r + y
+    return r
+
+
+def float_floordiv(x, y):
+    """Float ``x // y`` (same NumPy float type) as the lowering computes it (CPython's
+    ``float_floor_div``: from ``fmod``, so that ``//`` and ``%`` agree)."""
+    typ = x.__class__
+    mod = np.fmod(x, y)
+    div = (x - mod) / y
+    if mod != 0 and mod == mod and (y < 0) != (mod < 0):
+        div = div - typ(1)
+    fl = np.floor(div)
+    if div - fl > typ(0.5):
+        fl = fl + typ(1)
+    if div == 0:
+        return np.copysign(typ(0), x / y)
+    return fl
+
+
+def square(x):
+    """``x ** 2`` with a constant exponent: one multiplication (as the lowering)."""
+    return x * x
+
+
+def cube(x):
+    """``x ** 3`` with a constant exponent: two multiplications (as the lowering)."""
+    return x * x * x
+
+
+def _gamma(x):
+    try:
+        return math.gamma(x)
+    except ValueError:      # poles: tgamma(+-0) = +-inf, negative integers give NaN
+        return math.copysign(math.inf, x) if x == 0 else math.nan
+    except OverflowError:
+        return math.inf
+
+
+def _lgamma(x):
+    try:
+        return math.lgamma(x)
+    except (ValueError, OverflowError):
+        return math.inf
+
+
+_UFUNCS = {"sqrt": np.sqrt, "sin": np.sin, "cos": np.cos, "tan": np.tan, "asin": np.arcsin,
+           "acos": np.arccos, "atan": np.arctan, "sinh": np.sinh, "cosh": np.cosh,
+           "tanh": np.tanh, "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh,
+           "exp": np.exp, "exp2": np.exp2, "expm1": np.expm1, "log": np.log, "log2": np.log2,
+           "log10": np.log10, "log1p": np.log1p, "fabs": np.fabs, "degrees": np.degrees,
+           "radians": np.radians, "atan2": np.arctan2, "pow": np.power, "hypot": np.hypot,
+           "copysign": np.copysign, "fmod": np.fmod, "npfloor": np.floor, "npceil": np.ceil,
+           "nptrunc": np.trunc}
+_PYFUNCS = {"erf": math.erf, "erfc": math.erfc, "gamma": _gamma, "lgamma": _lgamma}
+_TO_INT = {"floor": np.floor, "ceil": np.ceil, "trunc": np.trunc}
+_PRED = {"isnan": np.isnan, "isinf": np.isinf, "isfinite": np.isfinite}
+
+
+def math_func(name, argtypes, rtype):
+    """The simulator's ``math.<name>`` for arguments of cujit types ``argtypes`` and result
+    type ``rtype`` (from type inference), or None when the name is not handled here (the
+    call then runs as written).  ``name`` is the compiler's key without ``math.``
+    (``'sqrt'``, ``'npfloor'`` …).  Float arguments are converted to the type the function
+    computes in, so float32 arguments get float32 results (libdevice's ``f`` variants)."""
+    if name in _PRED:
+        fn = _PRED[name]
+        return lambda x: fn(x)
+    if name in _TO_INT:
+        if isinstance(argtypes[0], T.Integer):
+            conv = caster(rtype)
+            return conv
+        fn, ftype = _TO_INT[name], argtypes[0] if isinstance(argtypes[0], T.Float) \
+            else T.float64
+        fconv, iconv = caster(ftype), caster(rtype)
+        return lambda x: iconv(fn(fconv(x)))
+    if not isinstance(rtype, T.Float):
+        return None
+    conv = caster(rtype)
+    if name in _PYFUNCS:
+        fn = _PYFUNCS[name]
+        return lambda x: conv(fn(float(x)))
+    fn = _UFUNCS.get(name)
+    if fn is None:
+        return None
+    if rtype is T.float64:
+        if len(argtypes) == 2:
+            return lambda x, y: fn(conv(x), conv(y))
+        return lambda x: fn(conv(x))
+    # narrower floats: computed in float64 and rounded once, which is within libdevice's
+    # bounds for its float variants (correctly rounded for sqrt, fmod, fabs, copysign)
+    wide = caster(T.float64)
+    if len(argtypes) == 2:
+        return lambda x, y: conv(fn(wide(conv(x)), wide(conv(y))))
+    return lambda x: conv(fn(wide(conv(x))))
+
+
+def _round_rational(v, typ):
+    """Exact rational ``v`` (nonzero) rounded to the nearest ``typ`` (float32 or float64),
+    ties to even, overflowing to ±inf past the halfway point above the largest finite."""
+    from fractions import Fraction
+    fi = np.finfo(typ)
+    big = Fraction(int(fi.max)) + Fraction(2) ** (fi.maxexp - fi.nmant - 2)
+    if v >= big:
+        return typ(np.inf)
+    if v <= -big:
+        return typ(-np.inf)
+    try:
+        d = typ(float(v))
+    except OverflowError:
+        d = typ((float(fi.max) if v > 0 else -float(fi.max)))
+    if not np.isfinite(d):
+        d = typ((float(fi.max) if v > 0 else -float(fi.max)))
+    cands = [d, np.nextafter(d, typ(np.inf)), np.nextafter(d, typ(-np.inf))]
+    cands = [c for c in cands if np.isfinite(c)]
+    bits = np.uint32 if typ is np.float32 else np.uint64
+    return min(cands, key=lambda c: (abs(Fraction(float(c)) - v),
+                                     int(np.array(c).view(bits)) & 1))
+
+
+def fma(a, b, c):
+    """``a * b + c`` with one rounding (CUDA ``fma``; libdevice ``__nv_fma[f]``), in the
+    type of the (already converted) NumPy float arguments."""
+    from fractions import Fraction
+    typ = a.__class__ if isinstance(a, (np.float32, np.float64)) else np.float64
+    fa, fb, fc = float(a), float(b), float(c)
+    if not (math.isfinite(fa) and math.isfinite(fb) and math.isfinite(fc)):
+        return typ(fa * fb + fc)
+    v = Fraction(fa) * Fraction(fb) + Fraction(fc)
+    if v == 0:
+        return typ(fa * fb + fc)    # the sign of an exact zero, as IEEE fma gives it
+    return _round_rational(v, typ)

@@ -1,0 +1,544 @@
+"""The ``ast`` rewrite behind :mod:`.typedexec`: a new function body in which every
+numeric expression computes with the type the compiler's type inference gave it (see that
+module's docstring for the rules).  The typed ``ast`` is never modified (its nodes key
+``typemap``); nodes this module does not handle are copied with their children rewritten.
+"""
+import ast
+
+from .. import types as T
+from . import scalars
+
+__all__ = ["Rewriter"]
+
+
+def _numeric(t):
+    return isinstance(t, (T.Integer, T.Float, T.Boolean, T.Complex))
+
+
+def _captures_device_arrays(pyfunc):
+    """True when ``pyfunc`` names a device array (or CUDA-array-interface object) as a
+    global or closure variable (see :mod:`.captured`)."""
+    from .captured import _is_device_array
+    code = pyfunc.__code__
+    g = pyfunc.__globals__
+    if any(_is_device_array(g.get(n)) for n in code.co_names if g.get(n) is not None):
+        return True
+    for cell in pyfunc.__closure__ or ():
+        try:
+            if _is_device_array(cell.cell_contents):
+                return True
+        except ValueError:
+            pass
+    return False
+
+
+def _widens(src, dst, same=False):
+    """True when every value of integer type ``src`` is a value of integer type ``dst``
+    (integers are Python ints, so such a conversion changes nothing)."""
+    if not (isinstance(src, T.Integer) and isinstance(dst, T.Integer)):
+        return same and src is dst and src is not None
+    lo, hi = scalars.int_range(src)
+    dlo, dhi = scalars.int_range(dst)
+    return dlo <= lo and hi <= dhi
+
+
+def _loc(new, old):
+    return ast.copy_location(new, old)
+
+
+def _mark(node):
+    node._cj_exact = True
+    return node
+
+
+_DIRECT_BINOPS = {"+": ast.Add, "-": ast.Sub, "*": ast.Mult, "/": ast.Div, "//": ast.FloorDiv,
+                  "%": ast.Mod, "**": ast.Pow, "&": ast.BitAnd, "|": ast.BitOr,
+                  "^": ast.BitXor, "<<": ast.LShift, ">>": ast.RShift}
+_OPNAMES = {v: k for k, v in _DIRECT_BINOPS.items()}
+# Calls whose integer arguments are fine as Python ints (everything else that the compiler
+# recognises is a kernel intrinsic, given NumPy scalars: see Rewriter.e_Call)
+_PYTHON_ARG_KEYS = frozenset((
+    "cast", "device", "min", "max", "abs", "round", "pow", "len", "range", "enumerate",
+    "zip", "print", "int", "float", "bool", "complex", "npfloor", "npceil", "nptrunc", "fma",
+    "cbrt", "shared.array", "local.array", "const.array_like", "grid", "gridsize",
+    "syncthreads", "syncthreads_count", "syncthreads_and", "syncthreads_or", "syncwarp",
+    "threadfence", "threadfence_block", "threadfence_system", "ballot_sync", "all_sync",
+    "any_sync", "eq_sync", "activemask", "lanemask_lt", "reshape", "conjugate", "sreg",
+    "index", "field"))
+_UNTOUCHED_CALLS = ("shared.array", "local.array", "const.array_like", "grid", "gridsize")
+
+
+class Rewriter:
+    """Builds a new ``ast`` (the typed one is never modified: its nodes key ``typemap``)."""
+
+    def __init__(self, tf, ns, build):
+        self.tf = tf
+        self.ns = ns
+        self.build = build      # TypedFunction of a device function -> its function
+        self.names = {}
+        self.counter = 0
+
+    # ---- namespace ----------------------------------------------------------------------
+    def helper(self, obj, hint):
+        key = (hint, id(obj))
+        name = self.names.get(key)
+        if name is None:
+            self.counter += 1
+            name = f"__cj_{hint}{self.counter}"
+            self.names[key] = name
+            self.ns[name] = obj
+        return name
+
+    def call(self, obj, hint, args, like):
+        return _loc(ast.Call(ast.Name(self.helper(obj, hint), ast.Load()), list(args), []),
+                    like)
+
+    def ty(self, node):
+        return self.tf.typemap.get(node)
+
+    def conv(self, new, old_type, target, like):
+        """``new`` (the rewritten node of a value of type ``old_type``) as a ``target``."""
+        if not _numeric(target):
+            return new
+        if getattr(new, "_cj_exact", False) and (old_type is target
+                                                  or _widens(old_type, target)):
+            return new
+        return _mark(self.call(scalars.caster(target), "to_", [new], like))
+
+    def wrap(self, expr, t, like):
+        """``expr`` (a Python int expression) wrapped to integer type ``t``: a range test
+        inline, the wrap-around call only when it is out of range."""
+        lo, hi = scalars.int_range(t)
+        tmp = "__cj_t"
+        test = ast.Compare(ast.Constant(lo), [ast.LtE(), ast.LtE()],
+                           [ast.NamedExpr(ast.Name(tmp, ast.Store()), expr), ast.Constant(hi)])
+        slow = ast.Call(ast.Name(self.helper(scalars.wrapper(t), "wrap"), ast.Load()),
+                        [ast.Name(tmp, ast.Load())], [])
+        return _mark(_loc(ast.IfExp(test, ast.Name(tmp, ast.Load()), slow), like))
+
+    # ---- statements ---------------------------------------------------------------------
+    def function(self):
+        node = self.tf.fsrc.node
+        body = []
+        for a, t in zip(self.tf.fsrc.argnames, self.tf.argtypes):
+            if _numeric(t):
+                body.append(self.cast_name(a, t, node))
+        body += self.block(node.body)
+        if not body:
+            body = [_loc(ast.Pass(), node)]
+        args = node.args    # as written: defaults, *args (device functions)
+        extra = {"type_params": []} if "type_params" in ast.FunctionDef._fields else {}
+        return _loc(ast.FunctionDef(name=node.name, args=args, body=body, decorator_list=[],
+                                    returns=None, **extra), node)
+
+    def cast_name(self, name, t, like):
+        value = self.call(scalars.caster(t), "to_", [_loc(ast.Name(name, ast.Load()), like)],
+                          like)
+        return _loc(ast.Assign([_loc(ast.Name(name, ast.Store()), like)], value), like)
+
+    def block(self, stmts):
+        out = []
+        for s in stmts:
+            m = getattr(self, "s_" + type(s).__name__, None)
+            r = m(s) if m is not None else self.generic(s)
+            out.extend(r if isinstance(r, list) else [r])
+        return out
+
+    def name_casts(self, target, like):
+        """Conversions of every local bound by ``target`` to its one type."""
+        out = []
+        for n in ast.walk(target):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                t = self.tf.vartypes.get(n.id)
+                if _numeric(t):
+                    out.append(self.cast_name(n.id, t, like))
+        return out
+
+    def store_type(self, target):
+        """The type a value stored to ``target`` (an original target node) takes."""
+        if isinstance(target, ast.Name):
+            return self.tf.vartypes.get(target.id)
+        if isinstance(target, ast.Subscript):
+            at = self.ty(target.value)
+            if isinstance(at, T.Array):
+                t = self.ty(target)
+                return at.dtype if t is None or _numeric(t) else None
+            return None
+        if isinstance(target, ast.Attribute):
+            return self.ty(target)
+        return None
+
+    def s_Assign(self, s):
+        value = self.expr(s.value)
+        vt = self.ty(s.value)
+        if len(s.targets) == 1 and isinstance(s.targets[0], ast.Tuple) and \
+                isinstance(s.value, ast.Call) and \
+                (self.tf.info.get(s.value) or ("",))[0] in ("grid", "gridsize") and \
+                all(isinstance(e, ast.Name) and self.tf.vartypes.get(e.id) is T.int64
+                    for e in s.targets[0].elts):
+            # grid(n) / gridsize(n): a tuple of Python ints, already int64 values
+            return _loc(ast.Assign([self.target(s.targets[0])], value), s)
+        if len(s.targets) == 1 and not isinstance(s.targets[0], (ast.Tuple, ast.List)):
+            st = self.store_type(s.targets[0])
+            if _numeric(st) and _numeric(vt):
+                value = self.conv(value, vt, st, s.value)
+            return _loc(ast.Assign([self.target(s.targets[0])], value), s)
+        new = _loc(ast.Assign([self.target(t) for t in s.targets], value), s)
+        casts = []
+        for t in s.targets:
+            casts += self.name_casts(t, s)
+        return [new] + casts
+
+    def s_AnnAssign(self, s):
+        if s.value is None:
+            return s
+        return self.s_Assign(_loc(ast.Assign([s.target], s.value), s))
+
+    def target(self, t):
+        """A store target with its index / base expressions rewritten."""
+        if isinstance(t, ast.Name):
+            return t
+        return self.generic(t)
+
+    def s_AugAssign(self, s):
+        info = self.tf.info.get(s)
+        op = _OPNAMES.get(type(s.op))
+        st = self.store_type(s.target)
+        if info is None or info[0] != "augassign" or not _numeric(st):
+            return self.generic(s)
+        cur, res = info[1]
+        rhs_t = self.ty(s.value)
+        if not (_numeric(cur) and _numeric(res) and _numeric(rhs_t)):
+            return self.generic(s)
+        tgt = s.target
+        if isinstance(tgt, ast.Name):
+            load = _loc(ast.Name(tgt.id, ast.Load()), tgt)
+            if _numeric(self.tf.vartypes.get(tgt.id)):
+                _mark(load)
+        elif isinstance(tgt, (ast.Subscript, ast.Attribute)):
+            load = self.generic(tgt)
+            load.ctx = ast.Load()
+            if isinstance(tgt, ast.Subscript) and isinstance(self.ty(tgt.value), T.Array) \
+                    and not isinstance(cur, T.Integer):
+                _mark(load)
+        else:
+            return self.generic(s)
+        value = self.binop(op, load, cur, self.expr(s.value), rhs_t, res, s.value, s)
+        if value is None:
+            return self.generic(s)
+        value = self.conv(value, res, st, s)
+        return _loc(ast.Assign([self.target(tgt)], value), s)
+
+    def s_For(self, s):
+        it = self.expr(s.iter)
+        itype = self.ty(s.iter)
+        from ..compiler.rules import RangeType
+        if isinstance(itype, RangeType) and isinstance(s.target, ast.Name) and \
+                _widens(itype.dtype, self.tf.vartypes.get(s.target.id), same=True):
+            casts = []      # range() yields Python ints within its integer type
+        else:
+            casts = self.name_casts(s.target, s)
+        body = casts + self.block(s.body)
+        return _loc(ast.For(self.target(s.target), it, body, self.block(s.orelse)), s)
+
+    def s_If(self, s):
+        return _loc(ast.If(self.test(s.test), self.block(s.body) or [ast.Pass()],
+                           self.block(s.orelse)), s)
+
+    def s_While(self, s):
+        return _loc(ast.While(self.test(s.test), self.block(s.body) or [ast.Pass()],
+                              self.block(s.orelse)), s)
+
+    def s_Return(self, s):
+        if s.value is None:
+            return s
+        value = self.expr(s.value)
+        rt = self.tf.return_type
+        if not self.tf.kernel and _numeric(rt):
+            value = self.conv(value, self.ty(s.value), rt, s.value)
+        return _loc(ast.Return(value), s)
+
+    # ---- generic copy -------------------------------------------------------------------
+    def generic(self, node):
+        """A shallow copy of ``node`` with its children rewritten."""
+        new = type(node)()
+        for field, value in ast.iter_fields(node):
+            if isinstance(value, list):
+                if value and isinstance(value[0], ast.stmt):
+                    value = self.block(value)
+                else:
+                    value = [self.expr(v) if isinstance(v, ast.expr) else
+                             (self.generic(v) if isinstance(v, ast.AST) else v)
+                             for v in value]
+            elif isinstance(value, ast.expr):
+                value = self.expr(value)
+            elif isinstance(value, ast.AST) and not isinstance(value, (ast.expr_context,
+                                                                       ast.operator,
+                                                                       ast.unaryop,
+                                                                       ast.cmpop,
+                                                                       ast.boolop)):
+                value = self.generic(value)
+            setattr(new, field, value)
+        for a in ("lineno", "col_offset", "end_lineno", "end_col_offset"):
+            if hasattr(node, a):
+                setattr(new, a, getattr(node, a))
+        return new
+
+    # ---- expressions --------------------------------------------------------------------
+    def expr(self, node):
+        m = getattr(self, "e_" + type(node).__name__, None)
+        if m is not None:
+            r = m(node)
+            if r is not None:
+                return r
+        new = self.generic(node)
+        if isinstance(node, ast.Subscript) and isinstance(self.ty(node.value), T.Array) \
+                and _numeric(self.ty(node)) and not isinstance(self.ty(node), T.Integer):
+            _mark(new)
+        elif self._python_int(node):
+            _mark(new)
+        return new
+
+    def _python_int(self, node):
+        """True for integer nodes the simulator gives as Python ints of their type already:
+        thread indices (``threadIdx.x`` …), ``arr.size``/``arr.ndim``, ``arr.shape[k]``."""
+        t = self.ty(node)
+        if not isinstance(t, T.Integer):
+            return False
+        info = self.tf.info.get(node)
+        if info is not None and info[0] == "sreg":
+            return True
+        if isinstance(node, ast.Attribute) and node.attr in ("size", "ndim") and \
+                isinstance(self.ty(node.value), T.Array):
+            return True
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and \
+                node.value.attr in ("shape", "strides") and \
+                isinstance(self.ty(node.value.value), T.Array):
+            return True
+        return False
+
+    def test(self, node):
+        """A condition (if/while/conditional expression): its truth is all that matters, so
+        and/or operands are not converted to the combined type."""
+        if isinstance(node, ast.BoolOp):
+            return _loc(ast.BoolOp(type(node.op)(), [self.test(v) for v in node.values]),
+                        node)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            return _loc(ast.UnaryOp(ast.Not(), self.test(node.operand)), node)
+        return self.expr(node)
+
+    def e_Constant(self, node):
+        t = self.ty(node)
+        if not _numeric(t) or node not in self.tf.constvals:
+            return None
+        return self.constant(node.value, t, node)
+
+    def constant(self, value, t, like):
+        v = scalars.caster(t)(value)
+        if v.__class__ is int:
+            return _mark(_loc(ast.Constant(v), like))
+        name = self.helper(v, "k")
+        return _mark(_loc(ast.Name(name, ast.Load()), like))
+
+    def e_Name(self, node):
+        t = self.ty(node)
+        if not isinstance(node.ctx, ast.Load):
+            return node
+        if node.id in self.tf.vartypes:
+            new = _loc(ast.Name(node.id, ast.Load()), node)
+            return _mark(new) if _numeric(t) else new
+        if _numeric(t) and node in self.tf.constvals and node not in self.tf.info:
+            return self.constant(self.tf.constvals[node], t, node)
+        return None
+
+    def e_Attribute(self, node):
+        t = self.ty(node)
+        if _numeric(t) and node in self.tf.constvals and node not in self.tf.info:
+            return self.constant(self.tf.constvals[node], t, node)
+        return None
+
+    def e_BinOp(self, node):
+        rt = self.ty(node)
+        if not _numeric(rt):
+            return None
+        op = _OPNAMES.get(type(node.op))
+        lt, rtt = self.ty(node.left), self.ty(node.right)
+        if op is None or not (_numeric(lt) and _numeric(rtt)):
+            return None
+        return self.binop(op, self.expr(node.left), lt, self.expr(node.right), rtt, rt,
+                          node.right, node)
+
+    def binop(self, op, left, lt, right, rtt, rt, right_old, like):
+        """``left <op> right`` (rewritten operands of types ``lt``/``rtt``) computed as the
+        lowering does for result type ``rt``; None when not handled."""
+        if isinstance(rt, T.Boolean):
+            if op in ("&", "|", "^"):
+                left = self.conv(left, lt, T.boolean, like)
+                right = self.conv(right, rtt, T.boolean, like)
+                return _mark(_loc(ast.BinOp(left, _DIRECT_BINOPS[op](), right), like))
+            return None
+        if op == "**" and isinstance(rt, T.Float) and isinstance(right_old, ast.Constant) \
+                and not isinstance(right_old.value, bool) and right_old.value in (2, 3):
+            fn = scalars.square if right_old.value == 2 else scalars.cube
+            return _mark(self.call(fn, "pow", [self.conv(left, lt, rt, like)], like))
+        left = self.conv(left, lt, rt, like)
+        right = self.conv(right, rtt, rt, like)
+        if isinstance(rt, T.Integer):
+            return self.int_binop(op, left, right, rt, like)
+        if isinstance(rt, T.Float) and op in ("//", "%"):
+            fn = scalars.float_floordiv if op == "//" else scalars.float_mod
+            return _mark(self.call(fn, "fdiv", [left, right], like))
+        return _mark(_loc(ast.BinOp(left, _DIRECT_BINOPS[op](), right), like))
+
+    def int_binop(self, op, left, right, rt, like):
+        """Integer ``left <op> right`` on Python ints of type ``rt``, wrapped to its width."""
+        if op in ("&", "|", "^"):
+            # in-range operands give an in-range result
+            return _mark(_loc(ast.BinOp(left, _DIRECT_BINOPS[op](), right), like))
+        if op in ("+", "-", "*"):
+            return self.wrap(_loc(ast.BinOp(left, _DIRECT_BINOPS[op](), right), like), rt,
+                             like)
+        c = right.value if isinstance(right, ast.Constant) and \
+            right.value.__class__ is int else None
+        if c is not None and c > 0 and op in ("//", "%"):
+            # a positive constant divisor: Python's floor semantics, never out of range
+            return _mark(_loc(ast.BinOp(left, _DIRECT_BINOPS[op](), right), like))
+        if c is not None and 0 <= c < rt.bitwidth and op in ("<<", ">>"):
+            out = _loc(ast.BinOp(left, _DIRECT_BINOPS[op](), right), like)
+            return _mark(out) if op == ">>" else self.wrap(out, rt, like)
+        fn = {"//": scalars.int_floordiv, "%": scalars.int_mod, "<<": scalars.int_shl,
+              ">>": scalars.int_shr, "**": scalars.int_pow}.get(op)
+        if fn is None:
+            return None
+        args = [left, right]
+        if op in ("<<", ">>") and rt.bitwidth != 64:
+            args.append(ast.Constant(rt.bitwidth))
+        call = self.call(fn, "i" + fn.__name__, args, like)
+        if op == ">>" or (op in ("//", "%") and not rt.signed):
+            return _mark(call)      # stays in range
+        return self.wrap(call, rt, like)
+
+    def e_UnaryOp(self, node):
+        rt = self.ty(node)
+        at = self.ty(node.operand)
+        if not (_numeric(rt) and _numeric(at)) or isinstance(node.op, ast.Not):
+            return None
+        operand = self.conv(self.expr(node.operand), at, rt, node)
+        out = _loc(ast.UnaryOp(type(node.op)(), operand), node)
+        if isinstance(rt, T.Integer) and not isinstance(node.op, ast.UAdd):
+            return self.wrap(out, rt, node)
+        return _mark(out)
+
+    def e_Compare(self, node):
+        operands = [node.left] + list(node.comparators)
+        ts = [self.ty(n) for n in operands]
+        if not all(_numeric(t) for t in ts):
+            return None
+        from ..compiler import rules
+        targets = [set() for _ in operands]
+        for i, (a, b) in enumerate(zip(ts, ts[1:])):
+            if a is b:
+                continue
+            ct = T.boolean if isinstance(a, T.Boolean) and isinstance(b, T.Boolean) \
+                else rules.unify(a, b)
+            if ct is None:
+                return None
+            if isinstance(ct, T.Integer) and isinstance(a, T.Integer) \
+                    and isinstance(b, T.Integer):
+                continue    # integers of any width compare exactly by value
+            targets[i].add(ct)
+            targets[i + 1].add(ct)
+        if any(len(s) > 1 for s in targets):
+            return None     # a middle operand compared at two types: run as written
+        new = [self.expr(n) for n in operands]
+        new = [self.conv(v, t, next(iter(s)), v) if s else v
+               for v, t, s in zip(new, ts, targets)]
+        return _loc(ast.Compare(new[0], [type(o)() for o in node.ops], new[1:]), node)
+
+    def e_BoolOp(self, node):
+        rt = self.ty(node)
+        if not _numeric(rt):
+            return None
+        values = [self.conv(self.expr(v), self.ty(v), rt, v) for v in node.values]
+        return _mark(_loc(ast.BoolOp(type(node.op)(), values), node))
+
+    def e_IfExp(self, node):
+        rt = self.ty(node)
+        if not _numeric(rt):
+            return None
+        return _mark(_loc(ast.IfExp(self.test(node.test),
+                                    self.conv(self.expr(node.body), self.ty(node.body), rt,
+                                              node.body),
+                                    self.conv(self.expr(node.orelse), self.ty(node.orelse), rt,
+                                              node.orelse)), node))
+
+    def e_Call(self, node):
+        info = self.tf.info.get(node)
+        if info is None:
+            return None
+        key, data = info
+        rt = self.ty(node)
+        if key in _UNTOUCHED_CALLS:
+            return node
+        if key == "cast" and _numeric(data) and len(node.args) == 1 and not node.keywords:
+            arg = node.args[0]
+            if arg in self.tf.constvals and _numeric(self.ty(arg)) and arg not in self.tf.info:
+                # a cast of a compile-time constant is a constant (np.float32(0.25))
+                return self.constant(scalars.caster(self.ty(arg))(self.tf.constvals[arg]),
+                                     data, node)
+            return _mark(self.call(scalars.caster(data), "to_", [self.expr(arg)], node))
+        if key == "device":
+            callee = data[0] if isinstance(data, tuple) else data
+            if _captures_device_arrays(callee.fsrc.pyfunc):
+                return None     # called as written: the launch rebinds its captured arrays
+            fn = self.build(callee)
+            call = _loc(ast.Call(ast.Name(self.helper(fn, "dev"), ast.Load()),
+                                 [self.expr(a) for a in node.args],
+                                 [self.generic(k) for k in node.keywords]), node)
+            return _mark(call) if _numeric(callee.return_type) else call
+        if key == "pow" and len(node.args) == 2 and _numeric(rt):
+            a, b = node.args
+            r = self.binop("**", self.expr(a), self.ty(a), self.expr(b), self.ty(b), rt, b,
+                           node)
+            if r is not None:
+                return r
+        if key.startswith("math.") or key in ("npfloor", "npceil", "nptrunc"):
+            name = key[5:] if key.startswith("math.") else key
+            argtypes = [self.ty(a) for a in node.args]
+            if node.keywords or not all(_numeric(t) for t in argtypes):
+                return None
+            fn = scalars.math_func(name, argtypes, rt)
+            if fn is None:
+                return None
+            return _mark(self.call(fn, "m_" + name + "_",
+                                   [self.expr(a) for a in node.args], node))
+        if key.startswith("atomic.") and len(node.args) >= 3:
+            at = self.ty(node.args[0])
+            if isinstance(at, T.Array) and _numeric(at.dtype):
+                args = [self.expr(a) for a in node.args[:2]]
+                args += [self.conv(self.expr(a), self.ty(a), at.dtype, a)
+                         for a in node.args[2:]]
+                return _loc(ast.Call(self.expr(node.func), args, []), node)
+        if isinstance(key, str) and key not in _PYTHON_ARG_KEYS and \
+                not key.startswith(("math.", "atomic.")) and \
+                any(isinstance(self.ty(a), T.Integer) for a in node.args):
+            # kernel intrinsics (popc, brev, mulhi, selp ...) take an integer's width from
+            # its NumPy type: integer arguments go in as NumPy scalars of their type
+            args = []
+            for a in node.args:
+                at = self.ty(a)
+                new = self.expr(a)
+                if isinstance(at, T.Integer):
+                    new = self.call(at.dtype.type, "np_", [self.conv(new, at, at, a)], a)
+                args.append(new)
+            return _loc(ast.Call(self.expr(node.func), args,
+                                 [self.generic(k) for k in node.keywords]), node)
+        if key == "fma" and isinstance(rt, T.Float) and rt is not T.float16 \
+                and len(node.args) == 3 and not node.keywords:
+            args = [self.conv(self.expr(a), self.ty(a), rt, a) for a in node.args]
+            return _mark(self.call(scalars.fma, "fma", args, node))
+        if key in ("fma", "cbrt") and _numeric(rt) and not node.keywords:
+            args = [self.conv(self.expr(a), self.ty(a), rt, a) for a in node.args]
+            return self.conv(_loc(ast.Call(self.expr(node.func), args, []), node), None, rt,
+                             node)
+        return None

@@ -1,0 +1,537 @@
+"""The differential corpus: kernels, input generators and expected values under Numba's
+typing, shared by the simulator-vs-expectation tests (CI) and the simulator-vs-GPU test (H200).
+
+Each :class:`Case` names a kernel, how to build its inputs from a ``numpy.random.Generator``
+(or from arrays hypothesis drew), its launch configuration, the outputs to compare and how:
+``exact`` (bit for bit, any NaN equal to any NaN: integers, booleans and IEEE basic
+operations), ``ulp`` (within a bound in units in the last place: transcendental functions, as
+libdevice documents them, plus one for the simulator's own rounding) or ``rel`` (a relative
+tolerance: kernels whose float sums the GPU may contract into FMAs or reorder through
+atomics).
+
+The expected values (:func:`expected`) are written with NumPy at the dtypes Numba's typing
+gives (``int32 + int32`` is int64, float literals are float64, ``int / int`` is float64 ...),
+independently of the compiler's ``rules.py``.
+"""
+import math
+import os
+import sys
+
+import numpy as np
+
+import cujit as cuda
+from corpus_kernels import (RED, TPB, arith, axpy, basic_math, compare_ops, conversions,
+                            int_bits, int_histogram, literals, matmul, reduce_sum, stencil,
+                            transcendental, warp_sum)
+
+__all__ = ["CASES", "Case", "EDGES", "edge_array", "result_dtype", "compare", "expected",
+           "defined_divisors"]
+
+# ---- inputs ----------------------------------------------------------------------------
+
+INT_DTYPES = (np.int8, np.int32, np.int64, np.uint32, np.uint64)
+FLOAT_DTYPES = (np.float32, np.float64)
+DTYPES = INT_DTYPES + FLOAT_DTYPES
+
+
+def EDGES(dtype):
+    """Edge values of ``dtype``: NaN, ±inf, ±0, subnormals, extremes (floats); minimum,
+    maximum, 0, ±1 (integers)."""
+    dt = np.dtype(dtype)
+    if dt.kind == "f":
+        fi = np.finfo(dt)
+        return np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, fi.smallest_subnormal,
+                         -fi.smallest_subnormal, fi.tiny, fi.max, -fi.max, 1.0, -1.0, 0.5,
+                         -2.5, 3.0, 1e-3], dt)
+    ii = np.iinfo(dt)
+    vals = [ii.min, ii.max, 0, 1, ii.max - 1, 2, 7]
+    if ii.min < 0:
+        vals += [-1, -7, ii.min + 1]
+    return np.array(vals, dt)
+
+
+def edge_array(rng, dtype, n):
+    """``n`` values of ``dtype``: edge values first (shuffled), then random ones."""
+    dt = np.dtype(dtype)
+    e = EDGES(dt)
+    rng.shuffle(e)
+    if dt.kind == "f":
+        r = (rng.standard_normal(n) * 10.0 ** rng.integers(-3, 4, n)).astype(dt)
+    else:
+        ii = np.iinfo(dt)
+        r = rng.integers(ii.min, ii.max, n, dtype=dt, endpoint=True)
+    out = np.concatenate([e, r])[:n]
+    return out.astype(dt)
+
+
+def result_dtype(op, da, db=None):
+    """The dtype of ``a <op> b`` under Numba's typing: integer arithmetic at least 64 bits,
+    signed when either is signed; ``int / int`` float64; float with anything NumPy's
+    promotion; comparisons bool."""
+    da = np.dtype(da)
+    db = da if db is None else np.dtype(db)
+    if op in ("<", "<=", "==", "!="):
+        return np.dtype(np.bool_)
+    if da.kind in "iub" and db.kind in "iub":
+        if op == "/":
+            return np.dtype(np.float64)
+        signed = da.kind in "ib" or db.kind in "ib"
+        return np.dtype(np.int64 if signed else np.uint64)
+    return np.promote_types(da, db)
+
+
+def defined_divisors(a, b):
+    """``b`` with the divisors that make ``a // b`` / ``a % b`` undefined on a GPU replaced
+    by 1: the most negative int64 divided by -1 overflows (LLVM ``sdiv``/``srem`` give
+    poison, PTX an unspecified value)."""
+    rt = result_dtype("//", a.dtype, b.dtype)
+    if rt != np.int64:
+        return b
+    with np.errstate(all="ignore"):
+        bad = (a.astype(np.int64) == np.iinfo(np.int64).min) & (b.astype(np.int64) == -1)
+    if bad.any():
+        b = b.copy()
+        b[bad] = 1
+    return b
+
+
+# ---- expectations (NumPy at the typed dtypes) --------------------------------------------
+
+def _fmod_py(x, y):
+    r = np.fmod(x, y)
+    adj = (r != 0) & ~np.isnan(r) & ((r < 0) != (y < 0))
+    return np.where(adj, r + y, r)
+
+
+def _floordiv_py(x, y):
+    mod = np.fmod(x, y)
+    div = (x - mod) / y
+    fix = (mod != 0) & ~np.isnan(mod) & ((y < 0) != (mod < 0))
+    div = np.where(fix, div - 1, div)
+    fl = np.floor(div)
+    fl = np.where(div - fl > 0.5, fl + 1, fl)
+    zero = np.copysign(np.zeros_like(x), x / y)
+    return np.where(div == 0, zero, fl)
+
+
+def _sat_int(x, dt):
+    """Float → integer as PTX ``cvt.rzi``: truncate, saturate, NaN → 0."""
+    ii = np.iinfo(dt)
+    x = np.asarray(x, np.float64)
+    t = np.trunc(np.nan_to_num(x, nan=0.0, posinf=np.inf, neginf=-np.inf))
+    out = np.empty(x.shape, dt)
+    for k, v in enumerate(t.tolist()):
+        out[k] = ii.max if v >= ii.max else ii.min if v <= ii.min else int(v)
+    return out
+
+
+def expected(name, ins):
+    """Expected outputs {output name: array} of case ``name`` for input arrays ``ins``."""
+    with np.errstate(all="ignore"):
+        if name == "arith":
+            a, b = ins["a"], ins["b"]
+            rt = result_dtype("+", a.dtype, b.dtype)
+            x, y = a.astype(rt), b.astype(rt)
+            out = {"add": x + y, "sub": x - y, "mul": x * y}
+            dt = result_dtype("/", a.dtype, b.dtype)
+            out["div"] = a.astype(dt) / b.astype(dt)
+            if rt.kind == "f":
+                out["fdiv"], out["mod"] = _floordiv_py(x, y), _fmod_py(x, y)
+            else:
+                out["fdiv"], out["mod"] = np.floor_divide(x, y), np.remainder(x, y)
+            return out
+        if name == "compare_ops":
+            a, b = ins["a"], ins["b"]
+            ct = _compare_type(a.dtype, b.dtype)
+            x, y = a.astype(ct), b.astype(ct)
+            return {"lt": x < y, "le": x <= y, "eq": x == y, "ne": x != y}
+        if name == "literals":
+            a = ins["a"]
+            f = result_dtype("*", a.dtype, np.float64)
+            i = result_dtype("+", a.dtype, np.int64)
+            x = a.astype(i)
+            neg_t = a.dtype if a.dtype.kind == "f" else result_dtype("-", a.dtype, a.dtype)
+            return {"times_tenth": a.astype(f) * 0.1, "plus_one": x + i.type(1),
+                    "floordiv_three": (_floordiv_py(x, i.type(3)) if i.kind == "f"
+                                       else np.floor_divide(x, i.type(3))),
+                    "neg": -a.astype(neg_t)}
+        if name == "int_bits":
+            a, b = ins["a"], ins["b"]
+            rt = result_dtype("&", a.dtype, b.dtype)
+            x, y = a.astype(rt), b.astype(rt)
+            # a shift takes the left operand's signedness at 64 bits (Numba)
+            st = np.dtype(np.int64 if a.dtype.kind in "ib" else np.uint64)
+            s = (b.astype(result_dtype("&", b.dtype, np.int64)) & 15).astype(st)
+            xs = a.astype(st)
+            return {"band": x & y, "bor": x | y, "bxor": x ^ y, "shl": xs << s,
+                    "shr": xs >> s}
+        if name == "basic_math":
+            a, b, c = ins["a"], ins["b"], ins["c"]
+            out = {"sqrt_": np.sqrt(a), "fmod_": np.fmod(a, b), "fabs_": np.fabs(a),
+                   "copysign_": np.copysign(a, b)}
+            out["fma_"] = _fma(a, b, c)
+            return out
+        if name == "transcendental":
+            a = ins["a"]
+            w = a.astype(np.float64)
+            return {"sin_": np.sin(w).astype(a.dtype), "cos_": np.cos(w).astype(a.dtype),
+                    "exp_": np.exp(w).astype(a.dtype), "log_": np.log(w).astype(a.dtype),
+                    "tanh_": np.tanh(w).astype(a.dtype),
+                    "atan2_": np.arctan2(w, 0.5)}
+        if name == "conversions":
+            a = ins["a"]
+            if a.dtype.kind == "f":
+                i32 = _sat_int(a, np.int32)
+                tr = _sat_int(a, np.int64)
+            else:
+                i32, tr = a.astype(np.int32), a
+            inr = (a >= 0) & (a < 256)
+            u8 = np.where(inr, np.trunc(np.where(inr, a, 0).astype(np.float64)), 0) \
+                .astype(np.uint8)
+            return {"to_i32": i32, "to_u8": u8, "to_f32": a.astype(np.float32),
+                    "to_bool": a != 0, "trunc_": tr}
+        if name == "axpy":
+            return {"y": ins["a"] * ins["x"] + ins["y"]}
+        if name == "matmul":
+            A, B = ins["A"], ins["B"]
+            acc = np.zeros((A.shape[0], B.shape[1]), np.float32)
+            for k in range(A.shape[1]):
+                acc = acc + A[:, k:k + 1] * B[k:k + 1, :]
+            return {"C": acc}
+        if name == "reduce_sum":
+            return {"out": np.array([ins["x"].astype(np.float64).sum()], np.float32)}
+        if name == "stencil":
+            a = ins["a"]
+            b = ins["b"].copy()
+            b[1:-1, 1:-1] = np.float32(0.25) * (a[:-2, 1:-1] + a[2:, 1:-1] + a[1:-1, :-2]
+                                                + a[1:-1, 2:])
+            return {"b": b}
+        if name == "warp_sum":
+            return {"out": ins["a"].reshape(-1, 32).sum(axis=1)}
+        if name == "int_histogram":
+            x, bins = ins["x"], ins["bins"]
+            k = np.remainder(x.astype(np.int64), np.int64(bins))
+            return {"counts": np.bincount(k, minlength=ins["counts"].size)
+                    .astype(ins["counts"].dtype)}
+        if name == "example_const_kernel":
+            return {"x": ins["x"] * np.tile(np.array([1.0, 2.0, 3.0], np.float32),
+                                             ins["x"].size // 3 + 1)[:ins["x"].size]}
+        if name == "example_const_smooth":
+            x = ins["x"]
+            y = ins["y"].copy()
+            y[1:-1] = np.float32(0.25) * x[:-2] + np.float32(0.5) * x[1:-1] + \
+                np.float32(0.25) * x[2:]
+            return {"y": y}
+        if name == "example_matmul":
+            return expected("demo_matmul", ins)
+        if name == "example_scale_shift":
+            # float32 * float32, then + a float64 literal-typed value in float64
+            return {"x": ((ins["x"] * ins["a"]).astype(np.float64) + ins["b"])
+                    .astype(np.float32)}
+        if name == "demo_fir":
+            from cujit.demo.const_filter import reference
+            return {"y": reference(ins["x"]).astype(np.float32)}
+        if name in ("demo_matmul", "bench_matmul"):
+            return {"C": (ins["A"].astype(np.float64) @ ins["B"].astype(np.float64))
+                    .astype(np.float32)}
+        if name == "demo_axpb":
+            return {"x": ins["x"] * ins["a"] + ins["b"]}
+        if name == "bench_reduce":
+            return {"out": np.array([ins["x"].astype(np.float64).sum()], np.float32)}
+        if name == "bench_stencil":
+            return expected("stencil", ins)
+    raise KeyError(name)
+
+
+def _compare_type(da, db):
+    if da == db:
+        return da
+    if da.kind in "iu" and db.kind in "iu" and (da.kind == "i") != (db.kind == "i"):
+        # Numba unifies signed with unsigned at 64 bits as float64
+        if max(da.itemsize, db.itemsize) >= 8:
+            return np.dtype(np.float64)
+        return np.dtype(np.int64)
+    return np.promote_types(da, db)
+
+
+def _fma(a, b, c):
+    """``a * b + c`` rounded once, from exact rationals (independent of the simulator)."""
+    from fractions import Fraction
+    out = np.empty(a.shape, a.dtype)
+    typ = a.dtype.type
+    fi = np.finfo(typ)
+    big = Fraction(int(fi.max)) + Fraction(2) ** (fi.maxexp - fi.nmant - 2)
+    for k in range(a.size):
+        x, y, z = float(a[k]), float(b[k]), float(c[k])
+        if not all(map(math.isfinite, (x, y, z))):
+            out[k] = typ(x * y + z)
+            continue
+        v = Fraction(x) * Fraction(y) + Fraction(z)
+        if v == 0:
+            out[k] = typ(x * y + z)
+        elif abs(v) >= big:
+            out[k] = typ(math.inf if v > 0 else -math.inf)
+        else:
+            # nearest of the float grid around v, ties to the even significand
+            lo = typ((float(fi.max) if v > 0 else -float(fi.max))) if abs(v) > Fraction(float(fi.max)) \
+                else typ(float(v)) if abs(Fraction(float(v))) <= Fraction(float(fi.max)) \
+                else typ((float(fi.max) if v > 0 else -float(fi.max)))
+            cands = [lo, np.nextafter(lo, typ(np.inf)), np.nextafter(lo, typ(-np.inf))]
+            cands = [q for q in cands if np.isfinite(q)]
+            ui = np.uint32 if typ is np.float32 else np.uint64
+            out[k] = min(cands, key=lambda q: (abs(Fraction(float(q)) - v),
+                                               int(np.array(q).view(ui)) & 1))
+    return out
+
+
+# ---- cases -----------------------------------------------------------------------------
+
+class Case:
+    """One corpus kernel with its inputs: ``make(rng) -> (ins, outs, griddim, blockdim,
+    args)``; ``mode`` {output: ('exact'|'ulp'|'rel', bound)}."""
+
+    def __init__(self, name, kernel, make, modes):
+        self.name = name
+        self.kernel = kernel
+        self.make = make
+        self.modes = modes
+
+    def __repr__(self):
+        return f"Case({self.name})"
+
+
+def _elementwise(name, kernel, in_names, out_names, in_dtypes, modes, n=32):
+    def make(rng, arrays=None):
+        ins = {}
+        for k, (nm, dt) in enumerate(zip(in_names, in_dtypes)):
+            ins[nm] = arrays[k] if arrays is not None else edge_array(rng, dt, n)
+        if name == "arith":
+            ins["b"] = defined_divisors(ins["a"], ins["b"])
+        exp = expected(name, ins)
+        outs = {o: np.zeros(ins[in_names[0]].size, np.asarray(exp[o]).dtype)
+                for o in out_names}
+        args = [ins[nm] for nm in in_names] + [outs[o] for o in out_names]
+        size = ins[in_names[0]].size
+        return ins, outs, (size + 31) // 32, 32, args
+    return Case(f"{name}[{','.join(np.dtype(d).name for d in in_dtypes)}]", kernel, make,
+                modes)
+
+
+def _cases():
+    cases = []
+    exact = dict.fromkeys(("add", "sub", "mul", "div", "fdiv", "mod"), ("exact", 0))
+    pairs = [(a, b) for a in DTYPES for b in DTYPES]
+    for a, b in pairs:
+        cases.append(_elementwise("arith", arith, ("a", "b"), tuple(exact), (a, b), exact))
+        cases.append(_elementwise("compare_ops", compare_ops, ("a", "b"),
+                                  ("lt", "le", "eq", "ne"), (a, b),
+                                  dict.fromkeys(("lt", "le", "eq", "ne"), ("exact", 0))))
+    for d in DTYPES:
+        cases.append(_elementwise("literals", literals, ("a",),
+                                  ("times_tenth", "plus_one", "floordiv_three", "neg"), (d,),
+                                  dict.fromkeys(("times_tenth", "plus_one", "floordiv_three",
+                                                 "neg"), ("exact", 0))))
+        cases.append(_elementwise("conversions", conversions, ("a",),
+                                  ("to_i32", "to_u8", "to_f32", "to_bool", "trunc_"), (d,),
+                                  dict.fromkeys(("to_i32", "to_u8", "to_f32", "to_bool",
+                                                 "trunc_"), ("exact", 0))))
+    for a in INT_DTYPES:
+        cases.append(_elementwise("int_bits", int_bits, ("a", "b"),
+                                  ("band", "bor", "bxor", "shl", "shr"), (a, a),
+                                  dict.fromkeys(("band", "bor", "bxor", "shl", "shr"),
+                                                ("exact", 0))))
+    for f in FLOAT_DTYPES:
+        cases.append(_elementwise("basic_math", basic_math, ("a", "b", "c"),
+                                  ("sqrt_", "fma_", "fmod_", "fabs_", "copysign_"), (f, f, f),
+                                  dict.fromkeys(("sqrt_", "fma_", "fmod_", "fabs_",
+                                                 "copysign_"), ("exact", 0))))
+        # libdevice's documented maximum ulp errors (float / double variants), plus one
+        # for the simulator's rounding
+        ulp = {"sin_": 3, "cos_": 3, "exp_": 3, "log_": 2, "tanh_": 3, "atan2_": 4} \
+            if f is np.float32 else \
+            {"sin_": 2, "cos_": 2, "exp_": 2, "log_": 2, "tanh_": 3, "atan2_": 3}
+        cases.append(_elementwise("transcendental", transcendental, ("a",), tuple(ulp), (f,),
+                                  {k: ("ulp", v) for k, v in ulp.items()}))
+    cases += _kernel_cases()
+    return cases
+
+
+def _kernel_cases():
+    def make_axpy(rng, arrays=None):
+        x = rng.standard_normal(100).astype(np.float32)
+        y = rng.standard_normal(100).astype(np.float32)
+        a = np.float32(rng.standard_normal())
+        ins = {"x": x, "y": y.copy(), "a": a}
+        return ins, {"y": y}, 4, 32, [y, a, x]
+
+    def make_matmul(rng, arrays=None):
+        A = rng.standard_normal((16, 16)).astype(np.float32)
+        B = rng.standard_normal((16, 16)).astype(np.float32)
+        C = np.zeros((16, 16), np.float32)
+        return {"A": A, "B": B}, {"C": C}, (2, 2), (TPB, TPB), [A, B, C]
+
+    def make_reduce(rng, arrays=None):
+        x = rng.standard_normal(1000).astype(np.float32)
+        out = np.zeros(1, np.float32)
+        return {"x": x}, {"out": out}, 4, RED, [x, out]
+
+    def make_stencil(rng, arrays=None):
+        a = rng.standard_normal((20, 24)).astype(np.float32)
+        b = np.zeros_like(a)
+        return {"a": a, "b": b.copy()}, {"b": b}, (3, 3), (8, 8), [a, b]
+
+    def make_warp(rng, arrays=None):
+        a = rng.integers(-1000, 1000, 64).astype(np.int64)
+        out = np.zeros(2, np.int64)
+        return {"a": a}, {"out": out}, 1, 64, [a, out]
+
+    def make_hist(rng, arrays=None):
+        x = rng.integers(-50, 50, 300).astype(np.int32)
+        counts = np.zeros(7, np.int32)
+        return {"x": x, "bins": 7, "counts": counts}, {"counts": counts}, 10, 32, \
+            [x, 7, counts]
+
+    from cujit.demo import const_filter, matmul as demo_matmul, pipeline
+    fir = const_filter.make_kernel(cuda)
+    matmul_tiled = demo_matmul.make_kernel(cuda)
+    axpb = pipeline.make_kernel(cuda)
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "benchmarks"))
+    try:
+        import kernels as bench_kernels
+        bench = bench_kernels.build(cuda)
+    finally:
+        sys.path.pop(0)
+
+    ex = _examples()
+
+    def make_ex_const(rng, arrays=None):
+        x = rng.standard_normal(100).astype(np.float32)
+        return {"x": x.copy()}, {"x": x}, 4, 32, [x]
+
+    def make_ex_smooth(rng, arrays=None):
+        x = rng.standard_normal(100).astype(np.float32)
+        y = np.zeros(100, np.float32)
+        return {"x": x, "y": y.copy()}, {"y": y}, 4, 32, [x, y]
+
+    def make_ex_matmul(rng, arrays=None):
+        A = rng.standard_normal((20, 13)).astype(np.float32)
+        B = rng.standard_normal((13, 18)).astype(np.float32)
+        C = np.zeros((20, 18), np.float32)
+        t = ex["tiled_matmul"].TPB
+        return {"A": A, "B": B}, {"C": C}, ((20 + t - 1) // t, (18 + t - 1) // t), (t, t), \
+            [A, B, C]
+
+    def make_ex_scale(rng, arrays=None):
+        x = rng.standard_normal(300).astype(np.float32)
+        a, b = np.float32(2.5), 0.75
+        return {"x": x.copy(), "a": a, "b": b}, {"x": x}, 2, 64, [x, a, b]
+
+    def make_fir(rng, arrays=None):
+        x = rng.standard_normal(300).astype(np.float32)
+        y = np.zeros(300, np.float32)
+        return {"x": x}, {"y": y}, 2, 64, [x, y]
+
+    def make_tiled(rng, arrays=None):
+        A = rng.standard_normal((20, 13)).astype(np.float32)
+        B = rng.standard_normal((13, 18)).astype(np.float32)
+        C = np.zeros((20, 18), np.float32)
+        t = demo_matmul.TPB
+        return {"A": A, "B": B}, {"C": C}, ((20 + t - 1) // t, (18 + t - 1) // t), (t, t), \
+            [A, B, C]
+
+    def make_axpb(rng, arrays=None):
+        x = rng.standard_normal(500).astype(np.float32)
+        a, b = np.float32(1.5), np.float32(-0.25)
+        return {"x": x.copy(), "a": a, "b": b}, {"x": x}, 2, 64, [x, a, b]
+
+    def make_bench_matmul(rng, arrays=None):
+        n = 2 * bench_kernels.TPB
+        A = rng.standard_normal((n, n)).astype(np.float32)
+        B = rng.standard_normal((n, n)).astype(np.float32)
+        C = np.zeros((n, n), np.float32)
+        t = bench_kernels.TPB
+        return {"A": A, "B": B}, {"C": C}, (2, 2), (t, t), [A, B, C]
+
+    def make_bench_reduce(rng, arrays=None):
+        x = rng.standard_normal(3000).astype(np.float32)
+        out = np.zeros(1, np.float32)
+        return {"x": x}, {"out": out}, 4, bench_kernels.RED_TPB, [x, out]
+
+    def make_bench_stencil(rng, arrays=None):
+        a = rng.standard_normal((40, 36)).astype(np.float32)
+        b = np.zeros_like(a)
+        return {"a": a, "b": b.copy()}, {"b": b}, (3, 3), (16, 16), [a, b]
+
+    return [Case("example_const_kernel", ex["constant_memory"].kernel, make_ex_const,
+                 {"x": ("exact", 0)}),
+            Case("example_const_smooth", ex["constant_memory"].smooth, make_ex_smooth,
+                 {"y": ("rel", 1e-6)}),
+            Case("example_matmul", ex["tiled_matmul"].matmul, make_ex_matmul,
+                 {"C": ("rel", 1e-5)}),
+            Case("example_scale_shift", ex["streams_pipeline"].scale_shift, make_ex_scale,
+                 {"x": ("exact", 0)}),
+            Case("demo_fir", fir, make_fir, {"y": ("rel", 1e-6)}),
+            Case("demo_matmul", matmul_tiled, make_tiled, {"C": ("rel", 1e-5)}),
+            Case("demo_axpb", axpb, make_axpb, {"x": ("rel", 1e-6)}),
+            Case("bench_matmul", bench["matmul"], make_bench_matmul, {"C": ("rel", 1e-5)}),
+            Case("bench_reduce", bench["reduce"], make_bench_reduce, {"out": ("rel", 1e-4)}),
+            Case("bench_stencil", bench["stencil"], make_bench_stencil, {"b": ("exact", 0)}),
+            Case("axpy", axpy, make_axpy, {"y": ("rel", 1e-6)}),
+            Case("matmul", matmul, make_matmul, {"C": ("rel", 1e-5)}),
+            Case("reduce_sum", reduce_sum, make_reduce, {"out": ("rel", 1e-4)}),
+            Case("stencil", stencil, make_stencil, {"b": ("exact", 0)}),
+            Case("warp_sum", warp_sum, make_warp, {"out": ("exact", 0)}),
+            Case("int_histogram", int_histogram, make_hist, {"counts": ("exact", 0)})]
+
+
+def _examples():
+    """The kernels of ``examples/*.py`` (their scripts run only under ``__main__``)."""
+    import importlib.util
+    root = os.path.join(os.path.dirname(__file__), "..", "..", "examples")
+    mods = {}
+    for name in ("constant_memory", "tiled_matmul", "streams_pipeline"):
+        spec = importlib.util.spec_from_file_location(f"cujit_example_{name}",
+                                                      os.path.join(root, name + ".py"))
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        mods[name] = mod
+    return mods
+
+
+def _ordered(x):
+    x = np.asarray(x)
+    it = np.int32 if x.dtype.itemsize == 4 else np.int64
+    i = x.view(it).astype(np.int64)
+    lo = np.int64(np.iinfo(it).min)
+    return np.where(i < 0, lo - i, i)
+
+
+def compare(got, want, mode):
+    """None when ``got`` matches ``want`` under ``mode`` (('exact'|'ulp'|'rel', bound)),
+    else a message naming the first mismatching element."""
+    kind, bound = mode
+    got, want = np.asarray(got), np.asarray(want)
+    if got.dtype != want.dtype:
+        want = want.astype(got.dtype)
+    g, w = got.ravel(), want.ravel()
+    for k in range(g.size):
+        a, b = g[k], w[k]
+        if got.dtype.kind == "f":
+            if np.isnan(a) and np.isnan(b):
+                continue
+            if kind == "exact":
+                ok = a.tobytes() == b.tobytes()
+            elif kind == "ulp":
+                ok = (np.isinf(a) and a == b) or (
+                    np.isfinite(a) and np.isfinite(b)
+                    and abs(int(_ordered(a)) - int(_ordered(b))) <= bound)
+            else:
+                ok = a == b or abs(float(a) - float(b)) <= bound * max(abs(float(b)), 1.0)
+        else:
+            ok = a == b
+        if not ok:
+            return f"element {k}: got {a!r}, expected {b!r} ({kind} {bound})"
+    return None
+
+
+CASES = _cases()
