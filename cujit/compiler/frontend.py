@@ -23,7 +23,8 @@ class FunctionSource:
 
     ``pyfunc``, ``node`` (the ``ast.FunctionDef``), ``filename``, ``firstlineno`` (line of the
     ``def`` in the file), ``lines`` (the file's lines), ``globals`` (dict), ``closure``
-    ({name: value}), ``argnames`` (list of str), ``name``, ``qualname``.
+    ({name: value}), ``argnames`` (list of str), ``name``, ``qualname``, ``line_offset``
+    (lines between the start of the parsed source and the ``def``: add it to an ast line).
     """
 
     def __init__(self, pyfunc, node, filename, firstlineno, lines, line_offset, col_offset):
@@ -32,7 +33,7 @@ class FunctionSource:
         self.filename = filename
         self.firstlineno = firstlineno
         self.lines = lines
-        self._line_offset = line_offset
+        self.line_offset = line_offset
         self._col_offset = col_offset
         self.globals = pyfunc.__globals__
         code = pyfunc.__code__
@@ -119,7 +120,7 @@ class FunctionSource:
             line, col = 1, 0
         else:
             col = getattr(node, "col_offset", 0) + self._col_offset
-        fline = line + self._line_offset
+        fline = line + self.line_offset
         text = self.lines[fline - 1] if self.lines and 0 < fline <= len(self.lines) else None
         return SourceLocation(self.filename, fline, col, text)
 

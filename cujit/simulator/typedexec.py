@@ -118,8 +118,8 @@ def _build(tf, done):
     fdef = rw.function()
     mod = ast.Module(body=[fdef], type_ignores=[])
     ast.fix_missing_locations(mod)
-    if fsrc._line_offset:
-        ast.increment_lineno(mod, fsrc._line_offset)
+    if fsrc.line_offset:
+        ast.increment_lineno(mod, fsrc.line_offset)
     code = compile(mod, fsrc.filename, "exec")
     source = ast.unparse(mod)
     exec(code, ns)
