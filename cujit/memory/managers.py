@@ -29,7 +29,6 @@ __all__ = ["BaseCUDAMemoryManager", "HostOnlyCUDAMemoryManager", "GetIpcHandleMi
 
 EMM_INTERFACE_VERSION = 1
 _SIZE_T_MAX = (1 << 64) - 1
-_finalize = _Finalizer
 _new = object.__new__
 
 MemoryStats = namedtuple("MemoryStats", [
@@ -160,7 +159,7 @@ def _memallocmanaged(ctx, queue, size, attach_global):
     ptr = drv.mem_alloc_managed(size, attach_global=attach_global)
     mem = ManagedMemory(ctx, ptr, size)
     mem.is_managed = True
-    mem._finalizer = _finalize(mem, _queue_plain, ctx, queue, drv.mem_free, ptr, size,
+    mem._finalizer = _Finalizer(mem, _queue_plain, ctx, queue, drv.mem_free, ptr, size,
                                ctx.generation)
     return mem
 
@@ -228,7 +227,7 @@ class HostOnlyCUDAMemoryManager(BaseCUDAMemoryManager):
             lambda: drv.mem_host_alloc(size, mapped=mapped, portable=portable, wc=wc))
         mem = cls(ctx, ptr, size)
         mem.is_managed = True
-        mem._finalizer = _finalize(mem, _queue_free, self, drv.mem_free_host, ptr, size,
+        mem._finalizer = _Finalizer(mem, _queue_free, self, drv.mem_free_host, ptr, size,
                                    ctx.generation, False)
         self._host_in_use += size
         return mem
@@ -251,7 +250,7 @@ class HostOnlyCUDAMemoryManager(BaseCUDAMemoryManager):
             drv.mem_host_unregister(ptr)
             raise
         mem.is_managed = True
-        mem._finalizer = _finalize(mem, _unpin, self, ptr, size, ctx.generation)
+        mem._finalizer = _Finalizer(mem, _unpin, self, ptr, size, ctx.generation)
         self._host_in_use += size
         return mem
 
@@ -266,7 +265,7 @@ class HostOnlyCUDAMemoryManager(BaseCUDAMemoryManager):
             lambda: drv.mem_alloc_managed(size, attach_global=attach_global))
         mem = ManagedMemory(ctx, ptr, size)
         mem.is_managed = True
-        mem._finalizer = _finalize(mem, _queue_free, self, drv.mem_free, ptr, size,
+        mem._finalizer = _Finalizer(mem, _queue_free, self, drv.mem_free, ptr, size,
                                    ctx.generation, True)
         self._count_alloc(size)
         return mem
@@ -349,7 +348,7 @@ class NumbaCUDAMemoryManager(GetIpcHandleMixin, HostOnlyCUDAMemoryManager):
         except CudaAPIError as exc:
             ptr = self._retry(exc, lambda: drv.mem_alloc(size))
         mem = tracked_pointer(self, ptr, size)
-        mem._finalizer = _finalize(mem, _queue_free, self, drv.mem_free, ptr, size,
+        mem._finalizer = _Finalizer(mem, _queue_free, self, drv.mem_free, ptr, size,
                                    mem._generation, True)
         return mem
 

@@ -25,7 +25,6 @@ __all__ = ["MemoryPointer", "AutoFreePointer", "OwnedPointer", "MappedMemory", "
 MemoryInfo = namedtuple("MemoryInfo", "free total")
 MemoryInfo.__doc__ = "Free and total device memory in bytes (cuMemGetInfo)."
 
-_finalize = weakref.finalize
 _ref = weakref.ref
 _live_finalizers = set()
 
@@ -134,7 +133,7 @@ class MemoryPointer:
         self._generation = getattr(context, "generation", 0)
         self.refct = 1
         self.is_managed = finalizer is not None
-        self._finalizer = _finalize(self, finalizer) if finalizer is not None else None
+        self._finalizer = weakref.finalize(self, finalizer) if finalizer is not None else None
 
     # numba.cuda spellings
     @property
