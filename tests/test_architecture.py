@@ -225,7 +225,6 @@ KNOWN_PRIVATE = {
     ('cujit', '_laneid'),
     ('cujit.arrays.devicearray', '_capturing'),
     ('cujit.arrays.devicearray', '_keep'),
-    ('cujit.arrays.devicearray', '_stream_ordered'),
     ('cujit.compiler.calls', '_cujit_device_function'),
     ('cujit.compiler.calls', '_layout'),
     ('cujit.compiler.calls', '_name'),

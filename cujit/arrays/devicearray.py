@@ -28,13 +28,13 @@ def is_device_array(obj):
 
 def _alloc(nbytes, stream=0):
     """``(allocation, pointer)`` of ``nbytes``; with a stream, a stream-ordered manager (the
-    pool's ``_stream_ordered``) allocates for that stream."""
+    pool's ``stream_ordered``) allocates for that stream."""
     if nbytes == 0:
         return None, 0
     ctx = _runtime.current_context()
     if stream:
         mm = ctx.memory_manager
-        if getattr(mm, "_stream_ordered", False):
+        if getattr(mm, "stream_ordered", False):
             mem = mm.memalloc(nbytes, stream=stream)
             return mem, mem.device_pointer_value
     mem = ctx.memalloc(nbytes)

@@ -141,7 +141,7 @@ class PoolMemoryManager(GetIpcHandleMixin, HostOnlyCUDAMemoryManager):
     includes the cache) and :meth:`pool_stats`."""
 
     #: ``device_array``/``to_device`` with ``stream=`` pass it to :meth:`memalloc`
-    _stream_ordered = True
+    stream_ordered = True
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
