@@ -1,4 +1,4 @@
-"""The pending-deallocations queue (numba.cuda ``_PendingDeallocs``; SPEC §6, R-DEA-1..5).
+"""The pending-deallocations queue (numba.cuda ``_PendingDeallocs``; docs/requirements.md §6, R-DEA-1..5).
 
 Frees are queued, not done at once, because a free can synchronise the device.  The queue is
 flushed (all entries run oldest first) when, after an entry is added, it holds more than

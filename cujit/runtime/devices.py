@@ -1,4 +1,4 @@
-"""Devices and contexts (numba.cuda ``cudadrv.devices`` / ``Device`` / ``Context``; SPEC §1).
+"""Devices and contexts (numba.cuda ``cudadrv.devices`` / ``Device`` / ``Context``; docs/requirements.md §1).
 
 Each device has one :class:`Context`, wrapping the device's *primary* context
 (cuDevicePrimaryCtxRetain), made current in a thread lazily on first use

@@ -1,4 +1,4 @@
-"""CUDA streams and events (numba.cuda's ``Stream``/``Event``; SPEC §5, R-STR-1..4).
+"""CUDA streams and events (numba.cuda's ``Stream``/``Event``; docs/requirements.md §5, R-STR-1..4).
 
 A :class:`Stream` wraps a driver stream handle (an ``int``): 0 is the default stream, 1 is
 ``CU_STREAM_LEGACY``, 2 is ``CU_STREAM_PER_THREAD``; other values are streams made by

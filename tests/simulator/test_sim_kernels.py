@@ -1,4 +1,4 @@
-"""The compiler issue's kernels on the simulator give NumPy's results (SPEC §9 "done when")."""
+"""The compiler issue's kernels on the simulator give NumPy's results (docs/requirements.md §9)."""
 import numpy as np
 import pytest
 
