@@ -103,6 +103,14 @@ class Config:
             names.append("NUMBA_" + suffix)
         return names
 
+    def default(self, attr):
+        """The built-in default of setting ``attr`` (what applies with no override and no
+        environment variable).  AttributeError for an unknown setting."""
+        try:
+            return _SETTINGS[attr][2]
+        except KeyError:
+            raise AttributeError(f"cujit.config has no setting {attr!r}") from None
+
     def source(self, attr):
         """Where the current value of ``attr`` comes from: 'override', an env name, or 'default'."""
         if attr in self._overrides:

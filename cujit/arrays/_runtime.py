@@ -1,5 +1,6 @@
 """The arrays layer's doors to the layers below: the driver, the current context and stream
-handles.  Imports are lazy (``cujit.runtime.devices`` / ``cujit.runtime.streams`` load the driver) and the
+handles.  Imports are lazy (``cujit.runtime.devices`` / ``cujit.runtime.streams`` load the
+driver) and the
 resolved functions are cached in module globals, so the hot paths pay one global lookup."""
 
 __all__ = ["driver", "current_context", "stream_handle", "keep_alive_until", "as_stream"]

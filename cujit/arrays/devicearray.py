@@ -15,7 +15,7 @@ from . import _runtime
 from . import staging
 from . import layout as L
 from .transfer import copy_htod, copy_dtoh, copy_dtod, host_ptr
-from ..runtime.graphs import _capturing, _keep as _keep_for_graph
+from ..runtime.graphs import capturing as _capturing, keep_for_graph as _keep_for_graph
 
 __all__ = ["DeviceNDArray", "is_device_array"]
 

@@ -30,7 +30,7 @@ from .jitoptions import check_options as _check_options
 from .introspect import InspectMixin as _InspectMixin
 from .introspect import check_extensions as _check_extensions
 from ..runtime.streams import Stream as _Stream
-from ..runtime.graphs import _capturing, _keep as _keep_for_graph
+from ..runtime.graphs import capturing as _capturing, keep_for_graph as _keep_for_graph
 
 __all__ = ["jit", "Dispatcher", "DeviceFunction", "CompiledKernel", "compile_ptx",
            "compile_ptx_for_current_device"]
@@ -89,7 +89,7 @@ def _plain_key(key):
                     return False
             continue
         if c is _Stream:
-            g = v._gen
+            g = v.generation
             if g is not None and g != v.context.generation:
                 return False        # destroyed by a reset: validation raises for it
             continue

@@ -295,13 +295,13 @@ def _module_image(compiled, drv):
     8.47 ms where nvJitLink 13.0's cubin of the same PTX took 12.55 ms, whatever the linker
     options.  The cubin stays the fallback (a driver too old for the PTX) and is the only
     choice when ``link=`` files were added."""
-    from .linker import _VERSION, driver_ptx_isa, fit_ptx_version
+    from .linker import PTX_VERSION, driver_ptx_isa, fit_ptx_version
     cubin = compiled.cubin
     if cubin is not None and getattr(compiled, "needs_cubin", False):
         return cubin, None
     ptx = compiled.ptx.encode() if isinstance(compiled.ptx, str) else bytes(compiled.ptx)
     version = drv.driver_version()
-    m = _VERSION.search(ptx)
+    m = PTX_VERSION.search(ptx)
     if cubin is not None and m is not None and \
             (int(m.group(1)), int(m.group(2))) > driver_ptx_isa(version):
         return cubin, None
@@ -475,7 +475,7 @@ def make_fast(lk, args, drv):
     threads take the slow path, which locks ``lk.lock``.  ``INFO in cfg.ok`` stands for "this
     configuration was checked against this kernel's limits in its context" (set by the slow
     path), and the context check is the identity of the thread's current context."""
-    from ..runtime.devices import _tls
+    from ..runtime.devices import thread_binding
     n = len(args)
     packer = ArgPacker(lk.packer.argtypes)
     ns = dict(packer.namespace)
@@ -492,7 +492,7 @@ def make_fast(lk, args, drv):
             guards.append(guard)
         else:
             guards.append(f"type(a{i}) is not T{i}")
-    ns.update(INFO=lk.info, TLS=_tls, CTX=lk.context, GEN=lk.generation,
+    ns.update(INFO=lk.info, TLS=thread_binding, CTX=lk.context, GEN=lk.generation,
               LAUNCH=drv.raw_launch, FN=lk.cu_func, PARAMS=packer.params,
               RAISE=_raise_launch, _StructError=struct.error, get_ident=threading.get_ident,
               OWNER=threading.get_ident(), _packer=packer)

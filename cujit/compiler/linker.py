@@ -124,7 +124,7 @@ def driver_ptx_isa(driver_version):
     return (6, 4)
 
 
-_VERSION = re.compile(rb"^\.version\s+(\d+)\.(\d+)", re.M)
+PTX_VERSION = re.compile(rb"^\.version\s+(\d+)\.(\d+)", re.M)
 
 
 def fit_ptx_version(ptx, driver_version):
@@ -134,7 +134,7 @@ def fit_ptx_version(ptx, driver_version):
     lowering the stamp lets an older driver JIT it (a feature really missing is then reported
     by the driver at load time)."""
     data = ptx.encode() if isinstance(ptx, str) else bytes(ptx)
-    m = _VERSION.search(data)
+    m = PTX_VERSION.search(data)
     if m is None:
         return data
     have = (int(m.group(1)), int(m.group(2)))

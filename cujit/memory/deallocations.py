@@ -1,4 +1,5 @@
-"""The pending-deallocations queue (numba.cuda ``_PendingDeallocs``; docs/requirements.md §6, R-DEA-1..5).
+"""The pending-deallocations queue (numba.cuda ``_PendingDeallocs``; docs/requirements.md §6,
+R-DEA-1..5).
 
 Frees are queued, not done at once, because a free can synchronise the device.  The queue is
 flushed (all entries run oldest first) when, after an entry is added, it holds more than
@@ -95,8 +96,7 @@ def _setting_reader(attr):
 
 
 def _default_of(attr):
-    from ..config import _SETTINGS
-    return _SETTINGS[attr][2]
+    return config.default(attr)
 
 
 _max_count = _setting_reader("CUDA_DEALLOCS_COUNT")
@@ -189,7 +189,7 @@ class PendingDeallocs:
             # Recount rather than subtract per entry: cheaper, and exact after a failure.
             self._size = sum([e[2] for e in cons]) if cons else 0
 
-    def _drop_all(self):
+    def drop_all(self):
         """Forget every queued free without running it (the context was reset: the memory
         is already gone)."""
         self._cons.clear()

@@ -150,7 +150,7 @@ def _unpin(mgr, ptr, size, gen):
             pass
 
 
-def _memallocmanaged(ctx, queue, size, attach_global):
+def memallocmanaged_fallback(ctx, queue, size, attach_global):
     """Managed memory for managers without ``memallocmanaged``; freed through ``queue``."""
     size = _check_alloc_size(size)
     if size == 0:
@@ -284,7 +284,7 @@ class HostOnlyCUDAMemoryManager(BaseCUDAMemoryManager):
     def reset(self):
         """Forget all allocations and queued frees without freeing (context reset)."""
         self.allocations.clear()
-        self.deallocations._drop_all()
+        self.deallocations.drop_all()
         self._in_use = 0
         self._live = 0
         self._host_in_use = 0
@@ -408,7 +408,7 @@ def set_memory_manager(mm_plugin):
     _override = _validate(mm_plugin, "set_memory_manager")
 
 
-def _memory_manager_class():
+def memory_manager_class():
     """The plugin class for a new context: ``set_memory_manager``'s, else the module named
     by ``config.CUDA_MEMORY_MANAGER`` (its ``_numba_memory_manager``), else the default."""
     if _override is not None:

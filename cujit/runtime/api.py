@@ -34,7 +34,8 @@ def external_stream(ptr):
     """Wrap a stream made elsewhere (CuPy, PyTorch, …); cujit never destroys it.
 
     ``ptr``: an int handle, or any object with ``__cuda_stream__`` (the CUDA stream
-    protocol of cuda.core; this includes cujit's own Streams).  Anything else (floats, strings, …) → TypeError."""
+    protocol of cuda.core; this includes cujit's own Streams).  Anything else (floats,
+    strings, …) → TypeError."""
     return current_context().create_external_stream(ptr)
 
 

@@ -1,4 +1,5 @@
-"""Devices and contexts (numba.cuda ``cudadrv.devices`` / ``Device`` / ``Context``; docs/requirements.md §1).
+"""Devices and contexts (numba.cuda ``cudadrv.devices`` / ``Device`` / ``Context``;
+docs/requirements.md §1).
 
 Each device has one :class:`Context`, wrapping the device's *primary* context
 (cuDevicePrimaryCtxRetain), made current in a thread lazily on first use
@@ -23,6 +24,9 @@ __all__ = ["select_device", "get_current_device", "list_devices", "gpus", "close
            "Context", "Module"]
 
 _tls = threading.local()        # .ctx: this thread's Context; .bound/.bound_gen: made current
+#: The calling thread's binding, public for the launcher's fast path, which checks
+#: ``thread_binding.ctx is ctx`` (the kernel's context is this thread's current one).
+thread_binding = _tls
 _lock = threading.RLock()
 _devices = {}                   # ordinal -> Device
 _contexts = {}                  # ordinal -> Context
@@ -147,7 +151,7 @@ class Context:
 
     def __init__(self, device):
         from ..memory.deallocations import PendingDeallocs
-        from ..memory.managers import _memory_manager_class
+        from ..memory.managers import memory_manager_class
         drv = get_driver()
         self.device = device
         self._drv = drv
@@ -160,7 +164,7 @@ class Context:
             drv.ctx_set_current(self.handle)
             self.deallocations = PendingDeallocs(self, device.total_memory)
             # the setter calls initialize() before anything can allocate
-            self.memory_manager = _memory_manager_class()(context=self)
+            self.memory_manager = memory_manager_class()(context=self)
         except BaseException:
             # e.g. a bad NUMBA_CUDA_MEMORY_MANAGER: undo the retain, let a later call retry
             self.closed = True
@@ -235,8 +239,8 @@ class Context:
         fn = getattr(mm, "memallocmanaged", None)
         if fn is not None:
             return fn(bytesize, attach_global=attach_global)
-        from ..memory.managers import _memallocmanaged
-        return _memallocmanaged(self, self.deallocations, bytesize, attach_global)
+        from ..memory.managers import memallocmanaged_fallback
+        return memallocmanaged_fallback(self, self.deallocations, bytesize, attach_global)
 
     def get_memory_info(self):
         """``MemoryInfo(free, total)`` in bytes, from the memory manager (cuMemGetInfo)."""
@@ -261,8 +265,8 @@ class Context:
 
     def stream_handle(self, stream):
         """Driver handle (int) of a ``stream=`` argument (see
-        :func:`cujit.runtime.streams.stream_handle`): lets ``memory/``, below the runtime layer, take
-        stream arguments without importing it."""
+        :func:`cujit.runtime.streams.stream_handle`): lets ``memory/``, below the runtime
+        layer, take stream arguments without importing it."""
         from .streams import stream_handle
         return stream_handle(stream)
 
@@ -338,7 +342,7 @@ class Context:
         try:
             self.memory_manager.reset()
         finally:
-            self.deallocations._drop_all()
+            self.deallocations.drop_all()
             # Default-stream objects stay valid (fixed handles); created streams are gone.
 
     def reset(self):

@@ -26,7 +26,7 @@ __all__ = ["Graph", "graph"]
 
 # stream handle -> Graph being captured on it.  Read by the launch and copy paths (one dict
 # truthiness test when nothing is captured), so they can hand the graph what it must keep.
-_capturing = {}
+capturing = {}
 
 
 class Graph:
@@ -61,7 +61,7 @@ class Graph:
         if self._graph is not None or self._deferred is not None:
             raise RuntimeError("a Graph captures once; make a new one with cujit.graph(stream)")
         h = self._handle
-        if h in _capturing:
+        if h in capturing:
             raise RuntimeError(f"stream {self.stream!r} is already being captured")
         ctx = self._ctx
         ctx.make_current()
@@ -78,7 +78,7 @@ class Graph:
         except BaseException:
             self._undefer()
             raise
-        _capturing[h] = self
+        capturing[h] = self
         return self
 
     def _undefer(self):
@@ -88,7 +88,7 @@ class Graph:
 
     def __exit__(self, exc_type, exc, tb):
         drv = _driver()
-        _capturing.pop(self._handle, None)
+        capturing.pop(self._handle, None)
         try:
             try:
                 graph = drv.stream_end_capture(self._handle)
@@ -150,7 +150,7 @@ class Graph:
             pass
 
     def __repr__(self):
-        state = ("capturing" if self._handle in _capturing and _capturing[self._handle] is self
+        state = ("capturing" if self._handle in capturing and capturing[self._handle] is self
                  else f"{self.node_count} nodes" if self._exec is not None else "empty")
         return f"<cujit Graph on stream {self._handle:#x}: {state}>"
 
@@ -162,9 +162,9 @@ def graph(stream):
     return Graph(stream)
 
 
-def _keep(handle, *objs):
+def keep_for_graph(handle, *objs):
     """Called by the launch and copy paths while ``handle`` is captured."""
-    g = _capturing.get(handle)
+    g = capturing.get(handle)
     if g is not None:
         g._keep.extend(o for o in objs if o is not None)
 

@@ -1,4 +1,5 @@
-"""CUDA streams and events (numba.cuda's ``Stream``/``Event``; docs/requirements.md §5, R-STR-1..4).
+"""CUDA streams and events (numba.cuda's ``Stream``/``Event``; docs/requirements.md §5,
+R-STR-1..4).
 
 A :class:`Stream` wraps a driver stream handle (an ``int``): 0 is the default stream, 1 is
 ``CU_STREAM_LEGACY``, 2 is ``CU_STREAM_PER_THREAD``; other values are streams made by
@@ -62,7 +63,7 @@ def stream_handle(stream):
         return 0
     t = type(stream)
     if t is Stream or (t is not int and isinstance(stream, Stream)):
-        g = stream._gen
+        g = stream.generation
         if g is not None and g != stream.context.generation:
             _stale(stream, "stream argument")
         return stream.handle
@@ -93,17 +94,17 @@ class Stream:
     ``int(s)`` gives the same.  Streams made by cujit are destroyed (cuStreamDestroy, queued on
     ``context.deallocations``) when the object dies; default and external streams never are."""
 
-    __slots__ = ("handle", "context", "_kind", "_finalizer", "_gen", "__weakref__")
+    __slots__ = ("handle", "context", "_kind", "_finalizer", "generation", "__weakref__")
 
     def __init__(self, context, handle, kind=_NEW, finalizer=None):
         self.handle = int(handle)
         self.context = context
         self._kind = kind
         self._finalizer = finalizer
-        self._gen = None        # the context generation of a stream cujit created
+        self.generation = None  # context generation of a stream cujit created (None: external)
 
     def _live(self, call):
-        g = self._gen
+        g = self.generation
         if g is not None and g != self.context.generation:
             _stale(self, call)
         return self.handle
@@ -230,17 +231,17 @@ class Event:
     """A CUDA event (numba.cuda ``Event``); made by :func:`event` or
     ``context.create_event(timing=True)``.  Destroyed through ``context.deallocations``."""
 
-    __slots__ = ("handle", "context", "timing", "_finalizer", "_gen", "__weakref__")
+    __slots__ = ("handle", "context", "timing", "_finalizer", "generation", "__weakref__")
 
     def __init__(self, context, handle, timing=True, finalizer=None):
         self.handle = int(handle)
         self.context = context
         self.timing = bool(timing)
         self._finalizer = finalizer
-        self._gen = None        # the context generation it was created in (set by cujit)
+        self.generation = None  # the context generation it was created in (set by cujit)
 
     def _live(self, call):
-        g = self._gen
+        g = self.generation
         if g is not None and g != self.context.generation:
             _stale(self, call)
         return self.handle
@@ -307,7 +308,7 @@ def _destroy_event(handle):
 
 def _new_stream(context, handle):
     s = Stream(context, handle, _NEW)
-    s._gen = context.generation
+    s.generation = context.generation
     s._finalizer = weakref.finalize(s, context._queue_resource, _destroy_stream, handle,
                                     context.generation)
     return s
@@ -315,7 +316,7 @@ def _new_stream(context, handle):
 
 def _new_event(context, handle, timing):
     e = Event(context, handle, timing)
-    e._gen = context.generation
+    e.generation = context.generation
     e._finalizer = weakref.finalize(e, context._queue_resource, _destroy_event, handle,
                                     context.generation)
     return e

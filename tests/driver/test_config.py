@@ -45,3 +45,11 @@ def test_unknown_setting():
 def test_byte_sizes(monkeypatch):
     monkeypatch.setenv("CUJIT_SIM_DEVICE_MEMORY", "64MiB")
     assert config.SIM_DEVICE_MEMORY == 64 << 20
+
+
+def test_config_default_reads_the_built_in_value_and_rejects_unknown_names():
+    from cujit.config import config
+    config.CUDA_DEALLOCS_COUNT = 3
+    assert config.default("CUDA_DEALLOCS_COUNT") == 10
+    with pytest.raises(AttributeError, match="NO_SUCH"):
+        config.default("NO_SUCH")

@@ -41,7 +41,7 @@ def test_memory_manager_error_names_the_variable_that_was_set(monkeypatch):
     monkeypatch.delenv("NUMBA_CUDA_MEMORY_MANAGER", raising=False)
     monkeypatch.setattr(managers, "_override", None)
     with pytest.raises(managers.MemoryManagerError, match="CUJIT_CUDA_MEMORY_MANAGER='os'"):
-        managers._memory_manager_class()
+        managers.memory_manager_class()
 
 
 class _ReturnsNone(cuda.NumbaCUDAMemoryManager):
