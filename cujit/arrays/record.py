@@ -7,7 +7,7 @@ import numpy as np
 from . import _runtime
 from . import layout as L
 from .devicearray import DeviceNDArray, _alloc, _handle, _check_host_dst
-from .transfer import host_ptr
+from .transfer import host_ptr, host_values
 
 __all__ = ["DeviceRecord"]
 
@@ -108,7 +108,7 @@ class DeviceRecord:
 
     def __setitem__(self, field, value):
         ftype, offset = self.dtype.fields[field][:2]
-        src = np.array(value, dtype=ftype)
+        src = np.ascontiguousarray(host_values(value, ftype))
         _runtime.driver().memcpy_htod(self._data_ptr + offset, host_ptr(src), ftype.itemsize,
                                       _handle(0, self.stream))
 
