@@ -263,6 +263,8 @@ class Context:
                             f"__cuda_stream__, got {ptr!r} of type {type(ptr).__name__}")
         if handle < 0:
             raise ValueError(f"stream handle {handle} is negative")
+        if handle >> 64:
+            raise ValueError(f"stream handle {handle} does not fit in a 64-bit CUstream pointer")
         return Stream(self, handle, _EXTERNAL)
 
     def _builtin_stream(self, kind, handle):

@@ -439,7 +439,9 @@ def launch_converted(disp, ctx, drv, cfg, args):
 
 
 def _raise_launch(err, cfg):
-    from ..driver.errors import CudaAPIError
+    from ..driver.errors import CudaAPIError, fork_error
+    if fork_error() is not None:
+        raise fork_error()
     raise CudaAPIError(int(err), f"launch configuration {cfg.text}", "cuLaunchKernel")
 
 

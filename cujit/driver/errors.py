@@ -1,6 +1,6 @@
 """Errors raised by the driver layer (names as numba.cuda's ``cudadrv.error``)."""
 
-__all__ = ["CudaSupportError", "CudaDriverError", "CudaAPIError",
+__all__ = ["CudaSupportError", "CudaDriverError", "CudaAPIError", "fork_error",
            "CUDA_ERROR_INVALID_VALUE", "CUDA_ERROR_OUT_OF_MEMORY", "CUDA_ERROR_NOT_SUPPORTED",
            "CUDA_ERROR_INVALID_HANDLE", "CUDA_ERROR_NOT_READY", "CUDA_ERROR_NOT_FOUND",
            "CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED", "CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED",
@@ -68,3 +68,23 @@ class CudaAPIError(CudaDriverError):
 
     def __reduce__(self):
         return (type(self), (self.code, self.msg, self.call))
+
+
+# (parent pid, child pid) once this process was forked after the driver was initialised.
+_forked = None
+
+
+def fork_error():
+    """The ``CudaDriverError`` to raise for CUDA use in a child forked after CUDA was
+    initialised (numba.cuda: "CUDA initialized before forking"), or None in other processes.
+
+    A CUDA context does not survive ``fork()``: on a GPU the child's driver calls fail
+    (CUDA_ERROR_NOT_INITIALIZED or worse), and the simulator would silently keep using a copy
+    of the parent's memory.  Use the 'spawn' or 'forkserver' start method instead."""
+    if _forked is None:
+        return None
+    parent, child = _forked
+    return CudaDriverError(f"CUDA was initialised before forking: process {child} was forked "
+                           f"from {parent} after the CUDA driver was initialised, and a CUDA "
+                           "context cannot be used in a forked child; start child processes "
+                           "with multiprocessing's 'spawn' or 'forkserver' method")

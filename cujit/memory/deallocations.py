@@ -53,6 +53,18 @@ def _noop():
 weakref.finalize(_Exit, _noop).detach()
 atexit.register(_mark_exiting)
 
+
+def _after_fork_in_child():
+    # The parent's allocations are not the child's to free, and its driver refuses every
+    # call (cujit.driver._after_fork_in_child): finalisers behave as at exit.
+    from .. import driver
+    if driver._driver is not None:
+        _mark_exiting()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
 _MISSING = object()
 
 
