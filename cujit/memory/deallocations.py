@@ -200,6 +200,21 @@ class PendingDeallocs:
             finally:
                 self._flusher = None
 
+    def flush_now(self):
+        """Flush even inside ``defer_cleanup`` (for a context reset or close, which would
+        otherwise drop the queued frees unsent); not while the interpreter is exiting."""
+        if not self._cons or _Exit.exiting:
+            return
+        me = threading.get_ident()
+        if self._flusher == me:
+            return
+        with self._lock:
+            self._flusher = me
+            try:
+                self._flush()
+            finally:
+                self._flusher = None
+
     def _flush(self):
         ctx = self._context
         if ctx is not None:
