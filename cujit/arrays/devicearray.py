@@ -302,7 +302,13 @@ class DeviceNDArray:
                     copy_dtod(ptr, strides, src_dev._data_ptr, sstrides, shape, dtype, h)
                 return
             value = src_dev.copy_to_host(stream=stream)
-        vals = host_values(value, dtype)
+        if not shape and self.shape and not (isinstance(value, np.ndarray) and not value.ndim):
+            # one element: NumPy packs the value itself (a sequence is an error there)
+            one = np.empty(1, dtype)
+            one[0] = value
+            vals = one.reshape(())
+        else:
+            vals = host_values(value, dtype)
         while vals.ndim > len(shape) and vals.shape[0] == 1:
             vals = vals.reshape(vals.shape[1:])    # vals[0] would be a scalar at 1-D
         if shape and vals.shape != shape and self._fill(ptr, shape, strides, vals, h):

@@ -239,6 +239,7 @@ class HostOnlyCUDAMemoryManager(BaseCUDAMemoryManager):
         ``owner`` is kept alive.  Unregistered at once when the result dies (R-DEA-5).
         CudaAPIError (CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED) when already pinned."""
         size = _check_alloc_size(size)
+        check_settings()
         ctx = self.context
         cls = MappedMemory if mapped else PinnedMemory
         ptr = _ptr_value(pointer)
