@@ -118,6 +118,7 @@ def _setting_reader(attr, strict=True):
             parsed[text] = value
         if type(value) is _Invalid:
             if strict:
+                getattr(config, attr)           # the error naming the variable set now
                 raise ValueError(str(value.error))
             return default
         return value
