@@ -1,7 +1,7 @@
 """Errors raised by the driver layer (names as numba.cuda's ``cudadrv.error``)."""
 
 __all__ = ["CudaSupportError", "CudaDriverError", "CudaAPIError", "fork_error", "api_error",
-           "STICKY_ERRORS", "record_launch",
+           "STICKY_ERRORS",
            "CUDA_ERROR_INVALID_VALUE", "CUDA_ERROR_OUT_OF_MEMORY", "CUDA_ERROR_NOT_SUPPORTED",
            "CUDA_ERROR_INVALID_HANDLE", "CUDA_ERROR_NOT_READY", "CUDA_ERROR_NOT_FOUND",
            "CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED", "CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED",
@@ -111,11 +111,6 @@ STICKY_ERRORS = frozenset({
 # whatever call synchronises next), and the first sticky error seen.
 _last_launch = [None]
 _sticky = None
-
-
-def record_launch(name):
-    """Remember ``name`` as the most recently launched kernel (see :func:`api_error`)."""
-    _last_launch[0] = name
 
 
 def api_error(code, msg="", call=None):
