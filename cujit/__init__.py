@@ -45,13 +45,15 @@ _SOURCES = {
 _WHERE = {name: mod for mod, names in _SOURCES.items() for name in names}
 
 # ``laneid`` differs per simulated thread, so it is computed on every access.
-__all__ = sorted(list(_WHERE) + ["config", "laneid"])
+__all__ = sorted(list(_WHERE) + ["config", "laneid", "fp16"])
 
 
 def __getattr__(name):
     if name == "laneid":
         from .kernelapi import _laneid
         return _laneid()
+    if name == "fp16":      # cuda.fp16: half-precision intrinsics (a submodule, as in numba)
+        return importlib.import_module(".fp16", __name__)
     mod = _WHERE.get(name)
     if mod is None:
         raise AttributeError(f"module 'cujit' has no attribute {name!r}")

@@ -153,8 +153,8 @@ class Context:
         try:
             drv.ctx_set_current(self.handle)
             self.deallocations = PendingDeallocs(self, device.total_memory)
+            # the setter calls initialize() before anything can allocate
             self.memory_manager = _memory_manager_class()(context=self)
-            self.memory_manager.initialize()
         except BaseException:
             # e.g. a bad NUMBA_CUDA_MEMORY_MANAGER: undo the retain, let a later call retry
             self._closed = True
@@ -198,6 +198,10 @@ class Context:
 
     @memory_manager.setter
     def memory_manager(self, manager):
+        # numba.cuda initialises the manager whenever it prepares the context for use, so a
+        # plugin assigned here (as numba's tests and RMM users do) must see initialize()
+        # before its first memalloc.  When initialize() raises, the old manager stays.
+        manager.initialize()
         self._memory_manager = manager
         # The allocation hot path skips one Python call: ctx.memalloc is the built-in
         # manager's own; a third-party plugin's result is checked before arrays use it.

@@ -15,8 +15,11 @@ signatures").
 """
 import numpy as np
 
+from . import numba_types as _numba_types
+
 __all__ = ["Type", "Boolean", "Integer", "Float", "Complex", "NoneType", "Array", "Record",
-           "NestedArray", "UniTuple", "Tuple", "Signature", "boolean", "bool_", "int8",
+           "NestedArray", "UniTuple", "Tuple", "NamedUniTuple", "NamedTuple", "named_tuple",
+           "Signature", "boolean", "bool_", "int8",
            "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16",
            "float32", "float64", "complex64", "complex128", "intp", "uintp", "void",
            "none", "typeof", "from_dtype", "as_dtype_type", "parse_signature",
@@ -299,6 +302,11 @@ class Tuple(Type):
         return self.count
 
 
+# namedtuple types live in types_tuples.py (this module's size); imported here once Tuple
+# and UniTuple exist, so ``cujit.types.NamedTuple`` works
+from .types_tuples import NamedTuple, NamedUniTuple, named_tuple  # noqa: E402
+
+
 class Signature:
     """``return_type(arg types...)``: ``.return_type`` (a Type or None when not given),
     ``.args`` (tuple of Types)."""
@@ -365,7 +373,8 @@ def from_dtype(dtype):
 
 def as_dtype_type(obj):
     """A scalar/record cujit type from what users pass as a dtype: a cujit type, a NumPy
-    dtype or scalar type (``np.float32``), a Python type (``float``/``int``/``bool``/
+    dtype or scalar type (``np.float32``), a Numba type (``numba.float32``, a Numba
+    ``Record``), a Python type (``float``/``int``/``bool``/
     ``complex``) or a string (``'float32'``, ``'f4'``).
 
     Raises TypeError naming ``obj`` when it is none of these (e.g. ``'int33'``).
@@ -384,6 +393,12 @@ def as_dtype_type(obj):
         return boolean
     if obj is complex:
         return complex128
+    if not isinstance(obj, Type):
+        nt = _numba_types.from_numba_type(obj)
+        if nt is not None:
+            obj = nt
+            if isinstance(obj, (Scalar, Record)):
+                return obj
     if isinstance(obj, Type):
         raise TypeError(f"{obj} is not a scalar or record type, so it cannot be a dtype")
     try:
@@ -457,7 +472,7 @@ def typeof(value):
     objects with ``__cuda_array_interface__`` → ``Array``; NumPy scalars → their type;
     ``int`` → int64 (uint64 above 2**63-1); ``float`` → float64; ``bool`` → boolean;
     ``complex`` → complex128; structured scalars and ``DeviceRecord`` → ``Record``;
-    tuples → ``UniTuple``/``Tuple``.
+    tuples → ``UniTuple``/``Tuple``; namedtuples → ``NamedUniTuple``/``NamedTuple``.
 
     Raises TypeError naming the value's type when it cannot be a kernel argument.
     """
@@ -474,6 +489,8 @@ def typeof(value):
         return Array(from_dtype(value.dtype), value.ndim,
                      "C" if flags.c_contiguous else "F" if flags.f_contiguous else "A",
                      not flags.writeable)
+    if cls.__name__ == "DeviceRecord":     # cujit.arrays.DeviceRecord: a record, as in Numba
+        return Record(value.dtype)
     layout = getattr(value, "_layout", None)
     if layout is not None and hasattr(value, "dtype") and hasattr(value, "ndim"):
         return Array(from_dtype(value.dtype), value.ndim, layout,
@@ -498,6 +515,8 @@ def typeof(value):
     if isinstance(value, complex):
         return complex128
     if isinstance(value, tuple):
+        if hasattr(cls, "_fields"):
+            return named_tuple(tuple(typeof(v) for v in value), cls)
         return Tuple(tuple(typeof(v) for v in value))
     dt = getattr(value, "dtype", None)
     if isinstance(dt, np.dtype) and dt.fields is not None:
@@ -513,14 +532,23 @@ _FAST.update({t.dtype.type: t for t in _BY_DTYPE.values()})
 
 def parse_signature(sig):
     """A ``Signature`` from ``"void(float32[:], int32)"``, ``void(float32[:], int32)``, a
-    tuple/list of types (no return type), or a string ``"(float32[:], int32)"``.
+    tuple/list of types (no return type), or a string ``"(float32[:], int32)"``; Numba's
+    types and ``Signature`` objects are accepted too (``cujit.numba_types``).
 
     Raises TypeError (not a signature) or ValueError (a string that does not parse, naming it).
     """
     if isinstance(sig, Signature):
         return sig
+    nsig = _numba_types.from_numba_signature(sig)
+    if nsig is not None:
+        return nsig
+    if not isinstance(sig, (Type, str, tuple, list)):
+        nt = _numba_types.from_numba_type(sig)
+        if nt is not None:
+            sig = nt
     if isinstance(sig, (tuple, list)):
-        args = tuple(sig)
+        args = tuple(a if isinstance(a, Type) else (_numba_types.from_numba_type(a) or a)
+                     for a in sig)
         for a in args:
             if not isinstance(a, Type):
                 raise TypeError(f"signature {sig!r}: {a!r} is not a cujit type")

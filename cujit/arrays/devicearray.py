@@ -61,6 +61,27 @@ def _match_shapes(a_shape, b_shape, what):
                      f"the other array has {b_shape}")
 
 
+def _gpu_data_pointer(gpu_data, shape, strides, dtype, size):
+    """Device address of element 0...0 in ``gpu_data`` (0 for size 0).  TypeError when
+    ``gpu_data`` is not MemoryPointer-like (no int ``device_pointer_value``), ValueError when
+    its ``size`` is smaller than the bytes the shape and strides reach."""
+    ptr = getattr(gpu_data, "device_pointer_value", None)
+    if isinstance(ptr, bool) or not isinstance(ptr, (int, type(None))) or (
+            ptr is None and not hasattr(gpu_data, "device_pointer_value")):
+        raise TypeError(f"DeviceNDArray: gpu_data must be a MemoryPointer-like object (with an "
+                        f"int device_pointer_value), got {gpu_data!r} of type "
+                        f"{type(gpu_data).__name__}")
+    if not size:
+        return 0
+    nbytes = getattr(gpu_data, "size", None)
+    if isinstance(nbytes, int):
+        lo, hi = L.extent(shape, strides, dtype.itemsize)
+        if hi > nbytes:
+            raise ValueError(f"DeviceNDArray: shape {shape} with strides {strides} reaches "
+                             f"{hi} bytes but gpu_data holds {nbytes} bytes")
+    return ptr or 0
+
+
 def _squeezed(shape, strides):
     keep = [i for i, n in enumerate(shape) if n != 1]
     return tuple(shape[i] for i in keep), tuple(strides[i] for i in keep)
@@ -98,7 +119,7 @@ class DeviceNDArray:
                                  "strides and take a reversed view")
             gpu_data, ptr = _alloc(hi if size else 0)
         else:
-            ptr = gpu_data.device_pointer_value if size else 0
+            ptr = _gpu_data_pointer(gpu_data, shape, strides, dtype, size)
         self._init(shape, strides, dtype, size, ptr, gpu_data, stream)
 
     def _init(self, shape, strides, dtype, size, ptr, gpu_data, stream, layout=None):
@@ -200,9 +221,12 @@ class DeviceNDArray:
     # -- views -----------------------------------------------------------------------------
     def reshape(self, *newshape, order="C"):
         """View with a new shape (one -1 allowed); NotImplementedError when a copy is needed."""
-        if len(newshape) == 1 and isinstance(newshape[0], (tuple, list)):
-            newshape = tuple(newshape[0])
-        if newshape == self.shape:
+        if len(newshape) == 1 and not isinstance(newshape[0], int):
+            one = newshape[0]
+            if isinstance(one, (tuple, list)) or (getattr(one, "ndim", 0) >= 1
+                                                   and not isinstance(one, (str, bytes))):
+                newshape = tuple(one)       # any sequence of ints, as NumPy's reshape
+        if newshape == self.shape and all(type(n) is int for n in newshape):
             return self._view(0, self.shape, self.strides)
         shape, strides = L.reshape(self.shape, self.strides, self.dtype.itemsize, newshape, order)
         return self._view(0, shape, strides)
@@ -260,10 +284,19 @@ class DeviceNDArray:
 
     def getitem(self, key, stream=0):
         """``a[key]``: a NumPy scalar (one small device->host copy) for an all-integer key,
-        otherwise a view.  IndexError/TypeError for bad keys (:func:`layout.index`)."""
+        a :class:`~cujit.arrays.record.DeviceRecord` view of the element when the dtype is
+        structured (field writes go to device memory, as numba.cuda), a view of one field
+        for a field-name key, otherwise a view.  IndexError/TypeError for bad keys
+        (:func:`layout.index`), KeyError for an unknown field name."""
+        if isinstance(key, str):
+            return self._field_view(key, stream)
         off, shape, strides, elem = L.index(self.shape, self.strides, key)
         if elem:
             dtype = self.dtype
+            if dtype.fields is not None:
+                from .record import DeviceRecord
+                return DeviceRecord._at(dtype, self._data_ptr + off, self.gpu_data,
+                                        stream or self.stream)
             out = np.empty((), dtype)
             h = _handle(stream, self.stream)
             drv = _runtime.driver()
@@ -272,6 +305,27 @@ class DeviceNDArray:
                 drv.stream_synchronize(h)
             return out[()]
         return DeviceNDArray._make(shape, strides, self.dtype, self._data_ptr + off,
+                                   self.gpu_data, stream or self.stream)
+
+    def _field_view(self, name, stream=0):
+        """``a['name']``: the field as a strided view (NumPy's field indexing)."""
+        fields = self.dtype.fields
+        if fields is None or name not in fields:
+            if fields is None:
+                raise IndexError("only integers, slices (`:`), ellipsis (`...`), "
+                                 "numpy.newaxis (`None`) and integer or boolean arrays are "
+                                 f"valid indices (got field name {name!r} for dtype "
+                                 f"{self.dtype})")
+            raise KeyError(f"no field of name {name}; fields: {list(self.dtype.names)}")
+        ftype, offset = fields[name][:2]
+        shape, strides = self.shape, self.strides
+        if ftype.subdtype is not None:
+            base, sub = ftype.subdtype
+            shape = shape + sub
+            strides = strides + L.contiguous_strides(sub, base.itemsize)
+            ftype = base
+        return DeviceNDArray._make(shape, strides, ftype,
+                                   (self._data_ptr + offset) if self.size else 0,
                                    self.gpu_data, stream or self.stream)
 
     def __setitem__(self, key, value):
@@ -284,6 +338,9 @@ class DeviceNDArray:
         Never launches a kernel.  ValueError when ``value`` does not broadcast or this array
         is read-only (the destination is untouched)."""
         self._check_writeable("setitem")
+        if isinstance(key, str):
+            self._field_view(key).setitem(Ellipsis, value, stream)
+            return
         off, shape, strides, _ = L.index(self.shape, self.strides, key)
         h = _handle(stream, self.stream)
         ptr = self._data_ptr + off
@@ -317,8 +374,9 @@ class DeviceNDArray:
             try:
                 vals = np.broadcast_to(vals, shape)
             except ValueError:
-                raise ValueError(f"could not broadcast input array from shape {vals.shape} "
-                                 f"into shape {shape}") from None
+                raise ValueError("could not broadcast input array from shape "
+                                 f"{L.shape_str(vals.shape)} into shape "
+                                 f"{L.shape_str(shape)}") from None
         if 0 in shape:
             return
         if not shape:
@@ -445,8 +503,9 @@ class DeviceNDArray:
 
     def __array__(self, dtype=None, copy=None):
         if copy is False:
-            raise ValueError("a device array cannot be viewed as a host array without a copy "
-                             "(np.asarray(..., copy=False))")
+            # numba.cuda's wording first (its tests match on it)
+            raise ValueError("`copy=False` is not supported: a device array cannot be viewed "
+                             "as a host array without a copy")
         out = self.copy_to_host()
         if dtype is not None and np.dtype(dtype) != out.dtype:
             out = out.astype(dtype)

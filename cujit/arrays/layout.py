@@ -56,6 +56,16 @@ def normalize_shape(shape, what="shape"):
         items = shape
     else:
         items = (shape,)
+        if not isinstance(shape, (str, bytes)) and getattr(shape, "ndim", 1) != 0:
+            try:
+                operator.index(shape)
+            except TypeError:
+                # NumPy's rule: any sequence of integers is a shape (a NumPy integer array,
+                # a range)
+                try:
+                    items = tuple(shape)
+                except TypeError:
+                    pass
     out = []
     for n in items:
         if isinstance(n, (bool, np.bool_)):
@@ -69,6 +79,11 @@ def normalize_shape(shape, what="shape"):
             raise ValueError(f"{what} {shape!r}: negative dimension {n} is not allowed")
         out.append(n)
     return tuple(out)
+
+
+def shape_str(shape):
+    """``shape`` as NumPy prints it in error messages: ``(2,3)``, ``(4,)``, ``()``."""
+    return "(" + ",".join(str(n) for n in shape) + ("," if len(shape) == 1 else "") + ")"
 
 
 def normalize_strides(strides, ndim):
@@ -283,14 +298,25 @@ def _resolve_newshape(size, newshape):
             if n != -1:
                 known *= n
         if known == 0 or size % known:
-            raise ValueError(f"cannot reshape array of size {size} into shape {newshape}")
+            raise ValueError(f"cannot reshape array of size {size} into shape "
+                             f"{_unknown_shape_str(newshape)}")
         newshape = tuple(size // known if n == -1 else n for n in newshape)
     total = 1
     for n in newshape:
         total *= n
     if total != size:
-        raise ValueError(f"cannot reshape array of size {size} into shape {newshape}")
+        raise ValueError(f"cannot reshape array of size {size} into shape "
+                         f"{shape_str(newshape)}")
     return newshape
+
+
+def _unknown_shape_str(newshape):
+    """A shape holding -1 as NumPy prints it in reshape errors: a leading -1 is left out,
+    others read ``newaxis``, no trailing comma (``(4)``, ``(2,newaxis,4)``)."""
+    items = ["newaxis" if n == -1 else str(n) for n in newshape]
+    if items and items[0] == "newaxis":
+        items = items[1:]
+    return "(" + ",".join(items) + ")"
 
 
 def reshape(shape, strides, itemsize, newshape, order="C"):
@@ -363,9 +389,15 @@ def transpose(shape, strides, axes=None):
             perm = [operator.index(a) for a in axes]
         except TypeError:
             raise TypeError(f"axes {axes!r} must be a sequence of ints") from None
+        # NumPy's checks, in its order and wording (code matches on these messages)
+        if len(perm) != ndim:
+            raise ValueError("axes don't match array")
+        for a in perm:
+            if not -ndim <= a < ndim:
+                raise np.exceptions.AxisError(a, ndim)
         perm = [a + ndim if a < 0 else a for a in perm]
-        if sorted(perm) != list(range(ndim)):
-            raise ValueError(f"axes {tuple(axes)} don't match array of {ndim} dimensions")
+        if len(set(perm)) != ndim:
+            raise ValueError("repeated axis in transpose")
     return tuple(shape[a] for a in perm), tuple(strides[a] for a in perm)
 
 
@@ -381,20 +413,19 @@ def view_dtype(shape, strides, old_itemsize, new_itemsize):
     size = 1
     for n in shape:
         size *= n
+    # NumPy's messages verbatim: code matches on them
     if last != 1 and size != 0 and strides[-1] != old_itemsize:
         raise ValueError("To change to a dtype of a different size, the last axis must be "
-                         f"contiguous (its stride is {strides[-1]} bytes, the itemsize "
-                         f"{old_itemsize})")
+                         "contiguous")
     if new_itemsize < old_itemsize:
         if new_itemsize == 0 or old_itemsize % new_itemsize:
-            raise ValueError(f"When changing to a smaller dtype, its size ({new_itemsize}) must "
-                             f"be a divisor of the size of original dtype ({old_itemsize})")
+            raise ValueError("When changing to a smaller dtype, its size must be a divisor of "
+                             "the size of original dtype")
         newlast = last * (old_itemsize // new_itemsize)
     else:
         nbytes = last * old_itemsize
         if nbytes % new_itemsize:
-            raise ValueError(f"When changing to a larger dtype, its size ({new_itemsize}) must "
-                             f"be a divisor of the total size in bytes of the last axis of the "
-                             f"array ({nbytes})")
+            raise ValueError("When changing to a larger dtype, its size must be a divisor of "
+                             "the total size in bytes of the last axis of the array.")
         newlast = nbytes // new_itemsize
     return shape[:-1] + (newlast,), strides[:-1] + (new_itemsize,)

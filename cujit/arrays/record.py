@@ -82,35 +82,100 @@ class DeviceRecord:
         if self.dtype.itemsize:
             _runtime.driver().memcpy_htod(self._data_ptr, host_ptr(src), self.dtype.itemsize, h)
 
-    def __getitem__(self, field):
+    @classmethod
+    def _at(cls, dtype, ptr, gpu_data, stream):
+        """A record view of device memory at ``ptr`` (kept alive by ``gpu_data``): what an
+        element of a structured device array and a nested-record field return, so that field
+        writes reach the device."""
+        rec = object.__new__(cls)
+        rec.dtype, rec.stream, rec.gpu_data, rec._data_ptr = dtype, stream, gpu_data, ptr
+        return rec
+
+    def _field(self, field):
+        names = self.dtype.names
+        if isinstance(field, (int, np.integer)) and not isinstance(field, bool):
+            # as np.void: an integer picks the field by position
+            i = int(field)
+            if not -len(names) <= i < len(names):
+                raise IndexError(f"invalid index {field} for a record with {len(names)} "
+                                 "fields")
+            field = names[i]
         try:
             ftype, offset = self.dtype.fields[field][:2]
         except (KeyError, TypeError):
             raise KeyError(f"record {self.dtype} has no field {field!r}; fields: "
-                           f"{list(self.dtype.names)}") from None
-        ptr = self._data_ptr + offset
+                           f"{list(names)}") from None
+        return ftype, self._data_ptr + offset
+
+    def __array__(self, dtype=None, copy=None):
+        """A 0-d host array holding a copy of the record (``np.asarray(rec)``)."""
+        if copy is False:
+            raise ValueError("`copy=False` is not supported: a DeviceRecord cannot be viewed "
+                             "as a host array without a copy")
+        out = np.empty((), self.dtype)
+        self.copy_to_host(out)
+        return out if dtype is None else out.astype(dtype)
+
+    def __len__(self):
+        return len(self.dtype.names)
+
+    def __getitem__(self, field):
+        return self.getitem(field)
+
+    def getitem(self, field, stream=0):
+        """``rec[name]`` (or a field position): a NumPy scalar read from the device for a
+        scalar or string field (waits for ``stream``, default the bound one), a
+        ``DeviceNDArray`` view for an array field, a ``DeviceRecord`` view for a nested
+        record.  Views write through to device memory.  KeyError for an unknown name,
+        IndexError for a position out of range."""
+        ftype, ptr = self._field(field)
+        bound = stream or self.stream
         if ftype.subdtype is not None:
             base, shape = ftype.subdtype
             strides = L.contiguous_strides(shape, base.itemsize)
-            return DeviceNDArray._make(shape, strides, base, ptr, self.gpu_data, self.stream)
+            return DeviceNDArray._make(shape, strides, base, ptr, self.gpu_data, bound)
         if ftype.fields is not None:
-            rec = object.__new__(DeviceRecord)
-            rec.dtype, rec.stream, rec.gpu_data, rec._data_ptr = (ftype, self.stream,
-                                                                  self.gpu_data, ptr)
-            return rec
+            return DeviceRecord._at(ftype, ptr, self.gpu_data, bound)
         out = np.empty((), ftype)
         drv = _runtime.driver()
-        h = _handle(0, self.stream)
+        h = _handle(stream, self.stream)
         drv.memcpy_dtoh(host_ptr(out), ptr, ftype.itemsize, h)
         if h:
             drv.stream_synchronize(h)
         return out[()]
 
     def __setitem__(self, field, value):
-        ftype, offset = self.dtype.fields[field][:2]
-        src = np.ascontiguousarray(host_values(value, ftype))
-        _runtime.driver().memcpy_htod(self._data_ptr + offset, host_ptr(src), ftype.itemsize,
-                                      _handle(0, self.stream))
+        self.setitem(field, value)
+
+    def setitem(self, field, value, stream=0):
+        """``rec[name] = value``: cast as NumPy's ``np.void.__setitem__`` (an array field
+        broadcasts ``value``; a nested record takes a tuple or structured scalar) and copied
+        to device memory: complete on return without a stream, else queued on ``stream``
+        (default the bound one) as numba.cuda's.  KeyError/IndexError as ``getitem``;
+        ValueError when the record is in read-only imported memory or ``value`` does not
+        broadcast; the record is then untouched."""
+        ftype, ptr = self._field(field)
+        g = self.gpu_data
+        if g is not None and getattr(g, "_cujit_readonly", False):
+            raise ValueError("DeviceRecord.__setitem__: assignment destination is read-only "
+                             "(the record lies in a read-only __cuda_array_interface__ import)")
+        if ftype.subdtype is not None:
+            base, shape = ftype.subdtype
+            src = np.empty(shape, base)
+            src[...] = value
+        else:
+            # scalars and sequences checked per value as NumPy's element assignment
+            src = host_values(value, ftype) if not isinstance(value, np.ndarray) \
+                else np.array(value, dtype=ftype)
+            if src.shape != ():
+                raise ValueError(f"setting field {field!r} ({ftype}) needs a scalar, got "
+                                 f"shape {src.shape}")
+        src = np.ascontiguousarray(src)
+        # ``src`` is a temporary pageable buffer: the driver has staged it by the time an
+        # async copy from pageable memory returns, so no synchronisation (DeviceNDArray's
+        # element assignment does the same)
+        _runtime.driver().memcpy_htod(ptr, host_ptr(src), ftype.itemsize,
+                                      _handle(stream, self.stream))
 
     def __repr__(self):
         return f"<cujit DeviceRecord dtype={self.dtype} ptr={self._data_ptr:#x}>"

@@ -50,7 +50,8 @@ def _source_digest(pyfunc):
 
 def _globals_digest(pyfunc):
     """Digest of the NumPy arrays the kernel names directly (globals and closure cells), so
-    that a ``const.array_like`` source changed at run time is not served stale."""
+    that a ``const.array_like`` source changed at run time is not served stale, and of the
+    address and shape of the device arrays it captures."""
     import numpy as np
     h = hashlib.sha256()
     code = pyfunc.__code__
@@ -65,6 +66,12 @@ def _globals_digest(pyfunc):
         if isinstance(v, np.ndarray):
             h.update(f"{name}:{v.dtype.str}:{v.shape}".encode())
             h.update(np.ascontiguousarray(v).tobytes())
+        elif not isinstance(v, type) and hasattr(v, "__cuda_array_interface__"):
+            # a captured device array: its address is frozen into the code, so it is part
+            # of the key (another process's allocation must not reuse this entry)
+            cai = v.__cuda_array_interface__
+            h.update(f"{name}:{cai.get('data')}:{cai.get('shape')}:{cai.get('strides')}:"
+                     f"{cai.get('typestr')}".encode())
     return h.hexdigest()
 
 

@@ -16,6 +16,7 @@ import numpy as np
 
 from .. import kernelapi as K
 from .. import types as T
+from ..numba_types import from_numba_type, is_numba_object
 from . import rules
 from .errors import CompileError
 from .rules import BoundMethod, Func, Global
@@ -62,6 +63,8 @@ def _table():
         for name in ("min", "max", "abs", "len", "range", "int", "float", "bool", "complex",
                      "round", "print", "pow", "enumerate", "zip"):
             t[id(getattr(builtins, name))] = name
+        from .calls_ext import table_entries
+        t.update(table_entries())
         _TABLE = t
     return _TABLE
 
@@ -95,6 +98,11 @@ def const_type(value):
         return T.Array(T.from_dtype(value.dtype), value.ndim, "C", True), None
     if value is None:
         return T.void, None
+    if _is_device_array(value):
+        t = T.typeof(value)
+        if isinstance(t, T.Array):
+            # a captured device array: read and written in place, as in numba.cuda
+            return t, None
     key = _table().get(id(value))
     if key is not None:
         return Func(key), None
@@ -102,6 +110,10 @@ def const_type(value):
         return Func("device", value), None
     if isinstance(value, (T.Scalar,)):
         return Func("cast", value), None
+    if is_numba_object(value):
+        nt = from_numba_type(value)
+        if isinstance(nt, T.Scalar):
+            return Func("cast", nt), None
     target = _np_cast_target(value)
     if target is not None:
         return Func("cast", target), None
@@ -110,6 +122,16 @@ def const_type(value):
         if all(isinstance(p[0], T.Scalar) and p[1] is None for p in parts):
             return T.Tuple(tuple(p[0] for p in parts)), None
     return Global(value), None
+
+
+def _is_device_array(value):
+    if isinstance(value, (type, np.ndarray)):
+        return False
+    try:
+        return (getattr(value, "_layout", None) is not None and hasattr(value, "ndim")) or \
+            hasattr(value, "__cuda_array_interface__")
+    except Exception:   # a property that raises: not an array
+        return False
 
 
 def global_attr(typer, node, obj, attr):
@@ -184,6 +206,9 @@ def _method(typer, node, bm, args, kws):
     if bm.name == "conjugate":
         typer.tf.info[node] = ("conjugate", None)
         return bm.recv
+    if bm.name == "bit_count":
+        from .calls_ext import type_bit_count
+        return type_bit_count(typer, node, bm.recv, args)
     if bm.name == "reshape":
         aty = bm.recv
         if len(args) == 1 and isinstance(args[0], (T.UniTuple, T.Tuple)):

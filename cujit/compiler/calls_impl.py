@@ -25,6 +25,11 @@ def type_func(typer, node, ft, args, kws):
     tf = typer.tf
     if key == "device":
         return _device_call(typer, node, ft.data, args, kws)
+    from .calls_ext import is_ext, type_ext
+    if is_ext(key):
+        if kws:
+            raise typer.error(f"{key}() takes no keyword arguments in kernels", node)
+        return type_ext(typer, node, key, args)
     if kws and key not in ("print", "syncwarp"):
         raise typer.error(f"{key}() takes no keyword arguments in kernels", node)
     n = len(args)

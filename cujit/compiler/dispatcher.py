@@ -21,6 +21,7 @@ import threading
 import numpy as np
 
 from .. import types as ct
+from ..numba_types import is_numba_object
 from ..kernelapi import _state
 from . import launcher as _ln
 from .errors import CompileError
@@ -58,7 +59,8 @@ def jit(func_or_sig=None, device=False, **options):
                         f"{sorted(_OPTIONS)}")
     _check_options(device, options)
     options["device"] = bool(device)
-    if callable(func_or_sig) and not isinstance(func_or_sig, (str, ct.Type, ct.Signature)):
+    if callable(func_or_sig) and not isinstance(func_or_sig, (str, ct.Type, ct.Signature)) \
+            and not is_numba_object(func_or_sig):
         return _make(func_or_sig, None, options)
     sigs = None
     if func_or_sig is not None:
@@ -147,7 +149,12 @@ class DeviceFunction:
         functools.update_wrapper(self, py_func)
 
     def __call__(self, *args, **kwargs):
-        if _state.current is not None:
+        t = _state.current
+        if t is not None:
+            # simulated: the device function sees captured device arrays as simulated views
+            block = getattr(t, "block", None)
+            if block is not None:
+                return block.launch.rebound(self.py_func)(*args, **kwargs)
             return self.py_func(*args, **kwargs)
         raise TypeError(f"device function {self.py_func.__name__!r} can only be called from "
                         "a kernel (or from another device function)")
@@ -404,7 +411,10 @@ class Dispatcher:
         if drv.is_simulator:
             argtypes = tuple(_classify(self, i, a) for i, a in enumerate(args))
             if self._declared is not None and None not in argtypes:
-                self._match_declared(argtypes)
+                want = self._match_declared(argtypes)
+                from .launch_args import wrap_declared_ints
+                # a Python int for a narrower declared integer: the value the GPU gets
+                args = wrap_declared_ints(want, args) or args
             from ..simulator.kernel import run_kernel
             run_kernel(self.py_func, cfg.griddim, cfg.blockdim, cfg.stream_handle,
                        cfg.sharedmem, args)

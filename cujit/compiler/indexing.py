@@ -150,7 +150,9 @@ def setitem(typer, target, vt):
         return
     if isinstance(base, T.Record):
         rt = getitem(typer, target)
-        if vt is not None and not (rules.is_number(rt) and rules.is_number(vt)):
+        from .lower_records import nested_store_ok
+        if vt is not None and not (rules.is_number(rt) and rules.is_number(vt)) \
+                and not nested_store_ok(rt, vt):
             raise typer.error(f"cannot store a {vt} into a record field of type {rt}", target)
         typer.record(target, rt)
         return
@@ -176,8 +178,11 @@ def setitem(typer, target, vt):
         typer.tf.info[target] = ("fill", typer.tf.info[target][1])
         return
     if isinstance(rt, T.Record):
-        raise typer.error("assigning whole records is not supported; assign the fields",
-                          target)
+        if vt is not rt:
+            raise typer.error(f"cannot assign a value of type {vt} to an element of an array "
+                              f"of {rt} (a whole record needs a record of the same dtype)",
+                              target)
+        return      # whole-record copy (lower_records.copy_record)
     if not rules.is_number(vt):
         raise typer.error(f"cannot store a value of type {vt} into an array of {rt}", target)
     if rules.is_complex(vt) and not rules.is_complex(rt):
@@ -198,5 +203,11 @@ def array_attr(typer, node, aty, attr):
             return BoundMethod(aty, attr)
     if attr == "dtype":
         return Global(aty.dtype)
+    if attr in ("real", "imag") and rules.is_complex(aty.dtype):
+        # a strided view of the float parts (NumPy's arr.real / arr.imag), e.g. for atomics
+        return T.Array(aty.dtype.underlying_float, n, "A", aty.readonly)
+    if attr == "real" and rules.is_number(aty.dtype):
+        return aty
     raise typer.error(f"arrays have no attribute '{attr}' in kernels (available: shape, size, "
-                      "ndim, strides, itemsize, nbytes, T, reshape)", node)
+                      "ndim, strides, itemsize, nbytes, T, reshape, and real/imag of complex "
+                      "arrays)", node)

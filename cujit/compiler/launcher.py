@@ -368,6 +368,12 @@ def convert_arg(index, value, stream):
     if hasattr(value, "__dlpack__") and hasattr(value, "__dlpack_device__"):
         from ..arrays import from_dlpack
         return from_dlpack(value), None, False
+    if isinstance(value, tuple):
+        from .launch_args import convert_tuple
+        return convert_tuple(index, value, stream, convert_arg)
+    if isinstance(value, np.void) and value.dtype.names:
+        from .launch_args import convert_host_record
+        return convert_host_record(value, stream)
     return value, None, False
 
 
@@ -395,7 +401,9 @@ def launch_converted(disp, ctx, drv, cfg, args):
         v, host, ok = convert_arg(i, a, cfg.stream)
         conv.append(v)
         fast_ok &= ok
-        if host is not None:
+        if isinstance(host, list):      # tuples and host records (launch_args)
+            back.extend(host)
+        elif host is not None:
             back.append((host, v))
     argtypes = []
     for i, v in enumerate(conv):
@@ -417,12 +425,22 @@ def launch_converted(disp, ctx, drv, cfg, args):
         try:
             lk.packer.pack(conv)
         except (struct.error, TypeError, AttributeError) as exc:
-            raise _pack_error(name, spec.argtypes, conv, exc) from None
+            from .launch_args import wrap_declared_ints
+            wrapped = wrap_declared_ints(spec.argtypes, conv)
+            if wrapped is None:
+                raise _pack_error(name, spec.argtypes, conv, exc) from None
+            try:
+                lk.packer.pack(wrapped)     # a Python int for a narrower declared integer
+            except (struct.error, TypeError, AttributeError) as exc2:
+                raise _pack_error(name, spec.argtypes, wrapped, exc2) from None
         _last_launch[0] = label = f"{name}({', '.join(map(str, spec.argtypes))})"
         drv.launch_kernel(lk.info.handle, *cfg.griddim, *cfg.blockdim, cfg.sharedmem,
                           cfg.stream_handle, lk.packer.params)
     for host, dev in back:
-        dev.copy_to_host(host, stream=cfg.stream)
+        if hasattr(host, "copy_back"):
+            host.copy_back(dev, cfg.stream)
+        else:
+            dev.copy_to_host(host, stream=cfg.stream)
     if back and cfg.stream_handle:
         drv.stream_synchronize(cfg.stream_handle)
     if fast_ok and not drv.is_simulator and hasattr(drv, "_cuLaunchKernel"):

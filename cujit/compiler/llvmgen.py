@@ -8,10 +8,12 @@ Arrays and calls are lowered by :mod:`.lower_arrays` and :mod:`.lower_calls`.
 """
 import ast
 
+import numpy as np
 from llvmlite import ir
 
 from .. import types as T
 from . import lower_arrays as LA
+from . import lower_globals as LG
 from . import lower_calls as LC
 from . import lower_ops as LO
 from . import rules
@@ -325,6 +327,8 @@ class FunctionLowerer:
 
     def constant(self, value, t, node):
         if isinstance(t, T.Array):
+            if not isinstance(value, np.ndarray):     # a captured device array
+                return LG.device_global_array(self, value, t)
             return LA.const_global_array(self, value, t)
         if isinstance(t, T.NoneType):
             return None
@@ -353,6 +357,8 @@ class FunctionLowerer:
             return LA.load_field(self, self.expr(node.value), base_t, node.attr)
         if isinstance(base_t, T.Complex):
             return self.b.extract_value(self.expr(node.value), 0 if node.attr == "real" else 1)
+        if isinstance(base_t, (T.NamedTuple, T.NamedUniTuple)) and node.attr in base_t.fields:
+            return self.b.extract_value(self.expr(node.value), base_t.fields.index(node.attr))
         if rules.is_number(base_t) and node.attr in ("real", "imag"):
             v = self.expr(node.value)
             return v if node.attr == "real" else const(base_t, 0)

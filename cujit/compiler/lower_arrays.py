@@ -74,6 +74,14 @@ def array_attr(lw, arr, aty, attr, rt):
         shape = [dim(lw, arr, k) for k in reversed(range(n))]
         strides = [stride(lw, arr, k) for k in reversed(range(n))]
         return make_array(lw, b.extract_value(arr, 0), shape, strides, rt)
+    if attr in ("real", "imag"):
+        if not rules.is_complex(aty.dtype):
+            return arr
+        fp = b.bitcast(b.extract_value(arr, 0), ltype(rt.dtype).as_pointer())
+        if attr == "imag":
+            fp = b.gep(fp, [ir.Constant(I32, 1)])
+        return make_array(lw, fp, [dim(lw, arr, k) for k in range(n)],
+                          [stride(lw, arr, k) for k in range(n)], rt)
     raise lw.error(f"array attribute '{attr}' cannot be lowered", None)
 
 
@@ -280,6 +288,10 @@ def store_subscript(lw, target, v, vt):
                 rt.dtype))
         return
     ptr, et = subscript_pointer(lw, target)
+    if isinstance(et, T.Record):
+        from .lower_records import copy_record
+        copy_record(lw, ptr, v, et)
+        return
     store_elem(lw, ptr, cast(lw.b, v, vt, et), et)
 
 
@@ -350,7 +362,15 @@ def load_field(lw, rec, rty, name):
 def store_field(lw, target, v, vt, field=None):
     rty = lw.ty(target.value)
     name = field if field is not None else target.attr
-    raw, ft = _field_ptr(lw, lw.expr(target.value), rty, name)
+    rec = lw.expr(target.value)
+    raw, ft = _field_ptr(lw, rec, rty, name)
+    if isinstance(ft, T.NestedArray):       # an array stored into a nested-array field
+        view_t = T.Array(ft.dtype, ft.ndim, "C")
+        view = load_field(lw, rec, rty, name)
+        src_t = vt.copy(layout="A")
+        _fill(lw, view, view_t, lambda idxs: cast(
+            lw.b, load_elem(lw, _elem_ptr(lw, v, src_t, idxs), vt.dtype), vt.dtype, ft.dtype))
+        return
     store_elem(lw, lw.b.bitcast(raw, mtype(ft).as_pointer()), cast(lw.b, v, vt, ft), ft,
                _field_align(rty, ft, rty.fields[name][1]))
 

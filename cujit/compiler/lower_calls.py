@@ -53,12 +53,25 @@ def _args(lw, node):
 
 def call(lw, node):
     key, data = lw.tf.info.get(node, (None, None))
-    h = _HANDLERS.get(key)
+    h = _HANDLERS.get(key) or _ext_handlers().get(key)
     if h is None:
         if key is not None and key.startswith("math."):
             return _math(lw, node, key[5:])
         raise lw.error(f"call of '{key}' cannot be lowered", node)
     return h(lw, node, data)
+
+
+_EXT = None
+
+
+def _ext_handlers():
+    """Handlers of the issue-13 data kinds (cmath, cuda.fp16, modf/frexp/ldexp, bit_count),
+    kept in their own modules."""
+    global _EXT
+    if _EXT is None:
+        from . import lower_complex, lower_fp16, lower_scalars
+        _EXT = {**lower_complex.HANDLERS, **lower_fp16.HANDLERS, **lower_scalars.HANDLERS}
+    return _EXT
 
 
 # ---- memory --------------------------------------------------------------------------------
@@ -283,10 +296,8 @@ def _round(lw, node, data):
     rint = libdevice(lw, "__nv_rint" + _float_suffix(ft), [x.type], x.type)
     if len(vals) == 1:
         return cast(b, b.call(rint, [x]), ft, rt)     # round-half-even, as Python
-    nd = cast(b, vals[1], ts[1], ft)
-    pw = libdevice(lw, "__nv_pow" + _float_suffix(ft), [x.type, x.type], x.type)
-    scale = b.call(pw, [ir.Constant(x.type, 10.0), nd])
-    r = b.fdiv(b.call(rint, [b.fmul(x, scale)]), scale)
+    from .lower_scalars import round_ndigits
+    r = round_ndigits(lw, x, cast(b, vals[1], ts[1], T.int64), ft)
     return cast(b, r, ft, rt)
 
 

@@ -412,9 +412,13 @@ class _Typer(scopes.ConstEval):
                 return base.underlying_float
             if attr == "conjugate":
                 return BoundMethod(base, attr)
+        if isinstance(base, (T.NamedTuple, T.NamedUniTuple)) and attr in base.fields:
+            return base.types[base.fields.index(attr)]     # namedtuple field by name
         if rules.is_number(base) and attr in ("real", "imag"):
             return base if attr == "real" else base
         if rules.is_number(base) and attr == "conjugate":
+            return BoundMethod(base, attr)
+        if rules.is_int(base) and attr == "bit_count":
             return BoundMethod(base, attr)
         raise self.error(f"a value of type {base} has no attribute '{attr}' in kernels", node)
 
@@ -424,6 +428,11 @@ class _Typer(scopes.ConstEval):
             return
         if isinstance(base, T.Record) and target.attr in base.fields:
             ft = base.fields[target.attr][0]
+            from .lower_records import nested_store_ok
+            if isinstance(ft, T.NestedArray) and nested_store_ok(
+                    T.Array(ft.dtype, ft.ndim, "C"), vt):
+                self.record(target, T.Array(ft.dtype, ft.ndim, "C"))
+                return
             if not rules.is_number(ft) or not rules.is_number(vt):
                 raise self.error(f"cannot store a {vt} into record field '{target.attr}' of "
                                  f"type {ft}", target)

@@ -263,6 +263,30 @@ class PendingDeallocs:
             if not self._disable_count and self._cons and self._over_limits():
                 self.clear()
 
+    # numba.cuda's queue attributes, with numba's meaning (docs/guide.md names them)
+    @property
+    def memory_capacity(self):
+        """Total device memory in bytes that the byte limit is a fraction of (settable, as
+        numba.cuda's ``memory_capacity``)."""
+        return self._capacity
+
+    @memory_capacity.setter
+    def memory_capacity(self, nbytes):
+        self._capacity = int(nbytes)
+
+    _memory_capacity = memory_capacity
+
+    @property
+    def _max_pending_bytes(self):
+        """Queued bytes above which ``add_item`` flushes: ``int(memory_capacity ×
+        CUDA_DEALLOCS_RATIO)`` (read at each access, as the flush rule does)."""
+        return int(self._capacity * _max_ratio())
+
+    @property
+    def _max_pending_count(self):
+        """Queued entries above which ``add_item`` flushes (``CUDA_DEALLOCS_COUNT``)."""
+        return _max_count()
+
     @property
     def is_disabled(self):
         return self._disable_count > 0

@@ -390,7 +390,7 @@ def _validate(plugin, where):
     if version != EMM_INTERFACE_VERSION:
         raise MemoryManagerError(f"{where}: EMM plugin {plugin.__qualname__} has interface "
                                  f"version {version!r}; version {EMM_INTERFACE_VERSION} "
-                                 "is required")
+                                 "required")
     return plugin
 
 

@@ -12,6 +12,7 @@
 Pointers remember the context *generation* they were made in: after ``Context.reset()`` or
 ``cujit.close()`` using one raises :class:`DeadMemoryError` instead of touching the driver.
 """
+import abc
 import ctypes
 import weakref
 from collections import namedtuple
@@ -120,9 +121,9 @@ class MemoryPointer:
     Attributes: ``device_pointer_value`` (int), ``device_pointer`` / ``device_ctypes_pointer``
     (``ctypes.c_void_p``), ``size`` (bytes), ``owner``, ``context``, ``handle``."""
 
-    __slots__ = ("context", "device_pointer_value", "size", "_owner", "_finalizer",
-                 "_generation", "is_managed", "refct", "__dict__", "__weakref__")
-
+    # No fixed slots here: the host-memory subclasses also derive from a ctypes array (their
+    # buffer protocol), and a C base admits no second base with slots.  AutoFreePointer, the
+    # hot allocation path's type, has the slots.
     __cuda_memory__ = True
 
     def __init__(self, context, pointer, size, owner=None, finalizer=None):
@@ -232,10 +233,14 @@ class MemoryPointer:
                 f"{'' if self.alive else ' (dead)'}>")
 
 
-class AutoFreePointer(MemoryPointer):
-    """A MemoryPointer that frees its memory when it dies (what ``memalloc`` returns)."""
+class AutoFreePointer(MemoryPointer, metaclass=abc.ABCMeta):
+    """A MemoryPointer that frees its memory when it dies (what ``memalloc`` returns).
 
-    __slots__ = ()
+    ``MappedMemory`` and ``ManagedMemory`` count as AutoFreePointers (``isinstance``), as in
+    numba.cuda, through ``AutoFreePointer.register``."""
+
+    __slots__ = ("context", "device_pointer_value", "size", "_owner", "_finalizer",
+                 "_generation", "is_managed", "refct")
 
 
 class OwnedPointer:
@@ -256,8 +261,39 @@ class OwnedPointer:
         return f"<OwnedPointer of {self._view!r}>"
 
 
+class _HostBytes(ctypes.Array):
+    """The C base that gives host-memory objects the buffer protocol (Python 3.11 has no
+    ``__buffer__``): a ctypes ``uint8`` array placed at the host address, never owning it.
+    Each size gets its own subclass (ctypes fixes an array's length per type)."""
+    _type_ = ctypes.c_uint8
+    _length_ = 0
+
+
+_sized_classes = weakref.WeakValueDictionary()
+
+
 class _HostMemoryMixin:
-    __slots__ = ()
+    """Host memory objects are host buffers, as numba.cuda's: ``np.ndarray(shape, dtype,
+    buffer=mem)``, ``memoryview(mem)`` and ``np.frombuffer(mem)`` view the ``size`` bytes
+    at ``host_pointer`` without copying (and keep ``mem`` alive)."""
+
+    def __new__(cls, context, pointer, size, owner=None, finalizer=None):
+        size = _check_nbytes(size)
+        key = (cls, size)
+        sized = _sized_classes.get(key)
+        if sized is None:
+            sized = type(cls)(cls.__name__, (cls,), {
+                "_length_": size, "__module__": cls.__module__,
+                "__qualname__": cls.__qualname__, "__doc__": cls.__doc__})
+            _sized_classes[key] = sized
+        return sized.from_address(_ptr_value(pointer))
+
+    # ctypes makes instances unhashable and sized-sequence-false when empty; a pointer is
+    # neither
+    __hash__ = object.__hash__
+
+    def __bool__(self):
+        return True
 
     def _init_host(self, pointer, size):
         self.host_pointer = _ptr_value(pointer)
@@ -269,17 +305,14 @@ class _HostMemoryMixin:
         import numpy as np
         if not self.size:
             return np.empty(0, np.uint8)
-        buf = (ctypes.c_uint8 * self.size).from_address(self.host_pointer)
-        arr = np.frombuffer(buf, dtype=np.uint8)
-        return arr
+        return np.frombuffer(self, dtype=np.uint8)
 
 
-class PinnedMemory(_HostMemoryMixin, MemoryPointer):
+class PinnedMemory(_HostMemoryMixin, MemoryPointer, _HostBytes):
     """Page-locked host memory (numba.cuda ``PinnedMemory``): ``host_pointer`` (int),
-    ``size`` (bytes), ``owner``.  Not device-addressable (``device_pointer_value`` is the host
+    ``size`` (bytes), ``owner``; a host buffer (``np.ndarray(..., buffer=mem)``,
+    ``memoryview(mem)``).  Not device-addressable (``device_pointer_value`` is the host
     address, as Numba).  Freed/unpinned by its finalizer."""
-
-    __slots__ = ("host_pointer", "_bufptr_", "_buflen_")
 
     def __init__(self, context, pointer, size, owner=None, finalizer=None):
         MemoryPointer.__init__(self, context, pointer, size, owner=owner, finalizer=finalizer)
@@ -293,11 +326,10 @@ class PinnedMemory(_HostMemoryMixin, MemoryPointer):
         raise TypeError("PinnedMemory has no device views; use host_array() slices")
 
 
-class MappedMemory(_HostMemoryMixin, AutoFreePointer):
+class MappedMemory(_HostMemoryMixin, MemoryPointer, _HostBytes):
     """Page-locked host memory mapped into the device address space (numba.cuda
-    ``MappedMemory``): ``host_pointer`` and ``device_pointer_value`` (cuMemHostGetDevicePointer)."""
-
-    __slots__ = ("host_pointer", "_bufptr_", "_buflen_")
+    ``MappedMemory``): ``host_pointer`` and ``device_pointer_value``
+    (cuMemHostGetDevicePointer); a host buffer over the host side."""
 
     def __init__(self, context, pointer, size, owner=None, finalizer=None):
         hostptr = _ptr_value(pointer)
@@ -310,14 +342,17 @@ class MappedMemory(_HostMemoryMixin, AutoFreePointer):
         return self.host_pointer
 
 
-class ManagedMemory(_HostMemoryMixin, AutoFreePointer):
-    """Managed (unified) memory (cuMemAllocManaged): ``host_pointer == device_pointer_value``."""
-
-    __slots__ = ("host_pointer", "_bufptr_", "_buflen_")
+class ManagedMemory(_HostMemoryMixin, MemoryPointer, _HostBytes):
+    """Managed (unified) memory (cuMemAllocManaged): ``host_pointer == device_pointer_value``;
+    a host buffer (the driver migrates pages on host access)."""
 
     def __init__(self, context, pointer, size, owner=None, finalizer=None):
         MemoryPointer.__init__(self, context, pointer, size, owner=owner, finalizer=finalizer)
         self._init_host(self.device_pointer_value, self.size)
+
+
+AutoFreePointer.register(MappedMemory)
+AutoFreePointer.register(ManagedMemory)
 
 
 class IpcHandle:

@@ -19,6 +19,8 @@ from ..config import config
 from ..kernelapi import _state
 from .checked import CheckedArray
 from .memory import cai_view, device_view, shared_limit
+from .captured import rebind
+from .records import as_kernel_record
 from .thread import Dim3
 
 __all__ = ["run_kernel", "Launch"]
@@ -69,6 +71,20 @@ class Launch:
         self.const_views = {}
         self.const_bytes = sum(c.nbytes for c in consts.values())
         self.shared_limit = shared_limit()
+        self._rebound = {}
+
+    def rebound(self, pyfunc):
+        """``pyfunc`` (a device function called in this launch) with its captured device
+        arrays as simulated views (:func:`.captured.rebind`), made once per launch."""
+        fn = self._rebound.get(pyfunc)
+        if fn is None:
+            checks = self.checks
+
+            def wrap(view, name):
+                return CheckedArray(view, name) if checks and isinstance(view, np.ndarray) \
+                    else view
+            fn = self._rebound[pyfunc] = rebind(pyfunc, _convert, wrap)
+        return fn
 
     def add_const(self, arr):
         """Account for a new constant array (64 KiB per kernel, as the device holds)."""
@@ -99,9 +115,18 @@ class Launch:
 def _convert(value):
     """A launch value as the kernel sees it: NumPy arrays (and subclasses) as they are,
     device arrays and CUDA-array-interface objects as NumPy views of their memory, anything
-    else (scalars, tuples, records) unchanged."""
+    else (scalars) unchanged; tuples (and namedtuples) member by member; ``np.void`` records
+    as a :class:`~.records.RecordView` over the same bytes."""
     if isinstance(value, np.ndarray):
+        if value.dtype.names and not isinstance(value, np.recarray):
+            # elements read as np.record (field attributes), on the same memory
+            return value.view(np.recarray)
         return value
+    if isinstance(value, tuple):
+        items = [_convert(v) for v in value]
+        return type(value)(*items) if hasattr(value, "_fields") else tuple(items)
+    if isinstance(value, np.void):
+        return as_kernel_record(value)
     ptr = getattr(value, "_data_ptr", None)
     if ptr is not None:
         view = device_view(ptr, tuple(value.shape), tuple(value.strides), value.dtype)
@@ -138,6 +163,9 @@ def _signature_key(args):
         elif hasattr(a, "_data_ptr"):
             # a read-only import types readonly: a signature of its own for the typecheck
             key.append((type(a), a.dtype, len(a.shape), not getattr(a, "_readonly", False)))
+        elif isinstance(a, tuple):
+            # a tuple's type depends on its members: typecheck each new member signature
+            key.append((type(a), _signature_key(a)))
         else:
             key.append(type(a))
     return tuple(key)
@@ -200,5 +228,9 @@ def run_kernel(pyfunc, griddim, blockdim, stream_handle, dynamic_shared_bytes, a
                 name = params[i] if i < len(params) else f"arg{i}"
                 kargs[i] = CheckedArray(a, name)
     consts = info.consts.setdefault(sig, {})
-    launch = Launch(pyfunc, kargs, tuple(griddim), tuple(blockdim), dyn, checks, consts)
+
+    def wrap(view, name):
+        return CheckedArray(view, name) if checks and isinstance(view, np.ndarray) else view
+    fn = rebind(pyfunc, _convert, wrap)
+    launch = Launch(fn, kargs, tuple(griddim), tuple(blockdim), dyn, checks, consts)
     drv.run_on_stream(stream_handle, launch.run)

@@ -43,7 +43,12 @@ def as_dtype(dtype, what):
         elif isinstance(dtype, type) and dtype in (int, float, complex, bool):
             dt = np.dtype(dtype)
         else:
-            raise TypeError
+            # Numba's scalar types have no .dtype: the compiler's conversion knows them
+            from ..numba_types import from_numba_type
+            nt = from_numba_type(dtype)
+            if nt is None or not hasattr(nt, "dtype") or not isinstance(nt.dtype, np.dtype):
+                raise TypeError
+            dt = nt.dtype
     except TypeError:
         raise typing_error(f"{what}: dtype {dtype!r} is not a type cujit knows (expected a "
                            "cujit/Numba type, a NumPy dtype or type, or a string such as "

@@ -50,7 +50,7 @@ CASES = [
     ('getitem-out-of-range', 'cuda.device_array(3)[5]', 'IndexError'),
     ('getitem-too-many', 'cuda.device_array(3)[0, 0]', 'IndexError'),
     ('getitem-float-key', 'cuda.device_array(3)[1.5]', 'TypeError'),
-    ('getitem-str-key', "cuda.device_array(3)['a']", 'TypeError'),
+    ('getitem-str-key', "cuda.device_array(3)['a']", 'IndexError'),
     ('getitem-fancy', 'cuda.device_array(3)[[0, 1]]', 'TypeError'),
     ('setitem-bad-broadcast', 'd = cuda.device_array(3); d[:] = np.zeros(4)', 'ValueError'),
     ('setitem-overflow-npscalar', 'd = cuda.device_array(3, np.int8); d[0] = np.int64(300)', 'OverflowError'),
@@ -129,6 +129,7 @@ def server():
     yield proc
     proc.stdin.close()
     proc.wait(timeout=60)
+    proc.stdout.close()
 
 
 def _run(server, code):

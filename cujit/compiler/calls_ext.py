@@ -1,0 +1,108 @@
+"""Typing of the data-kind calls added for drop-in numba.cuda kernels (issue 13): ``cmath``,
+``cuda.fp16`` intrinsics, ``math.modf`` / ``math.frexp`` / ``math.ldexp`` and
+``int.bit_count()``.  Result types as numba-cuda's ``cudamath`` / ``cmathdecl`` /
+``fp16`` typing: cmath on ``complex64`` stays ``complex64``, anything else computes in
+``complex128``; ``frexp`` gives ``(float, int32)``; fp16 functions take and give ``float16``.
+Lowering: ``lower_complex.py``, ``lower_fp16.py``, ``lower_scalars.py``.
+"""
+import cmath
+import math
+
+from .. import types as T
+from . import rules
+
+__all__ = ["table_entries", "type_ext", "is_ext", "CMATH_UNARY", "FP16_UNARY",
+           "FP16_BINARY", "FP16_COMPARE"]
+
+CMATH_UNARY = ("exp", "log", "log10", "sqrt", "sin", "cos", "tan", "asin", "acos", "atan",
+               "sinh", "cosh", "tanh", "asinh", "acosh", "atanh")
+_CMATH_OTHER = ("phase", "polar", "rect", "isnan", "isinf", "isfinite")
+FP16_BINARY = ("hadd", "hsub", "hmul", "hdiv", "hmax", "hmin")
+FP16_COMPARE = ("heq", "hne", "hlt", "hle", "hgt", "hge")
+FP16_UNARY = ("hneg", "habs", "hsqrt", "hrsqrt", "hrcp", "hexp", "hexp2", "hexp10", "hlog",
+              "hlog2", "hlog10", "hsin", "hcos", "hceil", "hfloor", "htrunc", "hrint")
+
+
+def table_entries():
+    """{id(callable): key} of the functions typed here (merged into ``calls._table``)."""
+    from .. import fp16
+    t = {}
+    for name in CMATH_UNARY + _CMATH_OTHER:
+        t[id(getattr(cmath, name))] = "cmath." + name
+    for name in ("modf", "frexp", "ldexp"):
+        t[id(getattr(math, name))] = "math." + name
+    for name in FP16_BINARY + FP16_COMPARE + FP16_UNARY + ("hfma",):
+        t[id(getattr(fp16, name))] = "fp16." + name
+    return t
+
+
+def is_ext(key):
+    return key.startswith(("cmath.", "fp16.")) or key in ("math.modf", "math.frexp",
+                                                           "math.ldexp")
+
+
+def _complex_of(t):
+    return T.complex64 if t in (T.complex64, T.float32, T.float16) else T.complex128
+
+
+def type_ext(typer, node, key, args):
+    """Result type of call ``key`` (``'cmath.exp'``, ``'fp16.hadd'``, ...) with argument
+    types ``args``; records ``tf.info[node]``.  TypingError for a wrong count or kind."""
+    typer.tf.info[node] = (key, None)
+    mod, name = key.split(".", 1)
+
+    def need(n):
+        if len(args) != n:
+            raise typer.error(f"{key}() takes {n} argument(s), got {len(args)}", node)
+        for a, t in zip(node.args, args):
+            if not rules.is_number(t):
+                raise typer.error(f"{key}() takes numbers, got a value of type {t}", a)
+
+    if mod == "fp16":
+        need(3 if name == "hfma" else 2 if name in FP16_BINARY + FP16_COMPARE else 1)
+        for a, t in zip(node.args, args):
+            if t is not T.float16:
+                raise typer.error(f"cuda.fp16.{name}() takes float16 values, got {t} (cast "
+                                  "with numpy.float16(x))", a)
+        return T.boolean if name in FP16_COMPARE else T.float16
+    if mod == "cmath":
+        if name == "rect":
+            need(2)
+            if any(rules.is_complex(t) for t in args):
+                raise typer.error("cmath.rect(r, phi) takes real numbers", node)
+            return T.complex64 if all(t in (T.float32, T.float16) for t in args) \
+                else T.complex128
+        need(1)
+        ct = _complex_of(args[0])
+        if name in ("isnan", "isinf", "isfinite"):
+            return T.boolean
+        if name == "phase":
+            return ct.underlying_float
+        if name == "polar":
+            return T.UniTuple(ct.underlying_float, 2)
+        return ct
+    # math.modf / frexp / ldexp
+    if name == "ldexp":
+        need(2)
+        if not rules.is_int(args[1]):
+            raise typer.error(f"math.ldexp(x, i): i must be an integer, got {args[1]}",
+                              node.args[1])
+    else:
+        need(1)
+    if rules.is_complex(args[0]):
+        raise typer.error(f"math.{name} of a complex number is not supported", node)
+    ft = args[0] if args[0] in (T.float32, T.float64) else T.float64
+    if name == "modf":
+        return T.UniTuple(ft, 2)
+    if name == "frexp":
+        return T.Tuple((ft, T.int32))
+    return ft
+
+
+def type_bit_count(typer, node, recv, args):
+    """``i.bit_count()`` of an integer: the number of one bits of ``abs(i)`` (Python's
+    ``int.bit_count``), as int64."""
+    if args:
+        raise typer.error("bit_count() takes no arguments", node)
+    typer.tf.info[node] = ("bit_count", None)
+    return T.int64

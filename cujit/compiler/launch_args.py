@@ -1,0 +1,70 @@
+"""Launch-value conversion of tuples and host record scalars (real driver path).
+
+numba.cuda copies host arrays found inside tuple arguments to the device and back after the
+launch, as it does for top-level host arrays, and passes a host record scalar (``np.void``,
+``np.record``) through a device copy whose written fields come back to the host.  These
+helpers extend ``launcher.convert_arg`` with that; top-level values keep its fast path.
+"""
+import numpy as np
+
+__all__ = ["convert_tuple", "convert_host_record", "HostRecordBack"]
+
+
+def convert_tuple(index, value, stream, convert_arg):
+    """``(converted tuple, [(host, device)] to copy back or None, False)`` for tuple ``value``;
+    members are converted with ``convert_arg`` (recursively for nested tuples), a namedtuple
+    keeps its class."""
+    items, backs = [], []
+    for v in value:
+        cv, host, _ = convert_arg(index, v, stream)
+        items.append(cv)
+        if isinstance(host, list):
+            backs.extend(host)
+        elif host is not None:
+            backs.append((host, cv))
+    conv = type(value)(*items) if hasattr(value, "_fields") else tuple(items)
+    return conv, backs or None, False
+
+
+class HostRecordBack:
+    """Copy-back target of a host record: ``copy_to_host`` of the device record lands in a
+    0-d buffer whose fields are then written into the user's record, field by field (an
+    ``np.void`` from ``arr[i]`` is a view of ``arr``, so ``arr`` sees them)."""
+
+    def __init__(self, rec):
+        self.rec = rec
+
+    def copy_back(self, dev, stream):
+        buf = np.empty((), self.rec.dtype)
+        dev.copy_to_host(buf, stream=stream)
+        if stream and hasattr(stream, "synchronize"):
+            stream.synchronize()    # the copy may be asynchronous on the user's stream
+        for name in self.rec.dtype.names:
+            self.rec[name] = buf[name]
+
+
+def convert_host_record(value, stream):
+    """``(DeviceRecord, [(HostRecordBack, DeviceRecord)], False)`` for a host record."""
+    from ..arrays import to_device
+    dev = to_device(value, stream=stream)     # a structured scalar gives a DeviceRecord
+    return dev, [(HostRecordBack(value), dev)], False
+
+
+def wrap_declared_ints(argtypes, values):
+    """``values`` with each Python/NumPy integer whose parameter is a narrower integer type
+    converted to that type modulo 2**bits (numba.cuda marshals scalars through ctypes
+    ``c_int8(300)`` etc., which wraps: 300 → 44 for int8), as NumPy scalars of the parameter
+    dtype; values that fit are kept as they are; None when no value needed converting."""
+    from .. import types as ct
+    out, changed = list(values), False
+    for i, (t, v) in enumerate(zip(argtypes, values)):
+        if isinstance(t, ct.Integer) and isinstance(v, (int, np.integer)) \
+                and not isinstance(v, (bool, np.bool_)):
+            m = 1 << t.bitwidth
+            w = int(v) % m
+            if t.signed and w >= m >> 1:
+                w -= m
+            if w != int(v):
+                out[i] = t.dtype.type(w)
+                changed = True
+    return tuple(out) if changed else None

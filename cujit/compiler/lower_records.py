@@ -1,0 +1,32 @@
+"""Lowering of whole-record operations (field access is in ``lower_arrays``).
+
+A record value is the ``i8*`` of its bytes (docs/design-compiler.md, kernel ABI), so
+``out[i] = inp[i]`` between arrays of one record dtype is a copy of ``size`` bytes, as numba
+does (numba-cuda ``test_record_dtype``: record assignment copies every field).
+"""
+from llvmlite import ir
+
+from .. import types as T
+from . import rules
+from .ltypes import I1, I8P, I64
+
+__all__ = ["copy_record", "nested_store_ok"]
+
+
+def nested_store_ok(field_t, vt):
+    """True when an array of type ``vt`` may be stored into a nested-array field viewed as
+    ``field_t`` (numba-cuda's ``rec['array1'] = arr``): same number of dimensions, numbers
+    (not complex into real); copied element by element, shapes not checked (as slices)."""
+    return (isinstance(field_t, T.Array) and isinstance(vt, T.Array)
+            and vt.ndim == field_t.ndim and rules.is_number(vt.dtype)
+            and rules.is_number(field_t.dtype)
+            and not (rules.is_complex(vt.dtype) and not rules.is_complex(field_t.dtype)))
+
+
+def copy_record(lw, dst, src, rty):
+    """Copy the ``rty.size`` bytes of record ``src`` (an ``i8*``) to element pointer ``dst``."""
+    b = lw.b
+    fn = lw.m.declare("llvm.memcpy.p0i8.p0i8.i64",
+                      ir.FunctionType(ir.VoidType(), [I8P, I8P, I64, I1]))
+    b.call(fn, [b.bitcast(dst, I8P), b.bitcast(src, I8P), ir.Constant(I64, rty.size),
+                ir.Constant(I1, 0)])

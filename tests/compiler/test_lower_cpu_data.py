@@ -1,0 +1,173 @@
+"""Values of the issue-13 data kinds computed by the *generated IR*, run on the host as in
+test_lower_cpu.py (libdevice → libm): cmath against Python's cmath, modf/frexp/ldexp,
+bit_count, round at the float limits, records and complex array views."""
+import cmath
+import math
+
+import numpy as np
+import pytest
+
+from cujit import types as T
+
+from test_lower_cpu import run
+
+pytestmark = pytest.mark.compile
+
+CM_UNARY = ("exp", "log", "log10", "sqrt", "sin", "cos", "tan", "asin", "acos", "atan",
+            "sinh", "cosh", "tanh", "asinh", "acosh", "atanh")
+
+
+def cm_all(out, z):
+    out[0] = cmath.exp(z)
+    out[1] = cmath.log(z)
+    out[2] = cmath.log10(z)
+    out[3] = cmath.sqrt(z)
+    out[4] = cmath.sin(z)
+    out[5] = cmath.cos(z)
+    out[6] = cmath.tan(z)
+    out[7] = cmath.asin(z)
+    out[8] = cmath.acos(z)
+    out[9] = cmath.atan(z)
+    out[10] = cmath.sinh(z)
+    out[11] = cmath.cosh(z)
+    out[12] = cmath.tanh(z)
+    out[13] = cmath.asinh(z)
+    out[14] = cmath.acosh(z)
+    out[15] = cmath.atanh(z)
+    p = cmath.polar(z)
+    out[16] = complex(p[0], p[1])
+    out[17] = cmath.rect(p[0], cmath.phase(z))
+    out[18] = complex(cmath.isnan(z), cmath.isinf(z)) + cmath.isfinite(z) * 10
+    out[19] = z.conjugate() + z.real + z.imag * 1j
+
+
+ZS = [0.3 + 0.4j, -1.5 + 2.0j, 2.5 - 0.7j, -0.2 - 3.0j, 30.0 + 1.0j, -25.0 - 0.5j]
+
+
+@pytest.mark.parametrize("z", ZS)
+@pytest.mark.parametrize("ct,rtol", [(T.complex128, 1e-12), (T.complex64, 2e-5)])
+def test_cmath_matches_python(z, ct, rtol):
+    dt = ct.dtype
+    out = np.zeros(20, dt)
+    run(cm_all, (ct[::1], ct), out, dt.type(z))
+    zz = complex(dt.type(z))
+    want = [getattr(cmath, n)(zz) for n in CM_UNARY]
+    p = cmath.polar(zz)
+    want += [complex(*p), cmath.rect(p[0], cmath.phase(zz)), 10, zz.conjugate() + zz]
+    for k, (g, w) in enumerate(zip(out, want)):
+        assert g == pytest.approx(w, rel=rtol, abs=rtol), (k, g, w)
+
+
+def modf_frexp(out, x, n):
+    f, i = math.modf(x)
+    out[0] = f
+    out[1] = i
+    m, e = math.frexp(x)
+    out[2] = m
+    out[3] = e
+    out[4] = math.ldexp(m, e + n)
+    out[5] = round(x, 2)
+    out[6] = round(x, -1)
+
+
+@pytest.mark.parametrize("x", [3.75, -2.125, 1e-300, 6.02e23, 0.0])
+def test_modf_frexp_ldexp_round(x):
+    out = np.zeros(7)
+    run(modf_frexp, (T.float64[::1], T.float64, T.int64), out, x, 3)
+    f, i = math.modf(x)
+    m, e = math.frexp(x)
+    np.testing.assert_array_equal(out[:5], [f, i, m, e, math.ldexp(m, e + 3)])
+    assert out[5] == numba_round(x, 2)
+    assert out[6] == numba_round(x, -1)
+
+
+def numba_round(x, nd):
+    """numba's round_ndigits (CPython's fallback algorithm, not its correctly rounded one:
+    round(2.675, 2) is 2.68 there, 2.67 in CPython)."""
+    if math.isinf(x) or math.isnan(x):
+        return x
+    if nd >= 0:
+        pow1, pow2 = (10.0 ** (nd - 22), 1e22) if nd > 22 else (10.0 ** nd, 1.0)
+        y = (x * pow1) * pow2
+        if math.isinf(y):
+            return x
+    else:
+        pow1 = 10.0 ** -nd if nd > -309 else math.inf
+        y = x / pow1
+    z = float(np.rint(y))
+    if nd >= 0:
+        return (z / pow2) / pow1
+    return z if z == 0 else z * pow1
+
+
+def round_limits(out, x, nd):
+    out[0] = round(x, nd)
+
+
+@pytest.mark.parametrize("x,nd", [(1.7976931348623157e308, 2), (-1.7976931348623157e308, 5),
+                                  (1.7976931348623157e308, 300), (5e-324, 3), (1e300, 30),
+                                  (123.456, -400), (2.675, 2), (0.5, 0)])
+def test_round_at_float64_limits(x, nd):
+    out = np.zeros(1)
+    run(round_limits, (T.float64[::1], T.float64, T.int64), out, x, nd)
+    assert out[0] == numba_round(x, nd)
+    if (x, nd) != (2.675, 2):
+        assert out[0] == round(x, nd)
+
+
+@pytest.mark.parametrize("x,nd", [(3.4028235e38, 3), (-3.4028235e38, 1), (1.5e-45, 2)])
+def test_round_at_float32_limits(x, nd):
+    out = np.zeros(1, np.float32)
+    run(round_limits, (T.float32[::1], T.float32, T.int64), out, np.float32(x), nd)
+    assert out[0] == np.float32(round(float(np.float32(x)), nd))
+    assert out[0] == np.float32(numba_round(float(np.float32(x)), nd))
+
+
+def bit_counts(out, a, b, c):
+    out[0] = a.bit_count()
+    out[1] = b.bit_count()
+    out[2] = c.bit_count()
+
+
+def test_bit_count():
+    out = np.zeros(3, np.int64)
+    run(bit_counts, (T.int64[::1], T.int64, T.int32, T.uint64), out, -5, -(2 ** 31),
+        2 ** 64 - 1)
+    np.testing.assert_array_equal(out, [(-5).bit_count(), (2 ** 31).bit_count(), 64])
+
+
+REC = np.dtype([("a", np.float64), ("b", np.int32), ("v", np.float32, (3,)),
+                ("m", np.int16, (2, 2))], align=True)
+
+
+def records(out, inp, src, src2):
+    out[0] = inp[0]
+    out[1]["v"] = src
+    out[1].m = src2
+    out[1].b = inp[0].b + 1
+
+
+def test_record_copy_and_nested_store():
+    inp = np.zeros(1, REC)
+    inp[0]["a"], inp[0]["b"], inp[0]["v"] = 2.5, 7, [1, 2, 3]
+    out = np.zeros(2, REC)
+    rt = T.Record(REC)
+    run(records, (rt[::1], rt[::1], T.float32[::1], T.int16[:, ::1]), out, inp,
+        np.array([4, 5, 6], np.float32), np.array([[1, 2], [3, 4]], np.int16))
+    assert out[0].tobytes() == inp[0].tobytes()
+    np.testing.assert_array_equal(out[1]["v"], [4, 5, 6])
+    np.testing.assert_array_equal(out[1]["m"], [[1, 2], [3, 4]])
+    assert out[1]["b"] == 8
+
+
+def real_imag(z, out):
+    out[0] = z.real[1] + z.imag[2] * 10
+    z.imag[0] = 5.0
+
+
+def test_complex_array_real_imag_views():
+    z = np.array([1 + 2j, 3 + 4j, 5 + 6j], np.complex64)
+    out = np.zeros(1, np.float32)
+    run(real_imag, (T.complex64[::1], T.float32[::1]), z, out)
+    assert out[0] == 3 + 60
+    assert z[0] == 1 + 5j

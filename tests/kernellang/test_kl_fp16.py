@@ -1,0 +1,102 @@
+"""float16: arithmetic and comparisons on float16 scalars, float16 shared and local arrays,
+and the ``cuda.fp16`` intrinsics (values against ``cujit.fp16``'s reference bodies)."""
+import numpy as np
+import pytest
+
+import cujit as cuda
+from cujit import fp16 as F
+from cujit import types as T
+
+from _kl_helpers import ptx_of
+
+BIN = ("hadd", "hsub", "hmul", "hdiv", "hmax", "hmin")
+CMP = ("heq", "hne", "hlt", "hle", "hgt", "hge")
+UN = ("hneg", "habs", "hsqrt", "hrsqrt", "hrcp", "hexp", "hexp2", "hexp10", "hlog", "hlog2",
+      "hlog10", "hsin", "hcos", "hceil", "hfloor", "htrunc", "hrint")
+
+
+def fp16_all(out, flags, a, b):
+    out[0] = cuda.fp16.hadd(a, b)
+    out[1] = cuda.fp16.hsub(a, b)
+    out[2] = cuda.fp16.hmul(a, b)
+    out[3] = cuda.fp16.hdiv(a, b)
+    out[4] = cuda.fp16.hmax(a, b)
+    out[5] = cuda.fp16.hmin(a, b)
+    out[6] = cuda.fp16.hneg(a)
+    out[7] = cuda.fp16.habs(a)
+    out[8] = cuda.fp16.hsqrt(b)
+    out[9] = cuda.fp16.hrsqrt(b)
+    out[10] = cuda.fp16.hrcp(b)
+    out[11] = cuda.fp16.hexp(a)
+    out[12] = cuda.fp16.hexp2(a)
+    out[13] = cuda.fp16.hexp10(a)
+    out[14] = cuda.fp16.hlog(b)
+    out[15] = cuda.fp16.hlog2(b)
+    out[16] = cuda.fp16.hlog10(b)
+    out[17] = cuda.fp16.hsin(a)
+    out[18] = cuda.fp16.hcos(a)
+    out[19] = cuda.fp16.hceil(a)
+    out[20] = cuda.fp16.hfloor(a)
+    out[21] = cuda.fp16.htrunc(a)
+    out[22] = cuda.fp16.hrint(a)
+    out[23] = cuda.fp16.hfma(a, b, a)
+    flags[0] = cuda.fp16.heq(a, b)
+    flags[1] = cuda.fp16.hne(a, b)
+    flags[2] = cuda.fp16.hlt(a, b)
+    flags[3] = cuda.fp16.hle(a, b)
+    flags[4] = cuda.fp16.hgt(a, b)
+    flags[5] = cuda.fp16.hge(a, b)
+
+
+@pytest.mark.parametrize("a,b", [(-1.25, 2.5), (0.333, 7.0), (3.5, 3.5)])
+def test_fp16_intrinsics(a, b):
+    a, b = np.float16(a), np.float16(b)
+    out = np.zeros(24, np.float16)
+    flags = np.zeros(6, np.bool_)
+    cuda.jit(fp16_all)[1, 1](out, flags, a, b)
+    want = [getattr(F, n)(a, b) for n in BIN] + [getattr(F, n)(b if n in (
+        "hsqrt", "hrsqrt", "hrcp", "hlog", "hlog2", "hlog10") else a) for n in UN]
+    want.append(F.hfma(a, b, a))
+    exact = BIN + ("hneg", "habs", "hsqrt", "hrcp", "hceil", "hfloor", "htrunc", "hrint")
+    for k, (n, w) in enumerate(zip(BIN + UN + ("hfma",), want)):
+        if n in exact or n == "hfma":
+            assert out[k] == w, n
+        else:   # approximate functions: within 2 half ulp
+            assert abs(float(out[k]) - float(w)) <= 2 * float(np.spacing(np.float16(w))), n
+    np.testing.assert_array_equal(flags, [getattr(F, n)(a, b) for n in CMP])
+
+
+def test_fp16_needs_float16_arguments():
+    def k(out, x):
+        out[0] = cuda.fp16.hadd(x, x)
+    with pytest.raises(cuda.TypingError, match="float16"):
+        cuda.jit(k)[1, 1](np.zeros(1, np.float16), 1.0)
+
+
+def half_arrays(out, x, y):
+    s = cuda.shared.array(4, np.float16)
+    loc = cuda.local.array(2, np.float16)
+    i = cuda.threadIdx.x
+    s[i] = x * np.float16(i)
+    loc[0] = y - x
+    loc[1] = -x
+    cuda.syncthreads()
+    out[i] = s[3 - i] + loc[0] + loc[1]
+    if x < y and not x >= y:
+        out[i + 4] = x / y
+
+
+def test_float16_scalars_and_shared_local_arrays():
+    out = np.zeros(8, np.float16)
+    x, y = np.float16(1.5), np.float16(4.0)
+    cuda.jit(half_arrays)[1, 4](out, x, y)
+    want = [np.float16(x * np.float16(3 - i)) + np.float16(y - x) + -x for i in range(4)]
+    np.testing.assert_array_equal(out[:4], np.array(want, np.float16))
+    np.testing.assert_array_equal(out[4:], [np.float16(x / y)] * 4)
+
+
+@pytest.mark.compile
+def test_fp16_compiles():
+    ptx = ptx_of(fp16_all, argtypes=(T.float16[::1], T.boolean[::1], T.float16, T.float16))
+    assert ".entry" in ptx
+    assert ".shared" in ptx_of(half_arrays, argtypes=(T.float16[::1], T.float16, T.float16))

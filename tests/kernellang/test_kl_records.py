@@ -1,0 +1,204 @@
+"""Records as kernel data (numba-cuda's test_record_dtype behaviour): record scalars
+(``np.void``, ``np.record``, ``DeviceRecord``) as arguments with written fields visible
+afterwards, whole-record assignment, nested arrays (1-D, 2-D) of records, record arrays in
+shared and local memory."""
+import numpy as np
+import pytest
+
+import cujit as cuda
+from cujit import types as T
+
+from _kl_helpers import ptx_of
+
+rec_dt = np.dtype([("a", np.float64), ("b", np.int32), ("v", np.float32, (3,)),
+                   ("m", np.int16, (2, 2))], align=True)
+
+
+def read_write_scalar(r, rec):
+    r[0] = rec.a
+    r[1] = rec.v[2]
+    r[2] = rec.m[1, 0]
+    rec.b = 7
+    rec.a = rec.a * 2
+
+
+def copy_records(out, inp):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = inp[i]
+
+
+def nested(out, recs):
+    i = cuda.grid(1)
+    if i < recs.size:
+        for k in range(3):
+            recs[i].v[k] = i + k
+        recs[i].m[1, 1] = recs[i].m[0, 0] + 1
+        out[i] = recs[i].v[2] + recs[i].m[1, 1]
+
+
+def shared_local_records(out):
+    s = cuda.shared.array(4, rec_dt)
+    loc = cuda.local.array(2, rec_dt)
+    i = cuda.threadIdx.x
+    s[i].a = i * 1.5
+    s[i].v[0] = i
+    loc[1].b = i + 10
+    cuda.syncthreads()
+    out[i] = s[3 - i].a + s[3 - i].v[0] + loc[1].b
+
+
+def make_rec():
+    arr = np.zeros(2, rec_dt)
+    arr[0]["a"] = 2.5
+    arr[0]["v"] = [1, 2, 3]
+    arr[0]["m"] = [[1, 2], [3, 4]]
+    return arr
+
+
+def test_np_void_record_argument_fields_read_and_written_back():
+    arr = make_rec()
+    r = np.zeros(3)
+    cuda.jit(read_write_scalar)[1, 1](r, arr[0])
+    np.testing.assert_array_equal(r, [2.5, 3.0, 3.0])
+    assert arr[0]["b"] == 7 and arr[0]["a"] == 5.0
+    assert arr[1]["b"] == 0
+
+
+def test_np_record_argument():
+    rarr = make_rec().view(np.recarray)
+    r = np.zeros(3)
+    cuda.jit(read_write_scalar)[1, 1](r, rarr[0])
+    np.testing.assert_array_equal(r, [2.5, 3.0, 3.0])
+    assert rarr[0].b == 7
+
+
+def test_device_record_argument():
+    arr = make_rec()
+    d = cuda.to_device(arr[0])
+    assert T.typeof(d) is T.Record(rec_dt)
+    r = np.zeros(3)
+    cuda.jit(read_write_scalar)[1, 1](r, d)
+    np.testing.assert_array_equal(r, [2.5, 3.0, 3.0])
+    back = d.copy_to_host()
+    assert back["b"] == 7 and back["a"] == 5.0
+
+
+def test_whole_record_assignment():
+    inp = make_rec()
+    inp[1]["b"] = 9
+    out = np.zeros(2, rec_dt)
+    cuda.jit(copy_records)[1, 2](out, inp)
+    assert out.tobytes() == inp.tobytes()
+
+
+def test_whole_record_assignment_of_other_dtype_is_typing_error():
+    other = np.zeros(2, np.dtype([("a", np.float64)]))
+    with pytest.raises(cuda.TypingError, match="record of the same dtype"):
+        cuda.jit(copy_records)[1, 2](np.zeros(2, rec_dt), other)
+
+
+def test_nested_arrays_read_and_written():
+    recs = np.zeros(3, rec_dt)
+    recs["m"][:, 0, 0] = [5, 6, 7]
+    out = np.zeros(3, np.float32)
+    cuda.jit(nested)[1, 3](out, recs)
+    np.testing.assert_array_equal(recs["v"], [[0, 1, 2], [1, 2, 3], [2, 3, 4]])
+    np.testing.assert_array_equal(recs["m"][:, 1, 1], [6, 7, 8])
+    np.testing.assert_array_equal(out, [8, 10, 12])
+
+
+def test_record_arrays_in_shared_and_local_memory():
+    out = np.zeros(4)
+    cuda.jit(shared_local_records)[1, 4](out)
+    np.testing.assert_array_equal(out, [(3 - i) * 2.5 + i + 10 for i in range(4)])
+
+
+def test_unknown_field_is_typing_error():
+    def bad(r, rec):
+        r[0] = rec.nope
+    with pytest.raises(cuda.TypingError, match="no field 'nope'"):
+        cuda.jit(bad)[1, 1](np.zeros(1), make_rec()[0])
+
+
+@pytest.mark.compile
+@pytest.mark.parametrize("fn,args", [
+    (read_write_scalar, (np.zeros(3), make_rec()[0])),
+    (copy_records, (np.zeros(2, rec_dt), np.zeros(2, rec_dt))),
+    (nested, (np.zeros(3, np.float32), np.zeros(3, rec_dt))),
+    (shared_local_records, (np.zeros(4),)),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_records_compile(fn, args):
+    assert ".entry" in ptx_of(fn, *args)
+
+
+def store_nested(recs, src1, src2):
+    recs[0]["v"] = src1
+    recs[1].m = src2
+    r = recs[2]
+    r.v = src1
+
+
+def test_store_array_into_nested_fields():
+    recs = np.zeros(3, rec_dt)
+    cuda.jit(store_nested)[1, 1](recs, np.array([1.0, 2.0, 3.0], np.float32),
+                                 np.array([[1, 2], [3, 4]], np.int16))
+    np.testing.assert_array_equal(recs["v"], [[1, 2, 3], [0, 0, 0], [1, 2, 3]])
+    np.testing.assert_array_equal(recs["m"][1], [[1, 2], [3, 4]])
+
+
+def test_store_wrong_ndim_into_nested_field_is_typing_error():
+    with pytest.raises(cuda.TypingError, match="cannot store"):
+        cuda.jit(store_nested)[1, 1](np.zeros(3, rec_dt), np.zeros((3, 1), np.float32),
+                                     np.zeros((2, 2), np.int16))
+
+
+@pytest.mark.compile
+def test_store_nested_compiles():
+    assert ".entry" in ptx_of(store_nested, np.zeros(3, rec_dt), np.zeros(3, np.float32),
+                              np.zeros((2, 2), np.int16))
+
+
+def test_launcher_conversion_of_host_records_and_tuples():
+    # the real-driver path's conversion (launcher.convert_arg), checked on either backend
+    from cujit.compiler import launcher as ln
+    arr = make_rec()
+    dev, backs, fast = ln.convert_arg(0, arr[0], 0)
+    assert T.typeof(dev) is T.Record(rec_dt) and fast is False
+    dev.copy_to_device(np.array([(9.0, 4, [0, 0, 0], [[0, 0], [0, 0]])], rec_dt)[0])
+    for host, d in backs:
+        host.copy_back(d, 0)
+    assert arr[0]["a"] == 9.0 and arr[0]["b"] == 4 and arr[1]["a"] == 0.0
+    h = np.zeros(2)
+    conv, backs, fast = ln.convert_arg(0, (h, 3, (h,)), 0)
+    assert conv[1] == 3 and hasattr(conv[0], "_data_ptr") and hasattr(conv[2][0], "_data_ptr")
+    assert len(backs) == 2 and all(b[0] is h for b in backs)
+
+
+@cuda.jit(device=True)
+def bump(r, by):
+    r.b = r.b + by
+    r.v[0] = r.a
+    return r.b
+
+
+def records_through_device_function(recs, out):
+    i = cuda.grid(1)
+    if i < recs.size:
+        out[i] = bump(recs[i], i + 1)
+
+
+def test_record_passed_to_device_function():
+    recs = np.zeros(2, rec_dt)
+    recs["a"] = [1.5, 2.5]
+    out = np.zeros(2, np.int32)
+    cuda.jit(records_through_device_function)[1, 2](recs, out)
+    np.testing.assert_array_equal(recs["b"], [1, 2])
+    np.testing.assert_array_equal(recs["v"][:, 0], [1.5, 2.5])
+    np.testing.assert_array_equal(out, [1, 2])
+
+
+@pytest.mark.compile
+def test_record_through_device_function_compiles():
+    assert ".entry" in ptx_of(records_through_device_function, np.zeros(2, rec_dt),
+                              np.zeros(2, np.int32))

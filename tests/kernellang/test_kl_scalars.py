@@ -1,0 +1,111 @@
+"""Scalar features: ``int.bit_count()``, ``round(x, ndigits)`` at the float limits (numba's
+algorithm), ``math.modf`` / ``frexp`` / ``ldexp``, functions imported by name."""
+import math
+from math import floor, frexp
+
+import numpy as np
+import pytest
+
+import cujit as cuda
+from cujit import types as T
+
+from _kl_helpers import ptx_of
+
+
+def bits(out, a, b):
+    out[0] = a.bit_count()
+    out[1] = b.bit_count()
+
+
+def rounds(out, x, nd):
+    out[0] = round(x, nd)
+
+
+def modf_frexp(out, x, n):
+    f, i = math.modf(x)
+    out[0] = f
+    out[1] = i
+    m, e = frexp(x)
+    out[2] = m
+    out[3] = e
+    out[4] = math.ldexp(m, e + n)
+    out[5] = floor(x)
+
+
+def test_bit_count():
+    out = np.zeros(2, np.int64)
+    cuda.jit(bits)[1, 1](out, -5, np.uint32(2 ** 32 - 1))
+    np.testing.assert_array_equal(out, [2, 32])
+
+
+def test_bit_count_of_float_is_typing_error():
+    with pytest.raises(cuda.TypingError, match="bit_count"):
+        cuda.jit(bits)[1, 1](np.zeros(2, np.int64), 1.5, 2)
+
+
+@pytest.mark.parametrize("x,nd,want", [
+    (1.7976931348623157e308, 2, 1.7976931348623157e308),
+    (-1.7976931348623157e308, 5, -1.7976931348623157e308),
+    (1e300, 30, 1e300),
+    (123.456, -400, 0.0),
+    (123.456, 1, 123.5),
+    (2.675, 2, 2.68),          # numba's algorithm (CPython's correctly rounded one: 2.67)
+    (1234.5, -1, 1230.0),
+])
+def test_round_ndigits_float64(x, nd, want):
+    out = np.zeros(1)
+    cuda.jit(rounds)[1, 1](out, x, nd)
+    assert out[0] == want
+
+
+def test_round_ndigits_float32_limit():
+    out = np.zeros(1, np.float32)
+    cuda.jit(rounds)[1, 1](out, np.float32(3.4028235e38), 3)
+    assert out[0] == np.float32(3.4028235e38)
+
+
+def test_modf_frexp_ldexp_and_imported_names():
+    out = np.zeros(6)
+    cuda.jit(modf_frexp)[1, 1](out, 6.75, 2)
+    np.testing.assert_array_equal(out, [0.75, 6.0, 0.84375, 3, 27.0, 6.0])
+
+
+def test_ldexp_needs_an_integer_exponent():
+    def bad(out, x):
+        out[0] = math.ldexp(x, 1.5)
+    with pytest.raises(cuda.TypingError, match="must be an integer"):
+        cuda.jit(bad)[1, 1](np.zeros(1), 1.0)
+
+
+def narrow(out, v):
+    out[0] = v
+
+
+def test_python_int_to_narrower_explicit_parameter():
+    k = cuda.jit("void(int64[::1], int8)")(narrow)
+    out = np.zeros(1, np.int64)
+    k[1, 1](out, 100)
+    assert out[0] == 100
+    k[1, 1](out, 300)               # converted as numba's ctypes marshalling: 300 → 44
+    assert out[0] == 44
+    k[1, 1](out, -129)
+    assert out[0] == 127
+
+
+def test_wrap_declared_ints():
+    from cujit.compiler.launch_args import wrap_declared_ints
+    got = wrap_declared_ints((T.uint8, T.int16, T.float32), (257, -5, 1.5))
+    assert got == (1, -5, 1.5) and type(got[0]) is np.uint8 and type(got[1]) is int
+    assert wrap_declared_ints((T.int64,), (np.int64(3),)) is None
+
+
+@pytest.mark.compile
+@pytest.mark.parametrize("fn,argtypes", [
+    (bits, (T.int64[::1], T.int64, T.uint32)),
+    (rounds, (T.float64[::1], T.float64, T.int64)),
+    (rounds, (T.float32[::1], T.float32, T.int32)),
+    (modf_frexp, (T.float64[::1], T.float64, T.int64)),
+    (modf_frexp, (T.float64[::1], T.float32, T.int64)),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_scalars_compile(fn, argtypes):
+    assert ".entry" in ptx_of(fn, argtypes=argtypes)
