@@ -116,6 +116,7 @@ CASES = [
     ('stream-add-callback-not-callable', 'cuda.stream().add_callback(5)', 'TypeError'),
     ('from_dlpack-device-5', 'class P:\n    def __init__(s, a): s.a = a\n    def __dlpack_device__(s): return (2, 5)\n    def __dlpack__(s, **k): return s.a.__dlpack__(**k)\ncuda.from_dlpack(P(cuda.device_array(3)))', 'ValueError'),
     ('context-memhostalloc-float', 'cuda.current_context().memhostalloc(2.5)', 'TypeError'),
+    ('DeviceNDArray-gpu_data-str', "from cujit.arrays.devicearray import DeviceNDArray\nDeviceNDArray((3,), (8,), np.float64, gpu_data='x')", 'TypeError'),
     ('close-twice-then-use', 'cuda.close(); cuda.close(); cuda.device_array(3)', 'ok'),
 ]
 

@@ -300,3 +300,37 @@ def test_fork_before_initialisation_is_fine(tmp_path):
     r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
                        timeout=300, env=dict(os.environ, PYTHONPATH=ROOT))
     assert "child 0" in r.stdout, r.stdout + r.stderr
+
+
+# ---- the shared primary context: reset/close free only what cujit made -----------------------
+
+def test_reset_and_close_leave_other_libraries_memory_alone(count_calls):
+    """Memory another library allocated in the primary context (a raw driver allocation here,
+    CuPy/PyTorch on the GPU: test_rel_gpu.py) survives cujit's reset and close; cujit's own
+    memory is freed; the context itself is never reset."""
+    from cujit.driver import get_driver
+    drv = get_driver()
+    resets = count_calls("primary_ctx_reset")
+    releases = count_calls("primary_ctx_release")
+    ctx = cujit.current_context()
+    dev = ctx.device.id
+    theirs = drv.primary_ctx_retain(dev)     # the other library's own hold, as CuPy's runtime
+    foreign = drv.mem_alloc(256)
+    data = np.arange(32, dtype=np.float64)
+    drv.memcpy_htod(foreign, data.ctypes.data, 256)
+    mine = cujit.to_device(np.ones(1000))
+    live0 = ctx.memory_manager.get_stats().live_allocations
+    assert live0 >= 1
+    ctx.reset()
+    assert ctx.memory_manager.get_stats().live_allocations == 0
+    cujit.close()
+    assert resets == [] and len(releases) >= 1
+    drv.ctx_set_current(theirs)
+    out = np.zeros(32)
+    drv.memcpy_dtoh(out.ctypes.data, foreign, 256)      # still valid after close
+    np.testing.assert_array_equal(out, data)
+    drv.mem_free(foreign)
+    drv.primary_ctx_release(dev)
+    del mine
+    again = cujit.to_device(np.arange(3.0))             # cujit works after close
+    assert again.copy_to_host().tolist() == [0.0, 1.0, 2.0]
