@@ -334,3 +334,38 @@ def test_reset_and_close_leave_other_libraries_memory_alone(count_calls):
     del mine
     again = cujit.to_device(np.arange(3.0))             # cujit works after close
     assert again.copy_to_host().tolist() == [0.0, 1.0, 2.0]
+
+
+def test_the_fast_launch_path_records_the_kernel_a_sticky_error_names(monkeypatch):
+    """A fault shows at a later call; the launcher leaves the name of the kernel it
+    launched last where api_error finds it (one list store, no driver call)."""
+    import threading
+    from cujit import devices
+    from cujit.compiler import launcher as ln
+
+    class Drv:
+        is_simulator = False
+
+        def _cuLaunchKernel(self, *args):
+            return (700,)       # as if an earlier kernel's fault surfaced at this launch
+
+    class Ctx:
+        device = type("Dev", (), {"id": 0})()
+        _generation = 0
+        _closed = False
+
+    ctx = Ctx()
+    monkeypatch.setattr(devices._tls, "ctx", ctx, raising=False)
+    monkeypatch.setattr(drv_errors, "_sticky", None)
+    lk = ln.LoadedKernel()
+    lk.context, lk.generation, lk.lock, lk.cu_func = ctx, 0, threading.Lock(), "FN"
+    lk.info = ln.FunctionInfo(1, "_Z6kernelPd", 1024, 0, 49152, 232448)
+    lk.packer = ln.ArgPacker(())
+    fast = ln.make_fast(lk, (), Drv(), "saxpy(float32, array(float32, 1d, C))")
+    cfg = ln.make_config(1, 32, 0, 0, 0)
+    cfg.ok.add(lk.info)
+    with pytest.raises(cujit.CudaAPIError) as ei:
+        fast(cfg, ())
+    assert ei.value.code == 700
+    assert "saxpy(float32, array(float32, 1d, C))" in str(ei.value)
+    assert "restart the process" in str(ei.value)
