@@ -5,7 +5,8 @@ that ask for ``max_version < (1, 0)``, a legacy ``DLManagedTensor``) in a ctypes
 wraps its address in a PyCapsule named ``"dltensor_versioned"`` / ``"dltensor"`` through
 ``ctypes.pythonapi``, and keeps the array, the shape/strides buffers and the struct itself in
 a table until the consumer calls the deleter (or, when the capsule was never consumed, until
-the capsule dies: its destructor calls the deleter).  Strides in DLPack are in elements, so
+the capsule dies: its destructor calls the deleter; a small native shim around that
+destructor keeps a consumer's pending exception, see :func:`_destructor_address`).  Strides in DLPack are in elements, so
 an array whose byte strides are not multiples of its item size cannot be exported
 (BufferError).
 
@@ -118,13 +119,25 @@ def _destructor_address():
     that three-call shim with llvmlite (already a dependency) around the Python destructor."""
     global _native_destructor
     if _native_destructor is None:
-        import llvmlite.binding as llvm
-        llvm.initialize_native_target()
-        llvm.initialize_native_asmprinter()
+        with _lock:     # built once: capsules keep its address, so the engine must live on
+            if _native_destructor is None:
+                try:
+                    _native_destructor = _build_native_destructor()
+                except Exception:   # noqa: BLE001 - no native JIT: the Python destructor
+                    _native_destructor = (
+                        ctypes.cast(_capsule_destructor_c, ctypes.c_void_p).value, None)
+    return _native_destructor[0]
 
-        def addr(fn):
-            return ctypes.cast(fn, ctypes.c_void_p).value
-        ir = f"""
+
+def _build_native_destructor():
+    """``(address, engine)`` of the native shim (the engine keeps the code alive)."""
+    import llvmlite.binding as llvm
+    llvm.initialize_native_target()
+    llvm.initialize_native_asmprinter()
+
+    def addr(fn):
+        return ctypes.cast(fn, ctypes.c_void_p).value
+    ir = f"""
 define void @cujit_dlpack_capsule_destructor(ptr %capsule) {{
   %t = alloca ptr
   %v = alloca ptr
@@ -138,14 +151,12 @@ define void @cujit_dlpack_capsule_destructor(ptr %capsule) {{
   ret void
 }}
 """
-        mod = llvm.parse_assembly(ir)
-        mod.verify()
-        tm = llvm.Target.from_default_triple().create_target_machine()
-        engine = llvm.create_mcjit_compiler(mod, tm)
-        engine.finalize_object()
-        _native_destructor = (engine.get_function_address("cujit_dlpack_capsule_destructor"),
-                              engine)
-    return _native_destructor[0]
+    mod = llvm.parse_assembly(ir)
+    mod.verify()
+    tm = llvm.Target.from_default_triple().create_target_machine()
+    engine = llvm.create_mcjit_compiler(mod, tm)
+    engine.finalize_object()
+    return (engine.get_function_address("cujit_dlpack_capsule_destructor"), engine)
 
 
 def _dl_dtype(dtype):
