@@ -2,9 +2,10 @@
 
 Sides (each ``side_<name>.py`` prints one JSON line, see :mod:`bench_common`): ``cujit``,
 ``bare`` (cuda-bindings floors), ``numba`` (numba-cuda) and ``cupy``, one after the other on
-the same machine in the same run.  numba-cuda runs with ``PYTHONPATH=/tmp/peers`` when the
-peer wheels are there; if ``.whl/`` exists in the repository root and ``/tmp/peers`` does not,
-they are installed there first (``pip install --no-index --no-deps --target /tmp/peers``).
+the same machine in the same run.  The peers' sides (numba, cupy) run under the interpreter
+named by ``--peers-python`` or ``$CUJIT_BENCH_PEERS_PYTHON`` (e.g. a virtual environment with
+numba-cuda and CuPy and the NumPy they need), else under this one; nothing here names a
+directory of one particular machine.
 
 Ratios are cujit's cost over the peer's: time ÷ time, or for bandwidths the peer's GB/s ÷
 cujit's — so below 1 means cujit is faster, above 1 slower, for every row alike.
@@ -18,22 +19,24 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-PEERS = "/tmp/peers"
+PEERS_PYTHON_ENV = "CUJIT_BENCH_PEERS_PYTHON"
+PEER_SIDES = ("numba", "cupy")
 SIDES = ("cujit", "bare", "numba", "cupy")
 PEER_COLUMNS = ("bare", "numba", "cupy")
 
 # key -> (label, unit, target); target: ('ratio', peer, limit) | ('max', limit) | ('min', limit)
 ROWS = {
-    "launch_1arg_us": ("launch, 1 array arg", "us", ("ratio", "bare", 1.2)),
-    "launch_5args_us": ("launch, 3 arrays + 2 scalars", "us", ("ratio", "bare", 1.4)),
-    "alloc_free_us": ("device_array(1024, f32) + drop", "us", ("ratio", "bare", 1.4)),
-    "pool_alloc_free_us": ("same, pool manager (bare: pool alloc+free)", "us", None),
-    "to_device_4k_us": ("to_device 4 KiB", "us", ("max", 15.0)),
+    "launch_1arg_us": ("launch, 1 array arg", "us", ("ratio", "bare", 1.1)),
+    "launch_5args_us": ("launch, 3 arrays + 2 scalars", "us", ("ratio", "bare", 1.1)),
+    "alloc_free_us": ("device_array(1024, f32) + drop", "us", ("ratio", "bare", 1.2)),
+    "pool_alloc_free_us": ("same, pool manager (bare: pool alloc+free; CuPy: its pool)", "us",
+                           ("ratio", "cupy", 1.0)),
+    "to_device_4k_us": ("to_device 4 KiB (bare: alloc+copy+free)", "us", ("ratio", "bare", 1.3)),
     "copy_to_host_4k_us": ("copy_to_host 4 KiB", "us", ("max", 12.0)),
-    "pinned_array_4k_us": ("pinned_array 4 KiB", "us", ("max", 10.0)),
-    "htod_pageable_256m_gbps": ("H->D 256 MiB pageable", "GB/s", ("min", 20.0)),
+    "pinned_array_4k_us": ("pinned_array 4 KiB", "us", ("ratio", "cupy", 1.0)),
+    "htod_pageable_256m_gbps": ("H->D 256 MiB pageable", "GB/s", ("min", 25.0)),
     "htod_pinned_256m_gbps": ("H->D 256 MiB pinned", "GB/s", ("min", 50.0)),
-    "dtoh_pageable_256m_gbps": ("D->H 256 MiB pageable", "GB/s", None),
+    "dtoh_pageable_256m_gbps": ("D->H 256 MiB pageable", "GB/s", ("min", 25.0)),
     "dtoh_pinned_256m_gbps": ("D->H 256 MiB pinned", "GB/s", None),
     "dtod_256m_gbps": ("D->D 256 MiB (read+write)", "GB/s", ("min", 3500.0)),
     "kernel_axpy_us": ("kernel axpy (2^26 f32)", "us", ("ratio", "numba", 1.05)),
@@ -41,30 +44,46 @@ ROWS = {
     "kernel_reduce_us": ("kernel reduction (2^26 f32)", "us", ("ratio", "numba", 1.05)),
     "kernel_stencil_us": ("kernel stencil 4096^2", "us", ("ratio", "numba", 1.05)),
     "first_launch_s": ("first compile+launch (fresh process)", "s", ("max", 0.5)),
+    "lib_random_init_ms": ("random: create 10^6 xoroshiro states", "ms", ("ratio", "numba", 1.0)),
+    "lib_random_uniform_us": ("random: 2^20 states x 64 uniform f32", "us",
+                              ("ratio", "numba", 1.0)),
+    "lib_axpy_kernel_us": ("axpy kernel into out (2^26 f32)", "us", None),
+    "lib_vectorize_axpy_us": ("@vectorize axpy into out (2^26 f32)", "us",
+                              ("ratio", "numba", 1.0)),
+    "lib_vectorize_over_kernel": ("@vectorize axpy / same kernel", "x", ("max", 1.05)),
+    "lib_reduce_sum_us": ("Reduce sum 2^26 f32 (result on host)", "us", ("ratio", "cupy", 1.2)),
+    "cache_hit_launch_s": ("cache=True hit: import+load+launch (fresh process)", "s",
+                           ("max", 0.15)),
+    "stream_100_launches_us": ("100 small kernels on a stream, per kernel (+sync)", "us", None),
+    "graph_100_launches_us": ("same, replayed as one CUDA graph, per kernel", "us", None),
+    "graph_speedup_x": ("CUDA graph speed-up over stream launches", "x", ("min", 3.0)),
 }
 
 
 # -- running the sides ----------------------------------------------------------------------
-def _peer_env():
-    """Environment for the numba side: PYTHONPATH=/tmp/peers when the wheels are (made) there."""
-    env = dict(os.environ)
-    wheels = sorted(glob.glob(os.path.join(ROOT, ".whl", "*.whl")))
-    if wheels and not os.path.isdir(PEERS):
-        subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-index", "--no-deps",
-                        "--target", PEERS, *wheels], check=False)
-    if os.path.isdir(PEERS):
-        env["PYTHONPATH"] = PEERS
-    return env
+def peers_python(option=None):
+    """The interpreter that runs the peers' sides: ``option`` (``--peers-python``), else
+    ``$CUJIT_BENCH_PEERS_PYTHON``, else this interpreter.  Raises ``ValueError`` naming the
+    path and where it came from when it is not an executable file."""
+    for value, origin in ((option, "--peers-python"),
+                          (os.environ.get(PEERS_PYTHON_ENV), PEERS_PYTHON_ENV)):
+        if value:
+            if not (os.path.isfile(value) and os.access(value, os.X_OK)):
+                raise ValueError(f"{origin}={value!r} is not an executable Python interpreter")
+            return value
+    return sys.executable
 
 
-def side_command(side, quick):
-    """``(argv, env)`` that runs one side."""
-    argv = [sys.executable, os.path.join(HERE, f"side_{side}.py")] + (["--quick"] if quick else [])
-    if side == "numba":
-        return argv, _peer_env()
+def side_command(side, quick, python=None):
+    """``(argv, env)`` that runs one side; ``python``: the peers' interpreter (numba, cupy
+    sides), default :func:`peers_python`.  The cujit and bare sides run under this interpreter
+    with the repository first on ``PYTHONPATH``; the peers' sides get the environment as is."""
+    exe = (python or peers_python()) if side in PEER_SIDES else sys.executable
+    argv = [exe, os.path.join(HERE, f"side_{side}.py")] + (["--quick"] if quick else [])
     env = dict(os.environ)
-    env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "") if env.get(
-        "PYTHONPATH") else ROOT
+    if side in PEER_SIDES:
+        return argv, env
+    env["PYTHONPATH"] = ROOT + os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else ROOT
     return argv, env
 
 
@@ -81,8 +100,8 @@ def parse_side_output(side, returncode, stdout, stderr):
             "skipped": f"crashed (exit {returncode}): {' | '.join(tail)}"}
 
 
-def run_side(side, quick, timeout):
-    argv, env = side_command(side, quick)
+def run_side(side, quick, timeout, python=None):
+    argv, env = side_command(side, quick, python)
     try:
         p = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=timeout,
                            cwd=ROOT)
@@ -237,7 +256,8 @@ def plot(rows, path):
     ax.xaxis.set_minor_formatter(NullFormatter())  # minor labels on a log axis overlap
     ax.set_xlabel("cujit cost / peer cost (left of 1x: cujit faster)")
     ax.invert_yaxis()
-    ax.legend(loc="best")
+    if rows:                        # a run without peers (e.g. --sim) has no bars to label
+        ax.legend(loc="best")
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
@@ -255,8 +275,9 @@ def smoke_warning(merged):
 KEEP_MARKER = "<!-- kept across `bench --results`: results of other benchmarks -->"
 
 
-def results_markdown(merged, rows, when=None):
-    """The text of ``benchmarks/RESULTS.md`` for this run."""
+def results_markdown(merged, rows, when=None, picture=None):
+    """The text of ``benchmarks/RESULTS.md`` for this run; ``picture``: a path relative to
+    ``benchmarks/`` of the ratio plot to link (``bench --plot`` with ``--results``)."""
     when = when or datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     devices = {d.get("device") for d in merged["sides"].values() if d.get("device")}
     vers = ", ".join(f"{k} {v}" for d in merged["sides"].values()
@@ -269,6 +290,8 @@ def results_markdown(merged, rows, when=None):
     if smoke_warning(merged):
         parts.append(f"**{smoke_warning(merged)}**\n")
     parts += [format_table(rows), ""]
+    if picture:
+        parts.append(f"The ratios as a picture: [{os.path.basename(picture)}]({picture}).\n")
     if skipped:
         parts.append("Sides not run: " + "; ".join(skipped) + "\n")
     return "\n".join(parts)
@@ -281,12 +304,17 @@ def main(args):
     if unknown:
         print(f"unknown side(s) {unknown}; expected some of {list(SIDES)}", file=sys.stderr)
         return 2
+    try:
+        python = peers_python(getattr(args, "peers_python", None))
+    except ValueError as exc:
+        print(f"cujit bench: {exc}", file=sys.stderr)
+        return 2
     if getattr(args, "sim", False):
         os.environ["CUJIT_ENABLE_CUDASIM"] = "1"
     docs = []
     for side in sides:
         print(f"running side {side} ...", file=sys.stderr, flush=True)
-        doc = run_side(side, args.quick, args.timeout)
+        doc = run_side(side, args.quick, args.timeout, python=python)
         if doc.get("skipped"):
             print(f"  {side}: skipped - {doc['skipped']}", file=sys.stderr)
         for key, err in (doc.get("errors") or {}).items():
@@ -307,12 +335,16 @@ def main(args):
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"merged": merged, "rows": rows}, f, indent=2)
+    picture = None
     if args.plot:
         try:
             plot(rows, args.plot)
         except ImportError:
-            print("--plot needs matplotlib: pip install 'cujit[plot]'", file=sys.stderr)
+            print("cujit bench --plot needs matplotlib, which is not installed here: "
+                  "pip install 'cujit[plot]' (the table above is complete without it)",
+                  file=sys.stderr)
             return 2
+        picture = os.path.relpath(os.path.abspath(args.plot), HERE).replace(os.sep, "/")
     if getattr(args, "results", False):
         path = os.path.join(HERE, "RESULTS.md")
         kept = ""
@@ -324,5 +356,5 @@ def main(args):
             if KEEP_MARKER in old:
                 kept = "\n" + old[old.index(KEEP_MARKER):]
         with open(path, "w") as f:
-            f.write(results_markdown(merged, rows) + kept)
+            f.write(results_markdown(merged, rows, picture=picture) + kept)
     return 0

@@ -9,8 +9,9 @@
 - ``alloc_free_us``: ``cuMemAlloc`` + ``cuMemFree`` of 4 KiB;
   ``pool_alloc_free_us``: ``cuMemAllocFromPoolAsync`` + ``cuMemFreeAsync`` on the default pool
   (release threshold raised so the pool keeps its memory, as cujit's pool manager does);
-- ``to_device_4k_us`` / ``copy_to_host_4k_us``: ``cuMemcpyHtoD`` / ``cuMemcpyDtoH`` of 4 KiB
-  (no allocation: the floor of the copy itself); ``pinned_array_4k_us``: ``cuMemHostAlloc`` +
+- ``to_device_4k_us``: ``cuMemAlloc`` + ``cuMemcpyHtoD`` + ``cuMemFree`` of 4 KiB (what
+  ``to_device`` and dropping its result do); ``copy_to_host_4k_us``: ``cuMemcpyDtoH`` of 4 KiB
+  (into an existing array, as cujit's figure); ``pinned_array_4k_us``: ``cuMemHostAlloc`` +
   ``cuMemFreeHost`` of 4 KiB;
 - ``htod_/dtoh_{pageable,pinned}_256m_gbps``, ``dtod_256m_gbps`` (read + written, events).
 """
@@ -106,7 +107,12 @@ def run(side, d):
     h = np.ones(1024, np.float32)
     hp = h.ctypes.data
     htod, dtoh = d.cuMemcpyHtoD, d.cuMemcpyDtoH
-    side.measure("to_device_4k_us", lambda: host_us(lambda: htod(buf, hp, 4096), small))
+
+    def alloc_copy_free():
+        p = alloc(4096)[1]
+        htod(p, hp, 4096)
+        free(p)
+    side.measure("to_device_4k_us", lambda: host_us(alloc_copy_free, small))
     side.measure("copy_to_host_4k_us", lambda: host_us(lambda: dtoh(hp, buf, 4096), small))
     halloc, hfree = d.cuMemHostAlloc, d.cuMemFreeHost
     side.measure("pinned_array_4k_us",

@@ -3,7 +3,11 @@
 Besides the shared suite (:mod:`suite`), it measures ``pool_alloc_free_us``: the same
 ``device_array(1024, float32)`` + drop with the stream-ordered pool manager, in a child
 process started with ``CUJIT_CUDA_MEMORY_MANAGER=cujit.memory.pool`` (a manager is chosen
-when the context is created, so it needs a fresh process).
+when the context is created, so it needs a fresh process); and the CUDA-graph rows (numba-cuda
+has no graphs): ``stream_100_launches_us`` and ``graph_100_launches_us``, wall microseconds
+per kernel of 100 small kernels (axpy on 1024 elements) issued on a stream then synchronised,
+as 100 launches and as one captured graph replayed with ``Graph.launch``; and
+``graph_speedup_x``, the first over the second.
 """
 import json
 import os
@@ -36,6 +40,44 @@ def _pool_figure(quick):
     return doc["pool_alloc_free_us"]
 
 
+def _graph_figures(side, cuda):
+    import numpy as np
+    import kernels as K
+    axpy = K.build(cuda)["axpy"]
+    s = cuda.stream()
+    x = cuda.to_device(np.ones(1024, np.float32))
+    y = cuda.to_device(np.ones(1024, np.float32))
+    alpha = np.float32(1.0)
+    k = axpy[4, 256, s]
+    n = 100
+
+    def hundred():
+        for _ in range(n):
+            k(y, alpha, x)
+
+    hundred()
+    s.synchronize()
+    with cuda.graph(s) as g:
+        hundred()
+    if g.node_count != n:
+        raise RuntimeError(f"the graph captured {g.node_count} nodes, not {n}")
+    reps = side.reps(300, 50, 2)
+
+    def streamed():
+        hundred()
+        s.synchronize()
+
+    def replayed():
+        g.launch(s)
+        s.synchronize()
+
+    us_stream = side.measure("stream_100_launches_us", lambda: host_us(streamed, reps, 5) / n)
+    us_graph = side.measure("graph_100_launches_us", lambda: host_us(replayed, reps, 5) / n)
+    if us_stream and us_graph:
+        side.measure("graph_speedup_x", lambda: us_stream / us_graph)
+    g.close()
+
+
 def main():
     quick = "--quick" in sys.argv
     if "--pool-child" in sys.argv:
@@ -51,6 +93,10 @@ def main():
         return side.skip(f"cujit not usable: {type(exc).__name__}: {exc}")
     suite.run(side, cuda, "cujit")
     side.measure("pool_alloc_free_us", lambda: _pool_figure(quick))
+    try:
+        _graph_figures(side, cuda)
+    except Exception as exc:
+        side.doc["errors"]["graph_100_launches_us"] = f"{type(exc).__name__}: {exc}"
     side.emit()
 
 

@@ -1,7 +1,7 @@
 """Benchmark side: numba-cuda (``python benchmarks/side_numba.py [--quick]``).
 
-The runner gives this process ``PYTHONPATH=/tmp/peers`` when the peer wheels were installed
-there (numba-cuda needs an older NumPy than the machine's), so numba-cuda imports cleanly.
+The runner starts this process with the peers' interpreter (``--peers-python`` or
+``$CUJIT_BENCH_PEERS_PYTHON``): numba-cuda may need an older NumPy than cujit's environment.
 Prints one JSON line."""
 import sys
 

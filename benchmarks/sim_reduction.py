@@ -5,12 +5,12 @@ Usage::
 
     python benchmarks/sim_reduction.py                      # driver: runs every side, prints ratios
     python benchmarks/sim_reduction.py --side cujit [--checks 0|1]
-    /tmp/peers-venv/bin/python benchmarks/sim_reduction.py --side numba
+    $CUJIT_BENCH_PEERS_PYTHON benchmarks/sim_reduction.py --side numba
 
 Each side runs in its own process and prints one JSON line: ``{"bench": "sim_reduction",
 "side": ..., "checks": ..., "seconds": <median wall seconds of one launch>, "correct": ...}``.
 The driver (no ``--side``) runs cujit with checks on and off (this interpreter) and numba-cuda
-(``$PEERS_PYTHON``, default ``/tmp/peers-venv/bin/python``), then prints a last JSON line with
+(the interpreter in ``$CUJIT_BENCH_PEERS_PYTHON``; skipped when unset), then prints a last JSON line with
 the speed-ups (numba seconds / cujit seconds).  Not a test: nothing here asserts timings.
 """
 import argparse
@@ -98,18 +98,19 @@ def _child(python, args):
 
 
 def drive(blocks, numba_repeat, cujit_repeat):
-    peers = os.environ.get("PEERS_PYTHON", "/tmp/peers-venv/bin/python")
+    peers = os.environ.get("CUJIT_BENCH_PEERS_PYTHON", "")
     res = {}
     for checks in (1, 0):
         r = _child(sys.executable, ["--side", "cujit", "--checks", str(checks), "--blocks",
                                     str(blocks), "--repeat", str(cujit_repeat)])
         print(json.dumps(r), flush=True)
         res["cujit_checks" if checks else "cujit_nochecks"] = r
-    if os.path.exists(peers):
+    if peers and os.path.exists(peers):
         r = _child(peers, ["--side", "numba", "--blocks", str(blocks), "--repeat",
                            str(numba_repeat), "--warmup", "0"])
     else:
-        r = {"side": "numba", "error": f"no numba-cuda interpreter at {peers}"}
+        r = {"side": "numba", "error": f"no numba-cuda interpreter: CUJIT_BENCH_PEERS_PYTHON="
+             f"{peers!r}"}
     print(json.dumps(r), flush=True)
     res["numba"] = r
     summary = {"bench": "sim_reduction", "blocks": blocks, "threads_per_block": TPB}

@@ -10,7 +10,10 @@
   copies of 256 MiB; ``dtod_256m_gbps``: device→device, bytes read + written, CUDA events;
 - ``kernel_{axpy,matmul,reduce,stencil}_us``: kernel time per launch from CUDA events over
   many back-to-back launches (warm: compiled first);
-- ``first_launch_s``: a fresh process importing the module, compiling and launching a kernel.
+- the library figures of :mod:`library` (``lib_*``: random, vectorize, reduce);
+- ``first_launch_s``: a fresh process importing the module, compiling and launching a kernel;
+  ``cache_hit_launch_s``: the same with ``@jit(cache=True)`` and the cache filled by an
+  earlier process (a fresh temporary cache folder per measurement).
 """
 import json
 import os
@@ -153,16 +156,24 @@ def _kernel_figures(side, cuda, ks):
     side.measure("kernel_stencil_us", lambda: _events(side, cuda, lambda: st(a, b), iters))
 
 
-def first_launch_s(which, runs=3):
-    """Median seconds of import + compile + first launch + synchronize in fresh processes."""
-    times = []
-    for _ in range(runs):
-        p = subprocess.run([sys.executable, os.path.join(HERE, "first_launch.py"), which],
-                           capture_output=True, text=True, timeout=180)
-        if p.returncode:
-            raise RuntimeError(f"first_launch.py {which} failed: {p.stderr.strip()[-500:]}")
-        times.append(json.loads(p.stdout.strip().splitlines()[-1])["seconds"])
-    return median(times)
+def first_launch_s(which, runs=3, cache=False):
+    """Median seconds of import + compile (or, with ``cache``, a disk-cache hit) + first
+    launch + synchronize in fresh processes."""
+    import tempfile
+    argv = [sys.executable, os.path.join(HERE, "first_launch.py"), which]
+    env = None
+    with tempfile.TemporaryDirectory(prefix="cujit-bench-cache-") as tmp:
+        if cache:
+            argv.append("--cache")
+            env = dict(os.environ, CUJIT_CACHE_DIR=tmp, NUMBA_CACHE_DIR=tmp)
+            runs += 1           # the first run fills the cache
+        times = []
+        for _ in range(runs):
+            p = subprocess.run(argv, capture_output=True, text=True, timeout=180, env=env)
+            if p.returncode:
+                raise RuntimeError(f"first_launch.py {which} failed: {p.stderr.strip()[-500:]}")
+            times.append(json.loads(p.stdout.strip().splitlines()[-1])["seconds"])
+    return median(times[1:] if cache else times)
 
 
 def run(side, cuda, which):
@@ -174,4 +185,8 @@ def run(side, cuda, which):
     _small_copy_figures(side, cuda)
     _bulk_figures(side, cuda)
     _kernel_figures(side, cuda, ks)
+    import library
+    library.run(side, cuda, lambda fn, per_round: _events(side, cuda, fn, per_round))
     side.measure("first_launch_s", lambda: first_launch_s(which, side.reps(3, 1, 1)))
+    side.measure("cache_hit_launch_s",
+                 lambda: first_launch_s(which, side.reps(5, 2, 1), cache=True))

@@ -29,6 +29,7 @@ _SOURCES = {
     "cujit.streams": ["stream", "default_stream", "legacy_default_stream",
                       "per_thread_default_stream", "external_stream", "Stream", "event", "Event",
                       "event_elapsed_time"],
+    "cujit.graphs": ["graph", "Graph"],
     "cujit.compiler": ["jit", "TypingError", "CompileError"],
     "cujit.kernelapi": ["threadIdx", "blockIdx", "blockDim", "gridDim", "grid", "gridsize",
                         "warpsize", "shared", "local", "const", "syncthreads",
@@ -36,16 +37,21 @@ _SOURCES = {
                         "threadfence", "threadfence_block", "threadfence_system", "atomic",
                         "shfl_sync", "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync",
                         "ballot_sync", "all_sync", "any_sync", "eq_sync", "activemask",
-                        "lanemask_lt", "popc", "brev", "clz", "ffs", "fma", "cbrt"],
+                        "lanemask_lt", "popc", "brev", "clz", "ffs", "fma", "cbrt", "selp",
+                        "mulhi", "nanosleep", "match_any_sync", "match_all_sync", "cg"],
+    "cujit.ufuncs": ["vectorize", "guvectorize"],
+    "cujit.reduction": ["reduce", "Reduce"],
     "cujit.types": ["boolean", "bool_", "int8", "int16", "int32", "int64", "uint8", "uint16",
                     "uint32", "uint64", "float16", "float32", "float64", "complex64",
                     "complex128", "intp", "uintp", "void"],
 }
 
 _WHERE = {name: mod for mod, names in _SOURCES.items() for name in names}
+# Submodules reachable as attributes without an import (``cuda.random``, as in numba.cuda).
+_SUBMODULES = {"random": "cujit.random"}
 
 # ``laneid`` differs per simulated thread, so it is computed on every access.
-__all__ = sorted(list(_WHERE) + ["config", "laneid", "fp16"])
+__all__ = sorted(list(_WHERE) + ["config", "laneid", "fp16", "random"])
 
 
 def __getattr__(name):
@@ -54,6 +60,8 @@ def __getattr__(name):
         return _laneid()
     if name == "fp16":      # cuda.fp16: half-precision intrinsics (a submodule, as in numba)
         return importlib.import_module(".fp16", __name__)
+    if name in _SUBMODULES:
+        return importlib.import_module(_SUBMODULES[name])
     mod = _WHERE.get(name)
     if mod is None:
         raise AttributeError(f"module 'cujit' has no attribute {name!r}")

@@ -7,8 +7,9 @@
 - ``info [--json [PATH]]``: versions, driver and its PTX ISA, compiler toolchain, devices,
   memory manager, simulator state and the effective configuration.  Never fails for lack of a
   GPU or driver: it says what is missing.
-- ``bench [--quick] [--json PATH] [--plot PNG] [--sides ...]``: the side-by-side benchmarks in
-  ``benchmarks/`` (cujit, bare cuda-bindings floors, numba-cuda and CuPy when importable).
+- ``bench [--quick] [--json PATH] [--plot PNG] [--sides ...] [--peers-python PYTHON]``: the
+  side-by-side benchmarks in ``benchmarks/`` (cujit, bare cuda-bindings floors, numba-cuda and
+  CuPy when importable; the peers under ``--peers-python`` or ``$CUJIT_BENCH_PEERS_PYTHON``).
 
 Backend choice happens here, before anything touches a driver: ``--sim`` (or
 ``CUJIT_ENABLE_CUDASIM=1`` / ``NUMBA_ENABLE_CUDASIM=1``) selects the simulator; otherwise a GPU
@@ -352,6 +353,9 @@ def _parser():
                         "smoke test of the runner)")
     b.add_argument("--results", action="store_true",
                    help="rewrite benchmarks/RESULTS.md with this run's table and date")
+    b.add_argument("--peers-python", metavar="PYTHON",
+                   help="interpreter for the numba-cuda and CuPy sides (default: "
+                        "$CUJIT_BENCH_PEERS_PYTHON, else this one)")
     b.add_argument("--timeout", type=float, default=300.0,
                    help="seconds each side may run (default 300)")
     return p

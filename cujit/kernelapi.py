@@ -21,7 +21,8 @@ __all__ = ["threadIdx", "blockIdx", "blockDim", "gridDim", "grid", "gridsize", "
            "syncthreads_or", "syncwarp", "threadfence", "threadfence_block",
            "threadfence_system", "atomic", "shfl_sync", "shfl_up_sync", "shfl_down_sync",
            "shfl_xor_sync", "ballot_sync", "all_sync", "any_sync", "eq_sync", "activemask",
-           "lanemask_lt", "popc", "brev", "clz", "ffs", "fma", "cbrt", "laneid"]
+           "lanemask_lt", "popc", "brev", "clz", "ffs", "fma", "cbrt", "laneid", "selp",
+           "mulhi", "nanosleep", "match_any_sync", "match_all_sync", "cg"]
 
 #: The warp size of every CUDA device so far.
 warpsize = 32
@@ -294,19 +295,9 @@ def popc(x):
     return _thread("popc").popc(x)
 
 
-def brev(x):
-    """Bits of an integer reversed."""
-    return _thread("brev").brev(x)
-
-
 def clz(x):
     """Leading zero bits of an integer."""
     return _thread("clz").clz(x)
-
-
-def ffs(x):
-    """Position (1-based) of the lowest set bit, 0 when none."""
-    return _thread("ffs").ffs(x)
 
 
 def fma(a, b, c):
@@ -317,3 +308,8 @@ def fma(a, b, c):
 def cbrt(x):
     """Cube root."""
     return _thread("cbrt").cbrt(x)
+
+
+# numba's result types for brev/ffs, and selp, mulhi, nanosleep, match_*_sync
+from .kernelapi_extra import (brev, cg, ffs, match_all_sync, match_any_sync,  # noqa: E402
+                              mulhi, nanosleep, selp)

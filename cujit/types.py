@@ -95,7 +95,14 @@ class Scalar(Type):
     def __call__(self, *args):
         """``T(value)`` casts like ``np.<dtype>(value)``; ``T(type, ...)`` builds a signature."""
         if len(args) == 1 and not isinstance(args[0], Type):
-            return self._np_type(args[0])
+            v = args[0]
+            if v.__class__ is int and self.dtype.kind in "iu":
+                # wrap as the compiled cast does (int32(0xFFFFFFFF) == -1): NumPy 2 raises
+                bits = self.bitwidth
+                v %= 1 << bits
+                if self.dtype.kind == "i" and v >> (bits - 1):
+                    v -= 1 << bits
+            return self._np_type(v)
         return Type.__call__(self, *args)
 
 

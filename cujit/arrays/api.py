@@ -49,7 +49,7 @@ def device_array(shape, dtype=np.float64, strides=None, order="C", stream=0):
         nbytes = size * dtype.itemsize
     else:
         nbytes = L.extent(shape, strides, dtype.itemsize)[1]
-    mem, ptr = _alloc(nbytes)
+    mem, ptr = _alloc(nbytes, stream)
     return DeviceNDArray._make(shape, strides, dtype, ptr, mem, stream, layout)
 
 
@@ -130,7 +130,7 @@ def to_device(obj, stream=0, copy=True, to=None):
     if flags.c_contiguous:
         # the hot path: one allocation, one copy
         nbytes = ary.nbytes
-        mem, ptr = _alloc(nbytes)
+        mem, ptr = _alloc(nbytes, stream)
         dev = DeviceNDArray._make(shape, L.contiguous_strides(shape, dtype.itemsize, "C"),
                                   dtype, ptr, mem, stream, "C")
         if copy and nbytes:

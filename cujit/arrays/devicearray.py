@@ -15,6 +15,7 @@ from . import _runtime
 from . import staging
 from . import layout as L
 from .transfer import copy_htod, copy_dtoh, copy_dtod, host_ptr, host_values
+from ..graphs import _capturing, _keep as _keep_for_graph
 
 __all__ = ["DeviceNDArray", "is_device_array"]
 
@@ -25,10 +26,18 @@ def is_device_array(obj):
     return isinstance(obj, (DeviceNDArray, DeviceRecord))
 
 
-def _alloc(nbytes):
+def _alloc(nbytes, stream=0):
+    """``(allocation, pointer)`` of ``nbytes``; with a stream, a stream-ordered manager (the
+    pool's ``_stream_ordered``) allocates for that stream."""
     if nbytes == 0:
         return None, 0
-    mem = _runtime.current_context().memalloc(nbytes)
+    ctx = _runtime.current_context()
+    if stream:
+        mm = ctx.memory_manager
+        if getattr(mm, "_stream_ordered", False):
+            mem = mm.memalloc(nbytes, stream=stream)
+            return mem, mem.device_pointer_value
+    mem = ctx.memalloc(nbytes)
     return mem, mem.device_pointer_value
 
 
@@ -343,6 +352,8 @@ class DeviceNDArray:
             return
         off, shape, strides, _ = L.index(self.shape, self.strides, key)
         h = _handle(stream, self.stream)
+        if _capturing and h in _capturing:
+            _keep_for_graph(h, self, value)
         ptr = self._data_ptr + off
         dtype = self.dtype
         if isinstance(value, np.ma.MaskedArray):
@@ -422,6 +433,8 @@ class DeviceNDArray:
         naming both otherwise, ``ary`` untouched).  With a stream the copy is queued on it,
         except that a strided destination needs the data and synchronises the stream."""
         h = _handle(stream, self.stream)
+        if _capturing and h in _capturing:
+            _keep_for_graph(h, self, ary)
         shape, dtype = self.shape, self.dtype
         if ary is None:
             layout = self._layout
@@ -460,6 +473,8 @@ class DeviceNDArray:
         is read-only; this array is untouched."""
         self._check_writeable("copy_to_device")
         h = _handle(stream, self.stream)
+        if _capturing and h in _capturing:
+            _keep_for_graph(h, self, ary)
         dtype = self.dtype
         src_dev = _as_device_source(ary)
         if src_dev is not None:

@@ -93,13 +93,16 @@ def is_pinned(ptr, nbytes):
 
 def _give_back(key, entry):
     global _cache_bytes
-    mem = entry[0]
     with _lock:
         if _cache_bytes + key <= CACHE_MAX_BYTES:
-            _cache.setdefault(key, []).append(entry)
+            lst = _cache.get(key)
+            if lst is None:
+                _cache[key] = [entry]
+            else:
+                lst.append(entry)
             _cache_bytes += key
             return
-    _unregister_range(mem.host_pointer)
+    _unregister_range(entry[0].host_pointer)
     # Dropping the last reference hands the buffer to the memory manager's deferred free.
 
 
@@ -145,26 +148,40 @@ def _lease(nbytes):
         buf = (ctypes.c_uint8 * nbytes).from_address(mem.host_pointer)
         buf._cujit_lease = _BigLease(mem)
         return buf
-    key = _size_class(nbytes)
+    key = 4096 if nbytes <= 4096 else _size_class(nbytes)
     ctx = _runtime.current_context()
     # A context reset starts a new generation and kills its memory (cujit.memory.pointers).
     gen = getattr(ctx, "_generation", 0)
     entry = None
-    with _lock:
-        lst = _cache.get(key)
-        while lst:
-            e = lst.pop()
-            _cache_bytes -= key
-            if e[1] is ctx and e[2] == gen:
-                entry = e
-                break
+    if _cache.get(key):         # unlocked peek: a miss skips the lock
+        with _lock:
+            lst = _cache.get(key)
+            while lst:
+                e = lst.pop()
+                _cache_bytes -= key
+                if e[1] is ctx and e[2] == gen:
+                    entry = e
+                    break
     if entry is None:
         mem = _host_alloc(ctx, key)
         entry = (mem, ctx, gen)
         _register_range(mem.host_pointer, key)
-    buf = (ctypes.c_uint8 * nbytes).from_address(entry[0].host_pointer)
+    buf = _u8_type(nbytes).from_address(entry[0].host_pointer)
     buf._cujit_lease = _Lease(key, entry)
     return buf
+
+
+_U8_TYPES = {}
+
+
+def _u8_type(nbytes):
+    """``ctypes.c_uint8 * nbytes``, built once per length (the hot sizes repeat)."""
+    t = _U8_TYPES.get(nbytes)
+    if t is None:
+        t = ctypes.c_uint8 * nbytes
+        if len(_U8_TYPES) < 256:
+            _U8_TYPES[nbytes] = t
+    return t
 
 
 def pinned_buffer(nbytes):
@@ -216,6 +233,10 @@ def pinned_array(shape, dtype=np.float64, strides=None, order="C"):
     """``np.empty``-like array in page-locked host memory (cuMemHostAlloc), for fast and truly
     asynchronous transfers.  ``shape`` int or tuple of ints; TypeError/ValueError as
     :func:`cujit.device_array`.  Small buffers come from a cache (see the module docstring)."""
+    if type(shape) is int and shape > 0 and strides is None and order in ("C", "F"):
+        # the hot path: 1-D; frombuffer is cheaper than ndarray(..., strides=)
+        dtype = L.normalize_dtype(dtype)
+        return np.frombuffer(_lease(_check_host_size(shape * dtype.itemsize)), dtype, shape)
     shape, dtype, strides, nbytes = _geometry(shape, dtype, strides, order)
     if nbytes == 0:
         return np.ndarray(shape, dtype, strides=strides)

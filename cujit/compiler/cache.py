@@ -8,7 +8,13 @@ launcher needs.  The key is a SHA-256 over
   same file invalidates it), the function's qualified name, and the contents of the NumPy
   arrays it names (``const.array_like`` sources changed at run time),
 - the argument types, the compile options and the target compute capability,
-- cujit's version, libNVVM's and nvJitLink's versions, and the driver version.
+- cujit's version, cuda-bindings' version, the compiler backend asked for
+  (``CUJIT_NVVM_BACKEND``) and the driver version.
+
+The versions of libNVVM and nvJitLink that built an entry are stored *in* it, not in the key:
+a hit in a fresh process must not load the compiler (loading libNVVM and nvJitLink is most of
+a cache hit's cost otherwise).  When this process has already loaded them (it compiled
+something), an entry built by other versions is treated as a miss and rebuilt.
 
 Entries live in ``$CUJIT_CACHE_DIR`` (or ``$NUMBA_CACHE_DIR``) when set, else in a
 ``__pycache__/cujit`` folder next to the source file, else in ``~/.cache/cujit``.  Writes go to a
@@ -16,34 +22,63 @@ temporary file renamed into place, so concurrent processes never read half an en
 unreadable or stale entry is ignored and rewritten.  Not covered (as in Numba): changes in
 other modules that the kernel reads at compile time.
 """
-import hashlib
-import inspect
 import os
 import pickle
 import tempfile
 
+try:    # CPython's own SHA-256: importing hashlib loads OpenSSL, a cost a cache hit can skip
+    from _sha2 import sha256 as _sha256         # Python >= 3.12
+except ImportError:
+    try:
+        from _sha256 import sha256 as _sha256   # Python <= 3.11
+    except ImportError:                          # pragma: no cover - other interpreters
+        from hashlib import sha256 as _sha256
+
 __all__ = ["DiskCache", "cache_key"]
 
-_FORMAT = 1
+_FORMAT = 2
 
 
 def _versions():
+    """What the key holds of the environment: cheap to get, loads no compiler library."""
     from .. import __version__
-    from .nvvm import nvvm_version, backend_name
-    from .linker import nvjitlink_version
+    try:
+        from cuda import bindings
+        bindings_version = getattr(bindings, "__version__", None)
+    except ImportError:
+        bindings_version = None
     try:
         from ..driver import get_driver
         drv = get_driver().driver_version()
     except Exception:
         drv = None
-    return (__version__, backend_name(), nvvm_version(), nvjitlink_version(), drv)
+    return (__version__, bindings_version, os.environ.get("CUJIT_NVVM_BACKEND", "").lower(),
+            drv)
+
+
+def toolchain():
+    """``(backend, libNVVM version, nvJitLink version)`` of this process; loads them."""
+    from .nvvm import nvvm_version, backend_name
+    from .linker import nvjitlink_version
+    return (backend_name(), nvvm_version(), nvjitlink_version())
+
+
+def _loaded_toolchain():
+    """:func:`toolchain` when this process already loaded the compiler, else None."""
+    from . import nvvm, linker
+    if nvvm._nvvm_state is None or linker._state is None:
+        return None
+    return toolchain()
 
 
 def _source_digest(pyfunc):
     try:
-        path = inspect.getsourcefile(pyfunc)
+        path = pyfunc.__code__.co_filename
+        if not path.endswith(".py"):
+            import inspect
+            path = inspect.getsourcefile(pyfunc)
         with open(path, "rb") as f:
-            return hashlib.sha256(f.read()).hexdigest(), path
+            return _sha256(f.read()).hexdigest(), path
     except (OSError, TypeError):
         return None, None
 
@@ -53,7 +88,7 @@ def _globals_digest(pyfunc):
     that a ``const.array_like`` source changed at run time is not served stale, and of the
     address and shape of the device arrays it captures."""
     import numpy as np
-    h = hashlib.sha256()
+    h = _sha256()
     code = pyfunc.__code__
     g = pyfunc.__globals__
     values = [(n, g[n]) for n in code.co_names if n in g]
@@ -85,7 +120,7 @@ def cache_key(pyfunc, argtypes, options, cc):
     parts = (_FORMAT, digest, _globals_digest(pyfunc), pyfunc.__module__, pyfunc.__qualname__,
              tuple(str(t) for t in argtypes), tuple(sorted((k, repr(v)) for k, v in options.items())),
              tuple(cc), _versions())
-    return hashlib.sha256(repr(parts).encode()).hexdigest()
+    return _sha256(repr(parts).encode()).hexdigest()
 
 
 class DiskCache:
@@ -127,18 +162,36 @@ class DiskCache:
             return None
         if not isinstance(entry, dict) or entry.get("key") != key:
             return None
+        loaded = _loaded_toolchain()
+        if loaded is not None and tuple(entry.get("toolchain") or ()) != loaded:
+            return None
         return entry
+
+    def has_entries(self):
+        """True when some specialisation of this kernel is on disk (any key)."""
+        prefix = os.path.basename(self._path("0" * 32)).rsplit("-", 1)[0] + "-"
+        try:
+            with os.scandir(self.directory) as it:
+                return any(e.name.startswith(prefix) and e.name.endswith(".cjk") for e in it)
+        except OSError:
+            return False
 
     def save(self, key, entry):
         if key is None:
             return False
-        entry = dict(entry, key=key)
+        entry = dict(entry, key=key, toolchain=toolchain())
+        tmp = None
         try:
+            # raises before any file exists for what cannot be pickled (an exception class
+            # defined in a function, recorded by a debug kernel): nothing is cached then
+            data = pickle.dumps(entry, protocol=pickle.HIGHEST_PROTOCOL)
             os.makedirs(self.directory, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=self.directory, suffix=".tmp")
             with os.fdopen(fd, "wb") as f:
-                pickle.dump(entry, f, protocol=pickle.HIGHEST_PROTOCOL)
+                f.write(data)
             os.replace(tmp, self._path(key))
             return True
         except Exception:
+            if tmp is not None and os.path.exists(tmp):
+                os.unlink(tmp)
             return False

@@ -50,8 +50,12 @@ def _table():
                      "syncthreads_or", "syncwarp", "threadfence", "threadfence_block",
                      "threadfence_system", "shfl_sync", "shfl_up_sync", "shfl_down_sync",
                      "shfl_xor_sync", "ballot_sync", "all_sync", "any_sync", "eq_sync",
-                     "activemask", "lanemask_lt", "popc", "brev", "clz", "ffs", "fma", "cbrt"):
+                     "activemask", "lanemask_lt", "popc", "brev", "clz", "ffs", "fma", "cbrt",
+                     "selp", "mulhi", "nanosleep", "match_any_sync", "match_all_sync"):
             t[id(getattr(K, name))] = name
+        from .. import kernelapi_extra as KX
+        t[id(KX.this_grid)] = "cg.this_grid"
+        t[id(KX.grid_sync)] = "cg.grid_sync"
         for name in MATH_UNARY + MATH_BINARY + _MATH_PRED + _MATH_TOINT:
             if hasattr(math, name):
                 t[id(getattr(math, name))] = "math." + name
@@ -180,7 +184,10 @@ def type_call(typer, node):
         if kw.arg is None:
             raise typer.error("**kwargs in calls are not supported in kernels", kw.value)
     if any(isinstance(a, ast.Starred) for a in node.args):
-        raise typer.error("*args in calls are not supported in kernels", node)
+        if isinstance(ft, Func) and ft.key == "device":
+            from .calls_device import type_starred_call
+            return type_starred_call(typer, node, ft.data)
+        raise typer.error("*args in calls are supported only for device functions", node)
     args = [typer.expr(a) for a in node.args]
     kws = {kw.arg: typer.expr(kw.value) for kw in node.keywords}
     if any(a is None for a in args) or any(v is None for v in kws.values()):

@@ -2,6 +2,7 @@
 intrinsics and device functions (result types as Numba's ``cudadecl.py`` / ``mathdecl.py``).
 """
 from .. import types as T
+from . import intrinsics_extra as IX
 from . import rules
 from .rules import RangeType
 
@@ -30,6 +31,9 @@ def type_func(typer, node, ft, args, kws):
         if kws:
             raise typer.error(f"{key}() takes no keyword arguments in kernels", node)
         return type_ext(typer, node, key, args)
+    if key == "closure":
+        from .closures import type_closure_call
+        return type_closure_call(typer, node, ft.data, args, kws)
     if kws and key not in ("print", "syncwarp"):
         raise typer.error(f"{key}() takes no keyword arguments in kernels", node)
     n = len(args)
@@ -221,6 +225,11 @@ _WARP_TYPES = (T.int32, T.uint32, T.int64, T.uint64, T.float32, T.float64)
 
 def _kernel_api(typer, node, key, args, kws, need):
     tf = typer.tf
+    if key in IX.KEYS:
+        return IX.type_intrinsic(typer, node, key, args, kws, need)
+    if key.startswith("cg."):
+        from .cooperative import type_cg
+        return type_cg(typer, node, key, args, need)
     if key == "syncthreads" or key.startswith("threadfence"):
         need(0)
         return T.void
@@ -245,12 +254,12 @@ def _kernel_api(typer, node, key, args, kws, need):
                               f"got {args[1]}", node.args[1])
         tf.info[node] = (key, vt)
         return vt
-    if key == "ballot_sync":
+    if key in ("ballot_sync", "all_sync", "any_sync", "eq_sync"):
         need(2)
-        return T.uint32
-    if key in ("all_sync", "any_sync", "eq_sync"):
-        need(2)
-        return T.boolean
+        if not (rules.is_int(args[1]) or isinstance(args[1], T.Boolean)):     # numba: the predicate is a bool or an integer
+            raise typer.error(f"{key}() predicate must be a boolean or an integer, got "
+                              f"{args[1]}", node.args[1])
+        return T.uint32 if key == "ballot_sync" else T.boolean
     if key in ("activemask", "lanemask_lt"):
         need(0)
         return T.uint32
@@ -261,6 +270,8 @@ def _kernel_api(typer, node, key, args, kws, need):
             raise typer.error(f"{key}() takes an integer, got {t}", node.args[0])
         if key == "ffs":
             return T.uint32
+        if key == "brev":       # numba: brev is defined for uint32 and uint64
+            return T.uint64 if t.bitwidth == 64 else T.uint32
         return t
     if key == "fma":
         need(3)
@@ -275,17 +286,6 @@ def _kernel_api(typer, node, key, args, kws, need):
 
 
 def _device_call(typer, node, dev, args, kws):
-    if kws:
-        raise typer.error("keyword arguments to device functions are not supported", node)
-    from .typeinfer import infer
-    pyfunc = getattr(dev, "py_func", None)
-    if pyfunc is None:
-        raise typer.error(f"device function {dev!r} has no .py_func", node)
-    for a, t in zip(node.args, args):
-        if isinstance(t, rules.PseudoType):
-            raise typer.error(f"cannot pass {t} to a device function", a)
-    callee = infer(pyfunc, tuple(args), kernel=False, env=typer.env)
-    typer.tf.callees.append(callee)
-    typer.tf.info[node] = ("device", callee)
-    return callee.return_type
+    from .calls_device import type_device_call
+    return type_device_call(typer, node, dev, args, kws)
 

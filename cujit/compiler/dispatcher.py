@@ -26,7 +26,10 @@ from ..kernelapi import _state
 from . import launcher as _ln
 from .errors import CompileError
 from .jitoptions import check_options as _check_options
+from .introspect import InspectMixin as _InspectMixin
+from .introspect import check_extensions as _check_extensions
 from ..streams import Stream as _Stream
+from ..graphs import _capturing, _keep as _keep_for_graph
 
 __all__ = ["jit", "Dispatcher", "DeviceFunction", "CompiledKernel", "compile_ptx",
            "compile_ptx_for_current_device"]
@@ -47,8 +50,9 @@ def jit(func_or_sig=None, device=False, **options):
     ``Signature``, a tuple of types) or a list of signatures for eager compilation, or None
     when used as ``@jit(...)``.  Options: ``device`` (bool), ``link`` (paths of .ptx/.cubin/
     .o/.a/.ltoir to link), ``debug``, ``opt`` (bool or 0–3), ``lineinfo``, ``cache`` (on-disk
-    cache), ``fastmath``, ``max_registers``; ``inline``, ``forceinline``, ``boundscheck``,
-    ``lto`` and ``extensions`` are accepted for compatibility and ignored.
+    cache), ``fastmath``, ``max_registers``, ``extensions`` (numba's argument handlers: objects
+    with ``prepare_args(ty, val, **kwargs)``, see :mod:`.introspect`); ``inline``,
+    ``forceinline``, ``boundscheck`` and ``lto`` are accepted for compatibility and ignored.
 
     Raises TypeError for an unknown option or a signature of the wrong kind, ValueError for a
     signature string that does not parse.
@@ -58,6 +62,7 @@ def jit(func_or_sig=None, device=False, **options):
         raise TypeError(f"jit() got unknown option(s) {sorted(unknown)}; known: "
                         f"{sorted(_OPTIONS)}")
     _check_options(device, options)
+    _check_extensions(options.get("extensions"))
     options["device"] = bool(device)
     if callable(func_or_sig) and not isinstance(func_or_sig, (str, ct.Type, ct.Signature)) \
             and not is_numba_object(func_or_sig):
@@ -98,10 +103,13 @@ def _make(pyfunc, sigs, options):
         pyfunc = pyfunc.py_func
     if not callable(pyfunc) or not hasattr(pyfunc, "__code__"):
         raise TypeError(f"jit needs a Python function, got {pyfunc!r}")
-    _prefetch_toolchain()
     if options.get("device"):
+        _prefetch_toolchain()
         return DeviceFunction(pyfunc, sigs, options)
-    return Dispatcher(pyfunc, sigs, options)
+    disp = Dispatcher(pyfunc, sigs, options)
+    if disp._disk is None or not disp._disk.has_entries():
+        _prefetch_toolchain()       # a likely cache hit needs no compiler: leave it unloaded
+    return disp
 
 
 _prefetched = False
@@ -169,6 +177,8 @@ class _Configured(_ln.LaunchConfig):
     __slots__ = ("dispatcher",)
 
     def __call__(self, *args):
+        if _capturing and self.stream_handle in _capturing:
+            _keep_for_graph(self.stream_handle, *args)     # a graph replays with these
         fast = self.dispatcher._fast
         if fast is None or not fast(self, args):
             self.dispatcher._launch_slow(self, args)
@@ -182,7 +192,20 @@ class _Configured(_ln.LaunchConfig):
         return self
 
 
-class Dispatcher:
+class _ConfiguredExt(_Configured):
+    """A launch configuration of a kernel with ``extensions=``: the arguments go through the
+    handlers first, and what they put in ``retr`` runs after the launch (numba's protocol)."""
+    __slots__ = ()
+
+    def __call__(self, *args):
+        from .introspect import prepare_args
+        args, retr = prepare_args(self.dispatcher._extensions, args, self.stream)
+        self.dispatcher._launch_prepared(self, args)
+        for r in retr:
+            r()
+
+
+class Dispatcher(_InspectMixin):
     """A kernel: ``py_func``, ``targetoptions``, specialisations per argument-type tuple.
 
     ``kernel[griddim, blockdim(, stream(, dynamic_shared_bytes))](*args)`` launches;
@@ -203,6 +226,10 @@ class Dispatcher:
         self._fasts = []            # other fast paths, tried by the slow path first
         self._lock = threading.RLock()
         self._declared = None       # argtypes tuples of eager signatures, in order
+        self._sim_sigs = []         # argtypes launched on the simulator (compiled on demand)
+        self._specializations = {}  # argtypes -> Dispatcher (specialize)
+        self._specialized = False
+        self._extensions = list(options.get("extensions") or ())
         self._disk = None
         if options.get("cache"):
             from .cache import DiskCache
@@ -257,23 +284,58 @@ class Dispatcher:
         cu_stream = None
         if not drv.is_simulator:
             cu_stream = drv._d.CUstream
-        conf = _ln.make_config(g, b, s, sh, ordinal, cu_stream, cls=_Configured)
+        conf = _ln.make_config(g, b, s, sh, ordinal, cu_stream,
+                               cls=_ConfiguredExt if self._extensions else _Configured)
         conf.dispatcher = self
         return conf
 
     def __call__(self, *args, **kwargs):
         raise ValueError(_MISSING_CONFIG)
 
+    def _launch_prepared(self, cfg, args):
+        """Launch with configuration ``cfg`` and arguments already through the
+        ``extensions=`` handlers (what ``_Configured.__call__`` does without them)."""
+        fast = self._fast
+        if fast is None or not fast(cfg, args):
+            self._launch_slow(cfg, args)
+
     # -- compilation ---------------------------------------------------------------------
     @property
     def signatures(self):
-        """The compiled argument-type tuples."""
-        return list(self._specs)
+        """The argument-type tuples compiled (on the simulator: launched or declared, each
+        compiled when first inspected)."""
+        out = list(self._specs)
+        for sig in list(self._declared or ()) + self._sim_sigs:
+            if sig not in out:
+                out.append(sig)
+        return out
 
     @property
     def overloads(self):
-        """``{argtypes: compiled specialisation}``."""
+        """``{argtypes: compiled specialisation}`` (compiling, on the simulator, what was
+        launched there)."""
+        self._compile_pending()
         return dict(self._specs)
+
+    @property
+    def specialized(self):
+        """True for a kernel made by :meth:`specialize` (numba.cuda)."""
+        return self._specialized
+
+    def _compile_pending(self):
+        for argtypes in list(self._declared or ()) + self._sim_sigs:
+            self._compiled(argtypes)
+
+    def _argtypes_of_values(self, args):
+        self._check_nargs(args)
+        return self._match_declared(tuple(_classify(self, i, a) for i, a in enumerate(args)))
+
+    def forall(self, ntasks, tpb=0, stream=0, sharedmem=0):
+        """numba.cuda's 1-D launch for ``ntasks`` items: ``kernel.forall(n)(*args)`` runs
+        ``ceil(n / tpb)`` blocks of ``tpb`` threads (``tpb=0``: chosen for the kernel).
+        TypeError/ValueError for a negative or non-integer ``ntasks`` or ``tpb``."""
+        from .introspect import ForAll
+        return ForAll(self, ntasks, tpb, stream, sharedmem)
 
     def compile(self, sig):
         """Compile for signature ``sig`` (string, Signature or tuple of types) now; returns the
@@ -322,75 +384,19 @@ class Dispatcher:
                         f"signatures: {'; '.join('(' + ', '.join(map(str, d)) + ')' for d in declared)}")
 
     def specialize(self, *args):
-        """A new kernel compiled for the types of ``args`` only (numba.cuda ``specialize``)."""
+        """A new kernel compiled for the types of ``args`` only (numba.cuda ``specialize``;
+        the same object for the same types).  RuntimeError on a kernel that is already a
+        specialisation."""
+        if self._specialized:
+            raise RuntimeError(f"kernel {self.py_func.__qualname__} is already specialized")
+        self._check_nargs(args)
         argtypes = tuple(ct.typeof(a) for a in args)
-        d = Dispatcher(self.py_func, [ct.Signature(None, argtypes)], self.targetoptions)
+        d = self._specializations.get(argtypes)
+        if d is None:
+            d = Dispatcher(self.py_func, [ct.Signature(None, argtypes)], self.targetoptions)
+            d._specialized = True
+            self._specializations[argtypes] = d
         return d
-
-    def inspect_llvm(self, signature=None):
-        """LLVM IR (str) of the specialisation for ``signature`` (argument types), or
-        ``{argtypes: str}`` for all when None.  KeyError when that signature is not compiled."""
-        return self._inspect("llvm_ir", signature)
-
-    def inspect_asm(self, signature=None):
-        """PTX (str) of one specialisation, or ``{argtypes: str}`` for all when None."""
-        return self._inspect("ptx", signature)
-
-    def _inspect(self, attr, signature):
-        for argtypes in self._declared or ():
-            self._compiled(argtypes)
-        if signature is None:
-            return {k: getattr(v, attr) for k, v in self._specs.items()}
-        if not isinstance(signature, tuple) or not all(isinstance(t, ct.Type) for t in signature):
-            signature = ct.parse_signature(signature).args
-        try:
-            return getattr(self._specs[signature], attr)
-        except KeyError:
-            raise KeyError(f"kernel {self.py_func.__qualname__} has no compiled signature "
-                           f"{signature}; compiled: {list(self._specs)}") from None
-
-    # -- resource usage (numba.cuda's Dispatcher methods) ----------------------------------
-    def _func_attribute(self, name, signature):
-        from ..devices import current_context
-        from ..driver import get_driver
-        drv = get_driver()
-        if drv.is_simulator:
-            raise RuntimeError(f"{name} of kernel {self.py_func.__qualname__} is a property of "
-                               "compiled GPU code; the simulator has none")
-        ctx = current_context()
-        if signature is None:
-            return {k: int(drv.func_get_attribute(v.loaded(ctx, drv).info.handle, name))
-                    for k, v in self._specs.items()}
-        if not isinstance(signature, tuple) or not all(isinstance(t, ct.Type) for t in signature):
-            signature = ct.parse_signature(signature).args
-        spec = self._specs.get(signature)
-        if spec is None:
-            raise KeyError(f"kernel {self.py_func.__qualname__} has no compiled signature "
-                           f"{signature}; compiled: {list(self._specs)}")
-        return int(drv.func_get_attribute(spec.loaded(ctx, drv).info.handle, name))
-
-    def get_regs_per_thread(self, signature=None):
-        """Registers per thread (cuFuncGetAttribute NUM_REGS) of one compiled signature, or
-        ``{argtypes: int}`` for all.  KeyError for a signature not compiled; RuntimeError on
-        the simulator."""
-        return self._func_attribute("NUM_REGS", signature)
-
-    def get_shared_mem_per_block(self, signature=None):
-        """Static shared memory per block in bytes (SHARED_SIZE_BYTES); as above."""
-        return self._func_attribute("SHARED_SIZE_BYTES", signature)
-
-    def get_local_mem_per_thread(self, signature=None):
-        """Local memory per thread in bytes (LOCAL_SIZE_BYTES); as above."""
-        return self._func_attribute("LOCAL_SIZE_BYTES", signature)
-
-    def get_const_mem_size(self, signature=None):
-        """Constant memory of the kernel in bytes (CONST_SIZE_BYTES); as above."""
-        return self._func_attribute("CONST_SIZE_BYTES", signature)
-
-    def get_max_threads_per_block(self, signature=None):
-        """The most threads a block of this kernel may have (MAX_THREADS_PER_BLOCK, lowered
-        by its register use); as above."""
-        return self._func_attribute("MAX_THREADS_PER_BLOCK", signature)
 
     # -- launching -----------------------------------------------------------------------
     def _check_nargs(self, args):
@@ -411,13 +417,15 @@ class Dispatcher:
         if drv.is_simulator:
             argtypes = tuple(_classify(self, i, a) for i, a in enumerate(args))
             if self._declared is not None and None not in argtypes:
-                want = self._match_declared(argtypes)
+                argtypes = self._match_declared(argtypes)
                 from .launch_args import wrap_declared_ints
                 # a Python int for a narrower declared integer: the value the GPU gets
-                args = wrap_declared_ints(want, args) or args
+                args = wrap_declared_ints(argtypes, args) or args
+            if None not in argtypes and argtypes not in self._sim_sigs:
+                self._sim_sigs.append(argtypes)
             from ..simulator.kernel import run_kernel
             run_kernel(self.py_func, cfg.griddim, cfg.blockdim, cfg.stream_handle,
-                       cfg.sharedmem, args)
+                       cfg.sharedmem, args, debug=bool(self.targetoptions.get("debug")))
             return
         for f in self._fasts:
             if f.info not in cfg.ok:        # a new configuration: check it for this kernel
@@ -479,6 +487,10 @@ class CompiledKernel:
         self.static_shared_bytes = entry["static_shared_bytes"]
         self.uses_dynamic_shared = entry["uses_dynamic_shared"]
         self.const_bytes = entry["const_bytes"]
+        # (class, args, SourceLocation) per raise site of a debug kernel (lower_exceptions)
+        self.exceptions = entry.get("exceptions") or []
+        # calls cg grid.sync(): launched with cuLaunchCooperativeKernel (cooperative.py)
+        self.cooperative = bool(entry.get("cooperative", False))
         # extra files given to ``link=`` exist only in the cubin
         self.needs_cubin = bool(entry.get("linked_files", False))
         self.cc = cc
@@ -521,7 +533,8 @@ def _build_kernel(disp, argtypes):
     from .linker import link_cubin, nvjitlink_available
     cc, ordinal = _target()
     o = disp.targetoptions
-    opts = {k: o.get(k) for k in ("debug", "opt", "lineinfo", "fastmath", "max_registers")}
+    opts = {k: o.get(k) for k in ("debug", "opt", "lineinfo", "fastmath", "max_registers",
+                                  "inline")}
     opts["link"] = tuple(str(p) for p in (o.get("link") or ()))
     entry = key = None
     if disp._disk is not None:
@@ -530,7 +543,8 @@ def _build_kernel(disp, argtypes):
         entry = disp._disk.load(key)
     if entry is None:
         from .lowering import compile_to_llvm
-        lowered = compile_to_llvm(disp.py_func, tuple(argtypes), kernel=True)
+        lowered = compile_to_llvm(disp.py_func, tuple(argtypes), kernel=True,
+                                  debug=bool(o.get("debug")), lineinfo=bool(o.get("lineinfo")))
         limit = (_STATIC_SHARED_DEFAULT if ordinal is None
                  else _ln.device_limits(ordinal)["MAX_SHARED_MEMORY_PER_BLOCK"])
         static = int(getattr(lowered, "static_shared_bytes", 0) or 0)
@@ -553,7 +567,9 @@ def _build_kernel(disp, argtypes):
                  "static_shared_bytes": static,
                  "uses_dynamic_shared": bool(getattr(lowered, "uses_dynamic_shared", False)),
                  "const_bytes": int(getattr(lowered, "const_bytes", 0) or 0),
-                 "linked_files": bool(opts["link"])}
+                 "linked_files": bool(opts["link"]),
+                 "exceptions": lowered.exceptions,
+                 "cooperative": bool(getattr(lowered, "uses_grid_sync", False))}
         if disp._disk is not None:
             disp._disk.save(key, entry)
     return CompiledKernel(argtypes, entry, cc)
@@ -570,7 +586,8 @@ def compile_ptx(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath
     if isinstance(pyfunc, (Dispatcher, DeviceFunction)):
         pyfunc = pyfunc.py_func
     sig = ct.parse_signature(sig)
-    lowered = compile_to_llvm(pyfunc, sig.args, kernel=not device)
+    lowered = compile_to_llvm(pyfunc, sig.args, kernel=not device, debug=bool(debug),
+                              lineinfo=bool(lineinfo))
     ptx = _ptx(lowered.llvm_ir, tuple(cc) if cc else (9, 0), opt=3 if opt is True else opt,
                fastmath=fastmath, debug=debug, lineinfo=lineinfo, name=lowered.name)
     return ptx, getattr(lowered, "return_type", ct.void)

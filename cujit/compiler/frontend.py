@@ -44,6 +44,8 @@ class FunctionSource:
             except ValueError:      # an empty cell: the name is not bound yet
                 pass
         self.argnames = [a.arg for a in node.args.args]
+        if node.args.vararg is not None:        # device functions: *args is one tuple
+            self.argnames.append(node.args.vararg.arg)
         self.name = pyfunc.__name__
         self.qualname = getattr(pyfunc, "__qualname__", self.name)
 
@@ -52,8 +54,9 @@ class FunctionSource:
         """Parse ``pyfunc`` (a plain Python function).
 
         Raises TypingError when it is not a function, its source cannot be read (lambdas
-        defined inline, functions typed at the REPL), or it uses ``*args``/``**kwargs``/
-        defaults/keyword-only arguments.
+        defined inline, functions typed at the REPL), or it uses ``**kwargs``/keyword-only/
+        positional-only arguments (``*args`` and defaults are for device functions: see
+        :mod:`.calls_device`).
         """
         if not inspect.isfunction(pyfunc):
             raise TypingError(f"a kernel must be a Python function, got {pyfunc!r}")
@@ -99,12 +102,10 @@ class FunctionSource:
     def _check_signature(self):
         a = self.node.args
         bad = None
-        if a.vararg or a.kwarg:
-            bad = "*args/**kwargs"
+        if a.kwarg:
+            bad = "**kwargs"
         elif a.kwonlyargs:
             bad = "keyword-only arguments"
-        elif a.defaults:
-            bad = "default argument values"
         elif getattr(a, "posonlyargs", None):
             bad = "positional-only arguments"
         if bad:

@@ -434,8 +434,14 @@ def launch_converted(disp, ctx, drv, cfg, args):
             except (struct.error, TypeError, AttributeError) as exc2:
                 raise _pack_error(name, spec.argtypes, wrapped, exc2) from None
         _last_launch[0] = label = f"{name}({', '.join(map(str, spec.argtypes))})"
-        drv.launch_kernel(lk.info.handle, *cfg.griddim, *cfg.blockdim, cfg.sharedmem,
-                          cfg.stream_handle, lk.packer.params)
+        coop = bool(getattr(spec, "cooperative", False))
+        launch = drv.launch_cooperative_kernel if coop else drv.launch_kernel
+        launch(lk.info.handle, *cfg.griddim, *cfg.blockdim, cfg.sharedmem, cfg.stream_handle,
+               lk.packer.params)
+    debug = bool(disp.targetoptions.get("debug"))
+    if debug:       # numba.cuda: a device exception is raised on the host after the launch
+        from .lower_exceptions import check_after_launch
+        check_after_launch(spec, lk, drv, name, cfg.stream_handle)
     for host, dev in back:
         if hasattr(host, "copy_back"):
             host.copy_back(dev, cfg.stream)
@@ -443,7 +449,8 @@ def launch_converted(disp, ctx, drv, cfg, args):
             dev.copy_to_host(host, stream=cfg.stream)
     if back and cfg.stream_handle:
         drv.stream_synchronize(cfg.stream_handle)
-    if fast_ok and not drv.is_simulator and hasattr(drv, "_cuLaunchKernel"):
+    if fast_ok and not debug and not coop and not drv.is_simulator and \
+            hasattr(drv, "_cuLaunchKernel"):
         key = (threading.get_ident(),) + tuple(
             (type(a), a.dtype, a.ndim, a._layout) if hasattr(a, "_layout") else type(a)
             for a in args)

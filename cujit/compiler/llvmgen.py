@@ -15,6 +15,7 @@ from .. import types as T
 from . import lower_arrays as LA
 from . import lower_globals as LG
 from . import lower_calls as LC
+from . import lower_exceptions as LX
 from . import lower_ops as LO
 from . import rules
 from .errors import CompileError
@@ -48,11 +49,16 @@ class FunctionLowerer:
 
     def lower(self, argvals):
         tf = self.tf
+        di = self.m.debuginfo
+        if di is not None:
+            di.enter(self)
         for name, t in tf.vartypes.items():
             if t is None or isinstance(t, PseudoType):
                 continue
             self.vars[name] = self.alloca(ltype(t), name=name)
         for name, t, v in zip(tf.fsrc.argnames, tf.argtypes, argvals):
+            if isinstance(t, PseudoType):
+                continue        # a function passed as a value: nothing to store
             self.b.store(cast(self.b, v, t, tf.vartypes[name]), self.vars[name])
         body = self.func.append_basic_block("body")
         self.b.branch(body)
@@ -75,15 +81,25 @@ class FunctionLowerer:
 
     # ---- statements ---------------------------------------------------------------------
     def block(self, stmts):
+        di = self.m.debuginfo
         for s in stmts:
             if self.b.block.is_terminated:
                 return      # code after break/continue/return is dead
+            if di is not None:
+                di.at(self, s)
             getattr(self, "s_" + type(s).__name__)(s)
 
     def s_Pass(self, s):
         pass
 
-    s_Assert = s_Pass
+    def s_Assert(self, s):
+        LX.lower_assert(self, s)
+
+    def s_Raise(self, s):
+        LX.lower_raise(self, s)
+
+    def s_FunctionDef(self, s):
+        pass        # a closure: compiled at its calls (closures.py)
 
     def s_Expr(self, s):
         if isinstance(s.value, ast.Constant) and isinstance(s.value.value, str):

@@ -210,6 +210,10 @@ def _bitop(lw, node, data):
     if key == "popc":
         return b.call(lw.m.declare(f"llvm.ctpop.i{w}", ir.FunctionType(ity, [ity])), [v])
     if key == "brev":
+        rt = lw.ty(node)
+        v = cast(b, v, t, rt)
+        ity = v.type
+        w = ity.width
         return b.call(lw.m.declare(f"llvm.bitreverse.i{w}", ir.FunctionType(ity, [ity])), [v])
     if key == "clz":
         fn = lw.m.declare(f"llvm.ctlz.i{w}", ir.FunctionType(ity, [ity, I1]))
@@ -377,12 +381,9 @@ def _print(lw, node, data):
     return lower_print(lw, node)
 
 
-def _device(lw, node, callee):
-    vals, ts = _args(lw, node)
-    fn = lw.m.device_function(callee)
-    args = [cast(lw.b, v, t, ct) for v, t, ct in zip(vals, ts, callee.argtypes)]
-    r = lw.b.call(fn, args)
-    return None if callee.return_type is T.void else r
+def _device(lw, node, data):
+    from .calls_device import lower_device_call
+    return lower_device_call(lw, node, data)
 
 
 def _reshape(lw, node, ndim):
@@ -449,3 +450,15 @@ _HANDLERS = {
     "print": _print, "device": _device, "reshape": _reshape, "conjugate": _conjugate,
     "len": _len, "pow": _pow, "atomic": lower_atomics.lower_atomic,
 }
+
+
+def _extra_handlers():
+    from .closures import lower_closure_call
+    from .cooperative import LOWERERS as CG
+    from .intrinsics_extra import LOWERERS
+    _HANDLERS.update(LOWERERS)
+    _HANDLERS.update(CG)
+    _HANDLERS["closure"] = lower_closure_call
+
+
+_extra_handlers()

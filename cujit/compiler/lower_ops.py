@@ -38,6 +38,9 @@ def _f16_wrap(lw, fn, t, *vals):
 def binop(lw, op, a, at, b_, bt, rt, node):
     """``a <op> b`` with operand types ``at``/``bt`` and result type ``rt`` (from typing)."""
     b = lw.b
+    if op in ("/", "//", "%") and lw.m.debug:
+        from .lower_exceptions import check_divisor
+        check_divisor(lw, op, at, b_, bt, node)
     if op in ("<<", ">>") or (op in ("&", "|", "^") and isinstance(rt, T.Integer)):
         x, y = cast(b, a, at, rt), cast(b, b_, bt, rt)
         return {"&": b.and_, "|": b.or_, "^": b.xor, "<<": b.shl,
@@ -233,11 +236,14 @@ def unary(lw, node):
 
 
 _CMP = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!=",
-        ast.Is: "==", ast.IsNot: "!="}
+        ast.Is: "==", ast.IsNot: "!=", ast.In: "in", ast.NotIn: "not in"}
 
 
 def _cmp2(lw, op, x, xt, y, yt):
     b = lw.b
+    if op in ("in", "not in"):
+        from .containment import lower_in
+        return lower_in(lw, op, x, xt, y, yt, _cmp2)
     ct = rules.unify(xt, yt)
     if isinstance(xt, T.Boolean) and isinstance(yt, T.Boolean):
         ct = T.boolean

@@ -20,6 +20,7 @@ from llvmlite import ir
 from .. import types as T
 from .errors import CompileError, TypingError
 from .ltypes import I8, I8P, I32, I64, alignment_of, ltype, mtype
+from .rules import PseudoType
 from .typeinfer import CompileEnv, infer
 
 __all__ = ["compile_to_llvm", "LoweredFunction", "flatten_argtypes", "DATALAYOUT", "TRIPLE"]
@@ -105,7 +106,11 @@ def _rebuild(b, t, params):
 class ModuleContext:
     """One LLVM module being built: declarations, globals and device functions, each once."""
 
-    def __init__(self, name):
+    def __init__(self, name, debug=False, lineinfo=False):
+        self.debug = debug          # jit(debug=True): record raises for the host
+        self.debuginfo = None       # DebugInfo when lineinfo/debug ask for source lines
+        self.uses_grid_sync = False     # cg grid.sync(): needs a cooperative launch
+        self.exceptions = []        # (class, args, SourceLocation) per raise site, code - 1
         self.module = ir.Module(name=name)
         self.module.triple = TRIPLE
         self.module.data_layout = DATALAYOUT
@@ -249,14 +254,29 @@ class ModuleContext:
         if fn is not None:
             return fn[1]
         rt = ltype(tf.return_type)
-        fnty = ir.FunctionType(rt, [ltype(t) for t in tf.argtypes])
+        # a function passed as a value is known when typing: it takes no parameter; nor does
+        # an empty tuple (libNVVM rejects empty parameter types)
+        real = [passes_param(t) for t in tf.argtypes]
+        fnty = ir.FunctionType(rt, [ltype(t) for t, r in zip(tf.argtypes, real) if r])
         fn = ir.Function(self.module, fnty, self.unique("_cujit_dev_" + _safe(tf.fsrc.name)))
         fn.linkage = "internal"
+        if getattr(tf, "force_inline", False):
+            fn.attributes.add("alwaysinline")
         self._devfuncs[id(tf)] = (tf, fn)
         from .llvmgen import FunctionLowerer
         lw = FunctionLowerer(self, tf, fn)
-        lw.lower(list(fn.args))
+        params = iter(fn.args)
+        lw.lower([next(params) if r else None if isinstance(t, PseudoType)
+                  else ir.Constant(ltype(t), ir.Undefined) for r, t in zip(real, tf.argtypes)])
         return fn
+
+
+def passes_param(t):
+    """True when a device-function parameter of type ``t`` exists at run time (not a
+    function passed as a value, not an empty tuple)."""
+    if isinstance(t, PseudoType):
+        return False
+    return not (isinstance(t, (T.Tuple, T.UniTuple)) and not t.types)
 
 
 def _ipow_wrapper(module, core, ity):
@@ -293,21 +313,27 @@ def _argtypes_of(argtypes):
     return argtypes
 
 
-def compile_to_llvm(pyfunc, argtypes, kernel=True):
+def compile_to_llvm(pyfunc, argtypes, kernel=True, debug=False, lineinfo=False):
     """Type and lower ``pyfunc`` for ``argtypes`` (tuple of cujit types, a Signature or a
-    signature string) into one NVVM IR module.
+    signature string) into one NVVM IR module.  ``debug``: numba.cuda's ``debug=True``
+    (assertions compiled, division by zero checked, raises recorded for the host: see
+    :mod:`.lower_exceptions`); ``debug`` or ``lineinfo``: source lines as debug metadata
+    (:mod:`.debuginfo`), which libNVVM turns into ``.loc`` directives.
 
     Returns a ``LoweredFunction``.  Raises ``TypingError`` (untypable or unsupported code)
     or ``CompileError`` (resource limits: 48 KiB static shared, 64 KiB constant memory) whose
     message names the file, line and column and shows the source line.
     """
     argtypes = _argtypes_of(argtypes)
-    env = CompileEnv()
+    env = CompileEnv(debug=debug)
     tf = infer(pyfunc, argtypes, kernel=kernel, env=env)
     fsrc = tf.fsrc
     digest = hashlib.sha1(repr((fsrc.qualname, fsrc.filename, argtypes)).encode()).hexdigest()
     name = f"_cujit_{_safe(fsrc.qualname)}_{digest[:12]}"
-    m = ModuleContext(name)
+    m = ModuleContext(name, debug=bool(debug))
+    if debug or lineinfo:
+        from .debuginfo import DebugInfo
+        m.debuginfo = DebugInfo(m.module, fsrc.filename, full=bool(debug))
     from .llvmgen import FunctionLowerer
     if kernel:
         params = flatten_argtypes(argtypes)
@@ -334,4 +360,5 @@ def compile_to_llvm(pyfunc, argtypes, kernel=True):
         static_shared_bytes=m.static_shared_bytes, const_bytes=m.const_bytes,
         source_info={"filename": fsrc.filename, "firstlineno": fsrc.firstlineno,
                      "qualname": fsrc.qualname},
-        param_types=[str(p) for p in params])
+        param_types=[str(p) for p in params], exceptions=list(m.exceptions),
+        uses_grid_sync=m.uses_grid_sync)

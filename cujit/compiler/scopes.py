@@ -106,12 +106,27 @@ def _targets(t, out):
         _targets(t.value, out)
 
 
+def _walk_own(fnode):
+    """``ast.walk`` of ``fnode`` that does not enter nested functions' bodies."""
+    todo = [fnode]
+    while todo:
+        n = todo.pop()
+        yield n
+        if n is not fnode and isinstance(n, (ast.FunctionDef, ast.Lambda)):
+            continue
+        todo.extend(ast.iter_child_nodes(n))
+
+
 def local_names(fnode):
     """Names bound in the function (arguments and assignment/loop targets) — Python's rule
     for what is local."""
     out = [a.arg for a in fnode.args.args]
-    for n in ast.walk(fnode):
-        if isinstance(n, ast.Assign):
+    if fnode.args.vararg is not None:
+        out.append(fnode.args.vararg.arg)
+    for n in _walk_own(fnode):
+        if isinstance(n, ast.FunctionDef) and n is not fnode:
+            out.append(n.name)      # a nested def binds its name; its body is its own scope
+        elif isinstance(n, ast.Assign):
             for t in n.targets:
                 _targets(t, out)
         elif isinstance(n, (ast.AugAssign, ast.AnnAssign, ast.For)):
@@ -127,7 +142,12 @@ def single_assignments(fnode, local_names):
     counts, rhs = {}, {}
     for a in fnode.args.args:
         counts[a.arg] = 2
-    for n in ast.walk(fnode):
+    if fnode.args.vararg is not None:
+        counts[fnode.args.vararg.arg] = 2
+    for n in _walk_own(fnode):
+        if isinstance(n, ast.FunctionDef) and n is not fnode:
+            counts[n.name] = counts.get(n.name, 0) + 2
+            continue
         if isinstance(n, ast.Assign):
             for t in n.targets:
                 names = []

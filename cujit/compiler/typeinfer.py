@@ -18,6 +18,7 @@ import numpy as np
 from .. import types as T
 from . import calls, indexing, rules, scopes
 from .errors import CompileError, TypingError
+from .exceptions import type_assert, type_raise
 from .frontend import FunctionSource
 from .rules import BoundMethod, Func, Global, PseudoType, RangeType
 
@@ -36,9 +37,10 @@ class CompileEnv:
     """State shared by a kernel and the device functions it calls: typed functions cached by
     ``(pyfunc, argtypes)`` and the stack of functions being typed (to reject recursion)."""
 
-    def __init__(self):
+    def __init__(self, debug=False):
         self.typed = {}
         self.stack = []
+        self.debug = bool(debug)    # jit(debug=True): assertions and division checks
 
 
 class TypedFunction:
@@ -81,6 +83,9 @@ def infer(pyfunc, argtypes, kernel=True, env=None):
     if hit is not None:
         return hit
     fsrc = FunctionSource.from_pyfunc(pyfunc)
+    if kernel and (fsrc.node.args.vararg is not None or fsrc.node.args.defaults):
+        raise TypingError("kernels cannot have *args or default argument values (device "
+                          "functions can)", fsrc.location(fsrc.node))
     if len(argtypes) != len(fsrc.argnames):
         raise TypingError(f"{fsrc.qualname}() takes {len(fsrc.argnames)} argument(s) "
                           f"({', '.join(fsrc.argnames)}) but {len(argtypes)} were given",
@@ -242,7 +247,14 @@ class _Typer(scopes.ConstEval):
         self.expr(s.value)
 
     def s_Assert(self, s):
-        pass    # like numba.cuda without debug=True: assertions are not compiled
+        type_assert(self, s)    # without debug=True not compiled, as numba.cuda
+
+    def s_Raise(self, s):
+        type_raise(self, s)
+
+    def s_FunctionDef(self, s):
+        from .closures import define
+        define(self, s)
 
     def s_Assign(self, s):
         vt = self.expr(s.value)
@@ -508,7 +520,9 @@ class _Typer(scopes.ConstEval):
                 raise self.error("'is' / 'is not' are not supported in kernels (compare "
                                  "numbers with == and !=)", n)
             if isinstance(op, (ast.In, ast.NotIn)):
-                raise self.error("'in' is not supported in kernels", n)
+                from .containment import type_in
+                type_in(self, a, b, n)
+                continue
             if not (rules.is_number(a) and rules.is_number(b)):
                 raise self.error(f"cannot compare {a} with {b}", n)
             if (rules.is_complex(a) or rules.is_complex(b)) and \

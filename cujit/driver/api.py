@@ -255,6 +255,50 @@ class Driver:
         """cuLaunchKernel; ``params`` is the address (int) of a ``void*[]`` of argument pointers."""
         raise NotImplementedError
 
+    def launch_cooperative_kernel(self, func, gx, gy, gz, bx, by, bz, shared_bytes, stream,
+                                  params):
+        """cuLaunchCooperativeKernel (every block resident at once; grid-wide barriers)."""
+        raise NotImplementedError
+
+    def occupancy_max_active_blocks(self, func, block_size, dynamic_shared_bytes):
+        """Blocks of ``block_size`` threads (int) of ``func`` one multiprocessor holds at once
+        (cuOccupancyMaxActiveBlocksPerMultiprocessor)."""
+        raise NotImplementedError
+
+    # -- CUDA graphs (stream capture) -----------------------------------------------------
+    def stream_begin_capture(self, stream):
+        """Start capturing ``stream``'s work into a graph (cuStreamBeginCapture, relaxed mode,
+        so allocations may run in the capturing thread)."""
+        raise NotImplementedError
+
+    def stream_end_capture(self, stream):
+        """End the capture; return the captured graph's handle (cuStreamEndCapture)."""
+        raise NotImplementedError
+
+    def stream_is_capturing(self, stream):
+        """True while ``stream`` is being captured (cuStreamIsCapturing)."""
+        raise NotImplementedError
+
+    def graph_instantiate(self, graph):
+        """An executable graph from ``graph`` (cuGraphInstantiate); returns its handle."""
+        raise NotImplementedError
+
+    def graph_launch(self, graph_exec, stream):
+        """Run an executable graph on ``stream`` (cuGraphLaunch)."""
+        raise NotImplementedError
+
+    def graph_destroy(self, graph):
+        """cuGraphDestroy."""
+        raise NotImplementedError
+
+    def graph_exec_destroy(self, graph_exec):
+        """cuGraphExecDestroy."""
+        raise NotImplementedError
+
+    def graph_node_count(self, graph):
+        """Number of nodes in ``graph`` (cuGraphGetNodes)."""
+        raise NotImplementedError
+
     # -- IPC -----------------------------------------------------------------------------
     def ipc_get_mem_handle(self, ptr):
         """64-byte IPC handle (bytes) of a device allocation (cuIpcGetMemHandle)."""

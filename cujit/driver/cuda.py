@@ -56,6 +56,7 @@ class CudaDriver(Driver):
         self._cuMemAlloc = d.cuMemAlloc
         self._cuMemFree = d.cuMemFree
         self._cuLaunchKernel = d.cuLaunchKernel
+        self._cuGraphLaunch = d.cuGraphLaunch
         self._cuMemcpyHtoD = d.cuMemcpyHtoD
         self._cuMemcpyDtoH = d.cuMemcpyDtoH
         self._cuMemcpyHtoDAsync = d.cuMemcpyHtoDAsync
@@ -429,6 +430,71 @@ class CudaDriver(Driver):
         if err:
             _raise(err, "cuLaunchKernel",
                    f"grid ({gx}, {gy}, {gz}), block ({bx}, {by}, {bz}), {shared_bytes} dynamic shared bytes")
+
+    def launch_cooperative_kernel(self, func, gx, gy, gz, bx, by, bz, shared_bytes, stream,
+                                  params):
+        (err,) = self._d.cuLaunchCooperativeKernel(func, gx, gy, gz, bx, by, bz, shared_bytes,
+                                                   stream, params)
+        if err:
+            _raise(err, "cuLaunchCooperativeKernel",
+                   f"grid ({gx}, {gy}, {gz}), block ({bx}, {by}, {bz}), {shared_bytes} dynamic "
+                   "shared bytes")
+
+    def occupancy_max_active_blocks(self, func, block_size, dynamic_shared_bytes):
+        d = self._d
+        err, n = d.cuOccupancyMaxActiveBlocksPerMultiprocessor(func, int(block_size),
+                                                               int(dynamic_shared_bytes))
+        if err:
+            _raise(err, "cuOccupancyMaxActiveBlocksPerMultiprocessor")
+        return int(n)
+
+    # -- CUDA graphs (stream capture) -----------------------------------------------------
+    def stream_begin_capture(self, stream):
+        d = self._d
+        (err,) = d.cuStreamBeginCapture(
+            stream, d.CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_RELAXED)
+        if err:
+            _raise(err, "cuStreamBeginCapture", hex(stream))
+
+    def stream_end_capture(self, stream):
+        err, graph = self._d.cuStreamEndCapture(stream)
+        if err:
+            _raise(err, "cuStreamEndCapture", hex(stream))
+        return self._keep(graph)
+
+    def stream_is_capturing(self, stream):
+        d = self._d
+        err, status = d.cuStreamIsCapturing(stream)
+        if err:
+            _raise(err, "cuStreamIsCapturing", hex(stream))
+        return status == d.CUstreamCaptureStatus.CU_STREAM_CAPTURE_STATUS_ACTIVE
+
+    def graph_instantiate(self, graph):
+        err, exe = self._d.cuGraphInstantiate(self._objects[graph], 0)
+        if err:
+            _raise(err, "cuGraphInstantiate")
+        return self._keep(exe)
+
+    def graph_launch(self, graph_exec, stream):
+        (err,) = self._cuGraphLaunch(self._objects[graph_exec], stream)
+        if err:
+            _raise(err, "cuGraphLaunch", hex(stream))
+
+    def graph_destroy(self, graph):
+        (err,) = self._d.cuGraphDestroy(self._objects.pop(graph))
+        if err:
+            _raise(err, "cuGraphDestroy")
+
+    def graph_exec_destroy(self, graph_exec):
+        (err,) = self._d.cuGraphExecDestroy(self._objects.pop(graph_exec))
+        if err:
+            _raise(err, "cuGraphExecDestroy")
+
+    def graph_node_count(self, graph):
+        err, _, n = self._d.cuGraphGetNodes(self._objects[graph], 0)
+        if err:
+            _raise(err, "cuGraphGetNodes")
+        return int(n)
 
     # -- IPC -----------------------------------------------------------------------------
     def ipc_get_mem_handle(self, ptr):

@@ -18,6 +18,7 @@ import numpy as np
 
 from ..config import config
 from ..driver.api import Driver
+from .graph import SimCapture
 from ..driver.errors import (CudaAPIError, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_OUT_OF_MEMORY,
                              CUDA_ERROR_INVALID_HANDLE, CUDA_ERROR_NOT_SUPPORTED,
                              CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED,
@@ -91,6 +92,7 @@ class SimDriver(Driver):
         self._events = {}
         self._pools = {}
         self._pool_thresholds = {}
+        self._capture = SimCapture()    # stream capture and graphs (simulator/graph.py)
 
     # -- address map ---------------------------------------------------------------------
     def _insert(self, block):
@@ -196,6 +198,7 @@ class SimDriver(Driver):
             self._used = 0
             self._streams.clear()
             self._events.clear()
+            self._capture.reset()
 
     def ctx_set_current(self, ctx):
         if ctx not in self._ctx_live:
@@ -203,6 +206,8 @@ class SimDriver(Driver):
         self._current.ctx = ctx
 
     def ctx_synchronize(self):
+        if self._capture.active:
+            self._capture.refuse(None, "cuCtxSynchronize")
         return None
 
     # -- memory --------------------------------------------------------------------------
@@ -345,9 +350,18 @@ class SimDriver(Driver):
             _raise(CUDA_ERROR_INVALID_VALUE, call, f"size {nbytes!r}")
         if nbytes == 0:
             return
+        if self._capture.active and self._captured(
+                stream, call, lambda: self._copy(dst, src, nbytes, 0, call, dst_host, src_host),
+                ((dst, dst_host), (src, src_host))):
+            return
         d = self._span(dst, nbytes, call, "destination", dst_host)
         s = self._span(src, nbytes, call, "source", src_host)
         d[...] = s
+
+    def _captured(self, stream, call, fn, host=()):
+        """Stream capture hook: True when ``fn`` was recorded into a graph instead of run."""
+        pageable = [(p, self._find(p) is None) for p, is_host in host if is_host]
+        return self._capture.intercept(stream, call, fn, pageable)
 
     def memcpy_htod(self, dst, src, nbytes, stream=0):
         self._copy(dst, src, nbytes, stream, "cuMemcpyHtoD", False, True)
@@ -370,6 +384,11 @@ class SimDriver(Driver):
                    f"width {width}, height {height}, pitches {src_pitch}/{dst_pitch}")
         if width == 0 or height == 0:
             return
+        if self._capture.active and self._captured(
+                stream, call,
+                lambda: self.memcpy_2d(dst, dst_pitch, src, src_pitch, width, height, 0),
+                ((dst, True), (src, True))):
+            return
         span_d = dst_pitch * (height - 1) + width
         span_s = src_pitch * (height - 1) + width
         d = self._span(dst, span_d, call, "destination", True)
@@ -382,6 +401,9 @@ class SimDriver(Driver):
         if stream:
             self._check_stream(stream, "cuMemsetD8")
         if nbytes == 0:
+            return
+        if self._capture.active and self._captured(
+                stream, "cuMemsetD8", lambda: self.memset_d8(ptr, value, nbytes, 0)):
             return
         self._span(ptr, nbytes, "cuMemsetD8", "destination", False)[...] = value & 0xFF
 
@@ -405,9 +427,13 @@ class SimDriver(Driver):
 
     def stream_synchronize(self, stream):
         self._check_stream(stream, "cuStreamSynchronize")
+        if self._capture.active:
+            self._capture.refuse(stream, "cuStreamSynchronize")
 
     def stream_query(self, stream):
         self._check_stream(stream, "cuStreamQuery")
+        if self._capture.active:
+            self._capture.refuse(stream, "cuStreamQuery")
         return True
 
     def stream_wait_event(self, stream, event):
@@ -416,6 +442,9 @@ class SimDriver(Driver):
 
     def launch_host_func(self, stream, fn):
         self._check_stream(stream, "cuLaunchHostFunc")
+        if self._capture.active and self._captured(
+                stream, "cuLaunchHostFunc", lambda: self.launch_host_func(0, fn)):
+            return
         try:
             fn()
         except BaseException:
@@ -424,6 +453,8 @@ class SimDriver(Driver):
     def run_on_stream(self, stream, fn):
         """Simulator only: run ``fn()`` as stream work (a kernel launch), in stream order."""
         self._check_stream(stream, "cuLaunchKernel")
+        if self._capture.active and self._captured(stream, "cuLaunchKernel", fn):
+            return None
         return fn()
 
     def _check_event(self, event, call):
@@ -489,6 +520,49 @@ class SimDriver(Driver):
 
     def launch_kernel(self, func, gx, gy, gz, bx, by, bz, shared_bytes, stream, params):
         self._no_modules("cuLaunchKernel")
+
+    def launch_cooperative_kernel(self, func, gx, gy, gz, bx, by, bz, shared_bytes, stream,
+                                  params):
+        self._no_modules("cuLaunchCooperativeKernel")
+
+    def occupancy_max_active_blocks(self, func, block_size, dynamic_shared_bytes):
+        self._no_modules("cuOccupancyMaxActiveBlocksPerMultiprocessor")
+
+    # -- CUDA graphs (simulator/graph.py) -----------------------------------------------
+    def stream_begin_capture(self, stream):
+        self._check_stream(stream, "cuStreamBeginCapture")
+        self._capture.begin(stream)
+
+    def stream_end_capture(self, stream):
+        self._check_stream(stream, "cuStreamEndCapture")
+        return self._capture.end(stream)
+
+    def stream_is_capturing(self, stream):
+        self._check_stream(stream, "cuStreamIsCapturing")
+        return self._capture.is_capturing(stream)
+
+    def graph_instantiate(self, graph):
+        return self._capture.instantiate(graph)
+
+    def graph_launch(self, graph_exec, stream):
+        self._check_stream(stream, "cuGraphLaunch")
+        ops = self._capture.ops_of_exec(graph_exec)
+
+        def run():
+            for op in ops:
+                op()
+        if self._capture.active and self._captured(stream, "cuGraphLaunch", run):
+            return
+        run()
+
+    def graph_destroy(self, graph):
+        self._capture.destroy(graph)
+
+    def graph_exec_destroy(self, graph_exec):
+        self._capture.destroy_exec(graph_exec)
+
+    def graph_node_count(self, graph):
+        return self._capture.node_count(graph)
 
     # -- IPC -----------------------------------------------------------------------------
     def ipc_get_mem_handle(self, ptr):

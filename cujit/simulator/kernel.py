@@ -188,7 +188,8 @@ def _typecheck(pyfunc, args, info, sig):
     info.checked.add(key)
 
 
-def run_kernel(pyfunc, griddim, blockdim, stream_handle, dynamic_shared_bytes, args):
+def run_kernel(pyfunc, griddim, blockdim, stream_handle, dynamic_shared_bytes, args,
+               debug=False):
     """Run Python kernel ``pyfunc`` over ``griddim`` blocks of ``blockdim`` threads (both
     validated 3-tuples of ints) on the stream with handle ``stream_handle`` (int), with
     ``dynamic_shared_bytes`` (int, bytes) of dynamic shared memory per block.
@@ -205,6 +206,8 @@ def run_kernel(pyfunc, griddim, blockdim, stream_handle, dynamic_shared_bytes, a
     ``BarrierDivergenceError``, ``WarpDivergenceError`` (:mod:`cujit.simulator.errors`);
     any exception raised by a thread, its message prefixed with the thread and block ids;
     ``CudaAPIError`` from the driver for an unknown stream or unallocated memory.
+    ``debug``: the kernel's ``jit(debug=True)``: division by zero raises ZeroDivisionError
+    (:mod:`.debugmode`).
     """
     from ..driver import get_driver
     drv = get_driver()
@@ -232,5 +235,8 @@ def run_kernel(pyfunc, griddim, blockdim, stream_handle, dynamic_shared_bytes, a
     def wrap(view, name):
         return CheckedArray(view, name) if checks and isinstance(view, np.ndarray) else view
     fn = rebind(pyfunc, _convert, wrap)
+    if debug:
+        from .debugmode import debug_kernel
+        fn = debug_kernel(fn)
     launch = Launch(fn, kargs, tuple(griddim), tuple(blockdim), dyn, checks, consts)
     drv.run_on_stream(stream_handle, launch.run)

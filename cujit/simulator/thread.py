@@ -93,7 +93,10 @@ class SimThread:
     def main(self, _):
         blk = self.block
         launch = blk.launch
-        launch.fn(*launch.args)
+        # Integer arithmetic wraps silently on the GPU (hashes and RNGs rely on it), and a
+        # float overflow gives inf there; NumPy's scalar "overflow" warnings would be noise.
+        with np.errstate(over="ignore"):
+            launch.fn(*launch.args)
         blk.finished(self)
 
     # -- indexing ------------------------------------------------------------------------

@@ -339,3 +339,49 @@ def test_pinned_and_mapped_arrays_keep_their_bytes_after_a_reset(finish):
     assert (cujit.to_device(p).copy_to_host()[1:] == np.arange(1, 300)).all()
     with pytest.raises(Exception, match="reset|closed|dead|freed"):
         m.__cuda_array_interface__
+
+
+@pytest.mark.parametrize("threads", [1, 3])
+def test_large_pageable_copy_with_several_workers(monkeypatch, threads):
+    monkeypatch.setattr(staging, "LARGE", 1 << 14)
+    monkeypatch.setattr(staging, "CHUNK", 4096)
+    monkeypatch.setattr(staging, "THREADS", threads)
+    monkeypatch.setattr(staging, "_pool", None)      # a pool sized for this THREADS
+    drv = _drv()
+    offsets = []
+    real = drv.memcpy_htod
+    monkeypatch.setattr(drv, "memcpy_htod", lambda d, s, n, st=0: offsets.append(n) or
+                        real(d, s, n, st))
+    h = np.random.default_rng(2).integers(0, 255, 100_003, dtype=np.uint8)  # not a chunk multiple
+    d = cujit.to_device(h)
+    assert sorted(offsets) == sorted([4096] * (len(h) // 4096) + [len(h) % 4096])
+    s = cujit.stream()
+    out = np.zeros_like(h)
+    d.copy_to_host(out, stream=s)
+    np.testing.assert_array_equal(out, h)
+    out[:] = 0
+    d.copy_to_host(out)                                 # synchronous form too
+    np.testing.assert_array_equal(out, h)
+
+
+def test_large_copy_worker_error_propagates_and_releases_buffers(monkeypatch):
+    from cujit.driver.errors import CudaAPIError
+    monkeypatch.setattr(staging, "LARGE", 1 << 14)
+    monkeypatch.setattr(staging, "CHUNK", 4096)
+    monkeypatch.setattr(staging, "THREADS", 2)
+    monkeypatch.setattr(staging, "_pool", None)
+    drv = _drv()
+    calls = []
+
+    def failing(d, s, n, st=0):
+        calls.append(n)
+        if len(calls) == 3:
+            raise CudaAPIError(1, "injected", "cuMemcpyHtoDAsync")
+        return None
+    monkeypatch.setattr(drv, "memcpy_htod", failing)
+    d = cujit.device_array(1 << 15, np.uint8)
+    with pytest.raises(CudaAPIError, match="injected"):
+        d.copy_to_device(np.ones(1 << 15, np.uint8))
+    import gc
+    gc.collect()
+    assert len(hostmem._cache.get(4096, [])) >= 4     # both workers' two buffers went back

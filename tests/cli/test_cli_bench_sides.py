@@ -130,6 +130,9 @@ class _FakeCupyArray:
         out[...] = self.host
         return out
 
+    def sum(self):
+        return self.host.sum()
+
 
 def _fake_cupy():
     launches = []
@@ -172,8 +175,8 @@ def test_cupy_side_runs_every_figure_against_a_fake_cupy(monkeypatch):
     assert side.doc["errors"] == {}
     assert side.doc["device"] == "Fake GPU"
     assert set(side.doc["figures"]) == {
-        "launch_1arg_us", "launch_5args_us", "alloc_free_us", "to_device_4k_us",
-        "copy_to_host_4k_us", "pinned_array_4k_us", "htod_pageable_256m_gbps",
+        "launch_1arg_us", "launch_5args_us", "alloc_free_us", "pool_alloc_free_us",
+        "to_device_4k_us", "copy_to_host_4k_us", "pinned_array_4k_us", "htod_pageable_256m_gbps",
         "htod_pinned_256m_gbps", "dtoh_pageable_256m_gbps", "dtoh_pinned_256m_gbps",
-        "dtod_256m_gbps"}
+        "dtod_256m_gbps", "lib_reduce_sum_us"}
     assert ("empty1", 1) in launches and ("empty5", 5) in launches

@@ -41,6 +41,7 @@ def k_try(a):
 
 
 def k_def(a):
+    @staticmethod
     def inner():
         return 1
     a[0] = inner()
@@ -135,7 +136,7 @@ def k_lambda(a):
 
 
 def k_raise(a):
-    raise ValueError("no")
+    raise
 
 
 def k_dim3(a):
@@ -150,7 +151,7 @@ def k_global_stmt(a):
 CASES = [
     (k_with, (T.float32[::1],), "'with' statements are not supported", "with open"),
     (k_try, (T.float32[::1],), "'try' statements are not supported", "try:"),
-    (k_def, (T.float32[::1],), "'def' statements are not supported", "def inner"),
+    (k_def, (T.float32[::1],), "cannot have decorators", "def inner"),
     (k_str_arith, (T.float32[::1],), "unsupported operand types for +", 'a[1] + "x"'),
     (k_unify, (T.float32[::1], T.int64), "cannot be unified", "x = a"),
     (k_undefined, (T.float32[::1],), "name 'not_defined_anywhere' is not defined",
@@ -177,7 +178,7 @@ CASES = [
     (k_complex_cmp, (T.int64[::1], T.complex128), "complex numbers can only be compared",
      "z < 1"),
     (k_lambda, (T.int64[::1],), "'Lambda' expressions are not supported", "lambda x"),
-    (k_raise, (T.int64[::1],), "'raise' statements are not supported", "raise ValueError"),
+    (k_raise, (T.int64[::1],), "a bare 'raise' is not supported", "    raise"),
     (k_dim3, (T.int64[::1],), "has no attribute 'w'", "threadIdx.w"),
     (k_global_stmt, (T.int64[::1],), "'global' statements are not supported", "global GG"),
 ]

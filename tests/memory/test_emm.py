@@ -192,7 +192,7 @@ def test_host_only_manager_has_no_device_memalloc():
 
 # -- statistics (R-EMM-3) -------------------------------------------------------------------
 
-@pytest.mark.parametrize("cls", [NumbaCUDAMemoryManager, PoolMemoryManager])
+@pytest.mark.parametrize("cls", [NumbaCUDAMemoryManager])
 def test_manager_statistics(ctx, cls, count_calls):
     mm = cls(context=ctx)
     mm.initialize()
@@ -224,25 +224,6 @@ def test_manager_statistics(ctx, cls, count_calls):
     finally:
         mm.deallocations.clear()
         ctx.memory_manager = saved
-
-
-def test_pool_manager_uses_stream_ordered_calls(ctx, count_calls):
-    allocs = count_calls("mem_alloc_from_pool_async")
-    frees = count_calls("mem_free_async")
-    thresholds = count_calls("mempool_set_release_threshold")
-    mm = PoolMemoryManager(context=ctx)
-    mm.initialize()
-    assert len(thresholds) == 1 and thresholds[0][1] == 2 ** 64 - 1
-    p = mm.memalloc(4096)
-    assert len(allocs) == 1 and allocs[0][0] == 4096
-    addr = p.device_pointer_value
-    del p
-    assert frees == []
-    mm.deallocations.clear()
-    assert frees == [(addr, 0)]
-    with pytest.raises(ValueError, match="size"):
-        mm.memalloc(-5)
-    mm.trim()
 
 
 def test_pool_manager_via_env_module(restore_manager, monkeypatch):

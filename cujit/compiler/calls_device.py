@@ -1,0 +1,161 @@
+"""Calls of device functions: binding positional and keyword arguments, default values and
+``*args`` to the callee's parameters (Python's rules, as numba.cuda applies them), typing the
+callee for the bound types, and lowering the call.
+
+- Keyword arguments name parameters; a parameter given twice, an unknown keyword, a missing
+  argument or too many positional arguments (without ``*args``) are TypingErrors worded as
+  Python's TypeErrors.
+- A default value must be a number or bool constant (it is typed as the literal it is).
+- ``*args`` collects the extra positional arguments into a tuple (``()`` when none), which
+  the callee indexes, iterates, unpacks or passes on; ``f(*t)`` at a call site spreads tuple
+  ``t`` into positional arguments.
+- Functions and intrinsics may be passed as values (``Func`` pseudo-types): the callee is
+  typed (and lowered) once per distinct function, which takes no parameter at run time.
+"""
+import ast
+
+from .. import types as T
+from . import rules
+from .ltypes import cast, ltype
+
+__all__ = ["type_device_call", "type_starred_call", "lower_device_call"]
+
+
+def _check_value(typer, anode, t):
+    if isinstance(t, rules.Func) and t.key == "closure":
+        raise typer.error("a function defined inside a kernel cannot be passed to a device "
+                          "function (call it where it is defined)", anode)
+    if isinstance(t, rules.PseudoType) and not isinstance(t, rules.Func):
+        raise typer.error(f"cannot pass {t} to a device function", anode)
+
+
+def type_starred_call(typer, node, dev):
+    """Type ``dev(a, *t, ...)``: each ``*t`` (a tuple) gives its elements as positional
+    arguments, as in Python.  Returns the call's type (None while an argument is untyped)."""
+    positional = []
+    for a in node.args:
+        if isinstance(a, ast.Starred):
+            t = typer.expr(a.value)
+            if t is None:
+                return None
+            if not isinstance(t, (T.UniTuple, T.Tuple)):
+                raise typer.error(f"*{ast.unparse(a.value)} in a call must be a tuple, got {t}",
+                                  a)
+            positional += [(("elt", a.value, i), et) for i, et in enumerate(t.types)]
+        else:
+            t = typer.expr(a)
+            if t is None:
+                return None
+            positional.append((a, t))
+    kws = {kw.arg: typer.expr(kw.value) for kw in node.keywords}
+    if any(v is None for v in kws.values()):
+        return None
+    return type_device_call(typer, node, dev, [t for _, t in positional], kws, positional)
+
+
+def type_device_call(typer, node, dev, args, kws, positional=None):
+    """Type call ``node`` of device function ``dev`` with positional types ``args`` and
+    keyword types ``kws`` ({name: type}); records ``("device", (callee, binding))``.
+    ``positional``: ``(ast node or ("elt", tuple node, index), type)`` per positional
+    argument when a ``*tuple`` was expanded (default: ``node.args``)."""
+    from .frontend import FunctionSource
+    from .typeinfer import infer
+    pyfunc = getattr(dev, "py_func", None)
+    if pyfunc is None:
+        raise typer.error(f"device function {dev!r} has no .py_func", node)
+    fsrc = FunctionSource.from_pyfunc(pyfunc)
+    a = fsrc.node.args
+    params = [p.arg for p in a.args]
+    name = fsrc.name
+    defaults = pyfunc.__defaults__ or ()
+    nreq = len(params) - len(defaults)
+    bound = [None] * len(params)
+    extra = []
+    if positional is None:
+        positional = list(zip(node.args, args))
+    for i, (anode, t) in enumerate(positional):
+        _check_value(typer, anode[1] if isinstance(anode, tuple) else anode, t)
+        if i < len(params):
+            bound[i] = ("node", anode, t)
+        else:
+            extra.append((anode, t))
+    if extra and a.vararg is None:
+        raise typer.error(f"{name}() takes {len(params)} positional argument(s) but "
+                          f"{len(args)} were given", node)
+    kwnodes = {kw.arg: kw.value for kw in node.keywords}
+    for k, t in kws.items():
+        if k not in params:
+            raise typer.error(f"{name}() got an unexpected keyword argument '{k}'",
+                              kwnodes[k])
+        idx = params.index(k)
+        if bound[idx] is not None:
+            raise typer.error(f"{name}() got multiple values for argument '{k}'", kwnodes[k])
+        _check_value(typer, kwnodes[k], t)
+        bound[idx] = ("node", kwnodes[k], t)
+    for idx, b in enumerate(bound):
+        if b is not None:
+            continue
+        if idx < nreq:
+            raise typer.error(f"{name}() missing required argument '{params[idx]}'", node)
+        value = defaults[idx - nreq]
+        from .calls import const_type
+        t, info = const_type(value)
+        if not isinstance(t, T.Scalar) or info is not None:
+            raise typer.error(f"default value {value!r} of parameter '{params[idx]}' of "
+                              f"{name}() is not supported in kernels (use a number or bool)",
+                              node)
+        bound[idx] = ("const", value, t)
+    argtypes = [b[2] for b in bound]
+    if a.vararg is not None:
+        for anode, t in extra:
+            if isinstance(t, rules.PseudoType):
+                raise typer.error(f"cannot pass {t} in *{a.vararg.arg}",
+                                  anode[1] if isinstance(anode, tuple) else anode)
+        tt = T.Tuple(tuple(t for _, t in extra))
+        bound.append(("star", [n for n, _ in extra], tt))
+        argtypes.append(tt)
+    callee = infer(pyfunc, tuple(argtypes), kernel=False, env=typer.env)
+    opts = getattr(dev, "targetoptions", None) or {}
+    # numba: inline="always" inlines when typing, forceinline=True asks LLVM to; both are
+    # alwaysinline here (NVVM inlines internal device functions anyway)
+    callee.force_inline = opts.get("inline") in ("always", True) or bool(opts.get("forceinline"))
+    typer.tf.callees.append(callee)
+    typer.tf.info[node] = ("device", (callee, bound))
+    return callee.return_type
+
+
+def lower_device_call(lw, node, data):
+    """Lower a device-function call typed by :func:`type_device_call`."""
+    from .ltypes import const
+    callee, bound = data
+    b = lw.b
+    fn = lw.m.device_function(callee)
+    vals = []
+    tuples = {}         # a *tuple argument is evaluated once
+
+    def value(payload):
+        if isinstance(payload, tuple):
+            _, tnode, i = payload
+            tv = tuples.get(id(tnode))
+            if tv is None:
+                tv = tuples[id(tnode)] = lw.expr(tnode)
+            return b.extract_value(tv, i), lw.ty(tnode).types[i]
+        return lw.expr(payload), lw.ty(payload)
+    from .lowering import passes_param
+    for (kind, payload, t), want in zip(bound, callee.argtypes):
+        if not passes_param(want):
+            continue        # a function value or an empty tuple: nothing at run time
+        if kind == "node":
+            v, vt = value(payload)
+            vals.append(cast(b, v, vt, want))
+        elif kind == "const":
+            vals.append(cast(b, const(t, payload), t, want))
+        else:
+            from llvmlite import ir
+            out = ir.Constant(ltype(want), ir.Undefined)
+            for i, (n, et) in enumerate(zip(payload, want.types)):
+                v, vt = value(n)
+                out = b.insert_value(out, cast(b, v, vt, et), i)
+            vals.append(out)
+    r = b.call(fn, vals)
+    return None if callee.return_type is T.void else r

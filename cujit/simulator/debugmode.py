@@ -1,0 +1,58 @@
+"""``jit(debug=True)`` on the simulator: division by zero raises ZeroDivisionError, as the
+compiled kernel's debug mode does (numba.cuda's Python error model under ``debug=True``), and
+an exception raised by the kernel names the raising thread as numba's does
+(``tid=[x, y, z] ctaid=[x, y, z]: message``), so tests written for numba.cuda match on both
+backends.
+
+NumPy scalars divide by zero quietly (inf/NaN, or 0 for integers) unless the error state
+says ``raise``; the error state is a context variable, and each simulated thread is a
+greenlet with a context of its own, so it is set inside the thread, around the kernel body.
+NumPy then raises FloatingPointError; it is turned into ZeroDivisionError here.  ``0.0 / 0.0``
+is NumPy's "invalid" case, not "divide", so it gives NaN (the GPU's debug check raises).
+"""
+import functools
+
+import numpy as np
+
+__all__ = ["debug_kernel"]
+
+
+def _numba_form(e):
+    """``e`` re-made with numba's ``tid=[..] ctaid=[..]: message``, or None when it cannot
+    be (the simulator's own errors keep their reports)."""
+    from ..kernelapi import _state
+    t = _state.current
+    if t is None or getattr(e, "_cujit_sim_reported", False) or \
+            type(e).__module__.startswith("cujit"):
+        return None
+    tid = [t.threadIdx.x, t.threadIdx.y, t.threadIdx.z]
+    ctaid = [t.blockIdx.x, t.blockIdx.y, t.blockIdx.z]
+    msg = str(e)
+    text = f"tid={tid} ctaid={ctaid}" + (f": {msg}" if msg else "")
+    try:
+        new = type(e)(text)
+    except Exception:
+        return None
+    return new if str(new) == text else None
+
+
+def debug_kernel(pyfunc):
+    """``pyfunc`` run with NumPy's division-by-zero errors raised as ZeroDivisionError and
+    its exceptions named by thread (see the module docstring)."""
+    @functools.wraps(pyfunc)
+    def run(*args):
+        with np.errstate(divide="raise"):
+            try:
+                return pyfunc(*args)
+            except FloatingPointError as e:
+                if "divide by zero" not in str(e):
+                    raise
+                err = ZeroDivisionError("division by zero")
+                new = _numba_form(err) or err
+                raise new.with_traceback(e.__traceback__) from None
+            except Exception as e:
+                new = _numba_form(e)
+                if new is None:
+                    raise
+                raise new.with_traceback(e.__traceback__) from None
+    return run

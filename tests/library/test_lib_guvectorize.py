@@ -1,0 +1,223 @@
+"""cujit.guvectorize(target='cuda'): numba's CUDA generalised ufuncs (R-LIB-2)."""
+import numpy as np
+import pytest
+
+import cujit as cuda
+from cujit.ufuncs.gufunc import parse_layout
+
+
+@cuda.guvectorize(["void(float32[:], float32[:], float32[:])",
+                   "void(float64[:], float64[:], float64[:])"], "(n),(n)->(n)", target="cuda")
+def vadd(a, b, r):
+    for i in range(a.shape[0]):
+        r[i] = a[i] + b[i]
+
+
+@cuda.guvectorize(["void(float64[:,:], float64[:,:], float64[:,:])"], "(m,n),(n,p)->(m,p)")
+def matmul(A, B, C):
+    for i in range(A.shape[0]):
+        for j in range(B.shape[1]):
+            acc = 0.0
+            for k in range(A.shape[1]):
+                acc += A[i, k] * B[k, j]
+            C[i, j] = acc
+
+
+@cuda.jit(device=True)
+def _scaled(v, c):
+    return v * c
+
+
+@cuda.guvectorize(["void(float64[:], float64, float64[:])"], "(n),()->()")
+def scaled_sum(a, c, r):
+    s = 0.0
+    for i in range(a.shape[0]):
+        s += _scaled(a[i], c)
+    r[0] = s
+
+
+@cuda.guvectorize(["void(float64[:], float64[:], float64[:])"], "(n)->(n),()")
+def cumsum_total(a, cs, tot):
+    s = 0.0
+    for i in range(a.shape[0]):
+        s += a[i]
+        cs[i] = s
+    tot[0] = s
+
+
+def test_parse_layout():
+    assert parse_layout("(n),(n)->(n)") == ([("n",), ("n",)], [("n",)])
+    assert parse_layout("(m, n),()->(m)") == ([("m", "n"), ()], [("m",)])
+    for bad in ["(n)(n)->(n)", "(n)", "(n)->", "(1)->(n)", 3]:
+        with pytest.raises(ValueError, match="layout"):
+            parse_layout(bad)
+
+
+def test_loop_over_rows_with_broadcast_core_input():
+    a = np.arange(12, dtype=np.float32).reshape(3, 4)
+    r = vadd(a, a[0])
+    assert isinstance(r, np.ndarray) and r.dtype == np.float32 and r.shape == (3, 4)
+    np.testing.assert_array_equal(r, a + a[0])
+
+
+def test_matmul_stack_host_and_device():
+    rng = np.random.default_rng(0)
+    A, B = rng.random((5, 2, 3)), rng.random((5, 3, 4))
+    np.testing.assert_allclose(matmul(A, B), A @ B, rtol=1e-12)
+    d = matmul(cuda.to_device(A), B)
+    assert isinstance(d, cuda.DeviceNDArray)
+    np.testing.assert_allclose(d.copy_to_host(), A @ B, rtol=1e-12)
+    # loop dimensions broadcast (one B for every A)
+    np.testing.assert_allclose(matmul(A, B[0]), A @ B[0], rtol=1e-12)
+
+
+def test_scalar_core_argument_and_output():
+    a = np.arange(12, dtype=np.float64).reshape(3, 4)
+    np.testing.assert_array_equal(scaled_sum(a, 2.0), (2 * a).sum(1))
+    np.testing.assert_array_equal(scaled_sum(a, np.array([1.0, 2.0, 3.0])),
+                                  a.sum(1) * [1, 2, 3])
+
+
+def test_two_outputs():
+    a = np.arange(6, dtype=np.float64).reshape(2, 3)
+    cs, tot = cumsum_total(a)
+    np.testing.assert_array_equal(cs, np.cumsum(a, axis=1))
+    np.testing.assert_array_equal(tot, a.sum(1))
+
+
+def test_outputs_passed_positionally_and_by_out():
+    a = np.arange(8, dtype=np.float64).reshape(2, 4)
+    r = np.zeros_like(a)
+    assert vadd(a, a, r) is r
+    np.testing.assert_array_equal(r, 2 * a)
+    d = cuda.device_array((2, 4), np.float64)
+    assert vadd(a, a, out=d) is d
+    np.testing.assert_array_equal(d.copy_to_host(), 2 * a)
+
+
+def test_stream_and_device_inputs():
+    s = cuda.stream()
+    a = cuda.to_device(np.arange(8, dtype=np.float32).reshape(2, 4), stream=s)
+    r = vadd(a, a, stream=s)
+    s.synchronize()
+    np.testing.assert_array_equal(r.copy_to_host(), 2 * np.arange(8.0).reshape(2, 4))
+
+
+def test_1d_input_is_one_loop_item():
+    a = np.arange(4, dtype=np.float64)
+    np.testing.assert_array_equal(vadd(a, a), 2 * a)
+
+
+# ---- errors ----
+
+def test_core_dimension_mismatch():
+    with pytest.raises(ValueError, match="core dimension 'n'"):
+        vadd(np.zeros((2, 3)), np.zeros((2, 4)))
+
+
+def test_loop_dimensions_do_not_broadcast():
+    with pytest.raises(ValueError, match="loop dimensions"):
+        vadd(np.zeros((2, 3)), np.zeros((4, 3)))
+
+
+def test_too_few_dimensions():
+    with pytest.raises(ValueError, match="fewer dimensions"):
+        matmul(np.zeros(3), np.zeros((3, 3)))
+
+
+def test_no_matching_dtype():
+    with pytest.raises(TypeError, match="No matching version"):
+        vadd(np.zeros(3, np.int32), np.zeros(3, np.int32))
+
+
+def test_wrong_argument_count_and_out():
+    with pytest.raises(TypeError, match="input"):
+        vadd(np.zeros(3))
+    with pytest.raises(ValueError, match="core dimension 'n' is 3, but output 0 has 4"):
+        vadd(np.zeros(3), np.zeros(3), out=np.zeros(4))
+    with pytest.raises(ValueError, match="shape"):
+        vadd(np.zeros(3), np.zeros(3), out=np.zeros((2, 3)))
+    with pytest.raises(TypeError, match="output"):
+        vadd(np.zeros(3), np.zeros(3), out=(np.zeros(3), np.zeros(3)))
+
+
+def test_output_size_unknown():
+    @cuda.guvectorize(["void(float64[:], float64[:])"], "(n)->(m)")
+    def f(a, r):
+        r[0] = a[0]
+    with pytest.raises(ValueError, match="not given by any input"):
+        f(np.zeros(3))
+    np.testing.assert_array_equal(f(np.ones(3), out=np.zeros(2))[:1], [1.0])
+
+
+def test_signature_must_fit_layout():
+    with pytest.raises(TypeError, match="argument"):
+        cuda.guvectorize(["void(float64[:], float64[:])"], "(n),(n)->(n)")(lambda a, b, c: None)
+    with pytest.raises(TypeError, match="core dimensions"):
+        cuda.guvectorize(["void(float64[:,:], float64[:])"], "(n)->(n)")(lambda a, b: None)
+    with pytest.raises(ValueError, match="target='cuda'"):
+        cuda.guvectorize(["void(float64[:], float64[:])"], "(n)->(n)", target="parallel")
+
+
+# ---- numba-cuda's gufunc scalar cases (tests/cudapy/test_gufunc_scalar.py) ----
+
+@cuda.guvectorize(["void(int32, int32[:])"], "()->()", target="cuda")
+def twice(inp, out):
+    out[0] = inp * 2
+
+
+def test_scalar_in_scalar_out():
+    assert twice(10) == 20
+    arg = np.arange(10).astype(np.int32)
+    r = twice(arg)
+    assert r.dtype == np.int32
+    np.testing.assert_array_equal(r, arg * 2)
+
+
+def test_numpy_scalar_of_another_type_is_cast():
+    @cuda.guvectorize(["void(int32, int32[:], int32[:])"], "(),(t)->(t)")
+    def foo(a, b, out):
+        for i in range(b.size):
+            out[i] = a * b[i]
+    b = np.arange(10).astype(np.int32)
+    np.testing.assert_array_equal(foo(np.int64(2), b), 2 * b)
+    with pytest.raises(TypeError, match="No matching version"):
+        foo(cuda.to_device(np.array([2, 2], dtype=np.int64)), b[:2])
+
+
+def test_old_style_scalar_as_array_and_loop_of_one():
+    @cuda.guvectorize(["void(int32[:], int32[:], int32[:])"], "(n),()->(n)")
+    def g(x, y, res):
+        for i in range(x.shape[0]):
+            res[i] = x[i] + y[0]
+    a = np.array([1, 2, 3, 4], dtype=np.int32)
+    res = np.zeros(4, dtype=np.int32)
+    assert g(a, np.array([2], dtype=np.int32), out=res) is res
+    np.testing.assert_array_equal(res, a + 2)
+    a2 = np.array([1, 2, 3, 4] * 2, dtype=np.int32).reshape(2, 4)
+    res2 = np.zeros((2, 4), dtype=np.int32)
+    g(a2, np.array([2, 10], dtype=np.int32), res2)
+    np.testing.assert_array_equal(res2, a2 + np.array([[2], [10]]))
+
+
+def test_saxpy_scalar_input_broadcast_over_loop():
+    @cuda.guvectorize(["void(float32, float32[:], float32[:], float32[:])"], "(),(t),(t)->(t)")
+    def saxpy(a, x, y, out):
+        for i in range(out.shape[0]):
+            out[i] = a * x[i] + y[i]
+    X = np.arange(10, dtype=np.float32).reshape(5, 2)
+    np.testing.assert_array_equal(saxpy(np.float32(2), X, X), 2 * X + X)
+    A = np.arange(5, dtype=np.float32)
+    np.testing.assert_array_equal(saxpy(A, X, X), A[:, None] * X + X)
+
+
+def test_device_input_broadcast_on_the_device(count_calls):
+    """A device input whose loop dimensions broadcast is expanded by a device kernel: no
+    device-to-host copy happens before the result is read."""
+    rng = np.random.default_rng(3)
+    A, B = rng.random((4, 2, 3)), rng.random((3, 5))
+    dA, dB = cuda.to_device(A), cuda.to_device(B)
+    dtoh = count_calls("memcpy_dtoh")
+    r = matmul(dA, dB)
+    assert dtoh == []
+    np.testing.assert_allclose(r.copy_to_host(), A @ B, rtol=1e-12)
