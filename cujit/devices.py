@@ -347,6 +347,12 @@ class Context:
         if mm_queue is not None:
             queues.insert(0, mm_queue)
         release_owned(self, queues, self._queue_resource)
+        trim = getattr(self.memory_manager, "trim", None)
+        if trim is not None:        # a caching manager (the pool) gives its cache back
+            try:
+                trim()
+            except CudaAPIError:
+                pass
         self._end_generation()
 
     def reset(self):

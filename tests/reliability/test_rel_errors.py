@@ -369,3 +369,27 @@ def test_the_fast_launch_path_records_the_kernel_a_sticky_error_names(monkeypatc
     assert ei.value.code == 700
     assert "saxpy(float32, array(float32, 1d, C))" in str(ei.value)
     assert "restart the process" in str(ei.value)
+
+
+def test_pool_manager_blocks_are_given_back_after_reset():
+    """The caching pool's cache is trimmed by a reset, and a block still live at the reset
+    (the context is not destroyed any more) is freed when its pointer dies."""
+    from cujit.memory import PoolMemoryManager
+    ctx = cujit.current_context()
+    old_manager = ctx.memory_manager
+    ctx.memory_manager = PoolMemoryManager(context=ctx)
+    try:
+        gc.collect()
+        free0 = ctx.get_memory_info().free
+        live = cujit.device_array(4 << 20)              # 32 MiB each
+        cached = cujit.device_array(4 << 20)
+        del cached                                      # back to the pool's cache
+        assert free0 - ctx.get_memory_info().free >= 60 << 20
+        ctx.reset()
+        used = free0 - ctx.get_memory_info().free
+        assert (31 << 20) <= used <= (33 << 20)          # only the live block is left
+        del live
+        gc.collect()
+        assert abs(free0 - ctx.get_memory_info().free) <= 1 << 20
+    finally:
+        ctx.memory_manager = old_manager
