@@ -6,6 +6,8 @@
 - Tests with neither marker run on whichever backend is active.  On a GPU they also get the
   ``gpu`` marker, so ``pytest -m gpu`` runs them on the device too.
 - ``compile`` tests need libNVVM / nvJitLink wheels but no GPU.
+- ``slow`` tests (long fuzz, soak and 100,000-cycle runs) are skipped unless ``--runslow``
+  is given or ``CUJIT_RUN_SLOW=1`` is set.
 """
 import inspect
 import os
@@ -33,6 +35,17 @@ if not ON_GPU:
     os.environ["CUJIT_ENABLE_CUDASIM"] = "1"
 
 
+def pytest_addoption(parser):
+    parser.addoption("--runslow", action="store_true", default=False,
+                     help="run tests marked slow (also: CUJIT_RUN_SLOW=1)")
+
+
+def run_slow(config):
+    """True when ``slow`` tests run (``--runslow`` or ``CUJIT_RUN_SLOW=1``)."""
+    return bool(config.getoption("--runslow", default=False)) or \
+        os.environ.get("CUJIT_RUN_SLOW", "0") not in ("", "0")
+
+
 def pytest_report_header(config):
     return f"cujit backend: {'real GPU' if ON_GPU else 'simulator (no GPU)'}"
 
@@ -51,8 +64,12 @@ def _resets_context(item):
 def pytest_collection_modifyitems(config, items):
     skip_gpu = pytest.mark.skip(reason="needs a real CUDA GPU (running on the simulator)")
     skip_sim = pytest.mark.skip(reason="simulator-only behaviour (running on a real GPU)")
+    skip_slow = None if run_slow(config) else pytest.mark.skip(
+        reason="slow: run with --runslow or CUJIT_RUN_SLOW=1")
     for item in items:
         marks = {m.name for m in item.iter_markers()}
+        if skip_slow is not None and "slow" in marks:
+            item.add_marker(skip_slow)
         if "gpu" in marks and not ON_GPU:
             item.add_marker(skip_gpu)
         elif "sim" in marks and ON_GPU:

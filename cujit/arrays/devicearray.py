@@ -14,7 +14,7 @@ import numpy as np
 from . import _runtime
 from . import staging
 from . import layout as L
-from .transfer import copy_htod, copy_dtoh, copy_dtod, host_ptr
+from .transfer import copy_htod, copy_dtoh, copy_dtod, host_ptr, host_values
 from ..runtime.graphs import capturing as _capturing, keep_for_graph as _keep_for_graph
 
 __all__ = ["DeviceNDArray", "is_device_array"]
@@ -341,7 +341,8 @@ class DeviceNDArray:
         self.setitem(key, value)
 
     def setitem(self, key, value, stream=0):
-        """``a[key] = value`` with NumPy's broadcasting and (unsafe) casting; ``value`` a
+        """``a[key] = value`` with NumPy's broadcasting and casting (arrays unsafely, scalars
+        and sequences checked: see :func:`~cujit.arrays.transfer.host_values`); ``value`` a
         scalar, anything ``np.asarray`` takes, a device array or a CUDA-array-interface object.
         Never launches a kernel.  ValueError when ``value`` does not broadcast or this array
         is read-only (the destination is untouched)."""
@@ -369,18 +370,15 @@ class DeviceNDArray:
                     copy_dtod(ptr, strides, src_dev._data_ptr, sstrides, shape, dtype, h)
                 return
             value = src_dev.copy_to_host(stream=stream)
-        if isinstance(value, np.ndarray):
-            vals = value
-            if vals.dtype != dtype:
-                # NumPy's setitem casts arrays unsafely
-                tmp = np.empty(vals.shape, dtype)
-                tmp[...] = vals
-                vals = tmp
+        if not shape and self.shape and not (isinstance(value, np.ndarray) and not value.ndim):
+            # one element: NumPy packs the value itself (a sequence is an error there)
+            one = np.empty(1, dtype)
+            one[0] = value
+            vals = one.reshape(())
         else:
-            # as NumPy: Python ints out of range raise OverflowError, strings ValueError
-            vals = np.asarray(value, dtype=dtype)
+            vals = host_values(value, dtype)
         while vals.ndim > len(shape) and vals.shape[0] == 1:
-            vals = vals[0]
+            vals = vals.reshape(vals.shape[1:])    # vals[0] would be a scalar at 1-D
         if shape and vals.shape != shape and self._fill(ptr, shape, strides, vals, h):
             return
         if vals.shape != shape:
@@ -498,7 +496,7 @@ class DeviceNDArray:
             reject_masked(ary, "copy_to_device")
         if not isinstance(ary, np.ndarray):
             try:
-                ary = np.asarray(ary, dtype=dtype)
+                ary = host_values(ary, dtype)
             except (TypeError, ValueError) as exc:
                 raise TypeError(f"copy_to_device: cannot convert {type(ary).__name__} to a "
                                 f"{dtype} array: {exc}") from None

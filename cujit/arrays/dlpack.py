@@ -5,7 +5,8 @@ that ask for ``max_version < (1, 0)``, a legacy ``DLManagedTensor``) in a ctypes
 wraps its address in a PyCapsule named ``"dltensor_versioned"`` / ``"dltensor"`` through
 ``ctypes.pythonapi``, and keeps the array, the shape/strides buffers and the struct itself in
 a table until the consumer calls the deleter (or, when the capsule was never consumed, until
-the capsule dies: its destructor calls the deleter).  Strides in DLPack are in elements, so
+the capsule dies: its destructor calls the deleter; a small native shim around that
+destructor keeps a consumer's pending exception, see :func:`_destructor_address`).  Strides in DLPack are in elements, so
 an array whose byte strides are not multiples of its item size cannot be exported
 (BufferError).
 
@@ -104,6 +105,58 @@ def _capsule_destructor(capsule):
 
 
 _capsule_destructor_c = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(_capsule_destructor)
+_native_destructor = None   # (address, engine) once built
+
+
+def _destructor_address():
+    """Address of the capsule destructor to install.
+
+    A consumer may drop the capsule while its own exception is pending (NumPy does, after
+    "Unsupported device in DLTensor"); Python code must not run then, or ctypes reports the
+    callback as failed, the deleter never runs (the array leaks) and the pending exception is
+    lost (``SystemError: ... returned NULL without setting an exception``).  The DLPack spec's
+    reference destructor therefore saves and restores the error indicator in C; this builds
+    that three-call shim with llvmlite (already a dependency) around the Python destructor."""
+    global _native_destructor
+    if _native_destructor is None:
+        with _lock:     # built once: capsules keep its address, so the engine must live on
+            if _native_destructor is None:
+                try:
+                    _native_destructor = _build_native_destructor()
+                except Exception:   # noqa: BLE001 - no native JIT: the Python destructor
+                    _native_destructor = (
+                        ctypes.cast(_capsule_destructor_c, ctypes.c_void_p).value, None)
+    return _native_destructor[0]
+
+
+def _build_native_destructor():
+    """``(address, engine)`` of the native shim (the engine keeps the code alive)."""
+    import llvmlite.binding as llvm
+    llvm.initialize_native_target()
+    llvm.initialize_native_asmprinter()
+
+    def addr(fn):
+        return ctypes.cast(fn, ctypes.c_void_p).value
+    ir = f"""
+define void @cujit_dlpack_capsule_destructor(ptr %capsule) {{
+  %t = alloca ptr
+  %v = alloca ptr
+  %tb = alloca ptr
+  call void inttoptr (i64 {addr(_api.PyErr_Fetch)} to ptr)(ptr %t, ptr %v, ptr %tb)
+  call void inttoptr (i64 {addr(_capsule_destructor_c)} to ptr)(ptr %capsule)
+  %t1 = load ptr, ptr %t
+  %v1 = load ptr, ptr %v
+  %tb1 = load ptr, ptr %tb
+  call void inttoptr (i64 {addr(_api.PyErr_Restore)} to ptr)(ptr %t1, ptr %v1, ptr %tb1)
+  ret void
+}}
+"""
+    mod = llvm.parse_assembly(ir)
+    mod.verify()
+    tm = llvm.Target.from_default_triple().create_target_machine()
+    engine = llvm.create_mcjit_compiler(mod, tm)
+    engine.finalize_object()
+    return (engine.get_function_address("cujit_dlpack_capsule_destructor"), engine)
 
 
 def _dl_dtype(dtype):
@@ -201,7 +254,7 @@ def to_dlpack_capsule(ary, stream=None, max_version=None, dl_device=None, copy=N
     with _lock:
         _live[addr] = (st, shape, strides, ary)
     name = _NAME_V if versioned else _NAME_L
-    return _PyCapsule_New(addr, name, ctypes.cast(_capsule_destructor_c, ctypes.c_void_p))
+    return _PyCapsule_New(addr, name, _destructor_address())
 
 
 class _DLPackOwner:
@@ -223,6 +276,23 @@ def _call_deleter(deleter, addr):
     _DELETER(deleter)(addr)
 
 
+def _check_device_id(device_id, device_type):
+    """Refuse memory that is not the current device's: an id no device has (ValueError, as
+    no context could ever use it) or another device's (ValueError: its pointers mean nothing,
+    or something else, in the current context).  Managed memory is usable from any device."""
+    if device_type == kDLCUDAManaged:
+        return
+    n = _runtime.driver().get_device_count()
+    if not 0 <= device_id < n:
+        raise ValueError(f"from_dlpack: the tensor reports CUDA device {device_id}, but this "
+                         f"process has {n} device(s) (ids 0..{n - 1})")
+    current = _runtime.current_context().device.id
+    if device_id != current:
+        raise ValueError(f"from_dlpack: the tensor lives on CUDA device {device_id}, but the "
+                         f"current device is {current}; import it inside "
+                         f"`with cuda.gpus[{device_id}]:`")
+
+
 def from_dlpack(obj):
     """Zero-copy ``DeviceNDArray`` of a CUDA array exported through DLPack: ``obj`` has
     ``__dlpack__``/``__dlpack_device__`` (CuPy, PyTorch, JAX, cujit) or is a DLPack capsule.
@@ -231,10 +301,17 @@ def from_dlpack(obj):
     producer = obj
     if hasattr(obj, "__dlpack__"):
         if hasattr(obj, "__dlpack_device__"):
-            dev_type = obj.__dlpack_device__()[0]
+            dev = obj.__dlpack_device__()
+            if not (isinstance(dev, tuple) and len(dev) == 2
+                    and all(isinstance(x, (int, np.integer)) for x in dev)):
+                raise ValueError(f"from_dlpack: {type(obj).__name__}.__dlpack_device__() "
+                                 f"returned {dev!r}; expected a (device_type, device_id) "
+                                 "tuple of two ints")
+            dev_type = dev[0]
             if dev_type not in (kDLCUDA, kDLCUDAManaged):
                 raise TypeError(f"from_dlpack: {type(obj).__name__} lives on DLPack device type "
                                 f"{dev_type}, not CUDA; use numpy.from_dlpack for host arrays")
+            _check_device_id(int(dev[1]), dev_type)
         try:
             capsule = obj.__dlpack__(stream=1, max_version=DLPACK_VERSION)
         except TypeError:
@@ -259,6 +336,7 @@ def from_dlpack(obj):
     if t.device.device_type not in (kDLCUDA, kDLCUDAManaged):
         raise TypeError(f"from_dlpack: the tensor lives on DLPack device type "
                         f"{t.device.device_type}, not CUDA")
+    _check_device_id(t.device.device_id, t.device.device_type)
     dtype = _np_dtype(t.dtype)
     ndim = t.ndim
     shape = tuple(int(t.shape[i]) for i in range(ndim))

@@ -15,6 +15,7 @@ import bisect
 import contextlib
 import ctypes
 import mmap
+import sys
 import threading
 import weakref
 
@@ -202,10 +203,19 @@ def clear_pinned_cache():
     return freed
 
 
+def _check_host_size(nbytes):
+    """A host array NumPy (and ctypes) can address has at most ``sys.maxsize`` bytes; past it
+    they raise OverflowError about C ssize_t.  Same error type as device_array's size check."""
+    if nbytes > sys.maxsize:
+        raise ValueError(f"allocation size {nbytes} bytes exceeds the largest host array "
+                         f"size ({sys.maxsize} bytes)")
+    return nbytes
+
+
 def _geometry(shape, dtype, strides, order):
     dtype = L.normalize_dtype(dtype)
     if type(shape) is int and shape >= 0 and strides is None and order in ("C", "F"):
-        return (shape,), dtype, (dtype.itemsize,), shape * dtype.itemsize
+        return (shape,), dtype, (dtype.itemsize,), _check_host_size(shape * dtype.itemsize)
     shape = L.normalize_shape(shape)
     if order not in ("C", "F"):
         raise ValueError(f"order {order!r} must be 'C' or 'F'")
@@ -216,7 +226,7 @@ def _geometry(shape, dtype, strides, order):
         if any(s < 0 for s in strides):
             raise ValueError(f"strides {strides} must not be negative for a new allocation")
     lo, hi = L.extent(shape, strides, dtype.itemsize)
-    return shape, dtype, strides, hi
+    return shape, dtype, strides, _check_host_size(hi)
 
 
 def pinned_array(shape, dtype=np.float64, strides=None, order="C"):
@@ -226,7 +236,7 @@ def pinned_array(shape, dtype=np.float64, strides=None, order="C"):
     if type(shape) is int and shape > 0 and strides is None and order in ("C", "F"):
         # the hot path: 1-D; frombuffer is cheaper than ndarray(..., strides=)
         dtype = L.normalize_dtype(dtype)
-        return np.frombuffer(_lease(shape * dtype.itemsize), dtype, shape)
+        return np.frombuffer(_lease(_check_host_size(shape * dtype.itemsize)), dtype, shape)
     shape, dtype, strides, nbytes = _geometry(shape, dtype, strides, order)
     if nbytes == 0:
         return np.ndarray(shape, dtype, strides=strides)

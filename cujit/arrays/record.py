@@ -7,7 +7,7 @@ import numpy as np
 from . import _runtime
 from . import layout as L
 from .devicearray import DeviceNDArray, _alloc, _handle, _check_host_dst
-from .transfer import host_ptr
+from .transfer import host_ptr, host_values
 
 __all__ = ["DeviceRecord"]
 
@@ -164,7 +164,8 @@ class DeviceRecord:
             src = np.empty(shape, base)
             src[...] = value
         else:
-            src = np.asarray(value, dtype=ftype) if not isinstance(value, np.ndarray) \
+            # scalars and sequences checked per value as NumPy's element assignment
+            src = host_values(value, ftype) if not isinstance(value, np.ndarray) \
                 else np.array(value, dtype=ftype)
             if src.shape != ():
                 raise ValueError(f"setting field {field!r} ({ftype}) needs a scalar, got "

@@ -24,7 +24,33 @@ import numpy as np
 
 from . import _runtime
 
-__all__ = ["plan", "copy_htod", "copy_dtoh", "copy_dtod", "host_ptr"]
+__all__ = ["plan", "copy_htod", "copy_dtoh", "copy_dtod", "host_ptr", "host_values"]
+
+_SCALARS = (np.generic, int, float, complex, bool, str, bytes)
+
+
+def host_values(value, dtype):
+    """``value`` (not a device array) as a host array of ``dtype``, cast exactly as NumPy's
+    ``a[...] = value`` casts it.
+
+    NumPy has two rules: an array source is cast unsafely (``int8 <- [300]`` wraps to 44,
+    NaN -> int warns), but a scalar - Python *or NumPy* - is packed one value at a time
+    (``int8 <- np.int64(300)`` raises OverflowError, ``int32 <- np.float64('nan')``
+    ValueError), and so is every element of a list or tuple.  ``np.asarray(scalar, dtype)``
+    follows the array rule, so scalars are packed into a 0-d array by NumPy itself.  Raises
+    whatever NumPy raises (OverflowError, ValueError, TypeError) before anything is
+    written to the device."""
+    if isinstance(value, np.ndarray):
+        if value.dtype == dtype:
+            return value
+        tmp = np.empty(value.shape, dtype)
+        tmp[...] = value
+        return tmp
+    if isinstance(value, _SCALARS):
+        tmp = np.empty((), dtype)
+        tmp[()] = value
+        return tmp
+    return np.asarray(value, dtype=dtype)
 
 # Past this many driver calls in one copy, stage through the host instead of looping.
 _MAX_LOOP = 64

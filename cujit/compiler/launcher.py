@@ -22,6 +22,7 @@ import threading
 import numpy as np
 
 from .. import types as ct
+from ..driver.errors import last_launch
 
 __all__ = ["LaunchConfig", "normalize_dims", "make_config", "device_limits",
            "check_function_limits", "ArgPacker", "param_layout", "FunctionInfo",
@@ -435,6 +436,7 @@ def launch_converted(pick_signature, name, debug, ctx, drv, cfg, args):
                 lk.packer.pack(wrapped)     # a Python int for a narrower declared integer
             except (struct.error, TypeError, AttributeError) as exc2:
                 raise _pack_error(name, spec.argtypes, wrapped, exc2) from None
+        last_launch[0] = label = f"{name}({', '.join(map(str, spec.argtypes))})"
         coop = bool(getattr(spec, "cooperative", False))
         launch = drv.launch_cooperative_kernel if coop else drv.launch_kernel
         launch(lk.info.handle, *cfg.griddim, *cfg.blockdim, cfg.sharedmem, cfg.stream_handle,
@@ -455,17 +457,17 @@ def launch_converted(pick_signature, name, debug, ctx, drv, cfg, args):
             for a in args)
         f = lk.fasts.get(key)
         if f is None:
-            f = lk.fasts[key] = make_fast(lk, args, drv)
+            f = lk.fasts[key] = make_fast(lk, args, drv, label)
         return f
     return None
 
 
 def _raise_launch(err, cfg):
-    from ..driver.errors import CudaAPIError
-    raise CudaAPIError(int(err), f"launch configuration {cfg.text}", "cuLaunchKernel")
+    from ..driver.errors import api_error
+    raise api_error(err, f"launch configuration {cfg.text}", "cuLaunchKernel")
 
 
-def make_fast(lk, args, drv):
+def make_fast(lk, args, drv, label=None):
     """Generate the fast launch function for ``lk`` and arguments shaped like ``args`` (device
     arrays with ``_layout`` and scalars): ``fast(cfg, args) -> bool``, False when any check
     fails (then nothing was launched and the caller takes the slow path).
@@ -474,7 +476,9 @@ def make_fast(lk, args, drv):
     is needed between writing the parameter buffer and cuLaunchKernel reading it; other
     threads take the slow path, which locks ``lk.lock``.  ``INFO in cfg.ok`` stands for "this
     configuration was checked against this kernel's limits in its context" (set by the slow
-    path), and the context check is the identity of the thread's current context."""
+    path), and the context check is the identity of the thread's current context.  ``label``
+    (default: the kernel symbol) is recorded as the most recently launched kernel, which a
+    later sticky error names (:func:`cujit.driver.errors.api_error`)."""
     from ..runtime.devices import thread_binding
     n = len(args)
     packer = ArgPacker(lk.packer.argtypes)
@@ -495,7 +499,8 @@ def make_fast(lk, args, drv):
     ns.update(INFO=lk.info, TLS=thread_binding, CTX=lk.context, GEN=lk.generation,
               LAUNCH=drv.raw_launch, FN=lk.cu_func, PARAMS=packer.params,
               RAISE=_raise_launch, _StructError=struct.error, get_ident=threading.get_ident,
-              OWNER=threading.get_ident(), _packer=packer)
+              OWNER=threading.get_ident(), _packer=packer, LAST=last_launch,
+              NAME=label or lk.info.name)
     names = "".join(f"a{i}, " for i in range(n)) or "()"
     checks = ["INFO not in cfg.ok", "get_ident() != OWNER"] + guards + [
         "TLS.ctx is not CTX", "CTX.generation != GEN"]
@@ -509,6 +514,7 @@ def make_fast(lk, args, drv):
              f"        _pack_into(_buf, 0{', ' if packer.exprs else ''}{packer.exprs})",
              "    except (ValueError, AttributeError, _StructError):",
              "        return False",
+             "    LAST[0] = NAME",
              "    err, = LAUNCH(FN, *cfg.largs, PARAMS, 0)",
              "    if err:",
              "        RAISE(err, cfg)",

@@ -4,6 +4,7 @@
 driver when ``CUJIT_ENABLE_CUDASIM=1`` / ``NUMBA_ENABLE_CUDASIM=1``, otherwise the real driver
 through cuda-bindings (``CudaSupportError`` when there is none).  Nothing is loaded at import.
 """
+import os
 import threading
 
 from .errors import (CudaSupportError, CudaDriverError, CudaAPIError, error_name)  # noqa: F401
@@ -34,6 +35,11 @@ def default_context():
     return _context_provider()
 
 
+def driver_created():
+    """True once :func:`get_driver` has made this process's backend (no driver call)."""
+    return _driver is not None
+
+
 def simulator_enabled():
     """True when the simulator is selected (config ``ENABLE_CUDASIM``), read now."""
     from ..config import config
@@ -58,3 +64,30 @@ def get_driver():
                 from .cuda import CudaDriver
                 _driver = CudaDriver()
         return _driver
+
+
+def _after_fork_in_child():
+    """Poison an initialised driver in a forked child (``os.register_at_fork``), so that no
+    hot path pays for a pid check: every driver method looked up from now on raises
+    :func:`~cujit.driver.errors.fork_error`, direct cuda-bindings handles kept for the launch
+    fast path are replaced too (their failures are also translated).  (The memory layer
+    registers its own hook so that finalisers stop queueing frees of the parent's memory.)"""
+    drv = _driver
+    if drv is None:
+        return
+    from . import errors
+    errors._forked = (os.getppid(), os.getpid())
+
+    def refuse(*args, **kwargs):
+        raise errors.fork_error()
+
+    for name in dir(type(drv)):
+        if not name.startswith("_") and callable(getattr(type(drv), name, None)):
+            setattr(drv, name, refuse)
+    for name in list(vars(drv)):
+        if name.startswith("_cu"):
+            setattr(drv, name, refuse)
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)

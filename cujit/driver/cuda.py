@@ -8,7 +8,7 @@ import itertools
 import threading
 
 from .api import Driver, DEVICE_ATTRIBUTES
-from .errors import CudaAPIError, CudaSupportError, CUDA_ERROR_NOT_READY
+from .errors import CudaAPIError, CudaSupportError, CUDA_ERROR_NOT_READY, api_error
 
 __all__ = ["CudaDriver"]
 
@@ -16,7 +16,8 @@ _HOSTFN = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
 
 
 def _raise(err, call, msg=""):
-    raise CudaAPIError(int(err), msg, call)
+    # fork detection and sticky-error reporting live on this error path only
+    raise api_error(err, msg, call)
 
 
 class CudaDriver(Driver):

@@ -1,6 +1,7 @@
 """Errors raised by the driver layer (names as numba.cuda's ``cudadrv.error``)."""
 
-__all__ = ["CudaSupportError", "CudaDriverError", "CudaAPIError",
+__all__ = ["CudaSupportError", "CudaDriverError", "CudaAPIError", "fork_error", "api_error",
+           "STICKY_ERRORS",
            "CUDA_ERROR_INVALID_VALUE", "CUDA_ERROR_OUT_OF_MEMORY", "CUDA_ERROR_NOT_SUPPORTED",
            "CUDA_ERROR_INVALID_HANDLE", "CUDA_ERROR_NOT_READY", "CUDA_ERROR_NOT_FOUND",
            "CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED", "CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED",
@@ -77,3 +78,78 @@ class CudaAPIError(CudaDriverError):
 
     def __reduce__(self):
         return (type(self), (self.code, self.msg, self.call))
+
+
+# (parent pid, child pid) once this process was forked after the driver was initialised.
+_forked = None
+
+
+def fork_error():
+    """The ``CudaDriverError`` to raise for CUDA use in a child forked after CUDA was
+    initialised (numba.cuda: "CUDA initialized before forking"), or None in other processes.
+
+    A CUDA context does not survive ``fork()``: on a GPU the child's driver calls fail
+    (CUDA_ERROR_NOT_INITIALIZED or worse), and the simulator would silently keep using a copy
+    of the parent's memory.  Use the 'spawn' or 'forkserver' start method instead."""
+    if _forked is None:
+        return None
+    parent, child = _forked
+    return CudaDriverError(f"CUDA was initialised before forking: process {child} was forked "
+                           f"from {parent} after the CUDA driver was initialised, and a CUDA "
+                           "context cannot be used in a forked child; start child processes "
+                           "with multiprocessing's 'spawn' or 'forkserver' method")
+
+
+# Errors after which the context cannot be used again (the CUDA driver API's "the process
+# must be terminated and relaunched" list): every later call in the context fails the same
+# way.  They surface at the next synchronising call after the faulting kernel.
+STICKY_ERRORS = frozenset({
+    700,    # CUDA_ERROR_ILLEGAL_ADDRESS
+    702,    # CUDA_ERROR_LAUNCH_TIMEOUT
+    710,    # CUDA_ERROR_ASSERT
+    714,    # CUDA_ERROR_HARDWARE_STACK_ERROR
+    715,    # CUDA_ERROR_ILLEGAL_INSTRUCTION
+    716,    # CUDA_ERROR_MISALIGNED_ADDRESS
+    717,    # CUDA_ERROR_INVALID_ADDRESS_SPACE
+    718,    # CUDA_ERROR_INVALID_PC
+    719,    # CUDA_ERROR_LAUNCH_FAILED
+})
+
+# The name of the most recently launched kernel (one list store per launch, set by the
+# launcher: the only clue to which kernel faulted, since the fault is reported later, by
+# whatever call synchronises next), and the first sticky error seen.
+last_launch = [None]
+_sticky = None
+
+
+def api_error(code, msg="", call=None):
+    """The exception for driver call ``call`` failing with CUresult ``code``.
+
+    In a child forked after initialisation: :func:`fork_error`.  For a sticky error
+    (:data:`STICKY_ERRORS`, e.g. CUDA_ERROR_ILLEGAL_ADDRESS): the first one names the most
+    recently launched kernel (the faulting one, or one launched after it) and says the
+    context is now unusable; every later failure in the process says the context is
+    unusable since then and to restart the process.  Only error paths call this, so
+    successful calls and launches pay nothing for it."""
+    global _sticky
+    fork = fork_error()
+    if fork is not None:
+        return fork
+    code = int(code)
+    if _sticky is not None:
+        first_code, first_call, kernel = _sticky
+        return CudaAPIError(code, f"the CUDA context is unusable since {error_name(first_code)} "
+                            f"(reported by {first_call}{_kernel_text(kernel)}); restart the "
+                            "process", call)
+    if code in STICKY_ERRORS:
+        kernel = last_launch[0]
+        _sticky = (code, call, kernel)
+        detail = f"{msg}; " if msg else ""
+        return CudaAPIError(code, f"{detail}a kernel faulted{_kernel_text(kernel)}; this error is "
+                            "sticky: the CUDA context is now unusable and every later CUDA call "
+                            "in this process fails; restart the process", call)
+    return CudaAPIError(code, msg, call)
+
+
+def _kernel_text(name):
+    return f" (most recently launched kernel: {name})" if name else ""

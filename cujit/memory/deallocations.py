@@ -23,7 +23,7 @@ from collections import deque
 
 from ..config import config
 
-__all__ = ["PendingDeallocs", "DeallocationWarning", "is_exiting"]
+__all__ = ["PendingDeallocs", "DeallocationWarning", "is_exiting", "check_settings"]
 
 
 class DeallocationWarning(RuntimeWarning):
@@ -54,16 +54,40 @@ def _noop():
 weakref.finalize(_Exit, _noop).detach()
 atexit.register(_mark_exiting)
 
+
+def _after_fork_in_child():
+    # The parent's allocations are not the child's to free, and its driver refuses every
+    # call (cujit.driver._after_fork_in_child): finalisers behave as at exit.
+    from ..driver import driver_created
+    if driver_created():
+        _mark_exiting()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
 _MISSING = object()
 
 
-def _setting_reader(attr):
+class _Invalid:
+    """A cached parse failure: the ValueError config raised for that text."""
+    __slots__ = ("error",)
+
+    def __init__(self, error):
+        self.error = error
+
+
+def _setting_reader(attr, strict=True):
     """A no-argument function returning ``getattr(config, attr)``, fast on the common path.
 
     ``config`` re-reads the environment at every access (two ``os.environ`` lookups with key
     encoding).  The queue reads two settings per free, so this reads the same sources
     directly: the override dict, then the pre-encoded environment keys, parsing each distinct
-    text once (a malformed value still raises config's ValueError)."""
+    text once.  A malformed value raises config's ValueError (naming the variable) when
+    ``strict``; otherwise the default is returned: the queue reads its limits inside
+    finalisers, where an exception is swallowed and would leave every later free queued
+    forever.  Allocations read the settings strictly (:func:`check_settings`), so the user
+    still sees the error."""
     data = getattr(os.environ, "_data", None)
     encode = getattr(os.environ, "encodekey", None)
     if data is None or encode is None:      # pragma: no cover - unusual os.environ
@@ -88,8 +112,16 @@ def _setting_reader(attr):
                 return default
         value = parsed.get(text, _MISSING)
         if value is _MISSING:
-            value = getattr(config, attr)   # parses, or raises a clear ValueError
+            try:
+                value = getattr(config, attr)   # parses, or raises a clear ValueError
+            except ValueError as exc:
+                value = _Invalid(exc)
             parsed[text] = value
+        if type(value) is _Invalid:
+            if strict:
+                getattr(config, attr)           # the error naming the variable set now
+                raise ValueError(str(value.error))
+            return default
         return value
 
     return read
@@ -99,8 +131,22 @@ def _default_of(attr):
     return config.default(attr)
 
 
-_max_count = _setting_reader("CUDA_DEALLOCS_COUNT")
-_max_ratio = _setting_reader("CUDA_DEALLOCS_RATIO")
+# Inside finalisers (add_item, the end of defer_cleanup): never raise, use the defaults.
+_max_count = _setting_reader("CUDA_DEALLOCS_COUNT", strict=False)
+_max_ratio = _setting_reader("CUDA_DEALLOCS_RATIO", strict=False)
+_check_count = _setting_reader("CUDA_DEALLOCS_COUNT")
+_check_ratio = _setting_reader("CUDA_DEALLOCS_RATIO")
+
+
+def check_settings():
+    """Raise ``ValueError`` naming the variable when ``NUMBA_CUDA_MAX_PENDING_DEALLOCS_COUNT``
+    / ``_RATIO`` (or their ``CUJIT_`` spellings) is malformed or out of range.
+
+    Called by every allocation of the built-in memory managers, so a bad value is reported
+    to the caller at the first allocation after it is set, while the queue itself (which
+    reads the limits inside finalisers) keeps flushing with the defaults."""
+    _check_count()
+    _check_ratio()
 
 
 class PendingDeallocs:
@@ -152,6 +198,21 @@ class PendingDeallocs:
             return
         me = threading.get_ident()
         if self._flusher == me:         # a finalizer ran during our own flush
+            return
+        with self._lock:
+            self._flusher = me
+            try:
+                self._flush()
+            finally:
+                self._flusher = None
+
+    def flush_now(self):
+        """Flush even inside ``defer_cleanup`` (for a context reset or close, which would
+        otherwise drop the queued frees unsent); not while the interpreter is exiting."""
+        if not self._cons or _Exit.exiting:
+            return
+        me = threading.get_ident()
+        if self._flusher == me:
             return
         with self._lock:
             self._flusher = me

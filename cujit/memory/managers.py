@@ -19,7 +19,7 @@ from collections import namedtuple
 
 from ..driver import get_driver
 from ..driver.errors import CudaAPIError, CUDA_ERROR_OUT_OF_MEMORY, CUDA_ERROR_INVALID_CONTEXT
-from .deallocations import PendingDeallocs, DeallocationWarning, _Exit
+from .deallocations import PendingDeallocs, DeallocationWarning, _Exit, check_settings
 from .pointers import (AutoFreePointer, PinnedMemory, MappedMemory,
                        ManagedMemory, MemoryInfo, IpcHandle, _ptr_value, _Finalizer)
 
@@ -218,6 +218,7 @@ class HostOnlyCUDAMemoryManager(BaseCUDAMemoryManager):
         """Page-locked host memory (cuMemHostAlloc) → PinnedMemory, or MappedMemory when
         ``mapped``.  Freed (cuMemFreeHost) through the queue, counting its bytes."""
         size = _check_alloc_size(size)
+        check_settings()
         ctx = self.context
         cls = MappedMemory if mapped else PinnedMemory
         if size == 0:
@@ -237,6 +238,7 @@ class HostOnlyCUDAMemoryManager(BaseCUDAMemoryManager):
         ``owner`` is kept alive.  Unregistered at once when the result dies (R-DEA-5).
         CudaAPIError (CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED) when already pinned."""
         size = _check_alloc_size(size)
+        check_settings()
         ctx = self.context
         cls = MappedMemory if mapped else PinnedMemory
         ptr = _ptr_value(pointer)
@@ -257,6 +259,7 @@ class HostOnlyCUDAMemoryManager(BaseCUDAMemoryManager):
     def memallocmanaged(self, size, attach_global=True):
         """Managed memory (cuMemAllocManaged) → ManagedMemory, freed through the queue."""
         size = _check_alloc_size(size)
+        check_settings()
         ctx = self.context
         if size == 0:
             return ManagedMemory(ctx, 0, 0)
@@ -342,6 +345,7 @@ class NumbaCUDAMemoryManager(GetIpcHandleMixin, HostOnlyCUDAMemoryManager):
             size = _check_alloc_size(size)
             if size == 0:
                 return AutoFreePointer(self.context, 0, 0)
+        check_settings()
         drv = self._drv
         try:
             ptr = drv.mem_alloc(size)

@@ -69,7 +69,12 @@ def _return_block(mgr, ptr, nbytes, size, stream, gen):
     """Finalizer target: the block goes back to the cache (or, inside ``defer_cleanup``, to
     the pending queue, which hands it to the cache when flushed).  Never raises."""
     try:
-        if _Exit.exiting or gen != mgr.context.generation:
+        if _Exit.exiting:
+            return
+        if gen != mgr.context.generation:
+            # reset/close no longer destroy the (shared) primary context, so a block still
+            # live at the reset is still allocated: free it now that its pointer died
+            mgr._drv.mem_free(ptr)
             return
         mgr._in_use -= size
         mgr._live -= 1
@@ -308,7 +313,8 @@ class PoolMemoryManager(GetIpcHandleMixin, HostOnlyCUDAMemoryManager):
         return st._replace(reserved_bytes=st.reserved_bytes + self._cached)
 
     def reset(self):
-        """Forget the cache without freeing (the context reset freed everything)."""
+        """Forget the cache without freeing (``Context.reset``/``close`` trim it first, and
+        blocks still live then are freed when their pointers die: ``_return_block``)."""
         super().reset()
         self._free, self._done, self._waiting, self._spare_events = {}, {}, [], []
         self._cached = self._cached_blocks = 0

@@ -284,6 +284,8 @@ class Context:
                             f"__cuda_stream__, got {ptr!r} of type {type(ptr).__name__}")
         if handle < 0:
             raise ValueError(f"stream handle {handle} is negative")
+        if handle >> 64:
+            raise ValueError(f"stream handle {handle} does not fit in a 64-bit CUstream pointer")
         return Stream(self, handle, _EXTERNAL)
 
     def _builtin_stream(self, kind, handle):
@@ -336,8 +338,9 @@ class Context:
         self._drv.ctx_synchronize()
 
     def _end_generation(self):
-        """Forget everything of the current generation without calling the driver: the
-        memory is about to be destroyed by the driver."""
+        """Start a new generation, forgetting without driver calls whatever
+        :meth:`_release_owned` could not free (a failed free, an EMM plugin's allocations:
+        its ``reset()`` is called)."""
         self.generation += 1
         try:
             self.memory_manager.reset()
@@ -345,36 +348,48 @@ class Context:
             self.deallocations.drop_all()
             # Default-stream objects stay valid (fixed handles); created streams are gone.
 
-    def reset(self):
-        """Destroy every allocation, stream, event and module of the context
-        (cuDevicePrimaryCtxReset) and start a new generation: old pointers are dead (using
-        them raises an error, dropping them frees nothing), new allocations work."""
+    def _release_owned(self):
+        """Free every allocation, stream, event and module cujit made in this context, then
+        start a new generation.  Never cuDevicePrimaryCtxReset: the primary context is
+        shared with CuPy, PyTorch, ... and their resources must survive
+        (:mod:`cujit.memory.release`)."""
+        from ..memory.release import release_owned
         self.make_current()
+        try:
+            self._drv.ctx_synchronize()     # kernels in flight may still use the memory
+        except CudaAPIError:
+            pass                            # a sticky error: the frees will warn
+        queues = [self.deallocations]
+        mm_queue = getattr(self.memory_manager, "deallocations", None)
+        if mm_queue is not None:
+            queues.insert(0, mm_queue)
+        release_owned(self, queues, self._queue_resource)
+        trim = getattr(self.memory_manager, "trim", None)
+        if trim is not None:        # a caching manager (the pool) gives its cache back
+            try:
+                trim()
+            except CudaAPIError:
+                pass
         self._end_generation()
-        drv = self._drv
-        drv.primary_ctx_reset(self.device.id)
-        # Re-retain so the context is usable again whatever the driver did to the retain
-        # count; each retain is balanced by a release in _close.
-        self.handle = drv.primary_ctx_retain(self.device.id)
-        self._retains += 1
-        drv.ctx_set_current(self.handle)
+
+    def reset(self):
+        """Free every allocation, stream, event and module cujit made in this context and
+        start a new generation: old pointers are dead (using them raises an error, dropping
+        them frees nothing), new allocations work.  Other libraries' resources in the shared
+        primary context are untouched (the context is not reset in the driver)."""
+        self._release_owned()
         _tls.bound = self
         _tls.bound_gen = self.generation
 
     def _close(self):
-        """Flush pending frees, then reset and release the primary context (cujit.close)."""
+        """Free what cujit made (as :meth:`reset`), then release cujit's retains of the
+        primary context (cujit.close); the context itself lives on while another library
+        holds it."""
         if self.closed:
             return
-        try:
-            self.make_current()
-            self.memory_manager.deallocations.clear()
-            self.deallocations.clear()
-        except Exception:
-            pass
-        self._end_generation()
         drv = self._drv
         try:
-            drv.primary_ctx_reset(self.device.id)
+            self._release_owned()
         finally:
             self.closed = True
             for _ in range(self._retains):

@@ -81,10 +81,16 @@ def test_cujit_spelling_wins_over_numba(ctx, monkeypatch):
 
 
 def test_malformed_setting_is_a_clear_error(ctx, monkeypatch):
+    # the allocation reports it; the queue (read inside finalisers) keeps the default of 10
     p = ctx.memalloc(8)
     monkeypatch.setenv("CUJIT_CUDA_MAX_PENDING_DEALLOCS_COUNT", "ten")
     with pytest.raises(ValueError, match="CUJIT_CUDA_MAX_PENDING_DEALLOCS_COUNT"):
-        ctx.memory_manager.deallocations.add_item(lambda h: None, 0)
+        ctx.memalloc(8)
+    q = ctx.memory_manager.deallocations
+    ran = []
+    for i in range(11):
+        q.add_item(ran.append, i)
+    assert ran == list(range(11)) and len(q) == 0
     monkeypatch.delenv("CUJIT_CUDA_MAX_PENDING_DEALLOCS_COUNT")
     del p
 

@@ -1,4 +1,7 @@
-"""Context.reset() and cujit.close(): new generations (numba bug case 22, memory half)."""
+"""Context.reset() and cujit.close(): new generations (numba bug case 22, memory half).
+
+The primary context is shared with other libraries, so a reset frees what cujit made (live
+and queued) through the driver's free calls and never resets the context itself."""
 import numpy as np
 import pytest
 
@@ -23,9 +26,12 @@ def test_case22_reset_then_new_allocations_work(ctx, count_calls):
         dropped = ctx.memalloc(128)
         del dropped                         # queued before the reset
         assert len(ctx.memory_manager.deallocations) == 1
+        resets = count_calls("primary_ctx_reset")
         ctx.reset()
-        assert len(ctx.memory_manager.deallocations) == 0   # emptied, not sent
-    assert frees == []
+        assert len(ctx.memory_manager.deallocations) == 0   # sent despite defer_cleanup
+    assert resets == []
+    assert len(frees) == 2                  # the queued one and the live `old`
+    frees.clear()
     assert cujit.current_context() is ctx
     assert (_roundtrip(ctx, 1) == 1).all()
     ctx.memory_manager.deallocations.clear()    # the round trip's own (new) pointer
@@ -50,10 +56,13 @@ def test_reset_drops_resource_queue_and_streams_work_after(ctx, count_calls):
     s = cujit.stream()
     with ctx.defer_cleanup():
         t = cujit.stream()
+        th = t.handle
         del t
         assert len(ctx.deallocations) == 1
         ctx.reset()
         assert len(ctx.deallocations) == 0
+    assert sorted(destroys) == sorted([(s.handle,), (th,)])   # t's and the live s's
+    destroys.clear()
     del s                                   # destroyed by the reset already
     assert len(ctx.deallocations) == 0 and destroys == []
     s2 = cujit.stream()
@@ -64,9 +73,10 @@ def test_reset_drops_resource_queue_and_streams_work_after(ctx, count_calls):
 
 def test_close_makes_a_fresh_context(count_calls):
     ctx = cujit.current_context()
-    old = ctx.memalloc(64)
     ctx.memory_manager.deallocations.clear()
-    frees = count_calls("mem_free")
+    frees = count_calls("mem_free")         # before: the finaliser binds mem_free
+    old = ctx.memalloc(64)
+    old_ptr = old.device_pointer_value
     with cujit.defer_cleanup():
         pass
     cujit.close()
@@ -77,6 +87,6 @@ def test_close_makes_a_fresh_context(count_calls):
     with pytest.raises(DeadMemoryError):
         old.memset(1)
     del old
-    assert frees == []
+    assert frees == [(old_ptr,)]            # freed once, by close, never again
     with pytest.raises(cujit.CudaAPIError, match="closed"):
         ctx.create_stream()
