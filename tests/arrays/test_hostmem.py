@@ -234,7 +234,8 @@ def test_staging_driver_error_propagates_and_releases_events(monkeypatch):
     monkeypatch.setattr(drv, "event_destroy", destroy)
     with pytest.raises(cujit.CudaAPIError, match="injected"):
         cujit.to_device(np.arange(2048, dtype=np.int32))
-    assert n[0] == 3 and not live
+    # copy workers that started before the failure may finish their chunks (8 chunks)
+    assert 3 <= n[0] <= 8 and not live
 
 
 def _page_aligned(npages):
