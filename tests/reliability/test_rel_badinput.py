@@ -55,7 +55,7 @@ CASES = [
     ('copy_to_device-string', "cuda.device_array(3).copy_to_device('abc')", 'TypeError'),
     ('getitem-out-of-range', 'cuda.device_array(3)[5]', 'IndexError'),
     ('getitem-too-many', 'cuda.device_array(3)[0, 0]', 'IndexError'),
-    ('getitem-float-key', 'cuda.device_array(3)[1.5]', 'TypeError'),
+    ('getitem-float-key', 'cuda.device_array(3)[1.5]', 'IndexError'),
     ('getitem-str-key', "cuda.device_array(3)['a']", 'IndexError'),
     ('getitem-fancy', 'cuda.device_array(3)[[0, 1]]', 'TypeError'),
     ('setitem-bad-broadcast', 'd = cuda.device_array(3); d[:] = np.zeros(4)', 'ValueError'),

@@ -396,3 +396,25 @@ def test_pool_manager_blocks_are_given_back_after_reset():
         assert abs(free0 - ctx.get_memory_info().free) <= 1 << 20
     finally:
         ctx.memory_manager = old_manager
+
+
+@pytest.mark.parametrize("name", ["NUMBA_CUDA_MAX_PENDING_DEALLOCS_COUNT",
+                                  "NUMBA_CUDA_MAX_PENDING_DEALLOCS_RATIO"])
+def test_pool_manager_checks_dealloc_settings_at_allocation(monkeypatch, name):
+    """Every built-in manager reports a malformed setting at allocation, the pool too: on a
+    cache hit as well as on a miss."""
+    from cujit.memory import PoolMemoryManager
+    ctx = cujit.current_context()
+    old_manager = ctx.memory_manager
+    ctx.memory_manager = PoolMemoryManager(context=ctx)
+    try:
+        a = ctx.memalloc(4096)
+        del a                                           # cached: the next 4096 is a hit
+        monkeypatch.setenv(name, "ten")
+        for size in (4096, 1 << 20):
+            with pytest.raises(ValueError, match=name):
+                ctx.memalloc(size)
+        monkeypatch.delenv(name)
+        assert ctx.memalloc(4096).size == 4096
+    finally:
+        ctx.memory_manager = old_manager
