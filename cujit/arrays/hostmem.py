@@ -14,6 +14,7 @@ again, so ``pinned_array`` of a few KiB is a few microseconds.  Buffers above
 import bisect
 import contextlib
 import ctypes
+import errno
 import mmap
 import sys
 import threading
@@ -47,7 +48,17 @@ def _host_alloc(ctx, nbytes, mapped=False):
     over them live, so a NumPy array never points at freed memory (cuMemHostAlloc memory is
     freed by cuDevicePrimaryCtxReset).  Returns the PinnedMemory/MappedMemory; its owner is
     the mmap, kept alive by the memory object."""
-    buf = mmap.mmap(-1, nbytes)
+    try:
+        buf = mmap.mmap(-1, nbytes)
+    except (OSError, MemoryError, OverflowError) as exc:
+        if isinstance(exc, OSError) and exc.errno != errno.ENOMEM:
+            raise
+        # as device_array/managed_array: the CUDA out-of-memory error naming the size
+        # (numba.cuda allocates pinned memory with cuMemHostAlloc, which reports this)
+        from ..driver.errors import CudaAPIError, CUDA_ERROR_OUT_OF_MEMORY
+        raise CudaAPIError(CUDA_ERROR_OUT_OF_MEMORY,
+                           f"{nbytes} bytes of page-locked host memory could not be "
+                           f"allocated ({exc})", call="cuMemHostAlloc") from None
     ptr = ctypes.addressof(ctypes.c_char.from_buffer(buf))
     return ctx.mempin(buf, ptr, nbytes, mapped=mapped)
 

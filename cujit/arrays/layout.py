@@ -168,6 +168,9 @@ def extent(shape, strides, itemsize):
 
 _KEY_TYPES_MSG = ("only integers, slices (':'), Ellipsis ('...') and None are valid indices of "
                   "a device array")
+# NumPy's IndexError text for a key of a type no index accepts (floats, strings...)
+_NUMPY_KEY_MSG = ("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and "
+                  "integer or boolean arrays are valid indices")
 
 
 def index(shape, strides, key):
@@ -175,8 +178,9 @@ def index(shape, strides, key):
 
     Returns ``(offset_bytes, new_shape, new_strides, is_element)`` where ``is_element`` is True
     when ``key`` picks one element (all integers, one per axis), as NumPy returns a scalar then.
-    Raises IndexError for out-of-range integers and too many indices, TypeError for keys that
-    are not basic indices (arrays, bools, floats)."""
+    Raises IndexError for out-of-range integers, too many indices and keys of a type no index
+    accepts (floats, strings: NumPy's type and message), TypeError for array/sequence keys
+    (NumPy's advanced indexing, not supported on device arrays) and bools."""
     ndim = len(shape)
     if type(key) is not tuple:
         key = (key,)
@@ -235,7 +239,11 @@ def index(shape, strides, key):
             try:
                 i = operator.index(k)
             except TypeError:
-                raise TypeError(f"index {k!r} ({type(k).__name__}): {_KEY_TYPES_MSG}") from None
+                if hasattr(k, "__len__") or hasattr(k, "__cuda_array_interface__"):
+                    # an array/sequence key: NumPy's advanced indexing, not supported here
+                    raise TypeError(f"index {k!r} ({type(k).__name__}): "
+                                    f"{_KEY_TYPES_MSG}") from None
+                raise IndexError(_NUMPY_KEY_MSG) from None     # NumPy's type and text
             j = i + n if i < 0 else i
             if not 0 <= j < n:
                 raise IndexError(f"index {i} is out of bounds for axis {axis} with size {n}")

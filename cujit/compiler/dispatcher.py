@@ -416,9 +416,10 @@ class Dispatcher(_InspectMixin):
             argtypes = tuple(_classify(self, i, a) for i, a in enumerate(args))
             if self._declared is not None and None not in argtypes:
                 argtypes = self._match_declared(argtypes)
-                from .launch_args import wrap_declared_ints
-                # a Python int for a narrower declared integer: the value the GPU gets
-                args = wrap_declared_ints(argtypes, args) or args
+                from .launch_args import convert_declared_scalars
+                # each scalar as its declared type (a Python float for float32 is rounded,
+                # an int for a narrower integer wraps): the value the GPU gets
+                args = convert_declared_scalars(argtypes, args) or args
             if None not in argtypes and argtypes not in self._sim_sigs:
                 self._sim_sigs.append(argtypes)
             from ..simulator.kernel import run_kernel

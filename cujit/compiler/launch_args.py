@@ -7,7 +7,8 @@ helpers extend ``launcher.convert_arg`` with that; top-level values keep its fas
 """
 import numpy as np
 
-__all__ = ["convert_tuple", "convert_host_record", "HostRecordBack"]
+__all__ = ["convert_tuple", "convert_host_record", "HostRecordBack", "wrap_declared_ints",
+           "convert_declared_scalars"]
 
 
 def convert_tuple(index, value, stream, convert_arg):
@@ -67,4 +68,26 @@ def wrap_declared_ints(argtypes, values):
             if w != int(v):
                 out[i] = t.dtype.type(w)
                 changed = True
+    return tuple(out) if changed else None
+
+
+def convert_declared_scalars(argtypes, values):
+    """``values`` with every scalar argument converted to its declared parameter type, the
+    value the compiled kernel receives (numba.cuda marshals scalars through ctypes of the
+    parameter type): integers wrap as in :func:`wrap_declared_ints`, a Python float for a
+    ``float32`` parameter is rounded to ``np.float32`` (0.1 -> 0.10000000149011612), complex
+    and bool parameters get ``np.complex64``/``np.complex128``/``np.bool_``.  Used by the
+    simulator, so both backends compute with the same value; None when nothing changed."""
+    from .. import types as ct
+    wrapped = wrap_declared_ints(argtypes, values)
+    out = list(values if wrapped is None else wrapped)
+    changed = wrapped is not None
+    scalar = (int, float, complex, bool, np.number, np.bool_)
+    for i, (t, v) in enumerate(zip(argtypes, out)):
+        if isinstance(t, (ct.Float, ct.Complex, ct.Boolean)) and isinstance(v, scalar) \
+                and type(v) is not t.dtype.type:
+            if isinstance(t, ct.Float) and isinstance(v, (complex, np.complexfloating)):
+                continue    # not convertible; the typecheck reports the mismatch
+            out[i] = t.dtype.type(v)
+            changed = True
     return tuple(out) if changed else None

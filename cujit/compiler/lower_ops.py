@@ -77,7 +77,7 @@ def binop(lw, op, a, at, b_, bt, rt, node):
         if op == "//":
             return _f16_wrap(lw, lambda t, p, q: _float_floordiv(lw, t, p, q), rt, x, y)
         if op == "%":
-            return _float_mod(b, x, y)
+            return _f16_wrap(lw, lambda t, p, q: _float_mod(lw, t, p, q), rt, x, y)
     if isinstance(rt, T.Complex):
         return _complex_op(lw, op, x, y, rt, node)
     raise lw.error(f"operator {op} is not supported for {rt}", node)
@@ -127,13 +127,29 @@ def _int_mod_nz(b, x, y, signed):
     return b.select(adjust, b.add(r, y), r)
 
 
-def _float_mod(b, x, y):
-    r = b.frem(x, y)
+def _fmod(lw, t, x, y):
+    """C ``fmod`` from libdevice (exact).  LLVM's NVPTX backend expands ``frem`` to
+    ``x - trunc(x / y) * y``, which is wrong for large quotients and NaN for an infinite
+    ``y``; Numba calls ``fmod`` too."""
+    fn = libdevice(lw, "__nv_fmod" + _float_suffix(t), [x.type] * 2, x.type)
+    return lw.b.call(fn, [x, y])
+
+
+def _copysign(lw, t, x, y):
+    fn = libdevice(lw, "__nv_copysign" + _float_suffix(t), [x.type] * 2, x.type)
+    return lw.b.call(fn, [x, y])
+
+
+def _float_mod(lw, t, x, y):
+    """Python's float ``x % y`` (CPython's float_rem, as Numba): ``fmod``, moved to the
+    divisor's sign; a zero result takes the divisor's sign."""
+    b = lw.b
+    r = _fmod(lw, t, x, y)
     zero = ir.Constant(x.type, 0.0)
-    # the result takes the sign of the divisor (Python)
     adjust = b.and_(b.fcmp_ordered("!=", r, zero),
                     b.xor(b.fcmp_ordered("<", r, zero), b.fcmp_ordered("<", y, zero)))
-    return b.select(adjust, b.fadd(r, y), r)
+    r = b.select(adjust, b.fadd(r, y), r)
+    return b.select(b.fcmp_ordered("==", r, zero), _copysign(lw, t, zero, y), r)
 
 
 def _float_floordiv(lw, t, x, y):
@@ -142,7 +158,7 @@ def _float_floordiv(lw, t, x, y):
     b = lw.b
     zero = ir.Constant(x.type, 0.0)
     one = ir.Constant(x.type, 1.0)
-    mod = b.frem(x, y)
+    mod = _fmod(lw, t, x, y)
     div = b.fdiv(b.fsub(x, mod), y)
     fix = b.and_(b.fcmp_ordered("!=", mod, zero),
                  b.xor(b.fcmp_ordered("<", y, zero), b.fcmp_ordered("<", mod, zero)))
@@ -151,8 +167,7 @@ def _float_floordiv(lw, t, x, y):
     fl = b.select(b.fcmp_ordered(">", b.fsub(div, fl), ir.Constant(x.type, 0.5)),
                   b.fadd(fl, one), fl)
     # a zero quotient takes the sign of x / y (NaN and inf inputs fall through as floor)
-    signed_zero = b.call(libdevice(lw, "__nv_copysign" + _float_suffix(t), [x.type] * 2,
-                                   x.type), [zero, b.fdiv(x, y)])
+    signed_zero = _copysign(lw, t, zero, b.fdiv(x, y))
     return b.select(b.fcmp_ordered("==", div, zero), signed_zero, fl)
 
 

@@ -106,6 +106,14 @@ class Driver:
         """Wait for all work of the current context (cuCtxSynchronize)."""
         raise NotImplementedError
 
+    def profiler_start(self):
+        """Enable profile collection by an attached profiler (cuProfilerStart)."""
+        raise NotImplementedError
+
+    def profiler_stop(self):
+        """Disable profile collection and flush its buffers (cuProfilerStop)."""
+        raise NotImplementedError
+
     # -- memory --------------------------------------------------------------------------
     def mem_alloc(self, nbytes):
         """Allocate device memory, return the device pointer (cuMemAlloc)."""

@@ -151,6 +151,16 @@ class CudaDriver(Driver):
         if err:
             _raise(err, "cuCtxSynchronize")
 
+    def profiler_start(self):
+        (err,) = self._d.cuProfilerStart()
+        if err:
+            _raise(err, "cuProfilerStart")
+
+    def profiler_stop(self):
+        (err,) = self._d.cuProfilerStop()
+        if err:
+            _raise(err, "cuProfilerStop")
+
     # -- memory --------------------------------------------------------------------------
     def mem_alloc(self, nbytes):
         err, ptr = self._cuMemAlloc(nbytes)

@@ -258,6 +258,12 @@ class SimDriver(Driver):
             self._capture.refuse(None, "cuCtxSynchronize")
         return None
 
+    def profiler_start(self):      # no profiler can attach to the simulator: nothing to do
+        return None
+
+    def profiler_stop(self):
+        return None
+
     # -- memory --------------------------------------------------------------------------
     def _alloc_device(self, nbytes, call, kind="device"):
         nbytes = _check_size(nbytes, call)

@@ -26,7 +26,7 @@ Select it with ``cujit.set_memory_manager(cujit.PoolMemoryManager)`` or
 from collections import namedtuple
 
 from ..driver.errors import CudaAPIError, CUDA_ERROR_OUT_OF_MEMORY
-from .deallocations import _Exit
+from .deallocations import _Exit, check_settings
 from .managers import (GetIpcHandleMixin, HostOnlyCUDAMemoryManager, MemoryStats,
                        _check_alloc_size, _SIZE_T_MAX, tracked_pointer)
 from .pointers import AutoFreePointer
@@ -245,6 +245,9 @@ class PoolMemoryManager(GetIpcHandleMixin, HostOnlyCUDAMemoryManager):
             size = _check_alloc_size(size)
             if size == 0:
                 return AutoFreePointer(self.context, 0, 0)
+        # as the default manager: a malformed NUMBA_CUDA_MAX_PENDING_DEALLOCS_* is reported
+        # at the first allocation (a cached parse, cheap on the hot path)
+        check_settings()
         if type(stream) is not int:
             stream = _stream_handle(stream)
         nbytes = (size + _MASK) & ~_MASK

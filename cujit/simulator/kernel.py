@@ -178,10 +178,11 @@ def _signature_key(args):
     return tuple(key)
 
 
-def _typecheck(pyfunc, args, info, sig):
-    """Call the front end's typecheck once per signature (skipped while it does not exist);
-    returns the function the threads run: the kernel rewritten to compute with the inferred
-    types (:mod:`.typedexec`)."""
+def _typecheck(pyfunc, args, info, sig, debug=False):
+    """Call the front end's typecheck once per signature and ``debug`` option (skipped while
+    it does not exist); returns the function the threads run: the kernel rewritten to
+    compute with the inferred types (:mod:`.typedexec`).  ``debug``: the kernel's
+    ``jit(debug=True)``, which the GPU compiles with (assertions are typed then)."""
     try:
         from ..compiler.typecheck import typecheck_kernel
     except ImportError as exc:
@@ -189,13 +190,13 @@ def _typecheck(pyfunc, args, info, sig):
             typecheck_kernel = None
         else:
             raise
-    key = (sig, typecheck_kernel)
+    key = (sig, typecheck_kernel, bool(debug))
     fn = info.checked.get(key)
     if fn is not None:
         return fn
     fn = pyfunc
     if typecheck_kernel is not None:
-        argtypes = typecheck_kernel(pyfunc, args)
+        argtypes = typecheck_kernel(pyfunc, args, debug=bool(debug))
         from .typedexec import typed_function
         fn = typed_function(pyfunc, argtypes)
     info.checked[key] = fn
@@ -242,7 +243,7 @@ def run_kernel(pyfunc, griddim, blockdim, stream_handle, dynamic_shared_bytes, a
     info = _info(pyfunc)
     args = [_import_dlpack(a) for a in args]
     sig = _signature_key(args)
-    fn = _typecheck(pyfunc, args, info, sig)
+    fn = _typecheck(pyfunc, args, info, sig, debug)
     checks = bool(config.SIM_CHECKS)
     kargs = [_convert(a) for a in args]
     if checks:

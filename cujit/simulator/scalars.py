@@ -6,10 +6,11 @@ rewritten code calls where plain NumPy would differ from the lowering
 (``cujit/compiler/lower_ops.py``, ``ltypes.cast``):
 
 - conversions: integer → integer wraps to the target width (LLVM ``trunc``/``sext``/``zext``),
-  float → integer truncates toward zero and saturates with NaN → 0 (PTX ``cvt.rzi``, what
-  ``fptosi``/``fptoui`` become on the GPU), anything → bool is ``!= 0``;
-- float ``//`` and ``%``: CPython's algorithm as the lowering emits it (``%`` keeps the sign
-  of ``fmod`` for a zero result, where NumPy's ``remainder`` gives ``+0``);
+  float → integer truncates toward zero and saturates (what ``fptosi``/``fptoui`` become on
+  the GPU); NaN gives the type's minimum for 32- and 64-bit signed integers (measured on an
+  H200) and 0 otherwise; anything → bool is ``!= 0``;
+- float ``//`` and ``%``: CPython's algorithm as the lowering emits it (libdevice ``fmod``;
+  a zero ``%`` result takes the divisor's sign, where NumPy's ``remainder`` gives ``+0``);
 - ``math.*`` at the argument's precision (libdevice's ``f`` variants for float32): NumPy
   ufuncs, which return NaN/inf where the ``math`` module raises.
 """
@@ -61,6 +62,7 @@ def _int_caster(t):
     # scalars would send every index through the checked arrays' slow path.
     lo, hi = int_range(t)
     wrap = wrapper(t)
+    nan = lo if lo < 0 and t.bitwidth >= 32 else 0
 
     def to_int(x):
         if x.__class__ is int:
@@ -69,7 +71,7 @@ def _int_caster(t):
             return wrap(x)
         if isinstance(x, (float, np.floating)):
             if x != x:
-                return 0
+                return nan
             if x >= hi:
                 return hi
             if x <= lo:
@@ -159,11 +161,14 @@ def int_pow(x, n):
 
 
 def float_mod(x, y):
-    """Float ``x % y`` (same NumPy float type) as the lowering computes it: ``fmod``, plus
-    ``y`` when the remainder is nonzero and its sign differs from ``y``'s."""
+    """Float ``x % y`` (same NumPy float type) as the lowering computes it (CPython's
+    ``float_rem``): ``fmod``, plus ``y`` when the remainder is nonzero and its sign differs
+    from ``y``'s; a zero result takes ``y``'s sign."""
     r = np.fmod(x, y)
     if r != 0 and r == r and (r < 0) != (y < 0):
         r = r + y
+    if r == 0:
+        return np.copysign(x.__class__(0), y)
     return r
 
 

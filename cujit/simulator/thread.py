@@ -277,23 +277,10 @@ class SimThread:
         n = _bits(x)
         return _same_type(x, bin(int(x) & ((1 << n) - 1)).count("1"))
 
-    def brev(self, x):
-        n = _bits(x)
-        v = int(x) & ((1 << n) - 1)
-        r = int(format(v, f"0{n}b")[::-1], 2)
-        if isinstance(x, np.integer):
-            return np.array(r, dtype=np.dtype(f"u{n // 8}")).view(x.dtype)[()]
-        return r - (1 << 64) if r >= 1 << 63 else r
-
     def clz(self, x):
         n = _bits(x)
         v = int(x) & ((1 << n) - 1)
         return _same_type(x, n - v.bit_length())
-
-    def ffs(self, x):
-        n = _bits(x)
-        v = int(x) & ((1 << n) - 1)
-        return _same_type(x, (v & -v).bit_length())
 
     def fma(self, a, b, c):
         from .scalars import fma

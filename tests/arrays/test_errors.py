@@ -206,3 +206,25 @@ def test_object_dtypes_are_refused_before_allocating(dtype):
 def test_like_allocators_refuse_none(make):
     with pytest.raises(TypeError, match="None"):
         getattr(cujit, make)(None)
+
+
+@pytest.mark.parametrize("key", [1.5, np.float64(1), (0, 1.5), (Ellipsis, 0.5)])
+def test_non_integer_key_is_numpy_index_error(key):
+    """NumPy's exception type and text for a float key, on get and set; nothing written."""
+    h = np.arange(6.0).reshape(2, 3)
+    with pytest.raises(IndexError) as want:
+        h[key]
+    d = cujit.to_device(h)
+    with pytest.raises(IndexError) as got:
+        d[key]
+    assert str(got.value) == str(want.value)
+    with pytest.raises(IndexError, match="valid indices"):
+        d[key] = 7.0
+    np.testing.assert_array_equal(d.copy_to_host(), h)
+
+
+def test_array_key_is_type_error():
+    # advanced (array) indexing is not supported on device arrays: a TypeError saying which
+    d = cujit.to_device(np.arange(6.0))
+    with pytest.raises(TypeError, match="valid indices of a device array"):
+        d[np.array([0.5, 1.5])]

@@ -234,7 +234,8 @@ def test_staging_driver_error_propagates_and_releases_events(monkeypatch):
     monkeypatch.setattr(drv, "event_destroy", destroy)
     with pytest.raises(cujit.CudaAPIError, match="injected"):
         cujit.to_device(np.arange(2048, dtype=np.int32))
-    assert n[0] == 3 and not live
+    # copy workers that started before the failure may finish their chunks (8 chunks)
+    assert 3 <= n[0] <= 8 and not live
 
 
 def _page_aligned(npages):
@@ -385,3 +386,24 @@ def test_large_copy_worker_error_propagates_and_releases_buffers(monkeypatch):
     import gc
     gc.collect()
     assert len(hostmem._cache.get(4096, [])) >= 4     # both workers' two buffers went back
+
+
+@pytest.mark.parametrize("alloc", ["pinned_array", "mapped_array"])
+def test_host_alloc_out_of_memory_is_cuda_error(alloc):
+    # 2**44 float64 = 2**47 bytes: more than an x86-64/aarch64 process can map, whatever the
+    # overcommit policy, so the mmap fails at once (nothing is touched, nothing swaps)
+    from cujit.driver.errors import CudaAPIError, CUDA_ERROR_OUT_OF_MEMORY
+    with pytest.raises(CudaAPIError) as ei:
+        getattr(cujit, alloc)(2**44, np.float64)
+    assert ei.value.code == CUDA_ERROR_OUT_OF_MEMORY and ei.value.call == "cuMemHostAlloc"
+    assert str(2**47) in str(ei.value)
+
+
+def test_host_alloc_other_os_errors_propagate(monkeypatch):
+    import errno
+
+    def refuse(*a, **k):
+        raise OSError(errno.EACCES, "denied")
+    monkeypatch.setattr(hostmem.mmap, "mmap", refuse)
+    with pytest.raises(PermissionError):
+        cujit.pinned_array((37 << 20) + 12345, np.uint8)    # a size no cached buffer has

@@ -366,3 +366,25 @@ def test_simulator_debug_keeps_its_own_error_reports():
     with pytest.raises(OutOfBoundsError) as ei:
         cuda.jit(debug=True, opt=False)(out_of_bounds)[1, 1](np.zeros(4))
     assert "tid=[" not in str(ei.value)
+
+
+def k_assert_dynamic_message(a):
+    assert a[0] > 0, f"bad {a[0]}"
+
+
+def test_debug_kernel_assert_message_must_be_constant_on_every_backend():
+    """The simulator types a debug kernel as the GPU compiles it: a non-constant assert
+    message is the same TypingError on both (without debug the assert is not compiled)."""
+    a = np.ones(1)
+    k = cuda.jit(debug=True)(k_assert_dynamic_message)
+    with pytest.raises(TypingError, match="message of an assert statement"):
+        k[1, 1](a)
+    cuda.jit(k_assert_dynamic_message)[1, 1](a)        # no debug: accepted, nothing raised
+
+
+def test_typecheck_kernel_debug_option():
+    from cujit.compiler.typecheck import typecheck_kernel
+    a = np.ones(1)
+    assert typecheck_kernel(k_assert_dynamic_message, (a,)) == (T.float64[::1],)
+    with pytest.raises(TypingError, match="message of an assert statement"):
+        typecheck_kernel(k_assert_dynamic_message, (a,), debug=True)

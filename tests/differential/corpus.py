@@ -98,9 +98,12 @@ def defined_divisors(a, b):
 # ---- expectations (NumPy at the typed dtypes) --------------------------------------------
 
 def _fmod_py(x, y):
+    # CPython's float_rem (Numba's real_mod): fmod moved to the divisor's sign; a zero
+    # remainder takes the divisor's sign
     r = np.fmod(x, y)
     adj = (r != 0) & ~np.isnan(r) & ((r < 0) != (y < 0))
-    return np.where(adj, r + y, r)
+    r = np.where(adj, r + y, r)
+    return np.where(r == 0, np.copysign(np.zeros_like(r), y), r)
 
 
 def _floordiv_py(x, y):
@@ -115,10 +118,12 @@ def _floordiv_py(x, y):
 
 
 def _sat_int(x, dt):
-    """Float → integer as PTX ``cvt.rzi``: truncate, saturate, NaN → 0."""
+    """Float → integer as the H200 computes it: truncate, saturate, NaN → the type's
+    minimum for 32- and 64-bit signed integers (measured; 0 otherwise)."""
     ii = np.iinfo(dt)
     x = np.asarray(x, np.float64)
-    t = np.trunc(np.nan_to_num(x, nan=0.0, posinf=np.inf, neginf=-np.inf))
+    nan = float(ii.min) if ii.min < 0 and ii.bits >= 32 else 0.0
+    t = np.trunc(np.nan_to_num(x, nan=nan, posinf=np.inf, neginf=-np.inf))
     out = np.empty(x.shape, dt)
     for k, v in enumerate(t.tolist()):
         out[k] = ii.max if v >= ii.max else ii.min if v <= ii.min else int(v)

@@ -99,6 +99,49 @@ def test_wrap_declared_ints():
     assert wrap_declared_ints((T.int64,), (np.int64(3),)) is None
 
 
+def triple(o, x):
+    o[0] = x * 3
+
+
+def test_declared_float32_param_gets_float32_value():
+    # numba.cuda passes 0.1 to a float32 parameter as float32 (0.10000000149...): both
+    # backends must compute 0.30000000447034836, not the float64 0.30000000000000004
+    k = cuda.jit("void(float64[::1], float32)")(triple)
+    out = np.zeros(1)
+    k[1, 1](out, 0.1)
+    assert out[0] == np.float64(np.float32(0.1)) * 3
+    assert out[0] != 0.1 * 3
+
+
+def test_lazy_kernel_python_float_is_float64():
+    k = cuda.jit(triple)
+    out = np.zeros(1)
+    k[1, 1](out, 0.1)
+    assert out[0] == 0.1 * 3
+
+
+def test_declared_complex_and_bool_params():
+    def cb(o, z, b):
+        o[0] = z.real * 3
+        o[1] = 1.0 if b else 2.0
+    k = cuda.jit("void(float64[::1], complex64, boolean)")(cb)
+    out = np.zeros(2)
+    k[1, 1](out, 0.1 + 0j, True)
+    assert out[0] == np.float64(np.float32(0.1)) * 3 and out[1] == 1.0
+
+
+def test_convert_declared_scalars():
+    from cujit.compiler.launch_args import convert_declared_scalars
+    got = convert_declared_scalars((T.float32, T.uint8, T.complex128, T.boolean, T.float64),
+                                   (0.1, 257, 1.5, 1, 2.0))
+    assert type(got[0]) is np.float32 and got[0] == np.float32(0.1)
+    assert type(got[1]) is np.uint8 and got[1] == 1
+    assert type(got[2]) is np.complex128 and got[2] == 1.5
+    assert type(got[3]) is np.bool_ and got[3]
+    assert type(got[4]) is np.float64
+    assert convert_declared_scalars((T.float32,), (np.float32(1),)) is None
+
+
 @pytest.mark.compile
 @pytest.mark.parametrize("fn,argtypes", [
     (bits, (T.int64[::1], T.int64, T.uint32)),

@@ -15,6 +15,9 @@ import pytest
 import cujit
 from cujit.arrays.hostmem import clear_pinned_cache
 
+# device-wide free memory is compared: no other process may use the GPU meanwhile
+pytestmark = pytest.mark.serial
+
 MiB = 1 << 20
 
 

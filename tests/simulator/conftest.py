@@ -39,7 +39,7 @@ def no_typecheck(monkeypatch):
     import sys
     import types
     fake = types.ModuleType("cujit.compiler.typecheck")
-    fake.typecheck_kernel = lambda pyfunc, args: None
+    fake.typecheck_kernel = lambda pyfunc, args, debug=False: None
     monkeypatch.setitem(sys.modules, "cujit.compiler.typecheck", fake)
 
 

@@ -24,7 +24,7 @@ def _fresh_kernel():
 def test_typecheck_called_once_per_signature_and_errors_propagate(launch, monkeypatch):
     calls = []
 
-    def typecheck_kernel(pyfunc, args):
+    def typecheck_kernel(pyfunc, args, debug=False):
         calls.append(tuple(type(a).__name__ for a in args))
         if isinstance(args[1], float):
             raise TypingError("n must be an integer")
