@@ -292,6 +292,20 @@ class Driver:
         (cuOccupancyMaxActiveBlocksPerMultiprocessor)."""
         raise NotImplementedError
 
+    # -- the simulator backend's calls (driver/sim.py; simulator/ uses them) ---------------
+    # A real GPU runs kernels and reads device memory itself; the real driver raises.
+    def run_on_stream(self, stream, fn):
+        """Run ``fn()`` as work on ``stream`` (a simulated kernel launch), in stream order."""
+        raise NotImplementedError(f"{type(self).__name__}.run_on_stream: simulator only")
+
+    def host_view(self, ptr, nbytes):
+        """A writable uint8 ndarray over ``nbytes`` of device-accessible memory at ``ptr``."""
+        raise NotImplementedError(f"{type(self).__name__}.host_view: simulator only")
+
+    def pointer_kind(self, ptr):
+        """'device', 'managed', 'host', 'mapped', 'registered' or None for ``ptr``."""
+        raise NotImplementedError(f"{type(self).__name__}.pointer_kind: simulator only")
+
     # -- CUDA graphs (stream capture) -----------------------------------------------------
     def stream_begin_capture(self, stream):
         """Start capturing ``stream``'s work into a graph (cuStreamBeginCapture, relaxed mode,

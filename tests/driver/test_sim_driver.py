@@ -134,3 +134,12 @@ def test_reset_frees_everything(drv):
     assert drv.mem_get_info()[0] == drv.mem_get_info()[1]
     with pytest.raises(CudaAPIError):
         drv.mem_free(p)
+
+
+def test_simulator_calls_are_in_the_driver_contract_and_refused_elsewhere():
+    from cujit.driver.api import Driver
+    from cujit.driver.sim import SimDriver
+    for name in ("run_on_stream", "host_view", "pointer_kind"):
+        assert getattr(SimDriver, name) is not getattr(Driver, name)
+    with pytest.raises(NotImplementedError, match="host_view: simulator only"):
+        Driver().host_view(0, 8)
