@@ -7,8 +7,9 @@ rewritten code calls where plain NumPy would differ from the lowering
 
 - conversions: integer → integer wraps to the target width (LLVM ``trunc``/``sext``/``zext``),
   float → integer truncates toward zero and saturates (what ``fptosi``/``fptoui`` become on
-  the GPU); NaN gives the type's minimum for 32- and 64-bit signed integers (measured on an
-  H200) and 0 otherwise; anything → bool is ``!= 0``;
+  the GPU); NaN gives int64's minimum, int32's minimum from float64 and 0 from float32
+  (measured on an H200: ``cvt.rzi`` from f32 gives 0), and 0 for other integer types;
+  anything → bool is ``!= 0``;
 - float ``//`` and ``%``: CPython's algorithm as the lowering emits it (libdevice ``fmod``;
   a zero ``%`` result takes the divisor's sign, where NumPy's ``remainder`` gives ``+0``);
 - ``math.*`` at the argument's precision (libdevice's ``f`` variants for float32): NumPy
@@ -57,12 +58,17 @@ def wrapper(t):
 _wrappers = {}
 
 
+_NARROW_FLOATS = (np.float32, np.float16)
+
+
 def _int_caster(t):
     # Integers are Python ints in the simulator (within the type's range): NumPy integer
     # scalars would send every index through the checked arrays' slow path.
     lo, hi = int_range(t)
     wrap = wrapper(t)
-    nan = lo if lo < 0 and t.bitwidth >= 32 else 0
+    signed = lo < 0
+    nan_wide = lo if signed and t.bitwidth >= 32 else 0      # from float64
+    nan_narrow = lo if signed and t.bitwidth == 64 else 0    # from float32 / float16
 
     def to_int(x):
         if x.__class__ is int:
@@ -71,7 +77,7 @@ def _int_caster(t):
             return wrap(x)
         if isinstance(x, (float, np.floating)):
             if x != x:
-                return nan
+                return nan_narrow if x.__class__ in _NARROW_FLOATS else nan_wide
             if x >= hi:
                 return hi
             if x <= lo:

@@ -118,11 +118,12 @@ def _floordiv_py(x, y):
 
 
 def _sat_int(x, dt):
-    """Float → integer as the H200 computes it: truncate, saturate, NaN → the type's
-    minimum for 32- and 64-bit signed integers (measured; 0 otherwise)."""
+    """Float → integer as the H200 computes it: truncate, saturate; NaN gives int64's
+    minimum, int32's minimum from float64 and 0 from float32 (measured), 0 otherwise."""
     ii = np.iinfo(dt)
+    wide = np.asarray(x).dtype.itemsize >= 8
     x = np.asarray(x, np.float64)
-    nan = float(ii.min) if ii.min < 0 and ii.bits >= 32 else 0.0
+    nan = float(ii.min) if ii.min < 0 and (ii.bits == 64 or (ii.bits == 32 and wide)) else 0.0
     t = np.trunc(np.nan_to_num(x, nan=nan, posinf=np.inf, neginf=-np.inf))
     out = np.empty(x.shape, dt)
     for k, v in enumerate(t.tolist()):
