@@ -244,7 +244,6 @@ KNOWN_UPWARD = {
     ('cujit.compiler.calls_impl', 'cujit.compiler.closures'),
     ('cujit.compiler.calls_impl', 'cujit.compiler.cooperative'),
     ('cujit.compiler.calls_impl', 'cujit.compiler.intrinsics_extra'),
-    ('cujit.compiler.containment', 'cujit.compiler.ltypes'),
     ('cujit.compiler.indexing', 'cujit.compiler.lower_records'),
     ('cujit.compiler.typeinfer', 'cujit.compiler.closures'),
     ('cujit.compiler.typeinfer', 'cujit.compiler.lower_records'),

@@ -2,16 +2,14 @@
 element types are known when compiling, so the test is one ``==`` per element).
 
 Typing: the tuple is a ``UniTuple``/``Tuple`` of numbers (an empty tuple too) and ``x`` a
-number; otherwise a TypingError.  Lowering: the OR of ``x == element`` over the elements
-(Python's ``==`` between numbers, complex included); ``x in ()`` is False.
+number; otherwise a TypingError.  The lowering (the OR of ``x == element`` over the
+elements; ``x in ()`` is False) is the NVVM backend's ``lower_ops._lower_in``: this module is
+front end only.
 """
-from llvmlite import ir
-
 from .. import types as T
 from . import rules
-from .ltypes import I1
 
-__all__ = ["type_in", "lower_in"]
+__all__ = ["type_in"]
 
 
 def type_in(typer, x_t, seq_t, node):
@@ -24,12 +22,3 @@ def type_in(typer, x_t, seq_t, node):
         if not rules.is_number(et):
             raise typer.error(f"'in' in kernels needs a tuple of numbers, got {seq_t}", node)
 
-
-def lower_in(lw, op, x, xt, seq, seq_t, cmp2):
-    """i1 of ``x in seq`` (``op == "in"``) or ``x not in seq``; ``cmp2`` is the scalar
-    comparison of :mod:`.lower_ops`."""
-    b = lw.b
-    found = ir.Constant(I1, 0)
-    for i, et in enumerate(seq_t.types):
-        found = b.or_(found, cmp2(lw, "==", x, xt, b.extract_value(seq, i), et))
-    return found if op == "in" else b.xor(found, ir.Constant(I1, 1))

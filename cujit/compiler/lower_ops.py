@@ -254,11 +254,20 @@ _CMP = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", as
         ast.Is: "==", ast.IsNot: "!=", ast.In: "in", ast.NotIn: "not in"}
 
 
+def _lower_in(lw, op, x, xt, seq, seq_t):
+    """i1 of ``x in seq`` (``op == "in"``) or ``x not in seq`` for a tuple ``seq`` (typed by
+    containment.type_in): the OR of ``x == element`` over the elements; ``x in ()`` is False."""
+    b = lw.b
+    found = ir.Constant(I1, 0)
+    for i, et in enumerate(seq_t.types):
+        found = b.or_(found, _cmp2(lw, "==", x, xt, b.extract_value(seq, i), et))
+    return found if op == "in" else b.xor(found, ir.Constant(I1, 1))
+
+
 def _cmp2(lw, op, x, xt, y, yt):
     b = lw.b
     if op in ("in", "not in"):
-        from .containment import lower_in
-        return lower_in(lw, op, x, xt, y, yt, _cmp2)
+        return _lower_in(lw, op, x, xt, y, yt)
     ct = rules.unify(xt, yt)
     if isinstance(xt, T.Boolean) and isinstance(yt, T.Boolean):
         ct = T.boolean
