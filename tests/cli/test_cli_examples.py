@@ -17,12 +17,6 @@ def _run(name, *args):
     return p.stdout.split()
 
 
-@pytest.fixture(autouse=True)
-def _needs_cujit(cujit_has):
-    if not cujit_has("jit", "to_device", "pinned_array", "stream", "defer_cleanup"):
-        pytest.skip("the layers the examples use have not landed yet")
-
-
 def test_shared_memory_aliasing_prints_the_seed_values():
     words = _run("shared_memory_aliasing.py")
     assert [float(words[0]), int(words[1]), float(words[2]), int(words[3])] == \
