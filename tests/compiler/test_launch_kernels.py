@@ -49,6 +49,27 @@ def test_seed_dynamic_shared_disjoint(capfd):
 
 
 @cuda.jit
+def dyn_lengths(out):
+    f32 = cuda.shared.array(0, dtype=float32)
+    f64 = cuda.shared.array(0, dtype=float64)
+    i8 = cuda.shared.array(0, dtype=np.int8)
+    out[0] = len(f32)
+    out[1] = f64.size
+    out[2] = i8.shape[0]
+
+
+@pytest.mark.parametrize("nbytes,want", [(10, [2, 1, 10]), (7, [1, 0, 7]), (3, [0, 0, 3]),
+                                         (16, [4, 2, 16]), (0, [0, 0, 0])])
+def test_dynamic_shared_length_rounds_down(nbytes, want):
+    """A byte count that is not a multiple of the item size gives the whole items that fit
+    (%dynamic_smem_size // itemsize): 10 bytes hold 2 float32, never 3."""
+    out = np.full(3, -1, np.int64)
+    dyn_lengths[1, 1, 0, nbytes](out)
+    cuda.synchronize()
+    assert out.tolist() == want
+
+
+@cuda.jit
 def seed_f():
     f32_arr = cuda.shared.array(0, dtype=np.float32)
     i32_arr = cuda.shared.array(0, dtype=np.int32)
