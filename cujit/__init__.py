@@ -30,6 +30,7 @@ _SOURCES = {
                       "per_thread_default_stream", "external_stream", "Stream", "event", "Event",
                       "event_elapsed_time"],
     "cujit.compiler": ["jit", "TypingError", "CompileError"],
+    "cujit.tracing": ["trace"],
     "cujit.kernelapi": ["threadIdx", "blockIdx", "blockDim", "gridDim", "grid", "gridsize",
                         "warpsize", "shared", "local", "const", "syncthreads",
                         "syncthreads_count", "syncthreads_and", "syncthreads_or", "syncwarp",

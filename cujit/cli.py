@@ -1,6 +1,6 @@
 """The command line: ``python -m cujit demo | info | bench`` (also the ``cujit`` script).
 
-- ``demo [--quick] [--sim] [--json [PATH]]``: the five demo tasks of :mod:`cujit.demo`, each
+- ``demo [--quick] [--sim] [--json [PATH]] [--trace PATH]``: the five demo tasks of :mod:`cujit.demo`, each
   verified against NumPy, then the memory report.  On the GPU when one works, otherwise on the
   simulator (with a one-line banner) at sizes scaled down to finish in well under a minute.
   Exit status 1 when any check fails.
@@ -110,7 +110,13 @@ def cmd_demo(args):
     sizes = sizes_for(sim, args.quick)
     out.line(f"cujit {cuda.__version__} demo on {'the simulator' if sim else _gpu_name()}"
              f" (sizes: {sizes.label})")
-    result = run_demo(cuda, sizes, tasks=tuple(args.only or TASKS), out=out.line)
+    tasks = tuple(args.only or TASKS)
+    if args.trace:
+        with cuda.trace(args.trace):
+            result = run_demo(cuda, sizes, tasks=tasks, out=out.line)
+        out.line(f"trace written to {args.trace} (open it in ui.perfetto.dev or chrome://tracing)")
+    else:
+        result = run_demo(cuda, sizes, tasks=tasks, out=out.line)
     result["backend"] = "simulator" if sim else "gpu"
     out.write_json(result)
     return 0 if result["passed"] else 1
@@ -337,6 +343,8 @@ def _parser():
     d.add_argument("--json", nargs="?", const="-", metavar="PATH",
                    help="write the results as JSON to PATH (default: stdout; the table then "
                         "goes to stderr)")
+    d.add_argument("--trace", metavar="PATH",
+                   help="write a memory/work timeline (Chrome trace-event JSON, for Perfetto)")
     d.add_argument("--only", nargs="+", metavar="TASK", choices=_demo_tasks(),
                    help="run only these tasks: %(choices)s")
     i = sub.add_parser("info", help="versions, driver, toolchain, devices, configuration")
