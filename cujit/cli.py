@@ -41,7 +41,8 @@ def probe_gpu():
         if err:
             return False, f"cuDeviceGetCount failed ({getattr(err, 'name', err)})"
     except Exception as exc:                     # RuntimeError: libcuda.so.1 not found
-        return False, f"no CUDA driver ({exc})"
+        from .driver.errors import driver_load_reason
+        return False, driver_load_reason(exc)
     if n == 0:
         return False, "the CUDA driver reports no device"
     return True, ""
@@ -64,7 +65,7 @@ def _select_backend(force_sim):
     if ok:
         return False, ""
     _use_simulator()
-    return True, f"cujit: no GPU ({why}) - running on the simulator, sizes scaled down"
+    return True, f"cujit: no GPU here ({why}): running on the simulator, sizes scaled down"
 
 
 class _Output:
@@ -243,9 +244,24 @@ def gather_info():
                          "source": config.source("ENABLE_CUDASIM"),
                          "device_memory": config.SIM_DEVICE_MEMORY,
                          "checks": bool(config.SIM_CHECKS)}
+    info["backend"] = _backend_info(info, config)
     info["config"] = {attr: {"value": val, "source": src, "env": config.env_names(attr)}
                       for attr, (val, src) in config.as_dict().items()}
     return info
+
+
+def _backend_info(info, config):
+    """What a user's program and ``python -m cujit demo`` would run on now, and why (the
+    simulator setting alone does not say it: demo falls back to the simulator by itself)."""
+    if config.ENABLE_CUDASIM:
+        why = f"{config.source('ENABLE_CUDASIM')}=1"
+        return {"programs": "simulator", "demo": "simulator", "why": why}
+    if info["driver"]["available"] and info["devices"]:
+        return {"programs": "gpu", "demo": "gpu",
+                "why": f"{len(info['devices'])} CUDA device(s) found"}
+    return {"programs": "none", "demo": "simulator",
+            "why": "no usable CUDA GPU; programs raise CudaSupportError unless "
+                   "CUJIT_ENABLE_CUDASIM=1, demo switches to the simulator by itself"}
 
 
 def _gib(n):
@@ -282,8 +298,13 @@ def format_info(info):
     if "device_free" in mm:
         line += f"; free {_gib(mm['device_free'])} of {_gib(mm['device_total'])}"
     L.append(line)
+    b = info["backend"]
+    names = {"gpu": "the GPU", "simulator": "the simulator",
+             "none": "nothing (CudaSupportError)"}
+    L.append(f"runs on: your programs -> {names[b['programs']]}; `python -m cujit demo` -> "
+             f"{names[b['demo']]} ({b['why']})")
     s = info["simulator"]
-    L.append(f"simulator: {'ON' if s['enabled'] else 'off'} (from {s['source']}); simulated "
+    L.append(f"simulator setting: {'ON' if s['enabled'] else 'off'} (from {s['source']}); simulated "
              f"device memory {_gib(s['device_memory'])}, checks {'on' if s['checks'] else 'off'}")
     L.append("config (attribute = value [source]; environment variables, first wins):")
     for attr, c in info["config"].items():
