@@ -381,3 +381,51 @@ def test_dynamic_shared_beyond_48k_uses_optin():
     nbytes = 100_000
     dyn_fill[1, 128, 0, nbytes](out)
     assert out.tolist() == [nbytes // 4, nbytes // 4 - 1]
+
+
+class _CaiV2WithDLPack:
+    """A PyTorch-like producer: CUDA Array Interface v2 (no stream) plus DLPack."""
+
+    def __init__(self, d):
+        self.d, self.dlpack_streams = d, []
+
+    @property
+    def __cuda_array_interface__(self):
+        cai = dict(self.d.__cuda_array_interface__, version=2)
+        del cai["stream"]
+        return cai
+
+    def __dlpack__(self, stream=None, **kw):
+        self.dlpack_streams.append(stream)
+        return self.d.__dlpack__(stream=stream, **kw)
+
+    def __dlpack_device__(self):
+        return self.d.__dlpack_device__()
+
+
+@cuda.jit
+def add_ten(a):
+    i = cuda.grid(1)
+    if i < a.size:
+        a[i] += 10
+
+
+def test_stream_less_cai_producer_goes_through_dlpack():
+    """A producer whose interface names no stream is taken through DLPack, whose stream
+    handshake orders the producer's pending work before the launch (PyTorch's tensors; the
+    end-to-end race test is tests/arrays/test_gpu_interop_both_ways.py)."""
+    from cujit.compiler import launcher as ln
+    d = cuda.to_device(np.arange(4, dtype=np.int64))
+    p = _CaiV2WithDLPack(d)
+    view, back, fast_ok = ln.convert_arg(0, p, 0)
+    assert p.dlpack_streams == [1]          # the legacy default stream, as the consumer
+    assert view.device_ctypes_pointer.value == d.device_ctypes_pointer.value
+    assert back is None and fast_ok is False
+    q = _CaiV2WithDLPack(d)
+    cai_v3 = type("V3", (), {"__cuda_array_interface__": d.__cuda_array_interface__,
+                             "__dlpack__": q.__dlpack__, "__dlpack_device__": q.__dlpack_device__})
+    ln.convert_arg(0, cai_v3(), 0)          # a v3 interface with a stream: CAI as before
+    assert q.dlpack_streams == []
+    add_ten[1, 4](p)                        # and it launches on every backend
+    cuda.synchronize()
+    assert d.copy_to_host().tolist() == [10, 11, 12, 13]
