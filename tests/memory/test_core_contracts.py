@@ -197,3 +197,177 @@ def test_cuda_stream_protocol_messages():
     class Attr:                                 # a plain tuple attribute is accepted too
         __cuda_stream__ = (0, 8192)
     assert cujit.external_stream(Attr()).handle == 8192
+
+
+# -- the pending queue and the managers' bookkeeping -----------------------------------------
+def test_fresh_queue_counters_and_drop_all():
+    q = D.PendingDeallocs()
+    assert (q.flush_count, q.freed_count, q.failed_count, q.last_error) == (0, 0, 0, None)
+    assert (len(q), q.nbytes, q.is_disabled) == (0, 0, False)
+    with q.disable():
+        q.add_item(lambda h: None, 1, 100)
+        q.add_item(lambda h: None, 2, 50)
+        assert (len(q), q.nbytes) == (2, 150)
+        q._drop_all()
+    assert (len(q), q.nbytes, q.freed_count) == (0, 0, 0)
+    assert repr(q) == "<PendingDeallocs 0 entries, 0 bytes>"
+
+
+def test_manager_construction_and_fresh_stats(ctx):
+    from cujit.memory.managers import NumbaCUDAMemoryManager
+    with pytest.raises(TypeError, match=r"^a memory manager is constructed with keyword argument "
+                                        r"'context' \(the cujit Context it serves\)$"):
+        NumbaCUDAMemoryManager(ctx)
+    m = NumbaCUDAMemoryManager(context=ctx)
+    assert m.deallocations._context is ctx
+    assert m.deallocations._capacity == ctx.device.total_memory
+    assert tuple(m.get_stats()) == (0,) * 10
+    lone = NumbaCUDAMemoryManager(context=None)
+    assert lone._drv is None and lone.deallocations._capacity == 0
+
+
+def test_reset_zeroes_the_counters(ctx):
+    mm = ctx.memory_manager
+    keep = [cujit.device_array(100, np.uint8), cujit.managed_array(10, np.uint8),
+            ctx.memhostalloc(64)]
+    st = mm.get_stats()
+    assert st.bytes_in_use >= 100 and st.live_allocations >= 1 and st.host_bytes_in_use >= 64
+    ctx.reset()                                   # calls the manager's reset()
+    st = ctx.memory_manager.get_stats()
+    assert (st.bytes_in_use, st.live_allocations, st.host_bytes_in_use) == (0, 0, 0)
+    del keep
+    gc.collect()                                  # dead generation: nothing is counted back
+    st = ctx.memory_manager.get_stats()
+    assert (st.bytes_in_use, st.live_allocations, st.host_bytes_in_use) == (0, 0, 0)
+
+
+def test_memhostalloc_flags_bytes_and_queue(ctx, monkeypatch):
+    from cujit.driver import get_driver
+    drv = get_driver()
+    seen = []
+    real = drv.mem_host_alloc
+
+    def spy(size, **kw):
+        seen.append((size, kw))
+        return real(size, **kw)
+    monkeypatch.setattr(drv, "mem_host_alloc", spy)
+    mm = ctx.memory_manager
+    before = mm.get_stats().host_bytes_in_use
+    a = ctx.memhostalloc(128)
+    b = ctx.memhostalloc(256, mapped=True, portable=True, wc=True)
+    assert seen == [(128, {"mapped": False, "portable": False, "wc": False}),
+                    (256, {"mapped": True, "portable": True, "wc": True})]
+    assert a.context is ctx and b.context is ctx and a.is_managed is True
+    assert mm.get_stats().host_bytes_in_use == before + 384
+    z = ctx.memhostalloc(0)
+    assert z.size == 0 and z.context is ctx and not z.host_pointer
+    q = mm.deallocations
+    q.clear()
+    del a
+    gc.collect()
+    assert (len(q), q.nbytes) == (1, 128)
+    assert mm.get_stats().host_bytes_in_use == before + 256
+    del b
+
+
+def test_allocation_retry_rules(ctx):
+    from cujit.driver.errors import CUDA_ERROR_OUT_OF_MEMORY
+    mm = ctx.memory_manager
+    calls = []
+
+    def oom_once():
+        calls.append(1)
+        if len(calls) == 1:
+            raise CudaAPIError(CUDA_ERROR_OUT_OF_MEMORY, "full", "cuMemAlloc")
+        return "ok"
+    retries = mm.get_stats().oom_retries
+    assert mm._attempt_allocation(oom_once) == "ok" and len(calls) == 2
+    assert mm.get_stats().oom_retries == retries + 1
+
+    def invalid_value():
+        calls.append(2)
+        raise CudaAPIError(1, "bad", "cuMemAlloc")
+    calls.clear()
+    with pytest.raises(CudaAPIError) as ei:
+        mm._attempt_allocation(invalid_value)
+    assert ei.value.code == 1 and calls == [2]          # not retried
+
+    def invalid_context_once():
+        calls.append(3)
+        if len(calls) == 1:
+            raise CudaAPIError(201, "", "cuMemAlloc")
+        return "again"
+    calls.clear()
+    assert mm._attempt_allocation(invalid_context_once) == "again" and calls == [3, 3]
+
+
+def test_plugin_validation_messages():
+    from cujit.memory.managers import (MemoryManagerError, NumbaCUDAMemoryManager,
+                                       set_memory_manager)
+
+    class Lacking:
+        pass
+    with pytest.raises(TypeError, match=r"^set_memory_manager: memory manager "
+                                        r".*Lacking lacks the EMM method\(s\) memalloc, "
+                                        r"memhostalloc, mempin, initialize"):
+        set_memory_manager(Lacking)
+
+    class Old(NumbaCUDAMemoryManager):
+        @property
+        def interface_version(self):
+            return 0
+    with pytest.raises(MemoryManagerError, match=r"^set_memory_manager: EMM plugin .*Old has "
+                                                 r"interface version 0; version 1 is required$"):
+        set_memory_manager(Old)
+
+
+def test_memory_manager_setting_is_named_in_errors(monkeypatch):
+    from cujit.config import config
+    from cujit.memory import managers
+    monkeypatch.setattr(managers, "_override", None)
+    monkeypatch.setenv("CUJIT_CUDA_MEMORY_MANAGER", "no_such_module_xyz")
+    with pytest.raises(ImportError, match=r"^CUJIT_CUDA_MEMORY_MANAGER='no_such_module_xyz': "
+                                          "cannot import"):
+        managers._memory_manager_class()
+    monkeypatch.delenv("CUJIT_CUDA_MEMORY_MANAGER")
+    config.CUDA_MEMORY_MANAGER = "math"              # importable, but no plugin in it
+    with pytest.raises(managers.MemoryManagerError,
+                       match=r"^cujit.config.CUDA_MEMORY_MANAGER='math': module math has no "
+                             "_numba_memory_manager$"):
+        managers._memory_manager_class()
+    config.CUDA_MEMORY_MANAGER = "cujit.memory.pool"
+    assert managers._memory_manager_class().__name__ == "PoolMemoryManager"
+    config.reset()
+    assert managers._memory_manager_class() is managers.NumbaCUDAMemoryManager
+
+
+# -- layout: squeeze and transpose -----------------------------------------------------------
+def test_squeeze_axes():
+    shape, strides = (1, 3, 1), (24, 8, 8)
+    assert L.squeeze(shape, strides) == ((3,), (8,))
+    assert L.squeeze(shape, strides, axis=(0, 2)) == ((3,), (8,))
+    assert L.squeeze(shape, strides, axis=-3) == ((3, 1), (8, 8))
+    assert L.squeeze(shape, strides, axis=2) == ((1, 3), (24, 8))
+    for bad in (3, -4):
+        with pytest.raises(np.exceptions.AxisError) as ei:
+            L.squeeze(shape, strides, axis=bad)
+        assert str(ei.value) == str(np.exceptions.AxisError(bad, 3))
+
+
+def test_transpose_axes():
+    shape, strides = (2, 3, 4), (96, 32, 8)
+    assert L.transpose(shape, strides) == ((4, 3, 2), (8, 32, 96))
+    assert L.transpose(shape, strides, (-1, 0, 1)) == ((4, 2, 3), (8, 96, 32))
+    assert L.transpose(shape, strides, (2, -3, -2)) == ((4, 2, 3), (8, 96, 32))
+    assert L.transpose(shape, strides, (0, 1, 2)) == (shape, strides)
+    with pytest.raises(TypeError, match=r"^axes \(0, 1.5, 2\) must be a sequence of ints$"):
+        L.transpose(shape, strides, (0, 1.5, 2))
+
+
+def test_stream_hash_and_new_event_generation():
+    s = cujit.stream()
+    t = cujit.external_stream(s.handle)
+    assert hash(s) == hash(t) and s == t
+    assert hash(s) != hash(cujit.stream())
+    e = cujit.event(timing=False)
+    assert e._gen == cujit.current_context()._generation and e.timing is False
