@@ -371,3 +371,117 @@ def test_stream_hash_and_new_event_generation():
     assert hash(s) != hash(cujit.stream())
     e = cujit.event(timing=False)
     assert e._gen == cujit.current_context()._generation and e.timing is False
+
+
+# -- layout: dtype views, reshape, shapes ----------------------------------------------------
+@pytest.mark.parametrize("args,want", [
+    (((3, 4), (32, 8), 8, 4), ((3, 8), (32, 4))), (((3, 4), (32, 8), 8, 16), ((3, 2), (32, 16))),
+    (((3, 0), (32, 8), 8, 4), ((3, 0), (32, 4))), (((), (), 4, 4), ((), ())),
+    (((2, 6), (48, 8), 8, 24), ((2, 2), (48, 24)))])
+def test_view_dtype(args, want):
+    assert L.view_dtype(*args) == want
+    shape, strides, old, new = args
+    a = np.lib.stride_tricks.as_strided(np.zeros(64, f"V{old}"), shape, strides)
+    assert a.view(f"V{new}").shape == want[0]
+
+
+@pytest.mark.parametrize("args,msg", [
+    (((), (), 4, 8), "Changing the dtype of a 0d array is only supported if the itemsize is "
+                     "unchanged"),
+    (((3, 4), (32, 16), 8, 4), "To change to a dtype of a different size, the last axis must be "
+                               "contiguous (its stride is 16 bytes, the itemsize 8)"),
+    (((3, 3), (24, 8), 8, 16), "When changing to a larger dtype, its size (16) must be a divisor "
+                               "of the total size in bytes of the last axis of the array (24)"),
+    (((3, 4), (32, 8), 8, 3), "When changing to a smaller dtype, its size (3) must be a divisor "
+                              "of the size of original dtype (8)")])
+def test_view_dtype_errors(args, msg):
+    with pytest.raises(ValueError) as ei:
+        L.view_dtype(*args)
+    assert str(ei.value) == msg
+
+
+@pytest.mark.parametrize("newshape,order,want", [
+    ((2, 3), "C", ((2, 3), (24, 8))), ((2, 3), "A", ((2, 3), (24, 8))),
+    ((2, 3), "F", ((2, 3), (8, 16))), ([2, 3], "C", ((2, 3), (24, 8))),
+    (np.int64(6), "C", ((6,), (8,))), ((np.int32(3), -1), "C", ((3, 2), (16, 8))),
+    ((-1,), "C", ((6,), (8,)))])
+def test_reshape_forms(newshape, order, want):
+    assert L.reshape((6,), (8,), 8, newshape, order) == want
+
+
+@pytest.mark.parametrize("newshape,order,exc,msg", [
+    ((2, 3), "Q", ValueError, "order 'Q' must be 'C', 'F' or 'A'"),
+    ((2.0, 3), "C", TypeError, "shape (2.0, 3) must be ints"),
+    ((4, -1), "C", ValueError, "cannot reshape array of size 6 into shape (4, -1)"),
+    ((-1, -1), "C", ValueError, "can only specify one unknown dimension (-1), got shape "
+                                "(-1, -1)")])
+def test_reshape_errors(newshape, order, exc, msg):
+    with pytest.raises(exc) as ei:
+        L.reshape((6,), (8,), 8, newshape, order)
+    assert ei.type is exc and str(ei.value) == msg
+
+
+def test_reshape_of_an_f_array_with_order_a_keeps_f():
+    assert L.reshape((2, 3), (8, 16), 8, (3, 2), "A") == ((3, 2), (8, 24))
+
+
+def test_normalize_shape():
+    assert L.normalize_shape((0, 3)) == (0, 3)
+    assert L.normalize_shape(np.int64(3)) == (3,)
+    assert L.normalize_shape(3) == (3,)
+    with pytest.raises(ValueError) as ei:
+        L.normalize_shape((2, -1))
+    assert str(ei.value) == "shape (2, -1): negative dimension -1 is not allowed"
+    with pytest.raises(TypeError) as ei:
+        L.normalize_shape((2, 1.5))
+    assert str(ei.value) == ("shape (2, 1.5): 1.5 (float) is not an integer; shape must be an "
+                             "int or a tuple of ints")
+    with pytest.raises(TypeError) as ei:
+        L.normalize_shape((2, 1.5), what="strides")
+    assert str(ei.value).startswith("strides (2, 1.5): 1.5 (float) is not an integer; strides")
+
+
+# -- launch configuration --------------------------------------------------------------------
+def test_make_config_messages_and_args():
+    from cujit.compiler import launcher as ln
+    with pytest.raises(TypeError) as ei:
+        ln.make_config(1.5, 1, 0, 0, 0, None)
+    assert str(ei.value) == ("griddim must be an int or a tuple of 1 to 3 ints, got 1.5 (an "
+                             "element of type float) in the launch configuration [1.5, 1, "
+                             "stream=0, dynamic_shared_bytes=0]")
+    with pytest.raises(ValueError) as ei:
+        ln.make_config(1, (1, 2, 3, 4), 0, 0, 0, None)
+    assert str(ei.value) == ("blockdim must have 1 to 3 dimensions, got 4 ((1, 2, 3, 4)) in the "
+                             "launch configuration [1, (1, 2, 3, 4), stream=0, "
+                             "dynamic_shared_bytes=0]")
+    s = cujit.stream()
+    cfg = ln.make_config((2, 3), 32, s, 16, 0, None)
+    assert (cfg.griddim, cfg.blockdim, cfg.sharedmem) == ((2, 3, 1), (32, 1, 1), 16)
+    assert cfg.stream_handle == s.handle
+    assert cfg.largs == (2, 3, 1, 32, 1, 1, 16, s.handle)
+    wrapped = ln.make_config(1, 1, s, 0, 0, lambda h: ("stream", h))
+    assert wrapped.largs[-1] == ("stream", s.handle)
+
+
+def test_device_limits_are_the_device_attributes():
+    from cujit.compiler import launcher as ln
+    lim = ln.device_limits(0)
+    dev = cujit.get_current_device()
+    assert lim["MAX_THREADS_PER_BLOCK"] == dev.MAX_THREADS_PER_BLOCK
+    assert lim["MAX_SHARED_MEMORY_PER_BLOCK"] == dev.MAX_SHARED_MEMORY_PER_BLOCK
+    assert lim["MAX_GRID_DIM_X"] == dev.MAX_GRID_DIM_X and lim["MAX_BLOCK_DIM_Z"] == 64
+    assert all(type(v) is int for v in lim.values())
+    assert ln.device_limits(0) is lim                   # cached per device
+
+
+def test_stream_handle_rules():
+    from cujit.streams import stream_handle
+    s = cujit.stream()
+    assert stream_handle(0) == 0 and stream_handle(None) == 0 and stream_handle(s) == s.handle
+    for bad in (1, 1.0, "s", True):
+        with pytest.raises(TypeError):
+            stream_handle(bad)
+    cujit.current_context().reset()
+    with pytest.raises(CudaAPIError) as ei:
+        stream_handle(s)
+    assert ei.value.call == "stream argument" and repr(s) in str(ei.value)
