@@ -485,3 +485,101 @@ def test_stream_handle_rules():
     with pytest.raises(CudaAPIError) as ei:
         stream_handle(s)
     assert ei.value.call == "stream argument" and repr(s) in str(ei.value)
+
+
+# -- more exact results: packed strides, element keys, dtypes, zero-size host/managed memory --
+@pytest.mark.parametrize("shape,strides", [((3, 4), (32, 8)), ((3, 4), (8, 24)),
+                                           ((3, 4), (64, 16)), ((3, 4), (-32, 8)),
+                                           ((4, 3), (8, 32)), ((3, 4), (16, 96)),
+                                           ((2, 3, 4), (8, 64, 16)), ((3, 1), (8, 8))])
+def test_packed_strides_like_is_numpy_order_k(shape, strides):
+    base = np.zeros(512, np.float64)
+    a = np.lib.stride_tricks.as_strided(base[256:], shape, strides)
+    assert L.packed_strides_like(shape, strides, 8) == np.empty_like(a, order="K").strides
+
+
+def test_packed_strides_like_zero_length_axis():
+    assert L.packed_strides_like((2, 0, 3), (0, 24, 8), 8) == (24, 24, 8)
+    assert L.packed_strides_like((0, 3), (8, 0), 4) == (12, 4)
+
+
+@pytest.mark.parametrize("key,element", [((np.int64(1), np.int64(2)), True), ((1, 2), True),
+                                         ((1, None, 2), False), ((Ellipsis, 2), False),
+                                         ((1, Ellipsis, 2), False), ((1,), False),
+                                         ((np.int64(1), slice(2, 3)), False)])
+def test_index_says_when_a_key_picks_one_element(key, element):
+    off, shape, strides, is_element = L.index((3, 4), (32, 8), key)
+    assert is_element is element
+    want = np.zeros((3, 4))[key]
+    assert shape == np.shape(want)
+    assert (not element) or (shape == () and off == 32 * 1 + 8 * 2)
+
+
+def test_index_two_ellipses_message():
+    with pytest.raises(IndexError) as ei:
+        L.index((3, 4), (32, 8), (Ellipsis, Ellipsis))
+    assert str(ei.value) == "an index can only have a single ellipsis ('...')"
+
+
+def test_object_dtype_is_refused_with_the_reason():
+    for spelling in (object, "O", np.dtype(object)):
+        with pytest.raises(TypeError) as ei:
+            L.normalize_dtype(spelling)
+        assert str(ei.value) == (
+            "dtype object holds Python objects, which have no meaning in device or page-locked "
+            "memory (the uninitialised bytes would be taken as object pointers); use a numeric, "
+            "bool, string or structured dtype")
+    assert L.normalize_dtype("f4") is L.normalize_dtype("f4") == np.dtype(np.float32)
+
+
+def _spy(monkeypatch, name):
+    from cujit.driver import get_driver
+    drv = get_driver()
+    seen, real = [], getattr(drv, name)
+
+    def spy(*a, **kw):
+        seen.append((a, kw))
+        return real(*a, **kw)
+    monkeypatch.setattr(drv, name, spy)
+    return seen
+
+
+@pytest.mark.parametrize("path", ["manager", "plugin"])
+def test_managed_memory_fields_flags_and_free(ctx, monkeypatch, path):
+    from cujit.memory.managers import _memallocmanaged
+    seen = _spy(monkeypatch, "mem_alloc_managed")
+    q = ctx.memory_manager.deallocations if path == "manager" else ctx.deallocations
+    q.clear()
+
+    def make(n, g):
+        if path == "manager":
+            return ctx.memory_manager.memallocmanaged(n, attach_global=g)
+        return _memallocmanaged(ctx, q, n, g)
+    m = make(512, False)
+    d = make(256, True)
+    assert [kw.get("attach_global") for _, kw in seen] == [False, True]
+    assert m.context is ctx and m.size == 512 and m.is_managed is True
+    z = make(0, True)
+    assert z.context is ctx and z.device_pointer_value == 0 and z.size == 0
+    freed, failed = q.freed_count, q.failed_count
+    del m, d
+    gc.collect()
+    assert len(q) == 2 and q.nbytes == 768
+    q.clear()
+    assert q.freed_count == freed + 2 and q.failed_count == failed   # real frees, no error
+    if path == "manager":
+        assert ctx.memory_manager.memallocmanaged.__defaults__ == (True,)
+
+
+def test_mempin_fields_and_zero_size(ctx):
+    h = np.zeros(512, np.uint8)
+    p = ctx.mempin(h, h.ctypes.data, h.nbytes)
+    assert p.context is ctx and p.size == 512 and p.is_managed is True
+    assert p.host_pointer == h.ctypes.data and p.owner is h
+    z = ctx.mempin(h, h.ctypes.data, 0)
+    assert z.context is ctx and z.size == 0 and z.host_pointer == h.ctypes.data
+    assert z.owner is h
+    del p
+    gc.collect()
+    again = ctx.mempin(h, h.ctypes.data, h.nbytes)    # unregistered at once: pinnable again
+    assert again.size == 512
