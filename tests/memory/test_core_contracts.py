@@ -567,8 +567,10 @@ def test_managed_memory_fields_flags_and_free(ctx, monkeypatch, path):
     assert len(q) == 2 and q.nbytes == 768
     q.clear()
     assert q.freed_count == freed + 2 and q.failed_count == failed   # real frees, no error
-    if path == "manager":
-        assert ctx.memory_manager.memallocmanaged.__defaults__ == (True,)
+    if path == "manager":                     # attach_global defaults to True
+        seen.clear()
+        ctx.memory_manager.memallocmanaged(128)
+        assert seen[0][1].get("attach_global") is True
 
 
 def test_mempin_fields_and_zero_size(ctx):
