@@ -585,3 +585,45 @@ def test_mempin_fields_and_zero_size(ctx):
     gc.collect()
     again = ctx.mempin(h, h.ctypes.data, h.nbytes)    # unregistered at once: pinnable again
     assert again.size == 512
+
+
+def test_queue_repr_add_item_default_and_clear_with_nothing_queued():
+    q = D.PendingDeallocs(None, 1000)
+    with q.disable():
+        q.add_item(lambda h: None, 1)                  # size defaults to 0 (streams, events)
+        assert q.nbytes == 0
+        assert repr(q) == "<PendingDeallocs 1 entries, 0 bytes, disabled>"
+    assert repr(q) == "<PendingDeallocs 1 entries, 0 bytes>"
+    q.clear()
+    assert len(q) == 0 and q.flush_count == 1
+    q.clear()                                          # empty: no flush is counted
+    assert q.flush_count == 1
+
+
+def test_callback_on_a_stale_stream_names_cu_launch_host_func():
+    s = cujit.stream()
+    cujit.current_context().reset()
+    with pytest.raises(CudaAPIError) as ei:
+        s.add_callback(lambda *a: None)
+    assert ei.value.call == "cuLaunchHostFunc"
+
+
+def test_callback_exception_warning_names_the_exception_type():
+    from cujit.streams import CallbackWarning
+    s = cujit.stream()
+
+    def boom(stream, status, arg):
+        raise KeyError("k")
+    with pytest.warns(CallbackWarning, match=r"KeyError: 'k'"):
+        s.add_callback(boom)
+        s.synchronize()
+
+
+def test_stream_handle_of_a_protocol_object_names_it():
+    from cujit.streams import stream_handle
+
+    class Proto:
+        def __cuda_stream__(self):
+            return (0, -5)
+    with pytest.raises(ValueError, match=r"^Proto.__cuda_stream__\(\) gave handle -5"):
+        stream_handle(Proto())
