@@ -45,3 +45,19 @@ def test_unknown_setting():
 def test_byte_sizes(monkeypatch):
     monkeypatch.setenv("CUJIT_SIM_DEVICE_MEMORY", "64MiB")
     assert config.SIM_DEVICE_MEMORY == 64 << 20
+
+
+@pytest.mark.parametrize("text,want", [("1", True), ("TRUE", True), ("yes", True), ("On", True),
+                                       ("0", False), ("false", False), ("NO", False),
+                                       ("off", False), ("", False)])
+def test_bool_spellings(monkeypatch, text, want):
+    monkeypatch.setenv("CUJIT_SIM_CHECKS", text)
+    assert config.SIM_CHECKS is want
+
+
+def test_bool_error_lists_every_accepted_spelling(monkeypatch):
+    monkeypatch.setenv("CUJIT_SIM_CHECKS", "maybe")
+    with pytest.raises(ValueError, match="CUJIT_SIM_CHECKS") as ei:
+        config.SIM_CHECKS
+    for word in ("1", "true", "yes", "on", "0", "false", "no", "off", "'maybe'"):
+        assert word in str(ei.value)
