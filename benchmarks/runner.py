@@ -13,6 +13,7 @@ cujit's — so below 1 means cujit is faster, above 1 slower, for every row alik
 import datetime
 import glob
 import json
+import re
 import os
 import subprocess
 import sys
@@ -265,11 +266,30 @@ def plot(rows, path):
 
 def smoke_warning(merged):
     """A warning line when any side ran on a simulator (its figures mean nothing), else ''."""
-    smoke = sorted(n for n, d in merged["sides"].items() if d.get("smoke"))
+    # a skipped side ran nothing, on the simulator or elsewhere: it is not named here
+    smoke = sorted(n for n, d in merged["sides"].items()
+                   if d.get("smoke") and not d.get("skipped"))
     if not smoke:
         return ""
     return (f"SMOKE RUN: side(s) {', '.join(smoke)} ran on the simulator with tiny sizes; "
             "their figures only show that every measurement works, not how fast anything is.")
+
+
+# the GPU problem sizes named in ROWS labels: "(2^26 f32)", "2048^2", "256 MiB"
+_GPU_SIZE = re.compile(r"\(2\^\d+ \w+\)|\b\d+\^2\b|\b\d+ [MG]iB\b")
+
+
+def smoke_rows(rows):
+    """The rows of a smoke run as they should be shown: the GPU problem sizes in the labels
+    ("2^26 f32") replaced by "smoke size", and no target verdict (a simulator cannot miss
+    or meet a GPU target)."""
+    out = []
+    for r in rows:
+        label = _GPU_SIZE.sub("", r["label"])
+        if label != r["label"]:
+            label = " ".join(label.split()) + " [smoke size]"
+        out.append(dict(r, label=label, meets=None, target="-"))
+    return out
 
 
 KEEP_MARKER = "<!-- kept across `bench --results`: results of other benchmarks -->"
@@ -324,14 +344,16 @@ def main(args):
     rows = build_table(merged)
     warning = smoke_warning(merged)
     if warning:
+        rows = smoke_rows(rows)
         print(warning)
     print(format_table(rows))
     if not merged["figures"]:
         print("nothing was measured: no side could run here (no GPU?); `python -m cujit bench "
               "--sim` runs a smoke test of the cujit side on the simulator", file=sys.stderr)
         return 1
-    print("\nREADME block:\n")
-    print(readme_block(merged, rows))
+    if not warning:     # a smoke run's figures never go into the README
+        print("\nREADME block:\n")
+        print(readme_block(merged, rows))
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"merged": merged, "rows": rows}, f, indent=2)

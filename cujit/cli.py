@@ -1,6 +1,6 @@
 """The command line: ``python -m cujit demo | info | bench`` (also the ``cujit`` script).
 
-- ``demo [--quick] [--sim] [--json [PATH]]``: the five demo tasks of :mod:`cujit.demo`, each
+- ``demo [--quick] [--sim] [--json [PATH]] [--trace PATH]``: the five demo tasks of :mod:`cujit.demo`, each
   verified against NumPy, then the memory report.  On the GPU when one works, otherwise on the
   simulator (with a one-line banner) at sizes scaled down to finish in well under a minute.
   Exit status 1 when any check fails.
@@ -46,7 +46,7 @@ def _select_backend(force_sim):
     if ok:
         return False, ""
     _use_simulator()
-    return True, f"cujit: no GPU ({why}) - running on the simulator, sizes scaled down"
+    return True, f"cujit: no GPU here ({why}): running on the simulator, sizes scaled down"
 
 
 class _Output:
@@ -92,7 +92,13 @@ def cmd_demo(args):
     sizes = sizes_for(sim, args.quick)
     out.line(f"cujit {cuda.__version__} demo on {'the simulator' if sim else _gpu_name()}"
              f" (sizes: {sizes.label})")
-    result = run_demo(cuda, sizes, tasks=tuple(args.only or TASKS), out=out.line)
+    tasks = tuple(args.only or TASKS)
+    if args.trace:
+        with cuda.trace(args.trace):
+            result = run_demo(cuda, sizes, tasks=tasks, out=out.line)
+        out.line(f"trace written to {args.trace} (open it in ui.perfetto.dev or chrome://tracing)")
+    else:
+        result = run_demo(cuda, sizes, tasks=tasks, out=out.line)
     result["backend"] = "simulator" if sim else "gpu"
     out.write_json(result)
     return 0 if result["passed"] else 1
@@ -219,9 +225,24 @@ def gather_info():
                          "source": config.source("ENABLE_CUDASIM"),
                          "device_memory": config.SIM_DEVICE_MEMORY,
                          "checks": bool(config.SIM_CHECKS)}
+    info["backend"] = _backend_info(info, config)
     info["config"] = {attr: {"value": val, "source": src, "env": config.env_names(attr)}
                       for attr, (val, src) in config.as_dict().items()}
     return info
+
+
+def _backend_info(info, config):
+    """What a user's program and ``python -m cujit demo`` would run on now, and why (the
+    simulator setting alone does not say it: demo falls back to the simulator by itself)."""
+    if config.ENABLE_CUDASIM:
+        why = f"{config.source('ENABLE_CUDASIM')}=1"
+        return {"programs": "simulator", "demo": "simulator", "why": why}
+    if info["driver"]["available"] and info["devices"]:
+        return {"programs": "gpu", "demo": "gpu",
+                "why": f"{len(info['devices'])} CUDA device(s) found"}
+    return {"programs": "none", "demo": "simulator",
+            "why": "no usable CUDA GPU; programs raise CudaSupportError unless "
+                   "CUJIT_ENABLE_CUDASIM=1, demo switches to the simulator by itself"}
 
 
 def _gib(n):
@@ -258,8 +279,13 @@ def format_info(info):
     if "device_free" in mm:
         line += f"; free {_gib(mm['device_free'])} of {_gib(mm['device_total'])}"
     L.append(line)
+    b = info["backend"]
+    names = {"gpu": "the GPU", "simulator": "the simulator",
+             "none": "nothing (CudaSupportError)"}
+    L.append(f"runs on: your programs -> {names[b['programs']]}; `python -m cujit demo` -> "
+             f"{names[b['demo']]} ({b['why']})")
     s = info["simulator"]
-    L.append(f"simulator: {'ON' if s['enabled'] else 'off'} (from {s['source']}); simulated "
+    L.append(f"simulator setting: {'ON' if s['enabled'] else 'off'} (from {s['source']}); simulated "
              f"device memory {_gib(s['device_memory'])}, checks {'on' if s['checks'] else 'off'}")
     L.append("config (attribute = value [source]; environment variables, first wins):")
     for attr, c in info["config"].items():
@@ -319,6 +345,8 @@ def _parser():
     d.add_argument("--json", nargs="?", const="-", metavar="PATH",
                    help="write the results as JSON to PATH (default: stdout; the table then "
                         "goes to stderr)")
+    d.add_argument("--trace", metavar="PATH",
+                   help="write a memory/work timeline (Chrome trace-event JSON, for Perfetto)")
     d.add_argument("--only", nargs="+", metavar="TASK", choices=_demo_tasks(),
                    help="run only these tasks: %(choices)s")
     i = sub.add_parser("info", help="versions, driver, toolchain, devices, configuration")

@@ -39,7 +39,7 @@ def _parse_bool(text):
         return True
     if t in _FALSE:
         return False
-    raise ValueError(f"expected 0/1/true/false, got {text!r}")
+    raise ValueError(f"expected one of 1/true/yes/on or 0/false/no/off (any case), got {text!r}")
 
 
 def _parse_bytes(text):

@@ -257,12 +257,17 @@ ALLOWED_PRIVATE = {
     "_readonly": "DeviceNDArray's read-only flag, typed into the kernel (docs/interfaces.md)",
     "_laneid": "cujit.laneid differs per simulated thread: the package __getattr__ computes "
                "it from kernelapi on each access",
+    "_getframe": "sys._getframe (the standard library's), not a cujit name",
 }
 KNOWN_PRIVATE = {
     ('cujit.compiler.calls', '_cujit_device_function'),
     ('cujit.compiler.calls', '_name'),
     ('cujit.compiler.closures', '_Typer'),
     ('cujit.compiler.cooperative', '_GRID'),
+    ('cujit.tracing', '_Configured'),
+    ('cujit.tracing', '_context'),
+    ('cujit.tracing', '_contexts'),
+    ('cujit.tracing', '_max_count'),
 }
 
 

@@ -237,8 +237,11 @@ class Dispatcher(_InspectMixin):
             self._disk = DiskCache(py_func)
         if sigs is not None:
             self._declared = [self._check_sig(s) for s in sigs]
-            if not _on_simulator():     # the simulator runs py_func: nothing to compile
-                for argtypes in self._declared:
+            for argtypes in self._declared:
+                if _on_simulator():     # runs py_func, but types it now as the GPU would
+                    from .typecheck import typecheck
+                    typecheck(py_func, argtypes, kernel=True)
+                else:
                     self._compiled(argtypes)
 
     def __repr__(self):

@@ -363,6 +363,12 @@ def convert_arg(index, value, stream):
         back = value if copied and value.flags.writeable and value.size else None
         return dev, back, False
     if hasattr(value, "__cuda_array_interface__"):
+        if "stream" not in value.__cuda_array_interface__ and hasattr(value, "__dlpack__") \
+                and hasattr(value, "__dlpack_device__"):
+            # CAI v2 (PyTorch) says nothing of the producer's stream, so nothing orders its
+            # pending work before this launch; DLPack's handshake makes the producer do it.
+            from ..arrays import from_dlpack
+            return from_dlpack(value), None, False
         from ..arrays import auto_device
         return auto_device(value, stream=stream)[0], None, False
     if hasattr(value, "__dlpack__") and hasattr(value, "__dlpack_device__"):

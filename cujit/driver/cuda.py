@@ -8,7 +8,8 @@ import itertools
 import threading
 
 from .api import Driver, DEVICE_ATTRIBUTES
-from .errors import CudaAPIError, CudaSupportError, CUDA_ERROR_NOT_READY, api_error
+from .errors import (CudaAPIError, CudaSupportError, CUDA_ERROR_NOT_READY, api_error,
+                     driver_load_reason, no_gpu_message)
 
 __all__ = ["CudaDriver"]
 
@@ -35,11 +36,11 @@ class CudaDriver(Driver):
         try:
             (err,) = d.cuInit(0)
         except RuntimeError as exc:  # libcuda.so.1 not found
-            raise CudaSupportError(f"the CUDA driver could not be loaded: {exc}. "
-                                   "Set CUJIT_ENABLE_CUDASIM=1 to use the simulator.") from exc
+            # from None: the loader's own traceback says nothing the message does not
+            raise CudaSupportError(no_gpu_message(driver_load_reason(exc))) from None
         if err:
-            raise CudaSupportError(f"cuInit failed: {CudaAPIError(err, call='cuInit')}. "
-                                   "Set CUJIT_ENABLE_CUDASIM=1 to use the simulator.")
+            raise CudaSupportError(no_gpu_message(
+                f"cuInit failed with {CudaAPIError(err, call='cuInit')}"))
         self._d = d
         self._devices = {}
         self._objects = {}          # int handle -> cuda-bindings object (contexts, pools)

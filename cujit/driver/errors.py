@@ -56,6 +56,25 @@ class CudaSupportError(ImportError):
     ``CudaSupportError``, an ``ImportError`` subclass)."""
 
 
+def driver_load_reason(exc):
+    """One short clause saying why the CUDA driver library could not be loaded, from the
+    exception cuda-bindings raised (its message names the library and ends with a period)."""
+    text = str(exc).strip()
+    if "NVIDIA driver library" in text or "libcuda" in text or "nvcuda" in text:
+        return "the NVIDIA driver library (libcuda) is not installed"
+    return text.rstrip(".") or type(exc).__name__
+
+
+def no_gpu_message(reason):
+    """The one-paragraph :class:`CudaSupportError` text: why, the rule, and the way out."""
+    return (f"no usable CUDA GPU: {reason.rstrip('.')}. cujit runs on a GPU unless told "
+            "otherwise and never switches to the simulator by itself in your programs (only "
+            "`python -m cujit demo` does, and says so). To run on the CPU simulator, set "
+            "CUJIT_ENABLE_CUDASIM=1 (or NUMBA_ENABLE_CUDASIM=1), e.g. "
+            "`CUJIT_ENABLE_CUDASIM=1 python your_script.py`; `python -m cujit info` shows "
+            "what cujit found.")
+
+
 class CudaDriverError(Exception):
     """Base of errors reported by a CUDA driver call."""
 

@@ -21,7 +21,8 @@ def probe_gpu():
         if err:
             return False, f"cuDeviceGetCount failed ({getattr(err, 'name', err)})"
     except Exception as exc:                     # RuntimeError: libcuda.so.1 not found
-        return False, f"no CUDA driver ({exc})"
+        from .errors import driver_load_reason
+        return False, driver_load_reason(exc)
     if n == 0:
         return False, "the CUDA driver reports no device"
     return True, ""

@@ -91,15 +91,25 @@ def test_torch_streams():
 
 
 def test_async_copies_overlap_host_work_on_a_stream():
+    """Copies queued on a stream return before they run: the stream is held shut by a host
+    callback until the host has checked that neither copy happened yet (a synchronous copy
+    would wait for the gate, the callback would time out and record False)."""
+    import threading
     s = cujit.stream()
     n = 32 << 20
     src = cujit.pinned_array(n // 8, np.float64)
     src[:] = np.arange(n // 8)
     dst = cujit.pinned_array(n // 8, np.float64)
-    d = cujit.to_device(src, stream=s)          # queued
-    host = np.sin(np.arange(1 << 20)).sum()     # host work while the DMA runs
-    d.copy_to_host(dst, stream=s)
+    dst[:] = -1.0
+    gate, released = threading.Event(), []
+    s.add_callback(lambda stream, status, arg: released.append(gate.wait(120)))
+    d = cujit.to_device(src, stream=s)          # queued behind the gate
+    d.copy_to_host(dst, stream=s)               # queued behind the first copy
+    assert (dst == -1.0).all()                  # host work runs while the copies wait
+    host = np.sin(np.arange(1 << 20)).sum()
+    gate.set()
     s.synchronize()
+    assert released == [True]
     assert np.isfinite(host)
     assert np.array_equal(dst, src)
 

@@ -338,8 +338,10 @@ def test_pinned_and_mapped_arrays_keep_their_bytes_after_a_reset(finish):
     assert p[0] == 9 and len(junk) == 8
     # and usable as ordinary host data by a fresh context
     assert (cujit.to_device(p).copy_to_host()[1:] == np.arange(1, 300)).all()
-    with pytest.raises(Exception, match="reset|closed|dead|freed"):
+    from cujit.memory.pointers import DeadMemoryError
+    with pytest.raises(DeadMemoryError, match="context was reset or closed") as exc:
         m.__cuda_array_interface__
+    assert exc.type is DeadMemoryError
 
 
 @pytest.mark.parametrize("threads", [1, 3])

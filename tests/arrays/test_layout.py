@@ -107,7 +107,7 @@ def test_reshape_matches_numpy(data):
     try:
         want = a.reshape(newshape, order=order, copy=False)
     except ValueError:
-        with pytest.raises((NotImplementedError, ValueError)):
+        with pytest.raises(NotImplementedError, match="needs a copy"):   # the size always fits
             L.reshape(a.shape, a.strides, a.dtype.itemsize, newshape, order)
         return
     shape, strides = L.reshape(a.shape, a.strides, a.dtype.itemsize, newshape, order)

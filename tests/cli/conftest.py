@@ -1,4 +1,4 @@
-"""Fixtures for the command-line tests: the benchmark runner module and a cujit probe."""
+"""Fixtures for the command-line tests: the benchmark runner module and a CLI runner."""
 import os
 import subprocess
 import sys
@@ -15,17 +15,6 @@ def bench_runner():
     return load_bench_runner()
 
 
-def _cujit_has(*names):
-    """True when every public name resolves (the layer that defines it has landed)."""
-    import cujit
-    for name in names:
-        try:
-            getattr(cujit, name)
-        except (AttributeError, ImportError):
-            return False
-    return True
-
-
 def _run_cli(*args, env=None, timeout=300):
     """Run ``python -m cujit *args`` in a fresh process from the repository root."""
     e = dict(os.environ)
@@ -33,12 +22,6 @@ def _run_cli(*args, env=None, timeout=300):
     e.update(env or {})
     return subprocess.run([sys.executable, "-m", "cujit", *args], capture_output=True,
                           text=True, cwd=ROOT, env=e, timeout=timeout)
-
-
-@pytest.fixture
-def cujit_has():
-    """``cujit_has(*names)``: True when those public names resolve."""
-    return _cujit_has
 
 
 @pytest.fixture

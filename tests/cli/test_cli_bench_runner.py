@@ -215,7 +215,7 @@ def test_main_rejects_unknown_side(bench_runner):
 
 
 def test_plot_writes_png(bench_runner, tmp_path):
-    pytest.importorskip("matplotlib")
+    import matplotlib  # noqa: F401  (in the [test] extra: this test must run in CI)
     rows = bench_runner.build_table(bench_runner.merge([CUJIT, BARE, NUMBA]))
     path = tmp_path / "ratios.png"
     bench_runner.plot(rows, str(path))
@@ -241,3 +241,35 @@ def test_smoke_runs_are_flagged(bench_runner):
     rows = bench_runner.build_table(merged)
     assert "**SMOKE RUN" in bench_runner.results_markdown(merged, rows, when="now")
     assert bench_runner.smoke_warning(bench_runner.merge([CUJIT, BARE])) == ""
+
+
+def test_smoke_warning_names_only_sides_that_ran(bench_runner):
+    sides = [dict(CUJIT, smoke=True), dict(BARE, smoke=True, skipped="no GPU", figures={}),
+             dict(NUMBA, smoke=True, skipped="numba-cuda not installed", figures={}),
+             dict(CUPY, smoke=True)]
+    warning = bench_runner.smoke_warning(bench_runner.merge(sides))
+    assert warning.startswith("SMOKE RUN: side(s) cujit ran on the simulator")
+
+
+def test_smoke_rows_drop_gpu_sizes_and_verdicts(bench_runner):
+    merged = bench_runner.merge([dict(CUJIT, smoke=True), BARE])
+    rows = {r["key"]: r for r in bench_runner.smoke_rows(bench_runner.build_table(merged))}
+    assert rows["kernel_axpy_us"]["label"] == "kernel axpy [smoke size]"
+    assert rows["htod_pinned_256m_gbps"]["label"] == "H->D pinned [smoke size]"
+    assert rows["launch_1arg_us"]["label"] == "launch, 1 array arg"
+    assert all(r["meets"] is None and r["target"] == "-" for r in rows.values())
+    table = bench_runner.format_table(list(rows.values()))
+    assert "2^26" not in table and "256 MiB" not in table and "| NO |" not in table
+
+
+def test_smoke_run_prints_no_readme_block_and_no_missed(bench_runner, monkeypatch, capsys):
+    docs = {"cujit": dict(CUJIT, smoke=True, figures=dict(CUJIT["figures"], launch_1arg_us=900.0)),
+            "bare": dict(BARE, smoke=True, skipped="no GPU", figures={})}
+    monkeypatch.setattr(bench_runner, "run_side", lambda side, quick, timeout, python=None: docs[side])
+    # sim=False: the canned sides carry the smoke flag; main must not flip this process's backend
+    args = types.SimpleNamespace(sides=["cujit", "bare"], quick=True, sim=False, timeout=1.0,
+                                 json=None, plot=None, results=False)
+    assert bench_runner.main(args) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("SMOKE RUN: side(s) cujit ran")
+    assert "README block" not in out and "MISSED" not in out and "2^26" not in out

@@ -102,10 +102,10 @@ def test_task_modules_exist():
 
 # -- the real thing on the active backend ----------------------------------------------------
 @pytest.fixture
-def cuda(cujit_has):
-    if not cujit_has(*DEMO_NAMES):
-        pytest.skip("the arrays/compiler layers the demo needs have not landed yet")
+def cuda():
     import cujit
+    for name in DEMO_NAMES:              # a missing public name fails here, it never skips
+        getattr(cujit, name)
     return cujit
 
 

@@ -17,12 +17,6 @@ def _run(name, *args):
     return p.stdout.split()
 
 
-@pytest.fixture(autouse=True)
-def _needs_cujit(cujit_has):
-    if not cujit_has("jit", "to_device", "pinned_array", "stream", "defer_cleanup"):
-        pytest.skip("the layers the examples use have not landed yet")
-
-
 def test_shared_memory_aliasing_prints_the_seed_values():
     words = _run("shared_memory_aliasing.py")
     assert [float(words[0]), int(words[1]), float(words[2]), int(words[3])] == \
@@ -52,3 +46,20 @@ def test_deferred_deallocation_shows_the_flush():
     assert "dropped array 10: 10 frees pending" in text
     assert "dropped array 11: 0 frees pending" in text
     assert "inside defer_cleanup: 26 frees pending" in text
+
+
+def test_example_without_a_gpu_fails_with_one_clear_paragraph(on_gpu):
+    """The rule (docs/guide.md §4): programs never switch to the simulator by themselves; on
+    a machine without a GPU the first CUDA call raises CudaSupportError whose message says
+    how to run on the simulator, with no chained loader traceback."""
+    if on_gpu:
+        pytest.skip("this machine has a GPU")
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""),
+               CUJIT_ENABLE_CUDASIM="0", NUMBA_ENABLE_CUDASIM="0")
+    p = subprocess.run([sys.executable, os.path.join(ROOT, "examples", "tiled_matmul.py")],
+                       capture_output=True, text=True, env=env, cwd=ROOT, timeout=300)
+    assert p.returncode == 1
+    last = p.stderr.strip().splitlines()[-1]
+    assert last.startswith("cujit.driver.errors.CudaSupportError: no usable CUDA GPU: ")
+    assert "CUJIT_ENABLE_CUDASIM=1 python your_script.py" in last and ".." not in last
+    assert "The above exception was the direct cause" not in p.stderr

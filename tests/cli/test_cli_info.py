@@ -17,7 +17,8 @@ def test_gather_info_has_every_section():
     lines = cli.format_info(info)
     assert lines[0] == "versions:"
     assert any(line.startswith("driver: ") for line in lines)
-    assert any(line.startswith("simulator: ") for line in lines)
+    assert any(line.startswith("simulator setting: ") for line in lines)
+    assert any(line.startswith("runs on: your programs -> ") for line in lines)
 
 
 def test_format_info_without_driver_says_what_to_do():
@@ -40,7 +41,9 @@ def test_info_on_the_simulator_lists_the_simulated_device(run_cli):
     assert doc["driver"]["simulator"] is True
     assert doc["driver"]["max_ptx_isa"]
     assert len(doc["devices"]) >= 1 and doc["devices"][0]["compute_capability"]
-    assert "simulator: ON" in p.stderr           # the human report went to stderr
+    assert "simulator setting: ON" in p.stderr   # the human report went to stderr
+    assert doc["backend"] == {"programs": "simulator", "demo": "simulator",
+                              "why": "CUJIT_ENABLE_CUDASIM=1"}
 
 
 def test_info_runs_without_forcing_a_backend(run_cli):
@@ -94,3 +97,43 @@ def test_environment_doc_lists_every_setting():
         assert f"`{attr}`" in text, attr
         for name in config.env_names(attr):
             assert f"`{name}`" in text, name
+
+
+def test_backend_without_a_gpu_says_programs_fail_and_demo_falls_back():
+    info = cli.gather_info()
+    info["driver"] = {"available": False, "why_not": "x", "hint": "y"}
+    info["devices"] = []
+
+    class Cfg:
+        ENABLE_CUDASIM = False
+    b = cli._backend_info(info, Cfg)
+    assert (b["programs"], b["demo"]) == ("none", "simulator")
+    assert "CudaSupportError" in b["why"] and "CUJIT_ENABLE_CUDASIM=1" in b["why"]
+    info["backend"] = b
+    line = [x for x in cli.format_info(info) if x.startswith("runs on:")][0]
+    assert "your programs -> nothing (CudaSupportError)" in line
+    assert "`python -m cujit demo` -> the simulator" in line
+
+
+def test_backend_with_a_gpu():
+    info = {"driver": {"available": True}, "devices": [{"id": 0}]}
+
+    class Cfg:
+        ENABLE_CUDASIM = False
+    assert cli._backend_info(info, Cfg) == {"programs": "gpu", "demo": "gpu",
+                                            "why": "1 CUDA device(s) found"}
+
+
+def test_no_gpu_message_is_one_paragraph_with_the_way_out():
+    from cujit.driver.errors import driver_load_reason, no_gpu_message
+    exc = RuntimeError('"cuda" is an NVIDIA driver library and can only be found via system '
+                       'search. Ensure the NVIDIA display driver is installed.')
+    reason = driver_load_reason(exc)
+    assert reason == "the NVIDIA driver library (libcuda) is not installed"
+    msg = no_gpu_message(reason)
+    assert "\n" not in msg and ".." not in msg and "(" + "(" not in msg
+    assert msg.startswith("no usable CUDA GPU: the NVIDIA driver library (libcuda) is not "
+                          "installed. ")
+    assert "CUJIT_ENABLE_CUDASIM=1 python your_script.py" in msg
+    assert driver_load_reason(RuntimeError("odd failure.")) == "odd failure"
+    assert ".." not in no_gpu_message("odd failure.")

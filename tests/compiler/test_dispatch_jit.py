@@ -157,3 +157,18 @@ def test_resource_queries_need_a_gpu():
     k = jit(add_one)
     with pytest.raises(RuntimeError, match="simulator"):
         k.get_regs_per_thread()
+
+
+def test_eager_signature_type_errors_surface_at_decoration():
+    """docs/guide.md §2: a kernel with an explicit signature is typed when it is decorated, on
+    the simulator as on a GPU, so its error does not wait for the first launch."""
+    from cujit.compiler.errors import TypingError
+    with pytest.raises(TypingError, match="no_such_name") as ei:
+        @jit("void(float32[:], float32)")
+        def broken(a, x):
+            a[0] = x + no_such_name  # noqa: F821
+    assert ei.type is TypingError
+    with pytest.raises(TypingError, match="nope"):
+        @jit("void(float32[:], float32)")
+        def broken_attr(a, x):
+            a[0] = x.nope

@@ -125,6 +125,26 @@ def test_function_limits_raise_dynamic_shared_attribute():
     assert len(calls) == 1          # already raised far enough
 
 
+def test_function_limits_exact_limits_are_allowed():
+    """Each limit is inclusive: exactly MAX_THREADS_PER_BLOCK threads, exactly the default
+    dynamic budget (no cuFuncSetAttribute), exactly the opt-in maximum (raised, not refused)."""
+    calls = []
+    info = ln.FunctionInfo(7, "k", 256, 1000, 48 * 1024, 227 * 1024)
+    c = cfg(b=256, sh=48 * 1024 - 1000)
+    ln.check_function_limits(c, info, lambda *a: calls.append(a))
+    assert calls == [] and c.ok == {info}
+    c = cfg(b=1, sh=227 * 1024 - 1000)
+    ln.check_function_limits(c, info, lambda *a: calls.append(a))
+    assert calls == [(7, "MAX_DYNAMIC_SHARED_SIZE_BYTES", 227 * 1024 - 1000)]
+    assert c.ok == {info} and info.dyn_limit == 227 * 1024 - 1000
+    c = cfg(b=257)
+    with pytest.raises(ValueError, match="at most 256 threads"):
+        ln.check_function_limits(c, info, None)
+    info2 = ln.FunctionInfo(8, "k2", 256, 1000, 48 * 1024, 227 * 1024)
+    with pytest.raises(ValueError, match="shared memory"):
+        ln.check_function_limits(cfg(sh=227 * 1024 - 999), info2, None)
+
+
 def test_function_limits_errors():
     info = ln.FunctionInfo(7, "k", 256, 1000, 48 * 1024, 227 * 1024)
     c = cfg(b=512)

@@ -22,6 +22,15 @@ def ptx_of(fn, argtypes):
     return lf, compile_ptx(lf.llvm_ir)
 
 
+def run_like_python(fn, out, *args, launch=(1, 1)):
+    """Launch ``fn`` as a kernel on the active backend and run it as plain Python on a copy
+    of ``out``; return both results so a test can compare the kernel with Python."""
+    ref = out.copy()
+    cujit.jit(fn)[launch](out, *args)
+    fn(ref, *args)
+    return out, ref
+
+
 def indexing(out):
     out[0] = cuda.threadIdx.x + cuda.threadIdx.y + cuda.threadIdx.z
     out[1] = cuda.blockIdx.x + cuda.blockIdx.y + cuda.blockIdx.z
@@ -171,7 +180,14 @@ def builtins_k(out, a, b, f, c):
 
 
 def test_builtins_and_casts():
-    ptx_of(builtins_k, (T.float64[::1], T.int64, T.int32, T.float32, T.complex64))
+    lf, ptx = ptx_of(builtins_k, (T.float64[::1], T.int64, T.int32, T.float32, T.complex64))
+    assert "min.s64" in ptx and "max.s64" in ptx and "abs.s64" in ptx
+    assert "cvt.rni.f32.f32" in ptx            # round() to nearest even
+    assert "cvt.rzi.s16.f32" in ptx            # np.int16(f) truncates
+    args = (np.int64(7), np.int32(2), np.float32(2.75), np.complex64(3 + 4j))
+    got, want = run_like_python(builtins_k, np.zeros(5), *args)
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+    assert got[0] == 2 + 7 + 7 + 2.75 + 5       # min, max(.., 3), abs(int/float/complex)
 
 
 def pysem(out, a, b, f, g):
@@ -224,7 +240,14 @@ def loops(out, n, step):
 
 
 def test_loops_and_control_flow():
-    ptx_of(loops, (T.int64[::1], T.int32, T.int64))
+    lf, ptx = ptx_of(loops, (T.int64[::1], T.int32, T.int64))
+    assert lf.param_types == ["i64*", "i64", "i64", "i32", "i64"]
+    assert "bra.uni" in ptx
+    got, want = run_like_python(loops, np.zeros(2, np.int64), np.int32(20), np.int64(3))
+    assert got.tolist() == want.tolist() == [443, 17]
+    # n <= 0: every loop body is skipped, the for-else runs, the early return leaves out[1]
+    got, want = run_like_python(loops, np.full(2, 9, np.int64), np.int32(-1), np.int64(1))
+    assert got.tolist() == want.tolist()
 
 
 def layouts(c, f, a, a3, out):
@@ -250,7 +273,12 @@ def fill_k(a, b, v):
 
 
 def test_slice_fill():
-    ptx_of(fill_k, (T.float32[::1], T.int32[:, :], T.float32))
+    lf, ptx = ptx_of(fill_k, (T.float32[::1], T.int32[:, :], T.float32))
+    assert "st.global.f32" in ptx and "st.global.u32" in ptx
+    a, b = np.ones(5, np.float32), np.ones((3, 3), np.int32)
+    cujit.jit(fill_k)[1, 1](a, b, np.float32(2.5))
+    assert a.tolist() == [2.5] * 5
+    assert b.tolist() == [[1, 1, 1], [0, 0, 1], [0, 0, 1]]   # only b[1:, :2]
 
 
 class _Dev:
@@ -330,7 +358,13 @@ def half_k(out, h):
 
 
 def test_float16():
-    ptx_of(half_k, (T.float16[::1], T.float16))
+    lf, ptx = ptx_of(half_k, (T.float16[::1], T.float16))
+    assert lf.param_types[-1] == "half"
+    assert "add.f16" in ptx and "st.global.b16" in ptx
+    got, want = run_like_python(half_k, np.zeros(2, np.float16), np.float16(1.5))
+    assert got.dtype == np.float16
+    assert got.tolist() == want.tolist()
+    assert got[0] == 4.5
 
 
 def bools(out, flags, b):
@@ -391,7 +425,11 @@ def early_return(out, n):
 
 
 def test_early_return():
-    ptx_of(early_return, (T.int32[::1], T.int64))
+    lf, ptx = ptx_of(early_return, (T.int32[::1], T.int64))
+    assert "setp.ge.s64" in ptx                 # the i >= n guard
+    out = np.full(8, -1, np.int32)
+    cujit.jit(early_return)[2, 4](out, np.int64(5))
+    assert out.tolist() == [0, 1, 2, 3, 4, -1, -1, -1]
 
 
 def test_device_function_ir():

@@ -255,8 +255,16 @@ def case8_local_np(x, out):
 
 
 def test_case8_local_sizes():
-    ptx_of(case8_local, (T.float32[::1], T.float32[::1]))
-    ptx_of(case8_local_np, (T.float32[::1], T.float32[::1]))     # NumPy ints accepted
+    for fn in (case8_local, case8_local_np):                     # NumPy ints accepted
+        lf, ptx = ptx_of(fn, (T.float32[::1], T.float32[::1]))
+        assert "alloca [20 x float]" in lf.llvm_ir               # 20 float32 per thread
+    x = np.arange(N, dtype=np.float32)
+    out = np.zeros(N, np.float32)
+    cuda.jit(case8_local)[1, 1](x, out)
+    assert out.tolist() == x.tolist()
+    out = np.zeros(N, np.float32)
+    cuda.jit(case8_local_np)[1, 1](x, out)
+    assert out[0] == 3.0
 
 
 def case9_tuple(out):

@@ -53,3 +53,19 @@ def test_config_default_reads_the_built_in_value_and_rejects_unknown_names():
     assert config.default("CUDA_DEALLOCS_COUNT") == 10
     with pytest.raises(AttributeError, match="NO_SUCH"):
         config.default("NO_SUCH")
+
+
+@pytest.mark.parametrize("text,want", [("1", True), ("TRUE", True), ("yes", True), ("On", True),
+                                       ("0", False), ("false", False), ("NO", False),
+                                       ("off", False), ("", False)])
+def test_bool_spellings(monkeypatch, text, want):
+    monkeypatch.setenv("CUJIT_SIM_CHECKS", text)
+    assert config.SIM_CHECKS is want
+
+
+def test_bool_error_lists_every_accepted_spelling(monkeypatch):
+    monkeypatch.setenv("CUJIT_SIM_CHECKS", "maybe")
+    with pytest.raises(ValueError, match="CUJIT_SIM_CHECKS") as ei:
+        config.SIM_CHECKS
+    for word in ("1", "true", "yes", "on", "0", "false", "no", "off", "'maybe'"):
+        assert word in str(ei.value)

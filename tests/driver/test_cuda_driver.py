@@ -111,7 +111,18 @@ def test_managed_and_pool(drv):
     drv.mempool_set_release_threshold(pool, 1 << 30)
     s = drv.stream_create()
     p = drv.mem_alloc_from_pool_async(1 << 20, pool, s)
+    assert p != 0
     drv.memset_d8(p, 1, 1 << 20, s)
+    back = np.zeros(1 << 20, np.uint8)
+    drv.memcpy_dtoh(back.ctypes.data, p, back.nbytes, s)
+    drv.stream_synchronize(s)
+    assert (back == 1).all()                  # the pool block is real, writable memory
     drv.mem_free_async(p, s)
+    drv.stream_synchronize(s)
+    # with the release threshold raised, the freed block stays reserved and is handed out again
+    q = drv.mem_alloc_from_pool_async(1 << 20, pool, s)
+    drv.stream_synchronize(s)
+    assert q == p
+    drv.mem_free_async(q, s)
     drv.stream_synchronize(s)
     drv.stream_destroy(s)

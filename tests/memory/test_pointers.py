@@ -53,11 +53,13 @@ def test_view_keeps_parent_alive(ctx):
     assert len(q) == 1
 
 
-@pytest.mark.parametrize("start,stop", [(-1, None), (0, 129), (100, 50), (129, None)])
-def test_view_out_of_range(ctx, start, stop):
+@pytest.mark.parametrize("start,stop,exc", [(-1, None, ValueError), (0, 129, IndexError),
+                                            (100, 50, IndexError), (129, None, IndexError)])
+def test_view_out_of_range(ctx, start, stop, exc):
     p = ctx.memalloc(128)
-    with pytest.raises((IndexError, ValueError)):
+    with pytest.raises(exc) as ei:
         p.view(start, stop)
+    assert ei.type is exc
     assert p.alive
 
 

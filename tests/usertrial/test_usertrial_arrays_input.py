@@ -16,14 +16,14 @@ def test_to_device_rejects_masked_array():
     # numba.cuda rejects masks in __cuda_array_interface__ (NotImplementedError); silently
     # copying the masked-out values would give a wrong result without a word.
     m = np.ma.masked_array(np.arange(3.0), mask=[0, 1, 0])
-    with pytest.raises((TypeError, ValueError, NotImplementedError), match="mask"):
+    with pytest.raises(NotImplementedError, match="mask"):
         cuda.to_device(m)
 
 
 def test_copy_to_device_rejects_masked_array_and_keeps_data():
     d = cuda.to_device(np.arange(4.0))
     m = np.ma.masked_array(np.full(4, 9.0), mask=[1, 1, 1, 1])
-    with pytest.raises((TypeError, ValueError, NotImplementedError), match="mask"):
+    with pytest.raises(NotImplementedError, match="mask"):
         d.copy_to_device(m)
     assert (d.copy_to_host() == np.arange(4.0)).all()
 
@@ -55,7 +55,7 @@ def test_cuda_array_interface_object_typestr_rejected():
 
     class Foreign:
         __cuda_array_interface__ = desc
-    with pytest.raises((TypeError, ValueError), match="O8"):
+    with pytest.raises(ValueError, match="O8"):
         cuda.as_cuda_array(Foreign())
 
 

@@ -35,3 +35,10 @@ def test_non_int_protocol_handle_is_type_error(handle):
 def test_numpy_integer_protocol_handle_accepted():
     s = cuda.external_stream(_proto(np.uint64(0)))
     assert s.handle == 0
+
+
+@pytest.mark.parametrize("handle", [(1 << 63) - 1, 1 << 63, (1 << 64) - 1])
+def test_protocol_handle_range_ends_at_2_to_64(handle):
+    # a handle is a 64-bit pointer: values with the top bit set are valid too (never used here)
+    s = cuda.external_stream(_proto(handle))
+    assert s.handle == handle
