@@ -80,13 +80,15 @@ def _worker(rank, world, port, n, results):
         dist.all_reduce(t, op=dist.ReduceOp.SUM)    # NCCL, in place, on cujit's memory
         torch.cuda.synchronize()
         if rank == 0:
-            combined = part.copy_to_host().astype(np.float64)
-            # the same computation on one GPU: one kernel over each half, added
-            one = sum(_partials(cuda, kernel, x[r * half:(r + 1) * half], blocks)
-                      .copy_to_host().astype(np.float64) for r in range(world))
-            results.put((float(combined.sum()), float(one.sum()),
-                         bool(np.array_equal(combined.astype(np.float32),
-                                             one.astype(np.float32)))))
+            combined = part.copy_to_host()
+            # the same computation on one GPU: one kernel over each half, the partials added
+            # in float32 as NCCL adds them (0 + p0 + p1), so the answers are bit for bit equal
+            one = np.zeros(blocks, np.float32)
+            for r in range(world):
+                one += _partials(cuda, kernel, x[r * half:(r + 1) * half], blocks).copy_to_host()
+            results.put((float(combined.astype(np.float64).sum()),
+                         float(one.astype(np.float64).sum()),
+                         bool(np.array_equal(combined, one))))
     finally:
         dist.destroy_process_group()
 

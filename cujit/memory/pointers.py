@@ -18,6 +18,7 @@ import weakref
 from collections import namedtuple
 
 from ..driver import default_context, get_driver
+from ..driver.errors import CudaAPIError, CUDA_ERROR_INVALID_CONTEXT
 
 __all__ = ["MemoryPointer", "AutoFreePointer", "OwnedPointer", "MappedMemory", "PinnedMemory",
            "ManagedMemory", "MemoryInfo", "IpcHandle", "DeadMemoryError"]
@@ -198,7 +199,15 @@ class MemoryPointer:
             raise ValueError(f"memset byte must be an int in 0..255, got {byte!r}")
         self._check_alive("memset")
         if count:
-            get_driver().memset_d8(self.device_pointer_value, byte, count, h)
+            try:
+                get_driver().memset_d8(self.device_pointer_value, byte, count, h)
+            except CudaAPIError as exc:
+                # a thread that never made the context current (a pool cache hit calls no
+                # driver function): make it current and retry once, as allocations do
+                if exc.code != CUDA_ERROR_INVALID_CONTEXT or self.context is None:
+                    raise
+                self.context.make_current()
+                get_driver().memset_d8(self.device_pointer_value, byte, count, h)
 
     def view(self, start, stop=None):
         """Bytes ``[start, stop)`` as a non-owning pointer that keeps this allocation alive.

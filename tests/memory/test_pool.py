@@ -256,3 +256,25 @@ def test_threads_allocating_and_dropping_keep_the_books(pool):
     assert st.live_allocations == 0 and st.bytes_in_use == 0
     assert ps.hits + ps.cross_stream_hits + ps.misses == 1200
     assert ps.misses <= 12            # at most one block per size class per thread
+
+
+def test_memset_from_a_thread_without_a_current_context(pool):
+    """A pointer used from a fresh thread (a pool cache hit calls no driver function that
+    would make the context current there) still works: memset makes it current."""
+    import threading
+    p = pool.memalloc(512)
+    errors = []
+
+    def worker():
+        try:
+            p.memset(7)
+        except Exception as exc:      # pragma: no cover - reported below
+            errors.append(exc)
+    t = threading.Thread(target=worker)
+    t.start()
+    t.join()
+    assert errors == []
+    from cujit.driver import get_driver
+    out = np.zeros(512, np.uint8)
+    get_driver().memcpy(out.ctypes.data, p.device_pointer_value, 512)
+    assert (out == 7).all()
