@@ -215,39 +215,12 @@ KNOWN_CIRCLES = {
         'cujit.arrays.staging',
     ),
     (
-        'cujit.compiler.calls',
-        'cujit.compiler.calls_device',
-        'cujit.compiler.calls_impl',
-        'cujit.compiler.closures',
-        'cujit.compiler.cooperative',
-        'cujit.compiler.intrinsics_extra',
-        'cujit.compiler.llvmgen',
-        'cujit.compiler.lower_atomics',
-        'cujit.compiler.lower_calls',
-        'cujit.compiler.lower_complex',
-        'cujit.compiler.lower_exceptions',
-        'cujit.compiler.lower_fp16',
-        'cujit.compiler.lower_ops',
-        'cujit.compiler.lower_scalars',
-        'cujit.compiler.lowering',
-        'cujit.compiler.typeinfer',
-    ),
-    (
         'cujit.numba_types',
         'cujit.types',
         'cujit.types_tuples',
     ),
 }
-KNOWN_UPWARD = {
-    ('cujit.compiler.calls', 'cujit.compiler.calls_device'),
-    ('cujit.compiler.calls_impl', 'cujit.compiler.calls_device'),
-    ('cujit.compiler.calls_impl', 'cujit.compiler.closures'),
-    ('cujit.compiler.calls_impl', 'cujit.compiler.cooperative'),
-    ('cujit.compiler.calls_impl', 'cujit.compiler.intrinsics_extra'),
-    ('cujit.compiler.indexing', 'cujit.compiler.lower_records'),
-    ('cujit.compiler.typeinfer', 'cujit.compiler.closures'),
-    ('cujit.compiler.typeinfer', 'cujit.compiler.lower_records'),
-}
+KNOWN_UPWARD = set()
 # Underscore names other layers read on purpose, with the reason.
 ALLOWED_PRIVATE = {
     "_data_ptr": "DeviceNDArray's device address: a plain attribute read by the launch hot "
@@ -260,10 +233,6 @@ ALLOWED_PRIVATE = {
     "_getframe": "sys._getframe (the standard library's), not a cujit name",
 }
 KNOWN_PRIVATE = {
-    ('cujit.compiler.calls', '_cujit_device_function'),
-    ('cujit.compiler.calls', '_name'),
-    ('cujit.compiler.closures', '_Typer'),
-    ('cujit.compiler.cooperative', '_GRID'),
     ('cujit.tracing', '_Configured'),
     ('cujit.tracing', '_context'),
     ('cujit.tracing', '_contexts'),
@@ -296,7 +265,6 @@ def test_no_import_circles():
     assert circles(GRAPH) == []
 
 
-@pytest.mark.xfail(strict=True, reason="issue 11: upward imports left (KNOWN_UPWARD)")
 def test_layer_order_holds():
     assert upward_imports() == set()
 

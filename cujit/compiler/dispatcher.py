@@ -25,6 +25,7 @@ from ..numba_types import is_numba_object
 from ..kernelstate import state as _state
 from . import launcher as _ln
 from .errors import CompileError
+from .frontend import DeviceFunctionLike
 from ..driver.api import STATIC_SHARED_LIMIT
 from .jitoptions import check_options as _check_options
 from .introspect import InspectMixin as _InspectMixin
@@ -144,12 +145,11 @@ def _prefetch_toolchain():
                      daemon=True).start()
 
 
-class DeviceFunction:
+class DeviceFunction(DeviceFunctionLike):
     """A ``@jit(device=True)`` function: callable from kernels (the compiler finds it by
-    ``_cujit_device_function`` and compiles ``py_func``), or directly inside a simulated
-    kernel.  ``sigs``: the eager signatures given, or None."""
-
-    _cujit_device_function = True
+    ``_cujit_device_function``, :class:`~.frontend.DeviceFunctionLike`, and compiles
+    ``py_func``), or directly inside a simulated kernel.  ``sigs``: the eager signatures
+    given, or None."""
 
     def __init__(self, py_func, sigs, options):
         self.py_func = py_func
