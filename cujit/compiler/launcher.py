@@ -502,8 +502,8 @@ def make_fast(lk, args, drv, label=None):
                 # instance one on imports) rather than through the ``_readonly`` property: a
                 # Python call per array per launch.  Size-0 arrays (no allocation) and
                 # allocations of other types fail the lookup and take the slow path.
-                if hasattr(type(getattr(a, "gpu_data", None)), "_cujit_readonly"):
-                    guard += (f" or a{i}.gpu_data._cujit_readonly is not "
+                if hasattr(type(getattr(a, "gpu_data", None)), "readonly"):
+                    guard += (f" or a{i}.gpu_data.readonly is not "
                               f"{bool(a._readonly)}")
                 else:
                     guard += f" or bool(a{i}._readonly) is not {bool(a._readonly)}"

@@ -125,9 +125,10 @@ class MemoryPointer:
     # buffer protocol), and a C base admits no second base with slots.  AutoFreePointer, the
     # hot allocation path's type, has the slots.
     __cuda_memory__ = True
-    # True on views of memory a producer exported read-only (arrays/interop.py sets it on
-    # the instance); the launch fast path reads it as a plain attribute
-    _cujit_readonly = False
+    #: True for memory a producer exported read-only (a ``__cuda_array_interface__`` with
+    #: ``data: (ptr, True)``; arrays/interop.py sets it on the instance): arrays over it are
+    #: read-only.  A plain attribute because the launch fast path reads it per array.
+    readonly = False
 
     def __init__(self, context, pointer, size, owner=None, finalizer=None):
         self.context = context

@@ -305,11 +305,11 @@ def test_fast_path_declines_an_array_of_other_writability(fake_ctx):
 
 
 class _Alloc:
-    _cujit_readonly = False     # as MemoryPointer: imports set it True on the instance
+    readonly = False     # as MemoryPointer: imports set it True on the instance
 
 
 def test_fast_path_reads_writability_off_the_allocation(fake_ctx):
-    """With MemoryPointer-like allocations the guard reads ``gpu_data._cujit_readonly`` (no
+    """With MemoryPointer-like allocations the guard reads ``gpu_data.readonly`` (no
     property call): a read-only import, an array without an allocation (size 0) and one whose
     allocation lacks the attribute all decline, the writable array launches."""
     drv = FakeDriver()
@@ -319,7 +319,7 @@ def test_fast_path_reads_writability_off_the_allocation(fake_ctx):
     c = ok_cfg(lk.info)
     ro = FakeArray(0x2000, (100,))
     ro.gpu_data, ro._readonly = _Alloc(), True
-    ro.gpu_data._cujit_readonly = True
+    ro.gpu_data.readonly = True
     empty = FakeArray(0x3000, (100,))
     empty.gpu_data, empty._readonly = None, False
     other = FakeArray(0x4000, (100,))
