@@ -1,6 +1,8 @@
 """Typing of calls with runtime arguments: builtins, ``math``, casts, barriers, atomics, warp
 intrinsics and device functions (result types as Numba's ``cudadecl.py`` / ``mathdecl.py``).
 """
+import ast
+
 from .. import kernelapi_extra as KX
 from .. import types as T
 from . import intrinsics_types as IX
@@ -17,6 +19,33 @@ __all__ = ["type_func"]
 def _scalar(typer, node, t, what):
     if not rules.is_number(t):
         raise typer.error(f"{what} takes numbers, got a value of type {t}", node)
+
+
+def _spelled(node, key):
+    """The callee as the kernel's source spells it (``np.sin``, ``floor``), not the typer's
+    internal key (``math.sin``, ``npfloor``), so messages name what the user wrote."""
+    try:
+        return ast.unparse(node.func)
+    except Exception:       # a synthesised node without source: the key is the best name
+        return key
+
+
+def _no_array_ufunc(typer, node, key, args):
+    """Refuse a math function / NumPy ufunc called on whole arrays, as numba.cuda's
+    ``np.sin(x, out)`` (its docs' "Calling a NumPy UFunc" example): cujit types these
+    element-wise only, and a clear message beats "takes numbers" or an argument count."""
+    for a, t in zip(node.args, args):
+        if isinstance(t, T.Array):
+            name = _spelled(node, key)
+            nin = 2 if key[5:] in MATH_BINARY or key in ("min", "max") else 1
+            ins = ", ".join(f"{ast.unparse(x)}[i]" if isinstance(xt, T.Array)
+                            else ast.unparse(x) for x, xt in zip(node.args[:nin], args))
+            out = ast.unparse(node.args[nin]) if len(node.args) > nin else "out"
+            raise typer.error(
+                f"{name}() of a whole array is not supported in kernels (numba.cuda accepts "
+                f"NumPy ufuncs on arrays, e.g. `np.sin(x, out)`; cujit only on elements): "
+                f"compute it per element, in a loop or one element per thread, e.g. "
+                f"`{out}[i] = {name}({ins})`", a)
 
 
 def _float_of(t):
@@ -40,14 +69,17 @@ def type_func(typer, node, ft, args, kws):
     if kws and key not in ("print", "syncwarp"):
         raise typer.error(f"{key}() takes no keyword arguments in kernels", node)
     n = len(args)
+    if key.startswith("math.") or key in ("npfloor", "npceil", "nptrunc", "abs", "min", "max"):
+        _no_array_ufunc(typer, node, key, args)
 
     def need(lo, hi=None):
         hi = lo if hi is None else hi
         if not lo <= n <= hi:
             want = str(lo) if lo == hi else f"{lo} to {hi}"
-            raise typer.error(f"{key}() takes {want} argument(s), got {n}", node)
+            raise typer.error(f"{_spelled(node, key)}() takes {want} argument(s), got {n}",
+                              node)
         for a, t in zip(node.args, args):
-            _scalar(typer, a, t, key + "()")
+            _scalar(typer, a, t, _spelled(node, key) + "()")
 
     tf.info[node] = (key, None)
     if key == "cast":
