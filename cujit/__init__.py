@@ -26,7 +26,7 @@ _SOURCES = {
                      "DeviceRecord", "MappedNDArray", "ManagedNDArray", "pinned_array",
                      "pinned_array_like", "pinned", "mapped_array", "mapped_array_like", "mapped",
                      "managed_array", "as_cuda_array", "is_cuda_array",
-                     "from_cuda_array_interface", "from_dlpack"],
+                     "from_cuda_array_interface", "from_dlpack", "open_ipc_array"],
     "cujit.runtime.api": ["stream", "default_stream", "legacy_default_stream",
                           "per_thread_default_stream", "external_stream", "event"],
     "cujit.runtime.streams": ["Stream", "Event", "event_elapsed_time"],

@@ -12,9 +12,11 @@ from .hostmem import (pinned_array, pinned_array_like, pinned, mapped_array, map
                       mapped, managed_array, MappedNDArray, ManagedNDArray)
 from .interop import as_cuda_array, is_cuda_array, from_cuda_array_interface
 from .dlpack import from_dlpack
+from .ipc import open_ipc_array
 
 __all__ = ["device_array", "device_array_like", "to_device", "DeviceNDArray", "DeviceRecord",
            "MappedNDArray", "ManagedNDArray", "pinned_array", "pinned_array_like", "pinned",
            "mapped_array", "mapped_array_like", "mapped", "managed_array", "as_cuda_array",
-           "is_cuda_array", "from_cuda_array_interface", "from_dlpack", "auto_device",
+           "is_cuda_array", "from_cuda_array_interface", "from_dlpack", "open_ipc_array",
+           "auto_device",
            "is_device_array"]
