@@ -12,6 +12,9 @@ rewritten code calls where plain NumPy would differ from the lowering
   anything → bool is ``!= 0``;
 - float ``//`` and ``%``: CPython's algorithm as the lowering emits it (libdevice ``fmod``;
   a zero ``%`` result takes the divisor's sign, where NumPy's ``remainder`` gives ``+0``);
+- ``print``: the compiled kernel's ``vprintf`` text (``compiler/lower_print.py``): floats
+  as ``%f`` (``1.500000``, not Python's ``1.5``), integers in full, booleans True/False,
+  complex ``(re+imj)``;
 - ``math.*`` at the argument's precision (libdevice's ``f`` variants for float32): NumPy
   ufuncs, which return NaN/inf where the ``math`` module raises.
 """
@@ -23,7 +26,7 @@ from .. import types as T
 
 __all__ = ["caster", "wrapper", "int_range", "int_floordiv", "int_mod", "int_shl",
            "int_shr", "int_pow", "math_func", "float_floordiv", "float_mod", "square", "cube",
-           "fma"]
+           "fma", "printer", "is_text"]
 
 _casters = {}
 
@@ -306,3 +309,44 @@ def fma(a, b, c):
     if v == 0:
         return typ(fa * fb + fc)    # the sign of an exact zero, as IEEE fma gives it
     return _round_rational(v, typ)
+
+
+def is_text(t):
+    """True for the type of a string constant argument of ``print``."""
+    from ..compiler.rules import Global
+    return isinstance(t, Global) and isinstance(t.obj, str)
+
+
+def printer(types):
+    """A function printing its values (the non-text arguments of ``print(*args)`` typed
+    ``types``, in order) as the compiled kernel's vprintf does, string constants in place;
+    None when a type has no vprintf form (the call then stays Python's ``print``)."""
+    fmt, kinds = [], []
+    for t in types:
+        if is_text(t):
+            fmt.append(t.obj.replace("%", "%%"))
+        elif isinstance(t, T.Boolean):
+            fmt.append("%s")
+            kinds.append(bool)
+        elif isinstance(t, T.Integer):
+            fmt.append("%d")
+            kinds.append(int)
+        elif isinstance(t, T.Float):
+            fmt.append("%f")
+            kinds.append(float)
+        elif isinstance(t, T.Complex):
+            fmt.append("(%f%+fj)")
+            kinds.append(complex)
+        else:
+            return None
+    text = " ".join(fmt)
+
+    def gpu_print(*vals):
+        out = []
+        for k, v in zip(kinds, vals):
+            if k is complex:
+                out += [float(v.real), float(v.imag)]
+            else:
+                out.append(k(v))
+        print(text % tuple(out))
+    return gpu_print

@@ -93,6 +93,14 @@ class Rewriter:
         return _loc(ast.Call(ast.Name(self.helper(obj, hint), ast.Load()), list(args), []),
                     like)
 
+    def print_call(self, node):
+        """``print(...)`` written as the compiled kernel's vprintf writes it."""
+        fn = scalars.printer([self.ty(a) for a in node.args])
+        if fn is None:
+            return None
+        args = [self.expr(a) for a in node.args if not scalars.is_text(self.ty(a))]
+        return self.call(fn, "print_", args, node)
+
     def ty(self, node):
         return self.tf.typemap.get(node)
 
@@ -496,6 +504,9 @@ class Rewriter:
                                  [self.expr(a) for a in node.args],
                                  [self.generic(k) for k in node.keywords]), node)
             return _mark(call) if _numeric(callee.return_type) else call
+        if key == "print" and not node.keywords and \
+                not any(isinstance(a, ast.Starred) for a in node.args):
+            return self.print_call(node)
         if key == "pow" and len(node.args) == 2 and _numeric(rt):
             a, b = node.args
             r = self.binop("**", self.expr(a), self.ty(a), self.expr(b), self.ty(b), rt, b,
