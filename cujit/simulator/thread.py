@@ -221,7 +221,10 @@ class SimThread:
         return self._warp("eq_sync", mask, bool(predicate))
 
     def activemask(self):
-        return np.uint32(self.block.live_mask(self.warp))
+        # The lanes of this warp at this same call when no lane can run on: a lane that
+        # will still exit (an early ``return``) or that is in another branch is not active,
+        # as on a GPU; the live lanes of the warp were the answer only for lane 31.
+        return self._warp("activemask", 0xFFFFFFFF)
 
     def lanemask_lt(self):
         return np.uint32((1 << self.laneid) - 1)

@@ -255,11 +255,27 @@ class Block:
         """Complete the warp calls whose lanes have all arrived; returns (resumed threads,
         still waiting).  Raises WarpDivergenceError when nothing can progress."""
         by_group = {}
-        for t in waiting:
-            by_group.setdefault((t.warp, t.req[1]), []).append(t)
         resumed, still = [], []
+        for t in waiting:
+            if t.req[0] == "activemask":
+                # resolved now: no lane is running, so the lanes at this call site are the
+                # converged ones (others exited, wait elsewhere, or took another branch)
+                f = t.req[4]
+                by_group.setdefault((t.warp, "activemask", f.f_code, f.f_lineno),
+                                    []).append(t)
+            else:
+                by_group.setdefault((t.warp, t.req[1]), []).append(t)
         checks = self.launch.checks
-        for (warp, mask), group in by_group.items():
+        for key, group in by_group.items():
+            if key[1] == "activemask":
+                m = 0
+                for t in group:
+                    m |= 1 << t.laneid
+                for t in group:
+                    t.resume = np.uint32(m)
+                resumed.extend(group)
+                continue
+            warp, mask = key
             if checks:
                 self._check_mask(mask, group)
             needed = self.live_mask(warp) & mask

@@ -45,8 +45,8 @@ _NON_WAITING = frozenset((
     "sreg", "tuple_const", "tuple_slice", "field", "shared.array", "local.array", "grid",
     "gridsize", "min", "max", "abs", "round", "pow", "len", "range", "enumerate", "zip",
     "print", "npfloor", "npceil", "nptrunc", "threadfence", "threadfence_block",
-    "threadfence_system", "popc", "brev", "clz", "ffs", "fma", "cbrt", "activemask",
-    "lanemask_lt", "int", "float", "bool", "complex"))
+    "threadfence_system", "popc", "brev", "clz", "ffs", "fma", "cbrt",
+    "lanemask_lt", "int", "float", "bool", "complex"))   # activemask waits: see thread.py
 
 
 # pyfunc -> {argtypes: generated function}
