@@ -25,6 +25,7 @@ from .. import types as ct
 from ..numba_types import is_numba_object
 from ..kernelstate import state as _state
 from . import launcher as _ln
+from . import launch_args as _la
 from .build import CompiledKernel, build_kernel
 from .build import target as _target
 from .frontend import DeviceFunctionLike
@@ -417,6 +418,8 @@ class Dispatcher(_InspectMixin):
             # ``cfg`` (its ``ok`` set may hold kernels of several contexts)
             self._make_config(cfg.griddim, cfg.blockdim, cfg.stream, cfg.sharedmem)
         drv = get_driver()
+        for i, a in enumerate(args):
+            _la.check_alive(i, a, self.py_func.__qualname__)
         if drv.is_simulator:
             argtypes = tuple(_classify(self, i, a) for i, a in enumerate(args))
             if self._declared is not None and None not in argtypes:

@@ -8,7 +8,26 @@ helpers extend ``launcher.convert_arg`` with that; top-level values keep its fas
 import numpy as np
 
 __all__ = ["convert_tuple", "convert_host_record", "HostRecordBack", "wrap_declared_ints",
-           "convert_declared_scalars"]
+           "convert_declared_scalars", "check_alive"]
+
+
+def check_alive(index, value, kernel_name):
+    """Raise ``DeadMemoryError`` (a ValueError) when launch value ``value`` (argument
+    ``index`` of ``kernel_name``) is an array whose memory was freed or whose context was
+    reset or closed: on a GPU its address may already belong to a newer allocation, which
+    the kernel would overwrite (user trial).  Tuples are checked member by member."""
+    if isinstance(value, tuple):
+        for v in value:
+            check_alive(index, v, kernel_name)
+        return
+    mem = getattr(value, "gpu_data", None)
+    if mem is None or getattr(mem, "alive", True):
+        return
+    from ..memory.pointers import DeadMemoryError
+    raise DeadMemoryError(
+        f"argument {index} of kernel {kernel_name}: the memory of this "
+        f"{type(value).__name__} at {mem.device_pointer_value:#x} was freed, or its context "
+        "was reset or closed; make the array again after a reset or close()")
 
 
 def convert_tuple(index, value, stream, convert_arg):

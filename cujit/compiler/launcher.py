@@ -507,6 +507,10 @@ def make_fast(lk, args, drv, label=None):
                               f"{bool(a._readonly)}")
                 else:
                     guard += f" or bool(a{i}._readonly) is not {bool(a._readonly)}"
+            if hasattr(getattr(a, "gpu_data", None), "generation"):
+                # memory from before a reset: its address may be a newer allocation's now;
+                # the slow path raises DeadMemoryError for it (launch_args.check_alive)
+                guard += f" or a{i}.gpu_data.generation != GEN"
             guards.append(guard)
         else:
             guards.append(f"type(a{i}) is not T{i}")

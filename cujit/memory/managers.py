@@ -353,7 +353,7 @@ class NumbaCUDAMemoryManager(GetIpcHandleMixin, HostOnlyCUDAMemoryManager):
             ptr = self._retry(exc, lambda: drv.mem_alloc(size))
         mem = tracked_pointer(self, ptr, size)
         mem._finalizer = _Finalizer(mem, _queue_free, self, drv.mem_free, ptr, size,
-                                   mem._generation, True)
+                                   mem.generation, True)
         return mem
 
 
@@ -368,7 +368,7 @@ def tracked_pointer(mgr, ptr, size):
     mem.device_pointer_value = ptr
     mem.size = size
     mem._owner = None
-    mem._generation = ctx.generation
+    mem.generation = ctx.generation
     mem.refct = 1
     mem.is_managed = True
     mgr._alloc_count += 1

@@ -9,8 +9,9 @@
 - :class:`PinnedMemory` (page-locked host), :class:`MappedMemory` (page-locked host with a
   device address), :class:`ManagedMemory` (unified; host and device addresses are equal).
 
-Pointers remember the context *generation* they were made in: after ``Context.reset()`` or
-``cujit.close()`` using one raises :class:`DeadMemoryError` instead of touching the driver.
+Pointers remember the context *generation* they were made in (``generation``, public: the
+kernel launcher compares it on every launch): after ``Context.reset()`` or ``cujit.close()``
+using one raises :class:`DeadMemoryError` instead of touching the driver.
 """
 import abc
 import ctypes
@@ -135,7 +136,7 @@ class MemoryPointer:
         self.device_pointer_value = _ptr_value(pointer)
         self.size = _check_nbytes(size)
         self._owner = owner
-        self._generation = getattr(context, "generation", 0)
+        self.generation = getattr(context, "generation", 0)
         self.refct = 1
         self.is_managed = finalizer is not None
         self._finalizer = weakref.finalize(self, finalizer) if finalizer is not None else None
@@ -163,7 +164,7 @@ class MemoryPointer:
     def alive(self):
         """False once freed or once its context was reset/closed."""
         ctx = self.context
-        if getattr(ctx, "generation", 0) != self._generation or getattr(ctx, "closed", False):
+        if getattr(ctx, "generation", 0) != self.generation or getattr(ctx, "closed", False):
             return False
         root = self.owner
         fin = getattr(root, "_finalizer", None)
@@ -230,7 +231,7 @@ class MemoryPointer:
         v.device_pointer_value = base + start
         v.size = stop - start
         v._owner = self.owner
-        v._generation = self._generation
+        v.generation = self.generation
         v.refct = 1
         v.is_managed = False
         v._finalizer = None
@@ -251,7 +252,7 @@ class AutoFreePointer(MemoryPointer, metaclass=abc.ABCMeta):
     numba.cuda, through ``AutoFreePointer.register``."""
 
     __slots__ = ("context", "device_pointer_value", "size", "_owner", "_finalizer",
-                 "_generation", "is_managed", "refct")
+                 "generation", "is_managed", "refct")
 
 
 class OwnedPointer:

@@ -264,7 +264,7 @@ class PoolMemoryManager(GetIpcHandleMixin, HostOnlyCUDAMemoryManager):
                 self._misses += 1
         mem = tracked_pointer(self, ptr, size)
         fin = _new(_Block)
-        fin.args = (self, ptr, nbytes, size, stream, mem._generation)
+        fin.args = (self, ptr, nbytes, size, stream, mem.generation)
         mem._finalizer = fin
         return mem
 
