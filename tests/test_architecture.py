@@ -205,16 +205,6 @@ def private_reads():
 # ---- breaches known today (issue 11); each entry says why it is still there ----------------
 KNOWN_CIRCLES = {
     (
-        'cujit.arrays.api',
-        'cujit.arrays.devicearray',
-        'cujit.arrays.dlpack',
-        'cujit.arrays.hostmem',
-        'cujit.arrays.interop',
-        'cujit.arrays.ipc',
-        'cujit.arrays.record',
-        'cujit.arrays.staging',
-    ),
-    (
         'cujit.compiler.calls',
         'cujit.compiler.calls_device',
         'cujit.compiler.calls_impl',
