@@ -222,11 +222,6 @@ KNOWN_CIRCLES = {
         'cujit.compiler.lowering',
         'cujit.compiler.typeinfer',
     ),
-    (
-        'cujit.numba_types',
-        'cujit.types',
-        'cujit.types_tuples',
-    ),
 }
 KNOWN_UPWARD = {
     ('cujit.compiler.calls', 'cujit.compiler.calls_device'),
