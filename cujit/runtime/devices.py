@@ -413,6 +413,13 @@ def _context_for(ordinal):
     return ctx
 
 
+def contexts():
+    """The contexts made in this process and not closed since (a list, at most one per device
+    ordinal); what ``cujit.trace`` wraps allocators of."""
+    with _lock:
+        return list(_contexts.values())
+
+
 def current_context():
     """The :class:`Context` of the calling thread's device (device 0 unless
     :func:`select_device` chose another), made current in this thread if needed.
