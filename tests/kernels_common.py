@@ -5,7 +5,17 @@ launches them through the simulator fixture, or compiles them to PTX).
 ``TPB``×``TPB`` static shared tiles and two barriers per step (numba.cuda's documented "fast
 matrix multiplication"); launch it with blocks of (TPB, TPB) threads covering C, x along
 columns and y along rows.
+
+``loops(out, n, step)``: Python's loop forms (ranges up and down, ``continue``/``break``,
+``for``/``while`` with ``else``) writing six int64 results; see its docstring.
+
+:func:`benchmark_kernels`: the benchmark kernels of ``benchmarks/kernels.py`` built for cujit,
+so tests check the very source that is benchmarked.
 """
+import functools
+import importlib.util
+import pathlib
+
 import numpy as np
 
 import cujit as cuda
@@ -34,3 +44,51 @@ def matmul_tiled(A, B, C):
         cuda.syncthreads()
     if y < C.shape[0] and x < C.shape[1]:
         C[y, x] = acc
+
+
+def loops(out, n, step):
+    """``out[0]`` = sum(range(n, 0, -1)); ``out[1]`` = len(range(0, n, step)); ``out[2]`` = 72
+    and ``out[3]`` = 23 (a for-else left by ``break``); ``out[4]`` = the first multiple of 3
+    >= n, plus 100 (while-else); ``out[5]`` = len(range(n, -n, -step))."""
+    t = 0
+    for i in range(n, 0, -1):
+        t += i
+    out[0] = t
+    t = 0
+    for i in range(0, n, step):
+        t += 1
+    out[1] = t
+    t = 0
+    for i in range(2, 100, 3):
+        if i == 5:
+            continue
+        if i > 20:
+            break
+        t += i
+    else:
+        t = -1
+    out[2] = t
+    out[3] = i
+    k = 0
+    while k < n:
+        k += 3
+    else:
+        k += 100
+    out[4] = k
+    t = 0
+    for j in range(n, -n, -step):
+        t += 1
+    out[5] = t
+
+
+@functools.lru_cache(maxsize=None)
+def benchmark_kernels():
+    """``(module, kernels)``: ``benchmarks/kernels.py`` loaded once (``module.TPB``,
+    ``module.RED_TPB``) and its ``build(cujit)`` dict of dispatchers (``'empty1'``,
+    ``'empty5'``, ``'axpy'``, ``'matmul'``, ``'reduce'``, ``'stencil'``; ``.py_func`` is the
+    plain function)."""
+    path = pathlib.Path(__file__).resolve().parents[1] / "benchmarks" / "kernels.py"
+    spec = importlib.util.spec_from_file_location("cujit_benchmark_kernels", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod, mod.build(cuda)

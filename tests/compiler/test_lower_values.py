@@ -9,6 +9,8 @@ import pytest
 
 import cujit as cuda
 
+import kernels_common
+
 jit = cuda.jit
 
 
@@ -285,39 +287,13 @@ def test_python_semantics():
     assert floats.tolist() == [3.0, 1.5, 0.5, 7 / 3, 56.25, math.sqrt(7.5) - 8, 6.0, 0.0]
 
 
-@jit
-def loops(out, n, step):
-    t = 0
-    for i in range(n, 0, -1):
-        t += i
-    out[0] = t
-    t = 0
-    for i in range(0, n, step):
-        t += 1
-    out[1] = t
-    t = 0
-    for i in range(2, 100, 3):
-        if i == 5:
-            continue
-        if i > 20:
-            break
-        t += i
-    else:
-        t = -1
-    out[2] = t
-    out[3] = i
-    k = 0
-    while k < n:
-        k += 3
-    else:
-        k += 100
-    out[4] = k
+loops = jit(kernels_common.loops)
 
 
 def test_loops():
-    out = np.zeros(5, np.int64)
+    out = np.zeros(6, np.int64)
     loops[1, 1](out, 10, -2 + 5)
-    assert out.tolist() == [55, 4, 2 + 8 + 11 + 14 + 17 + 20, 23, 112]
+    assert out.tolist() == [55, 4, 2 + 8 + 11 + 14 + 17 + 20, 23, 112, len(range(10, -10, -3))]
 
 
 @jit
