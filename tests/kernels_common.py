@@ -6,11 +6,16 @@ launches them through the simulator fixture, or compiles them to PTX).
 matrix multiplication"); launch it with blocks of (TPB, TPB) threads covering C, x along
 columns and y along rows.
 
+``records_in_shared(out)``: numba's bug-report case 6, nested records and record arrays in
+static shared memory (``REC_OUTER``), writing 45.0, 45.0, 5.0 into float64 ``out``.
+
 ``loops(out, n, step)``: Python's loop forms (ranges up and down, ``continue``/``break``,
 ``for``/``while`` with ``else``) writing six int64 results; see its docstring.
 
 :func:`benchmark_kernels`: the benchmark kernels of ``benchmarks/kernels.py`` built for cujit,
-so tests check the very source that is benchmarked.
+so tests check the very source that is benchmarked; :func:`example`: the kernels of an
+``examples/*.py`` script (the seed guide's programs among them), so tests check what users
+read.
 """
 import functools
 import importlib.util
@@ -19,6 +24,8 @@ import pathlib
 import numpy as np
 
 import cujit as cuda
+
+_ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 #: Tile edge: small, so simulated launches stay quick.
 TPB = 8
@@ -87,8 +94,35 @@ def benchmark_kernels():
     ``module.RED_TPB``) and its ``build(cujit)`` dict of dispatchers (``'empty1'``,
     ``'empty5'``, ``'axpy'``, ``'matmul'``, ``'reduce'``, ``'stencil'``; ``.py_func`` is the
     plain function)."""
-    path = pathlib.Path(__file__).resolve().parents[1] / "benchmarks" / "kernels.py"
-    spec = importlib.util.spec_from_file_location("cujit_benchmark_kernels", path)
+    mod = _load(_ROOT / "benchmarks" / "kernels.py", "cujit_benchmark_kernels")
+    return mod, mod.build(cuda)
+
+
+def _load(path, name):
+    spec = importlib.util.spec_from_file_location(name, path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
-    return mod, mod.build(cuda)
+    return mod
+
+
+@functools.lru_cache(maxsize=None)
+def example(name):
+    """The module of ``examples/<name>.py``, loaded once (its script part runs only under
+    ``__main__``); its kernels are cujit dispatchers (``.py_func``: the plain function)."""
+    return _load(_ROOT / "examples" / f"{name}.py", f"cujit_example_{name}")
+
+
+REC_INNER = np.dtype([("x", np.float32), ("y", np.float32)])
+REC_OUTER = np.dtype([("a", np.float32, (3,)), ("n", REC_INNER), ("v", np.float64)])
+
+
+def records_in_shared(out):
+    s = cuda.shared.array(2, dtype=REC_OUTER)
+    s[0].a[1] = 45.0
+    s[0]["v"] = 45.0
+    s[0].n.x = 2.0
+    s[0].n.y = 3.0
+    cuda.syncthreads()
+    out[0] = s[0].a[1]
+    out[1] = s[0].v
+    out[2] = s[0].n.x + s[0].n.y

@@ -115,21 +115,7 @@ def test_case4_sizes():
 
 
 # ---- case 6: structured shared arrays -----------------------------------------------------
-inner = np.dtype([("x", np.float32), ("y", np.float32)])
-outer = np.dtype([("a", np.float32, (3,)), ("n", inner), ("v", np.float64)])
-
-
-@jit
-def case6(out):
-    s = cuda.shared.array(2, dtype=outer)
-    s[0].a[1] = 45.0
-    s[0]["v"] = 45.0
-    s[0].n.x = 2.0
-    s[0].n.y = 3.0
-    cuda.syncthreads()
-    out[0] = s[0].a[1]
-    out[1] = s[0].v
-    out[2] = s[0].n.x + s[0].n.y
+case6 = jit(kernels_common.records_in_shared)
 
 
 def test_case6_records_in_shared():

@@ -14,14 +14,13 @@ gives (``int32 + int32`` is int64, float literals are float64, ``int / int`` is 
 independently of the compiler's ``rules.py``.
 """
 import math
-import os
 
 import numpy as np
 
 import cujit as cuda
 from corpus_kernels import (arith, basic_math, compare_ops, conversions, int_bits,
                             int_histogram, literals, transcendental, warp_sum)
-from kernels_common import benchmark_kernels
+from kernels_common import benchmark_kernels, example
 
 __all__ = ["CASES", "Case", "EDGES", "edge_array", "result_dtype", "compare", "expected",
            "defined_divisors"]
@@ -457,16 +456,8 @@ def _kernel_cases():
 
 def _examples():
     """The kernels of ``examples/*.py`` (their scripts run only under ``__main__``)."""
-    import importlib.util
-    root = os.path.join(os.path.dirname(__file__), "..", "..", "examples")
-    mods = {}
-    for name in ("constant_memory", "tiled_matmul", "streams_pipeline"):
-        spec = importlib.util.spec_from_file_location(f"cujit_example_{name}",
-                                                      os.path.join(root, name + ".py"))
-        mod = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(mod)
-        mods[name] = mod
-    return mods
+    return {name: example(name)
+            for name in ("constant_memory", "tiled_matmul", "streams_pipeline")}
 
 
 def _ordered(x):
