@@ -318,8 +318,8 @@ class DeviceNDArray:
         if elem:
             dtype = self.dtype
             if dtype.fields is not None:
-                return _above["DeviceRecord"]._at(dtype, self._data_ptr + off, self.gpu_data,
-                                        stream or self.stream)
+                return _above["DeviceRecord"]._at(dtype, self._data_ptr + off,
+                                                  self.gpu_data, stream or self.stream)
             out = np.empty((), dtype)
             h = _handle(stream, self.stream)
             drv = _runtime.driver()
@@ -548,7 +548,7 @@ class DeviceNDArray:
         ctx = _runtime.current_context()
         handle = ctx.memory_manager.get_ipc_handle(self.gpu_data)
         return _above["IpcArrayHandle"](handle, self.shape, self.strides, self.dtype,
-                              self._data_ptr - self.gpu_data.device_pointer_value)
+                                        self._data_ptr - self.gpu_data.device_pointer_value)
 
     # -- interop ---------------------------------------------------------------------------
     @property
@@ -559,7 +559,7 @@ class DeviceNDArray:
     def __dlpack__(self, stream=None, max_version=None, dl_device=None, copy=None):
         """DLPack capsule of this array (:func:`cujit.arrays.dlpack.to_dlpack_capsule`)."""
         return _above["to_dlpack_capsule"](self, stream=stream, max_version=max_version,
-                                 dl_device=dl_device, copy=copy)
+                                           dl_device=dl_device, copy=copy)
 
     def __dlpack_device__(self):
         """``(kDLCUDA, device id)``."""
