@@ -14,7 +14,7 @@ import numpy as np
 from . import _runtime
 from . import staging
 from . import layout as L
-from .transfer import copy_htod, copy_dtoh, copy_dtod, host_ptr, host_values
+from .transfer import copy_htod, copy_dtoh, copy_dtod, copy_across_devices, host_ptr, host_values
 from ..runtime.graphs import capturing as _capturing, keep_for_graph as _keep_for_graph
 
 __all__ = ["DeviceNDArray", "is_device_array"]
@@ -366,7 +366,8 @@ class DeviceNDArray:
                 vshape = vshape[1:]
             if vshape == shape and src_dev.dtype == dtype:
                 sstrides = src_dev.strides[len(src_dev.shape) - len(vshape):]
-                if src_dev.size:
+                if src_dev.size and not copy_across_devices(self, src_dev, ptr, strides,
+                                                             sstrides, shape, h):
                     copy_dtod(ptr, strides, src_dev._data_ptr, sstrides, shape, dtype, h)
                 return
             value = src_dev.copy_to_host(stream=stream)
@@ -489,7 +490,8 @@ class DeviceNDArray:
                 _, sstr = _squeezed(src_dev.shape, src_dev.strides)
             else:
                 shape, dstr, sstr = self.shape, self.strides, src_dev.strides
-            copy_dtod(self._data_ptr, dstr, src_dev._data_ptr, sstr, shape, dtype, h)
+            if not copy_across_devices(self, src_dev, self._data_ptr, dstr, sstr, shape, h):
+                copy_dtod(self._data_ptr, dstr, src_dev._data_ptr, sstr, shape, dtype, h)
             return
         if type(ary) is not np.ndarray:
             from .api import reject_masked

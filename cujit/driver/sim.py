@@ -19,6 +19,7 @@ import numpy as np
 from ..config import config
 from .api import Driver, STATIC_SHARED_LIMIT
 from .sim_graph import SimCapture
+from .sim_peer import SimDevices, CTX_BASE
 from .errors import (CudaAPIError, CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_OUT_OF_MEMORY,
                              CUDA_ERROR_INVALID_HANDLE, CUDA_ERROR_NOT_SUPPORTED,
                              CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED,
@@ -99,7 +100,7 @@ class _Block:
         self.flags = flags or {}
 
 
-class SimDriver(Driver):
+class SimDriver(SimDevices, Driver):
     """Fake driver over host memory; see the module docstring."""
 
     name = "sim"
@@ -111,8 +112,8 @@ class SimDriver(Driver):
         self._blocks = {}       # base -> _Block
         self._next_device = _DEVICE_BASE
         self._used = 0          # device bytes in use (device + pool allocations)
-        self._ctx_handles = {0: 0x0C7C0000}
-        self._ctx_live = {0x0C7C0000}
+        self._ctx_live = {CTX_BASE}
+        self._peer_enabled = set()      # (context, peer context) pairs (driver/sim_peer.py)
         self._current = threading.local()
         self._handles = itertools.count(0x5000)
         self._streams = set()
@@ -200,20 +201,13 @@ class SimDriver(Driver):
     def driver_version(self):
         return 13000
 
-    def get_device_count(self):
-        return 1
-
-    def _check_ordinal(self, ordinal, call):
-        if not isinstance(ordinal, (int, np.integer)) or not 0 <= ordinal < 1:
-            _raise(101, call, f"device ordinal {ordinal!r}; the simulator has 1 device (0)")
-
     def device_name(self, ordinal):
         self._check_ordinal(ordinal, "cuDeviceGetName")
         return "cujit simulated device (H200-like)"
 
     def device_uuid(self, ordinal):
         self._check_ordinal(ordinal, "cuDeviceGetUuid")
-        return "GPU-00000000-0000-0000-0000-00000000c0de"
+        return f"GPU-00000000-0000-0000-0000-{0xc0de + int(ordinal):012x}"
 
     def device_total_memory(self, ordinal):
         self._check_ordinal(ordinal, "cuDeviceTotalMem")
@@ -230,7 +224,7 @@ class SimDriver(Driver):
     def primary_ctx_retain(self, ordinal):
         self._check_ordinal(ordinal, "cuDevicePrimaryCtxRetain")
         with self._lock:
-            h = self._ctx_handles[ordinal]
+            h = self._ctx_handle(ordinal)
             self._ctx_live.add(h)
             return h
 
@@ -240,10 +234,15 @@ class SimDriver(Driver):
     def primary_ctx_reset(self, ordinal):
         """Destroys every allocation, stream and event, as cuDevicePrimaryCtxReset does."""
         self._check_ordinal(ordinal, "cuDevicePrimaryCtxReset")
+        h = self._ctx_handle(ordinal)
         with self._lock:
-            self._blocks.clear()
-            self._bases = []
-            self._used = 0
+            if self.get_device_count() == 1:
+                self._blocks.clear()
+            else:       # only this device's memory (host kinds belong to no device)
+                self._blocks = {a: b for a, b in self._blocks.items() if b.ctx != h}
+            self._bases = sorted(self._blocks)
+            self._used = sum(b.size for b in self._blocks.values() if b.kind in ("device", "pool"))
+            self._peer_enabled = {p for p in self._peer_enabled if h not in p}
             self._streams.clear()
             self._events.clear()
             self._capture.reset()
@@ -276,7 +275,7 @@ class SimDriver(Driver):
             buf = np.empty(nbytes, dtype=np.uint8)
             base = self._next_device
             self._next_device += (nbytes + _ALIGN - 1) // _ALIGN * _ALIGN + _ALIGN
-            self._insert(_Block(base, nbytes, buf, kind, 0))
+            self._insert(_Block(base, nbytes, buf, kind, self._current_ctx()))
             self._used += nbytes
             return base
 

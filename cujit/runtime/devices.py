@@ -24,8 +24,8 @@ __all__ = ["select_device", "get_current_device", "list_devices", "gpus", "close
            "Context", "Module"]
 
 _tls = threading.local()        # .ctx: this thread's Context; .bound/.bound_gen: made current
-#: The calling thread's binding, public for the launcher's fast path, which checks
-#: ``thread_binding.ctx is ctx`` (the kernel's context is this thread's current one).
+#: The calling thread's binding, public for the launcher's fast path (``thread_binding.ctx
+#: is ctx``: the kernel's context is this thread's current one).
 thread_binding = _tls
 _lock = threading.RLock()
 _devices = {}                   # ordinal -> Device
@@ -73,8 +73,7 @@ class Device:
         _context_for(self.id).reset()
 
     def get_device_identity(self):
-        """``{'pci_domain_id', 'pci_bus_id', 'pci_device_id'}`` (numba.cuda; used by EMM
-        plugins as IPC source information)."""
+        """``{'pci_domain_id', 'pci_bus_id', 'pci_device_id'}`` (numba.cuda; EMM plugins' IPC)."""
         return {"pci_domain_id": self.PCI_DOMAIN_ID, "pci_bus_id": self.PCI_BUS_ID,
                 "pci_device_id": self.PCI_DEVICE_ID}
 
@@ -160,6 +159,7 @@ class Context:
         self.generation = 0
         self.closed = False
         self._streams = {}
+        self.peer_access = {}       # peer Context -> bool (runtime/peer.py)
         try:
             drv.ctx_set_current(self.handle)
             self.deallocations = PendingDeallocs(self, device.total_memory)
@@ -189,6 +189,11 @@ class Context:
 
     def pop(self):
         """Numba compatibility: the primary context stays current; nothing to undo."""
+
+    def enable_peer_access(self, peer):
+        """Let this context reach ``peer``'s memory (:func:`.peer.enable_peer_access`)."""
+        from .peer import enable_peer_access
+        return enable_peer_access(self, peer, _tls)
 
     def _queue_resource(self, dtor, handle, generation):
         """weakref.finalize target for streams, events and modules: queue ``dtor(handle)`` on
@@ -264,9 +269,8 @@ class Context:
         return _new_stream(self, self._drv.stream_create())
 
     def stream_handle(self, stream):
-        """Driver handle (int) of a ``stream=`` argument (see
-        :func:`cujit.runtime.streams.stream_handle`): lets ``memory/``, below the runtime
-        layer, take stream arguments without importing it."""
+        """Driver handle (int) of a ``stream=`` argument (:func:`.streams.stream_handle`), so
+        that ``memory/``, below the runtime layer, takes stream arguments without importing it."""
         from .streams import stream_handle
         return stream_handle(stream)
 
@@ -416,7 +420,6 @@ def _context_for(ordinal):
 def current_context():
     """The :class:`Context` of the calling thread's device (device 0 unless
     :func:`select_device` chose another), made current in this thread if needed.
-
     Raises ``CudaSupportError`` when there is no usable driver or device."""
     ctx = getattr(_tls, "ctx", None)
     if ctx is not None and not ctx.closed:
@@ -451,8 +454,8 @@ def get_current_device():
 
 
 class _DeviceContextManager:
-    """``gpus[i]``: the device, usable as ``with cujit.gpus[i]:`` (selects it for the block,
-    then restores the previous device of the thread)."""
+    """``gpus[i]``: the device; ``with cujit.gpus[i]:`` selects it for the block, then
+    restores the thread's previous device."""
 
     def __init__(self, ordinal):
         self._ordinal = ordinal
@@ -514,9 +517,8 @@ gpus = _DeviceList()
 def _checked_memalloc(manager):
     """``manager.memalloc`` itself for the built-in managers; for a plugin, a wrapper that
     raises TypeError when it returns no device pointer and ValueError when the pointer's
-    ``size`` is smaller than asked (on a GPU, a copy would then overrun someone else's
-    memory).  Numba does not check; docs/interfaces.md says memalloc(n) returns a
-    MemoryPointer of n bytes."""
+    ``size`` is smaller than asked (a copy would overrun someone else's memory).  Numba does
+    not check; docs/interfaces.md: memalloc(n) returns a MemoryPointer of n bytes."""
     from ..memory.managers import NumbaCUDAMemoryManager
     from ..memory.pool import PoolMemoryManager
     fn = manager.memalloc
