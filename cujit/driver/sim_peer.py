@@ -63,7 +63,8 @@ class SimDevices:
         if peer_ctx == cur:
             _raise(CUDA_ERROR_INVALID_CONTEXT, call,
                    f"peer context {peer_ctx:#x} is the current context")
-        if not self.device_can_access_peer(self._ctx_ordinal(cur), self._ctx_ordinal(peer_ctx)):
+        if not SimDevices.device_can_access_peer(self, self._ctx_ordinal(cur),
+                                                 self._ctx_ordinal(peer_ctx)):
             _raise(CUDA_ERROR_INVALID_DEVICE, call, "the devices cannot access each other")
         with self._lock:
             if (cur, peer_ctx) in self._peer_enabled:
