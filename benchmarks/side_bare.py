@@ -13,7 +13,8 @@
   ``to_device`` and dropping its result do); ``copy_to_host_4k_us``: ``cuMemcpyDtoH`` of 4 KiB
   (into an existing array, as cujit's figure); ``pinned_array_4k_us``: ``cuMemHostAlloc`` +
   ``cuMemFreeHost`` of 4 KiB;
-- ``htod_/dtoh_{pageable,pinned}_256m_gbps``, ``dtod_256m_gbps`` (read + written, events).
+- ``htod_/dtoh_{pageable,pinned}_256m_gbps``, ``dtod_256m_gbps`` (read + written, events);
+- ``peer_copy_256m_gbps`` with two GPUs (:mod:`multi_gpu`).
 """
 import ctypes
 import sys
@@ -173,6 +174,11 @@ def main():
     except Exception as exc:
         return side.skip(f"no CUDA driver: {type(exc).__name__}: {exc}")
     run(side, d)
+    import multi_gpu
+    try:
+        multi_gpu.bare_figures(side, d)
+    except Exception as exc:
+        side.doc["errors"]["peer_copy_256m_gbps"] = f"{type(exc).__name__}: {exc}"
     side.emit()
 
 
