@@ -14,10 +14,12 @@ import numpy as np
 from . import _runtime
 from . import staging
 from . import layout as L
-from .transfer import copy_htod, copy_dtoh, copy_dtod, copy_across_devices, host_ptr, host_values
+from .transfer import copy_htod, copy_dtoh, copy_dtod, copy_peer, host_ptr, host_values
+from .transfer import context_of as _ctx
 from ..runtime.graphs import capturing as _capturing, keep_for_graph as _keep_for_graph
 
 __all__ = ["DeviceNDArray", "is_device_array"]
+
 
 
 def is_device_array(obj):
@@ -366,8 +368,9 @@ class DeviceNDArray:
                 vshape = vshape[1:]
             if vshape == shape and src_dev.dtype == dtype:
                 sstrides = src_dev.strides[len(src_dev.shape) - len(vshape):]
-                if src_dev.size and not copy_across_devices(self, src_dev, ptr, strides,
-                                                             sstrides, shape, h):
+                dmem, smem = self.gpu_data, getattr(src_dev, "gpu_data", None)
+                if src_dev.size and (_ctx(dmem) is _ctx(smem) or not copy_peer(
+                        ptr, strides, dmem, src_dev._data_ptr, sstrides, smem, shape, dtype, h)):
                     copy_dtod(ptr, strides, src_dev._data_ptr, sstrides, shape, dtype, h)
                 return
             value = src_dev.copy_to_host(stream=stream)
@@ -490,7 +493,9 @@ class DeviceNDArray:
                 _, sstr = _squeezed(src_dev.shape, src_dev.strides)
             else:
                 shape, dstr, sstr = self.shape, self.strides, src_dev.strides
-            if not copy_across_devices(self, src_dev, self._data_ptr, dstr, sstr, shape, h):
+            dmem, smem = self.gpu_data, getattr(src_dev, "gpu_data", None)
+            if _ctx(dmem) is _ctx(smem) or not copy_peer(
+                    self._data_ptr, dstr, dmem, src_dev._data_ptr, sstr, smem, shape, dtype, h):
                 copy_dtod(self._data_ptr, dstr, src_dev._data_ptr, sstr, shape, dtype, h)
             return
         if type(ary) is not np.ndarray:

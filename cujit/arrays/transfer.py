@@ -30,9 +30,8 @@ import numpy as np
 from . import _runtime
 from ..memory.pointers import AutoFreePointer as _AutoFreePointer
 
-__all__ = ["plan", "copy_htod", "copy_dtoh", "copy_dtod", "copy_peer", "copy_across_devices",
-           "host_ptr",
-           "host_values"]
+__all__ = ["plan", "copy_htod", "copy_dtoh", "copy_dtod", "copy_peer", "context_of",
+           "host_ptr", "host_values"]
 
 _SCALARS = (np.generic, int, float, complex, bool, str, bytes)
 
@@ -274,6 +273,13 @@ def copy_dtod(dst_ptr, dst_strides, src_ptr, src_strides, shape, dtype, stream=0
         drv.stream_synchronize(stream)
 
 
+def context_of(mem):
+    """The context of an allocation (a ``gpu_data``), None for objects without one.  The
+    copy methods compare the two sides' contexts (one identity test) before
+    :func:`copy_peer`."""
+    return getattr(mem, "context", None)
+
+
 def copy_peer(dst_ptr, dst_strides, dst_mem, src_ptr, src_strides, src_mem, shape, dtype,
               stream=0):
     """Device view -> device view (same shape and dtype, any strides) when ``dst_mem`` and
@@ -300,14 +306,3 @@ def copy_peer(dst_ptr, dst_strides, dst_mem, src_ptr, src_strides, src_mem, shap
             return True
     copy_dtod(dst_ptr, dst_strides, src_ptr, src_strides, shape, dtype, stream)
     return True
-
-
-def copy_across_devices(dst, src, dst_ptr, dst_strides, src_strides, shape, stream):
-    """True when the copy ``src`` -> ``dst`` (device views) was done as a peer copy because
-    their allocations live in contexts of two devices (:func:`copy_peer`).  Costs
-    the same-device path one identity compare of the two contexts."""
-    dmem, smem = dst.gpu_data, getattr(src, "gpu_data", None)
-    if getattr(dmem, "context", None) is getattr(smem, "context", None):
-        return False
-    return copy_peer(dst_ptr, dst_strides, dmem, src._data_ptr, src_strides, smem, shape,
-                     dst.dtype, stream)
