@@ -95,6 +95,38 @@ def test_allocations_belong_to_the_current_device(two_sim_devices):
     assert drv._find(b.gpu_data.device_pointer_value).ctx == c1.handle
 
 
+def _block_ctx(arr):
+    return get_driver()._find(arr.gpu_data.device_pointer_value).ctx
+
+
+@pytest.mark.sim
+def test_making_another_context_does_not_move_this_threads_allocations(two_sim_devices):
+    c0, c1 = two_sim_devices
+    cujit.current_context()
+    c1.synchronize()                       # binds device 1 in the driver for the call
+    assert _block_ctx(cujit.device_array(4)) == c0.handle
+    s1 = _on(1, cujit.stream)
+    s1.synchronize()                        # a stream of device 1, from device 0's thread
+    assert _block_ctx(cujit.device_array(4)) == c0.handle
+
+
+@pytest.mark.sim
+def test_a_flush_of_the_other_devices_queue_does_not_move_allocations(two_sim_devices):
+    c0, c1 = two_sim_devices
+    cujit.current_context()
+    cujit.config.CUDA_DEALLOCS_COUNT = 3
+    try:
+        with cujit.gpus[1]:
+            arrs = [cujit.device_array(10) for _ in range(8)]
+        flushes = c1.memory_manager.get_stats().flushes
+        del arrs                            # their frees flush device 1's queue from here
+        assert c1.memory_manager.get_stats().flushes > flushes
+        a = cujit.device_array(10)
+        assert a.gpu_data.context is c0 and _block_ctx(a) == c0.handle
+    finally:
+        del cujit.config.CUDA_DEALLOCS_COUNT
+
+
 @pytest.mark.sim
 @pytest.mark.parametrize("direction", ["0->1", "1->0"])
 def test_sim_peer_copy_values_and_driver_call(two_sim_devices, monkeypatch, direction):
