@@ -169,6 +169,12 @@ class Driver:
         """``(base, size)`` of the allocation containing device pointer ``ptr`` (cuMemGetAddressRange)."""
         raise NotImplementedError
 
+    def pointer_device(self, ptr):
+        """Ordinal (int) of the device whose memory holds device pointer ``ptr``
+        (cuPointerGetAttribute CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL); CudaAPIError
+        (INVALID_VALUE) for an address the driver does not know."""
+        raise NotImplementedError
+
     def device_mempool(self, ordinal):
         """Handle of the device's default memory pool (cuDeviceGetDefaultMemPool)."""
         raise NotImplementedError

@@ -238,6 +238,14 @@ class CudaDriver(Driver):
             _raise(err, "cuMemGetAddressRange", hex(ptr))
         return int(base), size
 
+    def pointer_device(self, ptr):
+        d = self._d
+        err, ordinal = d.cuPointerGetAttribute(
+            d.CUpointer_attribute.CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, ptr)
+        if err:
+            _raise(err, "cuPointerGetAttribute", f"device ordinal of {ptr:#x}")
+        return int(ordinal)
+
     def device_mempool(self, ordinal):
         err, pool = self._d.cuDeviceGetDefaultMemPool(self._dev(ordinal))
         if err:

@@ -76,6 +76,13 @@ class SimDevices:
         """Simulator only: True once ``ctx`` enabled access to ``peer_ctx``'s memory."""
         return (ctx, peer_ctx) in self._peer_enabled
 
+    def pointer_device(self, ptr):
+        b = self._find(ptr)
+        if b is None or b.kind not in ("device", "pool"):
+            _raise(CUDA_ERROR_INVALID_VALUE, "cuPointerGetAttribute",
+                   f"{ptr:#x} is not simulated device memory")
+        return self._ctx_ordinal(b.ctx)
+
     def memcpy_peer(self, dst, dst_ctx, src, src_ctx, nbytes, stream=0):
         call = "cuMemcpyPeer"
         for role, ctx in (("destination", dst_ctx), ("source", src_ctx)):

@@ -36,6 +36,14 @@ def two_sim_devices():
 
 
 @pytest.fixture
+def two_devices(request):
+    """Two simulated devices on the simulator, two GPUs on a GPU machine (else skip)."""
+    if get_driver().is_simulator:
+        return request.getfixturevalue("two_sim_devices")
+    return request.getfixturevalue("two_gpus")
+
+
+@pytest.fixture
 def two_gpus():
     if _gpus() < 2:
         pytest.skip("needs two GPUs (the nvidia-h200-x2 machine)")
@@ -84,35 +92,30 @@ def test_sim_device_count_setting_is_checked():
         cujit.config.SIM_DEVICES = 17
 
 
-@pytest.mark.sim
-def test_allocations_belong_to_the_current_device(two_sim_devices):
-    c0, c1 = two_sim_devices
-    drv = get_driver()
+def _device_of(arr):
+    return get_driver().pointer_device(arr.gpu_data.device_pointer_value)
+
+
+def test_allocations_belong_to_the_current_device(two_devices):
+    c0, c1 = two_devices
     a = cujit.device_array(8, np.float32)
     b = _on(1, lambda: cujit.device_array(8, np.float32))
     assert a.gpu_data.context is c0 and b.gpu_data.context is c1
-    assert drv._find(a.gpu_data.device_pointer_value).ctx == c0.handle
-    assert drv._find(b.gpu_data.device_pointer_value).ctx == c1.handle
+    assert (_device_of(a), _device_of(b)) == (0, 1)
 
 
-def _block_ctx(arr):
-    return get_driver()._find(arr.gpu_data.device_pointer_value).ctx
-
-
-@pytest.mark.sim
-def test_making_another_context_does_not_move_this_threads_allocations(two_sim_devices):
-    c0, c1 = two_sim_devices
+def test_making_another_context_current_does_not_move_this_threads_allocations(two_devices):
+    c0, c1 = two_devices
     cujit.current_context()
     c1.synchronize()                       # binds device 1 in the driver for the call
-    assert _block_ctx(cujit.device_array(4)) == c0.handle
+    assert _device_of(cujit.device_array(4)) == 0
     s1 = _on(1, cujit.stream)
     s1.synchronize()                        # a stream of device 1, from device 0's thread
-    assert _block_ctx(cujit.device_array(4)) == c0.handle
+    assert _device_of(cujit.device_array(4)) == 0
 
 
-@pytest.mark.sim
-def test_a_flush_of_the_other_devices_queue_does_not_move_allocations(two_sim_devices):
-    c0, c1 = two_sim_devices
+def test_a_flush_of_the_other_devices_queue_does_not_move_allocations(two_devices):
+    c0, c1 = two_devices
     cujit.current_context()
     cujit.config.CUDA_DEALLOCS_COUNT = 3
     try:
@@ -122,9 +125,16 @@ def test_a_flush_of_the_other_devices_queue_does_not_move_allocations(two_sim_de
         del arrs                            # their frees flush device 1's queue from here
         assert c1.memory_manager.get_stats().flushes > flushes
         a = cujit.device_array(10)
-        assert a.gpu_data.context is c0 and _block_ctx(a) == c0.handle
+        assert a.gpu_data.context is c0 and _device_of(a) == 0
     finally:
         del cujit.config.CUDA_DEALLOCS_COUNT
+
+
+@pytest.mark.sim
+def test_sim_pointer_device_of_host_memory_is_an_error():
+    with pytest.raises(CudaAPIError) as exc:
+        get_driver().pointer_device(np.zeros(4).ctypes.data)
+    assert exc.value.code == 1
 
 
 @pytest.mark.sim
