@@ -362,7 +362,7 @@ def test_gpu_peer_copy_contiguous(two_gpus, src_dev, dst_dev):
     assert dctx.peer_access[sctx] is can
     # on a stream of the destination device
     host2 = host[::-1].copy()
-    src.copy_to_device(host2)
+    _on(src_dev, lambda: src.copy_to_device(host2))
 
     def on_dst():
         s = cujit.stream()
