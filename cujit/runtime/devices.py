@@ -159,8 +159,8 @@ class Context:
         self._streams = {}
         self.peer_access = {}       # peer Context -> bool (runtime/peer.py)
         try:
-            drv.ctx_set_current(self.handle)        # the thread's own context is bound again
-            _tls.bound, _tls.bound_gen, _tls.ctx = self, 0, None   # by current_context()
+            drv.ctx_set_current(self.handle)
+            _tls.bound, _tls.bound_gen, _tls.ctx = self, 0, None   # current_context() rebinds
             self.deallocations = PendingDeallocs(self, device.total_memory)
             # the setter calls initialize() before anything can allocate
             self.memory_manager = memory_manager_class()(context=self)
