@@ -6,10 +6,8 @@ memory are real host memory at their real addresses; mapped memory has both.  Th
 capacity is ``config.SIM_DEVICE_MEMORY`` (``CUJIT_SIM_DEVICE_MEMORY``, default 4 GiB), read at
 each allocation, so out-of-memory really happens.  Stream work runs synchronously, in order, in
 the calling thread; host functions run when enqueued (after all earlier work, as on a GPU).
-Errors are the same ``CudaAPIError`` codes a GPU gives.  It reports ``config.SIM_DEVICES``
-devices (default 1) sharing one address space and one capacity; device allocations belong to
-the calling thread's current context; peer access and peer copies are in
-:mod:`cujit.driver.sim_peer`.
+Errors are the same ``CudaAPIError`` codes a GPU gives.  Devices (``config.SIM_DEVICES``,
+one address space and capacity), peer access and peer copies: :mod:`cujit.driver.sim_peer`.
 """
 import bisect
 import ctypes
