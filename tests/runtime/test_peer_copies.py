@@ -343,6 +343,23 @@ def _threads_per_gpu(n, ngpus):
     assert np.array_equal(got, 2 * x + y)
 
 
+def test_launch_after_another_device_was_bound_runs_on_this_device(two_devices):
+    c0, c1 = two_devices
+    cujit.current_context()
+    x = cujit.to_device(np.arange(256, dtype=np.float32))
+    y = cujit.to_device(np.ones(256, np.float32))
+    out = cujit.device_array(256, np.float32)
+    k = _axpy[2, 128]
+    for _ in range(2):                      # the second launch takes the warm path
+        k(out, np.float32(2), x, y)
+    c1.synchronize()                        # binds device 1 in the driver
+    out2 = cujit.device_array(256, np.float32)
+    k(out2, np.float32(3), x, y)
+    cujit.synchronize()
+    assert np.array_equal(out2.copy_to_host(), 3 * np.arange(256, dtype=np.float32) + 1)
+    assert _device_of(out2) == 0
+
+
 @pytest.mark.sim
 def test_sim_one_thread_per_device(two_sim_devices):
     _threads_per_gpu(1000, 2)
