@@ -185,7 +185,7 @@ class DeviceNDArray:
         ``data: (ptr, True)``): the flag rides on the shared allocation object, so every view
         keeps it."""
         g = self.gpu_data
-        return g is not None and getattr(g, "_cujit_readonly", False)
+        return g is not None and getattr(g, "readonly", False)
 
     def _check_writeable(self, what):
         if self._readonly:

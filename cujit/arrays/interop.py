@@ -153,5 +153,5 @@ def from_cuda_array_interface(desc, owner=None, sync=True):
     # no finalizer: the memory is the producer's; ``owner`` keeps the producer alive
     mem = MemoryPointer(_runtime.current_context(), ptr + lo, hi - lo, owner=owner)
     if desc["data"][1]:
-        mem._cujit_readonly = True
+        mem.readonly = True
     return DeviceNDArray._make(shape, strides, dtype, ptr, mem, stream)

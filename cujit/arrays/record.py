@@ -156,7 +156,7 @@ class DeviceRecord:
         broadcast; the record is then untouched."""
         ftype, ptr = self._field(field)
         g = self.gpu_data
-        if g is not None and getattr(g, "_cujit_readonly", False):
+        if g is not None and getattr(g, "readonly", False):
             raise ValueError("DeviceRecord.__setitem__: assignment destination is read-only "
                              "(the record lies in a read-only __cuda_array_interface__ import)")
         if ftype.subdtype is not None:
