@@ -15,7 +15,6 @@ from . import _runtime
 from . import staging
 from . import layout as L
 from .transfer import copy_htod, copy_dtoh, copy_dtod, copy_peer, host_ptr, host_values
-from .transfer import context_of as _ctx
 from ..runtime.graphs import capturing as _capturing, keep_for_graph as _keep_for_graph
 
 __all__ = ["DeviceNDArray", "is_device_array"]
@@ -369,7 +368,8 @@ class DeviceNDArray:
             if vshape == shape and src_dev.dtype == dtype:
                 sstrides = src_dev.strides[len(src_dev.shape) - len(vshape):]
                 dmem, smem = self.gpu_data, getattr(src_dev, "gpu_data", None)
-                if src_dev.size and (_ctx(dmem) is _ctx(smem) or not copy_peer(
+                if src_dev.size and (getattr(dmem, "context", None) is
+                                     getattr(smem, "context", None) or not copy_peer(
                         ptr, strides, dmem, src_dev._data_ptr, sstrides, smem, shape, dtype, h)):
                     copy_dtod(ptr, strides, src_dev._data_ptr, sstrides, shape, dtype, h)
                 return
@@ -494,7 +494,7 @@ class DeviceNDArray:
             else:
                 shape, dstr, sstr = self.shape, self.strides, src_dev.strides
             dmem, smem = self.gpu_data, getattr(src_dev, "gpu_data", None)
-            if _ctx(dmem) is _ctx(smem) or not copy_peer(
+            if getattr(dmem, "context", None) is getattr(smem, "context", None) or not copy_peer(
                     self._data_ptr, dstr, dmem, src_dev._data_ptr, sstr, smem, shape, dtype, h):
                 copy_dtod(self._data_ptr, dstr, src_dev._data_ptr, sstr, shape, dtype, h)
             return

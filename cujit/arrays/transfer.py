@@ -30,8 +30,8 @@ import numpy as np
 from . import _runtime
 from ..memory.pointers import AutoFreePointer as _AutoFreePointer
 
-__all__ = ["plan", "copy_htod", "copy_dtoh", "copy_dtod", "copy_peer", "context_of",
-           "host_ptr", "host_values"]
+__all__ = ["plan", "copy_htod", "copy_dtoh", "copy_dtod", "copy_peer", "host_ptr",
+           "host_values"]
 
 _SCALARS = (np.generic, int, float, complex, bool, str, bytes)
 
@@ -271,13 +271,6 @@ def copy_dtod(dst_ptr, dst_strides, src_ptr, src_strides, shape, dtype, stream=0
     copy_htod(dst_ptr, shape, dst_strides, stage, stream)
     if stream:
         drv.stream_synchronize(stream)
-
-
-def context_of(mem):
-    """The context of an allocation (a ``gpu_data``), None for objects without one.  The
-    copy methods compare the two sides' contexts (one identity test) before
-    :func:`copy_peer`."""
-    return getattr(mem, "context", None)
 
 
 def copy_peer(dst_ptr, dst_strides, dst_mem, src_ptr, src_strides, src_mem, shape, dtype,
