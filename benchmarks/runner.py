@@ -58,6 +58,12 @@ ROWS = {
     "stream_100_launches_us": ("100 small kernels on a stream, per kernel (+sync)", "us", None),
     "graph_100_launches_us": ("same, replayed as one CUDA graph, per kernel", "us", None),
     "graph_speedup_x": ("CUDA graph speed-up over stream launches", "x", ("min", 3.0)),
+    # two GPUs (benchmarks/multi_gpu.py; "needs 2 GPUs" in the errors with fewer)
+    "peer_copy_256m_gbps": ("peer copy 256 MiB GPU0->GPU1 (bare: cuMemcpyPeerAsync)", "GB/s",
+                            ("ratio", "bare", 1 / 0.9)),  # >= 90% of bare
+    "multi_gpu_axpy_1gpu_us": ("axpy 2^28 f32 on one GPU, per launch", "us", None),
+    "multi_gpu_axpy_2gpu_us": ("same, one thread per GPU, half the data each", "us", None),
+    "multi_gpu_speedup_x": ("one thread per GPU: speed-up over one GPU", "x", ("min", 1.8)),
 }
 
 

@@ -15,7 +15,7 @@ from . import _runtime
 from . import staging
 from . import layout as L
 from .cai import cai_dict
-from .transfer import copy_htod, copy_dtoh, copy_dtod, host_ptr, host_values
+from .transfer import copy_htod, copy_dtoh, copy_device, host_ptr, host_values
 from ..runtime.graphs import capturing as _capturing, keep_for_graph as _keep_for_graph
 
 __all__ = ["DeviceNDArray", "provide"]
@@ -380,7 +380,8 @@ class DeviceNDArray:
             if vshape == shape and src_dev.dtype == dtype:
                 sstrides = src_dev.strides[len(src_dev.shape) - len(vshape):]
                 if src_dev.size:
-                    copy_dtod(ptr, strides, src_dev._data_ptr, sstrides, shape, dtype, h)
+                    copy_device(ptr, strides, self.gpu_data, src_dev._data_ptr, sstrides,
+                                getattr(src_dev, "gpu_data", None), shape, dtype, h)
                 return
             value = src_dev.copy_to_host(stream=stream)
         if not shape and self.shape and not (isinstance(value, np.ndarray) and not value.ndim):
@@ -502,7 +503,8 @@ class DeviceNDArray:
                 _, sstr = _squeezed(src_dev.shape, src_dev.strides)
             else:
                 shape, dstr, sstr = self.shape, self.strides, src_dev.strides
-            copy_dtod(self._data_ptr, dstr, src_dev._data_ptr, sstr, shape, dtype, h)
+            copy_device(self._data_ptr, dstr, self.gpu_data, src_dev._data_ptr, sstr,
+                        getattr(src_dev, "gpu_data", None), shape, dtype, h)
             return
         if type(ary) is not np.ndarray:
             L.reject_masked(ary, "copy_to_device")

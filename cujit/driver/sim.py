@@ -4,7 +4,8 @@ Memory (the address map and every kind of allocation) is :mod:`.sim_memory`, a m
 :class:`SimDriver`; capture and graphs are :mod:`.sim_graph`.  Device allocations get fake
 addresses backed by NumPy byte buffers; host memory kinds are real host memory.  Stream work runs synchronously, in order, in
 the calling thread; host functions run when enqueued (after all earlier work, as on a GPU).
-Errors are the same ``CudaAPIError`` codes a GPU gives.
+Errors are the same ``CudaAPIError`` codes a GPU gives.  Devices (``config.SIM_DEVICES``,
+one address space and capacity), peer access and peer copies: :mod:`cujit.driver.sim_peer`.
 """
 import itertools
 import threading
@@ -16,6 +17,7 @@ from ..config import config
 from .api import Driver, STATIC_SHARED_LIMIT
 from .sim_graph import SimCapture
 from .sim_memory import SimMemory, _raise
+from .sim_peer import SimDevices, CTX_BASE
 from .errors import (CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_INVALID_HANDLE,
                      CUDA_ERROR_NOT_SUPPORTED, CUDA_ERROR_INVALID_CONTEXT)
 
@@ -38,7 +40,7 @@ _ATTRIBUTES = {
 }
 
 
-class SimDriver(SimMemory, Driver):
+class SimDriver(SimDevices, SimMemory, Driver):
     """Fake driver over host memory; see the module docstring."""
 
     name = "sim"
@@ -46,8 +48,8 @@ class SimDriver(SimMemory, Driver):
 
     def __init__(self):
         self._init_memory()     # the address map (driver/sim_memory.py)
-        self._ctx_handles = {0: 0x0C7C0000}
-        self._ctx_live = {0x0C7C0000}
+        self._ctx_live = {CTX_BASE}
+        self._peer_enabled = set()      # (context, peer context) pairs (driver/sim_peer.py)
         self._current = threading.local()
         self._handles = itertools.count(0x5000)
         self._streams = set()
@@ -60,20 +62,13 @@ class SimDriver(SimMemory, Driver):
     def driver_version(self):
         return 13000
 
-    def get_device_count(self):
-        return 1
-
-    def _check_ordinal(self, ordinal, call):
-        if not isinstance(ordinal, (int, np.integer)) or not 0 <= ordinal < 1:
-            _raise(101, call, f"device ordinal {ordinal!r}; the simulator has 1 device (0)")
-
     def device_name(self, ordinal):
         self._check_ordinal(ordinal, "cuDeviceGetName")
         return "cujit simulated device (H200-like)"
 
     def device_uuid(self, ordinal):
         self._check_ordinal(ordinal, "cuDeviceGetUuid")
-        return "GPU-00000000-0000-0000-0000-00000000c0de"
+        return f"GPU-00000000-0000-0000-0000-{0xc0de + int(ordinal):012x}"
 
     def device_total_memory(self, ordinal):
         self._check_ordinal(ordinal, "cuDeviceTotalMem")
@@ -90,7 +85,7 @@ class SimDriver(SimMemory, Driver):
     def primary_ctx_retain(self, ordinal):
         self._check_ordinal(ordinal, "cuDevicePrimaryCtxRetain")
         with self._lock:
-            h = self._ctx_handles[ordinal]
+            h = self._ctx_handle(ordinal)
             self._ctx_live.add(h)
             return h
 
@@ -100,8 +95,10 @@ class SimDriver(SimMemory, Driver):
     def primary_ctx_reset(self, ordinal):
         """Destroys every allocation, stream and event, as cuDevicePrimaryCtxReset does."""
         self._check_ordinal(ordinal, "cuDevicePrimaryCtxReset")
+        h = self._ctx_handle(ordinal)
         with self._lock:
-            self._drop_memory()
+            self._drop_memory(h if self.get_device_count() > 1 else None)
+            self._peer_enabled = {p for p in self._peer_enabled if h not in p}
             self._streams.clear()
             self._events.clear()
             self._capture.reset()

@@ -90,13 +90,18 @@ class SimMemory:
         self._next_device = _DEVICE_BASE
         self._used = 0          # device bytes in use (device + pool allocations)
 
-    def _drop_memory(self):
-        """Forget every allocation (cuDevicePrimaryCtxReset); addresses are still never
-        reused."""
+    def _drop_memory(self, ctx=None):
+        """Forget every allocation (cuDevicePrimaryCtxReset), or with ``ctx`` (several
+        simulated devices) only that context's device memory (host kinds belong to no
+        device); addresses are still never reused."""
         with self._lock:
-            self._blocks.clear()
-            self._bases = []
-            self._used = 0
+            if ctx is None:
+                self._blocks.clear()
+            else:
+                self._blocks = {a: b for a, b in self._blocks.items() if b.ctx != ctx}
+            self._bases = sorted(self._blocks)
+            self._used = sum(b.size for b in self._blocks.values()
+                             if b.kind in ("device", "pool"))
 
     # -- address map ---------------------------------------------------------------------
     def _insert(self, block):
@@ -185,7 +190,7 @@ class SimMemory:
             buf = np.empty(nbytes, dtype=np.uint8)
             base = self._next_device
             self._next_device += (nbytes + _ALIGN - 1) // _ALIGN * _ALIGN + _ALIGN
-            self._insert(_Block(base, nbytes, buf, kind, 0))
+            self._insert(_Block(base, nbytes, buf, kind, self._current_ctx()))
             self._used += nbytes
             return base
 
