@@ -9,7 +9,7 @@ each side in its own process:
 Usage::
 
     python benchmarks/sim_suite.py [--kernels reduction,matmul,stencil] [--peers-python PY]
-    python benchmarks/sim_suite.py --side cujit --kernel matmul [--checks 0|1]
+    python benchmarks/sim_suite.py --side cujit --kernel matmul [--checks 0|1] [--access-report 0|1]
     PY benchmarks/sim_suite.py --side numba --kernel matmul
 
 The driver (no ``--side``) runs cujit with checks on and off (this interpreter) and numba-cuda
@@ -105,7 +105,7 @@ def _problem(kernel):
     raise ValueError(f"unknown kernel {kernel!r}")
 
 
-def run_side(side, kernel, checks, repeat):
+def run_side(side, kernel, checks, repeat, access_report=False):
     global cuda, float32
     if side == "numba":
         os.environ["NUMBA_ENABLE_CUDASIM"] = "1"
@@ -119,6 +119,8 @@ def run_side(side, kernel, checks, repeat):
     else:
         os.environ["CUJIT_ENABLE_CUDASIM"] = "1"
         os.environ["CUJIT_SIM_CHECKS"] = "1" if checks else "0"
+        # the access recorder on every launch (its cost is what this measures)
+        os.environ["CUJIT_ACCESS_REPORT"] = "1" if access_report else "0"
         os.environ.setdefault("CUJIT_SIM_PROGRESS", "0")
         sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
         import cujit as cuda
@@ -137,6 +139,7 @@ def run_side(side, kernel, checks, repeat):
         correct = correct and bool(check())
     return {"bench": "sim_suite", "kernel": kernel, "side": side, "version": version,
             "checks": bool(checks) if side == "cujit" else None, "repeat": repeat,
+            "access_report": bool(access_report) if side == "cujit" else None,
             "seconds": statistics.median(times), "cpu_seconds": statistics.median(cpu),
             "correct": correct,
             "python": sys.version.split()[0]}
@@ -186,6 +189,8 @@ def main(argv=None):
     p.add_argument("--kernels", default="reduction,matmul,stencil")
     p.add_argument("--checks", type=int, default=1)
     p.add_argument("--repeat", type=int, default=None)
+    p.add_argument("--access-report", type=int, default=0,
+                   help="1: record accesses for the access report (cujit side only)")
     p.add_argument("--peers-python", default=os.environ.get("PEERS_PYTHON",
                                                             "/tmp/peers-venv/bin/python"))
     a = p.parse_args(argv)
@@ -195,7 +200,8 @@ def main(argv=None):
         if a.kernel is None:
             p.error("--side needs --kernel")
         repeat = a.repeat or (1 if a.side == "numba" else 3)
-        print(json.dumps(run_side(a.side, a.kernel, a.checks, repeat)), flush=True)
+        print(json.dumps(run_side(a.side, a.kernel, a.checks, repeat, bool(a.access_report))),
+              flush=True)
 
 
 if __name__ == "__main__":

@@ -20,6 +20,8 @@ Settings (attribute — environment suffix — type, default):
 - ``SIM_DEVICE_MEMORY`` — ``CUJIT_SIM_DEVICE_MEMORY`` only — int bytes, 4 GiB: the simulated
   device's capacity.
 - ``SIM_CHECKS`` — ``CUJIT_SIM_CHECKS`` only — bool, True: simulator bounds/race/divergence checks.
+- ``ACCESS_REPORT`` — ``CUJIT_ACCESS_REPORT`` only — bool, False: record the memory accesses of
+  every simulated launch for ``kernel.access_report()`` (docs/access-report.md).
 
 A malformed value raises ``ValueError`` naming the variable and the value; so does a value
 out of range (a negative count, ratio or capacity, a NaN or infinite ratio).
@@ -86,6 +88,7 @@ _SETTINGS = {
     "CUDA_ARRAY_INTERFACE_SYNC": ("CUDA_ARRAY_INTERFACE_SYNC", _parse_bool, True, True),
     "SIM_DEVICE_MEMORY": ("SIM_DEVICE_MEMORY", _capacity, 4 << 30, False),
     "SIM_CHECKS": ("SIM_CHECKS", _parse_bool, True, False),
+    "ACCESS_REPORT": ("ACCESS_REPORT", _parse_bool, False, False),
 }
 
 
