@@ -34,12 +34,13 @@ import numpy as np
 
 from ..config import config
 from ..kernelstate import state as _state
+from .access_report import AccessReport, SiteTable
 from .checked import CheckedArray
 from .thread import array_name
 from .threads import Block
 
 __all__ = ["RecordingArray", "Recorder", "start", "access_report", "last_report",
-           "enabled"]
+           "enabled", "SAMPLE_BLOCKS"]
 
 _getframe = sys._getframe
 _OFF_BITS = 40
@@ -47,6 +48,8 @@ _OFF_MASK = (1 << _OFF_BITS) - 1
 _LIN_BITS = 10          # at most 1024 threads per block
 _MAX_SITES = 1 << (63 - _OFF_BITS - _LIN_BITS)
 _GLOBAL, _SHARED = "global", "shared"
+# Blocks recorded per launch (spread evenly over the grid); the others run at full speed.
+SAMPLE_BLOCKS = 8
 
 _lock = threading.Lock()
 _contexts = []                              # active access_report() collectors
@@ -165,48 +168,6 @@ class RecordingArray(CheckedArray):
                f"dtype={self._a.dtype}>"
 
 
-class SiteTable:
-    """Statistics of the access sites of one kernel, accumulated over blocks and launches.
-
-    ``info[sid]``: ``(kernel, filename, lineno, space, op, array, itemsize, shape, strides)``;
-    per site: ``requests``, ``sectors`` (global: total distinct sectors), ``ideal`` (global:
-    total ideal sectors; shared: total ideal ways), ``ways`` (shared: total ways),
-    ``max_ways``, and ``deltas`` (byte distance between lanes ``k`` and ``k + 1`` of one
-    request -> count), which the report's hints read."""
-
-    def __init__(self):
-        self.info = []
-        self.requests = []
-        self.sectors = []
-        self.ideal = []
-        self.ways = []
-        self.max_ways = []
-        self.deltas = []
-
-    def add_site(self, info):
-        self.info.append(info)
-        for lst in (self.requests, self.sectors, self.ideal, self.ways, self.max_ways):
-            lst.append(0)
-        self.deltas.append({})
-        return len(self.info) - 1
-
-    def merge(self, other):
-        """Add ``other``'s statistics to this table (sites matched by their info)."""
-        index = {inf: i for i, inf in enumerate(self.info)}
-        for j, inf in enumerate(other.info):
-            i = index.get(inf)
-            if i is None:
-                i = index[inf] = self.add_site(inf)
-            self.requests[i] += other.requests[j]
-            self.sectors[i] += other.sectors[j]
-            self.ideal[i] += other.ideal[j]
-            self.ways[i] += other.ways[j]
-            self.max_ways[i] = max(self.max_ways[i], other.max_ways[j])
-            d = self.deltas[i]
-            for k, n in other.deltas[j].items():
-                d[k] = d.get(k, 0) + n
-
-
 def _expand(rk, lo, hi):
     """Rows ``(rk, unit)`` for every unit from ``lo`` to ``hi`` inclusive of each entry."""
     span = hi - lo + 1
@@ -237,10 +198,14 @@ class Recorder:
     """The recording of one launch of kernel ``pyfunc``: arrays are wrapped by :meth:`wrap`,
     :meth:`end_block` folds a finished block's log into the site table, :meth:`finish`
     hands the table to the kernel's last report and to the active contexts.
-    ``block_limit``: run only the first N blocks of the launch (None: all)."""
+    ``block_limit``: run only the first N blocks of the launch (None: all);
+    ``sample_blocks``: record only this many blocks, spread evenly over the grid (None: all),
+    which keeps the cost of recording small on large grids."""
 
-    def __init__(self, pyfunc, block_limit=None):
+    def __init__(self, pyfunc, block_limit=None, sample_blocks=None):
         self.pyfunc = pyfunc
+        self.sample_blocks = sample_blocks
+        self.sampling = True
         self.kernel = getattr(pyfunc, "__name__", "kernel")
         self.block_limit = block_limit
         self.log = []
@@ -277,14 +242,38 @@ class Recorder:
             self._codes.append(code)        # keeps id(code) unique while recording
         return sid
 
-    def blocks(self, bids):
-        """The block ids of the launch (an iterator), cut at ``block_limit``; the log of each
-        block is folded in once it has run."""
-        for n, bid in enumerate(bids):
-            if self.block_limit is not None and n >= self.block_limit:
-                return
+    def record_args(self, kargs, params):
+        """Wrap the array arguments in ``kargs`` (a list, changed in place) as recording arrays
+        named by ``params``; the plain ones are kept for the blocks not sampled."""
+        self._plain = list(kargs)
+        for i, a in enumerate(kargs):
+            kargs[i] = self.wrap(a, _GLOBAL, params[i] if i < len(params) else f"arg{i}")
+        self._wrapped = list(kargs)
+
+    def blocks(self, launch, bids):
+        """The block ids of ``launch`` (from iterator ``bids``), cut at ``block_limit``.  The
+        sampled blocks run with recording arrays, the others with the plain arguments; a
+        sampled block's log is folded in once it has run."""
+        gx, gy, gz = launch.griddim
+        n = gx * gy * gz
+        if self.block_limit is not None:
+            n = min(n, self.block_limit)
+        k = self.sample_blocks
+        picks = None if k is None or n <= k else {i * n // k for i in range(k)}
+        wrapped = getattr(self, "_wrapped", None)
+        for i, bid in enumerate(bids):
+            if i >= n:
+                break
+            self.sampling = picks is None or i in picks
+            if wrapped is not None:
+                launch.args = wrapped if self.sampling else self._plain
             yield bid
-            self.end_block()
+            if self.sampling:
+                self.end_block()
+            else:
+                self.log.clear()        # captured device arrays record in every block
+        if wrapped is not None:
+            launch.args = wrapped
 
     def end_block(self):
         """Fold the log of the block that just ran into the site table."""
@@ -312,56 +301,52 @@ class Recorder:
 
     def _fold(self, t, is_shared, rk, off, isz, lin):
         nsites = len(t.info)
+        ukeys, req = np.unique(rk, return_inverse=True)     # dense request ids, sorted
+        req = req.ravel()
+        nreq = len(ukeys)
+        rsid = ukeys >> 45                                  # sorted: sites are the top bits
+        sstart = np.flatnonzero(np.r_[True, rsid[1:] != rsid[:-1]])
+        sites = rsid[sstart]
         if is_shared:
-            r, word = _distinct(*_expand(rk, off >> 2, (off + isz - 1) >> 2))
-            req, starts = _groups(r)
-            nwords = np.bincount(req)
-            ideal = (nwords + 31) // 32
-            # distinct words per (request, bank): ways is the largest count in a request
-            bank = word & 31
-            order = np.lexsort((bank, r))
-            r_s, b_s = r[order], bank[order]
-            new = np.ones(len(r_s), bool)
-            new[1:] = (r_s[1:] != r_s[:-1]) | (b_s[1:] != b_s[:-1])
-            gstart = np.flatnonzero(new)
-            per_bank = np.diff(np.append(gstart, len(r_s)))
-            ways = np.zeros(len(starts), np.int64)
-            np.maximum.at(ways, req[order][gstart], per_bank)
-            rsid = r[starts] >> 45
-            t_ways = np.bincount(rsid, weights=ways, minlength=nsites)
-            mx = np.zeros(nsites, np.int64)
-            np.maximum.at(mx, rsid, ways)
-            for s in np.flatnonzero(mx):
-                t.ways[s] += int(t_ways[s])
-                t.max_ways[s] = max(t.max_ways[s], int(mx[s]))
+            q, word = _expand(req, off >> 2, (off + isz - 1) >> 2)
+            pairs = np.unique((q << _OFF_BITS) | word)      # distinct words per request
+            q = pairs >> _OFF_BITS
+            ideal = (np.bincount(q, minlength=nreq) + 31) // 32
+            # distinct words per (request, bank); ways: the largest count in a request
+            qb, per_bank = np.unique((q << 5) | (pairs & 31), return_counts=True)
+            qq = qb >> 5
+            ways = np.maximum.reduceat(per_bank, np.flatnonzero(np.r_[True, qq[1:] != qq[:-1]]))
+            t_ways = np.add.reduceat(ways, sstart)
+            mx = np.maximum.reduceat(ways, sstart)
+            for s, w, m in zip(sites.tolist(), t_ways.tolist(), mx.tolist()):
+                t.ways[s] += w
+                t.max_ways[s] = max(t.max_ways[s], m)
         else:
-            r, _ = _distinct(rk, off)               # distinct elements: the ideal's bytes
-            req, starts = _groups(r)
-            elems = np.bincount(req)
-            rsid = r[starts] >> 45
+            elems = np.bincount(np.unique((req << _OFF_BITS) | off) >> _OFF_BITS,
+                                minlength=nreq)
             ideal = (elems * np.asarray(self._isz, np.int64)[rsid] + 31) // 32
-            r2, _ = _distinct(*_expand(rk, off >> 5, (off + isz - 1) >> 5))
-            req2, _ = _groups(r2)
-            sectors = np.bincount(req2)
-            t_sec = np.bincount(rsid, weights=sectors, minlength=nsites)
-            for s in np.flatnonzero(t_sec):
-                t.sectors[s] += int(t_sec[s])
-        rsid = r[starts] >> 45
-        nreq = np.bincount(rsid, minlength=nsites)
-        t_ideal = np.bincount(rsid, weights=ideal, minlength=nsites)
-        for s in np.flatnonzero(nreq):
-            t.requests[s] += int(nreq[s])
-            t.ideal[s] += int(t_ideal[s])
+            q, sec = _expand(req, off >> 5, (off + isz - 1) >> 5)
+            sectors = np.bincount(np.unique((q << _OFF_BITS) | sec) >> _OFF_BITS,
+                                  minlength=nreq)
+            for s, n in zip(sites.tolist(), np.add.reduceat(sectors, sstart).tolist()):
+                t.sectors[s] += n
+        nr = np.diff(np.r_[sstart, nreq])
+        for s, n, i in zip(sites.tolist(), nr.tolist(), np.add.reduceat(ideal, sstart).tolist()):
+            t.requests[s] += n
+            t.ideal[s] += i
         # byte distance between neighbouring lanes of one request: what the hints read
-        order = np.lexsort((lin, rk))
-        rk_s, lin_s, off_s = rk[order], lin[order], off[order]
-        nb = (rk_s[1:] == rk_s[:-1]) & (lin_s[1:] == lin_s[:-1] + 1)
+        ql = (req << _LIN_BITS) | lin
+        order = np.argsort(ql)
+        ql, off_s = ql[order], off[order]
+        nb = (ql[1:] == ql[:-1] + 1) & ((ql[1:] >> _LIN_BITS) == (ql[:-1] >> _LIN_BITS))
         if nb.any():
             d = (off_s[1:] - off_s[:-1])[nb]
-            ds = (rk_s[1:] >> 45)[nb]
-            pairs, counts = np.unique(np.stack([ds, d]), axis=1, return_counts=True)
-            for (s, delta), n in zip(pairs.T.tolist(), counts.tolist()):
-                dd = t.deltas[s]
+            ds = rsid[(ql[1:] >> _LIN_BITS)[nb]]
+            keys, counts = np.unique((ds << _OFF_BITS) | (d + (1 << (_OFF_BITS - 1))),
+                                     return_counts=True)
+            for k, n in zip(keys.tolist(), counts.tolist()):
+                dd = t.deltas[k >> _OFF_BITS]
+                delta = (k & _OFF_MASK) - (1 << (_OFF_BITS - 1))
                 dd[delta] = dd.get(delta, 0) + n
 
     def finish(self):
@@ -384,8 +369,9 @@ class RecordingBlock(Block):
 
     def make_shared(self, key, shape, dtype, frame):
         arr = Block.make_shared(self, key, shape, dtype, frame)
-        arr = self.shared_arrays[key] = self.launch.recorder.wrap(
-            arr, _SHARED, array_name(frame, "shared"))
+        rec = self.launch.recorder
+        if rec.sampling:
+            arr = self.shared_arrays[key] = rec.wrap(arr, _SHARED, array_name(frame, "shared"))
         return arr
 
 
@@ -397,13 +383,16 @@ def start(pyfunc):
     if not _contexts and not config.ACCESS_REPORT:
         return None
     limits = [c.grid_limit for c in _contexts if c.grid_limit is not None]
-    return Recorder(pyfunc, min(limits) if limits else None)
+    samples = [c.sample_blocks for c in _contexts]
+    if config.ACCESS_REPORT:
+        samples.append(SAMPLE_BLOCKS)
+    return Recorder(pyfunc, min(limits) if limits else None,
+                    None if None in samples else max(samples))
 
 
 def last_report(pyfunc):
     """The :class:`~.access_report.AccessReport` of ``pyfunc``'s last recorded launch, or
     None when none was recorded."""
-    from .access_report import AccessReport
     table = _last.get(pyfunc)
     return None if table is None else AccessReport([table])
 
@@ -414,18 +403,22 @@ class access_report:
     :class:`~cujit.simulator.access_report.AccessReport` that fills as launches finish
     (``print(rep)`` for the table, ``rep.rows`` / ``rep.warnings`` as data).
 
-    ``grid_limit`` (int >= 1 or None): run only the first ``grid_limit`` blocks of each launch
-    (in blockIdx order, x fastest) to keep large grids quick; the kernels' results are then
-    incomplete.  Raises ValueError for a ``grid_limit`` that is not a positive int.
+    ``sample_blocks`` (int >= 1 or None, default :data:`SAMPLE_BLOCKS`): record this many
+    blocks of each launch, spread evenly over the grid (blockIdx order, x fastest; the first
+    block is always one), and run the others unrecorded at full speed; None records every
+    block.  ``grid_limit`` (int >= 1 or None): run only the first ``grid_limit`` blocks of each
+    launch, to keep large grids quick; the kernels' results are then incomplete.  Raises
+    ValueError for a value that is not a positive int or None.
     Launches on a GPU are not recorded (the simulator sees the accesses; a GPU does not)."""
 
-    def __init__(self, grid_limit=None):
-        if grid_limit is not None and (not isinstance(grid_limit, (int, np.integer))
-                                       or isinstance(grid_limit, bool) or grid_limit < 1):
-            raise ValueError(f"access_report: grid_limit must be a positive int or None, "
-                             f"got {grid_limit!r}")
+    def __init__(self, grid_limit=None, sample_blocks=SAMPLE_BLOCKS):
+        for what, v in (("grid_limit", grid_limit), ("sample_blocks", sample_blocks)):
+            if v is not None and (not isinstance(v, (int, np.integer))
+                                  or isinstance(v, bool) or v < 1):
+                raise ValueError(f"access_report: {what} must be a positive int or None, "
+                                 f"got {v!r}")
         self.grid_limit = None if grid_limit is None else int(grid_limit)
-        from .access_report import AccessReport
+        self.sample_blocks = None if sample_blocks is None else int(sample_blocks)
         self.report = AccessReport([])
 
     def _add(self, table):

@@ -8,7 +8,7 @@ when its average conflict degree is at least :data:`MIN_CONFLICT` (2) times the 
 import linecache
 from dataclasses import dataclass, asdict
 
-__all__ = ["AccessReport", "AccessRow", "MIN_EFFICIENCY", "MIN_CONFLICT"]
+__all__ = ["AccessReport", "AccessRow", "SiteTable", "MIN_EFFICIENCY", "MIN_CONFLICT"]
 
 MIN_EFFICIENCY = 0.5
 MIN_CONFLICT = 2.0
@@ -87,6 +87,48 @@ def _shared_hint(name, itemsize, shape, strides, delta, ways):
             f"access consecutive 4-byte words")
 
 
+class SiteTable:
+    """Statistics of the access sites of one kernel, accumulated over blocks and launches.
+
+    ``info[sid]``: ``(kernel, filename, lineno, space, op, array, itemsize, shape, strides)``;
+    per site: ``requests``, ``sectors`` (global: total distinct sectors), ``ideal`` (global:
+    total ideal sectors; shared: total ideal ways), ``ways`` (shared: total ways),
+    ``max_ways``, and ``deltas`` (byte distance between lanes ``k`` and ``k + 1`` of one
+    request -> count), which the report's hints read."""
+
+    def __init__(self):
+        self.info = []
+        self.requests = []
+        self.sectors = []
+        self.ideal = []
+        self.ways = []
+        self.max_ways = []
+        self.deltas = []
+
+    def add_site(self, info):
+        self.info.append(info)
+        for lst in (self.requests, self.sectors, self.ideal, self.ways, self.max_ways):
+            lst.append(0)
+        self.deltas.append({})
+        return len(self.info) - 1
+
+    def merge(self, other):
+        """Add ``other``'s statistics to this table (sites matched by their info)."""
+        index = {inf: i for i, inf in enumerate(self.info)}
+        for j, inf in enumerate(other.info):
+            i = index.get(inf)
+            if i is None:
+                i = index[inf] = self.add_site(inf)
+            self.requests[i] += other.requests[j]
+            self.sectors[i] += other.sectors[j]
+            self.ideal[i] += other.ideal[j]
+            self.ways[i] += other.ways[j]
+            self.max_ways[i] = max(self.max_ways[i], other.max_ways[j])
+            d = self.deltas[i]
+            for k, n in other.deltas[j].items():
+                d[k] = d.get(k, 0) + n
+
+
 class AccessReport:
     """The access report of recorded simulated launches (``kernel.access_report()``, or the
     object ``with cujit.access_report() as rep`` binds).
@@ -97,7 +139,6 @@ class AccessReport:
     warnings."""
 
     def __init__(self, tables):
-        from .access import SiteTable
         self._table = SiteTable()
         for t in tables:
             self._table.merge(t)

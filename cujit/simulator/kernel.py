@@ -117,7 +117,7 @@ class Launch:
         bids = ((x, y, z) for z in range(gz) for y in range(gy) for x in range(gx))
         if rec is not None:
             # the recorder's blocks wrap shared arrays; it folds each block's log
-            block, bids = rec.block_class, rec.blocks(bids)
+            block, bids = rec.block_class, rec.blocks(self, bids)
         with _device_lock:
             outer = _state.current
             try:
@@ -222,12 +222,6 @@ def _keep_waits(new, typed):
     return new
 
 
-def _record_args(rec, kargs, params):
-    """Array arguments of a recorded launch become recording arrays named by parameter."""
-    for i, a in enumerate(kargs):
-        kargs[i] = rec.wrap(a, "global", params[i] if i < len(params) else f"arg{i}")
-
-
 def run_kernel(pyfunc, griddim, blockdim, stream_handle, dynamic_shared_bytes, args,
                debug=False):
     """Run Python kernel ``pyfunc`` over ``griddim`` blocks of ``blockdim`` threads (both
@@ -274,7 +268,7 @@ def run_kernel(pyfunc, griddim, blockdim, stream_handle, dynamic_shared_bytes, a
 
     rec = _access.start(pyfunc)
     if rec is not None:
-        _record_args(rec, kargs, info.params)
+        rec.record_args(kargs, info.params)
 
     def wrap(view, name):
         v = CheckedArray(view, name) if checks and isinstance(view, np.ndarray) else view
@@ -330,5 +324,5 @@ def simulate(kernel, griddim, blockdim, *args, dynamic_shared_bytes=0):
     launch = Launch(fn, kargs, dims[0], dims[1], dyn, checks, consts)
     launch.recorder = rec = _access.start(pyfunc)
     if rec is not None:
-        _record_args(rec, kargs, info.params)
+        rec.record_args(kargs, info.params)
     launch.run()
