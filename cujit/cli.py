@@ -377,7 +377,15 @@ def _parser():
 
 def main(argv=None):
     """Entry point; returns the process exit status (int)."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    script_args = []
+    if argv[:1] == ["access-report"] and "--" in argv:
+        # the script's own arguments (argparse's subcommands do not take ``--`` well)
+        cut = argv.index("--")
+        argv, script_args = argv[:cut], argv[cut + 1:]
     args = _parser().parse_args(argv)
+    if script_args:
+        args.script_args = list(args.script_args) + script_args
     from .config import config
     try:
         config.as_dict()            # a malformed environment variable: say so, no traceback

@@ -49,7 +49,7 @@ _LIN_BITS = 10          # at most 1024 threads per block
 _MAX_SITES = 1 << (63 - _OFF_BITS - _LIN_BITS)
 _GLOBAL, _SHARED = "global", "shared"
 # Blocks recorded per launch (spread evenly over the grid); the others run at full speed.
-SAMPLE_BLOCKS = 8
+SAMPLE_BLOCKS = 4
 
 _lock = threading.Lock()
 _contexts = []                              # active access_report() collectors
