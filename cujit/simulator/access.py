@@ -222,7 +222,9 @@ class Recorder:
         return a
 
     def site(self, code, lasti, lineno, store, arr):
-        """The id of access site (``code``, ``lasti``) of ``arr`` (a RecordingArray)."""
+        """The id of the access site at line ``lineno`` of ``code`` for ``arr`` (a
+        RecordingArray), by ``store`` (bool); ``lasti`` is the bytecode offset (unused in the
+        key, see below)."""
         # keyed by line, not bytecode offset: the offset a caller frame reports moves when
         # the interpreter specialises the subscript; the n-th access of a line by each lane
         # is still the same one in a converged warp
