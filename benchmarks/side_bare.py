@@ -14,6 +14,8 @@
   (into an existing array, as cujit's figure); ``pinned_array_4k_us``: ``cuMemHostAlloc`` +
   ``cuMemFreeHost`` of 4 KiB;
 - ``htod_/dtoh_{pageable,pinned}_256m_gbps``, ``dtod_256m_gbps`` (read + written, events).
+- ``cache_hit_launch_s``: ``bare_first_launch.py`` in fresh processes, the driver's floor under a
+  ``cache=True`` hit (import cuda-bindings, init, context, module load, copy, first launch).
 """
 import ctypes
 import sys
@@ -173,6 +175,23 @@ def main():
     except Exception as exc:
         return side.skip(f"no CUDA driver: {type(exc).__name__}: {exc}")
     run(side, d)
+    side.measure("cache_hit_launch_s", lambda: fresh_process_s(side.reps(5, 2, 1)))
+
+
+def fresh_process_s(runs):
+    """Median seconds of ``bare_first_launch.py`` in fresh processes: the driver's floor under
+    a ``cache=True`` hit (import, init, context, module load, first launch)."""
+    import json
+    import os
+    import subprocess
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bare_first_launch.py")
+    times = []
+    for _ in range(runs):
+        p = subprocess.run([sys.executable, script], capture_output=True, text=True, timeout=120)
+        if p.returncode:
+            raise RuntimeError(f"bare_first_launch.py failed: {p.stderr.strip()[-500:]}")
+        times.append(json.loads(p.stdout.strip().splitlines()[-1])["seconds"])
+    return median(times)
     side.emit()
 
 

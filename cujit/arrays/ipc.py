@@ -1,6 +1,9 @@
 """``DeviceNDArray.get_ipc_handle()``'s result: an IPC memory handle plus the array layout."""
 import numpy as np
 
+from . import devicearray
+from .devicearray import DeviceNDArray
+
 __all__ = ["IpcArrayHandle"]
 
 
@@ -22,7 +25,6 @@ class IpcArrayHandle:
 
     def open(self):
         """Open the handle in this process → ``DeviceNDArray`` view of the shared memory."""
-        from .devicearray import DeviceNDArray
         mem = self.ipc_handle.open()
         ptr = mem.device_pointer_value + self.offset
         return DeviceNDArray._make(self.shape, self.strides, self.dtype, ptr, mem, 0)
@@ -36,3 +38,6 @@ class IpcArrayHandle:
     def __exit__(self, *exc):
         self.close()
         return False
+
+
+devicearray.provide(IpcArrayHandle=IpcArrayHandle)

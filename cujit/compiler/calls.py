@@ -1,141 +1,31 @@
 """Typing of the names and calls the compiler recognises (by object identity).
 
-``const_type(value)`` types a compile-time value (global, closure, literal); ``type_call``
-types a call: builtins (``min max abs len range int float bool complex round print pow``),
-``math.*`` (lowered to libdevice ``__nv_*``), NumPy scalar casts (``np.float32(x)``) and a few
-NumPy maths functions, cujit types as casts (``cujit.float32(x)``), the kernel API of
-:mod:`cujit.kernelapi` (thread indexing, shared/local/const arrays, barriers, fences, atomics,
-warp intrinsics) and device functions.  Each call's meaning is left in ``tf.info[node]`` as
-``(key, data)`` for the lowering.
+``type_call`` types a call: builtins (``min max abs len range int float bool complex round
+print pow``), ``math.*`` (lowered to libdevice ``__nv_*``), NumPy scalar casts
+(``np.float32(x)``) and a few NumPy maths functions, cujit types as casts
+(``cujit.float32(x)``), the kernel API of :mod:`cujit.kernelapi` (thread indexing,
+shared/local/const arrays, barriers, fences, atomics, warp intrinsics) and device functions.
+Each call's meaning is left in ``tf.info[node]`` as ``(key, data)`` for the lowering.
+Compile-time values and the table of recognised callables are in :mod:`.const_types`.
 """
 import ast
-import builtins
-import math
 
 import numpy as np
 
 from .. import kernelapi as K
 from .. import types as T
-from ..numba_types import from_numba_type, is_numba_object
-from . import rules
+from . import calls_impl, rules
+from .calls_device import type_starred_call
+from .calls_ext import type_bit_count
+from .const_types import CONST_LIMIT, MATH_BINARY, MATH_UNARY, STATIC_SHARED_LIMIT, const_type
 from .errors import CompileError
 from .rules import BoundMethod, Func, Global
 
 __all__ = ["const_type", "global_attr", "type_call", "MATH_UNARY", "MATH_BINARY"]
 
-MATH_UNARY = ("sqrt", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh",
-              "asinh", "acosh", "atanh", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p",
-              "fabs", "erf", "erfc", "gamma", "lgamma", "degrees", "radians")
-MATH_BINARY = ("atan2", "pow", "hypot", "copysign", "fmod")
-_MATH_PRED = ("isnan", "isinf", "isfinite")
-_MATH_TOINT = ("floor", "ceil", "trunc")
-_NP_UNARY = {"sqrt": "sqrt", "sin": "sin", "cos": "cos", "tan": "tan", "arcsin": "asin",
-             "arccos": "acos", "arctan": "atan", "sinh": "sinh", "cosh": "cosh",
-             "tanh": "tanh", "exp": "exp", "exp2": "exp2", "expm1": "expm1", "log": "log",
-             "log2": "log2", "log10": "log10", "log1p": "log1p", "fabs": "fabs",
-             "floor": "npfloor", "ceil": "npceil", "trunc": "nptrunc", "abs": "abs",
-             "absolute": "abs", "isnan": "isnan", "isinf": "isinf", "isfinite": "isfinite"}
-_NP_BINARY = {"arctan2": "atan2", "power": "pow", "hypot": "hypot", "copysign": "copysign",
-              "fmod": "fmod", "minimum": "min", "maximum": "max"}
-
-_TABLE = None
-
-
-def _table():
-    """{id(obj): key} of every recognised callable, built on first use."""
-    global _TABLE
-    if _TABLE is None:
-        t = {}
-        for name in ("grid", "gridsize", "syncthreads", "syncthreads_count", "syncthreads_and",
-                     "syncthreads_or", "syncwarp", "threadfence", "threadfence_block",
-                     "threadfence_system", "shfl_sync", "shfl_up_sync", "shfl_down_sync",
-                     "shfl_xor_sync", "ballot_sync", "all_sync", "any_sync", "eq_sync",
-                     "activemask", "lanemask_lt", "popc", "brev", "clz", "ffs", "fma", "cbrt",
-                     "selp", "mulhi", "nanosleep", "match_any_sync", "match_all_sync"):
-            t[id(getattr(K, name))] = name
-        from .. import kernelapi_extra as KX
-        t[id(KX.this_grid)] = "cg.this_grid"
-        t[id(KX.grid_sync)] = "cg.grid_sync"
-        for name in MATH_UNARY + MATH_BINARY + _MATH_PRED + _MATH_TOINT:
-            if hasattr(math, name):
-                t[id(getattr(math, name))] = "math." + name
-        for name, key in _NP_UNARY.items():
-            t[id(getattr(np, name))] = key if key in ("abs",) or key.startswith("np") \
-                else "math." + key
-        for name, key in _NP_BINARY.items():
-            t[id(getattr(np, name))] = key if key in ("min", "max") else "math." + key
-        for name in ("min", "max", "abs", "len", "range", "int", "float", "bool", "complex",
-                     "round", "print", "pow", "enumerate", "zip"):
-            t[id(getattr(builtins, name))] = name
-        from .calls_ext import table_entries
-        t.update(table_entries())
-        _TABLE = t
-    return _TABLE
-
-
-_NP_SCALAR_TYPES = None
-
-
-def _np_cast_target(value):
-    global _NP_SCALAR_TYPES
-    if _NP_SCALAR_TYPES is None:
-        _NP_SCALAR_TYPES = {t.dtype.type: t for t in T.number_domain | {T.boolean}}
-    return _NP_SCALAR_TYPES.get(value) if isinstance(value, type) else None
-
-
-def const_type(value):
-    """``(type, info)`` of a value known at compile time.  ``info`` is None, or the
-    ``(key, data)`` the lowering needs (e.g. ``('sreg', 'laneid')``)."""
-    if value is K.laneid:
-        return T.int32, ("sreg", ("laneid", None))
-    if isinstance(value, bool) or isinstance(value, np.bool_):
-        return T.boolean, None
-    if isinstance(value, int):
-        return T.typeof(value), None
-    if isinstance(value, float):
-        return T.float64, None
-    if isinstance(value, complex):
-        return T.complex128, None
-    if isinstance(value, np.generic) and value.dtype.fields is None:
-        return T.from_dtype(value.dtype), None
-    if isinstance(value, np.ndarray):
-        return T.Array(T.from_dtype(value.dtype), value.ndim, "C", True), None
-    if value is None:
-        return T.void, None
-    if _is_device_array(value):
-        t = T.typeof(value)
-        if isinstance(t, T.Array):
-            # a captured device array: read and written in place, as in numba.cuda
-            return t, None
-    key = _table().get(id(value))
-    if key is not None:
-        return Func(key), None
-    if getattr(value, "_cujit_device_function", False):
-        return Func("device", value), None
-    if isinstance(value, (T.Scalar,)):
-        return Func("cast", value), None
-    if is_numba_object(value):
-        nt = from_numba_type(value)
-        if isinstance(nt, T.Scalar):
-            return Func("cast", nt), None
-    target = _np_cast_target(value)
-    if target is not None:
-        return Func("cast", target), None
-    if isinstance(value, tuple) and value:
-        parts = [const_type(v) for v in value]
-        if all(isinstance(p[0], T.Scalar) and p[1] is None for p in parts):
-            return T.Tuple(tuple(p[0] for p in parts)), None
-    return Global(value), None
-
-
-def _is_device_array(value):
-    if isinstance(value, (type, np.ndarray)):
-        return False
-    try:
-        return (getattr(value, "_layout", None) is not None and hasattr(value, "ndim")) or \
-            hasattr(value, "__cuda_array_interface__")
-    except Exception:   # a property that raises: not an array
-        return False
+# The four index stubs by identity (their names are theirs: kernelapi keeps them private).
+_DIM3 = {id(K.threadIdx): "threadIdx", id(K.blockIdx): "blockIdx", id(K.blockDim): "blockDim",
+         id(K.gridDim): "gridDim"}
 
 
 def global_attr(typer, node, obj, attr):
@@ -143,7 +33,7 @@ def global_attr(typer, node, obj, attr):
     if isinstance(obj, K.Dim3Stub):
         if attr not in ("x", "y", "z"):
             raise typer.error(f"{obj!r} has no attribute '{attr}' (use .x, .y or .z)", node)
-        typer.tf.info[node] = ("sreg", (obj._name, attr))
+        typer.tf.info[node] = ("sreg", (_DIM3[id(obj)], attr))
         return T.int32
     if obj is K.shared or obj is K.local:
         if attr != "array":
@@ -185,7 +75,6 @@ def type_call(typer, node):
             raise typer.error("**kwargs in calls are not supported in kernels", kw.value)
     if any(isinstance(a, ast.Starred) for a in node.args):
         if isinstance(ft, Func) and ft.key == "device":
-            from .calls_device import type_starred_call
             return type_starred_call(typer, node, ft.data)
         raise typer.error("*args in calls are supported only for device functions", node)
     args = [typer.expr(a) for a in node.args]
@@ -197,7 +86,6 @@ def type_call(typer, node):
     if not isinstance(ft, Func):
         raise typer.error(f"'{ast.unparse(node.func)}' ({_describe(ft)}) cannot be called in a "
                           "kernel", node.func)
-    from . import calls_impl
     return calls_impl.type_func(typer, node, ft, args, kws)
 
 
@@ -214,7 +102,6 @@ def _method(typer, node, bm, args, kws):
         typer.tf.info[node] = ("conjugate", None)
         return bm.recv
     if bm.name == "bit_count":
-        from .calls_ext import type_bit_count
         return type_bit_count(typer, node, bm.recv, args)
     if bm.name == "reshape":
         aty = bm.recv
@@ -296,7 +183,6 @@ def _shared_array(typer, node, ft):
         nbytes = int(np.prod(shape, dtype=np.int64)) * itemsize
         if ft.key == "shared.array":
             tf.shared_bytes += nbytes
-            from .typeinfer import STATIC_SHARED_LIMIT
             if nbytes > STATIC_SHARED_LIMIT:
                 raise CompileError(
                     f"shared memory: shared.array of shape {shape} and dtype {dtype} asks "
@@ -326,7 +212,6 @@ def _const_array_like(typer, node, ft):
                               a["arr"]) from None
         if v.dtype == object:
             raise typer.error("const.array_like needs a numeric or record array", a["arr"])
-    from .typeinfer import CONST_LIMIT
     if v.nbytes > CONST_LIMIT:
         raise CompileError(f"constant memory: const.array_like of {v.nbytes} bytes (shape "
                            f"{v.shape}, {v.dtype}) does not fit; constant memory holds "

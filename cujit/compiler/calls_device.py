@@ -1,6 +1,6 @@
 """Calls of device functions: binding positional and keyword arguments, default values and
-``*args`` to the callee's parameters (Python's rules, as numba.cuda applies them), typing the
-callee for the bound types, and lowering the call.
+``*args`` to the callee's parameters (Python's rules, as numba.cuda applies them), and typing the
+callee for the bound types (lowered by :mod:`.lower_device`).
 
 - Keyword arguments name parameters; a parameter given twice, an unknown keyword, a missing
   argument or too many positional arguments (without ``*args``) are TypingErrors worded as
@@ -16,9 +16,10 @@ import ast
 
 from .. import types as T
 from . import rules
-from .ltypes import cast, ltype
+from .const_types import const_type
+from .frontend import FunctionSource
 
-__all__ = ["type_device_call", "type_starred_call", "lower_device_call"]
+__all__ = ["type_device_call", "type_starred_call"]
 
 
 def _check_value(typer, anode, t):
@@ -58,8 +59,6 @@ def type_device_call(typer, node, dev, args, kws, positional=None):
     keyword types ``kws`` ({name: type}); records ``("device", (callee, binding))``.
     ``positional``: ``(ast node or ("elt", tuple node, index), type)`` per positional
     argument when a ``*tuple`` was expanded (default: ``node.args``)."""
-    from .frontend import FunctionSource
-    from .typeinfer import infer
     pyfunc = getattr(dev, "py_func", None)
     if pyfunc is None:
         raise typer.error(f"device function {dev!r} has no .py_func", node)
@@ -98,7 +97,6 @@ def type_device_call(typer, node, dev, args, kws, positional=None):
         if idx < nreq:
             raise typer.error(f"{name}() missing required argument '{params[idx]}'", node)
         value = defaults[idx - nreq]
-        from .calls import const_type
         t, info = const_type(value)
         if not isinstance(t, T.Scalar) or info is not None:
             raise typer.error(f"default value {value!r} of parameter '{params[idx]}' of "
@@ -114,7 +112,7 @@ def type_device_call(typer, node, dev, args, kws, positional=None):
         tt = T.Tuple(tuple(t for _, t in extra))
         bound.append(("star", [n for n, _ in extra], tt))
         argtypes.append(tt)
-    callee = infer(pyfunc, tuple(argtypes), kernel=False, env=typer.env)
+    callee = typer.infer_device(pyfunc, tuple(argtypes))
     opts = getattr(dev, "targetoptions", None) or {}
     # numba: inline="always" inlines when typing, forceinline=True asks LLVM to; both are
     # alwaysinline here (NVVM inlines internal device functions anyway)
@@ -122,40 +120,3 @@ def type_device_call(typer, node, dev, args, kws, positional=None):
     typer.tf.callees.append(callee)
     typer.tf.info[node] = ("device", (callee, bound))
     return callee.return_type
-
-
-def lower_device_call(lw, node, data):
-    """Lower a device-function call typed by :func:`type_device_call`."""
-    from .ltypes import const
-    callee, bound = data
-    b = lw.b
-    fn = lw.m.device_function(callee)
-    vals = []
-    tuples = {}         # a *tuple argument is evaluated once
-
-    def value(payload):
-        if isinstance(payload, tuple):
-            _, tnode, i = payload
-            tv = tuples.get(id(tnode))
-            if tv is None:
-                tv = tuples[id(tnode)] = lw.expr(tnode)
-            return b.extract_value(tv, i), lw.ty(tnode).types[i]
-        return lw.expr(payload), lw.ty(payload)
-    from .lowering import passes_param
-    for (kind, payload, t), want in zip(bound, callee.argtypes):
-        if not passes_param(want):
-            continue        # a function value or an empty tuple: nothing at run time
-        if kind == "node":
-            v, vt = value(payload)
-            vals.append(cast(b, v, vt, want))
-        elif kind == "const":
-            vals.append(cast(b, const(t, payload), t, want))
-        else:
-            from llvmlite import ir
-            out = ir.Constant(ltype(want), ir.Undefined)
-            for i, (n, et) in enumerate(zip(payload, want.types)):
-                v, vt = value(n)
-                out = b.insert_value(out, cast(b, v, vt, et), i)
-            vals.append(out)
-    r = b.call(fn, vals)
-    return None if callee.return_type is T.void else r

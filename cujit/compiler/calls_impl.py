@@ -1,10 +1,15 @@
 """Typing of calls with runtime arguments: builtins, ``math``, casts, barriers, atomics, warp
 intrinsics and device functions (result types as Numba's ``cudadecl.py`` / ``mathdecl.py``).
 """
+from .. import kernelapi_extra as KX
 from .. import types as T
-from . import intrinsics_extra as IX
+from . import intrinsics_types as IX
 from . import rules
-from .rules import RangeType
+from .calls_device import type_device_call
+from .calls_ext import is_ext, type_ext
+from .closures import type_closure_call
+from .const_types import MATH_BINARY
+from .rules import Global, RangeType
 
 __all__ = ["type_func"]
 
@@ -26,13 +31,11 @@ def type_func(typer, node, ft, args, kws):
     tf = typer.tf
     if key == "device":
         return _device_call(typer, node, ft.data, args, kws)
-    from .calls_ext import is_ext, type_ext
     if is_ext(key):
         if kws:
             raise typer.error(f"{key}() takes no keyword arguments in kernels", node)
         return type_ext(typer, node, key, args)
     if key == "closure":
-        from .closures import type_closure_call
         return type_closure_call(typer, node, ft.data, args, kws)
     if kws and key not in ("print", "syncwarp"):
         raise typer.error(f"{key}() takes no keyword arguments in kernels", node)
@@ -146,7 +149,6 @@ def type_func(typer, node, ft, args, kws):
 
 
 def _math(typer, node, name, args, need):
-    from .calls import MATH_BINARY
     if name in MATH_BINARY:
         need(2)
         a, b = (_float_of(t) for t in args)
@@ -220,6 +222,10 @@ def _atomic(typer, node, op, args):
     return aty.dtype
 
 
+# The grid group as the compiler sees it: one object, so that its type is one Global; only
+# its ``sync`` attribute (kernelapi_extra.grid_sync, recognised by identity) is read.
+_GRID_GROUP = KX.GridGroup()
+
 _WARP_TYPES = (T.int32, T.uint32, T.int64, T.uint64, T.float32, T.float64)
 
 
@@ -228,8 +234,10 @@ def _kernel_api(typer, node, key, args, kws, need):
     if key in IX.KEYS:
         return IX.type_intrinsic(typer, node, key, args, kws, need)
     if key.startswith("cg."):
-        from .cooperative import type_cg
-        return type_cg(typer, node, key, args, need)
+        # this_grid() is the grid group (a compile-time object: its .sync is recognised);
+        # sync() returns None (lowered in .cooperative)
+        need(0)
+        return Global(_GRID_GROUP) if key == "cg.this_grid" else T.void
     if key == "syncthreads" or key.startswith("threadfence"):
         need(0)
         return T.void
@@ -286,6 +294,5 @@ def _kernel_api(typer, node, key, args, kws, need):
 
 
 def _device_call(typer, node, dev, args, kws):
-    from .calls_device import type_device_call
     return type_device_call(typer, node, dev, args, kws)
 

@@ -8,15 +8,16 @@
 - The closure is called by its name; it cannot be passed to another device function, have
   default values or ``*args``, or assign to the enclosing function's variables (``nonlocal``
   is a TypingError as every other unsupported statement).  Recursion is a TypingError.
+- Lowering: :func:`.lower_device.lower_closure_call`.
 """
 import ast
 import copy
 
-from .. import types as T
-from .ltypes import cast
+from .errors import TypingError
 from .rules import Func
+from .scopes import local_names
 
-__all__ = ["InnerDef", "define", "type_closure_call", "lower_closure_call"]
+__all__ = ["InnerDef", "define", "type_closure_call"]
 
 
 class InnerDef:
@@ -52,7 +53,6 @@ def _free_vars(typer, inner):
     local to the caller and not bound by ``inner`` itself, in first-use order.  A superset
     of what ``inner`` reads, so that a closure calling a sibling closure passes on what the
     sibling reads (the extra parameters cost nothing once NVVM inlines)."""
-    from .scopes import local_names
     own = local_names(inner.node)
     out = []
     for d in ast.walk(inner.outer.node):
@@ -84,8 +84,6 @@ def _inner_source(inner, free):
 
 def type_closure_call(typer, node, inner, args, kws):
     """Type a call of closure ``inner`` with argument types ``args``."""
-    from .typeinfer import TypedFunction, _Typer
-    from .errors import TypingError
     if kws:
         raise typer.error(f"keyword arguments to {inner.node.name}() (a function defined in "
                           "the kernel) are not supported", node)
@@ -110,29 +108,10 @@ def type_closure_call(typer, node, inner, args, kws):
                               typer.loc(node))
         env.stack.append(key[0])
         try:
-            tf = TypedFunction(_inner_source(inner, free), argtypes, False)
-            _Typer(tf, env).run()
+            tf = typer.type_function(_inner_source(inner, free), argtypes)
         finally:
             env.stack.pop()
         env.typed[key] = tf
     typer.tf.callees.append(tf)
     typer.tf.info[node] = ("closure", (tf, free))
     return tf.return_type
-
-
-def lower_closure_call(lw, node, data):
-    """Lower a closure call: its arguments, then the current values of its free variables."""
-    from .lowering import passes_param
-    tf, free = data
-    b = lw.b
-    fn = lw.m.device_function(tf)
-    vals = []
-    for a, want in zip(node.args, tf.argtypes):
-        if passes_param(want):
-            vals.append(cast(b, lw.expr(a), lw.ty(a), want))
-    for f, want in zip(free, tf.argtypes[len(node.args):]):
-        if not passes_param(want):
-            continue
-        vals.append(cast(b, b.load(lw.vars[f]), lw.tf.vartypes[f], want))
-    r = b.call(fn, vals)
-    return None if tf.return_type is T.void else r

@@ -56,7 +56,7 @@ def compile_for_current_device(pyfunc, sig, debug=None, lineinfo=False, device=T
                                fastmath=False, opt=None, abi="c", abi_info=None,
                                output="ptx", forceinline=False, launch_bounds=None):
     """:func:`compile` for the current device's compute capability ((9, 0) without one)."""
-    from .dispatcher import _target
+    from .build import target as _target
     return compile(pyfunc, sig, debug=debug, lineinfo=lineinfo, device=device,
                    fastmath=fastmath, cc=_target()[0], opt=opt, abi=abi, abi_info=abi_info,
                    output=output, forceinline=forceinline, launch_bounds=launch_bounds)
@@ -76,7 +76,7 @@ def compile_ptx_for_current_device(pyfunc, sig, debug=None, lineinfo=False, devi
                                    fastmath=False, opt=None, abi="numba", abi_info=None,
                                    forceinline=False, launch_bounds=None):
     """:func:`compile_ptx` for the current device's compute capability."""
-    from .dispatcher import _target
+    from .build import target as _target
     return compile_ptx(pyfunc, sig, debug=debug, lineinfo=lineinfo, device=device,
                        fastmath=fastmath, cc=_target()[0], opt=opt, abi=abi,
                        abi_info=abi_info, forceinline=forceinline,

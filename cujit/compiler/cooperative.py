@@ -1,4 +1,5 @@
-"""Cooperative groups: ``cuda.cg.this_grid()`` and ``grid.sync()`` (numba.cuda's names).
+"""Cooperative groups: lowering of ``cuda.cg.this_grid()`` and ``grid.sync()`` (numba.cuda's
+names; typed in :mod:`.calls_impl`).
 
 numba-cuda lowers ``grid.sync()`` to cudadevrt's ``cudaCGSynchronize``, which needs the
 static ``libcudadevrt.a`` of a CUDA toolkit (the pip wheels cujit uses do not ship it).  cujit
@@ -14,31 +15,16 @@ resident at once: a kernel that calls ``grid.sync()`` is launched with
 """
 from llvmlite import ir
 
-from .. import types as T
+from .lower_sreg import sreg
 from .ltypes import I32
 
-__all__ = ["BARRIER_GLOBAL", "type_cg", "LOWERERS"]
+__all__ = ["BARRIER_GLOBAL", "LOWERERS"]
 
 BARRIER_GLOBAL = "_cujit_grid_barrier"
 
 
-def type_cg(typer, node, key, args, need):
-    """``this_grid()`` → the grid group (a compile-time object); ``sync()`` → None."""
-    need(0)
-    if key == "cg.this_grid":
-        from ..kernelapi_extra import _GRID
-        from .rules import Global
-        return Global(_GRID)
-    return T.void
-
-
 def _this_grid(lw, node, data):
     return None
-
-
-def _sreg(lw, reg, axis):
-    from .lower_calls import sreg
-    return sreg(lw, reg, axis)
 
 
 def _grid_sync(lw, node, data):
@@ -55,13 +41,13 @@ def _grid_sync(lw, node, data):
     fence = m.declare("llvm.nvvm.membar.gl", ir.FunctionType(ir.VoidType(), []))
     b.call(bar, [])
     zero = ir.Constant(I32, 0)
-    tid = b.or_(b.or_(_sreg(lw, "threadIdx", "x"), _sreg(lw, "threadIdx", "y")),
-                _sreg(lw, "threadIdx", "z"))
+    tid = b.or_(b.or_(sreg(lw, "threadIdx", "x"), sreg(lw, "threadIdx", "y")),
+                sreg(lw, "threadIdx", "z"))
     with b.if_then(b.icmp_unsigned("==", tid, zero)):
-        cta = b.or_(b.or_(_sreg(lw, "blockIdx", "x"), _sreg(lw, "blockIdx", "y")),
-                    _sreg(lw, "blockIdx", "z"))
-        nblocks = b.mul(b.mul(_sreg(lw, "gridDim", "x"), _sreg(lw, "gridDim", "y")),
-                        _sreg(lw, "gridDim", "z"))
+        cta = b.or_(b.or_(sreg(lw, "blockIdx", "x"), sreg(lw, "blockIdx", "y")),
+                    sreg(lw, "blockIdx", "z"))
+        nblocks = b.mul(b.mul(sreg(lw, "gridDim", "x"), sreg(lw, "gridDim", "y")),
+                        sreg(lw, "gridDim", "z"))
         master_add = b.sub(ir.Constant(I32, 0x80000000), b.sub(nblocks, ir.Constant(I32, 1)))
         nb = b.select(b.icmp_unsigned("==", cta, zero), master_add, ir.Constant(I32, 1))
         b.call(fence, [])

@@ -10,8 +10,9 @@
   ``[griddim, blockdim, stream, dynamic_shared_bytes]``: launches are asynchronous; host NumPy
   arrays are copied in before and back after the launch (synchronously).
 
-Compilation: :func:`cujit.compiler.lowering.compile_to_llvm` → :mod:`.nvvm` (PTX) →
-:mod:`.linker` (cubin) → ``Context.load_module``; the fast path is in :mod:`.launcher`.  On the
+The dispatcher picks the signature and keeps the specialisations; :mod:`.build` compiles one
+(:func:`cujit.compiler.lowering.compile_to_llvm` → :mod:`.nvvm` (PTX) → :mod:`.linker` (cubin)),
+loaded per context by :mod:`.launcher`, which also makes the fast path the dispatcher installs.  On the
 simulator (``get_driver().is_simulator``) a launch validates its configuration against the
 fake device's limits and calls :func:`cujit.simulator.kernel.run_kernel`.
 """
@@ -24,8 +25,9 @@ from .. import types as ct
 from ..numba_types import is_numba_object
 from ..kernelstate import state as _state
 from . import launcher as _ln
-from .errors import CompileError
-from ..driver.api import STATIC_SHARED_LIMIT
+from .build import CompiledKernel, build_kernel
+from .build import target as _target
+from .frontend import DeviceFunctionLike
 from .jitoptions import check_options as _check_options
 from .introspect import InspectMixin as _InspectMixin
 from .introspect import check_extensions as _check_extensions
@@ -144,12 +146,11 @@ def _prefetch_toolchain():
                      daemon=True).start()
 
 
-class DeviceFunction:
+class DeviceFunction(DeviceFunctionLike):
     """A ``@jit(device=True)`` function: callable from kernels (the compiler finds it by
-    ``_cujit_device_function`` and compiles ``py_func``), or directly inside a simulated
-    kernel.  ``sigs``: the eager signatures given, or None."""
-
-    _cujit_device_function = True
+    ``_cujit_device_function``, :class:`~.frontend.DeviceFunctionLike`, and compiles
+    ``py_func``), or directly inside a simulated kernel.  ``sigs``: the eager signatures
+    given, or None."""
 
     def __init__(self, py_func, sigs, options):
         self.py_func = py_func
@@ -361,7 +362,8 @@ class Dispatcher(_InspectMixin):
             with self._lock:
                 spec = self._specs.get(argtypes)
                 if spec is None:
-                    spec = _build_kernel(self, argtypes)
+                    spec = build_kernel(self.py_func, argtypes, self.targetoptions,
+                                        self._disk)
                     self._specs[argtypes] = spec
         return spec
 
@@ -484,106 +486,6 @@ def _on_simulator():
         return get_driver().is_simulator
     except ImportError:         # CudaSupportError: compile-only use
         return False
-
-
-class CompiledKernel:
-    """One specialisation: ``argtypes`` (tuple of cujit types), ``name`` (kernel symbol),
-    ``llvm_ir`` (str), ``ptx`` (str), ``cubin`` (bytes, or None without nvJitLink),
-    ``static_shared_bytes``, ``uses_dynamic_shared``, ``const_bytes``, ``cc`` (target compute
-    capability).  Loaded lazily once per context by :meth:`loaded`."""
-
-    def __init__(self, argtypes, entry, cc):
-        self.argtypes = tuple(argtypes)
-        self.name = entry["name"]
-        self.llvm_ir = entry["llvm_ir"]
-        self.ptx = entry["ptx"]
-        self.cubin = entry["cubin"]
-        self.static_shared_bytes = entry["static_shared_bytes"]
-        self.uses_dynamic_shared = entry["uses_dynamic_shared"]
-        self.const_bytes = entry["const_bytes"]
-        # (class, args, SourceLocation) per raise site of a debug kernel (lower_exceptions)
-        self.exceptions = entry.get("exceptions") or []
-        # calls cg grid.sync(): launched with cuLaunchCooperativeKernel (cooperative.py)
-        self.cooperative = bool(entry.get("cooperative", False))
-        # extra files given to ``link=`` exist only in the cubin
-        self.needs_cubin = bool(entry.get("linked_files", False))
-        self.cc = cc
-        self._loaded = {}       # Context -> LoadedKernel
-        self._lock = threading.Lock()
-
-    def loaded(self, ctx, drv):
-        """The :class:`~cujit.compiler.launcher.LoadedKernel` for ``ctx`` (loading it the
-        first time, and again after the context was reset)."""
-        lk = self._loaded.get(ctx)
-        if lk is None or lk.generation != ctx.generation:
-            with self._lock:
-                lk = self._loaded.get(ctx)
-                if lk is None or lk.generation != ctx.generation:
-                    lk = _ln.load_kernel(self, ctx, drv)
-                    self._loaded[ctx] = lk
-        return lk
-
-    def __repr__(self):
-        return f"<compiled kernel {self.name}({', '.join(map(str, self.argtypes))})>"
-
-
-def _target():
-    """``(compute capability, device ordinal or None)`` to compile for: the current device's,
-    or sm_90 when no driver can be used (compile-only)."""
-    from ..runtime.devices import current_context
-    from ..driver.errors import CudaSupportError
-    try:
-        dev = current_context().device
-    except CudaSupportError:        # no driver or no device: compile-only use
-        return (9, 0), None
-    return tuple(dev.compute_capability), dev.id
-
-
-def _build_kernel(disp, argtypes):
-    from .nvvm import compile_ptx
-    from .linker import link_cubin, nvjitlink_available
-    cc, ordinal = _target()
-    o = disp.targetoptions
-    opts = {k: o.get(k) for k in ("debug", "opt", "lineinfo", "fastmath", "max_registers",
-                                  "inline")}
-    opts["link"] = tuple(str(p) for p in (o.get("link") or ()))
-    entry = key = None
-    if disp._disk is not None:
-        from .cache import cache_key
-        key = cache_key(disp.py_func, argtypes, opts, cc)
-        entry = disp._disk.load(key)
-    if entry is None:
-        from .lowering import compile_to_llvm
-        lowered = compile_to_llvm(disp.py_func, tuple(argtypes), kernel=True,
-                                  debug=bool(o.get("debug")), lineinfo=bool(o.get("lineinfo")))
-        limit = (STATIC_SHARED_LIMIT if ordinal is None
-                 else _ln.device_limits(ordinal)["MAX_SHARED_MEMORY_PER_BLOCK"])
-        static = int(getattr(lowered, "static_shared_bytes", 0) or 0)
-        if static > limit:
-            raise CompileError(f"kernel {disp.py_func.__qualname__} asks for {static} bytes of "
-                               f"static shared memory per block, more than the device's limit "
-                               f"of {limit} bytes (MAX_SHARED_MEMORY_PER_BLOCK); use dynamic "
-                               f"shared memory (shared.array(0, dtype) and the 4th launch "
-                               f"parameter) for more")
-        opt = o.get("opt")
-        ptx = compile_ptx(lowered.llvm_ir, cc, opt=3 if opt is None else opt,
-                          fastmath=bool(o.get("fastmath")), debug=bool(o.get("debug")),
-                          lineinfo=bool(o.get("lineinfo")), name=lowered.name)
-        cubin = None
-        if nvjitlink_available():
-            cubin = link_cubin(ptx, cc, files=opts["link"], max_registers=o.get("max_registers"),
-                               debug=bool(o.get("debug")), lineinfo=bool(o.get("lineinfo")),
-                               name=lowered.name + ".ptx")
-        entry = {"name": lowered.name, "llvm_ir": lowered.llvm_ir, "ptx": ptx, "cubin": cubin,
-                 "static_shared_bytes": static,
-                 "uses_dynamic_shared": bool(getattr(lowered, "uses_dynamic_shared", False)),
-                 "const_bytes": int(getattr(lowered, "const_bytes", 0) or 0),
-                 "linked_files": bool(opts["link"]),
-                 "exceptions": lowered.exceptions,
-                 "cooperative": bool(getattr(lowered, "uses_grid_sync", False))}
-        if disp._disk is not None:
-            disp._disk.save(key, entry)
-    return CompiledKernel(argtypes, entry, cc)
 
 
 def compile_ptx(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath=False,

@@ -13,9 +13,18 @@ import textwrap
 
 from .errors import SourceLocation, TypingError
 
-__all__ = ["FunctionSource"]
+__all__ = ["FunctionSource", "DeviceFunctionLike"]
 
 _cache = {}
+
+
+class DeviceFunctionLike:
+    """What the front end calls as a device function: an object with ``_cujit_device_function``
+    true and a ``py_func`` (the plain Python function it types and compiles).  The marker
+    belongs to the front end, which reads it (``const_types.const_type``); the dispatcher's
+    ``DeviceFunction`` inherits it."""
+    __slots__ = ()
+    _cujit_device_function = True
 
 
 class FunctionSource:

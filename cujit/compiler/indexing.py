@@ -12,7 +12,7 @@ from .. import types as T
 from . import rules
 from .rules import BoundMethod, Global
 
-__all__ = ["getitem", "setitem", "array_attr", "index_parts"]
+__all__ = ["getitem", "setitem", "array_attr", "index_parts", "nested_store_ok"]
 
 
 def index_parts(typer, node, aty):
@@ -150,7 +150,6 @@ def setitem(typer, target, vt):
         return
     if isinstance(base, T.Record):
         rt = getitem(typer, target)
-        from .lower_records import nested_store_ok
         if vt is not None and not (rules.is_number(rt) and rules.is_number(vt)) \
                 and not nested_store_ok(rt, vt):
             raise typer.error(f"cannot store a {vt} into a record field of type {rt}", target)
@@ -211,3 +210,13 @@ def array_attr(typer, node, aty, attr):
     raise typer.error(f"arrays have no attribute '{attr}' in kernels (available: shape, size, "
                       "ndim, strides, itemsize, nbytes, T, reshape, and real/imag of complex "
                       "arrays)", node)
+
+
+def nested_store_ok(field_t, vt):
+    """True when an array of type ``vt`` may be stored into a nested-array field viewed as
+    ``field_t`` (numba-cuda's ``rec['array1'] = arr``): same number of dimensions, numbers
+    (not complex into real); copied element by element, shapes not checked (as slices)."""
+    return (isinstance(field_t, T.Array) and isinstance(vt, T.Array)
+            and vt.ndim == field_t.ndim and rules.is_number(vt.dtype)
+            and rules.is_number(field_t.dtype)
+            and not (rules.is_complex(vt.dtype) and not rules.is_complex(field_t.dtype)))

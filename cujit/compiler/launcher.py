@@ -497,8 +497,16 @@ def make_fast(lk, args, drv, label=None):
             guard = (f"type(a{i}) is not T{i} or a{i}.dtype is not D{i} or "
                      f"a{i}.ndim != {int(a.ndim)} or a{i}._layout != {a._layout!r}")
             if hasattr(a, "_readonly"):
-                # a read-only import types as a readonly array: another specialisation
-                guard += f" or bool(a{i}._readonly) is not {bool(a._readonly)}"
+                # a read-only import types as a readonly array: another specialisation.  The
+                # flag is read off the allocation (a class attribute of MemoryPointer, an
+                # instance one on imports) rather than through the ``_readonly`` property: a
+                # Python call per array per launch.  Size-0 arrays (no allocation) and
+                # allocations of other types fail the lookup and take the slow path.
+                if hasattr(type(getattr(a, "gpu_data", None)), "readonly"):
+                    guard += (f" or a{i}.gpu_data.readonly is not "
+                              f"{bool(a._readonly)}")
+                else:
+                    guard += f" or bool(a{i}._readonly) is not {bool(a._readonly)}"
             guards.append(guard)
         else:
             guards.append(f"type(a{i}) is not T{i}")

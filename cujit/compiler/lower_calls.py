@@ -10,37 +10,16 @@ import math
 from llvmlite import ir
 
 from .. import types as T
+from . import cooperative, intrinsics_extra
 from . import lower_arrays as LA
-from . import lower_atomics
+from . import lower_atomics, lower_complex, lower_fp16, lower_scalars
 from . import rules
+from .lower_device import lower_closure_call, lower_device_call
 from .lower_ops import _f16_wrap, _float_suffix, libdevice
+from .lower_sreg import sreg
 from .ltypes import I1, I32, I64, cast, ltype, truth
 
 __all__ = ["call", "sreg"]
-
-_SREG = {"threadIdx": "tid", "blockIdx": "ctaid", "blockDim": "ntid", "gridDim": "nctaid"}
-
-
-# Value ranges of the special registers (CUDA limits), given to LLVM as !range metadata so
-# that it knows thread indices are non-negative (no negative-index wrap code for them).
-_RANGES = {"tid": ((0, 1024), (0, 1024), (0, 64)), "ntid": ((1, 1025), (1, 1025), (1, 65)),
-           "ctaid": ((0, 2 ** 31 - 1), (0, 65535), (0, 65535)),
-           "nctaid": ((1, 2 ** 31), (1, 65536), (1, 65536))}
-
-
-def sreg(lw, name, axis):
-    """Value (i32) of a PTX special register: ``threadIdx.x`` → ``%tid.x`` …"""
-    if name == "laneid":
-        reg, rng = "laneid", (0, 32)
-    else:
-        reg = _SREG[name]
-        rng = _RANGES[reg]["xyz".index(axis)]
-        reg = f"{reg}.{axis}"
-    fn = lw.m.declare(f"llvm.nvvm.read.ptx.sreg.{reg}", ir.FunctionType(I32, []))
-    c = lw.b.call(fn, [])
-    c.set_metadata("range", lw.m.range_md(*rng))
-    return c
-
 
 def _nuw(inst):
     inst.flags.extend(("nuw", "nsw"))
@@ -53,25 +32,12 @@ def _args(lw, node):
 
 def call(lw, node):
     key, data = lw.tf.info.get(node, (None, None))
-    h = _HANDLERS.get(key) or _ext_handlers().get(key)
+    h = _HANDLERS.get(key)
     if h is None:
         if key is not None and key.startswith("math."):
             return _math(lw, node, key[5:])
         raise lw.error(f"call of '{key}' cannot be lowered", node)
     return h(lw, node, data)
-
-
-_EXT = None
-
-
-def _ext_handlers():
-    """Handlers of the issue-13 data kinds (cmath, cuda.fp16, modf/frexp/ldexp, bit_count),
-    kept in their own modules."""
-    global _EXT
-    if _EXT is None:
-        from . import lower_complex, lower_fp16, lower_scalars
-        _EXT = {**lower_complex.HANDLERS, **lower_fp16.HANDLERS, **lower_scalars.HANDLERS}
-    return _EXT
 
 
 # ---- memory --------------------------------------------------------------------------------
@@ -382,7 +348,6 @@ def _print(lw, node, data):
 
 
 def _device(lw, node, data):
-    from .calls_device import lower_device_call
     return lower_device_call(lw, node, data)
 
 
@@ -452,13 +417,11 @@ _HANDLERS = {
 }
 
 
-def _extra_handlers():
-    from .closures import lower_closure_call
-    from .cooperative import LOWERERS as CG
-    from .intrinsics_extra import LOWERERS
-    _HANDLERS.update(LOWERERS)
-    _HANDLERS.update(CG)
-    _HANDLERS["closure"] = lower_closure_call
-
-
-_extra_handlers()
+# The issue-13 data kinds (cmath, cuda.fp16, modf/frexp/ldexp, bit_count), the issue-14
+# intrinsics, cooperative groups and closures: handlers kept in their own modules.
+_HANDLERS.update(lower_complex.HANDLERS)
+_HANDLERS.update(lower_fp16.HANDLERS)
+_HANDLERS.update(lower_scalars.HANDLERS)
+_HANDLERS.update(intrinsics_extra.LOWERERS)
+_HANDLERS.update(cooperative.LOWERERS)
+_HANDLERS["closure"] = lower_closure_call

@@ -25,6 +25,7 @@ import ctypes
 from llvmlite import ir
 
 from .. import types as T
+from .lower_sreg import sreg
 from .ltypes import I32, truth
 
 __all__ = ["EXC_GLOBAL", "lower_raise", "lower_assert", "check_divisor", "check_after_launch",
@@ -52,7 +53,6 @@ def _register(m, cls, args, loc):
 def emit_raise(lw, cls, args, node):
     """End the thread at ``node`` raising ``cls(*args)`` (recorded for the host in debug
     mode).  Leaves the builder in a terminated block."""
-    from .lower_calls import sreg
     b = lw.b
     if getattr(lw.m, "debug", False):
         code = _register(lw.m, cls, args, lw.loc(node))

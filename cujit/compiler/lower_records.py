@@ -6,21 +6,9 @@ does (numba-cuda ``test_record_dtype``: record assignment copies every field).
 """
 from llvmlite import ir
 
-from .. import types as T
-from . import rules
 from .ltypes import I1, I8P, I64
 
-__all__ = ["copy_record", "nested_store_ok"]
-
-
-def nested_store_ok(field_t, vt):
-    """True when an array of type ``vt`` may be stored into a nested-array field viewed as
-    ``field_t`` (numba-cuda's ``rec['array1'] = arr``): same number of dimensions, numbers
-    (not complex into real); copied element by element, shapes not checked (as slices)."""
-    return (isinstance(field_t, T.Array) and isinstance(vt, T.Array)
-            and vt.ndim == field_t.ndim and rules.is_number(vt.dtype)
-            and rules.is_number(field_t.dtype)
-            and not (rules.is_complex(vt.dtype) and not rules.is_complex(field_t.dtype)))
+__all__ = ["copy_record"]
 
 
 def copy_record(lw, dst, src, rty):

@@ -19,7 +19,7 @@ from llvmlite import ir
 
 from .. import types as T
 from .errors import CompileError, TypingError
-from .ltypes import I8, I8P, I32, I64, alignment_of, ltype, mtype
+from .ltypes import I8, I8P, I32, I64, alignment_of, ltype, mtype, passes_param
 from .rules import PseudoType
 from .typeinfer import CompileEnv, infer
 
@@ -269,14 +269,6 @@ class ModuleContext:
         lw.lower([next(params) if r else None if isinstance(t, PseudoType)
                   else ir.Constant(ltype(t), ir.Undefined) for r, t in zip(real, tf.argtypes)])
         return fn
-
-
-def passes_param(t):
-    """True when a device-function parameter of type ``t`` exists at run time (not a
-    function passed as a value, not an empty tuple)."""
-    if isinstance(t, PseudoType):
-        return False
-    return not (isinstance(t, (T.Tuple, T.UniTuple)) and not t.types)
 
 
 def _ipow_wrapper(module, core, ity):

@@ -12,7 +12,7 @@ from llvmlite import ir
 from .. import types as T
 from . import rules
 
-__all__ = ["ltype", "mtype", "cast", "truth", "const", "I1", "I8", "I32", "I64", "I8P",
+__all__ = ["ltype", "mtype", "cast", "truth", "const", "passes_param", "I1", "I8", "I32", "I64", "I8P",
            "int_const", "array_ltype", "alignment_of"]
 
 I1, I8, I32, I64 = ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64)
@@ -177,3 +177,11 @@ def _to_complex(b, re, dst):
 
 def is_scalar(t):
     return rules.is_number(t)
+
+
+def passes_param(t):
+    """True when a device-function parameter of type ``t`` exists at run time (not a
+    function passed as a value, not an empty tuple)."""
+    if isinstance(t, rules.PseudoType):
+        return False
+    return not (isinstance(t, (T.Tuple, T.UniTuple)) and not t.types)

@@ -17,17 +17,15 @@ import numpy as np
 
 from .. import types as T
 from . import calls, indexing, rules, scopes
+from .closures import define
+from .const_types import CONST_LIMIT, STATIC_SHARED_LIMIT
 from .errors import CompileError, TypingError
 from .exceptions import type_assert, type_raise
 from .frontend import FunctionSource
+from .indexing import nested_store_ok
 from .rules import BoundMethod, Func, Global, PseudoType, RangeType
 
 __all__ = ["TypedFunction", "CompileEnv", "infer", "STATIC_SHARED_LIMIT", "CONST_LIMIT"]
-
-#: Static shared memory a kernel may declare (driver/api.py: 48 KiB on every architecture).
-from ..driver.api import STATIC_SHARED_LIMIT  # noqa: E402
-#: Constant memory available to one module (bytes).
-CONST_LIMIT = 64 * 1024
 
 _MAX_PASSES = 50
 
@@ -131,6 +129,19 @@ class _Typer(scopes.ConstEval):
         self.changed = False
         self.returns = []
         self.unbound = []
+
+    # ---- callees: the typing of calls (calls_device, closures) reaches back here ----------
+    def infer_device(self, pyfunc, argtypes):
+        """The TypedFunction of device function ``pyfunc`` for ``argtypes``, typed in this
+        kernel's environment (cached; recursion is a TypingError)."""
+        return infer(pyfunc, argtypes, kernel=False, env=self.env)
+
+    def type_function(self, fsrc, argtypes):
+        """Type ``fsrc`` (a FunctionSource, e.g. a closure's) as a device function for
+        ``argtypes`` in this kernel's environment; returns its TypedFunction."""
+        tf = TypedFunction(fsrc, argtypes, False)
+        _Typer(tf, self.env).run()
+        return tf
 
     # ---- driver -------------------------------------------------------------------------
     def run(self):
@@ -252,7 +263,6 @@ class _Typer(scopes.ConstEval):
         type_raise(self, s)
 
     def s_FunctionDef(self, s):
-        from .closures import define
         define(self, s)
 
     def s_Assign(self, s):
@@ -439,7 +449,6 @@ class _Typer(scopes.ConstEval):
             return
         if isinstance(base, T.Record) and target.attr in base.fields:
             ft = base.fields[target.attr][0]
-            from .lower_records import nested_store_ok
             if isinstance(ft, T.NestedArray) and nested_store_ok(
                     T.Array(ft.dtype, ft.ndim, "C"), vt):
                 self.record(target, T.Array(ft.dtype, ft.ndim, "C"))

@@ -288,9 +288,17 @@ class PendingDeallocs:
         return int(self._capacity * _max_ratio())
 
     @property
-    def _max_pending_count(self):
-        """Queued entries above which ``add_item`` flushes (``CUDA_DEALLOCS_COUNT``)."""
+    def max_pending_count(self):
+        """Queued entries above which ``add_item`` flushes (``CUDA_DEALLOCS_COUNT``, read at
+        each access, as the flush rule does)."""
         return _max_count()
+
+    _max_pending_count = max_pending_count
+
+    @property
+    def context(self):
+        """The owning :class:`~cujit.runtime.devices.Context`, or None (read-only)."""
+        return self._context
 
     @property
     def is_disabled(self):

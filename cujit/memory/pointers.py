@@ -125,6 +125,10 @@ class MemoryPointer:
     # buffer protocol), and a C base admits no second base with slots.  AutoFreePointer, the
     # hot allocation path's type, has the slots.
     __cuda_memory__ = True
+    #: True for memory a producer exported read-only (a ``__cuda_array_interface__`` with
+    #: ``data: (ptr, True)``; arrays/interop.py sets it on the instance): arrays over it are
+    #: read-only.  A plain attribute because the launch fast path reads it per array.
+    readonly = False
 
     def __init__(self, context, pointer, size, owner=None, finalizer=None):
         self.context = context

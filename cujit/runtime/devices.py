@@ -13,11 +13,11 @@ allocated before is gone on the device, so frees of old pointers are dropped, ne
 """
 import contextlib
 import threading
-import weakref
 
 from ..driver import get_driver
 from ..driver.errors import CudaSupportError, CudaAPIError
 from ..memory.deallocations import is_exiting as _exiting
+from .modules import Module
 
 __all__ = ["select_device", "get_current_device", "list_devices", "gpus", "close", "detect",
            "is_available", "current_context", "synchronize", "defer_cleanup", "Device",
@@ -96,45 +96,6 @@ def _device(ordinal):
             if dev is None:
                 dev = _devices[ordinal] = Device(ordinal)
     return dev
-
-
-class Module:
-    """A loaded CUDA module (cuModuleLoadData).  ``handle`` is the driver handle (int).
-
-    Unloaded (cuModuleUnload, through ``context.deallocations``) when this object dies; keep
-    it alive as long as functions from it are used."""
-
-    __slots__ = ("handle", "context", "_finalizer", "__weakref__")
-
-    def __init__(self, context, handle):
-        self.handle = handle
-        self.context = context
-        self._finalizer = weakref.finalize(self, context._queue_resource, _unload_module,
-                                           handle, context.generation)
-
-    def __int__(self):
-        return self.handle
-
-    def get_function(self, name):
-        """Handle (int) of kernel ``name`` (cuModuleGetFunction)."""
-        self.context.make_current()
-        return get_driver().module_get_function(self.handle, name)
-
-    def get_global(self, name):
-        """``(device_ptr, nbytes)`` of global ``name`` (cuModuleGetGlobal)."""
-        self.context.make_current()
-        return get_driver().module_get_global(self.handle, name)
-
-    def unload(self):
-        """Queue the unload now (idempotent)."""
-        self._finalizer()
-
-    def __repr__(self):
-        return f"<CUDA module {self.handle:#x} on {self.context!r}>"
-
-
-def _unload_module(handle):
-    get_driver().module_unload(handle)
 
 
 class Context:
@@ -411,6 +372,13 @@ def _context_for(ordinal):
             if ctx is None:
                 ctx = _contexts[ordinal] = Context(_device(ordinal))
     return ctx
+
+
+def contexts():
+    """The contexts made in this process and not closed since (a list, at most one per device
+    ordinal); what ``cujit.trace`` wraps allocators of."""
+    with _lock:
+        return list(_contexts.values())
 
 
 def current_context():

@@ -146,6 +146,13 @@ class CheckedArray:
             f" is out of bounds for axis {axis} with size {n} of array '{self._name}' of shape "
             f"{self.shape}: {where(_state.current)} at {caller_site(2, source=True)}")
 
+    def _wrap0(self, idx):
+        """A 1-d index outside ``[0, n)``: ``idx + n`` when it is in ``[-n, 0)`` (NumPy's
+        negative indexing), else OutOfBoundsError naming the index as given."""
+        if -self._n0 <= idx < 0:
+            return idx + self._n0
+        self._oob(idx, 0)
+
     def _norm(self, idx):
         """``idx`` as a tuple of wrapped non-negative ints when it is all integers with one per
         axis; None when the index selects a view (slices, fewer integers)."""
@@ -185,13 +192,8 @@ class CheckedArray:
                         and 0 <= j < self._n1:
                     return self._a[idx]
         elif c is int and self.ndim == 1:
-            n = self._n0
-            if idx < 0:
-                idx += n
-                if idx < 0:
-                    self._oob(idx - n, 0)
-            elif idx >= n:
-                self._oob(idx, 0)
+            if not 0 <= idx < self._n0:
+                idx = self._wrap0(idx)
             return self._a[idx]
         t = self._norm(idx)
         if t is None:
@@ -200,13 +202,8 @@ class CheckedArray:
 
     def __setitem__(self, idx, value):
         if idx.__class__ is int and self.ndim == 1:
-            n = self._n0
-            if idx < 0:
-                idx += n
-                if idx < 0:
-                    self._oob(idx - n, 0)
-            elif idx >= n:
-                self._oob(idx, 0)
+            if not 0 <= idx < self._n0:
+                idx = self._wrap0(idx)
             try:
                 self._a[idx] = unwrap(value)
             except OverflowError:
@@ -338,13 +335,8 @@ class SharedCheckedArray(CheckedArray):
                     tr.read(off, self, idx)
                     return self._a[idx]
         elif c is int and self.ndim == 1:
-            n = self._n0
-            if idx < 0:
-                idx += n
-                if idx < 0:
-                    self._oob(idx - n, 0)
-            elif idx >= n:
-                self._oob(idx, 0)
+            if not 0 <= idx < self._n0:
+                idx = self._wrap0(idx)
             tr = self._tracker
             off = self._off + idx * self._s0
             if tr.w[off] <= tr.block.epoch_base < tr.r2[off]:
@@ -359,13 +351,8 @@ class SharedCheckedArray(CheckedArray):
 
     def __setitem__(self, idx, value):
         if idx.__class__ is int and self.ndim == 1:
-            n = self._n0
-            if idx < 0:
-                idx += n
-                if idx < 0:
-                    self._oob(idx - n, 0)
-            elif idx >= n:
-                self._oob(idx, 0)
+            if not 0 <= idx < self._n0:
+                idx = self._wrap0(idx)
             self._tracker.write(self._off + idx * self._s0, self, idx)
             try:
                 self._a[idx] = unwrap(value)

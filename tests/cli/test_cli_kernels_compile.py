@@ -26,7 +26,7 @@ SIGS = {
 
 def _kernels(cuda):
     from cujit.demo import shared_alias, matmul, const_filter, pipeline
-    ks = list(shared_alias._kernels(cuda)) + [matmul.make_kernel(cuda),
+    ks = list(shared_alias.make_kernels(cuda)) + [matmul.make_kernel(cuda),
                                                const_filter.make_kernel(cuda),
                                                pipeline.make_kernel(cuda)]
     sys.path.insert(0, os.path.join(ROOT, "benchmarks"))

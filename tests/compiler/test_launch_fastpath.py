@@ -304,6 +304,34 @@ def test_fast_path_declines_an_array_of_other_writability(fake_ctx):
     assert len(drv.calls) == 1
 
 
+class _Alloc:
+    readonly = False     # as MemoryPointer: imports set it True on the instance
+
+
+def test_fast_path_reads_writability_off_the_allocation(fake_ctx):
+    """With MemoryPointer-like allocations the guard reads ``gpu_data.readonly`` (no
+    property call): a read-only import, an array without an allocation (size 0) and one whose
+    allocation lacks the attribute all decline, the writable array launches."""
+    drv = FakeDriver()
+    a = FakeArray(0x1000, (100,))
+    a.gpu_data, a._readonly = _Alloc(), False
+    lk, fast = make((ct.float32[::1],), (a,), fake_ctx, drv)
+    c = ok_cfg(lk.info)
+    ro = FakeArray(0x2000, (100,))
+    ro.gpu_data, ro._readonly = _Alloc(), True
+    ro.gpu_data.readonly = True
+    empty = FakeArray(0x3000, (100,))
+    empty.gpu_data, empty._readonly = None, False
+    other = FakeArray(0x4000, (100,))
+    other.gpu_data, other._readonly = object(), False
+    assert fast(c, (ro,)) is False
+    assert fast(c, (empty,)) is False
+    assert fast(c, (other,)) is False
+    assert len(drv.calls) == 0
+    assert fast(c, (a,)) is True
+    assert len(drv.calls) == 1
+
+
 def test_dispatcher_installs_fast_paths_most_recent_first_and_bounded():
     # launcher.launch_converted returns the fast path; only the dispatcher keeps it.
     import cujit

@@ -106,6 +106,34 @@ def test_negative_indices_wrap_once(launch):
     assert out.tolist() == [3.0, 1.0]
 
 
+def shared_negative(out):
+    s = cuda.shared.array(3, np.float64)
+    s[-3] = 1.0
+    s[-1] = 3.0
+    out[0] = s[-3] + s[-1]
+
+
+def too_negative_read(a, out):
+    out[0] = a[-4]
+
+
+def too_negative_shared_write():
+    s = cuda.shared.array(3, np.float64)
+    s[-4] = 1.0
+
+
+def test_negative_1d_indices_wrap_once_in_shared_and_name_the_given_index(launch):
+    out = np.zeros(1)
+    launch(shared_negative, 1, 1, out)
+    assert out.tolist() == [4.0]
+    with pytest.raises(OutOfBoundsError, match=r"^index -4 is out of bounds for axis 0 with "
+                       r"size 3 of array 'a' of shape \(3,\)"):
+        launch(too_negative_read, 1, 1, np.arange(3.0), out)
+    with pytest.raises(OutOfBoundsError, match=r"^index -4 is out of bounds for axis 0 with "
+                       r"size 3 of array 's' of shape \(3,\)"):
+        launch(too_negative_shared_write, 1, 1)
+
+
 def test_checks_off_gives_plain_numpy_behaviour(launch, checks):
     checks(False)
     a, out = np.arange(8.0), np.zeros(8)

@@ -1,0 +1,121 @@
+"""Building one specialisation of a kernel: the target (the current device's compute
+capability, or sm_90 without a driver), the pipeline (typing and lowering in
+:mod:`.lowering`, PTX by :mod:`.nvvm`, cubin by :mod:`.linker`, the on-disk cache of
+:mod:`.cache`) and :class:`CompiledKernel`, loaded once per context by :mod:`.launcher`.
+
+The dispatcher picks the signature and keeps the specialisations; this module owns no
+dispatcher state (it gets the function, the argument types, the options and the cache).
+"""
+import threading
+
+from ..driver.api import STATIC_SHARED_LIMIT
+from . import launcher as _ln
+from .errors import CompileError
+
+__all__ = ["CompiledKernel", "target", "build_kernel"]
+
+
+class CompiledKernel:
+    """One specialisation: ``argtypes`` (tuple of cujit types), ``name`` (kernel symbol),
+    ``llvm_ir`` (str), ``ptx`` (str), ``cubin`` (bytes, or None without nvJitLink),
+    ``static_shared_bytes``, ``uses_dynamic_shared``, ``const_bytes``, ``cc`` (target compute
+    capability).  Loaded lazily once per context by :meth:`loaded`."""
+
+    def __init__(self, argtypes, entry, cc):
+        self.argtypes = tuple(argtypes)
+        self.name = entry["name"]
+        self.llvm_ir = entry["llvm_ir"]
+        self.ptx = entry["ptx"]
+        self.cubin = entry["cubin"]
+        self.static_shared_bytes = entry["static_shared_bytes"]
+        self.uses_dynamic_shared = entry["uses_dynamic_shared"]
+        self.const_bytes = entry["const_bytes"]
+        # (class, args, SourceLocation) per raise site of a debug kernel (lower_exceptions)
+        self.exceptions = entry.get("exceptions") or []
+        # calls cg grid.sync(): launched with cuLaunchCooperativeKernel (cooperative.py)
+        self.cooperative = bool(entry.get("cooperative", False))
+        # extra files given to ``link=`` exist only in the cubin
+        self.needs_cubin = bool(entry.get("linked_files", False))
+        self.cc = cc
+        self._loaded = {}       # Context -> LoadedKernel
+        self._lock = threading.Lock()
+
+    def loaded(self, ctx, drv):
+        """The :class:`~cujit.compiler.launcher.LoadedKernel` for ``ctx`` (loading it the
+        first time, and again after the context was reset)."""
+        lk = self._loaded.get(ctx)
+        if lk is None or lk.generation != ctx.generation:
+            with self._lock:
+                lk = self._loaded.get(ctx)
+                if lk is None or lk.generation != ctx.generation:
+                    lk = _ln.load_kernel(self, ctx, drv)
+                    self._loaded[ctx] = lk
+        return lk
+
+    def __repr__(self):
+        return f"<compiled kernel {self.name}({', '.join(map(str, self.argtypes))})>"
+
+
+def target():
+    """``(compute capability, device ordinal or None)`` to compile for: the current device's,
+    or sm_90 when no driver can be used (compile-only)."""
+    from ..runtime.devices import current_context
+    from ..driver.errors import CudaSupportError
+    try:
+        dev = current_context().device
+    except CudaSupportError:        # no driver or no device: compile-only use
+        return (9, 0), None
+    return tuple(dev.compute_capability), dev.id
+
+
+def build_kernel(py_func, argtypes, options, disk=None):
+    """Compile kernel ``py_func`` for ``argtypes`` (tuple of cujit types) with the jit
+    ``options`` (dict) for the current device (:func:`target`) → CompiledKernel: lowering to
+    NVVM IR, libNVVM (PTX), nvJitLink (cubin, when available); ``disk``: the kernel's
+    DiskCache (``cache=True``), read first and filled after.  Raises TypingError/CompileError
+    for code that does not compile, CompileError for static shared memory beyond the
+    device's MAX_SHARED_MEMORY_PER_BLOCK."""
+    from .nvvm import compile_ptx
+    from .linker import link_cubin, nvjitlink_available
+    cc, ordinal = target()
+    o = options
+    opts = {k: o.get(k) for k in ("debug", "opt", "lineinfo", "fastmath", "max_registers",
+                                  "inline")}
+    opts["link"] = tuple(str(p) for p in (o.get("link") or ()))
+    entry = key = None
+    if disk is not None:
+        from .cache import cache_key
+        key = cache_key(py_func, argtypes, opts, cc)
+        entry = disk.load(key)
+    if entry is None:
+        from .lowering import compile_to_llvm
+        lowered = compile_to_llvm(py_func, tuple(argtypes), kernel=True,
+                                  debug=bool(o.get("debug")), lineinfo=bool(o.get("lineinfo")))
+        limit = (STATIC_SHARED_LIMIT if ordinal is None
+                 else _ln.device_limits(ordinal)["MAX_SHARED_MEMORY_PER_BLOCK"])
+        static = int(getattr(lowered, "static_shared_bytes", 0) or 0)
+        if static > limit:
+            raise CompileError(f"kernel {py_func.__qualname__} asks for {static} bytes of "
+                               f"static shared memory per block, more than the device's limit "
+                               f"of {limit} bytes (MAX_SHARED_MEMORY_PER_BLOCK); use dynamic "
+                               f"shared memory (shared.array(0, dtype) and the 4th launch "
+                               f"parameter) for more")
+        opt = o.get("opt")
+        ptx = compile_ptx(lowered.llvm_ir, cc, opt=3 if opt is None else opt,
+                          fastmath=bool(o.get("fastmath")), debug=bool(o.get("debug")),
+                          lineinfo=bool(o.get("lineinfo")), name=lowered.name)
+        cubin = None
+        if nvjitlink_available():
+            cubin = link_cubin(ptx, cc, files=opts["link"], max_registers=o.get("max_registers"),
+                               debug=bool(o.get("debug")), lineinfo=bool(o.get("lineinfo")),
+                               name=lowered.name + ".ptx")
+        entry = {"name": lowered.name, "llvm_ir": lowered.llvm_ir, "ptx": ptx, "cubin": cubin,
+                 "static_shared_bytes": static,
+                 "uses_dynamic_shared": bool(getattr(lowered, "uses_dynamic_shared", False)),
+                 "const_bytes": int(getattr(lowered, "const_bytes", 0) or 0),
+                 "linked_files": bool(opts["link"]),
+                 "exceptions": lowered.exceptions,
+                 "cooperative": bool(getattr(lowered, "uses_grid_sync", False))}
+        if disk is not None:
+            disk.save(key, entry)
+    return CompiledKernel(argtypes, entry, cc)
