@@ -22,6 +22,8 @@ Settings (attribute — environment suffix — type, default):
 - ``SIM_CHECKS`` — ``CUJIT_SIM_CHECKS`` only — bool, True: simulator bounds/race/divergence checks.
 - ``SIM_DEVICES`` — ``CUJIT_SIM_DEVICES`` only — int 1..16, 1: how many devices the simulator
   reports (peers of each other, for multi-GPU code and its tests).
+- ``ACCESS_REPORT`` — ``CUJIT_ACCESS_REPORT`` only — bool, False: record the memory accesses of
+  every simulated launch for ``kernel.access_report()`` (docs/access-report.md).
 
 A malformed value raises ``ValueError`` naming the variable and the value; so does a value
 out of range (a negative count, ratio or capacity, a NaN or infinite ratio).
@@ -97,6 +99,7 @@ _SETTINGS = {
     "SIM_DEVICE_MEMORY": ("SIM_DEVICE_MEMORY", _capacity, 4 << 30, False),
     "SIM_CHECKS": ("SIM_CHECKS", _parse_bool, True, False),
     "SIM_DEVICES": ("SIM_DEVICES", _device_count, 1, False),
+    "ACCESS_REPORT": ("ACCESS_REPORT", _parse_bool, False, False),
 }
 
 

@@ -19,6 +19,8 @@ SIGS = {
     "matmul": "void(float32[:,:], float32[:,:], float32[:,:])",
     "reduce": "void(float32[:], float32[:])",
     "stencil": "void(float32[:,:], float32[:,:])",
+    "matmul_conflict_free": "void(float32[:,:], float32[:,:], float32[:,:])",
+    "stencil_coalesced": "void(float32[:,:], float32[:,:])",
 }
 
 
