@@ -127,6 +127,14 @@ class CheckedArray:
     __slots__ = ("_a", "_name", "shape", "ndim", "_n0", "_s0", "_n1", "_s1")
     _tracker = None
 
+    def __new__(cls, a, *rest):
+        # Structured arrays get a class with ``__getattr__`` (field names as attributes, as
+        # on NumPy's recarray); the others none: in CPython 3.11 a class with __getattr__
+        # loses the specialised attribute loads that the element-access fast paths live on.
+        if getattr(getattr(a, "dtype", None), "names", None):
+            cls = _WITH_FIELDS.get(cls, cls)
+        return object.__new__(cls)
+
     def __init__(self, a, name):
         self._a = a
         self._name = name
@@ -179,11 +187,15 @@ class CheckedArray:
     def __getitem__(self, idx):
         c = idx.__class__
         if c is tuple:
-            if self._n1 >= 0 and len(idx) == 2:
-                i, j = idx
-                if i.__class__ is int and j.__class__ is int and 0 <= i < self._n0 \
-                        and 0 <= j < self._n1:
-                    return self._a[idx]
+            if self._n1 >= 0:
+                try:
+                    i, j = idx
+                except ValueError:
+                    pass
+                else:
+                    if i.__class__ is int and j.__class__ is int and 0 <= i < self._n0 \
+                            and 0 <= j < self._n1:
+                        return self._a[idx]
         elif c is int and self.ndim == 1:
             n = self._n0
             if idx < 0:
@@ -292,23 +304,39 @@ class CheckedArray:
     def __array__(self, dtype=None, copy=None):
         return self._a if dtype is None else self._a.astype(dtype)
 
-    def __getattr__(self, name):
-        return getattr(self._a, name)
-
     def __repr__(self):
         return f"<checked array {self._name!r} shape={self.shape} dtype={self._a.dtype}>"
+
+
+def _forward(name):
+    return property(lambda self: getattr(self._a, name),
+                    doc=f"``ndarray.{name}`` of the underlying array.")
+
+
+# The rest of NumPy's public array attributes, read from the underlying array (properties
+# rather than ``__getattr__``: see CheckedArray.__new__).
+for _n in dir(np.ndarray):
+    if (not _n.startswith("_") or _n in ("__array_interface__", "__array_struct__",
+                                         "__array_priority__")) \
+            and not hasattr(CheckedArray, _n):
+        setattr(CheckedArray, _n, _forward(_n))
+del _n
 
 
 class SharedCheckedArray(CheckedArray):
     """A checked view of shared memory: bounds checks plus data-race tracking through
     ``tracker`` (:class:`RaceTracker` of its buffer); ``off`` is the byte offset of element
     0...0 in that buffer."""
-    __slots__ = ("_tracker", "_off")
+    __slots__ = ("_tracker", "_off", "_w", "_r2", "_blk")
 
     def __init__(self, a, name, tracker, off):
         CheckedArray.__init__(self, a, name)
         self._tracker = tracker
         self._off = off
+        # the fast paths read these without going through the tracker
+        self._w = tracker.w
+        self._r2 = tracker.r2
+        self._blk = tracker.block
 
     def _wrap(self, view):
         if not isinstance(view, np.ndarray):
@@ -325,18 +353,21 @@ class SharedCheckedArray(CheckedArray):
     def __getitem__(self, idx):
         c = idx.__class__
         if c is tuple:
-            if self._n1 >= 0 and len(idx) == 2:
-                i, j = idx
-                if i.__class__ is int and j.__class__ is int and 0 <= i < self._n0 \
-                        and 0 <= j < self._n1:
-                    tr = self._tracker
-                    off = self._off + i * self._s0 + j * self._s1
-                    # fast path: not written in this barrier interval and both reader
-                    # slots taken, so RaceTracker.read would neither report nor record
-                    if tr.w[off] <= tr.block.epoch_base < tr.r2[off]:
+            if self._n1 >= 0:
+                try:
+                    i, j = idx
+                except ValueError:
+                    pass
+                else:
+                    if i.__class__ is int and j.__class__ is int and 0 <= i < self._n0 \
+                            and 0 <= j < self._n1:
+                        off = self._off + i * self._s0 + j * self._s1
+                        # fast path: not written in this barrier interval and both reader
+                        # slots taken, so RaceTracker.read would neither report nor record
+                        if self._w[off] <= self._blk.epoch_base < self._r2[off]:
+                            return self._a[idx]
+                        self._tracker.read(off, self, idx)
                         return self._a[idx]
-                    tr.read(off, self, idx)
-                    return self._a[idx]
         elif c is int and self.ndim == 1:
             n = self._n0
             if idx < 0:
@@ -345,11 +376,10 @@ class SharedCheckedArray(CheckedArray):
                     self._oob(idx - n, 0)
             elif idx >= n:
                 self._oob(idx, 0)
-            tr = self._tracker
             off = self._off + idx * self._s0
-            if tr.w[off] <= tr.block.epoch_base < tr.r2[off]:
+            if self._w[off] <= self._blk.epoch_base < self._r2[off]:
                 return self._a[idx]
-            tr.read(off, self, idx)
+            self._tracker.read(off, self, idx)
             return self._a[idx]
         t = self._norm(idx)
         if t is None:
@@ -372,7 +402,7 @@ class SharedCheckedArray(CheckedArray):
             except OverflowError:
                 _store_truncated(self._a, idx, unwrap(value))
             return
-        if idx.__class__ is tuple and len(idx) == 2 and self._n1 >= 0:
+        if idx.__class__ is tuple and self._n1 >= 0 and len(idx) == 2:
             i, j = idx
             if i.__class__ is int and j.__class__ is int and 0 <= i < self._n0 \
                     and 0 <= j < self._n1:
@@ -404,3 +434,22 @@ class SharedCheckedArray(CheckedArray):
                 self._a[t] = value
             except OverflowError:
                 _store_truncated(self._a, t, value)
+
+
+class _FieldAttributes:
+    """Field names as attributes (``arr.x`` of a structured array), as NumPy's recarray."""
+    __slots__ = ()
+
+    def __getattr__(self, name):
+        return getattr(object.__getattribute__(self, "_a"), name)
+
+
+class _CheckedRecords(_FieldAttributes, CheckedArray):
+    __slots__ = ()
+
+
+class _SharedCheckedRecords(_FieldAttributes, SharedCheckedArray):
+    __slots__ = ()
+
+
+_WITH_FIELDS = {CheckedArray: _CheckedRecords, SharedCheckedArray: _SharedCheckedRecords}

@@ -444,3 +444,42 @@ def test_error_in_a_later_round_names_the_right_thread(launch):
     # the next launch runs normally
     launch(same_thread_across_barrier, 1, 4, out)
     assert out[:4].tolist() == [3, 2, 1, 0]
+
+
+# -- checked arrays' attributes (no __getattr__ on the hot classes) -------------------------
+def test_checked_array_forwards_numpy_attributes_and_record_fields():
+    from cujit.simulator.checked import CheckedArray, RaceTracker, SharedCheckedArray
+    a = CheckedArray(np.arange(6.0).reshape(2, 3), "a")
+    assert a.sum() == 15.0 and a.flags.c_contiguous and a.base is not None
+    assert a.__array_interface__["shape"] == (2, 3)
+    with pytest.raises(AttributeError):
+        a.no_such_attribute
+    rec = np.zeros(3, dtype=[("x", np.int32), ("y", np.float64)]).view(np.recarray)
+    rec.x[:] = [1, 2, 3]
+    r = CheckedArray(rec, "r")
+    assert list(r.x) == [1, 2, 3] and isinstance(r, CheckedArray)
+
+    class _Blk:
+        epoch_base = 2048
+        warp_gen = [0]
+    tr = RaceTracker(rec.__array_interface__["data"][0], rec.nbytes, _Blk())
+    s = SharedCheckedArray(rec, "s", tr, 0)
+    assert list(s.y) == [0.0, 0.0, 0.0] and isinstance(s, SharedCheckedArray)
+    with pytest.raises(AttributeError):
+        s.no_such_field
+
+
+def race_2d_after_reads(out):
+    s = cuda.shared.array((4, 4), np.float32)
+    tx = cuda.threadIdx.x
+    s[tx, 0] = 1.0
+    cuda.syncthreads()
+    v = s[0, 0] + s[0, 0]       # every thread reads: both reader slots fill, then fast path
+    if tx == 3:
+        s[0, 0] = v             # a write after other threads' reads of the same interval
+    out[tx] = v
+
+
+def test_write_after_many_2d_reads_is_a_race(launch):
+    with pytest.raises(DataRaceError, match=r"writes s\[0, 0\].*read"):
+        launch(race_2d_after_reads, 1, 4, np.zeros(4, np.float32))
