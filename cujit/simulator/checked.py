@@ -13,7 +13,8 @@ dynamic shared memory) see each other's accesses.  Each slot records, for the cu
 barrier interval (an *epoch* of the block), the last writer and up to two readers as
 ``epoch * 2048 + linear_tid + 1``: a slot is current when its value exceeds
 ``epoch * 2048``, so moving to the next interval at a barrier is one integer increment rather
-than a reset of every slot.  Each record also keeps the source line and the number of
+than a reset of every slot.  Each record also keeps the code and instruction offset of the
+access (its source line is looked up only for a report) and the number of
 ``syncwarp()`` calls its warp had completed, so two accesses by lanes of one warp separated
 by a ``syncwarp()`` are not a race.  Accesses that overlap at different start bytes (an int64 over
 two int32s written by other threads) are not seen as conflicting: a documented blind spot.
@@ -71,10 +72,10 @@ class RaceTracker:
         f = _getframe(2)
         if r1 <= base:
             self.r1[off] = base + me
-            self.r1site[off] = (f.f_code, f.f_lineno, blk.warp_gen[t.warp])
+            self.r1site[off] = (f.f_code, f.f_lasti, blk.warp_gen[t.warp])
         elif r1 - base != me and self.r2[off] <= base:
             self.r2[off] = base + me
-            self.r2site[off] = (f.f_code, f.f_lineno, blk.warp_gen[t.warp])
+            self.r2site[off] = (f.f_code, f.f_lasti, blk.warp_gen[t.warp])
 
     def write(self, off, arr, idx):
         blk = self.block
@@ -92,7 +93,7 @@ class RaceTracker:
             self._report(arr, idx, "writes", "read", r - base, self.r2site[off])
         f = _getframe(2)
         self.w[off] = base + me
-        self.wsite[off] = (f.f_code, f.f_lineno, blk.warp_gen[t.warp])
+        self.wsite[off] = (f.f_code, f.f_lasti, blk.warp_gen[t.warp])
 
     def _ordered(self, other, site, t):
         """True when the earlier access by thread ``other - 1`` (made at ``site``) is ordered
@@ -104,11 +105,21 @@ class RaceTracker:
         blk = self.block
         other_tid = blk.tid_of(other - 1)
         other_site = "<unknown>" if site is None else \
-            f"{site[0].co_filename.rsplit('/', 1)[-1]}:{site[1]}"
+            f"{site[0].co_filename.rsplit('/', 1)[-1]}:{_line_at(site[0], site[1])}"
         raise DataRaceError(
             f"data race on shared memory: {where(me)} {verb} {arr._name}[{_fmt_idx(idx)}] at "
             f"{caller_site(3)}, which threadIdx=({other_tid[0]}, {other_tid[1]}, "
             f"{other_tid[2]}) {other_verb} at {other_site} since the last syncthreads()")
+
+
+def _line_at(code, lasti):
+    """Source line of the instruction at byte offset ``lasti`` of ``code``.  Access records
+    keep the offset (``f_lasti``) rather than ``f_lineno``, which costs a line-table walk on
+    every shared-memory access that is recorded."""
+    for start, end, line in code.co_lines():
+        if start <= lasti < end:
+            return line
+    return "?"
 
 
 def _fmt_idx(idx):
