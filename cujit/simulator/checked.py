@@ -60,7 +60,7 @@ class RaceTracker:
         self.r1site = [None] * n
         self.r2site = [None] * n
 
-    def read(self, off, arr, idx):
+    def read(self, off, arr, idx, depth=2):
         blk = self.block
         base = blk.epoch_base
         t = _state.current
@@ -69,7 +69,7 @@ class RaceTracker:
         if w > base and w - base != me and not self._ordered(w - base, self.wsite[off], t):
             self._report(arr, idx, "reads", "written", w - base, self.wsite[off])
         r1 = self.r1[off]
-        f = _getframe(2)
+        f = _getframe(depth)     # the kernel's frame: read <- __getitem__ <- kernel
         if r1 <= base:
             self.r1[off] = base + me
             self.r1site[off] = (f.f_code, f.f_lasti, blk.warp_gen[t.warp])
@@ -144,6 +144,8 @@ class CheckedArray:
         # loses the specialised attribute loads that the element-access fast paths live on.
         if getattr(getattr(a, "dtype", None), "names", None):
             cls = _WITH_FIELDS.get(cls, cls)
+        else:
+            cls = _BY_NDIM.get((cls, getattr(a, "ndim", -1)), cls)
         return object.__new__(cls)
 
     def __init__(self, a, name):
@@ -362,6 +364,11 @@ class SharedCheckedArray(CheckedArray):
         return off
 
     def __getitem__(self, idx):
+        return self._get(idx)
+
+    def _get(self, idx):
+        """Any index (the 1-d and 2-d classes' fast paths fall back to this); the race
+        tracker is called 3 frames below the kernel."""
         c = idx.__class__
         if c is tuple:
             if self._n1 >= 0:
@@ -377,7 +384,7 @@ class SharedCheckedArray(CheckedArray):
                         # slots taken, so RaceTracker.read would neither report nor record
                         if self._w[off] <= self._blk.epoch_base < self._r2[off]:
                             return self._a[idx]
-                        self._tracker.read(off, self, idx)
+                        self._tracker.read(off, self, idx, 3)
                         return self._a[idx]
         elif c is int and self.ndim == 1:
             n = self._n0
@@ -390,12 +397,12 @@ class SharedCheckedArray(CheckedArray):
             off = self._off + idx * self._s0
             if self._w[off] <= self._blk.epoch_base < self._r2[off]:
                 return self._a[idx]
-            self._tracker.read(off, self, idx)
+            self._tracker.read(off, self, idx, 3)
             return self._a[idx]
         t = self._norm(idx)
         if t is None:
             return self._wrap(self._a[idx])
-        self._tracker.read(self._byte(t), self, t)
+        self._tracker.read(self._byte(t), self, t, 3)
         return self._a[t]
 
     def __setitem__(self, idx, value):
@@ -464,3 +471,94 @@ class _SharedCheckedRecords(_FieldAttributes, SharedCheckedArray):
 
 
 _WITH_FIELDS = {CheckedArray: _CheckedRecords, SharedCheckedArray: _SharedCheckedRecords}
+
+
+# -- element-access fast paths by rank ------------------------------------------------------
+# The hot reads of simulated kernels are ``a[i]`` and ``a[i, j]`` with in-range ints.  These
+# classes check them with C-level lookups that apply Numba's rule (a negative index wraps
+# once, anything else out of range is an error) by themselves: ``range(n)[i]`` per axis for
+# global/local arrays, and for shared arrays a table of byte offsets per element (its lookup
+# is the bounds check and gives the race tracker's key).  Anything else (slices, other
+# ranks, an out-of-range index to report) takes the general path.
+_LOOKUP_ERRORS = (TypeError, ValueError, IndexError)
+
+
+class _Checked2D(CheckedArray):
+    __slots__ = ("_rg0", "_rg1")
+
+    def __init__(self, a, name):
+        CheckedArray.__init__(self, a, name)
+        self._rg0 = range(a.shape[0])
+        self._rg1 = range(a.shape[1])
+
+    def __getitem__(self, idx):
+        try:
+            i, j = idx
+            # a slice gives a range, and range + range is a TypeError: general path
+            self._rg0[i] + self._rg1[j]
+        except _LOOKUP_ERRORS:
+            return CheckedArray.__getitem__(self, idx)
+        return self._a[idx]
+
+
+_offset_tables = {}
+
+
+def _offsets(shape, strides, off):
+    """Byte offset of every element (nested lists, one level per axis) of a shared-memory
+    view; shared by every block (the same views have the same offsets in each)."""
+    key = (shape, strides, off)
+    t = _offset_tables.get(key)
+    if t is None:
+        if len(_offset_tables) > 512:
+            _offset_tables.clear()
+        if len(shape) == 1:
+            t = [off + i * strides[0] for i in range(shape[0])]
+        else:
+            t = [[off + i * strides[0] + j * strides[1] for j in range(shape[1])]
+                 for i in range(shape[0])]
+        _offset_tables[key] = t
+    return t
+
+
+class _Shared1D(SharedCheckedArray):
+    __slots__ = ("_offs",)
+
+    def __init__(self, a, name, tracker, off):
+        SharedCheckedArray.__init__(self, a, name, tracker, off)
+        self._offs = _offsets(a.shape, a.strides, off)
+
+    def __getitem__(self, idx):
+        try:
+            off = self._offs[idx]
+            # not written in this barrier interval and both reader slots taken: the
+            # tracker would neither report nor record (a slice makes off a list: TypeError)
+            fast = self._w[off] <= self._blk.epoch_base < self._r2[off]
+        except _LOOKUP_ERRORS:
+            return self._get(idx)
+        if not fast:
+            self._tracker.read(off, self, idx)
+        return self._a[idx]
+
+
+class _Shared2D(SharedCheckedArray):
+    __slots__ = ("_offs",)
+
+    def __init__(self, a, name, tracker, off):
+        SharedCheckedArray.__init__(self, a, name, tracker, off)
+        self._offs = _offsets(a.shape, a.strides, off)
+
+    def __getitem__(self, idx):
+        try:
+            i, j = idx
+            off = self._offs[i][j]
+            fast = self._w[off] <= self._blk.epoch_base < self._r2[off]
+        except _LOOKUP_ERRORS:
+            return self._get(idx)
+        if not fast:
+            self._tracker.read(off, self, idx)
+        return self._a[idx]
+
+
+_BY_NDIM = {(CheckedArray, 2): _Checked2D, (SharedCheckedArray, 1): _Shared1D,
+            (SharedCheckedArray, 2): _Shared2D}
