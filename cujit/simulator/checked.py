@@ -500,6 +500,17 @@ class _Checked2D(CheckedArray):
             return CheckedArray.__getitem__(self, idx)
         return self._a[idx]
 
+    def __setitem__(self, idx, value):
+        try:
+            i, j = idx
+            self._rg0[i] + self._rg1[j]
+        except _LOOKUP_ERRORS:
+            return CheckedArray.__setitem__(self, idx, value)
+        try:
+            self._a[idx] = value
+        except OverflowError:
+            _store_truncated(self._a, idx, value)
+
 
 _offset_tables = {}
 

@@ -551,3 +551,21 @@ def race_through_wrapped_index(out):
 def test_race_seen_through_a_wrapped_index(launch):
     with pytest.raises(DataRaceError, match=r"reads s\[-1\].*written"):
         launch(race_through_wrapped_index, 1, 2, np.zeros(2))
+
+
+def fast_path_2d_writes(g, small, which):
+    if which == 0:
+        g[-1, -2] = 7.0             # wraps once: g[1, 0]
+        small[1, 1] = 300           # truncated to the element's width, as compiled code
+    else:
+        g[2, 0] = 1.0
+
+
+def test_fast_path_2d_writes_wrap_truncate_and_report(launch):
+    g = np.zeros((2, 2))
+    small = np.zeros((2, 2), np.int8)
+    launch(fast_path_2d_writes, 1, 1, g, small, 0)
+    assert g.tolist() == [[0.0, 0.0], [7.0, 0.0]] and small[1, 1] == 44
+    with pytest.raises(OutOfBoundsError, match=r"index \(2, 0\) is out of bounds for axis 0 "
+                       r"with size 2 of array 'g'"):
+        launch(fast_path_2d_writes, 1, 1, g, small, 1)
