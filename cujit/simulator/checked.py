@@ -69,11 +69,14 @@ class RaceTracker:
         if w > base and w - base != me and not self._ordered(w - base, self.wsite[off], t):
             self._report(arr, idx, "reads", "written", w - base, self.wsite[off])
         r1 = self.r1[off]
-        f = _getframe(depth)     # the kernel's frame: read <- __getitem__ <- kernel
+        # the site is the kernel's frame (read <- __getitem__ <- kernel), taken only when
+        # recorded: a thread re-reading its own element records nothing
         if r1 <= base:
+            f = _getframe(depth)
             self.r1[off] = base + me
             self.r1site[off] = (f.f_code, f.f_lasti, blk.warp_gen[t.warp])
         elif r1 - base != me and self.r2[off] <= base:
+            f = _getframe(depth)
             self.r2[off] = base + me
             self.r2site[off] = (f.f_code, f.f_lasti, blk.warp_gen[t.warp])
 
