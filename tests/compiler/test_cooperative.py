@@ -326,3 +326,14 @@ def test_max_cooperative_grid_blocks_needs_one_signature():
     assert k.max_cooperative_grid_blocks(64, signature=(T.int32[::1], T.int32[::1])) >= 1
     with pytest.raises(KeyError):
         k.max_cooperative_grid_blocks(64, signature=(T.float32[::1], T.float32[::1]))
+
+
+@pytest.mark.compile
+def test_grid_sync_in_a_device_function_makes_the_kernel_cooperative():
+    from cujit.compiler.nvvm import compile_ptx
+    sig = (T.float64[::1], T.float64[::1], T.float64[::1])
+    lf = compile_to_llvm(two_phase_sum, sig)
+    assert lf.uses_grid_sync
+    assert compile_ptx(lf.llvm_ir).count("atom.global.add.u32") == 2
+    assert Dispatcher(two_phase_sum, None, {}).compile(
+        "void(float64[::1], float64[::1], float64[::1])").cooperative
