@@ -477,6 +477,9 @@ _WITH_FIELDS = {CheckedArray: _CheckedRecords, SharedCheckedArray: _SharedChecke
 
 
 # -- element-access fast paths by rank ------------------------------------------------------
+# Element accesses enter through __getitem__/__setitem__ of CheckedArray, SharedCheckedArray
+# and the classes below.  Code that must see every access (a recorder, a debugging hook) can
+# empty ``_BY_NDIM`` for the launch: every array is then of the two general classes.
 # The hot reads of simulated kernels are ``a[i]`` and ``a[i, j]`` with in-range ints.  These
 # classes check them with C-level lookups that apply Numba's rule (a negative index wraps
 # once, anything else out of range is an error) by themselves: ``range(n)[i]`` per axis for
