@@ -329,8 +329,9 @@ class InspectMixin:
         """The most blocks of ``blockdim`` threads (int or tuple) a cooperative launch of this
         kernel may have: blocks per multiprocessor at once (occupancy) times the device's
         multiprocessors (numba.cuda).  ``signature``: which compiled one (default: the only
-        one; ValueError when there are several or none).  On the simulator: 1, the grid size
-        whose ``grid.sync()`` it can run."""
+        one; ValueError when there are several or none).  On the simulator: the residency
+        of its device by threads alone (``cujit.simulator.grid.max_cooperative_blocks``),
+        the limit its cooperative launches enforce."""
         from ..driver import get_driver
         dims = blockdim if isinstance(blockdim, tuple) else (blockdim,)
         if not dims or not all(isinstance(d, (int, np.integer)) and not isinstance(d, bool)
@@ -340,7 +341,8 @@ class InspectMixin:
         nthreads = int(np.prod(dims))
         drv = get_driver()
         if drv.is_simulator:
-            return 1
+            from ..simulator.grid import max_cooperative_blocks
+            return max_cooperative_blocks(nthreads)
         self._compile_pending()
         if signature is None:
             if len(self._specs) != 1:

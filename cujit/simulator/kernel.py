@@ -74,8 +74,14 @@ class Launch:
         self.const_views = {}
         self.const_bytes = sum(c.nbytes for c in consts.values())
         self.shared_limit = shared_limit()
-        from .typedexec import needs_threads
+        from .typedexec import cooperative, needs_threads
         self.waits = needs_threads(fn)
+        self.cooperative = cooperative(fn)
+        gx, gy, gz = griddim
+        if self.cooperative and gx * gy * gz > 1:
+            # refused at launch, as cuLaunchCooperativeKernel does
+            from .grid import check_cooperative_size
+            check_cooperative_size(gx * gy * gz, blockdim, dynamic_shared_bytes)
         self._rebound = {}
 
     def rebound(self, pyfunc):
@@ -110,7 +116,8 @@ class Launch:
         from .progress import BlockProgress
         from .threads import Block
         gx, gy, gz = self.griddim
-        progress = BlockProgress(gx * gy * gz, getattr(self.fn, "__name__", "kernel"))
+        nblocks = gx * gy * gz
+        progress = BlockProgress(nblocks, getattr(self.fn, "__name__", "kernel"))
         step = progress.step
         rec = self.recorder
         block = Block
@@ -121,6 +128,12 @@ class Launch:
         with _device_lock:
             outer = _state.current
             try:
+                if self.cooperative and nblocks > 1:
+                    # grid.sync(): every block runs together (the access recorder does not
+                    # follow cooperative launches)
+                    from .grid import run_grid
+                    run_grid(self, step)
+                    return
                 for bid in bids:
                     block(self, bid).run()
                     step()
@@ -217,8 +230,10 @@ def _typecheck(pyfunc, args, info, sig, debug=False):
 
 def _keep_waits(new, typed):
     """``new`` (a rebound copy of the typed function) keeps its barrier classification."""
-    if new is not typed and hasattr(typed, "_cj_waits"):
-        new._cj_waits = typed._cj_waits
+    if new is not typed:
+        for attr in ("_cj_waits", "_cj_coop"):
+            if hasattr(typed, attr):
+                setattr(new, attr, getattr(typed, attr))
     return new
 
 
