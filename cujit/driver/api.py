@@ -170,8 +170,9 @@ class Driver:
         raise NotImplementedError
 
     def pointer_device(self, ptr):
-        """Ordinal (int) of the device whose memory holds device pointer ``ptr``
-        (cuPointerGetAttribute CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL); CudaAPIError
+        """Ordinal (int) of the device whose memory holds device pointer ``ptr`` (the device of
+        its context, cuPointerGetAttribute CU_POINTER_ATTRIBUTE_CONTEXT + cuCtxGetDevice; the
+        DEVICE_ORDINAL attribute for context-less pool memory); CudaAPIError
         (INVALID_VALUE) for an address the driver does not know."""
         raise NotImplementedError
 

@@ -239,9 +239,27 @@ class CudaDriver(Driver):
         return int(base), size
 
     def pointer_device(self, ptr):
+        # The device of the allocation's context: on the H200 pair (driver 580, cuda-bindings
+        # 13.3) CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL answered 0 for memory cuMemAlloc'd in
+        # device 1's context, whose CU_POINTER_ATTRIBUTE_CONTEXT was right.  Stream-ordered
+        # (pool) memory has no context: the ordinal attribute is all there is.
         d = self._d
-        err, ordinal = d.cuPointerGetAttribute(
-            d.CUpointer_attribute.CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, ptr)
+        attr = d.CUpointer_attribute
+        err, ctx = d.cuPointerGetAttribute(attr.CU_POINTER_ATTRIBUTE_CONTEXT, ptr)
+        if err:
+            _raise(err, "cuPointerGetAttribute", f"context of {ptr:#x}")
+        if int(ctx):
+            (err,) = d.cuCtxPushCurrent(ctx)
+            if err:
+                _raise(err, "cuCtxPushCurrent")
+            try:
+                err, dev = d.cuCtxGetDevice()
+            finally:
+                d.cuCtxPopCurrent()
+            if err:
+                _raise(err, "cuCtxGetDevice")
+            return int(dev)
+        err, ordinal = d.cuPointerGetAttribute(attr.CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, ptr)
         if err:
             _raise(err, "cuPointerGetAttribute", f"device ordinal of {ptr:#x}")
         return int(ordinal)

@@ -223,8 +223,17 @@ class PendingDeallocs:
 
     def _flush(self):
         ctx = self._context
-        if ctx is not None:
-            ctx.make_current()
+        as_current = getattr(ctx, "as_current", None)
+        if as_current is None:
+            if ctx is not None:
+                ctx.make_current()
+            return self._run_queue()
+        # a finalizer may flush another device's queue mid-way through the thread's work:
+        # its binding is put back afterwards
+        with as_current():
+            return self._run_queue()
+
+    def _run_queue(self):
         cons = self._cons
         pop = cons.popleft
         n = 0

@@ -144,6 +144,20 @@ class Context:
             _tls.bound_gen = self.generation
             _tls.ctx = self if getattr(_tls, "own", None) is self else None
 
+    @contextlib.contextmanager
+    def as_current(self):
+        """``with ctx.as_current():`` this context is current in the block, and the thread's
+        previous binding is put back after it, so work done for this context from any thread
+        (a finalizer flushing its deferred frees, unpinning) does not move the thread's later
+        driver calls (copies, allocations) to this context's device."""
+        prev = getattr(_tls, "bound", None)
+        self.make_current()
+        try:
+            yield self
+        finally:
+            if prev is not None and prev is not self and not prev.closed:
+                prev.make_current()
+
     def push(self):
         """Make the context current in this thread (numba compatibility)."""
         self.make_current()

@@ -130,6 +130,39 @@ def test_a_flush_of_the_other_devices_queue_does_not_move_allocations(two_device
         del cujit.config.CUDA_DEALLOCS_COUNT
 
 
+def _driver_current_context():
+    drv = get_driver()
+    if drv.is_simulator:
+        return drv._current_ctx()
+    from cuda.bindings import driver as d
+    err, ctx = d.cuCtxGetCurrent()
+    assert not err
+    return int(ctx)
+
+
+def test_a_flush_of_the_other_devices_queue_puts_the_threads_binding_back(two_devices):
+    """A finalizer flushing device 1's deferred frees while the thread works on device 0
+    must leave device 0's context current in the driver: copies do not rebind (on two H200s
+    a mapped copy right after such a flush failed with CUDA_ERROR_INVALID_VALUE)."""
+    from cujit.runtime.devices import thread_binding
+    c0, c1 = two_devices
+    cujit.current_context()
+    cujit.config.CUDA_DEALLOCS_COUNT = 3
+    try:
+        with cujit.gpus[1]:
+            arrs = [cujit.device_array(10) for _ in range(8)]
+        host = np.arange(100, dtype=np.float32)
+        with cujit.mapped(host) as view:
+            flushes = c1.memory_manager.get_stats().flushes
+            del arrs                            # device 1's queue flushes here
+            assert c1.memory_manager.get_stats().flushes > flushes
+            assert thread_binding.bound is c0
+            assert _driver_current_context() == c0.handle
+            assert np.array_equal(view.copy_to_host(), host)
+    finally:
+        del cujit.config.CUDA_DEALLOCS_COUNT
+
+
 @pytest.mark.sim
 def test_sim_pointer_device_of_host_memory_is_an_error():
     with pytest.raises(CudaAPIError) as exc:
