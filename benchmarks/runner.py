@@ -44,6 +44,12 @@ ROWS = {
     "kernel_matmul_us": ("kernel tiled matmul 2048^2", "us", ("ratio", "numba", 1.05)),
     "kernel_reduce_us": ("kernel reduction (2^26 f32)", "us", ("ratio", "numba", 1.05)),
     "kernel_stencil_us": ("kernel stencil 4096^2", "us", ("ratio", "numba", 1.05)),
+    "kernel_stencil_coalesced_us": ("same, indices swapped as the access report says", "us",
+                                    ("ratio", "numba", 1.05)),
+    "access_stencil_speedup_x": ("access report's stencil fix: speed-up", "x", ("min", 2.0)),
+    "kernel_matmul_conflict_free_us": ("tiled matmul 2048^2 as the access report says", "us",
+                                       ("ratio", "numba", 1.05)),
+    "access_matmul_speedup_x": ("access report's matmul fix: speed-up", "x", ("min", 2.0)),
     "first_launch_s": ("first compile+launch (fresh process)", "s", ("max", 0.5)),
     "lib_random_init_ms": ("random: create 10^6 xoroshiro states", "ms", ("ratio", "numba", 1.0)),
     "lib_random_uniform_us": ("random: 2^20 states x 64 uniform f32", "us",
@@ -58,6 +64,12 @@ ROWS = {
     "stream_100_launches_us": ("100 small kernels on a stream, per kernel (+sync)", "us", None),
     "graph_100_launches_us": ("same, replayed as one CUDA graph, per kernel", "us", None),
     "graph_speedup_x": ("CUDA graph speed-up over stream launches", "x", ("min", 3.0)),
+    # two GPUs (benchmarks/multi_gpu.py; "needs 2 GPUs" in the errors with fewer)
+    "peer_copy_256m_gbps": ("peer copy 256 MiB GPU0->GPU1 (bare: cuMemcpyPeerAsync)", "GB/s",
+                            ("ratio", "bare", 1 / 0.9)),  # >= 90% of bare
+    "multi_gpu_axpy_1gpu_us": ("axpy 2^28 f32 on one GPU, per launch", "us", None),
+    "multi_gpu_axpy_2gpu_us": ("same, one thread per GPU, half the data each", "us", None),
+    "multi_gpu_speedup_x": ("one thread per GPU: speed-up over one GPU", "x", ("min", 1.8)),
 }
 
 

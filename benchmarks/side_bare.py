@@ -13,9 +13,10 @@
   ``to_device`` and dropping its result do); ``copy_to_host_4k_us``: ``cuMemcpyDtoH`` of 4 KiB
   (into an existing array, as cujit's figure); ``pinned_array_4k_us``: ``cuMemHostAlloc`` +
   ``cuMemFreeHost`` of 4 KiB;
-- ``htod_/dtoh_{pageable,pinned}_256m_gbps``, ``dtod_256m_gbps`` (read + written, events).
+- ``htod_/dtoh_{pageable,pinned}_256m_gbps``, ``dtod_256m_gbps`` (read + written, events);
 - ``cache_hit_launch_s``: ``bare_first_launch.py`` in fresh processes, the driver's floor under a
-  ``cache=True`` hit (import cuda-bindings, init, context, module load, copy, first launch).
+  ``cache=True`` hit (import cuda-bindings, init, context, module load, copy, first launch);
+- ``peer_copy_256m_gbps`` with two GPUs (:mod:`multi_gpu`).
 """
 import ctypes
 import sys
@@ -176,6 +177,12 @@ def main():
         return side.skip(f"no CUDA driver: {type(exc).__name__}: {exc}")
     run(side, d)
     side.measure("cache_hit_launch_s", lambda: fresh_process_s(side.reps(5, 2, 1)))
+    import multi_gpu
+    try:
+        multi_gpu.bare_figures(side, d)
+    except Exception as exc:
+        side.doc["errors"]["peer_copy_256m_gbps"] = f"{type(exc).__name__}: {exc}"
+    side.emit()
 
 
 def fresh_process_s(runs):
@@ -192,7 +199,6 @@ def fresh_process_s(runs):
             raise RuntimeError(f"bare_first_launch.py failed: {p.stderr.strip()[-500:]}")
         times.append(json.loads(p.stdout.strip().splitlines()[-1])["seconds"])
     return median(times)
-    side.emit()
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@ when the context is created, so it needs a fresh process); and the CUDA-graph ro
 has no graphs): ``stream_100_launches_us`` and ``graph_100_launches_us``, wall microseconds
 per kernel of 100 small kernels (axpy on 1024 elements) issued on a stream then synchronised,
 as 100 launches and as one captured graph replayed with ``Graph.launch``; and
-``graph_speedup_x``, the first over the second.
+``graph_speedup_x``, the first over the second; and the two-GPU rows of :mod:`multi_gpu`.
 """
 import json
 import os
@@ -97,6 +97,11 @@ def main():
         _graph_figures(side, cuda)
     except Exception as exc:
         side.doc["errors"]["graph_100_launches_us"] = f"{type(exc).__name__}: {exc}"
+    import multi_gpu
+    try:
+        multi_gpu.cujit_figures(side, cuda)
+    except Exception as exc:
+        side.doc["errors"]["peer_copy_256m_gbps"] = f"{type(exc).__name__}: {exc}"
     side.emit()
 
 

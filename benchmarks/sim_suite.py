@@ -9,7 +9,8 @@ each side in its own process:
 Usage::
 
     python benchmarks/sim_suite.py [--kernels reduction,matmul,stencil] [--peers-python PY]
-    python benchmarks/sim_suite.py --side cujit --kernel matmul [--checks 0|1]
+    python benchmarks/sim_suite.py --side cujit --kernel matmul [--checks 0|1] [--access-report 0|1]
+    python benchmarks/sim_suite.py --access-cost --kernels matmul,stencil [--checks 0|1]
     PY benchmarks/sim_suite.py --side numba --kernel matmul
 
 The driver (no ``--side``) runs cujit with checks on and off (this interpreter) and numba-cuda
@@ -105,7 +106,7 @@ def _problem(kernel):
     raise ValueError(f"unknown kernel {kernel!r}")
 
 
-def run_side(side, kernel, checks, repeat):
+def run_side(side, kernel, checks, repeat, access_report=False):
     global cuda, float32
     if side == "numba":
         os.environ["NUMBA_ENABLE_CUDASIM"] = "1"
@@ -119,6 +120,8 @@ def run_side(side, kernel, checks, repeat):
     else:
         os.environ["CUJIT_ENABLE_CUDASIM"] = "1"
         os.environ["CUJIT_SIM_CHECKS"] = "1" if checks else "0"
+        # the access recorder on every launch (its cost is what this measures)
+        os.environ["CUJIT_ACCESS_REPORT"] = "1" if access_report else "0"
         os.environ.setdefault("CUJIT_SIM_PROGRESS", "0")
         sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
         import cujit as cuda
@@ -137,9 +140,42 @@ def run_side(side, kernel, checks, repeat):
         correct = correct and bool(check())
     return {"bench": "sim_suite", "kernel": kernel, "side": side, "version": version,
             "checks": bool(checks) if side == "cujit" else None, "repeat": repeat,
+            "access_report": bool(access_report) if side == "cujit" else None,
             "seconds": statistics.median(times), "cpu_seconds": statistics.median(cpu),
             "correct": correct,
             "python": sys.version.split()[0]}
+
+
+def access_cost(kernel, checks, repeat):
+    """The access recorder's cost on the cujit side: launches with recording off and on
+    (``cujit.access_report()``, default block sample) alternate in one process, so a loaded
+    machine affects both alike; minimum process CPU seconds of each."""
+    global cuda, float32
+    os.environ["CUJIT_ENABLE_CUDASIM"] = "1"
+    os.environ["CUJIT_SIM_CHECKS"] = "1" if checks else "0"
+    os.environ["CUJIT_ACCESS_REPORT"] = "0"
+    os.environ.setdefault("CUJIT_SIM_PROGRESS", "0")
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    import cujit as cuda
+    from numpy import float32
+    fn, (grid, block), args, check = _problem(kernel)
+    k = cuda.jit(fn)
+    k[grid, block](*args)               # typing and first-launch work out of the figures
+    cpu = {"off": [], "on": []}
+    for _ in range(repeat):
+        for mode in ("off", "on"):
+            c0 = time.process_time()
+            if mode == "off":
+                k[grid, block](*args)
+            else:
+                with cuda.access_report() as rep:
+                    k[grid, block](*args)
+            cpu[mode].append(time.process_time() - c0)
+    off, on = min(cpu["off"]), min(cpu["on"])
+    return {"bench": "sim_suite_access_cost", "kernel": kernel, "checks": bool(checks),
+            "repeat": repeat, "off_cpu_seconds": off, "on_cpu_seconds": on,
+            "cost_percent": round(100 * (on / off - 1), 1), "correct": bool(check()),
+            "warnings": len(rep.warnings)}
 
 
 def _child(python, args):
@@ -186,16 +222,25 @@ def main(argv=None):
     p.add_argument("--kernels", default="reduction,matmul,stencil")
     p.add_argument("--checks", type=int, default=1)
     p.add_argument("--repeat", type=int, default=None)
+    p.add_argument("--access-report", type=int, default=0,
+                   help="1: record accesses for the access report (cujit side only)")
+    p.add_argument("--access-cost", action="store_true",
+                   help="measure the access recorder's cost (recording off and on "
+                        "alternating in this process) for --kernels")
     p.add_argument("--peers-python", default=os.environ.get("PEERS_PYTHON",
                                                             "/tmp/peers-venv/bin/python"))
     a = p.parse_args(argv)
-    if a.side is None:
+    if a.access_cost:
+        for kernel in [k for k in a.kernels.split(",") if k]:
+            print(json.dumps(access_cost(kernel, a.checks, a.repeat or 3)), flush=True)
+    elif a.side is None:
         drive([k for k in a.kernels.split(",") if k], a.peers_python, a.repeat or 3, 1)
     else:
         if a.kernel is None:
             p.error("--side needs --kernel")
         repeat = a.repeat or (1 if a.side == "numba" else 3)
-        print(json.dumps(run_side(a.side, a.kernel, a.checks, repeat)), flush=True)
+        print(json.dumps(run_side(a.side, a.kernel, a.checks, repeat, bool(a.access_report))),
+              flush=True)
 
 
 if __name__ == "__main__":

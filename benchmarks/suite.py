@@ -10,6 +10,8 @@
   copies of 256 MiB; ``dtod_256m_gbps``: device→device, bytes read + written, CUDA events;
 - ``kernel_{axpy,matmul,reduce,stencil}_us``: kernel time per launch from CUDA events over
   many back-to-back launches (warm: compiled first);
+- ``kernel_stencil_coalesced_us``, ``kernel_matmul_conflict_free_us``: the rewrites the access
+  report suggests, same sizes; ``access_{stencil,matmul}_speedup_x``: original / rewrite;
 - the library figures of :mod:`library` (``lib_*``: random, vectorize, reduce);
 - ``first_launch_s``: a fresh process importing the module, compiling and launching a kernel;
   ``cache_hit_launch_s``: the same with ``@jit(cache=True)`` and the cache filled by an
@@ -154,6 +156,21 @@ def _kernel_figures(side, cuda, ks):
     b = cuda.device_array((s, s), np.float32)
     st = ks["stencil"][(s // 16, s // 16), (16, 16)]
     side.measure("kernel_stencil_us", lambda: _events(side, cuda, lambda: st(a, b), iters))
+    # the rewrites the access report suggests (docs/access-report.md), same sizes
+    stc = ks["stencil_coalesced"][(s // 16, s // 16), (16, 16)]
+    side.measure("kernel_stencil_coalesced_us",
+                 lambda: _events(side, cuda, lambda: stc(a, b), iters))
+    mmc = ks["matmul_conflict_free"][(m // K.TPB, m // K.TPB), (K.TPB, K.TPB)]
+    _warm_gpu(side, cuda, lambda: mmc(A, B, C), 0.5)
+    side.measure("kernel_matmul_conflict_free_us",
+                 lambda: _events(side, cuda, lambda: mmc(A, B, C), max(2, iters // 5)))
+    f = side.doc["figures"]
+    for orig, fixed, key in (("kernel_stencil_us", "kernel_stencil_coalesced_us",
+                              "access_stencil_speedup_x"),
+                             ("kernel_matmul_us", "kernel_matmul_conflict_free_us",
+                              "access_matmul_speedup_x")):
+        if f.get(orig) and f.get(fixed):
+            side.measure(key, lambda o=orig, x=fixed: f[o] / f[x])
 
 
 def first_launch_s(which, runs=3, cache=False):

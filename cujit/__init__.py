@@ -36,6 +36,7 @@ _SOURCES = {
                                    "compile_ptx_for_current_device", "declare_device"],
     "cujit.profiler": ["profile_start", "profile_stop", "profiling"],
     "cujit.tracing": ["trace"],
+    "cujit.simulator.access": ["access_report"],
     "cujit.kernelapi": ["threadIdx", "blockIdx", "blockDim", "gridDim", "grid", "gridsize",
                         "warpsize", "shared", "local", "const", "syncthreads",
                         "syncthreads_count", "syncthreads_and", "syncthreads_or", "syncwarp",

@@ -1,4 +1,5 @@
-"""The command line: ``python -m cujit demo | info | bench`` (also the ``cujit`` script).
+"""The command line: ``python -m cujit demo | info | bench | access-report`` (also the ``cujit``
+script).
 
 - ``demo [--quick] [--sim] [--json [PATH]] [--trace PATH]``: the five demo tasks of :mod:`cujit.demo`, each
   verified against NumPy, then the memory report.  On the GPU when one works, otherwise on the
@@ -10,6 +11,8 @@
 - ``bench [--quick] [--json PATH] [--plot PNG] [--sides ...] [--peers-python PYTHON]``: the
   side-by-side benchmarks in ``benchmarks/`` (cujit, bare cuda-bindings floors, numba-cuda and
   CuPy when importable; the peers under ``--peers-python`` or ``$CUJIT_BENCH_PEERS_PYTHON``).
+- ``access-report script.py [--grid-limit N] [--json PATH] [-- ARGS]``: the script's kernels on
+  the simulator with the access recorder on, then the report (:mod:`cujit.access_cli`).
 
 Backend choice happens here, before anything touches a driver: ``--sim`` (or
 ``CUJIT_ENABLE_CUDASIM=1`` / ``NUMBA_ENABLE_CUDASIM=1``) selects the simulator; otherwise a GPU
@@ -367,19 +370,31 @@ def _parser():
                         "$CUJIT_BENCH_PEERS_PYTHON, else this one)")
     b.add_argument("--timeout", type=float, default=300.0,
                    help="seconds each side may run (default 300)")
+    from .access_cli import add_parser
+    add_parser(sub)
     return p
 
 
 def main(argv=None):
     """Entry point; returns the process exit status (int)."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    script_args = []
+    if argv[:1] == ["access-report"] and "--" in argv:
+        # the script's own arguments (argparse's subcommands do not take ``--`` well)
+        cut = argv.index("--")
+        argv, script_args = argv[:cut], argv[cut + 1:]
     args = _parser().parse_args(argv)
+    if script_args:
+        args.script_args = list(args.script_args) + script_args
     from .config import config
     try:
         config.as_dict()            # a malformed environment variable: say so, no traceback
     except ValueError as exc:
         print(f"python -m cujit {args.command}: {exc}", file=sys.stderr)
         return 2
-    cmd = {"demo": cmd_demo, "info": cmd_info, "bench": cmd_bench}[args.command]
+    from .access_cli import cmd_access_report
+    cmd = {"demo": cmd_demo, "info": cmd_info, "bench": cmd_bench,
+           "access-report": cmd_access_report}[args.command]
     try:
         return cmd(args)
     except BrokenPipeError:

@@ -20,6 +20,10 @@ Settings (attribute — environment suffix — type, default):
 - ``SIM_DEVICE_MEMORY`` — ``CUJIT_SIM_DEVICE_MEMORY`` only — int bytes, 4 GiB: the simulated
   device's capacity.
 - ``SIM_CHECKS`` — ``CUJIT_SIM_CHECKS`` only — bool, True: simulator bounds/race/divergence checks.
+- ``SIM_DEVICES`` — ``CUJIT_SIM_DEVICES`` only — int 1..16, 1: how many devices the simulator
+  reports (peers of each other, for multi-GPU code and its tests).
+- ``ACCESS_REPORT`` — ``CUJIT_ACCESS_REPORT`` only — bool, False: record the memory accesses of
+  every simulated launch for ``kernel.access_report()`` (docs/access-report.md).
 
 A malformed value raises ``ValueError`` naming the variable and the value; so does a value
 out of range (a negative count, ratio or capacity, a NaN or infinite ratio).
@@ -68,6 +72,14 @@ def _ratio(text):
     return x
 
 
+def _device_count(text):
+    """An int from 1 to 16 (a simulator without devices is ``ENABLE_CUDASIM=0``)."""
+    n = int(text)
+    if not 1 <= n <= 16:
+        raise ValueError(f"expected a device count from 1 to 16, got {n}")
+    return n
+
+
 def _capacity(text):
     """Bytes as :func:`_parse_bytes`, >= 0 (a negative device capacity has no meaning)."""
     n = _parse_bytes(text)
@@ -86,6 +98,8 @@ _SETTINGS = {
     "CUDA_ARRAY_INTERFACE_SYNC": ("CUDA_ARRAY_INTERFACE_SYNC", _parse_bool, True, True),
     "SIM_DEVICE_MEMORY": ("SIM_DEVICE_MEMORY", _capacity, 4 << 30, False),
     "SIM_CHECKS": ("SIM_CHECKS", _parse_bool, True, False),
+    "SIM_DEVICES": ("SIM_DEVICES", _device_count, 1, False),
+    "ACCESS_REPORT": ("ACCESS_REPORT", _parse_bool, False, False),
 }
 
 

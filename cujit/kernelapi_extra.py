@@ -123,17 +123,12 @@ def ffs(x):
 
 # ---- cooperative groups (numba.cuda.cg) -------------------------------------------------------
 def grid_sync():
-    """``cuda.cg.this_grid().sync()``: wait until every thread of the grid arrives.  Compiled
-    kernels that call it are launched cooperatively (cuLaunchCooperativeKernel).  The
-    simulator runs blocks one after another, so it supports grid sync only for grids of one
-    block (there it is a ``syncthreads()``); larger grids raise NotImplementedError."""
-    t = _thread("cg.this_grid().sync")
-    g = t.gridDim
-    if g.x * g.y * g.z != 1:
-        raise NotImplementedError(
-            f"grid.sync() in a grid of {g.x * g.y * g.z} blocks: the simulator runs blocks one "
-            "after another, so only single-block grids can synchronise; run it on a GPU")
-    t.syncthreads()
+    """``cuda.cg.this_grid().sync()``: wait until every thread of the grid arrives.  Kernels
+    that call it are launched cooperatively (cuLaunchCooperativeKernel; a grid larger than
+    ``max_cooperative_grid_blocks(blockdim)`` is a CudaAPIError).  The simulator then runs
+    all blocks together (cujit/simulator/grid.py); threads that diverge at it raise
+    BarrierDivergenceError there."""
+    _thread("cg.this_grid().sync").grid_sync()
 
 
 class GridGroup:

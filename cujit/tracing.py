@@ -137,7 +137,7 @@ class trace:
                    {"reason": reason, "freed": freed, "bytes": before_bytes - queue.nbytes,
                     "left": len(queue)})
         self._counter("pending frees", {"entries": len(queue), "bytes": queue.nbytes})
-        self._memory_counter(queue._context)
+        self._memory_counter(queue.context)
 
     # -- wrapping ---------------------------------------------------------------------------
     def _patch(self, owner, name, make):
@@ -175,7 +175,7 @@ class trace:
             memalloc._cujit_untraced = fn
             return memalloc
 
-        for ctx in list(devices._contexts.values()):
+        for ctx in devices.contexts():
             fn = ctx.__dict__.get("memalloc")
             if fn is not None:
                 ctx.__dict__["memalloc"] = traced(fn)
@@ -191,7 +191,7 @@ class trace:
                     return orig(q, dtor, handle, size)
                 finally:        # after any flush the add triggered
                     tr._counter("pending frees", {"entries": len(q), "bytes": q.nbytes})
-                    tr._memory_counter(q._context)
+                    tr._memory_counter(q.context)
             return wrapped
         self._patch(PendingDeallocs, "add_item", add_item)
 
@@ -201,8 +201,7 @@ class trace:
                 caller = sys._getframe(2).f_code.co_name
                 reason = _FLUSH_CALLERS.get(caller, "clear()")
                 if caller == "add_item":
-                    from .memory.deallocations import _max_count
-                    reason = "count limit" if len(q) > _max_count() else "byte limit"
+                    reason = "count limit" if len(q) > q.max_pending_count else "byte limit"
                 t0, before, nb = tr._now(), len(q), q.nbytes
                 try:
                     return orig(q)
@@ -273,7 +272,7 @@ class trace:
             owner, name, orig = self._undo.pop()
             setattr(owner, name, orig)
         from .runtime import devices
-        for ctx in list(devices._contexts.values()):
+        for ctx in devices.contexts():
             fn = ctx.__dict__.get("memalloc")
             orig = getattr(fn, "_cujit_untraced", None)
             if orig is not None:

@@ -2,7 +2,7 @@
 knows the namedtuple class and its field names, so kernels read fields by name
 (``p.x``) as well as by index.  Re-exported by ``cujit.types``.
 """
-from .types import Tuple, UniTuple
+from .types_core import Tuple, UniTuple
 
 __all__ = ["NamedUniTuple", "NamedTuple", "named_tuple"]
 

@@ -1,17 +1,23 @@
 """Device arrays, host memory kinds, transfers, CUDA Array Interface and DLPack.
 
-Modules: :mod:`.layout` (shape/stride arithmetic), :mod:`.transfer` (strided copies),
-:mod:`.staging` (pipelined large copies), :mod:`.devicearray` (``DeviceNDArray``,
-``DeviceRecord``), :mod:`.hostmem` (pinned/mapped/managed), :mod:`.interop` (CUDA Array
-Interface), :mod:`.dlpack`, :mod:`.api` (constructors, ``auto_device``).
+Modules, bottom first (each imports only modules before it): :mod:`._runtime` (doors to the
+layers below), :mod:`.layout` (shape/stride arithmetic, argument checks), :mod:`.transfer`
+(strided copies), :mod:`.cai` (CUDA Array Interface export), :mod:`.hostmem`
+(pinned/mapped/managed host memory), :mod:`.staging` (pipelined large copies),
+:mod:`.devicearray` (``DeviceNDArray``), :mod:`.record` (``DeviceRecord``), :mod:`.ipc`,
+:mod:`.interop` (CUDA Array Interface import), :mod:`.dlpack`, :mod:`.api` (constructors,
+``auto_device``, ``mapped``).  ``DeviceNDArray``'s methods that return or call something of a
+module above it get it through :func:`.devicearray.provide`, which those modules call when
+imported; this file imports them all, so every piece is in place before any array exists.
 """
-from .devicearray import DeviceNDArray, is_device_array
-from .record import DeviceRecord
-from .api import device_array, device_array_like, to_device, auto_device
+from .devicearray import DeviceNDArray
+from .record import DeviceRecord, is_device_array
+from .api import device_array, device_array_like, to_device, auto_device, mapped
 from .hostmem import (pinned_array, pinned_array_like, pinned, mapped_array, mapped_array_like,
-                      mapped, managed_array, MappedNDArray, ManagedNDArray)
+                      managed_array, MappedNDArray, ManagedNDArray)
 from .interop import as_cuda_array, is_cuda_array, from_cuda_array_interface
 from .dlpack import from_dlpack
+# importing ipc also hands IpcArrayHandle to DeviceNDArray (devicearray.provide)
 from .ipc import open_ipc_array
 
 __all__ = ["device_array", "device_array_like", "to_device", "DeviceNDArray", "DeviceRecord",

@@ -1,14 +1,21 @@
 """Public constructors and transfers: ``device_array``, ``device_array_like``, ``to_device``
-(numba.cuda names, R-ARR-1..3) and the kernel launcher's ``auto_device``."""
+(numba.cuda names, R-ARR-1..3), the kernel launcher's ``auto_device`` and ``mapped`` (device
+views of page-locked host arrays: here rather than in :mod:`.hostmem`, which is below
+:mod:`.devicearray`)."""
+import contextlib
+
 import numpy as np
 
 from . import _runtime
+from . import devicearray
+from . import hostmem
 from . import layout as L
 from .devicearray import DeviceNDArray, _alloc, _copy_htod_contig
 from .record import DeviceRecord
 from .transfer import copy_htod
+from .layout import reject_masked
 
-__all__ = ["device_array", "device_array_like", "to_device", "auto_device"]
+__all__ = ["device_array", "device_array_like", "to_device", "auto_device", "mapped"]
 
 
 def device_array(shape, dtype=np.float64, strides=None, order="C", stream=0):
@@ -67,17 +74,6 @@ def device_array_like(ary, stream=0):
     dtype = L.normalize_dtype(dtype)
     strides = L.packed_strides_like(shape, strides, dtype.itemsize)
     return device_array(shape, dtype, strides, stream=stream)
-
-
-def reject_masked(obj, what):
-    """NotImplementedError for NumPy masked arrays: the mask cannot go to the device, and
-    copying the masked-out values would silently give wrong results (numba.cuda refuses
-    masks too).  ``obj`` any value; returns nothing when it is not masked."""
-    if isinstance(obj, np.ma.MaskedArray):
-        raise NotImplementedError(
-            f"{what}: masked arrays (np.ma.MaskedArray) are not supported: the mask cannot be "
-            "copied to the device; pass m.filled(fill_value) or m.data (the values under "
-            "the mask included) instead")
 
 
 def _is_struct_scalar(obj):
@@ -168,3 +164,29 @@ def auto_device(obj, stream=0):
                 from .dlpack import from_dlpack
                 return from_dlpack(obj), False
     return to_device(obj, stream=stream), True
+
+
+@contextlib.contextmanager
+def mapped(*arylist, stream=0):
+    """``with mapped(a, b, ...) as views:`` page-locks and maps the arrays into the device's
+    address space and yields device views of them (one array → one ``DeviceNDArray``, several
+    → a list); unmaps at once on exit, also on an exception."""
+    hostmem._check_stream(stream)
+    ctx = _runtime.current_context()
+    regs, per = hostmem._pin_all(ctx, arylist, True, "mapped()")
+    try:
+        views = []
+        for ary, (addr, reg) in zip(arylist, per):
+            if reg is None:
+                mem, dptr = None, 0
+            else:
+                mem = reg[0]
+                dptr = mem.device_pointer_value + (addr - reg[1])
+            views.append(DeviceNDArray._make(ary.shape, ary.strides, ary.dtype, dptr, mem,
+                                             stream))
+        yield views[0] if len(views) == 1 else views
+    finally:
+        hostmem._unpin_all(regs)
+
+
+devicearray.provide(to_device=to_device)

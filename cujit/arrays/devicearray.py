@@ -1,5 +1,5 @@
-"""``DeviceNDArray`` and ``DeviceRecord``: strided arrays in device memory (numba.cuda's
-``cudadrv/devicearray.py`` names and semantics).
+"""``DeviceNDArray``: strided arrays in device memory (numba.cuda's ``cudadrv/devicearray.py``
+names and semantics).
 
 The launch hot path reads plain attributes (docs/interfaces.md): ``shape``, ``strides``
 (bytes), ``dtype``, ``ndim``, ``size``, ``_data_ptr`` (device address of element 0...0, 0 for
@@ -14,16 +14,31 @@ import numpy as np
 from . import _runtime
 from . import staging
 from . import layout as L
-from .transfer import copy_htod, copy_dtoh, copy_dtod, host_ptr, host_values
+from .cai import cai_dict
+from .transfer import copy_htod, copy_dtoh, copy_device, host_ptr, host_values
 from ..runtime.graphs import capturing as _capturing, keep_for_graph as _keep_for_graph
 
-__all__ = ["DeviceNDArray", "is_device_array"]
+__all__ = ["DeviceNDArray", "provide"]
+
+# What DeviceNDArray's methods return or call from the array modules above this one: those
+# modules build DeviceNDArray objects, so they import this module, and importing them here
+# would close a circle.  They hand their pieces in when imported (``provide``).
+_above = {}
 
 
-def is_device_array(obj):
-    """True for cujit device arrays and records (not for foreign CAI objects)."""
-    from .record import DeviceRecord
-    return isinstance(obj, (DeviceNDArray, DeviceRecord))
+def provide(*, DeviceRecord=None, to_device=None, IpcArrayHandle=None, as_cuda_array=None,
+            to_dlpack_capsule=None, dlpack_device=None):
+    """Hands ``DeviceNDArray`` what its methods need from the array modules above this one:
+    ``DeviceRecord`` (record.py: an element of a structured array), ``to_device`` (api.py:
+    unpickling), ``IpcArrayHandle`` (ipc.py: ``get_ipc_handle``), ``as_cuda_array``
+    (interop.py: a CUDA-array-interface object as a copy source), ``to_dlpack_capsule`` and
+    ``dlpack_device`` (dlpack.py: ``__dlpack__``, ``__dlpack_device__``).  Each of those
+    modules calls it once, when imported; ``cujit/arrays/__init__.py`` imports them all.
+    Arguments left None keep what was given before; any other keyword is a TypeError."""
+    given = dict(DeviceRecord=DeviceRecord, to_device=to_device,
+                 IpcArrayHandle=IpcArrayHandle, as_cuda_array=as_cuda_array,
+                 to_dlpack_capsule=to_dlpack_capsule, dlpack_device=dlpack_device)
+    _above.update((k, v) for k, v in given.items() if v is not None)
 
 
 def _alloc(nbytes, stream=0):
@@ -303,9 +318,8 @@ class DeviceNDArray:
         if elem:
             dtype = self.dtype
             if dtype.fields is not None:
-                from .record import DeviceRecord
-                return DeviceRecord._at(dtype, self._data_ptr + off, self.gpu_data,
-                                        stream or self.stream)
+                return _above["DeviceRecord"]._at(dtype, self._data_ptr + off,
+                                                  self.gpu_data, stream or self.stream)
             out = np.empty((), dtype)
             h = _handle(stream, self.stream)
             drv = _runtime.driver()
@@ -357,8 +371,7 @@ class DeviceNDArray:
         ptr = self._data_ptr + off
         dtype = self.dtype
         if isinstance(value, np.ma.MaskedArray):
-            from .api import reject_masked
-            reject_masked(value, "setitem")
+            L.reject_masked(value, "setitem")
         src_dev = _as_device_source(value)
         if src_dev is not None:
             vshape = src_dev.shape
@@ -367,7 +380,8 @@ class DeviceNDArray:
             if vshape == shape and src_dev.dtype == dtype:
                 sstrides = src_dev.strides[len(src_dev.shape) - len(vshape):]
                 if src_dev.size:
-                    copy_dtod(ptr, strides, src_dev._data_ptr, sstrides, shape, dtype, h)
+                    copy_device(ptr, strides, self.gpu_data, src_dev._data_ptr, sstrides,
+                                getattr(src_dev, "gpu_data", None), shape, dtype, h)
                 return
             value = src_dev.copy_to_host(stream=stream)
         if not shape and self.shape and not (isinstance(value, np.ndarray) and not value.ndim):
@@ -489,11 +503,11 @@ class DeviceNDArray:
                 _, sstr = _squeezed(src_dev.shape, src_dev.strides)
             else:
                 shape, dstr, sstr = self.shape, self.strides, src_dev.strides
-            copy_dtod(self._data_ptr, dstr, src_dev._data_ptr, sstr, shape, dtype, h)
+            copy_device(self._data_ptr, dstr, self.gpu_data, src_dev._data_ptr, sstr,
+                        getattr(src_dev, "gpu_data", None), shape, dtype, h)
             return
         if type(ary) is not np.ndarray:
-            from .api import reject_masked
-            reject_masked(ary, "copy_to_device")
+            L.reject_masked(ary, "copy_to_device")
         if not isinstance(ary, np.ndarray):
             try:
                 ary = host_values(ary, dtype)
@@ -528,35 +542,30 @@ class DeviceNDArray:
 
     def __reduce__(self):
         # numba.cuda pickles device arrays by value: host copy out, device copy back in.
-        from .api import to_device
-        return (to_device, (self.copy_to_host(),))
+        return (_above["to_device"], (self.copy_to_host(),))
 
     def get_ipc_handle(self):
         """An IPC handle for this array's allocation (through the context's memory manager);
         ``.open()`` in another process gives the array back."""
-        from .ipc import IpcArrayHandle
         ctx = _runtime.current_context()
         handle = ctx.memory_manager.get_ipc_handle(self.gpu_data)
-        return IpcArrayHandle(handle, self.shape, self.strides, self.dtype,
-                              self._data_ptr - self.gpu_data.device_pointer_value)
+        return _above["IpcArrayHandle"](handle, self.shape, self.strides, self.dtype,
+                                        self._data_ptr - self.gpu_data.device_pointer_value)
 
     # -- interop ---------------------------------------------------------------------------
     @property
     def __cuda_array_interface__(self):
-        """CUDA Array Interface v3 dict (:func:`cujit.arrays.interop.cai_dict`)."""
-        from .interop import cai_dict
+        """CUDA Array Interface v3 dict (:func:`cujit.arrays.cai.cai_dict`)."""
         return cai_dict(self)
 
     def __dlpack__(self, stream=None, max_version=None, dl_device=None, copy=None):
         """DLPack capsule of this array (:func:`cujit.arrays.dlpack.to_dlpack_capsule`)."""
-        from .dlpack import to_dlpack_capsule
-        return to_dlpack_capsule(self, stream=stream, max_version=max_version,
-                                 dl_device=dl_device, copy=copy)
+        return _above["to_dlpack_capsule"](self, stream=stream, max_version=max_version,
+                                           dl_device=dl_device, copy=copy)
 
     def __dlpack_device__(self):
         """``(kDLCUDA, device id)``."""
-        from .dlpack import dlpack_device
-        return dlpack_device(self)
+        return _above["dlpack_device"](self)
 
 
 # Below this many bytes a broadcast assignment stages through the host in one copy.
@@ -587,6 +596,5 @@ def _as_device_source(obj):
     if isinstance(obj, np.ndarray):
         return None
     if hasattr(obj, "__cuda_array_interface__"):
-        from .interop import as_cuda_array
-        return as_cuda_array(obj)
+        return _above["as_cuda_array"](obj)
     return None

@@ -21,7 +21,9 @@ import weakref
 import numpy as np
 
 from . import _runtime
+from . import devicearray
 from . import layout as L
+from .devicearray import DeviceNDArray
 
 __all__ = ["to_dlpack_capsule", "from_dlpack", "dlpack_device", "kDLCPU", "kDLCUDA",
            "kDLCUDAHost", "kDLCUDAManaged"]
@@ -223,8 +225,9 @@ def to_dlpack_capsule(ary, stream=None, max_version=None, dl_device=None, copy=N
     _sync_for_consumer(ary, stream)
     flags = 0
     if copy:
-        from .api import device_array_like
-        new = device_array_like(ary)
+        # api.device_array_like's allocation (api is above this module)
+        new = DeviceNDArray(ary.shape, L.packed_strides_like(ary.shape, ary.strides,
+                                                             ary.dtype.itemsize), ary.dtype)
         new.copy_to_device(ary)
         ary = new
         flags |= _FLAG_IS_COPIED
@@ -297,7 +300,6 @@ def from_dlpack(obj):
     """Zero-copy ``DeviceNDArray`` of a CUDA array exported through DLPack: ``obj`` has
     ``__dlpack__``/``__dlpack_device__`` (CuPy, PyTorch, JAX, cujit) or is a DLPack capsule.
     TypeError for host (CPU) arrays and unsupported dtypes."""
-    from .devicearray import DeviceNDArray
     producer = obj
     if hasattr(obj, "__dlpack__"):
         if hasattr(obj, "__dlpack_device__"):
@@ -353,3 +355,6 @@ def from_dlpack(obj):
     lo, hi = L.extent(shape, strides, dtype.itemsize)
     owner = _DLPackOwner(ptr + lo, hi - lo, deleter, addr, producer)
     return DeviceNDArray._make(shape, strides, dtype, ptr if size else 0, owner, 0)
+
+
+devicearray.provide(to_dlpack_capsule=to_dlpack_capsule, dlpack_device=dlpack_device)

@@ -1,5 +1,7 @@
 """Host memory kinds: pinned (page-locked), mapped (zero-copy) and managed (unified) arrays,
-the ``pinned``/``mapped`` context managers, and a cache of pinned buffers.
+the ``pinned`` context manager, and a cache of pinned buffers (``mapped``, which yields device
+views, is in :mod:`.api`: this module is below :mod:`.devicearray`, whose large copies stage
+through the cache).
 
 Allocations go through the current context (``memhostalloc``, ``mempin``,
 ``memallocmanaged``: R-HOST-1..3); the arrays are plain ``np.ndarray`` objects (or the
@@ -24,9 +26,10 @@ import numpy as np
 
 from . import _runtime
 from . import layout as L
+from .cai import cai_dict
 
 __all__ = ["pinned_array", "pinned_array_like", "pinned", "mapped_array", "mapped_array_like",
-           "mapped", "managed_array", "MappedNDArray", "ManagedNDArray", "is_pinned",
+           "managed_array", "MappedNDArray", "ManagedNDArray", "is_pinned",
            "pinned_buffer", "clear_pinned_cache"]
 
 CACHE_MAX_BUFFER = 32 << 20
@@ -321,7 +324,6 @@ class _DeviceHostArray(np.ndarray):
             from ..memory import DeadMemoryError
             raise DeadMemoryError("this mapped/managed array's device mapping is gone: its "
                                   "context was reset or closed (the host data is still valid)")
-        from .interop import cai_dict
         return cai_dict(self)
 
     def copy_to_host(self, ary=None, stream=0):
@@ -486,29 +488,5 @@ def pinned(*arylist):
     regs, _ = _pin_all(ctx, arylist, False, "pinned()")
     try:
         yield
-    finally:
-        _unpin_all(regs)
-
-
-@contextlib.contextmanager
-def mapped(*arylist, stream=0):
-    """``with mapped(a, b, ...) as views:`` page-locks and maps the arrays into the device's
-    address space and yields device views of them (one array → one ``DeviceNDArray``, several
-    → a list); unmaps at once on exit, also on an exception."""
-    from .devicearray import DeviceNDArray
-    _check_stream(stream)
-    ctx = _runtime.current_context()
-    regs, per = _pin_all(ctx, arylist, True, "mapped()")
-    try:
-        views = []
-        for ary, (addr, reg) in zip(arylist, per):
-            if reg is None:
-                mem, dptr = None, 0
-            else:
-                mem = reg[0]
-                dptr = mem.device_pointer_value + (addr - reg[1])
-            views.append(DeviceNDArray._make(ary.shape, ary.strides, ary.dtype, dptr, mem,
-                                             stream))
-        yield views[0] if len(views) == 1 else views
     finally:
         _unpin_all(regs)

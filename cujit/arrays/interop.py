@@ -1,6 +1,6 @@
 """CUDA Array Interface v3, both ways (R-CAI-1, R-CAI-2).
 
-Export (:func:`cai_dict`): ``shape``, ``typestr``, ``data: (ptr, read_only)``, ``strides`` (None
+Export (:func:`cai_dict`, in :mod:`.cai`, below :mod:`.devicearray`): ``shape``, ``typestr``, ``data: (ptr, read_only)``, ``strides`` (None
 when C-contiguous), ``version: 3`` and ``stream``: the bound stream's handle, or None when the
 array has none.  The interface forbids ``stream: 0``, so the default stream is exported as 1
 (legacy) or 2 (per-thread, when ``NUMBA_CUDA_PER_THREAD_DEFAULT_STREAM=1``).
@@ -18,40 +18,12 @@ import operator
 import numpy as np
 
 from . import _runtime
+from . import devicearray
 from . import layout as L
+from .cai import cai_dict
+from .devicearray import DeviceNDArray
 
 __all__ = ["cai_dict", "is_cuda_array", "as_cuda_array", "from_cuda_array_interface"]
-
-
-def _export_stream(stream):
-    if not stream:
-        return None
-    h = _runtime.stream_handle(stream)
-    if h == 0:
-        from ..config import config
-        return 2 if config.CUDA_PER_THREAD_DEFAULT_STREAM else 1
-    return h
-
-
-def cai_dict(ary):
-    """``__cuda_array_interface__`` (v3 dict) of a cujit device, mapped or managed array."""
-    shape = tuple(ary.shape)
-    strides = tuple(ary.strides)
-    dtype = ary.dtype
-    readonly = getattr(ary, "_readonly", None)
-    if readonly is None:        # mapped/managed ndarrays
-        readonly = not ary.flags.writeable
-    desc = {
-        "shape": shape,
-        "strides": None if L.is_c_contiguous(shape, strides, dtype.itemsize) else strides,
-        "data": (ary._data_ptr if ary.size else 0, bool(readonly)),
-        "typestr": dtype.str,
-        "stream": _export_stream(ary.stream),
-        "version": 3,
-    }
-    if dtype.fields is not None:
-        desc["descr"] = dtype.descr
-    return desc
 
 
 def is_cuda_array(obj):
@@ -129,7 +101,6 @@ def from_cuda_array_interface(desc, owner=None, sync=True):
     """``DeviceNDArray`` view of the memory an interface dict ``desc`` describes; ``owner`` is
     kept alive by it.  Raises TypeError (not a dict), NotImplementedError (masked),
     ValueError (missing keys, bad shape/typestr/strides/pointer, ``stream: 0``)."""
-    from .devicearray import DeviceNDArray
     shape, strides, dtype, ptr, size = _parse(desc)
     stream_ptr = desc.get("stream")
     stream = 0
@@ -155,3 +126,6 @@ def from_cuda_array_interface(desc, owner=None, sync=True):
     if desc["data"][1]:
         mem.readonly = True
     return DeviceNDArray._make(shape, strides, dtype, ptr, mem, stream)
+
+
+devicearray.provide(as_cuda_array=as_cuda_array)

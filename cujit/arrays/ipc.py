@@ -5,7 +5,9 @@ import operator
 
 import numpy as np
 
+from . import devicearray
 from . import layout as L
+from .devicearray import DeviceNDArray
 
 __all__ = ["IpcArrayHandle", "open_ipc_array"]
 
@@ -30,7 +32,6 @@ class IpcArrayHandle:
 
     def open(self):
         """Open the handle in this process → ``DeviceNDArray`` view of the shared memory."""
-        from .devicearray import DeviceNDArray
         mem = self.ipc_handle.open()
         ptr = mem.device_pointer_value + self.offset
         return DeviceNDArray._make(self.shape, self.strides, self.dtype, ptr, mem, 0)
@@ -105,3 +106,6 @@ def open_ipc_array(handle, shape, dtype, strides=None, offset=0):
         yield arr
     finally:
         arrays.close()
+
+
+devicearray.provide(IpcArrayHandle=IpcArrayHandle)

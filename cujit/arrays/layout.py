@@ -13,7 +13,8 @@ import numpy as np
 
 __all__ = ["normalize_shape", "normalize_dtype", "contiguous_strides", "is_c_contiguous",
            "is_f_contiguous", "layout_code", "index", "axis_order", "packed_strides_like",
-           "reshape", "squeeze", "transpose", "view_dtype", "extent", "normalize_strides"]
+           "reshape", "squeeze", "transpose", "view_dtype", "extent", "normalize_strides",
+           "reject_masked"]
 
 
 _DTYPES = {}
@@ -44,6 +45,17 @@ def normalize_dtype(dtype):
         except TypeError:
             pass
     return out
+
+
+def reject_masked(obj, what):
+    """NotImplementedError for NumPy masked arrays: the mask cannot go to the device, and
+    copying the masked-out values would silently give wrong results (numba.cuda refuses
+    masks too).  ``obj`` any value; returns nothing when it is not masked."""
+    if isinstance(obj, np.ma.MaskedArray):
+        raise NotImplementedError(
+            f"{what}: masked arrays (np.ma.MaskedArray) are not supported: the mask cannot be "
+            "copied to the device; pass m.filled(fill_value) or m.data (the values under "
+            "the mask included) instead")
 
 
 def normalize_shape(shape, what="shape"):

@@ -6,10 +6,16 @@ import numpy as np
 
 from . import _runtime
 from . import layout as L
+from . import devicearray
 from .devicearray import DeviceNDArray, _alloc, _handle, _check_host_dst
 from .transfer import host_ptr, host_values
 
-__all__ = ["DeviceRecord"]
+__all__ = ["DeviceRecord", "is_device_array"]
+
+
+def is_device_array(obj):
+    """True for cujit device arrays and records (not for foreign CAI objects)."""
+    return isinstance(obj, (DeviceNDArray, DeviceRecord))
 
 
 class DeviceRecord:
@@ -179,3 +185,6 @@ class DeviceRecord:
 
     def __repr__(self):
         return f"<cujit DeviceRecord dtype={self.dtype} ptr={self._data_ptr:#x}>"
+
+
+devicearray.provide(DeviceRecord=DeviceRecord)

@@ -17,14 +17,21 @@ always a plain 1-D or 2-D copy.  Host-side staging of a copy *to* the host needs
 an asynchronous copy into a strided host destination synchronises its stream first
 (documented in the design note).  Nothing is written to the destination before every check
 has passed.
+
+Device views on two different devices (:func:`copy_peer`) first enable peer access between
+the two contexts (once per pair), then copy with ``cuMemcpyPeer[Async]`` when both sides are
+one contiguous run, else with the same unified-addressing 2-D copies as :func:`copy_dtod`,
+which go over the devices' link once peer access is on.
 """
 import ctypes
 
 import numpy as np
 
 from . import _runtime
+from ..memory.pointers import AutoFreePointer as _AutoFreePointer
 
-__all__ = ["plan", "copy_htod", "copy_dtoh", "copy_dtod", "host_ptr", "host_values"]
+__all__ = ["plan", "copy_htod", "copy_dtoh", "copy_dtod", "copy_peer", "host_ptr",
+           "host_values"]
 
 _SCALARS = (np.generic, int, float, complex, bool, str, bytes)
 
@@ -264,3 +271,40 @@ def copy_dtod(dst_ptr, dst_strides, src_ptr, src_strides, shape, dtype, stream=0
     copy_htod(dst_ptr, shape, dst_strides, stage, stream)
     if stream:
         drv.stream_synchronize(stream)
+
+
+def copy_peer(dst_ptr, dst_strides, dst_mem, src_ptr, src_strides, src_mem, shape, dtype,
+              stream=0):
+    """Device view -> device view (same shape and dtype, any strides) when ``dst_mem`` and
+    ``src_mem`` (the views' allocations, ``gpu_data``) are cujit device allocations in the
+    contexts of two different devices; returns False, having done nothing, otherwise (the
+    caller then uses :func:`copy_dtod`).  Peer access is enabled both ways first (the copy
+    engine of either device may run the copy); where the devices cannot access each other
+    the driver stages the copy through the host.  Other allocations (foreign CUDA Array
+    Interface memory, EMM plugins' pointers, mapped and managed memory) keep today's path:
+    their ``context`` is not known to be the memory's device."""
+    if type(dst_mem) is not _AutoFreePointer or type(src_mem) is not _AutoFreePointer:
+        return False
+    dctx, sctx = dst_mem.context, src_mem.context
+    if dctx is None or sctx is None or dctx.device.id == sctx.device.id:
+        return False
+    dctx.enable_peer_access(sctx)
+    sctx.enable_peer_access(dctx)
+    p = plan(shape, dst_strides, src_strides, dtype.itemsize)
+    if p is not None and not p[6]:
+        doff, soff, width, height, dp, sp, _ = p
+        if height == 1 or (dp == width and sp == width):
+            _runtime.driver().memcpy_peer(dst_ptr + doff, dctx.handle, src_ptr + soff,
+                                          sctx.handle, width * height, stream)
+            return True
+    copy_dtod(dst_ptr, dst_strides, src_ptr, src_strides, shape, dtype, stream)
+    return True
+
+
+def copy_device(dst_ptr, dst_strides, dst_mem, src_ptr, src_strides, src_mem, shape, dtype,
+                stream=0):
+    """Device view -> device view: :func:`copy_dtod` when both allocations belong to the same
+    context (one identity compare), else :func:`copy_peer` when it applies."""
+    if getattr(dst_mem, "context", None) is getattr(src_mem, "context", None) or not copy_peer(
+            dst_ptr, dst_strides, dst_mem, src_ptr, src_strides, src_mem, shape, dtype, stream):
+        copy_dtod(dst_ptr, dst_strides, src_ptr, src_strides, shape, dtype, stream)

@@ -221,6 +221,33 @@ class InspectMixin:
         for sig in sigs:
             out.write(types_listing(self.py_func, sig, bool(self.targetoptions.get("debug"))))
 
+    def access_report(self):
+        """The access report of this kernel's last simulated launch made with recording on
+        (``CUJIT_ACCESS_REPORT=1``; launches inside ``with cujit.access_report():`` count too):
+        an :class:`~cujit.simulator.access_report.AccessReport` with rows per source line
+        (global-memory sectors per warp request against the ideal, shared-memory bank
+        conflict ways) and warnings with the fix in words (docs/access-report.md).  cujit's
+        own addition; numba.cuda has no such report.
+
+        Raises RuntimeError when the process runs kernels on a GPU (only the simulator sees
+        every access: run with ``CUJIT_ENABLE_CUDASIM=1`` or ``python -m cujit
+        access-report script.py``) and when no launch of this kernel was recorded."""
+        from ..simulator.access import last_report
+        rep = last_report(self.py_func)
+        if rep is not None:
+            return rep
+        from ..driver import simulator_enabled
+        name = self.py_func.__qualname__
+        if not simulator_enabled():
+            raise RuntimeError(
+                f"access_report(): kernel {name} runs on the GPU in this process; the access "
+                f"report is made by the simulator, which sees every memory access: run with "
+                f"CUJIT_ENABLE_CUDASIM=1 CUJIT_ACCESS_REPORT=1, or `python -m cujit "
+                f"access-report script.py`")
+        raise RuntimeError(
+            f"access_report(): no recorded launch of kernel {name}: launch it with recording "
+            f"on (CUJIT_ACCESS_REPORT=1, or inside `with cujit.access_report():`) first")
+
     def inspect_sass(self, signature=None):
         """SASS (str, via ``nvdisasm``) of one compiled signature, or ``{argtypes: str}``.
         RuntimeError when nvdisasm (or nvJitLink, for the cubin) is not installed."""
@@ -302,8 +329,9 @@ class InspectMixin:
         """The most blocks of ``blockdim`` threads (int or tuple) a cooperative launch of this
         kernel may have: blocks per multiprocessor at once (occupancy) times the device's
         multiprocessors (numba.cuda).  ``signature``: which compiled one (default: the only
-        one; ValueError when there are several or none).  On the simulator: 1, the grid size
-        whose ``grid.sync()`` it can run."""
+        one; ValueError when there are several or none).  On the simulator: the residency
+        of its device by threads alone (``cujit.simulator.grid.max_cooperative_blocks``),
+        the limit its cooperative launches enforce."""
         from ..driver import get_driver
         dims = blockdim if isinstance(blockdim, tuple) else (blockdim,)
         if not dims or not all(isinstance(d, (int, np.integer)) and not isinstance(d, bool)
@@ -313,7 +341,8 @@ class InspectMixin:
         nthreads = int(np.prod(dims))
         drv = get_driver()
         if drv.is_simulator:
-            return 1
+            from ..simulator.grid import max_cooperative_blocks
+            return max_cooperative_blocks(nthreads)
         self._compile_pending()
         if signature is None:
             if len(self._specs) != 1:

@@ -10,15 +10,17 @@ import numpy as np
 
 from ._common import Result, Timer
 
-cuda = None  # the CUDA module in use, bound by _kernels()
+cuda = None  # the CUDA module in use, bound by make_kernels()
 
-__all__ = ["run", "ALIAS_BITS"]
+__all__ = ["run", "make_kernels", "ALIAS_BITS"]
 
 #: float32(3.14) viewed as int32 — what the aliasing kernel must read back.
 ALIAS_BITS = int(np.array([3.14], dtype=np.float32).view(np.int32)[0])
 
 
-def _kernels(cuda_module):
+def make_kernels(cuda_module):
+    """``(aliased, disjoint)``: the two kernels ``k(out_f, out_i)`` (float32[1], int32[1]
+    outputs) for module ``cuda_module``; launch with 4 and 8 bytes of dynamic shared memory."""
     # Kernels name ``cuda`` as a module global, as user code does; binding it here lets
     # the same source run under cujit or numba.cuda (whose simulator swaps globals only).
     global cuda
@@ -49,7 +51,7 @@ def run(cuda, sizes):
 
     ``sizes`` is unused (the examples are one thread with 4 and 8 bytes of dynamic shared
     memory, launched as ``[1, 1, 0, nbytes]``)."""
-    aliased, disjoint = _kernels(cuda)
+    aliased, disjoint = make_kernels(cuda)
     res = Result("seed: dynamic shared memory", "4 B + 8 B dynamic shared")
     ok = True
     with Timer() as t:

@@ -106,6 +106,20 @@ class Driver:
         """Wait for all work of the current context (cuCtxSynchronize)."""
         raise NotImplementedError
 
+    def device_can_access_peer(self, ordinal, peer_ordinal):
+        """True when contexts on device ``ordinal`` can access memory of device
+        ``peer_ordinal`` directly, once enabled (cuDeviceCanAccessPeer; False for the same
+        device)."""
+        raise NotImplementedError
+
+    def ctx_enable_peer_access(self, peer_ctx):
+        """Let the *current* context access memory of context ``peer_ctx`` (cuCtxEnablePeerAccess,
+        flags 0).  Returns True when this call enabled it, False when it already was
+        (CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED is not an error); other CUresults raise, e.g.
+        CUDA_ERROR_INVALID_DEVICE when the devices cannot access each other and
+        CUDA_ERROR_INVALID_CONTEXT when ``peer_ctx`` is the current context."""
+        raise NotImplementedError
+
     def profiler_start(self):
         """Enable profile collection by an attached profiler (cuProfilerStart)."""
         raise NotImplementedError
@@ -155,6 +169,13 @@ class Driver:
         """``(base, size)`` of the allocation containing device pointer ``ptr`` (cuMemGetAddressRange)."""
         raise NotImplementedError
 
+    def pointer_device(self, ptr):
+        """Ordinal (int) of the device whose memory holds device pointer ``ptr`` (the device of
+        its context, cuPointerGetAttribute CU_POINTER_ATTRIBUTE_CONTEXT + cuCtxGetDevice; the
+        DEVICE_ORDINAL attribute for context-less pool memory); CudaAPIError
+        (INVALID_VALUE) for an address the driver does not know."""
+        raise NotImplementedError
+
     def device_mempool(self, ordinal):
         """Handle of the device's default memory pool (cuDeviceGetDefaultMemPool)."""
         raise NotImplementedError
@@ -190,6 +211,13 @@ class Driver:
 
     def memcpy(self, dst, src, nbytes, stream=0):
         """Any pointers, direction inferred from the addresses (cuMemcpy[Async])."""
+        raise NotImplementedError
+
+    def memcpy_peer(self, dst, dst_ctx, src, src_ctx, nbytes, stream=0):
+        """Device pointer ``src`` of context ``src_ctx`` -> device pointer ``dst`` of context
+        ``dst_ctx`` (cuMemcpyPeerAsync on ``stream``; cuMemcpyPeer, ordered after all work of
+        both contexts, when ``stream`` is 0).  Direct over the devices' link once peer access
+        is enabled, staged through the host otherwise."""
         raise NotImplementedError
 
     def memcpy_2d(self, dst, dst_pitch, src, src_pitch, width, height, stream=0):

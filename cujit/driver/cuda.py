@@ -9,7 +9,7 @@ import threading
 
 from .api import Driver, DEVICE_ATTRIBUTES
 from .errors import (CudaAPIError, CudaSupportError, CUDA_ERROR_NOT_READY, api_error,
-                     driver_load_reason, no_gpu_message)
+                     driver_load_reason, no_gpu_message, CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED)
 
 __all__ = ["CudaDriver"]
 
@@ -152,6 +152,20 @@ class CudaDriver(Driver):
         if err:
             _raise(err, "cuCtxSynchronize")
 
+    def device_can_access_peer(self, ordinal, peer_ordinal):
+        err, can = self._d.cuDeviceCanAccessPeer(self._dev(ordinal), self._dev(peer_ordinal))
+        if err:
+            _raise(err, "cuDeviceCanAccessPeer", f"devices {ordinal} and {peer_ordinal}")
+        return bool(can)
+
+    def ctx_enable_peer_access(self, peer_ctx):
+        (err,) = self._d.cuCtxEnablePeerAccess(self._objects.get(peer_ctx, peer_ctx), 0)
+        if not err:
+            return True
+        if int(err) == CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED:
+            return False
+        _raise(err, "cuCtxEnablePeerAccess", f"peer context {peer_ctx:#x}")
+
     def profiler_start(self):
         (err,) = self._d.cuProfilerStart()
         if err:
@@ -224,6 +238,32 @@ class CudaDriver(Driver):
             _raise(err, "cuMemGetAddressRange", hex(ptr))
         return int(base), size
 
+    def pointer_device(self, ptr):
+        # The device of the allocation's context: on the H200 pair (driver 580, cuda-bindings
+        # 13.3) CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL answered 0 for memory cuMemAlloc'd in
+        # device 1's context, whose CU_POINTER_ATTRIBUTE_CONTEXT was right.  Stream-ordered
+        # (pool) memory has no context: the ordinal attribute is all there is.
+        d = self._d
+        attr = d.CUpointer_attribute
+        err, ctx = d.cuPointerGetAttribute(attr.CU_POINTER_ATTRIBUTE_CONTEXT, ptr)
+        if err:
+            _raise(err, "cuPointerGetAttribute", f"context of {ptr:#x}")
+        if int(ctx):
+            (err,) = d.cuCtxPushCurrent(ctx)
+            if err:
+                _raise(err, "cuCtxPushCurrent")
+            try:
+                err, dev = d.cuCtxGetDevice()
+            finally:
+                d.cuCtxPopCurrent()
+            if err:
+                _raise(err, "cuCtxGetDevice")
+            return int(dev)
+        err, ordinal = d.cuPointerGetAttribute(attr.CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, ptr)
+        if err:
+            _raise(err, "cuPointerGetAttribute", f"device ordinal of {ptr:#x}")
+        return int(ordinal)
+
     def device_mempool(self, ordinal):
         err, pool = self._d.cuDeviceGetDefaultMemPool(self._dev(ordinal))
         if err:
@@ -288,6 +328,17 @@ class CudaDriver(Driver):
             (err,) = d.cuMemcpy(dst, src, nbytes)
         if err:
             _raise(err, "cuMemcpy", f"{nbytes} bytes {src:#x} -> {dst:#x}")
+
+    def memcpy_peer(self, dst, dst_ctx, src, src_ctx, nbytes, stream=0):
+        objs = self._objects
+        dc, sc = objs.get(dst_ctx, dst_ctx), objs.get(src_ctx, src_ctx)
+        if stream:
+            (err,) = self._d.cuMemcpyPeerAsync(dst, dc, src, sc, nbytes, stream)
+        else:
+            (err,) = self._d.cuMemcpyPeer(dst, dc, src, sc, nbytes)
+        if err:
+            _raise(err, "cuMemcpyPeer", f"{nbytes} bytes {src:#x} (context {src_ctx:#x}) -> "
+                   f"{dst:#x} (context {dst_ctx:#x})")
 
     def memcpy_2d(self, dst, dst_pitch, src, src_pitch, width, height, stream=0):
         d = self._d

@@ -223,8 +223,17 @@ class PendingDeallocs:
 
     def _flush(self):
         ctx = self._context
-        if ctx is not None:
-            ctx.make_current()
+        as_current = getattr(ctx, "as_current", None)
+        if as_current is None:
+            if ctx is not None:
+                ctx.make_current()
+            return self._run_queue()
+        # a finalizer may flush another device's queue mid-way through the thread's work:
+        # its binding is put back afterwards
+        with as_current():
+            return self._run_queue()
+
+    def _run_queue(self):
         cons = self._cons
         pop = cons.popleft
         n = 0
@@ -288,9 +297,17 @@ class PendingDeallocs:
         return int(self._capacity * _max_ratio())
 
     @property
-    def _max_pending_count(self):
-        """Queued entries above which ``add_item`` flushes (``CUDA_DEALLOCS_COUNT``)."""
+    def max_pending_count(self):
+        """Queued entries above which ``add_item`` flushes (``CUDA_DEALLOCS_COUNT``, read at
+        each access, as the flush rule does)."""
         return _max_count()
+
+    _max_pending_count = max_pending_count
+
+    @property
+    def context(self):
+        """The owning :class:`~cujit.runtime.devices.Context`, or None (read-only)."""
+        return self._context
 
     @property
     def is_disabled(self):

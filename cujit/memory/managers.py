@@ -140,8 +140,13 @@ def _unpin(mgr, ptr, size, gen):
         if gen != ctx.generation or ctx.closed:
             return
         mgr._host_in_use -= size
-        ctx.make_current()
-        get_driver().mem_host_unregister(ptr)
+        as_current = getattr(ctx, "as_current", None)
+        if as_current is None:
+            ctx.make_current()
+            get_driver().mem_host_unregister(ptr)
+        else:
+            with as_current():
+                get_driver().mem_host_unregister(ptr)
     except Exception as exc:
         try:
             warnings.warn(f"unpinning {size} bytes at {ptr:#x} failed: {exc}",

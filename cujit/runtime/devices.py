@@ -2,30 +2,31 @@
 docs/requirements.md §1).
 
 Each device has one :class:`Context`, wrapping the device's *primary* context
-(cuDevicePrimaryCtxRetain), made current in a thread lazily on first use
-(cuCtxSetCurrent).  :func:`current_context` is the hot entry point: one thread-local lookup
-and a generation compare when the thread already has its context.
+(cuDevicePrimaryCtxRetain), made current in a thread lazily on first use (cuCtxSetCurrent).
+:func:`current_context` is the hot entry point: one thread-local lookup when it is bound.
 
 A context owns a memory manager (EMM, :mod:`cujit.memory`) with the pending-deallocations
 queue for memory, and a second queue, ``deallocations``, for streams, events and modules.
-``reset()`` (cuDevicePrimaryCtxReset) and :func:`close` end a *generation*: everything
-allocated before is gone on the device, so frees of old pointers are dropped, never sent.
+``reset()`` and :func:`close` end a *generation*: everything allocated before is gone on
+the device, so frees of old pointers are dropped, never sent.
 """
 import contextlib
 import threading
-import weakref
 
 from ..driver import get_driver
 from ..driver.errors import CudaSupportError, CudaAPIError
 from ..memory.deallocations import is_exiting as _exiting
+from .modules import Module
 
 __all__ = ["select_device", "get_current_device", "list_devices", "gpus", "close", "detect",
            "is_available", "current_context", "synchronize", "defer_cleanup", "Device",
            "Context", "Module"]
 
-_tls = threading.local()        # .ctx: this thread's Context; .bound/.bound_gen: made current
-#: The calling thread's binding, public for the launcher's fast path, which checks
-#: ``thread_binding.ctx is ctx`` (the kernel's context is this thread's current one).
+# .own: this thread's Context; .bound/.bound_gen: made current; .ctx: .own while bound, else
+# None (a flush of another device's queue rebound it; current_context() binds .own again)
+_tls = threading.local()
+#: The calling thread's binding, public for the launcher's fast path (``thread_binding.ctx
+#: is ctx``: the kernel's context is this thread's current one).
 thread_binding = _tls
 _lock = threading.RLock()
 _devices = {}                   # ordinal -> Device
@@ -69,12 +70,11 @@ class Device:
         return _context_for(self.id)
 
     def reset(self):
-        """Reset the primary context (see :meth:`Context.reset`)."""
+        """Reset the primary context (:meth:`Context.reset`)."""
         _context_for(self.id).reset()
 
     def get_device_identity(self):
-        """``{'pci_domain_id', 'pci_bus_id', 'pci_device_id'}`` (numba.cuda; used by EMM
-        plugins as IPC source information)."""
+        """``{'pci_domain_id', 'pci_bus_id', 'pci_device_id'}`` (numba.cuda; EMM plugins' IPC)."""
         return {"pci_domain_id": self.PCI_DOMAIN_ID, "pci_bus_id": self.PCI_BUS_ID,
                 "pci_device_id": self.PCI_DEVICE_ID}
 
@@ -98,51 +98,10 @@ def _device(ordinal):
     return dev
 
 
-class Module:
-    """A loaded CUDA module (cuModuleLoadData).  ``handle`` is the driver handle (int).
-
-    Unloaded (cuModuleUnload, through ``context.deallocations``) when this object dies; keep
-    it alive as long as functions from it are used."""
-
-    __slots__ = ("handle", "context", "_finalizer", "__weakref__")
-
-    def __init__(self, context, handle):
-        self.handle = handle
-        self.context = context
-        self._finalizer = weakref.finalize(self, context._queue_resource, _unload_module,
-                                           handle, context.generation)
-
-    def __int__(self):
-        return self.handle
-
-    def get_function(self, name):
-        """Handle (int) of kernel ``name`` (cuModuleGetFunction)."""
-        self.context.make_current()
-        return get_driver().module_get_function(self.handle, name)
-
-    def get_global(self, name):
-        """``(device_ptr, nbytes)`` of global ``name`` (cuModuleGetGlobal)."""
-        self.context.make_current()
-        return get_driver().module_get_global(self.handle, name)
-
-    def unload(self):
-        """Queue the unload now (idempotent)."""
-        self._finalizer()
-
-    def __repr__(self):
-        return f"<CUDA module {self.handle:#x} on {self.context!r}>"
-
-
-def _unload_module(handle):
-    get_driver().module_unload(handle)
-
-
 class Context:
     """A device's primary context (numba.cuda ``Context``; CUDA Driver API "Primary Context
-    Management").
-
-    Do not construct directly: use :func:`current_context`, ``Device.get_primary_context()``
-    or :func:`select_device`.
+    Management").  Do not construct directly: use :func:`current_context`,
+    ``Device.get_primary_context()`` or :func:`select_device`.
 
     The contract other layers read (public, never the underscore attributes):
     ``generation`` (int, bumped by ``reset()`` and :func:`close`: an object that recorded an
@@ -160,8 +119,10 @@ class Context:
         self.generation = 0
         self.closed = False
         self._streams = {}
+        self.peer_access = {}       # peer Context -> bool (runtime/peer.py)
         try:
             drv.ctx_set_current(self.handle)
+            _tls.bound, _tls.bound_gen, _tls.ctx = self, 0, None   # current_context() rebinds
             self.deallocations = PendingDeallocs(self, device.total_memory)
             # the setter calls initialize() before anything can allocate
             self.memory_manager = memory_manager_class()(context=self)
@@ -181,14 +142,34 @@ class Context:
             self._drv.ctx_set_current(self.handle)
             _tls.bound = self
             _tls.bound_gen = self.generation
+            _tls.ctx = self if getattr(_tls, "own", None) is self else None
+
+    @contextlib.contextmanager
+    def as_current(self):
+        """``with ctx.as_current():`` this context is current in the block, and the thread's
+        previous binding is put back after it, so work done for this context from any thread
+        (a finalizer flushing its deferred frees, unpinning) does not move the thread's later
+        driver calls (copies, allocations) to this context's device."""
+        prev = getattr(_tls, "bound", None)
+        self.make_current()
+        try:
+            yield self
+        finally:
+            if prev is not None and prev is not self and not prev.closed:
+                prev.make_current()
 
     def push(self):
         """Make the context current in this thread (numba compatibility)."""
         self.make_current()
-        _tls.ctx = self
+        _tls.own = _tls.ctx = self
 
     def pop(self):
         """Numba compatibility: the primary context stays current; nothing to undo."""
+
+    def enable_peer_access(self, peer):
+        """Let this context reach ``peer``'s memory (:func:`.peer.enable_peer_access`)."""
+        from .peer import enable_peer_access
+        return enable_peer_access(self, peer, _tls)
 
     def _queue_resource(self, dtor, handle, generation):
         """weakref.finalize target for streams, events and modules: queue ``dtor(handle)`` on
@@ -264,9 +245,8 @@ class Context:
         return _new_stream(self, self._drv.stream_create())
 
     def stream_handle(self, stream):
-        """Driver handle (int) of a ``stream=`` argument (see
-        :func:`cujit.runtime.streams.stream_handle`): lets ``memory/``, below the runtime
-        layer, take stream arguments without importing it."""
+        """Driver handle (int) of a ``stream=`` argument (:func:`.streams.stream_handle`), so
+        that ``memory/``, below the runtime layer, takes stream arguments without importing it."""
         from .streams import stream_handle
         return stream_handle(stream)
 
@@ -413,14 +393,21 @@ def _context_for(ordinal):
     return ctx
 
 
+def contexts():
+    """The contexts made in this process and not closed since (a list, at most one per device
+    ordinal); what ``cujit.trace`` wraps allocators of."""
+    with _lock:
+        return list(_contexts.values())
+
+
 def current_context():
     """The :class:`Context` of the calling thread's device (device 0 unless
     :func:`select_device` chose another), made current in this thread if needed.
-
     Raises ``CudaSupportError`` when there is no usable driver or device."""
     ctx = getattr(_tls, "ctx", None)
     if ctx is not None and not ctx.closed:
         return ctx
+    ctx = getattr(_tls, "own", None)
     return _attach(0 if ctx is None else ctx.device.id)
 
 
@@ -430,7 +417,7 @@ def _attach(ordinal):
         raise CudaSupportError("no CUDA device found")
     ctx = _context_for(ordinal)
     ctx.make_current()
-    _tls.ctx = ctx
+    _tls.own = _tls.ctx = ctx
     return ctx
 
 
@@ -451,8 +438,8 @@ def get_current_device():
 
 
 class _DeviceContextManager:
-    """``gpus[i]``: the device, usable as ``with cujit.gpus[i]:`` (selects it for the block,
-    then restores the previous device of the thread)."""
+    """``gpus[i]``: the device; ``with cujit.gpus[i]:`` selects it for the block, then
+    restores the thread's previous device."""
 
     def __init__(self, ordinal):
         self._ordinal = ordinal
@@ -469,7 +456,7 @@ class _DeviceContextManager:
         return _context_for(self._ordinal)
 
     def __enter__(self):
-        self._saved.append(getattr(_tls, "ctx", None))
+        self._saved.append(getattr(_tls, "own", None))
         select_device(self._ordinal)
         return self
 
@@ -477,7 +464,7 @@ class _DeviceContextManager:
         prev = self._saved.pop()
         if prev is not None and not prev.closed:
             prev.make_current()
-        _tls.ctx = prev
+        _tls.own = _tls.ctx = prev
 
     def __repr__(self):
         return f"<Managed Device {self._ordinal}>"
@@ -501,7 +488,7 @@ class _DeviceList:
     @property
     def current(self):
         """The current thread's device, or None when no context is attached."""
-        ctx = getattr(_tls, "ctx", None)
+        ctx = getattr(_tls, "own", None)
         return None if ctx is None or ctx.closed else self[ctx.device.id]
 
     def __repr__(self):
@@ -512,11 +499,9 @@ gpus = _DeviceList()
 
 
 def _checked_memalloc(manager):
-    """``manager.memalloc`` itself for the built-in managers; for a plugin, a wrapper that
-    raises TypeError when it returns no device pointer and ValueError when the pointer's
-    ``size`` is smaller than asked (on a GPU, a copy would then overrun someone else's
-    memory).  Numba does not check; docs/interfaces.md says memalloc(n) returns a
-    MemoryPointer of n bytes."""
+    """``manager.memalloc`` for the built-in managers; for a plugin, a wrapper raising TypeError
+    when it returns no device pointer, ValueError when its ``size`` is smaller than asked (a
+    copy would overrun other memory).  Numba does not check (docs/interfaces.md)."""
     from ..memory.managers import NumbaCUDAMemoryManager
     from ..memory.pool import PoolMemoryManager
     fn = manager.memalloc
@@ -544,9 +529,8 @@ def list_devices():
 
 
 def close():
-    """Flush pending frees and destroy every context made by cujit (main thread), or only
-    detach the calling thread (other threads), as numba.cuda ``close()``.  Later calls make
-    fresh contexts; old memory pointers are dead."""
+    """Flush pending frees and destroy every context made by cujit (main thread), or detach
+    the calling thread (others), as numba.cuda ``close()``.  Old memory pointers are dead."""
     if threading.current_thread() is not _main_thread:
         _tls.__dict__.clear()
         return

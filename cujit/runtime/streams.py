@@ -86,6 +86,15 @@ def _stale(obj, call):
                             "one", call)
 
 
+def _live_handle(obj, call):
+    """``obj.handle`` of a stream or event (the ``_live`` method of both): CudaAPIError from
+    :func:`_stale` when cujit made it in an earlier generation of its context."""
+    g = obj.generation
+    if g is not None and g != obj.context.generation:
+        _stale(obj, call)
+    return obj.handle
+
+
 class Stream:
     """A CUDA stream on a context (numba.cuda ``Stream``).
 
@@ -103,11 +112,7 @@ class Stream:
         self._finalizer = finalizer
         self.generation = None  # context generation of a stream cujit created (None: external)
 
-    def _live(self, call):
-        g = self.generation
-        if g is not None and g != self.context.generation:
-            _stale(self, call)
-        return self.handle
+    _live = _live_handle
 
     # -- identity ------------------------------------------------------------------------
     def __int__(self):
@@ -240,11 +245,7 @@ class Event:
         self._finalizer = finalizer
         self.generation = None  # the context generation it was created in (set by cujit)
 
-    def _live(self, call):
-        g = self.generation
-        if g is not None and g != self.context.generation:
-            _stale(self, call)
-        return self.handle
+    _live = _live_handle
 
     def __int__(self):
         return self.handle

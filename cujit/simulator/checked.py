@@ -13,7 +13,8 @@ dynamic shared memory) see each other's accesses.  Each slot records, for the cu
 barrier interval (an *epoch* of the block), the last writer and up to two readers as
 ``epoch * 2048 + linear_tid + 1``: a slot is current when its value exceeds
 ``epoch * 2048``, so moving to the next interval at a barrier is one integer increment rather
-than a reset of every slot.  Each record also keeps the source line and the number of
+than a reset of every slot.  Each record also keeps the code and instruction offset of the
+access (its source line is looked up only for a report) and the number of
 ``syncwarp()`` calls its warp had completed, so two accesses by lanes of one warp separated
 by a ``syncwarp()`` are not a race.  Accesses that overlap at different start bytes (an int64 over
 two int32s written by other threads) are not seen as conflicting: a documented blind spot.
@@ -59,7 +60,7 @@ class RaceTracker:
         self.r1site = [None] * n
         self.r2site = [None] * n
 
-    def read(self, off, arr, idx):
+    def read(self, off, arr, idx, depth=2):
         blk = self.block
         base = blk.epoch_base
         t = _state.current
@@ -68,13 +69,16 @@ class RaceTracker:
         if w > base and w - base != me and not self._ordered(w - base, self.wsite[off], t):
             self._report(arr, idx, "reads", "written", w - base, self.wsite[off])
         r1 = self.r1[off]
-        f = _getframe(2)
+        # the site is the kernel's frame (read <- __getitem__ <- kernel), taken only when
+        # recorded: a thread re-reading its own element records nothing
         if r1 <= base:
+            f = _getframe(depth)
             self.r1[off] = base + me
-            self.r1site[off] = (f.f_code, f.f_lineno, blk.warp_gen[t.warp])
+            self.r1site[off] = (f.f_code, f.f_lasti, blk.warp_gen[t.warp])
         elif r1 - base != me and self.r2[off] <= base:
+            f = _getframe(depth)
             self.r2[off] = base + me
-            self.r2site[off] = (f.f_code, f.f_lineno, blk.warp_gen[t.warp])
+            self.r2site[off] = (f.f_code, f.f_lasti, blk.warp_gen[t.warp])
 
     def write(self, off, arr, idx):
         blk = self.block
@@ -92,7 +96,7 @@ class RaceTracker:
             self._report(arr, idx, "writes", "read", r - base, self.r2site[off])
         f = _getframe(2)
         self.w[off] = base + me
-        self.wsite[off] = (f.f_code, f.f_lineno, blk.warp_gen[t.warp])
+        self.wsite[off] = (f.f_code, f.f_lasti, blk.warp_gen[t.warp])
 
     def _ordered(self, other, site, t):
         """True when the earlier access by thread ``other - 1`` (made at ``site``) is ordered
@@ -104,11 +108,21 @@ class RaceTracker:
         blk = self.block
         other_tid = blk.tid_of(other - 1)
         other_site = "<unknown>" if site is None else \
-            f"{site[0].co_filename.rsplit('/', 1)[-1]}:{site[1]}"
+            f"{site[0].co_filename.rsplit('/', 1)[-1]}:{_line_at(site[0], site[1])}"
         raise DataRaceError(
             f"data race on shared memory: {where(me)} {verb} {arr._name}[{_fmt_idx(idx)}] at "
             f"{caller_site(3)}, which threadIdx=({other_tid[0]}, {other_tid[1]}, "
             f"{other_tid[2]}) {other_verb} at {other_site} since the last syncthreads()")
+
+
+def _line_at(code, lasti):
+    """Source line of the instruction at byte offset ``lasti`` of ``code``.  Access records
+    keep the offset (``f_lasti``) rather than ``f_lineno``, which costs a line-table walk on
+    every shared-memory access that is recorded."""
+    for start, end, line in code.co_lines():
+        if start <= lasti < end:
+            return line
+    return "?"
 
 
 def _fmt_idx(idx):
@@ -126,6 +140,16 @@ class CheckedArray:
     ``IndexError``) naming the array, index, shape, thread, block and source line."""
     __slots__ = ("_a", "_name", "shape", "ndim", "_n0", "_s0", "_n1", "_s1")
     _tracker = None
+
+    def __new__(cls, a, *rest):
+        # Structured arrays get a class with ``__getattr__`` (field names as attributes, as
+        # on NumPy's recarray); the others none: in CPython 3.11 a class with __getattr__
+        # loses the specialised attribute loads that the element-access fast paths live on.
+        if getattr(getattr(a, "dtype", None), "names", None):
+            cls = _WITH_FIELDS.get(cls, cls)
+        else:
+            cls = _BY_NDIM.get((cls, getattr(a, "ndim", -1)), cls)
+        return object.__new__(cls)
 
     def __init__(self, a, name):
         self._a = a
@@ -145,6 +169,13 @@ class CheckedArray:
             f"index {_fmt_idx(idx) if not isinstance(idx, tuple) else '(' + _fmt_idx(idx) + ')'}"
             f" is out of bounds for axis {axis} with size {n} of array '{self._name}' of shape "
             f"{self.shape}: {where(_state.current)} at {caller_site(2, source=True)}")
+
+    def _wrap0(self, idx):
+        """A 1-d index outside ``[0, n)``: ``idx + n`` when it is in ``[-n, 0)`` (NumPy's
+        negative indexing), else OutOfBoundsError naming the index as given."""
+        if -self._n0 <= idx < 0:
+            return idx + self._n0
+        self._oob(idx, 0)
 
     def _norm(self, idx):
         """``idx`` as a tuple of wrapped non-negative ints when it is all integers with one per
@@ -179,19 +210,18 @@ class CheckedArray:
     def __getitem__(self, idx):
         c = idx.__class__
         if c is tuple:
-            if self._n1 >= 0 and len(idx) == 2:
-                i, j = idx
-                if i.__class__ is int and j.__class__ is int and 0 <= i < self._n0 \
-                        and 0 <= j < self._n1:
-                    return self._a[idx]
+            if self._n1 >= 0:
+                try:
+                    i, j = idx
+                except ValueError:
+                    pass
+                else:
+                    if i.__class__ is int and j.__class__ is int and 0 <= i < self._n0 \
+                            and 0 <= j < self._n1:
+                        return self._a[idx]
         elif c is int and self.ndim == 1:
-            n = self._n0
-            if idx < 0:
-                idx += n
-                if idx < 0:
-                    self._oob(idx - n, 0)
-            elif idx >= n:
-                self._oob(idx, 0)
+            if not 0 <= idx < self._n0:
+                idx = self._wrap0(idx)
             return self._a[idx]
         t = self._norm(idx)
         if t is None:
@@ -200,13 +230,8 @@ class CheckedArray:
 
     def __setitem__(self, idx, value):
         if idx.__class__ is int and self.ndim == 1:
-            n = self._n0
-            if idx < 0:
-                idx += n
-                if idx < 0:
-                    self._oob(idx - n, 0)
-            elif idx >= n:
-                self._oob(idx, 0)
+            if not 0 <= idx < self._n0:
+                idx = self._wrap0(idx)
             try:
                 self._a[idx] = unwrap(value)
             except OverflowError:
@@ -292,23 +317,39 @@ class CheckedArray:
     def __array__(self, dtype=None, copy=None):
         return self._a if dtype is None else self._a.astype(dtype)
 
-    def __getattr__(self, name):
-        return getattr(self._a, name)
-
     def __repr__(self):
         return f"<checked array {self._name!r} shape={self.shape} dtype={self._a.dtype}>"
+
+
+def _forward(name):
+    return property(lambda self: getattr(self._a, name),
+                    doc=f"``ndarray.{name}`` of the underlying array.")
+
+
+# The rest of NumPy's public array attributes, read from the underlying array (properties
+# rather than ``__getattr__``: see CheckedArray.__new__).
+for _n in dir(np.ndarray):
+    if (not _n.startswith("_") or _n in ("__array_interface__", "__array_struct__",
+                                         "__array_priority__")) \
+            and not hasattr(CheckedArray, _n):
+        setattr(CheckedArray, _n, _forward(_n))
+del _n
 
 
 class SharedCheckedArray(CheckedArray):
     """A checked view of shared memory: bounds checks plus data-race tracking through
     ``tracker`` (:class:`RaceTracker` of its buffer); ``off`` is the byte offset of element
     0...0 in that buffer."""
-    __slots__ = ("_tracker", "_off")
+    __slots__ = ("_tracker", "_off", "_w", "_r2", "_blk")
 
     def __init__(self, a, name, tracker, off):
         CheckedArray.__init__(self, a, name)
         self._tracker = tracker
         self._off = off
+        # the fast paths read these without going through the tracker
+        self._w = tracker.w
+        self._r2 = tracker.r2
+        self._blk = tracker.block
 
     def _wrap(self, view):
         if not isinstance(view, np.ndarray):
@@ -323,56 +364,53 @@ class SharedCheckedArray(CheckedArray):
         return off
 
     def __getitem__(self, idx):
+        return self._get(idx)
+
+    def _get(self, idx):
+        """Any index (the 1-d and 2-d classes' fast paths fall back to this); the race
+        tracker is called 3 frames below the kernel."""
         c = idx.__class__
         if c is tuple:
-            if self._n1 >= 0 and len(idx) == 2:
-                i, j = idx
-                if i.__class__ is int and j.__class__ is int and 0 <= i < self._n0 \
-                        and 0 <= j < self._n1:
-                    tr = self._tracker
-                    off = self._off + i * self._s0 + j * self._s1
-                    # fast path: not written in this barrier interval and both reader
-                    # slots taken, so RaceTracker.read would neither report nor record
-                    if tr.w[off] <= tr.block.epoch_base < tr.r2[off]:
+            if self._n1 >= 0:
+                try:
+                    i, j = idx
+                except ValueError:
+                    pass
+                else:
+                    if i.__class__ is int and j.__class__ is int and 0 <= i < self._n0 \
+                            and 0 <= j < self._n1:
+                        off = self._off + i * self._s0 + j * self._s1
+                        # fast path: not written in this barrier interval and both reader
+                        # slots taken, so RaceTracker.read would neither report nor record
+                        if self._w[off] <= self._blk.epoch_base < self._r2[off]:
+                            return self._a[idx]
+                        self._tracker.read(off, self, idx, 3)
                         return self._a[idx]
-                    tr.read(off, self, idx)
-                    return self._a[idx]
         elif c is int and self.ndim == 1:
-            n = self._n0
-            if idx < 0:
-                idx += n
-                if idx < 0:
-                    self._oob(idx - n, 0)
-            elif idx >= n:
-                self._oob(idx, 0)
-            tr = self._tracker
+            if not 0 <= idx < self._n0:
+                idx = self._wrap0(idx)
             off = self._off + idx * self._s0
-            if tr.w[off] <= tr.block.epoch_base < tr.r2[off]:
+            if self._w[off] <= self._blk.epoch_base < self._r2[off]:
                 return self._a[idx]
-            tr.read(off, self, idx)
+            self._tracker.read(off, self, idx, 3)
             return self._a[idx]
         t = self._norm(idx)
         if t is None:
             return self._wrap(self._a[idx])
-        self._tracker.read(self._byte(t), self, t)
+        self._tracker.read(self._byte(t), self, t, 3)
         return self._a[t]
 
     def __setitem__(self, idx, value):
         if idx.__class__ is int and self.ndim == 1:
-            n = self._n0
-            if idx < 0:
-                idx += n
-                if idx < 0:
-                    self._oob(idx - n, 0)
-            elif idx >= n:
-                self._oob(idx, 0)
+            if not 0 <= idx < self._n0:
+                idx = self._wrap0(idx)
             self._tracker.write(self._off + idx * self._s0, self, idx)
             try:
                 self._a[idx] = unwrap(value)
             except OverflowError:
                 _store_truncated(self._a, idx, unwrap(value))
             return
-        if idx.__class__ is tuple and len(idx) == 2 and self._n1 >= 0:
+        if idx.__class__ is tuple and self._n1 >= 0 and len(idx) == 2:
             i, j = idx
             if i.__class__ is int and j.__class__ is int and 0 <= i < self._n0 \
                     and 0 <= j < self._n1:
@@ -404,3 +442,127 @@ class SharedCheckedArray(CheckedArray):
                 self._a[t] = value
             except OverflowError:
                 _store_truncated(self._a, t, value)
+
+
+class _FieldAttributes:
+    """Field names as attributes (``arr.x`` of a structured array), as NumPy's recarray."""
+    __slots__ = ()
+
+    def __getattr__(self, name):
+        return getattr(object.__getattribute__(self, "_a"), name)
+
+
+class _CheckedRecords(_FieldAttributes, CheckedArray):
+    __slots__ = ()
+
+
+class _SharedCheckedRecords(_FieldAttributes, SharedCheckedArray):
+    __slots__ = ()
+
+
+_WITH_FIELDS = {CheckedArray: _CheckedRecords, SharedCheckedArray: _SharedCheckedRecords}
+
+
+# -- element-access fast paths by rank ------------------------------------------------------
+# Element accesses enter through __getitem__/__setitem__ of CheckedArray, SharedCheckedArray
+# and the classes below.  Code that must see every access (a recorder, a debugging hook) can
+# empty ``_BY_NDIM`` for the launch: every array is then of the two general classes.
+# The hot reads of simulated kernels are ``a[i]`` and ``a[i, j]`` with in-range ints.  These
+# classes check them with C-level lookups that apply Numba's rule (a negative index wraps
+# once, anything else out of range is an error) by themselves: ``range(n)[i]`` per axis for
+# global/local arrays, and for shared arrays a table of byte offsets per element (its lookup
+# is the bounds check and gives the race tracker's key).  Anything else (slices, other
+# ranks, an out-of-range index to report) takes the general path.
+_LOOKUP_ERRORS = (TypeError, ValueError, IndexError)
+
+
+class _Checked2D(CheckedArray):
+    __slots__ = ("_rg0", "_rg1")
+
+    def __init__(self, a, name):
+        CheckedArray.__init__(self, a, name)
+        self._rg0 = range(a.shape[0])
+        self._rg1 = range(a.shape[1])
+
+    def __getitem__(self, idx):
+        try:
+            i, j = idx
+            # a slice gives a range, and range + range is a TypeError: general path
+            self._rg0[i] + self._rg1[j]
+        except _LOOKUP_ERRORS:
+            return CheckedArray.__getitem__(self, idx)
+        return self._a[idx]
+
+    def __setitem__(self, idx, value):
+        try:
+            i, j = idx
+            self._rg0[i] + self._rg1[j]
+        except _LOOKUP_ERRORS:
+            return CheckedArray.__setitem__(self, idx, value)
+        try:
+            self._a[idx] = value
+        except OverflowError:
+            _store_truncated(self._a, idx, value)
+
+
+_offset_tables = {}
+
+
+def _offsets(shape, strides, off):
+    """Byte offset of every element (nested lists, one level per axis) of a shared-memory
+    view; shared by every block (the same views have the same offsets in each)."""
+    key = (shape, strides, off)
+    t = _offset_tables.get(key)
+    if t is None:
+        if len(_offset_tables) > 512:
+            _offset_tables.clear()
+        if len(shape) == 1:
+            t = [off + i * strides[0] for i in range(shape[0])]
+        else:
+            t = [[off + i * strides[0] + j * strides[1] for j in range(shape[1])]
+                 for i in range(shape[0])]
+        _offset_tables[key] = t
+    return t
+
+
+class _Shared1D(SharedCheckedArray):
+    __slots__ = ("_offs",)
+
+    def __init__(self, a, name, tracker, off):
+        SharedCheckedArray.__init__(self, a, name, tracker, off)
+        self._offs = _offsets(a.shape, a.strides, off)
+
+    def __getitem__(self, idx):
+        try:
+            off = self._offs[idx]
+            # not written in this barrier interval and both reader slots taken: the
+            # tracker would neither report nor record (a slice makes off a list: TypeError)
+            fast = self._w[off] <= self._blk.epoch_base < self._r2[off]
+        except _LOOKUP_ERRORS:
+            return self._get(idx)
+        if not fast:
+            self._tracker.read(off, self, idx)
+        return self._a[idx]
+
+
+class _Shared2D(SharedCheckedArray):
+    __slots__ = ("_offs",)
+
+    def __init__(self, a, name, tracker, off):
+        SharedCheckedArray.__init__(self, a, name, tracker, off)
+        self._offs = _offsets(a.shape, a.strides, off)
+
+    def __getitem__(self, idx):
+        try:
+            i, j = idx
+            off = self._offs[i][j]
+            fast = self._w[off] <= self._blk.epoch_base < self._r2[off]
+        except _LOOKUP_ERRORS:
+            return self._get(idx)
+        if not fast:
+            self._tracker.read(off, self, idx)
+        return self._a[idx]
+
+
+_BY_NDIM = {(CheckedArray, 2): _Checked2D, (SharedCheckedArray, 1): _Shared1D,
+            (SharedCheckedArray, 2): _Shared2D}

@@ -17,6 +17,7 @@ import numpy as np
 
 from ..config import config
 from ..kernelstate import state as _state
+from . import access as _access
 from .checked import CheckedArray
 from .memory import cai_view, device_view, shared_limit
 from .captured import rebind
@@ -56,7 +57,9 @@ class Launch:
     """One launch: ``fn`` (the kernel function), ``args`` (converted), ``griddim`` and
     ``blockdim`` (3-tuples), ``dynamic_shared_bytes``, ``checks`` (bool), ``consts`` (call
     site -> frozen const array, shared by all launches of a signature) and ``const_views``
-    (this launch's, checked when checks are on)."""
+    (this launch's, checked when checks are on).  ``recorder``: the access recorder
+    (:mod:`.access`) when this launch records its memory accesses, else None."""
+    recorder = None
 
     def __init__(self, fn, args, griddim, blockdim, dynamic_shared_bytes, checks, consts):
         self.fn = fn
@@ -71,8 +74,14 @@ class Launch:
         self.const_views = {}
         self.const_bytes = sum(c.nbytes for c in consts.values())
         self.shared_limit = shared_limit()
-        from .typedexec import needs_threads
+        from .typedexec import cooperative, needs_threads
         self.waits = needs_threads(fn)
+        self.cooperative = cooperative(fn)
+        gx, gy, gz = griddim
+        if self.cooperative and gx * gy * gz > 1:
+            # refused at launch, as cuLaunchCooperativeKernel does
+            from .grid import check_cooperative_size
+            check_cooperative_size(gx * gy * gz, blockdim, dynamic_shared_bytes)
         self._rebound = {}
 
     def rebound(self, pyfunc):
@@ -82,9 +91,12 @@ class Launch:
         if fn is None:
             checks = self.checks
 
+            rec = self.recorder
+
             def wrap(view, name):
-                return CheckedArray(view, name) if checks and isinstance(view, np.ndarray) \
+                v = CheckedArray(view, name) if checks and isinstance(view, np.ndarray) \
                     else view
+                return v if rec is None else rec.wrap(v, "global", name)
             fn = self._rebound[pyfunc] = rebind(pyfunc, _convert, wrap)
         return fn
 
@@ -104,16 +116,29 @@ class Launch:
         from .progress import BlockProgress
         from .threads import Block
         gx, gy, gz = self.griddim
-        progress = BlockProgress(gx * gy * gz, getattr(self.fn, "__name__", "kernel"))
+        nblocks = gx * gy * gz
+        progress = BlockProgress(nblocks, getattr(self.fn, "__name__", "kernel"))
         step = progress.step
+        rec = self.recorder
+        block = Block
+        bids = ((x, y, z) for z in range(gz) for y in range(gy) for x in range(gx))
+        if rec is not None:
+            # the recorder's blocks wrap shared arrays; it folds each block's log
+            block, bids = rec.block_class, rec.blocks(self, bids)
         with _device_lock:
             outer = _state.current
             try:
-                for z in range(gz):
-                    for y in range(gy):
-                        for x in range(gx):
-                            Block(self, (x, y, z)).run()
-                            step()
+                if self.cooperative and nblocks > 1:
+                    # grid.sync(): every block runs together (the access recorder does not
+                    # follow cooperative launches)
+                    from .grid import run_grid
+                    run_grid(self, step)
+                    return
+                for bid in bids:
+                    block(self, bid).run()
+                    step()
+                if rec is not None:
+                    rec.finish()
             finally:
                 progress.close()
                 _state.current = outer
@@ -205,8 +230,10 @@ def _typecheck(pyfunc, args, info, sig, debug=False):
 
 def _keep_waits(new, typed):
     """``new`` (a rebound copy of the typed function) keeps its barrier classification."""
-    if new is not typed and hasattr(typed, "_cj_waits"):
-        new._cj_waits = typed._cj_waits
+    if new is not typed:
+        for attr in ("_cj_waits", "_cj_coop"):
+            if hasattr(typed, attr):
+                setattr(new, attr, getattr(typed, attr))
     return new
 
 
@@ -254,13 +281,19 @@ def run_kernel(pyfunc, griddim, blockdim, stream_handle, dynamic_shared_bytes, a
                 kargs[i] = CheckedArray(a, name)
     consts = info.consts.setdefault(sig, {})
 
+    rec = _access.start(pyfunc)
+    if rec is not None:
+        rec.record_args(kargs, info.params)
+
     def wrap(view, name):
-        return CheckedArray(view, name) if checks and isinstance(view, np.ndarray) else view
+        v = CheckedArray(view, name) if checks and isinstance(view, np.ndarray) else view
+        return v if rec is None else rec.wrap(v, "global", name)
     fn = _keep_waits(rebind(fn, _convert, wrap), fn)
     if debug:
         from .debugmode import debug_kernel
         fn = debug_kernel(fn)
     launch = Launch(fn, kargs, tuple(griddim), tuple(blockdim), dyn, checks, consts)
+    launch.recorder = rec
     drv.run_on_stream(stream_handle, launch.run)
 
 
@@ -303,4 +336,8 @@ def simulate(kernel, griddim, blockdim, *args, dynamic_shared_bytes=0):
             if isinstance(a, np.ndarray):
                 kargs[i] = CheckedArray(a, params[i] if i < len(params) else f"arg{i}")
     consts = info.consts.setdefault(sig, {})
-    Launch(fn, kargs, dims[0], dims[1], dyn, checks, consts).run()
+    launch = Launch(fn, kargs, dims[0], dims[1], dyn, checks, consts)
+    launch.recorder = rec = _access.start(pyfunc)
+    if rec is not None:
+        rec.record_args(kargs, info.params)
+    launch.run()

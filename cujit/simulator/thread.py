@@ -21,6 +21,7 @@ __all__ = ["Dim3", "SimThread", "BAR"]
 
 _getframe = sys._getframe
 BAR = "bar"
+GRID = "grid"
 _ASSIGN = re.compile(r"^\s*([A-Za-z_]\w*)\s*(?::[^=]*)?=[^=]")
 _names = {}
 
@@ -178,6 +179,23 @@ class SimThread:
         blk = self.block
         self.req = (BAR, _getframe(2), ("or", bool(predicate)))
         return blk.wait(self, blk.at_bar)
+
+    def grid_sync(self):
+        """``cg.this_grid().sync()``: a block barrier in a one-block grid, else a wait for
+        every thread of the grid (the launch runs its blocks together: :mod:`.grid`)."""
+        blk = self.block
+        g = self.gridDim
+        if g.x * g.y * g.z == 1:
+            self.req = (BAR, _getframe(2), None)
+            blk.wait(self, blk.at_bar)
+            return
+        if blk.grid_hub is None:
+            raise NotImplementedError(
+                "grid.sync() in a grid of several blocks needs a cooperative launch, which the "
+                "simulator makes for kernels it runs typed (CUJIT_SIM_TYPED is off or the "
+                "kernel's rewrite failed: see the RuntimeWarning)")
+        self.req = (GRID, _getframe(2), None)
+        blk.wait(self, blk.at_grid)
 
     def threadfence(self):
         """No-op: simulated threads see each other's writes at once."""

@@ -47,6 +47,8 @@ class Block:
         self.shared = SharedMemory(launch.dynamic_shared_bytes, launch.shared_limit)
         self.shared_arrays = {}
         self.dyn_tracker = None
+        self.grid_hub = None    # the grid hub's greenlet in a cooperative launch (grid.py)
+        self.at_grid = []
         bx, by, bz = launch.blockdim
         self.warp_gen = [0] * ((bx * by * bz + 31) // 32)
         self.nthreads = bx * by * bz
@@ -119,6 +121,7 @@ class Block:
         self.pos = 0
         self.at_bar = []
         self.at_warp = []
+        self.at_grid = []
         try:
             while True:
                 # One round: the hub starts the thread at ``pos``; a thread that stops at a
@@ -138,6 +141,10 @@ class Block:
                     if self.runnable:
                         continue
                 at_bar = self.at_bar
+                if self.at_grid:
+                    self.runnable = self._grid_barrier(checks)
+                    self.pos = 0
+                    continue
                 if not at_bar:
                     return
                 if len(at_bar) != len(threads) or checks:
@@ -224,7 +231,30 @@ class Block:
             waiting.sort(key=lambda t: t.lin)
         return waiting
 
-    def _check_barrier(self, at_bar, checks):
+    def _grid_barrier(self, checks):
+        """Every live thread of the block waits at ``grid.sync()`` (or some at
+        ``syncthreads()``: an error): check as for a block barrier, hand over to the grid
+        hub until every block has arrived, then release the threads."""
+        at_grid = self.at_grid
+        if self.at_bar:
+            raise BarrierDivergenceError(
+                f"barrier divergence in block blockIdx={fmt_dim(self.bid)}: "
+                f"{_describe(at_grid)} wait at grid.sync() at {frame_site(at_grid[0].req[1])}; "
+                f"{_describe(self.at_bar)} wait at syncthreads() at "
+                f"{frame_site(self.at_bar[0].req[1])}")
+        if len(at_grid) != len(self.threads) or checks:
+            self._check_barrier(at_grid, checks, "grid.sync()")
+        from greenlet import GreenletExit
+        try:
+            self.grid_hub.switch()
+        except GreenletExit:
+            # another block failed: unwind this block's threads, then this runner
+            self._kill_all()
+            raise
+        self.at_grid = []
+        return self._release(at_grid)
+
+    def _check_barrier(self, at_bar, checks, what="syncthreads()"):
         if len(at_bar) == len(self.threads):
             f = at_bar[0].req[1]
             code, lasti = f.f_code, f.f_lasti
@@ -244,7 +274,7 @@ class Block:
         parts = []
         for group in sites.values():
             f = group[0].req[1]
-            parts.append(f"{_describe(group)} wait at syncthreads() at {frame_site(f)}")
+            parts.append(f"{_describe(group)} wait at {what} at {frame_site(f)}")
         if finished:
             parts.append(f"{_describe(finished)} have finished")
         raise BarrierDivergenceError(

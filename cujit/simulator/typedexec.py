@@ -34,7 +34,7 @@ import weakref
 
 from .typedast import Rewriter
 
-__all__ = ["typed_function", "needs_threads"]
+__all__ = ["typed_function", "needs_threads", "cooperative"]
 
 # What a kernel may do and still run its threads one after another as plain calls (no
 # greenlets): every ``TypedFunction.info`` key that never waits for other threads.  Anything
@@ -91,6 +91,22 @@ def needs_threads(fn):
     return getattr(fn, "_cj_waits", True)
 
 
+def cooperative(fn):
+    """True when ``fn`` (from :func:`typed_function`) calls ``cg.this_grid().sync()``,
+    itself or in a device function it calls: the compiled kernel is launched cooperatively
+    and the simulator runs all blocks together (:mod:`.grid`); False otherwise, also for a
+    kernel running untyped."""
+    return getattr(fn, "_cj_coop", False)
+
+
+def _grid_syncs(tf):
+    for f in tf.all_functions():
+        for key_data in f.info.values():
+            if isinstance(key_data, tuple) and key_data and key_data[0] == "cg.grid_sync":
+                return True
+    return False
+
+
 def _waits(tf):
     for f in tf.all_functions():
         for key_data in f.info.values():
@@ -127,6 +143,7 @@ def _build(tf, done):
     fn.__qualname__ = fsrc.qualname
     fn.__wrapped__ = fsrc.pyfunc
     fn._cj_waits = _waits(tf)
+    fn._cj_coop = _grid_syncs(tf)
     fn._cj_source = source      # the generated code, for diagnosing the simulator
     done[id(tf)] = fn
     return fn

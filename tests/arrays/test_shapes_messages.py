@@ -170,3 +170,27 @@ def test_np_array_copy_false_uses_numbas_words():
     with pytest.raises(ValueError, match="`copy=False` is not"):
         np.array(d, copy=False)
     assert np.array(d, dtype=np.int32).tolist() == [1, 2, 3]
+
+
+def test_device_array_methods_get_every_piece_from_the_modules_above():
+    # DeviceNDArray reaches records, IPC handles, CAI/DLPack and to_device through
+    # devicearray.provide (those modules import devicearray, not the other way round).
+    import pickle
+    from cujit.arrays import devicearray, dlpack, interop, ipc, record, api
+    assert devicearray._above == {
+        "DeviceRecord": record.DeviceRecord, "to_device": api.to_device,
+        "IpcArrayHandle": ipc.IpcArrayHandle, "as_cuda_array": interop.as_cuda_array,
+        "to_dlpack_capsule": dlpack.to_dlpack_capsule, "dlpack_device": dlpack.dlpack_device}
+    d = cujit.to_device(np.arange(5.0))
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(d)).copy_to_host(), np.arange(5.0))
+    rec = cujit.to_device(np.zeros(2, [("a", "i4"), ("b", "f8")]))[1]
+    assert isinstance(rec, record.DeviceRecord) and cujit.arrays.is_device_array(rec)
+
+
+def test_provide_refuses_an_unknown_piece_and_keeps_what_it_has():
+    from cujit.arrays import devicearray
+    before = dict(devicearray._above)
+    with pytest.raises(TypeError, match="to_devic"):
+        devicearray.provide(to_devic=print)
+    devicearray.provide()            # None keeps what was given
+    assert devicearray._above == before

@@ -19,12 +19,14 @@ SIGS = {
     "matmul": "void(float32[:,:], float32[:,:], float32[:,:])",
     "reduce": "void(float32[:], float32[:])",
     "stencil": "void(float32[:,:], float32[:,:])",
+    "matmul_conflict_free": "void(float32[:,:], float32[:,:], float32[:,:])",
+    "stencil_coalesced": "void(float32[:,:], float32[:,:])",
 }
 
 
 def _kernels(cuda):
     from cujit.demo import shared_alias, matmul, const_filter, pipeline
-    ks = list(shared_alias._kernels(cuda)) + [matmul.make_kernel(cuda),
+    ks = list(shared_alias.make_kernels(cuda)) + [matmul.make_kernel(cuda),
                                                const_filter.make_kernel(cuda),
                                                pipeline.make_kernel(cuda)]
     sys.path.insert(0, os.path.join(ROOT, "benchmarks"))

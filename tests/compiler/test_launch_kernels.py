@@ -7,6 +7,8 @@ import cujit as cuda
 from cujit import float32, float64, int32
 from cujit.compiler.errors import CompileError
 
+from kernels_common import example
+
 
 @cuda.jit
 def dyn_alias(out):
@@ -69,23 +71,9 @@ def test_dynamic_shared_length_rounds_down(nbytes, want):
     assert out.tolist() == want
 
 
-@cuda.jit
-def seed_f():
-    f32_arr = cuda.shared.array(0, dtype=np.float32)
-    i32_arr = cuda.shared.array(0, dtype=np.int32)
-    f32_arr[0] = 3.14
-    print(f32_arr[0])
-    print(i32_arr[0])
-
-
-@cuda.jit
-def seed_f_with_view():
-    f32_arr = cuda.shared.array(0, dtype=np.float32)
-    i32_arr = cuda.shared.array(0, dtype=np.int32)[1:]  # 1 int32 = 4 bytes
-    f32_arr[0] = 3.14
-    i32_arr[0] = 1
-    print(f32_arr[0])
-    print(i32_arr[0])
+# The seed guide's two programs, as examples/shared_memory_aliasing.py has them
+seed_f = example("shared_memory_aliasing").f
+seed_f_with_view = example("shared_memory_aliasing").f_with_view
 
 
 @pytest.mark.parametrize("kernel, nbytes, second", [(seed_f, 4, "1078523331"),

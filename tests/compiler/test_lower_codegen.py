@@ -1,5 +1,5 @@
-"""Code quality of the PTX for the benchmark kernels (benchmarks/kernels.py, copied here so
-that the properties are pinned to these shapes): libNVVM -opt=3 output compared with what
+"""Code quality of the PTX for the benchmark kernels (benchmarks/kernels.py itself, through
+``kernels_common.benchmark_kernels``, so what is pinned here is what is benchmarked): libNVVM -opt=3 output compared with what
 numba-cuda 0.30.4 produces for the same source (numbers in docs/design-compiler.md).
 
 What is asserted, per kernel, is what made cujit slower or must stay as good as numba-cuda's:
@@ -9,7 +9,6 @@ count is computed before the loop), constant-divisor ``//`` without a division i
 and instruction counts of the hot loops no larger than numba-cuda's."""
 import re
 
-import numpy as np
 import pytest
 
 import cujit as cuda
@@ -17,60 +16,18 @@ from cujit import types as T
 from cujit.compiler.lowering import compile_to_llvm
 from cujit.compiler.nvvm import nvvm_available
 
+from kernels_common import benchmark_kernels
+
 pytestmark = [pytest.mark.compile,
               pytest.mark.skipif(not nvvm_available(), reason="needs libNVVM (nvidia-nvvm)")]
 
-TPB = 16
-RED_TPB = 256
 F32_2D = T.float32[:, ::1]
 F32_1D = T.float32[::1]
 
-
-def matmul(A, B, C):
-    sA = cuda.shared.array(shape=(TPB, TPB), dtype=np.float32)
-    sB = cuda.shared.array(shape=(TPB, TPB), dtype=np.float32)
-    x, y = cuda.grid(2)
-    tx = cuda.threadIdx.x
-    ty = cuda.threadIdx.y
-    acc = np.float32(0.0)
-    for step in range(A.shape[1] // TPB):
-        sA[tx, ty] = A[x, step * TPB + ty]
-        sB[tx, ty] = B[step * TPB + tx, y]
-        cuda.syncthreads()
-        for k in range(TPB):
-            acc += sA[tx, k] * sB[k, ty]
-        cuda.syncthreads()
-    C[x, y] = acc
-
-
-def reduce(x, out):
-    buf = cuda.shared.array(RED_TPB, dtype=np.float32)
-    tid = cuda.threadIdx.x
-    acc = np.float32(0.0)
-    for i in range(cuda.grid(1), x.size, cuda.gridsize(1)):
-        acc += x[i]
-    buf[tid] = acc
-    cuda.syncthreads()
-    s = RED_TPB // 2
-    while s > 0:
-        if tid < s:
-            buf[tid] += buf[tid + s]
-        cuda.syncthreads()
-        s //= 2
-    if tid == 0:
-        cuda.atomic.add(out, 0, buf[0])
-
-
-def axpy(y, a, x):
-    i = cuda.grid(1)
-    if i < y.size:
-        y[i] = a * x[i] + y[i]
-
-
-def stencil(a, b):
-    i, j = cuda.grid(2)
-    if 0 < i < a.shape[0] - 1 and 0 < j < a.shape[1] - 1:
-        b[i, j] = np.float32(0.25) * (a[i - 1, j] + a[i + 1, j] + a[i, j - 1] + a[i, j + 1])
+_BENCH, _KERNELS = benchmark_kernels()
+TPB, RED_TPB = _BENCH.TPB, _BENCH.RED_TPB
+matmul, reduce, axpy, stencil = (_KERNELS[k].py_func
+                                 for k in ("matmul", "reduce", "axpy", "stencil"))
 
 
 def ptx_of(fn, argtypes):

@@ -17,6 +17,8 @@ import cujit as cuda
 from cujit import types as T
 from cujit.compiler.lowering import compile_to_llvm
 
+from kernels_common import loops
+
 pytestmark = pytest.mark.compile
 
 llvm = pytest.importorskip("llvmlite.binding")
@@ -185,38 +187,6 @@ def test_unsigned_and_wrapping_casts():
 
 
 # ---- loops ---------------------------------------------------------------------------------
-def loops(out, n, step):
-    t = 0
-    for i in range(n, 0, -1):
-        t += i
-    out[0] = t
-    t = 0
-    for i in range(0, n, step):
-        t += 1
-    out[1] = t
-    t = 0
-    for i in range(2, 100, 3):
-        if i == 5:
-            continue
-        if i > 20:
-            break
-        t += i
-    else:
-        t = -1
-    out[2] = t
-    out[3] = i
-    k = 0
-    while k < n:
-        k += 3
-    else:
-        k += 100
-    out[4] = k
-    t = 0
-    for j in range(n, -n, -step):
-        t += 1
-    out[5] = t
-
-
 @pytest.mark.parametrize("n,step", [(10, 3), (10, 1), (0, 2), (7, 7), (5, -1)])
 def test_loops(n, step):
     out = np.zeros(6, np.int64)

@@ -11,6 +11,8 @@ from cujit import types as T
 from cujit.compiler.errors import CompileError, TypingError
 from cujit.compiler.lowering import compile_to_llvm
 
+from kernels_common import REC_OUTER, example, records_in_shared
+
 pytestmark = pytest.mark.compile
 
 
@@ -29,21 +31,9 @@ def seed_neighbour(x):
     x[tid] = sdata[(tid + 1) % 32]
 
 
-def seed_dyn_alias():
-    f32_arr = cuda.shared.array(0, dtype=np.float32)
-    i32_arr = cuda.shared.array(0, dtype=np.int32)
-    f32_arr[0] = 3.14
-    print(f32_arr[0])
-    print(i32_arr[0])
-
-
-def seed_dyn_view():
-    f32_arr = cuda.shared.array(0, dtype=np.float32)
-    i32_arr = cuda.shared.array(0, dtype=np.int32)[1:]
-    f32_arr[0] = 3.14
-    i32_arr[0] = 1
-    print(f32_arr[0])
-    print(i32_arr[0])
+# The seed guide's two dynamic shared memory programs, as examples/ has them
+_SEED = example("shared_memory_aliasing")
+seed_dyn_alias, seed_dyn_view = _SEED.f.py_func, _SEED.f_with_view.py_func
 
 
 coefficients = np.array([1.0, 2.0, 3.0], dtype=np.float32)
@@ -213,20 +203,7 @@ def test_case5_static_shared_limit():
     assert lf.static_shared_bytes == 48000
 
 
-rec_inner = np.dtype([("x", np.float32), ("y", np.float32)])
-rec_outer = np.dtype([("a", np.float32, (3,)), ("n", rec_inner), ("v", np.float64)])
-
-
-def case6_records(out):
-    s = cuda.shared.array(2, dtype=rec_outer)
-    s[0].a[1] = 45.0
-    s[0]["v"] = 45.0
-    s[0].n.x = 2.0
-    s[0].n.y = 3.0
-    cuda.syncthreads()
-    out[0] = s[0].a[1]
-    out[1] = s[0].v
-    out[2] = s[0].n.x + s[0].n.y
+case6_records, rec_outer = records_in_shared, REC_OUTER
 
 
 def test_case6_structured_shared():

@@ -9,6 +9,8 @@ import pytest
 
 import cujit as cuda
 
+import kernels_common
+
 jit = cuda.jit
 
 
@@ -113,21 +115,7 @@ def test_case4_sizes():
 
 
 # ---- case 6: structured shared arrays -----------------------------------------------------
-inner = np.dtype([("x", np.float32), ("y", np.float32)])
-outer = np.dtype([("a", np.float32, (3,)), ("n", inner), ("v", np.float64)])
-
-
-@jit
-def case6(out):
-    s = cuda.shared.array(2, dtype=outer)
-    s[0].a[1] = 45.0
-    s[0]["v"] = 45.0
-    s[0].n.x = 2.0
-    s[0].n.y = 3.0
-    cuda.syncthreads()
-    out[0] = s[0].a[1]
-    out[1] = s[0].v
-    out[2] = s[0].n.x + s[0].n.y
+case6 = jit(kernels_common.records_in_shared)
 
 
 def test_case6_records_in_shared():
@@ -285,39 +273,13 @@ def test_python_semantics():
     assert floats.tolist() == [3.0, 1.5, 0.5, 7 / 3, 56.25, math.sqrt(7.5) - 8, 6.0, 0.0]
 
 
-@jit
-def loops(out, n, step):
-    t = 0
-    for i in range(n, 0, -1):
-        t += i
-    out[0] = t
-    t = 0
-    for i in range(0, n, step):
-        t += 1
-    out[1] = t
-    t = 0
-    for i in range(2, 100, 3):
-        if i == 5:
-            continue
-        if i > 20:
-            break
-        t += i
-    else:
-        t = -1
-    out[2] = t
-    out[3] = i
-    k = 0
-    while k < n:
-        k += 3
-    else:
-        k += 100
-    out[4] = k
+loops = jit(kernels_common.loops)
 
 
 def test_loops():
-    out = np.zeros(5, np.int64)
+    out = np.zeros(6, np.int64)
     loops[1, 1](out, 10, -2 + 5)
-    assert out.tolist() == [55, 4, 2 + 8 + 11 + 14 + 17 + 20, 23, 112]
+    assert out.tolist() == [55, 4, 2 + 8 + 11 + 14 + 17 + 20, 23, 112, len(range(10, -10, -3))]
 
 
 @jit

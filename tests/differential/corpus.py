@@ -14,15 +14,13 @@ gives (``int32 + int32`` is int64, float literals are float64, ``int / int`` is 
 independently of the compiler's ``rules.py``.
 """
 import math
-import os
-import sys
 
 import numpy as np
 
 import cujit as cuda
-from corpus_kernels import (RED, TPB, arith, axpy, basic_math, compare_ops, conversions,
-                            int_bits, int_histogram, literals, matmul, reduce_sum, stencil,
-                            transcendental, warp_sum)
+from corpus_kernels import (arith, basic_math, compare_ops, conversions, int_bits,
+                            int_histogram, literals, transcendental, warp_sum)
+from kernels_common import benchmark_kernels, example
 
 __all__ = ["CASES", "Case", "EDGES", "edge_array", "result_dtype", "compare", "expected",
            "defined_divisors"]
@@ -196,17 +194,9 @@ def expected(name, ins):
                 .astype(np.uint8)
             return {"to_i32": i32, "to_u8": u8, "to_f32": a.astype(np.float32),
                     "to_bool": a != 0, "trunc_": tr}
-        if name == "axpy":
+        if name == "bench_axpy":
             return {"y": ins["a"] * ins["x"] + ins["y"]}
-        if name == "matmul":
-            A, B = ins["A"], ins["B"]
-            acc = np.zeros((A.shape[0], B.shape[1]), np.float32)
-            for k in range(A.shape[1]):
-                acc = acc + A[:, k:k + 1] * B[k:k + 1, :]
-            return {"C": acc}
-        if name == "reduce_sum":
-            return {"out": np.array([ins["x"].astype(np.float64).sum()], np.float32)}
-        if name == "stencil":
+        if name == "bench_stencil":
             a = ins["a"]
             b = ins["b"].copy()
             b[1:-1, 1:-1] = np.float32(0.25) * (a[:-2, 1:-1] + a[2:, 1:-1] + a[1:-1, :-2]
@@ -244,8 +234,6 @@ def expected(name, ins):
             return {"x": ins["x"] * ins["a"] + ins["b"]}
         if name == "bench_reduce":
             return {"out": np.array([ins["x"].astype(np.float64).sum()], np.float32)}
-        if name == "bench_stencil":
-            return expected("stencil", ins)
     raise KeyError(name)
 
 
@@ -370,22 +358,6 @@ def _kernel_cases():
         ins = {"x": x, "y": y.copy(), "a": a}
         return ins, {"y": y}, 4, 32, [y, a, x]
 
-    def make_matmul(rng, arrays=None):
-        A = rng.standard_normal((16, 16)).astype(np.float32)
-        B = rng.standard_normal((16, 16)).astype(np.float32)
-        C = np.zeros((16, 16), np.float32)
-        return {"A": A, "B": B}, {"C": C}, (2, 2), (TPB, TPB), [A, B, C]
-
-    def make_reduce(rng, arrays=None):
-        x = rng.standard_normal(1000).astype(np.float32)
-        out = np.zeros(1, np.float32)
-        return {"x": x}, {"out": out}, 4, RED, [x, out]
-
-    def make_stencil(rng, arrays=None):
-        a = rng.standard_normal((20, 24)).astype(np.float32)
-        b = np.zeros_like(a)
-        return {"a": a, "b": b.copy()}, {"b": b}, (3, 3), (8, 8), [a, b]
-
     def make_warp(rng, arrays=None):
         a = rng.integers(-1000, 1000, 64).astype(np.int64)
         out = np.zeros(2, np.int64)
@@ -401,12 +373,7 @@ def _kernel_cases():
     fir = const_filter.make_kernel(cuda)
     matmul_tiled = demo_matmul.make_kernel(cuda)
     axpb = pipeline.make_kernel(cuda)
-    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "benchmarks"))
-    try:
-        import kernels as bench_kernels
-        bench = bench_kernels.build(cuda)
-    finally:
-        sys.path.pop(0)
+    bench_kernels, bench = benchmark_kernels()
 
     ex = _examples()
 
@@ -482,26 +449,15 @@ def _kernel_cases():
             Case("bench_matmul", bench["matmul"], make_bench_matmul, {"C": ("rel", 1e-5)}),
             Case("bench_reduce", bench["reduce"], make_bench_reduce, {"out": ("rel", 1e-4)}),
             Case("bench_stencil", bench["stencil"], make_bench_stencil, {"b": ("exact", 0)}),
-            Case("axpy", axpy, make_axpy, {"y": ("rel", 1e-6)}),
-            Case("matmul", matmul, make_matmul, {"C": ("rel", 1e-5)}),
-            Case("reduce_sum", reduce_sum, make_reduce, {"out": ("rel", 1e-4)}),
-            Case("stencil", stencil, make_stencil, {"b": ("exact", 0)}),
+            Case("bench_axpy", bench["axpy"], make_axpy, {"y": ("rel", 1e-6)}),
             Case("warp_sum", warp_sum, make_warp, {"out": ("exact", 0)}),
             Case("int_histogram", int_histogram, make_hist, {"counts": ("exact", 0)})]
 
 
 def _examples():
     """The kernels of ``examples/*.py`` (their scripts run only under ``__main__``)."""
-    import importlib.util
-    root = os.path.join(os.path.dirname(__file__), "..", "..", "examples")
-    mods = {}
-    for name in ("constant_memory", "tiled_matmul", "streams_pipeline"):
-        spec = importlib.util.spec_from_file_location(f"cujit_example_{name}",
-                                                      os.path.join(root, name + ".py"))
-        mod = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(mod)
-        mods[name] = mod
-    return mods
+    return {name: example(name)
+            for name in ("constant_memory", "tiled_matmul", "streams_pipeline")}
 
 
 def _ordered(x):

@@ -1,11 +1,12 @@
-"""Kernels of the differential corpus (see ``corpus.py``): operators, conversions, maths
-and small versions of the benchmark kernels, written as users write them."""
+"""Kernels of the differential corpus (see ``corpus.py``): operators, conversions, maths,
+a warp reduction and a histogram, written as users write them.  The benchmark kernels
+(axpy, tiled matmul, shared-memory reduction, stencil) are not copied here: the corpus runs
+``benchmarks/kernels.py`` itself (``kernels_common.benchmark_kernels``)."""
 import math
 
 import numpy as np
 
 import cujit as cuda
-
 
 
 @cuda.jit
@@ -84,63 +85,6 @@ def conversions(a, to_i32, to_u8, to_f32, to_bool, trunc_):
         to_f32[i] = np.float32(a[i])
         to_bool[i] = bool(a[i])
         trunc_[i] = math.trunc(a[i])
-
-
-@cuda.jit
-def axpy(y, a, x):
-    i = cuda.grid(1)
-    if i < y.size:
-        y[i] = a * x[i] + y[i]
-
-
-TPB = 8
-
-
-@cuda.jit
-def matmul(A, B, C):
-    sA = cuda.shared.array(shape=(TPB, TPB), dtype=np.float32)
-    sB = cuda.shared.array(shape=(TPB, TPB), dtype=np.float32)
-    x, y = cuda.grid(2)
-    tx = cuda.threadIdx.x
-    ty = cuda.threadIdx.y
-    acc = np.float32(0.0)
-    for step in range(A.shape[1] // TPB):
-        sA[tx, ty] = A[x, step * TPB + ty]
-        sB[tx, ty] = B[step * TPB + tx, y]
-        cuda.syncthreads()
-        for k in range(TPB):
-            acc += sA[tx, k] * sB[k, ty]
-        cuda.syncthreads()
-    C[x, y] = acc
-
-
-RED = 64
-
-
-@cuda.jit
-def reduce_sum(x, out):
-    buf = cuda.shared.array(RED, dtype=np.float32)
-    tid = cuda.threadIdx.x
-    acc = np.float32(0.0)
-    for i in range(cuda.grid(1), x.size, cuda.gridsize(1)):
-        acc += x[i]
-    buf[tid] = acc
-    cuda.syncthreads()
-    s = RED // 2
-    while s > 0:
-        if tid < s:
-            buf[tid] += buf[tid + s]
-        cuda.syncthreads()
-        s //= 2
-    if tid == 0:
-        cuda.atomic.add(out, 0, buf[0])
-
-
-@cuda.jit
-def stencil(a, b):
-    i, j = cuda.grid(2)
-    if 0 < i < a.shape[0] - 1 and 0 < j < a.shape[1] - 1:
-        b[i, j] = np.float32(0.25) * (a[i - 1, j] + a[i + 1, j] + a[i, j - 1] + a[i, j + 1])
 
 
 @cuda.jit

@@ -195,6 +195,24 @@ def test_pending_queue_attributes_have_numbas_meaning():
     assert q._disable_count == 0 and not q.is_disabled
 
 
+def test_pending_queue_public_contract_for_other_layers():
+    # what cujit.trace reads: the owning context and the count limit, read at each access
+    from cujit.memory import PendingDeallocs
+    from cujit.runtime.devices import contexts
+    ctx = cujit.current_context()
+    q = ctx.memory_manager.deallocations
+    assert q.context is ctx and PendingDeallocs(None, 0).context is None
+    assert ctx in contexts() and len(contexts()) == len({c.device.id for c in contexts()})
+    saved = config.CUDA_DEALLOCS_COUNT
+    try:
+        config.CUDA_DEALLOCS_COUNT = 7
+        assert q.max_pending_count == 7 == q._max_pending_count
+    finally:
+        config.CUDA_DEALLOCS_COUNT = saved
+    with pytest.raises(AttributeError):
+        q.context = None                      # read-only
+
+
 def test_max_pending_bytes_follows_capacity_and_ratio():
     from cujit.memory import PendingDeallocs
     q = PendingDeallocs(None, 1000)

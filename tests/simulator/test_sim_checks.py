@@ -106,6 +106,34 @@ def test_negative_indices_wrap_once(launch):
     assert out.tolist() == [3.0, 1.0]
 
 
+def shared_negative(out):
+    s = cuda.shared.array(3, np.float64)
+    s[-3] = 1.0
+    s[-1] = 3.0
+    out[0] = s[-3] + s[-1]
+
+
+def too_negative_read(a, out):
+    out[0] = a[-4]
+
+
+def too_negative_shared_write():
+    s = cuda.shared.array(3, np.float64)
+    s[-4] = 1.0
+
+
+def test_negative_1d_indices_wrap_once_in_shared_and_name_the_given_index(launch):
+    out = np.zeros(1)
+    launch(shared_negative, 1, 1, out)
+    assert out.tolist() == [4.0]
+    with pytest.raises(OutOfBoundsError, match=r"^index -4 is out of bounds for axis 0 with "
+                       r"size 3 of array 'a' of shape \(3,\)"):
+        launch(too_negative_read, 1, 1, np.arange(3.0), out)
+    with pytest.raises(OutOfBoundsError, match=r"^index -4 is out of bounds for axis 0 with "
+                       r"size 3 of array 's' of shape \(3,\)"):
+        launch(too_negative_shared_write, 1, 1)
+
+
 def test_checks_off_gives_plain_numpy_behaviour(launch, checks):
     checks(False)
     a, out = np.arange(8.0), np.zeros(8)
@@ -444,3 +472,128 @@ def test_error_in_a_later_round_names_the_right_thread(launch):
     # the next launch runs normally
     launch(same_thread_across_barrier, 1, 4, out)
     assert out[:4].tolist() == [3, 2, 1, 0]
+
+
+# -- checked arrays' attributes (no __getattr__ on the hot classes) -------------------------
+def test_checked_array_forwards_numpy_attributes_and_record_fields():
+    from cujit.simulator.checked import CheckedArray, RaceTracker, SharedCheckedArray
+    a = CheckedArray(np.arange(6.0).reshape(2, 3), "a")
+    assert a.sum() == 15.0 and a.flags.c_contiguous and a.base is not None
+    assert a.__array_interface__["shape"] == (2, 3)
+    with pytest.raises(AttributeError):
+        a.no_such_attribute
+    rec = np.zeros(3, dtype=[("x", np.int32), ("y", np.float64)]).view(np.recarray)
+    rec.x[:] = [1, 2, 3]
+    r = CheckedArray(rec, "r")
+    assert list(r.x) == [1, 2, 3] and isinstance(r, CheckedArray)
+
+    class _Blk:
+        epoch_base = 2048
+        warp_gen = [0]
+    tr = RaceTracker(rec.__array_interface__["data"][0], rec.nbytes, _Blk())
+    s = SharedCheckedArray(rec, "s", tr, 0)
+    assert list(s.y) == [0.0, 0.0, 0.0] and isinstance(s, SharedCheckedArray)
+    with pytest.raises(AttributeError):
+        s.no_such_field
+
+
+def race_2d_after_reads(out):
+    s = cuda.shared.array((4, 4), np.float32)
+    tx = cuda.threadIdx.x
+    s[tx, 0] = 1.0
+    cuda.syncthreads()
+    v = s[0, 0] + s[0, 0]       # every thread reads: both reader slots fill, then fast path
+    if tx == 3:
+        s[0, 0] = v             # a write after other threads' reads of the same interval
+    out[tx] = v
+
+
+def test_write_after_many_2d_reads_is_a_race(launch):
+    with pytest.raises(DataRaceError, match=r"writes s\[0, 0\].*read"):
+        launch(race_2d_after_reads, 1, 4, np.zeros(4, np.float32))
+
+
+# -- the rank-specific fast paths (checked.py _Checked2D, _Shared1D, _Shared2D) -----------
+def fast_paths(g, out):
+    s1 = cuda.shared.array(4, np.float64)
+    s2 = cuda.shared.array((3, 4), np.float64)
+    t = cuda.threadIdx.x
+    if t == 0:
+        for k in range(4):
+            s1[k] = k + 1.0
+            for r in range(3):
+                s2[r, k] = 10.0 * r + k
+    cuda.syncthreads()
+    if t == 1:
+        out[0] = s1[-1]             # wraps once, as Numba
+        out[1] = s2[-1, -4]
+        out[2] = s2[1][2]           # a row view, still checked
+        out[3] = s2[:, 3][2]        # a column slice
+        out[4] = s1[1:3][1]
+        out[5] = g[-1, 0] + g[0, -1] + g[1][1]
+
+
+def test_fast_paths_wrap_negative_indices_and_keep_views(launch):
+    out = np.zeros(6)
+    g = np.arange(4.0).reshape(2, 2)
+    launch(fast_paths, 1, 2, g, out)
+    assert out.tolist() == [4.0, 20.0, 12.0, 23.0, 3.0, 2.0 + 1.0 + 3.0]
+
+
+def fast_path_oob(g, which, out):
+    s1 = cuda.shared.array(4, np.float64)
+    s2 = cuda.shared.array((3, 4), np.float64)
+    i = -5 + which * 0
+    if which == 0:
+        out[0] = s1[i]
+    elif which == 1:
+        out[0] = s2[3, 0]
+    elif which == 2:
+        out[0] = s2[0, i]
+    elif which == 3:
+        out[0] = g[0, 2]
+    else:
+        out[0] = g[i, 0]
+
+
+@pytest.mark.parametrize("which, text", [
+    (0, r"index -5 is out of bounds for axis 0 with size 4 of array 's1'"),
+    (1, r"index \(3, 0\) is out of bounds for axis 0 with size 3 of array 's2'"),
+    (2, r"index \(0, -5\) is out of bounds for axis 1 with size 4 of array 's2'"),
+    (3, r"index \(0, 2\) is out of bounds for axis 1 with size 2 of array 'g'"),
+    (4, r"index \(-5, 0\) is out of bounds for axis 0 with size 2 of array 'g'"),
+])
+def test_fast_paths_report_out_of_bounds(launch, which, text):
+    with pytest.raises(OutOfBoundsError, match=text):
+        launch(fast_path_oob, 1, 1, np.zeros((2, 2)), which, np.zeros(1))
+
+
+def race_through_wrapped_index(out):
+    s = cuda.shared.array(4, np.float64)
+    t = cuda.threadIdx.x
+    if t == 0:
+        s[3] = 1.0
+    out[t] = s[-1]          # the same element as s[3], written by thread 0 unsynchronised
+
+
+def test_race_seen_through_a_wrapped_index(launch):
+    with pytest.raises(DataRaceError, match=r"reads s\[-1\].*written"):
+        launch(race_through_wrapped_index, 1, 2, np.zeros(2))
+
+
+def fast_path_2d_writes(g, small, which):
+    if which == 0:
+        g[-1, -2] = 7.0             # wraps once: g[1, 0]
+        small[1, 1] = 300           # truncated to the element's width, as compiled code
+    else:
+        g[2, 0] = 1.0
+
+
+def test_fast_path_2d_writes_wrap_truncate_and_report(launch):
+    g = np.zeros((2, 2))
+    small = np.zeros((2, 2), np.int8)
+    launch(fast_path_2d_writes, 1, 1, g, small, 0)
+    assert g.tolist() == [[0.0, 0.0], [7.0, 0.0]] and small[1, 1] == 44
+    with pytest.raises(OutOfBoundsError, match=r"index \(2, 0\) is out of bounds for axis 0 "
+                       r"with size 2 of array 'g'"):
+        launch(fast_path_2d_writes, 1, 1, g, small, 1)

@@ -5,29 +5,15 @@ import numpy as np
 import pytest
 
 import cujit as cuda
+from cujit.demo.shared_alias import make_kernels
 
 from kernels_common import TPB, matmul_tiled
 
 COEFFS = np.array([0.25, 0.5, 0.25], dtype=np.float32)
 
 
-@cuda.jit
-def seed_alias(out_f, out_i):
-    f32_arr = cuda.shared.array(0, dtype=np.float32)
-    i32_arr = cuda.shared.array(0, dtype=np.int32)
-    f32_arr[0] = 3.14
-    out_f[0] = f32_arr[0]
-    out_i[0] = i32_arr[0]
-
-
-@cuda.jit
-def seed_view(out_f, out_i):
-    f32_arr = cuda.shared.array(0, dtype=np.float32)
-    i32_arr = cuda.shared.array(0, dtype=np.int32)[1:]
-    f32_arr[0] = 3.14
-    i32_arr[0] = 1
-    out_f[0] = f32_arr[0]
-    out_i[0] = i32_arr[0]
+# The seed guide's programs with output arrays instead of prints (the demo's kernels)
+seed_alias, seed_view = make_kernels(cuda)
 
 
 def test_seed_examples_through_jit():

@@ -6,27 +6,15 @@ import cujit as cuda
 
 pytestmark = pytest.mark.sim
 
-from kernels_common import TPB, matmul_tiled
+from kernels_common import TPB, example, matmul_tiled
 
 COEFFS = np.array([0.25, 0.5, 0.25], dtype=np.float64)
 N_LOCAL = 20
 
 
-def seed_alias():
-    f32_arr = cuda.shared.array(0, dtype=np.float32)
-    i32_arr = cuda.shared.array(0, dtype=np.int32)
-    f32_arr[0] = 3.14
-    print(f32_arr[0])
-    print(i32_arr[0])
-
-
-def seed_disjoint():
-    f32_arr = cuda.shared.array(0, dtype=np.float32)
-    i32_arr = cuda.shared.array(0, dtype=np.int32)[1:]
-    f32_arr[0] = 3.14
-    i32_arr[0] = 1
-    print(f32_arr[0])
-    print(i32_arr[0])
+# The seed guide's two dynamic shared memory programs, as examples/ has them
+_SEED = example("shared_memory_aliasing")
+seed_alias, seed_disjoint = _SEED.f.py_func, _SEED.f_with_view.py_func
 
 
 def test_seed_dynamic_shared_aliasing(launch, capsys):

@@ -1,0 +1,92 @@
+"""``python -m cujit access-report script.py [--grid-limit N] [--json PATH] [-- args...]``:
+run a script's kernels on the simulator with the access recorder on and print the access
+report (docs/access-report.md).
+
+The simulator is forced (``CUJIT_ENABLE_CUDASIM=1``) even where a GPU exists, because only the
+simulator sees every access.  The script runs as ``__main__`` with ``sys.argv`` set to the
+script and its arguments, inside ``cujit.access_report(grid_limit=N)``: each launch runs only
+its first N blocks (default 16; ``--grid-limit 0`` runs whole grids), which keeps GPU-sized
+launches quick and gives the same per-request figures for grids whose blocks access memory
+alike.  The kernels' results are then incomplete, so a script that checks its results may
+raise: the report of the launches made so far is printed anyway and the exit status is 1.
+"""
+import os
+import runpy
+import sys
+import traceback
+
+__all__ = ["DEFAULT_GRID_LIMIT", "cmd_access_report", "add_parser"]
+
+DEFAULT_GRID_LIMIT = 16
+
+
+def add_parser(sub):
+    """The ``access-report`` subcommand on argparse subparsers ``sub``."""
+    a = sub.add_parser("access-report",
+                       help="run a script's kernels on the simulator and report global-memory "
+                            "coalescing and shared-memory bank conflicts per source line")
+    a.add_argument("script", help="the Python script to run")
+    a.add_argument("script_args", nargs="*", metavar="ARG",
+                   help="arguments for the script (put them after --)")
+    a.add_argument("--grid-limit", type=int, default=DEFAULT_GRID_LIMIT, metavar="N",
+                   help=f"run only the first N blocks of each launch (default "
+                        f"{DEFAULT_GRID_LIMIT}; 0: whole grids)")
+    a.add_argument("--json", metavar="PATH", help="also write the report's rows as JSON")
+    return a
+
+
+def cmd_access_report(args):
+    """Run ``args.script`` with recording on; print the report.  Exit status: 0 when the
+    script ran to the end, 1 when it raised (the report is printed anyway), 2 for a script
+    path that is not a file or a negative ``--grid-limit``."""
+    path = args.script
+    if not os.path.isfile(path):
+        print(f"python -m cujit access-report: no such script: {path!r}", file=sys.stderr)
+        return 2
+    if args.grid_limit < 0:
+        print(f"python -m cujit access-report: --grid-limit must be >= 0 (0: whole grids), "
+              f"got {args.grid_limit}", file=sys.stderr)
+        return 2
+    os.environ["CUJIT_ENABLE_CUDASIM"] = "1"
+    from .driver import get_driver
+    if not getattr(get_driver(), "is_simulator", False):
+        print("python -m cujit access-report: a GPU driver is already in use in this process; "
+              "the access report needs the simulator", file=sys.stderr)
+        return 2
+    from .simulator.access import access_report
+    limit = args.grid_limit or None
+    print(f"cujit access-report: running {path} on the simulator"
+          + (f", first {limit} blocks of each launch" if limit else ", whole grids"),
+          file=sys.stderr, flush=True)
+    status = 0
+    old_argv, old_path0 = sys.argv, sys.path[0] if sys.path else None
+    sys.argv = [path] + list(args.script_args)
+    sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
+    try:
+        with access_report(grid_limit=limit) as rep:
+            try:
+                runpy.run_path(path, run_name="__main__")
+            except SystemExit as exc:
+                if exc.code not in (None, 0):
+                    status = 1
+                    print(f"cujit access-report: the script exited with status {exc.code}",
+                          file=sys.stderr)
+            except Exception as exc:        # the report of what ran is still worth printing
+                status = 1
+                tb = traceback.format_exception(type(exc), exc, exc.__traceback__)
+                print("".join(tb[-3:]).rstrip(), file=sys.stderr)
+                note = f" (each launch ran only its first {limit} blocks: --grid-limit 0 " \
+                       f"runs whole grids)" if limit else ""
+                print(f"cujit access-report: the script raised {type(exc).__name__}{note}; "
+                      f"the report covers the launches made before", file=sys.stderr)
+    finally:
+        sys.argv = old_argv
+        if sys.path and sys.path[0] != old_path0:
+            del sys.path[0]
+    print(rep, flush=True)
+    if args.json:
+        import json
+        with open(args.json, "w") as f:
+            json.dump(rep.as_dicts(), f, indent=2)
+            f.write("\n")
+    return status
