@@ -40,6 +40,14 @@ class CompiledKernel:
         self._loaded = {}       # Context -> LoadedKernel
         self._lock = threading.Lock()
 
+    def max_cooperative_grid_blocks(self, blockdim, dynsmemsize=0):
+        """The most blocks of ``blockdim`` threads (int or tuple) a cooperative launch of this
+        specialisation may have in the current context (numba.cuda's
+        ``kernel.overloads[sig].max_cooperative_grid_blocks``, as in its cooperative-groups
+        docs example); ValueError for a bad ``blockdim``."""
+        from .introspect import cooperative_grid_blocks
+        return cooperative_grid_blocks(self, blockdim, dynsmemsize)
+
     def loaded(self, ctx, drv):
         """The :class:`~cujit.compiler.launcher.LoadedKernel` for ``ctx`` (loading it the
         first time, and again after the context was reset)."""

@@ -28,7 +28,7 @@ import numpy as np
 from .. import types as ct
 
 __all__ = ["InspectMixin", "types_listing", "sass_of", "find_nvdisasm", "ForAll", "check_extensions",
-           "prepare_args"]
+           "prepare_args", "cooperative_grid_blocks"]
 
 
 def types_listing(pyfunc, argtypes, debug=False):
@@ -333,16 +333,9 @@ class InspectMixin:
         of its device by threads alone (``cujit.simulator.grid.max_cooperative_blocks``),
         the limit its cooperative launches enforce."""
         from ..driver import get_driver
-        dims = blockdim if isinstance(blockdim, tuple) else (blockdim,)
-        if not dims or not all(isinstance(d, (int, np.integer)) and not isinstance(d, bool)
-                               and d >= 1 for d in dims):
-            raise ValueError(f"blockdim must be a positive int or a tuple of them, got "
-                             f"{blockdim!r}")
-        nthreads = int(np.prod(dims))
-        drv = get_driver()
-        if drv.is_simulator:
-            from ..simulator.grid import max_cooperative_blocks
-            return max_cooperative_blocks(nthreads)
+        nthreads = _block_threads(blockdim)
+        if get_driver().is_simulator:
+            return cooperative_grid_blocks(None, nthreads, dynsmemsize)
         self._compile_pending()
         if signature is None:
             if len(self._specs) != 1:
@@ -355,8 +348,34 @@ class InspectMixin:
             if spec is None:
                 raise KeyError(f"kernel {self.py_func.__qualname__} has no compiled signature "
                                f"{signature}")
-        from ..runtime.devices import current_context
-        ctx = current_context()
-        lk = spec.loaded(ctx, drv)
-        per_sm = drv.occupancy_max_active_blocks(lk.info.handle, nthreads, int(dynsmemsize))
-        return per_sm * int(drv.device_attribute(ctx.device.id, "MULTIPROCESSOR_COUNT"))
+        return cooperative_grid_blocks(spec, nthreads, dynsmemsize)
+
+
+def _block_threads(blockdim):
+    """Threads in a block of ``blockdim`` (a positive int or tuple of them); ValueError
+    otherwise."""
+    dims = blockdim if isinstance(blockdim, tuple) else (blockdim,)
+    if not dims or not all(isinstance(d, (int, np.integer)) and not isinstance(d, bool)
+                           and d >= 1 for d in dims):
+        raise ValueError(f"blockdim must be a positive int or a tuple of them, got "
+                         f"{blockdim!r}")
+    return int(np.prod(dims))
+
+
+def cooperative_grid_blocks(spec, blockdim, dynsmemsize=0):
+    """The most blocks of ``blockdim`` threads a cooperative launch of compiled
+    specialisation ``spec`` may have in the current context: occupancy (blocks per
+    multiprocessor) times the multiprocessors; on the simulator its device's residency by
+    threads alone (``spec`` unused).  Behind ``kernel.max_cooperative_grid_blocks`` and
+    numba.cuda's ``kernel.overloads[sig].max_cooperative_grid_blocks(blockdim)``."""
+    from ..driver import get_driver
+    nthreads = _block_threads(blockdim)
+    drv = get_driver()
+    if drv.is_simulator:
+        from ..simulator.grid import max_cooperative_blocks
+        return max_cooperative_blocks(nthreads)
+    from ..runtime.devices import current_context
+    ctx = current_context()
+    lk = spec.loaded(ctx, drv)
+    per_sm = drv.occupancy_max_active_blocks(lk.info.handle, nthreads, int(dynsmemsize))
+    return per_sm * int(drv.device_attribute(ctx.device.id, "MULTIPROCESSOR_COUNT"))

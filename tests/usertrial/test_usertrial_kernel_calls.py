@@ -81,3 +81,34 @@ def test_compile_ptx_gives_the_same_message():
     sig = (cuda.float32[::1], cuda.float32[::1])
     with pytest.raises(TypingError, match=r"np\.sin\(\) of a whole array"):
         cuda.compile_ptx(f, sig)
+
+
+@cuda.jit
+def _sequential_rows(M):
+    # numba-cuda's cooperative-groups docs example
+    col = cuda.grid(1)
+    g = cuda.cg.this_grid()
+    rows = M.shape[0]
+    cols = M.shape[1]
+    for row in range(1, rows):
+        opposite = cols - col - 1
+        M[row, col] = M[row - 1, opposite] + 1
+        g.sync()
+
+
+def test_cooperative_docs_example_overload_max_cooperative_grid_blocks():
+    # numba.cuda: overload = kernel.overloads[sig]; overload.max_cooperative_grid_blocks(b)
+    # (was AttributeError on cujit's CompiledKernel)
+    A = np.zeros((64, 64), dtype=np.int32)
+    _sequential_rows[4, 16](A)
+    assert (A == np.arange(64, dtype=np.int32)[:, None]).all()
+    sig = _sequential_rows.signatures[0]
+    overload = _sequential_rows.overloads[sig]
+    n = overload.max_cooperative_grid_blocks(16)
+    assert isinstance(n, int) and n >= 4
+    assert n == _sequential_rows.max_cooperative_grid_blocks(16)
+    assert overload.max_cooperative_grid_blocks((4, 4)) == n
+    with pytest.raises(ValueError, match="blockdim"):
+        overload.max_cooperative_grid_blocks(0)
+    with pytest.raises(ValueError, match="blockdim"):
+        overload.max_cooperative_grid_blocks("16")
