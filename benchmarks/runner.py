@@ -379,6 +379,12 @@ def main(args):
                   file=sys.stderr)
             return 2
         picture = os.path.relpath(os.path.abspath(args.plot), HERE).replace(os.sep, "/")
+        if getattr(args, "results", False) and picture.startswith("../"):
+            # RESULTS.md links a file of the repository, so a picture drawn elsewhere (a
+            # device's output folder) is copied next to it
+            import shutil
+            picture = os.path.basename(args.plot)
+            shutil.copyfile(args.plot, os.path.join(HERE, picture))
     if getattr(args, "results", False):
         path = os.path.join(HERE, "RESULTS.md")
         kept = ""

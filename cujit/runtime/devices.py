@@ -98,6 +98,24 @@ def _device(ordinal):
     return dev
 
 
+class _AsCurrent:
+    """:meth:`Context.as_current`'s context manager (a class: deferred-free flushes use it)."""
+    __slots__ = ("ctx", "prev")
+
+    def __init__(self, ctx):
+        self.ctx = ctx
+
+    def __enter__(self):
+        self.prev = getattr(_tls, "bound", None)
+        self.ctx.make_current()
+        return self.ctx
+
+    def __exit__(self, *exc):
+        prev = self.prev
+        if prev is not None and prev is not self.ctx and not prev.closed:
+            prev.make_current()
+
+
 class Context:
     """A device's primary context (numba.cuda ``Context``; CUDA Driver API "Primary Context
     Management").  Do not construct directly: use :func:`current_context`,
@@ -144,19 +162,12 @@ class Context:
             _tls.bound_gen = self.generation
             _tls.ctx = self if getattr(_tls, "own", None) is self else None
 
-    @contextlib.contextmanager
     def as_current(self):
         """``with ctx.as_current():`` this context is current in the block, and the thread's
         previous binding is put back after it, so work done for this context from any thread
         (a finalizer flushing its deferred frees, unpinning) does not move the thread's later
         driver calls (copies, allocations) to this context's device."""
-        prev = getattr(_tls, "bound", None)
-        self.make_current()
-        try:
-            yield self
-        finally:
-            if prev is not None and prev is not self and not prev.closed:
-                prev.make_current()
+        return _AsCurrent(self)
 
     def push(self):
         """Make the context current in this thread (numba compatibility)."""

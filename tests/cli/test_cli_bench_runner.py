@@ -168,6 +168,25 @@ def test_results_link_the_plot(bench_runner):
     assert "ratios.png" not in bench_runner.results_markdown(merged, rows, when="now")
 
 
+def test_results_link_a_copy_of_a_plot_drawn_outside_benchmarks(bench_runner, monkeypatch,
+                                                                 tmp_path):
+    import matplotlib  # noqa: F401  (in the [test] extra)
+    bench = tmp_path / "benchmarks"
+    bench.mkdir()
+    out = tmp_path / "out"
+    out.mkdir()
+    monkeypatch.setattr(bench_runner, "HERE", str(bench))
+    canned = {"cujit": CUJIT, "bare": BARE, "numba": NUMBA, "cupy": CUPY}
+    monkeypatch.setattr(bench_runner, "run_side",
+                        lambda side, quick, timeout, python=None: canned[side])
+    args = types.SimpleNamespace(sides=None, quick=True, timeout=5, json=None,
+                                 plot=str(out / "ratios.png"), sim=False, results=True)
+    assert bench_runner.main(args) == 0
+    md = (bench / "RESULTS.md").read_text()
+    assert "[ratios.png](ratios.png)" in md and ".." not in md.split("picture:")[1][:40]
+    assert (bench / "ratios.png").read_bytes() == (out / "ratios.png").read_bytes()
+
+
 def test_plot_without_matplotlib_says_so(bench_runner, monkeypatch, tmp_path, capsys):
     import builtins
     real_import = builtins.__import__
