@@ -207,18 +207,24 @@ class CheckedArray:
             out.append(int(i))
         return tuple(out)
 
+    def _pair(self, idx):
+        """``(i, j)`` when the tuple ``idx`` is two in-range Python ints of a 2-d array, else
+        None (the general classes' 2-d path; the rank-specific classes inline their own)."""
+        if self._n1 < 0:
+            return None
+        try:
+            i, j = idx
+        except ValueError:
+            return None
+        if i.__class__ is int and j.__class__ is int and 0 <= i < self._n0 and 0 <= j < self._n1:
+            return i, j
+        return None
+
     def __getitem__(self, idx):
         c = idx.__class__
         if c is tuple:
-            if self._n1 >= 0:
-                try:
-                    i, j = idx
-                except ValueError:
-                    pass
-                else:
-                    if i.__class__ is int and j.__class__ is int and 0 <= i < self._n0 \
-                            and 0 <= j < self._n1:
-                        return self._a[idx]
+            if self._pair(idx) is not None:
+                return self._a[idx]
         elif c is int and self.ndim == 1:
             if not 0 <= idx < self._n0:
                 idx = self._wrap0(idx)
@@ -371,21 +377,15 @@ class SharedCheckedArray(CheckedArray):
         tracker is called 3 frames below the kernel."""
         c = idx.__class__
         if c is tuple:
-            if self._n1 >= 0:
-                try:
-                    i, j = idx
-                except ValueError:
-                    pass
-                else:
-                    if i.__class__ is int and j.__class__ is int and 0 <= i < self._n0 \
-                            and 0 <= j < self._n1:
-                        off = self._off + i * self._s0 + j * self._s1
-                        # fast path: not written in this barrier interval and both reader
-                        # slots taken, so RaceTracker.read would neither report nor record
-                        if self._w[off] <= self._blk.epoch_base < self._r2[off]:
-                            return self._a[idx]
-                        self._tracker.read(off, self, idx, 3)
-                        return self._a[idx]
+            p = self._pair(idx)
+            if p is not None:
+                off = self._off + p[0] * self._s0 + p[1] * self._s1
+                # fast path: not written in this barrier interval and both reader slots
+                # taken, so RaceTracker.read would neither report nor record
+                if self._w[off] <= self._blk.epoch_base < self._r2[off]:
+                    return self._a[idx]
+                self._tracker.read(off, self, idx, 3)
+                return self._a[idx]
         elif c is int and self.ndim == 1:
             if not 0 <= idx < self._n0:
                 idx = self._wrap0(idx)
