@@ -172,44 +172,24 @@ def threadfence_system():
     return _thread("threadfence_system").threadfence_system()
 
 
+def _atomic_method(name, op):
+    """The simulator's ``cujit.atomic.<name>(ary, idx, val)`` (the compiler lowers the call by
+    its name, cujit/compiler/calls.py)."""
+    label = "atomic." + name
+
+    def method(self, ary, idx, val):
+        return _thread(label).atomic(op, ary, idx, val)
+    method.__name__ = name
+    method.__qualname__ = "_Atomic." + name
+    method.__doc__ = (f"Atomic ``{op}`` of ``ary[idx]`` with ``val`` (numba.cuda ``atomic.{name}``); "
+                      "returns the old value.")
+    return method
+
+
 class _Atomic:
-    """``cujit.atomic.<op>(ary, idx, val)``: atomic read-modify-write; returns the old value."""
-
-    def add(self, ary, idx, val):
-        return _thread("atomic.add").atomic("add", ary, idx, val)
-
-    def sub(self, ary, idx, val):
-        return _thread("atomic.sub").atomic("sub", ary, idx, val)
-
-    def max(self, ary, idx, val):
-        return _thread("atomic.max").atomic("max", ary, idx, val)
-
-    def min(self, ary, idx, val):
-        return _thread("atomic.min").atomic("min", ary, idx, val)
-
-    def nanmax(self, ary, idx, val):
-        return _thread("atomic.nanmax").atomic("nanmax", ary, idx, val)
-
-    def nanmin(self, ary, idx, val):
-        return _thread("atomic.nanmin").atomic("nanmin", ary, idx, val)
-
-    def exch(self, ary, idx, val):
-        return _thread("atomic.exch").atomic("exch", ary, idx, val)
-
-    def and_(self, ary, idx, val):
-        return _thread("atomic.and_").atomic("and", ary, idx, val)
-
-    def or_(self, ary, idx, val):
-        return _thread("atomic.or_").atomic("or", ary, idx, val)
-
-    def xor(self, ary, idx, val):
-        return _thread("atomic.xor").atomic("xor", ary, idx, val)
-
-    def inc(self, ary, idx, val):
-        return _thread("atomic.inc").atomic("inc", ary, idx, val)
-
-    def dec(self, ary, idx, val):
-        return _thread("atomic.dec").atomic("dec", ary, idx, val)
+    """``cujit.atomic.<op>(ary, idx, val)``: atomic read-modify-write; returns the old value.
+    ``add sub max min nanmax nanmin exch and_ or_ xor inc dec`` are made by
+    :func:`_atomic_method`; ``cas`` and ``compare_and_swap`` take the expected value too."""
 
     def cas(self, ary, idx, old, val):
         """If ``ary[idx] == old`` store ``val``; return the previous value."""
@@ -222,6 +202,11 @@ class _Atomic:
     def __repr__(self):
         return "cujit.atomic"
 
+
+for _name in ("add", "sub", "max", "min", "nanmax", "nanmin", "exch", "and_", "or_", "xor",
+              "inc", "dec"):
+    setattr(_Atomic, _name, _atomic_method(_name, _name.rstrip("_")))
+del _name
 
 atomic = _Atomic()
 
