@@ -122,17 +122,23 @@ class RecordingArray(CheckedArray):
         (self._ss if store else self._ls)[f.f_lasti] = (f.f_code, sid)
         return sid
 
-    def __getitem__(self, idx):
-        v = self._inner[idx]
+    def _element_offset(self, idx):
+        """Byte offset of an element index that is one int (1-d) or two ints (2-d), wrapped as
+        NumPy wraps negative indices (the access already succeeded); None for anything else."""
         c = idx.__class__
         if c is int and self.ndim == 1:
-            off = self._base + (idx if idx >= 0 else idx + self._n0) * self._s0
-        elif c is tuple and self._n1 >= 0 and len(idx) == 2 \
+            return self._base + (idx if idx >= 0 else idx + self._n0) * self._s0
+        if c is tuple and self._n1 >= 0 and len(idx) == 2 \
                 and idx[0].__class__ is int and idx[1].__class__ is int:
             i, j = idx
-            off = self._base + (i if i >= 0 else i + self._n0) * self._s0 \
+            return self._base + (i if i >= 0 else i + self._n0) * self._s0 \
                 + (j if j >= 0 else j + self._n1) * self._s1
-        else:
+        return None
+
+    def __getitem__(self, idx):
+        v = self._inner[idx]
+        off = self._element_offset(idx)
+        if off is None:
             if isinstance(v, (np.ndarray, CheckedArray)):
                 return self._wrap(v)
             off = self._offset(idx)
@@ -146,15 +152,8 @@ class RecordingArray(CheckedArray):
 
     def __setitem__(self, idx, value):
         self._inner[idx] = value
-        c = idx.__class__
-        if c is int and self.ndim == 1:
-            off = self._base + (idx if idx >= 0 else idx + self._n0) * self._s0
-        elif c is tuple and self._n1 >= 0 and len(idx) == 2 \
-                and idx[0].__class__ is int and idx[1].__class__ is int:
-            i, j = idx
-            off = self._base + (i if i >= 0 else i + self._n0) * self._s0 \
-                + (j if j >= 0 else j + self._n1) * self._s1
-        else:
+        off = self._element_offset(idx)
+        if off is None:
             off = self._offset(idx)
             if off is None:             # a store through a slice: not recorded
                 return
