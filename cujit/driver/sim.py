@@ -52,7 +52,7 @@ class SimDriver(SimDevices, SimMemory, Driver):
         self._peer_enabled = set()      # (context, peer context) pairs (driver/sim_peer.py)
         self._current = threading.local()
         self._handles = itertools.count(0x5000)
-        self._streams = set()
+        self._streams = {}              # stream handle -> context it was created in
         self._events = {}
         self._pools = {}
         self._pool_thresholds = {}
@@ -99,8 +99,9 @@ class SimDriver(SimDevices, SimMemory, Driver):
         with self._lock:
             self._drop_memory(h if self.get_device_count() > 1 else None)
             self._peer_enabled = {p for p in self._peer_enabled if h not in p}
-            self._streams.clear()
-            self._events.clear()
+            # only this device's: another device's streams and events outlive the reset
+            self._streams = {k: c for k, c in self._streams.items() if c != h}
+            self._events = {k: e for k, e in self._events.items() if e["ctx"] != h}
             self._capture.reset()
 
     def ctx_set_current(self, ctx):
@@ -211,14 +212,14 @@ class SimDriver(SimDevices, SimMemory, Driver):
     def stream_create(self, non_blocking=False, priority=0):
         with self._lock:
             h = next(self._handles)
-            self._streams.add(h)
+            self._streams[h] = self._current_ctx()
             return h
 
     def stream_destroy(self, stream):
         with self._lock:
             if stream not in self._streams:
                 _raise(CUDA_ERROR_INVALID_HANDLE, "cuStreamDestroy", f"stream {stream!r}")
-            self._streams.discard(stream)
+            self._streams.pop(stream, None)
 
     def stream_synchronize(self, stream):
         self._check_stream(stream, "cuStreamSynchronize")
@@ -245,9 +246,21 @@ class SimDriver(SimDevices, SimMemory, Driver):
         except BaseException:
             pass
 
+    def _stream_ctx(self, stream):
+        """The context of a checked stream handle (0, 1, 2: the calling thread's current one)."""
+        return self._streams.get(stream) or self._current_ctx()
+
     def run_on_stream(self, stream, fn):
-        """Simulator only: run ``fn()`` as stream work (a kernel launch), in stream order."""
+        """Simulator only: run ``fn()`` as stream work (a kernel launch), in stream order.
+        A stream of another context is CUDA_ERROR_INVALID_HANDLE, as on a GPU: a kernel is
+        launched on a stream of the current device (copies may use any device's stream)."""
         self._check_stream(stream, "cuLaunchKernel")
+        sctx, cur = self._stream_ctx(stream), self._current_ctx()
+        if sctx != cur:
+            _raise(CUDA_ERROR_INVALID_HANDLE, "cuLaunchKernel",
+                   f"stream {stream:#x} belongs to device {self._ctx_ordinal(sctx)}, but the "
+                   f"current device is {self._ctx_ordinal(cur)}: launch a kernel on a stream "
+                   "made on the current device (e.g. inside the same `with cujit.gpus[i]:`)")
         if self._capture.active and self._captured(stream, "cuLaunchKernel", fn):
             return None
         return fn()
@@ -261,7 +274,8 @@ class SimDriver(SimDevices, SimMemory, Driver):
     def event_create(self, timing=True, blocking=False, interprocess=False):
         with self._lock:
             h = next(self._handles)
-            self._events[h] = {"timing": bool(timing), "time": None}
+            self._events[h] = {"timing": bool(timing), "time": None,
+                               "ctx": self._current_ctx()}
             return h
 
     def event_destroy(self, event):
@@ -271,6 +285,12 @@ class SimDriver(SimDevices, SimMemory, Driver):
     def event_record(self, event, stream=0):
         ev = self._check_event(event, "cuEventRecord")
         self._check_stream(stream, "cuEventRecord")
+        sctx = self._stream_ctx(stream)
+        if ev["ctx"] != sctx:
+            _raise(CUDA_ERROR_INVALID_HANDLE, "cuEventRecord",
+                   f"event {event:#x} belongs to device {self._ctx_ordinal(ev['ctx'])}, the "
+                   f"stream to device {self._ctx_ordinal(sctx)}: an event is recorded on a "
+                   "stream of its own device")
         ev["time"] = time.perf_counter()
 
     def event_synchronize(self, event):

@@ -10,7 +10,7 @@ pointer belongs to the context it was given with.  Mixed into :class:`~cujit.dri
 """
 from ..config import config
 from .errors import (CudaAPIError, CUDA_ERROR_INVALID_CONTEXT, CUDA_ERROR_INVALID_DEVICE,
-                     CUDA_ERROR_INVALID_VALUE)
+                     CUDA_ERROR_INVALID_VALUE, CUDA_ERROR_ILLEGAL_ADDRESS)
 
 __all__ = ["SimDevices", "CTX_BASE"]
 
@@ -75,6 +75,25 @@ class SimDevices:
     def peer_access_enabled(self, ctx, peer_ctx):
         """Simulator only: True once ``ctx`` enabled access to ``peer_ctx``'s memory."""
         return (ctx, peer_ctx) in self._peer_enabled
+
+    def check_kernel_access(self, ptr, name):
+        """Simulator only: raise CudaAPIError CUDA_ERROR_ILLEGAL_ADDRESS when ``ptr`` (int, a
+        kernel argument ``name``'s data) is device memory of another device whose context the
+        current one has not been given peer access to: on a GPU that kernel faults."""
+        if self.get_device_count() < 2:
+            return
+        b = self._find(ptr)
+        if b is None or b.kind not in ("device", "pool"):
+            return
+        cur = self._current_ctx()
+        if b.ctx != cur and (cur, b.ctx) not in self._peer_enabled:
+            _raise(CUDA_ERROR_ILLEGAL_ADDRESS, "cuLaunchKernel",
+                   f"argument {name!r} ({ptr:#x}) is memory of device "
+                   f"{self._ctx_ordinal(b.ctx)}, but the kernel runs on device "
+                   f"{self._ctx_ordinal(cur)} without peer access to it: copy it "
+                   "(dst.copy_to_device(src)) or call "
+                   f"gpus[{self._ctx_ordinal(cur)}].get_primary_context().enable_peer_access("
+                   f"gpus[{self._ctx_ordinal(b.ctx)}].get_primary_context()) first")
 
     def pointer_device(self, ptr):
         b = self._find(ptr)

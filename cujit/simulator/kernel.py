@@ -272,6 +272,10 @@ def run_kernel(pyfunc, griddim, blockdim, stream_handle, dynamic_shared_bytes, a
     sig = _signature_key(args)
     fn = _typecheck(pyfunc, args, info, sig, debug)
     checks = bool(config.SIM_CHECKS)
+    for i, a in enumerate(args):
+        ptr = getattr(a, "_data_ptr", None)
+        if ptr is not None:
+            drv.check_kernel_access(ptr, info.params[i] if i < len(info.params) else f"arg{i}")
     kargs = [_convert(a) for a in args]
     if checks:
         params = info.params
