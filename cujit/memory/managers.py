@@ -50,16 +50,17 @@ class MemoryManagerError(ValueError, RuntimeError):
     Also a ``RuntimeError``, as numba.cuda raises for a version mismatch."""
 
 
-def _check_alloc_size(size):
-    """``size`` as an int in 1..2**64-1 bytes; TypeError/ValueError naming it otherwise."""
+def _check_alloc_size(size, what="allocation size"):
+    """``size`` as an int in 0..2**64-1 bytes; TypeError/ValueError naming it (as ``what``)
+    otherwise."""
     if isinstance(size, bool) or not hasattr(size, "__index__"):
-        raise TypeError(f"allocation size must be an int number of bytes, got {size!r} "
+        raise TypeError(f"{what} must be an int number of bytes, got {size!r} "
                         f"of type {type(size).__name__}")
     size = size.__index__()
     if size < 0:
-        raise ValueError(f"allocation size must be >= 0 bytes, got {size}")
+        raise ValueError(f"{what} must be >= 0 bytes, got {size}")
     if size > _SIZE_T_MAX:
-        raise ValueError(f"allocation size {size} bytes exceeds the largest size_t")
+        raise ValueError(f"{what} {size} bytes exceeds the largest size_t")
     return size
 
 

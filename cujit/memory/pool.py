@@ -273,7 +273,7 @@ class PoolMemoryManager(GetIpcHandleMixin, HostOnlyCUDAMemoryManager):
         done with them) until at most ``keep_bytes`` stay cached.  Blocks whose stream work
         is known done go first, then same-stream ones, then those still waiting on an event.
         ``keep_bytes``: int ≥ 0, else TypeError/ValueError.  Returns the bytes released."""
-        keep = _check_alloc_size(keep_bytes)
+        keep = _check_alloc_size(keep_bytes, "trim(keep_bytes) (the cache size to keep)")
         if self.context is None or self._cached <= keep:
             return 0
         self.context.make_current()

@@ -99,21 +99,27 @@ def _device(ordinal):
 
 
 class _AsCurrent:
-    """:meth:`Context.as_current`'s context manager (a class: deferred-free flushes use it)."""
-    __slots__ = ("ctx", "prev")
+    """:meth:`Context.as_current`'s context manager (a class: deferred-free flushes use it).
+    The block's context is also the thread's cujit device (what allocations, launches and
+    ``get_current_device()`` use), as in ``with gpus[i]:``; both are put back on exit."""
+    __slots__ = ("ctx", "prev", "prev_own", "prev_ctx")
 
     def __init__(self, ctx):
         self.ctx = ctx
 
     def __enter__(self):
         self.prev = getattr(_tls, "bound", None)
+        self.prev_own = getattr(_tls, "own", None)
+        self.prev_ctx = getattr(_tls, "ctx", None)
         self.ctx.make_current()
+        _tls.own = _tls.ctx = self.ctx
         return self.ctx
 
     def __exit__(self, *exc):
         prev = self.prev
         if prev is not None and prev is not self.ctx and not prev.closed:
             prev.make_current()
+        _tls.own, _tls.ctx = self.prev_own, self.prev_ctx
 
 
 class Context:
