@@ -38,7 +38,8 @@ def add_parser(sub):
 def cmd_access_report(args):
     """Run ``args.script`` with recording on; print the report.  Exit status: 0 when the
     script ran to the end, 1 when it raised (the report is printed anyway), 2 for a script
-    path that is not a file or a negative ``--grid-limit``."""
+    path that is not a file, a negative ``--grid-limit`` or a ``--json`` path that cannot be
+    written (checked before the script runs where it can be)."""
     path = args.script
     if not os.path.isfile(path):
         print(f"python -m cujit access-report: no such script: {path!r}", file=sys.stderr)
@@ -47,6 +48,13 @@ def cmd_access_report(args):
         print(f"python -m cujit access-report: --grid-limit must be >= 0 (0: whole grids), "
               f"got {args.grid_limit}", file=sys.stderr)
         return 2
+    if args.json:
+        # checked before the script runs, which may take minutes
+        folder = os.path.dirname(os.path.abspath(args.json))
+        if os.path.isdir(args.json) or not os.path.isdir(folder):
+            print(f"python -m cujit access-report: --json {args.json!r}: not a file path in "
+                  "an existing folder", file=sys.stderr)
+            return 2
     os.environ["CUJIT_ENABLE_CUDASIM"] = "1"
     from .driver import get_driver
     if not getattr(get_driver(), "is_simulator", False):
@@ -86,7 +94,12 @@ def cmd_access_report(args):
     print(rep, flush=True)
     if args.json:
         import json
-        with open(args.json, "w") as f:
-            json.dump(rep.as_dicts(), f, indent=2)
-            f.write("\n")
+        try:
+            with open(args.json, "w") as f:
+                json.dump(rep.as_dicts(), f, indent=2)
+                f.write("\n")
+        except OSError as exc:
+            print(f"python -m cujit access-report: cannot write --json {args.json!r}: {exc}",
+                  file=sys.stderr)
+            return 2
     return status
