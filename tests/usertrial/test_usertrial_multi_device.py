@@ -26,6 +26,7 @@ def two_sim_devices():
     try:
         ctxs = [cujit.gpus[i].get_primary_context() for i in range(2)]
         ctxs[1].reset()
+        get_driver().primary_ctx_reset(1)   # earlier tests' peer access from/to device 1
         for c in ctxs:
             c.peer_access.clear()
         yield ctxs
