@@ -494,7 +494,18 @@ class _DeviceList:
         return [_DeviceContextManager(i) for i in range(get_driver().get_device_count())]
 
     def __getitem__(self, i):
-        return self._list()[i]
+        """``gpus[i]``: device ``i`` (negative counts from the end; slices give lists).
+        TypeError for an index that is not an int or slice, IndexError naming ``i`` and the
+        device count when out of range."""
+        devs = self._list()
+        if isinstance(i, bool) or not (isinstance(i, slice) or hasattr(i, "__index__")):
+            raise TypeError(f"gpus[{i!r}]: a device index must be an int, got "
+                            f"{type(i).__name__}")
+        try:
+            return devs[i]
+        except IndexError:
+            raise IndexError(f"gpus[{i!r}]: device index out of range: {len(devs)} "
+                             f"device(s) present") from None
 
     def __len__(self):
         return get_driver().get_device_count()

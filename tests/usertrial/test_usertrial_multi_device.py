@@ -123,3 +123,16 @@ def test_driver_reset_of_one_device_keeps_the_other_devices_streams(two_sim_devi
             drv.event_query(e1)
         drv.event_destroy(e0)
         drv.stream_destroy(s0)
+
+
+@pytest.mark.parametrize("i", [2, -3, 99])
+def test_gpus_index_out_of_range_names_index_and_count(two_devices, i):
+    with pytest.raises(IndexError, match=rf"gpus\[{i}\].*2 device\(s\) present"):
+        cujit.gpus[i]
+    assert cujit.gpus[-1] is not None and len(cujit.gpus[0:2]) == 2
+
+
+@pytest.mark.parametrize("i", ["0", 1.0, None, True])
+def test_gpus_index_of_wrong_type_is_type_error(i):
+    with pytest.raises(TypeError, match=r"gpus\[.*\]: a device index must be an int"):
+        cujit.gpus[i]
