@@ -383,7 +383,10 @@ def start(pyfunc):
     """A :class:`Recorder` for a launch of ``pyfunc`` when recording is on, else None."""
     if not _contexts and not config.ACCESS_REPORT:
         return None
-    limits = [c.grid_limit for c in _contexts if c.grid_limit is not None]
+    me = threading.get_ident()
+    # a grid limit truncates only the launches of the thread that asked for it: another
+    # thread's kernels must still compute their whole results
+    limits = [c.grid_limit for c in _contexts if c.grid_limit is not None and c.thread == me]
     samples = [c.sample_blocks for c in _contexts]
     if config.ACCESS_REPORT:
         samples.append(SAMPLE_BLOCKS)
@@ -408,7 +411,9 @@ class access_report:
     blocks of each launch, spread evenly over the grid (blockIdx order, x fastest; the first
     block is always one), and run the others unrecorded at full speed; None records every
     block.  ``grid_limit`` (int >= 1 or None): run only the first ``grid_limit`` blocks of each
-    launch, to keep large grids quick; the kernels' results are then incomplete.  Raises
+    launch, to keep large grids quick; the kernels' results are then incomplete.  The limit
+    applies to launches made by the thread that entered the block (other threads' launches
+    are recorded, but run whole grids).  Raises
     ValueError for a value that is not a positive int or None.
     Launches on a GPU are not recorded (the simulator sees the accesses; a GPU does not)."""
 
@@ -421,11 +426,13 @@ class access_report:
         self.grid_limit = None if grid_limit is None else int(grid_limit)
         self.sample_blocks = None if sample_blocks is None else int(sample_blocks)
         self.report = AccessReport([])
+        self.thread = None                  # ident of the thread that entered the block
 
     def _add(self, table):
         self.report._add(table)
 
     def __enter__(self):
+        self.thread = threading.get_ident()
         with _lock:
             _contexts.append(self)
         return self.report
