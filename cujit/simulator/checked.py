@@ -29,6 +29,9 @@ from .errors import OutOfBoundsError, DataRaceError, where, caller_site
 __all__ = ["CheckedArray", "SharedCheckedArray", "RaceTracker", "unwrap"]
 
 _getframe = sys._getframe
+#: Code objects of wrappers that sit between a kernel and a checked array (the access
+#: recorder's ``__getitem__``/``__setitem__``): an access's site is the frame above them.
+WRAPPER_CODES = set()
 _INT_TYPES = (int, np.integer)
 
 
@@ -73,10 +76,14 @@ class RaceTracker:
         # recorded: a thread re-reading its own element records nothing
         if r1 <= base:
             f = _getframe(depth)
+            if f.f_code in WRAPPER_CODES:
+                f = f.f_back
             self.r1[off] = base + me
             self.r1site[off] = (f.f_code, f.f_lasti, blk.warp_gen[t.warp])
         elif r1 - base != me and self.r2[off] <= base:
             f = _getframe(depth)
+            if f.f_code in WRAPPER_CODES:
+                f = f.f_back
             self.r2[off] = base + me
             self.r2site[off] = (f.f_code, f.f_lasti, blk.warp_gen[t.warp])
 
@@ -95,6 +102,8 @@ class RaceTracker:
         if r > base and r - base != me and not self._ordered(r - base, self.r2site[off], t):
             self._report(arr, idx, "writes", "read", r - base, self.r2site[off])
         f = _getframe(2)
+        if f.f_code in WRAPPER_CODES:
+            f = f.f_back
         self.w[off] = base + me
         self.wsite[off] = (f.f_code, f.f_lasti, blk.warp_gen[t.warp])
 
