@@ -303,6 +303,11 @@ class SimDriver(SimDevices, SimMemory, Driver):
     def event_elapsed_time(self, start, end):
         a = self._check_event(start, "cuEventElapsedTime")
         b = self._check_event(end, "cuEventElapsedTime")
+        if a["ctx"] != b["ctx"]:
+            _raise(CUDA_ERROR_INVALID_HANDLE, "cuEventElapsedTime",
+                   f"the events belong to devices {self._ctx_ordinal(a['ctx'])} and "
+                   f"{self._ctx_ordinal(b['ctx'])}: elapsed time is measured between events "
+                   "of one device")
         if not (a["timing"] and b["timing"]):
             _raise(CUDA_ERROR_INVALID_HANDLE, "cuEventElapsedTime",
                    "an event was created with timing disabled")

@@ -136,3 +136,22 @@ def test_gpus_index_out_of_range_names_index_and_count(two_devices, i):
 def test_gpus_index_of_wrong_type_is_type_error(i):
     with pytest.raises(TypeError, match=r"gpus\[.*\]: a device index must be an int"):
         cujit.gpus[i]
+
+
+def test_elapsed_time_between_events_of_two_devices_raises(two_devices):
+    evs = []
+    for dev in (0, 1):
+        with cujit.gpus[dev]:
+            s, e = cujit.stream(), cujit.event()
+            e.record(s)
+            e.synchronize()
+            evs.append(e)
+    with pytest.raises(CudaAPIError) as ei:
+        evs[0].elapsed_time(evs[1])
+    if get_driver().is_simulator:
+        assert ei.value.code == 400 and "devices 0 and 1" in str(ei.value)
+    with cujit.gpus[1]:
+        e2 = cujit.event()
+        e2.record()
+        e2.synchronize()
+        assert evs[1].elapsed_time(e2) >= 0
