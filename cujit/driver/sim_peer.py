@@ -80,7 +80,7 @@ class SimDevices:
         """Simulator only: raise CudaAPIError CUDA_ERROR_ILLEGAL_ADDRESS when ``ptr`` (int, a
         kernel argument ``name``'s data) is device memory of another device whose context the
         current one has not been given peer access to: on a GPU that kernel faults."""
-        if self.get_device_count() < 2:
+        if len(self._ctx_live) < 2:         # one context retained: nothing to cross
             return
         b = self._find(ptr)
         if b is None or b.kind not in ("device", "pool"):
