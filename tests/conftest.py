@@ -129,3 +129,61 @@ def count_calls(monkeypatch):
         monkeypatch.setattr(drv, name, wrapper)
         return calls
     return wrap
+
+
+@pytest.fixture
+def pool(ctx):
+    """The stream-ordered pool manager installed on ``ctx`` for the test, the context's own
+    manager put back afterwards (its cache flushed and trimmed)."""
+    from cujit.memory import PoolMemoryManager
+    mm = PoolMemoryManager(context=ctx)
+    mm.initialize()
+    saved = ctx.memory_manager
+    ctx.memory_manager = mm
+    yield mm
+    ctx.memory_manager = saved
+    mm.deallocations.clear()
+    mm.trim()
+
+
+# ---- several devices: two simulated ones (CUJIT_SIM_DEVICES=2) or two GPUs ----
+def gpu_count():
+    """Devices cujit sees (0 when it sees no driver)."""
+    import cujit
+    try:
+        return len(cujit.gpus)
+    except Exception:
+        return 0
+
+
+@pytest.fixture
+def two_sim_devices():
+    """Two simulated devices for the test, peer tables emptied so that counts start at 0."""
+    import cujit
+    cujit.config.SIM_DEVICES = 2
+    try:
+        ctxs = [cujit.gpus[i].get_primary_context() for i in range(2)]
+        for c in ctxs:
+            c.peer_access.clear()
+        yield ctxs
+    finally:
+        del cujit.config.SIM_DEVICES
+        cujit.current_context()         # the main thread stays on device 0
+
+
+@pytest.fixture
+def two_gpus():
+    """The primary contexts of two GPUs (skips with fewer)."""
+    import cujit
+    if gpu_count() < 2:
+        pytest.skip("needs two GPUs (the nvidia-h200-x2 machine)")
+    return [cujit.gpus[i].get_primary_context() for i in range(2)]
+
+
+@pytest.fixture
+def two_devices(request):
+    """Two simulated devices on the simulator, two GPUs on a GPU machine (else skip)."""
+    from cujit.driver import get_driver
+    if get_driver().is_simulator:
+        return request.getfixturevalue("two_sim_devices")
+    return request.getfixturevalue("two_gpus")

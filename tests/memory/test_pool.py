@@ -9,18 +9,6 @@ from cujit.memory import PoolMemoryManager
 from cujit.memory.pool import ROUND
 
 
-@pytest.fixture
-def pool(ctx):
-    mm = PoolMemoryManager(context=ctx)
-    mm.initialize()
-    saved = ctx.memory_manager
-    ctx.memory_manager = mm
-    yield mm
-    ctx.memory_manager = saved
-    mm.deallocations.clear()
-    mm.trim()
-
-
 def test_dropped_block_is_reused_on_the_same_stream_without_driver_calls(pool, count_calls):
     allocs = count_calls("mem_alloc")
     frees = count_calls("mem_free")

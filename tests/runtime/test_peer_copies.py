@@ -14,42 +14,6 @@ from cujit.driver import get_driver
 from cujit.driver.errors import CudaAPIError
 
 
-def _gpus():
-    try:
-        return len(cujit.gpus)
-    except Exception:
-        return 0
-
-
-@pytest.fixture
-def two_sim_devices():
-    """Two simulated devices for the test, peer tables emptied so that counts start at 0."""
-    cujit.config.SIM_DEVICES = 2
-    try:
-        ctxs = [cujit.gpus[i].get_primary_context() for i in range(2)]
-        for c in ctxs:
-            c.peer_access.clear()
-        yield ctxs
-    finally:
-        del cujit.config.SIM_DEVICES
-        cujit.current_context()         # the main thread stays on device 0
-
-
-@pytest.fixture
-def two_devices(request):
-    """Two simulated devices on the simulator, two GPUs on a GPU machine (else skip)."""
-    if get_driver().is_simulator:
-        return request.getfixturevalue("two_sim_devices")
-    return request.getfixturevalue("two_gpus")
-
-
-@pytest.fixture
-def two_gpus():
-    if _gpus() < 2:
-        pytest.skip("needs two GPUs (the nvidia-h200-x2 machine)")
-    return [cujit.gpus[i].get_primary_context() for i in range(2)]
-
-
 def _on(dev, fn):
     with cujit.gpus[dev]:
         return fn()

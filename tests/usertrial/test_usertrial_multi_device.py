@@ -12,36 +12,16 @@ from cujit.driver import get_driver
 from cujit.driver.errors import CudaAPIError
 
 
-def _gpus():
-    try:
-        return len(cujit.gpus)
-    except Exception:
-        return 0
-
-
 @pytest.fixture
-def two_sim_devices():
-    """Two simulated devices, no peer access between them yet (device 1's context reset)."""
-    cujit.config.SIM_DEVICES = 2
-    try:
-        ctxs = [cujit.gpus[i].get_primary_context() for i in range(2)]
-        ctxs[1].reset()
-        get_driver().primary_ctx_reset(1)   # earlier tests' peer access from/to device 1
-        for c in ctxs:
-            c.peer_access.clear()
-        yield ctxs
-    finally:
-        del cujit.config.SIM_DEVICES
-        cujit.current_context()
-
-
-@pytest.fixture
-def two_devices(request):
-    if get_driver().is_simulator:
-        return request.getfixturevalue("two_sim_devices")
-    if _gpus() < 2:
-        pytest.skip("needs two GPUs (the nvidia-h200-x2 machine)")
-    return [cujit.gpus[i].get_primary_context() for i in range(2)]
+def two_sim_devices(two_sim_devices):
+    """The shared two simulated devices, with no peer access between them yet: device 1's
+    context is reset (earlier tests' peer access from and to device 1 goes with it)."""
+    ctxs = two_sim_devices
+    ctxs[1].reset()
+    get_driver().primary_ctx_reset(1)
+    for c in ctxs:
+        c.peer_access.clear()
+    return ctxs
 
 
 @cujit.jit

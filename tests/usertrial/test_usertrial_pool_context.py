@@ -10,19 +10,6 @@ import pytest
 
 import cujit
 from cujit.driver import get_driver
-from cujit.memory import PoolMemoryManager
-
-
-@pytest.fixture
-def pool(ctx):
-    mm = PoolMemoryManager(context=ctx)
-    mm.initialize()
-    saved = ctx.memory_manager
-    ctx.memory_manager = mm
-    yield mm
-    ctx.memory_manager = saved
-    mm.deallocations.clear()
-    mm.trim()
 
 
 @pytest.mark.parametrize("bad, exc", [(-1, ValueError), ("a", TypeError), (None, TypeError),
