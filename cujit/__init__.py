@@ -15,9 +15,9 @@ __version__ = "0.1.0"
 
 _SOURCES = {
     "cujit.driver.errors": ["CudaSupportError", "CudaDriverError", "CudaAPIError"],
-    "cujit.runtime.devices": ["select_device", "get_current_device", "list_devices", "gpus",
-                              "close", "detect", "is_available", "current_context", "synchronize",
-                              "defer_cleanup", "Device", "Context"],
+    "cujit.runtime.devices": ["select_device", "get_current_device", "close", "current_context",
+                              "synchronize", "defer_cleanup", "Device", "Context"],
+    "cujit.runtime.device_list": ["gpus", "list_devices", "detect", "is_available"],
     "cujit.memory": ["MemoryPointer", "AutoFreePointer", "OwnedPointer", "MappedMemory",
                      "PinnedMemory", "ManagedMemory", "MemoryInfo", "IpcHandle",
                      "BaseCUDAMemoryManager", "HostOnlyCUDAMemoryManager", "GetIpcHandleMixin",
