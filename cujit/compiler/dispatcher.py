@@ -194,6 +194,11 @@ class _Configured(_ln.LaunchConfig):
         """The LaunchConfig (this object)."""
         return self
 
+    def access_report(self):
+        """The kernel's :meth:`access_report` (its last recorded simulated launch, whatever
+        the configuration), so ``kernel[grid, block].access_report()`` reads as written."""
+        return self.dispatcher.access_report()
+
 
 class _ConfiguredExt(_Configured):
     """A launch configuration of a kernel with ``extensions=``: the arguments go through the
