@@ -118,6 +118,17 @@ def _waits(tf):
     return False
 
 
+def _frozen(value):
+    """A read-only copy of a host NumPy array; any other value (device, mapped and managed
+    arrays are captured by address) itself."""
+    import numpy as np
+    if type(value) is not np.ndarray:
+        return value
+    copy = value.copy()
+    copy.flags.writeable = False
+    return copy
+
+
 def _build(tf, done):
     """Generate and compile the typed function of ``tf`` (``done``: id(tf) -> function, for
     the device functions it calls)."""
@@ -127,6 +138,12 @@ def _build(tf, done):
     fsrc = tf.fsrc
     ns = dict(fsrc.globals)
     ns.update(fsrc.closure)
+    code = fsrc.pyfunc.__code__
+    for name in code.co_names + code.co_freevars:
+        # numba copies a captured host array into the module it compiles (constant
+        # memory): host writes after the first launch do not reach the kernel
+        if name in ns:
+            ns[name] = _frozen(ns[name])
     from .builtins import KERNEL_BUILTINS
     for name, f in KERNEL_BUILTINS.items():    # builtins with the kernel's semantics
         ns.setdefault(name, f)
