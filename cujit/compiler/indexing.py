@@ -7,6 +7,7 @@ NumPy would keep the data contiguous: integer indices first, then one step-less 
 only full slices.
 """
 import ast
+import enum
 
 from .. import types as T
 from . import rules
@@ -108,6 +109,14 @@ def getitem(typer, node):
             typer.tf.info[node] = ("field", key)
             return T.Array(ft.dtype, ft.ndim, "C") if isinstance(ft, T.NestedArray) else ft
         raise typer.error(f"record index must be a constant field name of {base}", node.slice)
+    if isinstance(base, Global) and isinstance(base.obj, enum.EnumMeta):
+        # RequestError["not_found"]: the member, a compile-time constant as in numba
+        ok, key = typer._const(node.slice)
+        members = base.obj.__members__
+        if ok and isinstance(key, str) and key in members:
+            return typer.typed_value(node, members[key])
+        raise typer.error(f"{base.obj.__name__}[...] in a kernel takes a constant member name "
+                          f"(one of {', '.join(members)})", node.slice)
     raise typer.error(f"a value of type {base} cannot be indexed", node)
 
 
