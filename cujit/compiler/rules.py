@@ -222,8 +222,8 @@ def binop_type(op, a, b):
             return int_result(a, b)
         return int_result(a, b)
     if is_complex(a) or is_complex(b):
-        if op in ("//", "%", "**"):
-            return None     # ** on complex is not lowered (no libdevice cpow)
+        if op in ("//", "%"):
+            return None
         return promote(a, b) if (is_complex(a) and is_complex(b)) else _mix_complex(a, b)
     # float with float or int: NumPy promotion
     if op == "**" and is_float(a) and is_int(b):
