@@ -50,9 +50,15 @@ def index_parts(typer, node, aty):
             parts.extend(("tuple", e, k) for k in range(t.count))
         elif isinstance(t, T.Tuple) and t.count == 0 and len(elts) == 1:
             pass
+        elif isinstance(t, Global) and isinstance(t.obj, str) and \
+                isinstance(aty.dtype, T.Record) and t.obj in aty.dtype.fields:
+            raise typer.error(f"a field of a record array is read per element in kernels: "
+                              f"use a[i][{t.obj!r}] or a[i].{t.obj} (got the field name "
+                              f"{t.obj!r} as an array index)", e)
         else:
-            raise typer.error(f"array index must be an integer or a slice, got a value of type "
-                              f"{t}", e)
+            what = f"the constant {t.obj!r:.60}" if isinstance(t, Global) else \
+                f"a value of type {t}"
+            raise typer.error(f"array index must be an integer or a slice, got {what}", e)
     if len(parts) > aty.ndim:
         raise typer.error(f"too many indices ({len(parts)}) for a {aty.ndim}-d array", node)
     return parts
