@@ -119,12 +119,14 @@ def _waits(tf):
 
 
 def _frozen(value):
-    """A read-only copy of a host NumPy array; any other value (device, mapped and managed
-    arrays are captured by address) itself."""
+    """A read-only copy (a plain ndarray) of a NumPy array, mapped and managed ones included:
+    the front end types every captured ``np.ndarray`` as a constant array
+    (``const_types.const_type``); any other value (a device array is captured by address)
+    itself."""
     import numpy as np
-    if type(value) is not np.ndarray:
+    if not isinstance(value, np.ndarray):
         return value
-    copy = value.copy()
+    copy = np.array(value, copy=True, subok=False)
     copy.flags.writeable = False
     return copy
 

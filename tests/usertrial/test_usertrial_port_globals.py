@@ -90,3 +90,29 @@ def _read_device_prices(out):
     i = cuda.grid(1)
     if i < out.size:
         out[i] = DEVICE_PRICES[i]
+
+
+MAPPED = None
+
+
+@cuda.jit
+def _read_mapped(out):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = MAPPED[i]
+
+
+def test_mapped_array_global_is_a_constant_too():
+    # a mapped array is an np.ndarray: typed as a constant array (read-only), so its values
+    # are those of the compilation on both backends
+    global MAPPED
+    MAPPED = cuda.mapped_array(3, np.float64)
+    try:
+        MAPPED[:] = [1.0, 2.0, 3.0]
+        out = np.zeros(3)
+        _read_mapped[1, 3](out)
+        MAPPED[:] = 0
+        _read_mapped[1, 3](out)
+        assert out.tolist() == [1.0, 2.0, 3.0]
+    finally:
+        MAPPED = None
