@@ -33,6 +33,7 @@ _SOURCES = {
     "cujit.runtime.streams": ["Stream", "Event", "event_elapsed_time"],
     "cujit.runtime.graphs": ["graph", "Graph"],
     "cujit.compiler": ["jit", "TypingError", "CompileError"],
+    "cujit.compiler.launch_args": ["In", "Out", "InOut"],
     "cujit.compiler.compile_api": ["compile", "compile_for_current_device", "compile_ptx",
                                    "compile_ptx_for_current_device", "declare_device"],
     "cujit.profiler": ["profile_start", "profile_stop", "profiling"],

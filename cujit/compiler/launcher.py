@@ -354,6 +354,10 @@ def convert_arg(index, value, stream):
     this conversion (identity checks suffice)."""
     if hasattr(value, "_data_ptr"):
         return value, None, hasattr(value, "_layout") and not isinstance(value, np.ndarray)
+    if hasattr(value, "copy_out") and hasattr(value, "copy_in"):
+        from .launch_args import _ArgHint, convert_hint
+        if isinstance(value, _ArgHint):
+            return convert_hint(index, value, stream, convert_arg)
     if type(value) in _PLAIN_SCALARS or (isinstance(value, np.generic)
                                          and value.dtype.fields is None):
         return value, None, True
