@@ -420,7 +420,7 @@ class Dispatcher(_InspectMixin):
         drv = get_driver()
         args = _la.unwrap_hints(args, drv.is_simulator)
         for i, a in enumerate(args):
-            _la.check_alive(i, getattr(a, "value", a) if isinstance(a, _la._ArgHint) else a,
+            _la.check_alive(i, a.value if isinstance(a, _la._ArgHint) else a,
                             self.py_func.__qualname__)
         if drv.is_simulator:
             argtypes = tuple(_classify(self, i, a) for i, a in enumerate(args))

@@ -1,8 +1,9 @@
 """numba.cuda's module-level stream and event functions (``cuda.stream()``,
 ``cuda.default_stream()``, ``cuda.event()``, ...), its ``require_context`` decorator and
 the ``is_float16_supported``/``is_bfloat16_supported`` queries; streams and events belong to
-the calling thread's current context (:func:`cujit.runtime.devices.current_context`).  Kept apart from
-:mod:`cujit.runtime.streams` so that streams.py (used by Context) does not import devices.py.
+the calling thread's current context (:func:`cujit.runtime.devices.current_context`).  Kept
+apart from :mod:`cujit.runtime.streams` so that streams.py (used by Context) does not import
+devices.py.
 """
 import functools
 

@@ -169,7 +169,7 @@ def complex_pow(a, b):
     length = np.power(vabs, br)
     at = np.arctan2(ai, ar)
     phase = at * br
-    if bi != 0 or bi != bi:
+    if bi != 0:                 # NaN too, as the lowering's unordered compare
         length = length / np.exp(at * bi)
         phase = phase + bi * np.log(vabs)
     return ct(complex(length * np.cos(phase), length * np.sin(phase)))
