@@ -35,6 +35,13 @@ class Global(PseudoType):
     def __repr__(self):
         return f"Global({self.obj!r:.60})"
 
+    def __str__(self):
+        # what error messages show ("a value of type str 'inf'"): the Python object, not
+        # the typer's wrapper
+        if self.obj is None:
+            return "compile-time constant"
+        return f"{type(self.obj).__name__} {self.obj!r:.60}"
+
 
 class Func(PseudoType):
     """A function the compiler recognises: ``key`` (e.g. ``'syncthreads'``, ``'math.sqrt'``,

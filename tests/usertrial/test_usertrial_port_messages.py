@@ -1,7 +1,8 @@
-"""User trial (porting numba-cuda programs): two TypingErrors named an internal type,
+"""User trial (porting numba-cuda programs): TypingErrors named an internal type,
 ``Global('b')`` and ``Global(None)``, instead of what the user wrote.  ``ary['b']`` on a
 record array (numba reads fields per element: ``ary[i]['b']``) now says so, and iterating over
-a constant that is not a tuple of numbers names the expression."""
+a constant that is not a tuple of numbers names the expression; other messages show a
+constant as its Python value (``str 'inf'``)."""
 import numpy as np
 import pytest
 
@@ -51,3 +52,13 @@ def test_string_index_of_a_plain_array_names_the_constant():
 def test_iterating_a_tuple_of_strings_names_the_expression():
     _raises(_iterate_strings, (np.zeros(1),),
             r"cannot iterate over '\('a', 'b'\)' \(a compile-time constant\) in a kernel")
+
+
+@cuda.jit
+def _float_of_string(r):
+    r[0] = float("inf")         # numba.cuda has no strings at run time either
+
+
+def test_constants_in_messages_are_shown_as_python_values():
+    _raises(_float_of_string, (np.zeros(1),),
+            r"float\(\) takes numbers, got a value of type str 'inf'")
