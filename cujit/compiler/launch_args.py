@@ -60,6 +60,7 @@ def unwrap_hints(args, simulator):
             if simulator and isinstance(v, np.ndarray) and not a.copy_out and \
                     getattr(v, "_data_ptr", None) is None:
                 v = v.copy()
+                v.flags.writeable = a.value.flags.writeable     # typed as the original
             out.append(v if simulator else a)
         else:
             out.append(a)

@@ -67,3 +67,13 @@ def test_hint_around_a_freed_array_is_refused():
     d.gpu_data.free() if hasattr(d.gpu_data, "free") else pytest.skip("no explicit free")
     with pytest.raises(DeadMemoryError, match="argument 0 of kernel"):
         _bump[1, 4](cuda.In(d))
+
+
+@pytest.mark.parametrize("hint", [cuda.In, cuda.InOut, cuda.Out])
+def test_hint_around_a_read_only_array_is_typed_read_only(hint):
+    # as a plain read-only host array: a write is a TypingError on both backends
+    a = np.zeros(4)
+    a.flags.writeable = False
+    with pytest.raises(cuda.TypingError, match="read-only"):
+        _bump[1, 4](hint(a))
+    assert (a == 0).all()
