@@ -423,8 +423,10 @@ class Dispatcher(_InspectMixin):
             # ``cfg`` (its ``ok`` set may hold kernels of several contexts)
             self._make_config(cfg.griddim, cfg.blockdim, cfg.stream, cfg.sharedmem)
         drv = get_driver()
+        args = _la.unwrap_hints(args, drv.is_simulator)
         for i, a in enumerate(args):
-            _la.check_alive(i, a, self.py_func.__qualname__)
+            _la.check_alive(i, a.value if isinstance(a, _la._ArgHint) else a,
+                            self.py_func.__qualname__)
         if drv.is_simulator:
             argtypes = tuple(_classify(self, i, a) for i, a in enumerate(args))
             if self._declared is not None and None not in argtypes:
