@@ -16,11 +16,13 @@ The partial results and the one-element result live in scratch device arrays kep
 (context, stream, thread, dtype) and reused by the next call there: work on one stream runs
 in order, so a call's first pass cannot overwrite partials a previous call still reads, and
 the two ``cuMemAlloc``s (and the later frees, which synchronise) leave the hot path.  The
-host then only launches and copies, as CuPy's ``sum`` does.  The cache keeps at most 64
-entries, each holding its stream alive (so no new stream can get its handle meanwhile).
+host then only launches and copies, as CuPy's ``sum`` does.  The scratch of a stream is
+keyed weakly by the stream object: it goes when the stream goes (a module-level ``Reduce``
+keeps no stream alive).
 """
 import numbers
 import threading
+import weakref
 
 import numpy as np
 
@@ -80,7 +82,8 @@ class Reduce:
         self._functor = functor
         self._op = jit(device=True)(as_def(functor))
         self._kernels = {}
-        self._scratch = {}
+        self._scratch = weakref.WeakKeyDictionary()    # stream -> {key: scratch}
+        self._scratch0 = {}                             # the same for stream 0 / None
 
     def __repr__(self):
         return f"<cujit Reduce {getattr(self._functor, '__qualname__', self._functor)!r}>"
@@ -168,20 +171,29 @@ class Reduce:
         docstring), made again after the context's reset."""
         from .arrays import device_array
         from .runtime.devices import current_context
-        from .runtime.streams import stream_handle
         ctx = current_context()
-        key = (id(ctx), stream_handle(stream), threading.get_ident(), dtype)
-        hit = self._scratch.get(key)
-        # the entry holds its stream (the scratch arrays do too), so no other stream can
-        # have been given that handle meanwhile; identity guards foreign stream objects
-        if hit is not None and hit[0] is ctx and hit[1] == ctx.generation and \
-                hit[4] is (stream or None):
+        key = (id(ctx), threading.get_ident(), dtype)
+        if not stream:
+            table = self._scratch0
+        else:
+            try:
+                table = self._scratch.get(stream)
+                if table is None:
+                    table = self._scratch[stream] = {}
+            except TypeError:       # a foreign stream object without weak references
+                return (device_array(_MAX_BLOCKS, dtype, stream=stream),
+                        device_array(1, dtype, stream=stream))
+        hit = table.get(key)
+        if hit is not None and hit[0] is ctx and hit[1] == ctx.generation:
             return hit[2], hit[3]
-        if len(self._scratch) >= 64:        # threads and streams come and go
-            self._scratch.clear()
+        if len(table) >= 64:            # threads come and go
+            table.clear()
         partials = device_array(_MAX_BLOCKS, dtype, stream=stream)
         out = device_array(1, dtype, stream=stream)
-        self._scratch[key] = (ctx, ctx.generation, partials, out, stream or None)
+        # every use names its stream; the arrays must not hold it (the table is keyed weakly
+        # by it, so a dropped stream takes its scratch with it)
+        partials.stream = out.stream = 0
+        table[key] = (ctx, ctx.generation, partials, out)
         return partials, out
 
 

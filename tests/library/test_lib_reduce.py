@@ -139,24 +139,28 @@ def test_scratch_is_per_stream_and_made_again_after_a_reset():
     s1, s2 = cuda.stream(), cuda.stream()
     d = cuda.to_device(h)
     assert r(d, stream=s1) == h.sum() and r(d, stream=s2) == h.sum()
-    scratch = {id(v[2]) for v in r._scratch.values()}
+    scratch = {id(v[2]) for t in r._scratch.values() for v in t.values()}
     assert len(scratch) == 2                     # one set of scratch arrays per stream
     cuda.current_context().reset()
     d = cuda.to_device(h)                        # the old arrays died with the reset
     assert r(d) == h.sum() and r(d, stream=cuda.stream()) == h.sum()
 
 
-def test_a_cached_stream_stays_alive_so_its_handle_is_not_reused():
+def test_a_dropped_stream_takes_its_scratch_with_it():
+    # the scratch is keyed weakly by the stream: a Reduce that lives on (a module-level one)
+    # keeps no stream alive, and a new stream gets fresh scratch
+    import gc
+    import weakref
     r = cuda.reduce(lambda a, b: a + b)
     d = cuda.to_device(np.ones(600, np.float32))
     s = cuda.stream()
-    handle = s.handle
     assert r(d, stream=s) == 600
+    assert len(r._scratch) == 1
+    ws = weakref.ref(s)
     del s
-    import gc
+    for k in r._kernels.values():      # launch configurations cached by the kernels hold it too
+        k._configs.clear()
     gc.collect()
-    (entry,) = r._scratch.values()
-    assert entry[4].handle == handle          # held by the cache, not destroyed
+    assert ws() is None and len(r._scratch) == 0
     s2 = cuda.stream()
-    assert s2.handle != handle and r(d, stream=s2) == 600
-    assert len(r._scratch) == 2
+    assert r(d, stream=s2) == 600 and len(r._scratch) == 1
