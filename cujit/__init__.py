@@ -56,10 +56,10 @@ _SOURCES = {
 
 _WHERE = {name: mod for mod, names in _SOURCES.items() for name in names}
 # Submodules reachable as attributes without an import (``cuda.random``, as in numba.cuda).
-_SUBMODULES = {"random": "cujit.random"}
+_SUBMODULES = {"random": "cujit.random", "libdevice": "cujit.libdevice"}
 
 # ``laneid`` differs per simulated thread, so it is computed on every access.
-__all__ = sorted(list(_WHERE) + ["config", "laneid", "fp16", "random"])
+__all__ = sorted(list(_WHERE) + ["config", "laneid", "fp16", "random", "libdevice"])
 
 
 def _current_context():

@@ -10,6 +10,7 @@ from . import rules
 from .calls_device import type_device_call
 from .calls_ext import is_ext, type_ext
 from .closures import type_closure_call
+from .libdevice_table import type_libdevice
 from .const_types import MATH_BINARY
 from .rules import Global, RangeType
 
@@ -66,6 +67,8 @@ def type_func(typer, node, ft, args, kws):
         return type_ext(typer, node, key, args)
     if key == "closure":
         return type_closure_call(typer, node, ft.data, args, kws)
+    if key.startswith("libdevice."):
+        return type_libdevice(typer, node, key[10:], args, kws)
     if kws and key not in ("print", "syncwarp"):
         raise typer.error(f"{key}() takes no keyword arguments in kernels", node)
     n = len(args)

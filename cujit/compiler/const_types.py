@@ -110,6 +110,9 @@ def const_type(value):
         return Func(key), None
     if getattr(value, "_cujit_device_function", False):
         return Func("device", value), None
+    libdevice = getattr(value, "cujit_libdevice", None)
+    if libdevice.__class__ is str:     # a cujit.libdevice stub (top layer: known by mark)
+        return Func("libdevice." + libdevice), None
     if isinstance(value, (T.Scalar,)):
         return Func("cast", value), None
     if is_numba_object(value):

@@ -12,7 +12,7 @@ from llvmlite import ir
 from .. import types as T
 from . import cooperative, intrinsics_extra
 from . import lower_arrays as LA
-from . import lower_atomics, lower_complex, lower_fp16, lower_scalars
+from . import lower_atomics, lower_complex, lower_fp16, lower_libdevice, lower_scalars
 from . import rules
 from .lower_device import lower_closure_call, lower_device_call
 from .lower_ops import _f16_wrap, _float_suffix, libdevice
@@ -422,6 +422,7 @@ _HANDLERS = {
 _HANDLERS.update(lower_complex.HANDLERS)
 _HANDLERS.update(lower_fp16.HANDLERS)
 _HANDLERS.update(lower_scalars.HANDLERS)
+_HANDLERS.update(lower_libdevice.HANDLERS)
 _HANDLERS.update(intrinsics_extra.LOWERERS)
 _HANDLERS.update(cooperative.LOWERERS)
 _HANDLERS["closure"] = lower_closure_call

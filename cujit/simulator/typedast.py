@@ -6,7 +6,7 @@ module's docstring for the rules).  The typed ``ast`` is never modified (its nod
 import ast
 
 from .. import types as T
-from . import scalars
+from . import libdevice_sim, scalars
 
 __all__ = ["Rewriter"]
 
@@ -515,6 +515,11 @@ class Rewriter:
                            node)
             if r is not None:
                 return r
+        if key == "libdevice" and not node.keywords:
+            args = [self.conv(self.expr(a), self.ty(a), t, a)
+                    for a, t in zip(node.args, data.params)]
+            call = self.call(libdevice_sim.function(data), "ld_" + data.name + "_", args, node)
+            return _mark(call) if _numeric(rt) else call
         if key.startswith("math.") or key in ("npfloor", "npceil", "nptrunc"):
             name = key[5:] if key.startswith("math.") else key
             argtypes = [self.ty(a) for a in node.args]
