@@ -22,10 +22,12 @@ from .types_core import (  # noqa: F401 - the public module re-exports the core
     complex64, complex_domain, float16, float32, float64, from_dtype, int16, int32, int64,
     int8, integer_domain, intp, none, number_domain, real_domain, uint16, uint32, uint64,
     uint8, uintp, void, from_numba_type, from_numba_signature)
+from .types_enum import EnumMember, enum_member_type, is_plain_enum_member
 from .types_tuples import NamedTuple, NamedUniTuple, named_tuple
 
 __all__ = ["Type", "Boolean", "Integer", "Float", "Complex", "NoneType", "Array", "Record",
            "NestedArray", "UniTuple", "Tuple", "NamedUniTuple", "NamedTuple", "named_tuple",
+           "EnumMember",
            "Signature", "boolean", "bool_", "int8",
            "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16",
            "float32", "float64", "complex64", "complex128", "intp", "uintp", "void",
@@ -114,6 +116,8 @@ def typeof(value):
         return float64
     if isinstance(value, complex):
         return complex128
+    if is_plain_enum_member(value):
+        return enum_member_type(value, typeof)
     if isinstance(value, tuple):
         if hasattr(cls, "_fields"):
             return named_tuple(tuple(typeof(v) for v in value), cls)

@@ -94,6 +94,8 @@ def const_type(value):
         return T.float64, None
     if isinstance(value, complex):
         return T.complex128, None
+    if T.is_plain_enum_member(value):
+        return T.typeof(value), None      # an Enum member: a constant of its value's type
     if isinstance(value, np.generic) and value.dtype.fields is None:
         return T.from_dtype(value.dtype), None
     if isinstance(value, np.ndarray):

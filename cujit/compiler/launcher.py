@@ -218,6 +218,8 @@ def param_layout(t, expr):
         return [(_scalar_fmt(t), expr)]
     if isinstance(t, ct.Record):
         return [("Q", f"_ptr({expr})")]
+    if isinstance(t, ct.EnumMember):
+        return param_layout(t.dtype, f"{expr}.value")
     if isinstance(t, (ct.UniTuple, ct.Tuple)):
         out = []
         for i, et in enumerate(t.types):

@@ -371,6 +371,8 @@ class FunctionLowerer:
             return LA.array_attr(self, self.expr(node.value), base_t, node.attr, self.ty(node))
         if isinstance(base_t, T.Record):
             return LA.load_field(self, self.expr(node.value), base_t, node.attr)
+        if isinstance(base_t, T.EnumMember):      # .value: a member is its value here
+            return self.expr(node.value)
         if isinstance(base_t, T.Complex):
             return self.b.extract_value(self.expr(node.value), 0 if node.attr == "real" else 1)
         if isinstance(base_t, (T.NamedTuple, T.NamedUniTuple)) and node.attr in base_t.fields:

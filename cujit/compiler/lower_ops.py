@@ -301,6 +301,8 @@ def _cmp2(lw, op, x, xt, y, yt):
     b = lw.b
     if op in ("in", "not in"):
         return _lower_in(lw, op, x, xt, y, yt)
+    if isinstance(xt, T.EnumMember):
+        return _enum_cmp(lw, op, x, xt, y, yt)
     ct = rules.unify(xt, yt)
     if isinstance(xt, T.Boolean) and isinstance(yt, T.Boolean):
         ct = T.boolean
@@ -317,6 +319,22 @@ def _cmp2(lw, op, x, xt, y, yt):
                b.extract_value(y, 1), ct.underlying_float)
     eq = b.and_(re, im)
     return eq if op == "==" else b.xor(eq, ir.Constant(I1, 1))
+
+
+def _enum_cmp(lw, op, x, xt, y, yt):
+    """Enum members (compiler/enums.py): equal when of one Enum and equal values ('is'
+    comes here as '=='); members of different Enums are never the same member."""
+    b = lw.b
+    if xt is not yt:
+        return ir.Constant(I1, 0 if op == "==" else 1)
+    dt = xt.dtype
+    if isinstance(dt, (T.UniTuple, T.Tuple)):
+        eq = ir.Constant(I1, 1)
+        for i, et in enumerate(dt.types):
+            eq = b.and_(eq, _cmp2(lw, "==", b.extract_value(x, i), et,
+                                  b.extract_value(y, i), et))
+        return eq if op == "==" else b.xor(eq, ir.Constant(I1, 1))
+    return _cmp2(lw, op, x, dt, y, dt)
 
 
 def compare(lw, node):

@@ -66,6 +66,8 @@ def _scalar_params(t):
         return out
     if isinstance(t, (T.Integer, T.Float)):
         return [ltype(t)]
+    if isinstance(t, T.EnumMember):
+        return _scalar_params(t.dtype)
     raise TypingError(f"a kernel cannot take an argument of type {t}")
 
 
@@ -79,6 +81,8 @@ def flatten_argtypes(argtypes):
 
 def _rebuild(b, t, params):
     """Value of type ``t`` from kernel parameters (consumes from the ``params`` iterator)."""
+    if isinstance(t, T.EnumMember):
+        return _rebuild(b, t.dtype, params)
     if isinstance(t, T.Array):
         data = next(params)
         out = ir.Constant(ltype(t), ir.Undefined)

@@ -45,6 +45,8 @@ def ltype(t):
         r = ir.LiteralStructType([ltype(x) for x in t.types])
     elif isinstance(t, T.NoneType):
         r = ir.VoidType()
+    elif isinstance(t, T.EnumMember):
+        r = ltype(t.dtype)             # a member is its value on the device
     else:
         return None
     _cache[t] = r
@@ -98,6 +100,8 @@ def const(t, v):
         return ir.Constant(ltype(t), [ir.Constant(f, c.real), ir.Constant(f, c.imag)])
     if isinstance(t, (T.UniTuple, T.Tuple)):
         return ir.Constant(ltype(t), [const(et, ev) for et, ev in zip(t.types, v)])
+    if isinstance(t, T.EnumMember):
+        return const(t.dtype, v.value)
     raise TypeError(f"no constant of type {t}")
 
 

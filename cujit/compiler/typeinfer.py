@@ -16,7 +16,7 @@ import ast
 import numpy as np
 
 from .. import types as T
-from . import calls, indexing, rules, scopes
+from . import calls, enums, indexing, rules, scopes
 from .closures import define
 from .const_types import CONST_LIMIT, STATIC_SHARED_LIMIT
 from .errors import CompileError, TypingError
@@ -424,6 +424,8 @@ class _Typer(scopes.ConstEval):
             return calls.global_attr(self, node, base.obj, attr)
         if isinstance(base, T.Array):
             return indexing.array_attr(self, node, base, attr)
+        if isinstance(base, T.EnumMember):
+            return enums.type_attr(self, node, base, attr)
         if isinstance(base, T.Record):
             if attr in base.fields:
                 ft = base.fields[attr][0]
@@ -526,6 +528,9 @@ class _Typer(scopes.ConstEval):
         if any(t is None for t in ts):
             return None
         for op, a, b, n in zip(node.ops, ts, ts[1:], node.comparators):
+            if isinstance(a, T.EnumMember) or isinstance(b, T.EnumMember):
+                enums.type_compare(self, op, a, b, n)
+                continue
             if isinstance(op, (ast.Is, ast.IsNot)):
                 raise self.error("'is' / 'is not' are not supported in kernels (compare "
                                  "numbers with == and !=)", n)
