@@ -13,8 +13,8 @@ gives on a GPU, computed on the CPU (the table of functions and types:
   once to the function's type, within libdevice's documented error bounds but not always
   bit for bit.  The ``fast_*`` approximations compute the precise function (a GPU's result
   differs by the fast variant's documented error).  ``remquo``'s quotient keeps the sign
-  and the low 3 bits (all C and CUDA promise).  The Bessel functions (``j0``, ``yn`` …) and
-  ``erfcx`` need SciPy on the simulator (``scipy.special``; ImportError naming it when absent).
+  and the low 3 bits (all C and CUDA promise).  The Bessel functions (``j0``, ``yn`` …)
+  need SciPy on the simulator (``scipy.special``; ImportError naming it when absent).
 """
 import math
 import statistics
@@ -217,6 +217,34 @@ def _scipy(name):
     return f
 
 
+def _exp_square(x):
+    """``exp(x * x)`` without the rounding error of ``x * x`` (its exact remainder folded in:
+    that error times x^2 would be most of the result's error for large x)."""
+    hi = x * x
+    if not hi < 709.78:
+        return math.inf
+    return math.exp(hi) * (1.0 + float(Fraction(x) ** 2 - Fraction(hi)))
+
+
+def _erfcx(x):
+    """``exp(x^2) * erfc(x)``: directly while erfc(x) is a normal float, then the asymptotic
+    series (its terms fall as (2k - 1) / 2x^2, 7 terms are past float64 precision at x >= 26);
+    for x < 0 ``2 exp(x^2) - erfcx(-x)``."""
+    if x != x:
+        return x
+    if x < 0:
+        return 2.0 * _exp_square(x) - _erfcx(-x)
+    if x < 26.0:
+        return math.erfc(x) * _exp_square(x)
+    if x > 1e150:
+        return 1.0 / (x * math.sqrt(math.pi))
+    t, s, inv = 1.0, 1.0, 1.0 / (2.0 * x * x)
+    for k in range(1, 8):
+        t *= -(2 * k - 1) * inv
+        s += t
+    return s / (x * math.sqrt(math.pi))
+
+
 def _remainder(x, y):
     return _guard(math.remainder)(x, y)
 
@@ -225,7 +253,7 @@ _FLOAT = {
     "acos": np.arccos, "acosh": np.arccosh, "asin": np.arcsin, "asinh": np.arcsinh,
     "atan": np.arctan, "atanh": np.arctanh, "cbrt": np.cbrt, "ceil": np.ceil, "cos": np.cos,
     "cosh": np.cosh, "cospi": _cospi, "erf": math.erf, "erfc": math.erfc,
-    "erfcinv": _erfcinv, "erfinv": _erfinv, "erfcx": _scipy("erfcx"), "exp": np.exp,
+    "erfcinv": _erfcinv, "erfinv": _erfinv, "erfcx": _erfcx, "exp": np.exp,
     "exp10": lambda x: np.power(10.0, x), "exp2": np.exp2, "expm1": np.expm1,
     "fabs": np.fabs, "floor": np.floor, "j0": _scipy("j0"), "j1": _scipy("j1"),
     "y0": _scipy("y0"), "y1": _scipy("y1"), "lgamma": scalars._lgamma,

@@ -46,7 +46,8 @@ _NON_WAITING = frozenset((
     "gridsize", "min", "max", "abs", "round", "pow", "len", "range", "enumerate", "zip",
     "print", "npfloor", "npceil", "nptrunc", "threadfence", "threadfence_block",
     "threadfence_system", "popc", "brev", "clz", "ffs", "fma", "cbrt",
-    "lanemask_lt", "int", "float", "bool", "complex"))   # activemask waits: see thread.py
+    "lanemask_lt", "int", "float", "bool", "complex", "libdevice"))   # activemask waits:
+# see thread.py
 
 
 # pyfunc -> {argtypes: generated function}

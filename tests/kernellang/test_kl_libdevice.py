@@ -232,7 +232,7 @@ F64_CASES = [  # (function, arguments, expected)
     ("powi", (2.0, 10), 1024.0), ("ldexp", (0.75, 4), 12.0), ("scalbn", (1.0, -3), 0.125),
     ("pow", (2.0, 0.5), math.sqrt(2.0)), ("copysign", (2.0, -0.0), -2.0),
     ("fmod", (7.5, 2.0), 1.5), ("atan2", (1.0, 1.0), math.pi / 4),
-    ("erfcx", (0.0,), 1.0), ("fma", (2.0, 3.0, 1.0), 7.0),
+    ("fma", (2.0, 3.0, 1.0), 7.0),
 ]
 
 
@@ -347,21 +347,42 @@ def test_predicates_rounding_and_tuples():
     assert f[9] == np.float32(math.sin(np.float32(-3.25)))
 
 
-def k_bessel(out, x, n):
+def k_special(out, x, n):
     out[0] = libdevice.j0(x[0])
     out[1] = libdevice.j1(x[0])
     out[2] = libdevice.jn(n[0], x[0])
     out[3] = libdevice.y0(x[0])
     out[4] = libdevice.y1(x[0])
     out[5] = libdevice.yn(n[0], x[0])
+    out[6] = libdevice.erfcx(x[0])
+    out[7] = libdevice.erfcx(x[1])
+    out[8] = libdevice.erfcx(-x[0])
 
 
-def test_bessel_functions():
-    sp = pytest.importorskip("scipy.special")   # the expected values; the simulator too
-    out = np.zeros(6)
-    cuda.jit(k_bessel)[1, 1](out, np.array([2.5]), np.array([3], np.int32))
-    want = [sp.j0(2.5), sp.j1(2.5), sp.jv(3, 2.5), sp.y0(2.5), sp.y1(2.5), sp.yn(3, 2.5)]
+def test_special_functions_against_scipy():
+    sp = pytest.importorskip("scipy.special")   # the expected values; the simulator's Bessel
+    out = np.zeros(9)
+    cuda.jit(k_special)[1, 1](out, np.array([2.5, 30.0]), np.array([3], np.int32))
+    want = [sp.j0(2.5), sp.j1(2.5), sp.jv(3, 2.5), sp.y0(2.5), sp.y1(2.5), sp.yn(3, 2.5),
+            sp.erfcx(2.5), sp.erfcx(30.0), sp.erfcx(-2.5)]
     np.testing.assert_allclose(out, want, rtol=1e-13)
+
+
+def k_erfcx(out, x):
+    for i in range(x.size):
+        out[i] = libdevice.erfcx(x[i])
+
+
+def test_erfcx_without_scipy():
+    # erfcx(x) ~ 1 / (x sqrt(pi)) for large x; erfcx(-x) = 2 exp(x^2) - erfcx(x)
+    x = np.array([0.0, 1e4, 1e200, -1.0, math.inf, -30.0])
+    out = np.zeros(6)
+    cuda.jit(k_erfcx)[1, 1](out, x)
+    big = 1 / (1e4 * math.sqrt(math.pi)) * (1 - 1 / (2 * 1e8))
+    np.testing.assert_allclose(out[:3], [1.0, big, 1 / (1e200 * math.sqrt(math.pi))],
+                               rtol=1e-14)
+    np.testing.assert_allclose(out[3], 2 * math.e - math.erfc(1.0) * math.e, rtol=1e-14)
+    assert out[4] == 0.0 and out[5] == math.inf
 
 
 # ---- in device functions; typing errors -------------------------------------------------------
@@ -378,6 +399,22 @@ def test_in_a_device_function():
     out = np.zeros(1, np.float32)
     cuda.jit(k_dev)[1, 1](out, np.array([3.0, 4.0], np.float32))
     assert out[0] == 5.0
+
+
+@cuda.jit(device=True)
+def _apply(f, x):
+    return f(x)
+
+
+def k_as_value(out, a):
+    out[0] = _apply(libdevice.sqrtf, a[0])
+    out[1] = _apply(libdevice.cbrtf, a[1])
+
+
+def test_passed_as_a_function_value():
+    out = np.zeros(2, np.float32)
+    cuda.jit(k_as_value)[1, 1](out, np.array([16.0, -8.0], np.float32))
+    assert list(out) == [4.0, -2.0]
 
 
 def k_bad_count(out, a):
