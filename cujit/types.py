@@ -22,12 +22,13 @@ from .types_core import (  # noqa: F401 - the public module re-exports the core
     complex64, complex_domain, float16, float32, float64, from_dtype, int16, int32, int64,
     int8, integer_domain, intp, none, number_domain, real_domain, uint16, uint32, uint64,
     uint8, uintp, void, from_numba_type, from_numba_signature)
-from .types_enum import EnumMember, enum_member_type, is_plain_enum_member
+from .types_enum import (EnumMember, IntEnumMember, enum_member_type, is_int_enum_member,
+                         is_plain_enum_member)
 from .types_tuples import NamedTuple, NamedUniTuple, named_tuple
 
 __all__ = ["Type", "Boolean", "Integer", "Float", "Complex", "NoneType", "Array", "Record",
            "NestedArray", "UniTuple", "Tuple", "NamedUniTuple", "NamedTuple", "named_tuple",
-           "EnumMember",
+           "EnumMember", "IntEnumMember",
            "Signature", "boolean", "bool_", "int8",
            "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16",
            "float32", "float64", "complex64", "complex128", "intp", "uintp", "void",
@@ -111,6 +112,8 @@ def typeof(value):
     if isinstance(value, bool):
         return boolean
     if isinstance(value, int):
+        if is_int_enum_member(value):
+            return enum_member_type(value, typeof)
         return _typeof_int(int(value))
     if isinstance(value, float):
         return float64

@@ -371,7 +371,7 @@ class FunctionLowerer:
             return LA.array_attr(self, self.expr(node.value), base_t, node.attr, self.ty(node))
         if isinstance(base_t, T.Record):
             return LA.load_field(self, self.expr(node.value), base_t, node.attr)
-        if isinstance(base_t, T.EnumMember):      # .value: a member is its value here
+        if isinstance(base_t, (T.EnumMember, T.IntEnumMember)):   # .value: the member itself
             return self.expr(node.value)
         if isinstance(base_t, T.Complex):
             return self.b.extract_value(self.expr(node.value), 0 if node.attr == "real" else 1)

@@ -337,18 +337,24 @@ def _enum_cmp(lw, op, x, xt, y, yt):
     return _cmp2(lw, op, x, dt, y, dt)
 
 
+def _cmp_op(lw, op, x, xt, y, yt):
+    if isinstance(op, (ast.Is, ast.IsNot)) and xt is not yt:
+        # 'is' between members of different Enums (compiler/enums.py): never the same
+        return ir.Constant(I1, int(isinstance(op, ast.IsNot)))
+    return _cmp2(lw, _CMP[type(op)], x, xt, y, yt)
+
+
 def compare(lw, node):
     b = lw.b
     left, lt = lw.expr(node.left), lw.ty(node.left)
     if len(node.ops) == 1:
-        right = lw.expr(node.comparators[0])
-        return _cmp2(lw, _CMP[type(node.ops[0])], left, lt, right,
-                     lw.ty(node.comparators[0]))
+        right, rt = lw.expr(node.comparators[0]), lw.ty(node.comparators[0])
+        return _cmp_op(lw, node.ops[0], left, lt, right, rt)
     end = lw.func.append_basic_block("cmp.end")
     results = []
     for k, (op, comp) in enumerate(zip(node.ops, node.comparators)):
         right, rtype = lw.expr(comp), lw.ty(comp)
-        r = _cmp2(lw, _CMP[type(op)], left, lt, right, rtype)
+        r = _cmp_op(lw, op, left, lt, right, rtype)
         results.append((r, b.block))
         if k == len(node.ops) - 1:
             b.branch(end)

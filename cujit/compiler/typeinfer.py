@@ -424,7 +424,8 @@ class _Typer(scopes.ConstEval):
             return calls.global_attr(self, node, base.obj, attr)
         if isinstance(base, T.Array):
             return indexing.array_attr(self, node, base, attr)
-        if isinstance(base, T.EnumMember):
+        if isinstance(base, T.EnumMember) or (isinstance(base, T.IntEnumMember) and
+                                              attr == "value"):
             return enums.type_attr(self, node, base, attr)
         if isinstance(base, T.Record):
             if attr in base.fields:
@@ -528,7 +529,7 @@ class _Typer(scopes.ConstEval):
         if any(t is None for t in ts):
             return None
         for op, a, b, n in zip(node.ops, ts, ts[1:], node.comparators):
-            if isinstance(a, T.EnumMember) or isinstance(b, T.EnumMember):
+            if enums.involves_enum(op, a, b):
                 enums.type_compare(self, op, a, b, n)
                 continue
             if isinstance(op, (ast.Is, ast.IsNot)):

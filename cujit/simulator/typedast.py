@@ -360,6 +360,8 @@ class Rewriter:
         return None
 
     def e_Attribute(self, node):
+        if node.attr == "value" and isinstance(self.ty(node.value), T.IntEnumMember):
+            return self.expr(node.value)        # an IntEnum member is its value here
         t = self.ty(node)
         if _numeric(t) and node in self.tf.constvals and node not in self.tf.info:
             return self.constant(self.tf.constvals[node], t, node)
@@ -440,6 +442,16 @@ class Rewriter:
         return _mark(out)
 
     def e_Compare(self, node):
+        if isinstance(node.ops[0], (ast.Is, ast.IsNot)) and len(node.ops) == 1 and \
+                isinstance(self.ty(node.left), T.IntEnumMember):
+            # IntEnum members are plain ints here: 'is' is the compiled one (same Enum and
+            # value; members of different Enums never)
+            lt, rt = self.ty(node.left), self.ty(node.comparators[0])
+            if lt is not rt:
+                return _loc(ast.Constant(isinstance(node.ops[0], ast.IsNot)), node)
+            op = ast.Eq() if isinstance(node.ops[0], ast.Is) else ast.NotEq()
+            return _loc(ast.Compare(self.expr(node.left), [op],
+                                    [self.expr(node.comparators[0])]), node)
         operands = [node.left] + list(node.comparators)
         ts = [self.ty(n) for n in operands]
         if not all(_numeric(t) for t in ts):

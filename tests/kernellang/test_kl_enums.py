@@ -34,6 +34,24 @@ class Planet(enum.Enum):
     MARS = (6.421e23, 3.3972e6)
 
 
+class Shape(enum.IntEnum):
+    circle = 2          # the value of Color.green
+    square = 500
+
+
+class RequestError(enum.IntEnum):
+    dummy = 2
+    not_found = 404
+    internal_error = 500
+
+
+class IntEnumWithNegatives(enum.IntEnum):
+    one = 1
+    two = 2
+    too = 2
+    negone = -1
+
+
 class Mixed(enum.Enum):
     red = 1.0
     blue = 3j
@@ -47,7 +65,10 @@ def k_compare(a, b, out):
 
 
 @pytest.mark.parametrize("a, b", [(Color.red, Color.red), (Color.red, Color.green),
-                                  (Planet.EARTH, Planet.EARTH), (Planet.VENUS, Planet.MARS)],
+                                  (Planet.EARTH, Planet.EARTH), (Planet.VENUS, Planet.MARS),
+                                  (Shape.circle, IntEnumWithNegatives.two),
+                                  (Shape.circle, Shape.circle), (Shape.circle, Shape.square),
+                                  (IntEnumWithNegatives.two, IntEnumWithNegatives.too)],
                          ids=str)
 def test_compare_arguments_as_numba(a, b):
     got = np.zeros(4, np.bool_)
@@ -114,10 +135,43 @@ def test_value_of_arguments_and_constants():
     assert pos.tolist() == [5.976e24, 6.37814e6, 3.3972e6]
 
 
+def k_int_coerce(x, out):
+    # numba's test_int_coerce / test_int_cast: IntEnum members are integers
+    if x > RequestError.internal_error:
+        out[0] = x - RequestError.not_found
+    else:
+        out[0] = x + Shape.circle
+    out[1] = x + cuda.int16(Shape.square) + RequestError.dummy.value
+    out[2] = Shape.circle.value * 10 + IntEnumWithNegatives.negone
+
+
+@pytest.mark.parametrize("x", [300, 450, 550])
+def test_int_enum_members_are_integers(x):
+    got = np.zeros(3, np.int32)
+    cuda.jit(k_int_coerce)[1, 1](x, got)
+    assert got.tolist() == [x - 404 if x > 500 else x + 2, x + 502, 19]
+
+
+def k_int_is(a, out):
+    out[0] = a is Shape.circle
+    out[1] = a is RequestError.dummy         # equal value, other Enum
+    out[2] = a.value + 1
+    out[3] = a is not Shape.square
+
+
+def test_is_and_value_of_an_int_enum_argument():
+    got = np.zeros(4, np.int64)
+    cuda.jit(k_int_is)[1, 1](Shape.circle, got)
+    assert got.tolist() == [1, 0, 3, 1]
+
+
 def test_typeof():
     assert T.typeof(Color.red) is T.EnumMember(Color, T.int64)
     assert str(T.typeof(Color.red)) == "EnumMember(<enum 'Color'>, int64)"
     assert T.typeof(Planet.EARTH).dtype == T.UniTuple(T.float64, 2)
+    it = T.typeof(Shape.circle)
+    assert it is T.IntEnumMember(Shape, T.int64) and isinstance(it, T.Integer)
+    assert str(it) == "IntEnumMember(<enum 'Shape'>, int64)" and it.bitwidth == 64
     with pytest.raises(TypeError, match="members of Enum Mixed have values of different"):
         T.typeof(Mixed.red)
 
@@ -167,3 +221,13 @@ def test_ptx_passes_the_member_as_its_value():
     ptx = ptx_of(k_compare, argtypes=(T.EnumMember(Planet, T.UniTuple(T.float64, 2)),) * 2
                  + (T.boolean[::1],))
     assert ptx.count(".param .f64") == 4
+
+
+@pytest.mark.compile
+def test_ptx_of_int_enum_is_and_value():
+    ptx = ptx_of(k_int_is, argtypes=(T.IntEnumMember(Shape, T.int64), T.int64[::1]))
+    assert ".param .u64" in ptx and "st.global.u64" in ptx
+    ptx = ptx_of(k_compare, argtypes=(T.IntEnumMember(Shape, T.int64),
+                                      T.IntEnumMember(IntEnumWithNegatives, T.int64),
+                                      T.boolean[::1]))
+    assert "setp.eq.s64" in ptx or "setp.ne.s64" in ptx
