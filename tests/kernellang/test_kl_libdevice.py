@@ -431,6 +431,20 @@ def test_passed_as_a_function_value():
     assert list(out) == [4.0, -2.0]
 
 
+def _rsqrt_clamped(x):
+    return libdevice.saturatef(libdevice.rsqrtf(x))
+
+
+def test_in_a_cuda_ufunc():
+    uf = cuda.vectorize("float32(float32)", target="cuda")(_rsqrt_clamped)
+    got = uf(np.array([0.25, 4.0, 16.0, -1.0], np.float32))
+    np.testing.assert_allclose(got, [1.0, 0.5, 0.25, 0.0], rtol=2e-7)   # rsqrt(-1): NaN -> 0
+
+
+def k_bad_array(out, a):
+    out[0] = libdevice.sqrt(a)
+
+
 def k_bad_count(out, a):
     out[0] = libdevice.sinf(a[0], a[1])
 
@@ -447,6 +461,7 @@ def k_bad_kw(out, a):
     (k_bad_count, r"libdevice.sinf\(\) takes 1 argument\(s\) \(float32\), got 2"),
     (k_bad_complex, r"libdevice.sin\(\) takes a float64 here, got a value of type complex128"),
     (k_bad_kw, r"libdevice.sin\(\) takes no keyword arguments"),
+    (k_bad_array, r"libdevice.sqrt\(\) takes a float64 here, got a value of type array"),
 ])
 def test_typing_errors(kernel, msg):
     from cujit.compiler.typecheck import typecheck_kernel
