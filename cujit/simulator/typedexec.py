@@ -118,6 +118,19 @@ def _waits(tf):
     return False
 
 
+def _vector(tf, ns):
+    """The kernel's whole-block vector function (:mod:`.vectorgen`), or None (per thread)."""
+    if not tf.kernel:
+        return None
+    from .vectorgen import vector_function
+    try:
+        return vector_function(tf, ns)
+    except Exception as e:      # a generator bug: the per-thread executor still runs it
+        warnings.warn(f"cujit simulator: no vector executor for {tf.fsrc.qualname} "
+                      f"({type(e).__name__}: {e})", RuntimeWarning, stacklevel=2)
+        return None
+
+
 def _build(tf, done):
     """Generate and compile the typed function of ``tf`` (``done``: id(tf) -> function, for
     the device functions it calls)."""
@@ -145,5 +158,6 @@ def _build(tf, done):
     fn._cj_waits = _waits(tf)
     fn._cj_coop = _grid_syncs(tf)
     fn._cj_source = source      # the generated code, for diagnosing the simulator
+    fn._cj_vector = _vector(tf, ns)
     done[id(tf)] = fn
     return fn

@@ -1,0 +1,366 @@
+"""Memory of the block-vectorized executor: gathers and scatters with Numba's index rule and
+the simulator's checks, shared memory with vectorized race detection, and the block runner.
+
+Index rule (as :class:`~.checked.CheckedArray`): a negative index wraps once, anything else
+outside the axis is :class:`~.errors.OutOfBoundsError`, reported for the lowest active
+thread (lane) whose index fails, in the per-thread report's words.  Lanes outside the mask
+(threads that took the other branch or have exited) are neither read nor written nor
+checked.
+
+Shared memory (:class:`VShared`): with checks on, each static shared array keeps, for the
+current barrier interval, the writer of each element (lane + 1) and the reads since the last
+write; the rules are :class:`~.checked.RaceTracker`'s: a write conflicts with a write or a
+read of the same element by another thread, many readers are fine, a barrier starts a new
+interval.  Several lanes writing one element in one vector store is a write-write race.
+Reads are only logged (a list append) and folded into per-element reader records when a
+write follows in the same interval, so read-only intervals (a tiled matmul's inner loop)
+cost no race bookkeeping.
+"""
+import os
+
+import numpy as np
+
+from .errors import BarrierDivergenceError, DataRaceError, OutOfBoundsError, fmt_dim
+from .memory import SharedMemory, as_dtype, check_shape
+
+__all__ = ["VShared", "VectorBlock", "gload", "gstore"]
+
+_BIG = np.iinfo(np.int32).max
+
+
+def _lanes_where(block, lane):
+    return (f"threadIdx={fmt_dim(block.tid_of(lane))} "
+            f"blockIdx={fmt_dim(block.bid)}")
+
+
+def _fmt_index(vals):
+    if len(vals) == 1:
+        return str(vals[0])
+    return "(" + ", ".join(str(v) for v in vals) + ")"
+
+
+def _at(v, lane):
+    return int(v[lane]) if isinstance(v, np.ndarray) else int(v)
+
+
+def _check(block, shape, idx, mask, name, site):
+    """Wrapped index components (NumPy intp arrays or ints) of ``idx`` for the active lanes;
+    raises OutOfBoundsError for the lowest active lane with an index out of range."""
+    out = []
+    bad_lane, bad_axis = None, None
+    for ax, (i, n) in enumerate(zip(idx, shape)):
+        if isinstance(i, np.ndarray):
+            if i.dtype.kind == "u":
+                oob = i >= n
+                w = np.where(oob, 0, i).astype(np.intp)
+            else:
+                w = np.where(i < 0, i + n, i)
+                oob = (w < 0) | (w >= n)
+                w = w.astype(np.intp, copy=False)
+            bad = oob if mask is None else oob & mask
+            if bad.any():
+                lane = int(np.argmax(bad))
+                if bad_lane is None or lane < bad_lane:
+                    bad_lane, bad_axis = lane, ax
+            out.append(np.where(oob, 0, w) if oob.any() else w)
+        else:
+            i = int(i)
+            w = i + n if i < 0 else i
+            if not 0 <= w < n:
+                if mask is None or mask.any():
+                    lane = 0 if mask is None else int(np.argmax(mask))
+                    if bad_lane is None or lane < bad_lane:
+                        bad_lane, bad_axis = lane, ax
+                w = 0
+            out.append(w)
+    if bad_lane is not None:
+        vals = [_at(i, bad_lane) for i in idx]
+        raise OutOfBoundsError(
+            f"index {_fmt_index(vals)} is out of bounds for axis {bad_axis} with size "
+            f"{shape[bad_axis]} of array '{name}' of shape {tuple(shape)}: "
+            f"{_lanes_where(block, bad_lane)} at {site}")
+    return tuple(out)
+
+
+def gload(block, a, idx, mask, name, site):
+    """``a[idx]`` for every lane (``idx``: tuple of ints or lane arrays, one per axis);
+    inactive lanes read element 0...0 (or 0 for an empty array)."""
+    n = block.n
+    if mask is None:
+        try:
+            r = a[idx]
+        except IndexError:
+            r = a[_check(block, a.shape, idx, None, name, site)]
+    else:
+        safe = _check(block, a.shape, idx, mask, name, site)
+        if a.size == 0:
+            return np.zeros(n, a.dtype)
+        r = a[safe]
+    if not isinstance(r, np.ndarray) or r.shape != (n,):
+        r = np.broadcast_to(r, (n,)).copy()
+    return r
+
+
+def gstore(block, a, idx, value, mask, name, site):
+    """``a[idx] = value`` for the active lanes (later lanes win at one element, as the
+    per-thread order)."""
+    if mask is None:
+        try:
+            a[idx] = value
+            return
+        except IndexError:
+            safe = _check(block, a.shape, idx, None, name, site)
+            a[safe] = value
+            return
+    if not mask.any():
+        return
+    safe = _check(block, a.shape, idx, mask, name, site)
+    sel = tuple(np.broadcast_to(i, mask.shape)[mask] for i in safe)
+    a[sel] = value[mask] if isinstance(value, np.ndarray) else value
+
+
+class VShared:
+    """One static shared array of a block on the vector path: ``a`` the NumPy array,
+    ``name`` its report name; race records when ``checks``."""
+    __slots__ = ("a", "name", "shape", "ndim", "size", "dtype", "block", "checks", "w",
+                 "wline", "wrote", "pending", "rmin", "rmax", "rminline", "rmaxline",
+                 "dirty", "estrides")
+
+    def __init__(self, block, a, name, checks):
+        self.a = a
+        self.name = name
+        self.shape = a.shape
+        self.ndim = a.ndim
+        self.size = a.size
+        self.dtype = a.dtype
+        self.block = block
+        self.checks = checks
+        self.estrides = tuple(s // a.itemsize for s in a.strides)
+        if checks:
+            n = max(a.size, 1)
+            self.w = np.zeros(n, np.int32)
+            self.wline = np.zeros(n, np.int32)
+            self.rmin = np.full(n, _BIG, np.int32)
+            self.rmax = np.zeros(n, np.int32)
+            self.rminline = np.zeros(n, np.int32)
+            self.rmaxline = np.zeros(n, np.int32)
+            self.wrote = False
+            self.dirty = False
+            self.pending = []
+
+    def barrier(self):
+        """A new barrier interval: forget this interval's accesses."""
+        if self.wrote:
+            self.w.fill(0)
+            self.wrote = False
+        if self.dirty:
+            self.rmin.fill(_BIG)
+            self.rmax.fill(0)
+            self.dirty = False
+        self.pending.clear()
+
+    def _offsets(self, safe):
+        off = 0
+        for i, s in zip(safe, self.estrides):
+            off = off + i * s
+        return off
+
+    def load(self, idx, mask, site, line):
+        blk = self.block
+        if not self.checks:
+            return gload(blk, self.a, idx, mask, self.name, site)
+        safe = _check(blk, self.shape, idx, mask, self.name, site)
+        off = self._offsets(safe)
+        if self.wrote:
+            wv = self.w[off]
+            bad = (wv != 0) & (wv != blk.lane1)
+            if mask is not None:
+                bad &= mask
+            if bad.any():
+                lane = int(np.argmax(bad))
+                self._report(lane, idx, "reads", "written", _at(wv, lane) - 1,
+                             _at(self.wline[off] if isinstance(off, np.ndarray)
+                                 else self.wline[off], lane), site)
+        self.pending.append((off, mask, line))
+        r = self.a[safe]
+        if not isinstance(r, np.ndarray) or r.shape != (blk.n,):
+            r = np.broadcast_to(r, (blk.n,)).copy()
+        return r
+
+    def _fold(self):
+        """Fold the logged reads into per-element reader records (lowest, highest lane)."""
+        lane1 = self.block.lane1
+        for off, mask, line in self.pending:
+            off = np.broadcast_to(off, lane1.shape)
+            lanes = lane1
+            if mask is not None:
+                off, lanes = off[mask], lanes[mask]
+            np.minimum.at(self.rmin, off, lanes)
+            np.maximum.at(self.rmax, off, lanes)
+            self.rminline[off[self.rmin[off] == lanes]] = line
+            self.rmaxline[off[self.rmax[off] == lanes]] = line
+            self.dirty = True
+        self.pending.clear()
+
+    def store(self, idx, value, mask, site, line):
+        blk = self.block
+        if not self.checks:
+            gstore(blk, self.a, idx, value, mask, self.name, site)
+            return
+        if mask is not None and not mask.any():
+            return
+        safe = _check(blk, self.shape, idx, mask, self.name, site)
+        off = np.broadcast_to(self._offsets(safe), (blk.n,))
+        lanes = blk.lane1
+        if mask is not None:
+            off, lanes = off[mask], lanes[mask]
+            sel = tuple(np.broadcast_to(i, mask.shape)[mask] for i in safe)
+            value = value[mask] if isinstance(value, np.ndarray) else value
+        else:
+            sel = safe
+        if len(off) > 1:
+            uniq, first = np.unique(off, return_index=True)
+            if len(uniq) != len(off):
+                dup = np.ones(len(off), bool)
+                dup[first] = False
+                k = int(np.argmax(dup))
+                j = int(np.argmax(off == off[k]))
+                self._report(int(lanes[k]) - 1, idx, "writes", "written",
+                             int(lanes[j]) - 1, line, site)
+        if self.wrote:
+            wv = self.w[off]
+            bad = (wv != 0) & (wv != lanes)
+            if bad.any():
+                k = int(np.argmax(bad))
+                self._report(int(lanes[k]) - 1, idx, "writes", "written", int(wv[k]) - 1,
+                             int(self.wline[off[k]]), site)
+        if self.pending:
+            self._fold()
+        if self.dirty:
+            rmin, rmax = self.rmin[off], self.rmax[off]
+            bad1 = (rmin != _BIG) & (rmin != lanes)
+            bad2 = (rmax != 0) & (rmax != lanes)
+            bad = bad1 | bad2
+            if bad.any():
+                k = int(np.argmax(bad))
+                if bad1[k]:
+                    other, oline = int(rmin[k]) - 1, int(self.rminline[off[k]])
+                else:
+                    other, oline = int(rmax[k]) - 1, int(self.rmaxline[off[k]])
+                self._report(int(lanes[k]) - 1, idx, "writes", "read", other, oline, site)
+        self.w[off] = lanes
+        self.wline[off] = line
+        self.wrote = True
+        self.a[sel] = value
+
+    def _report(self, lane, idx, verb, other_verb, other, other_line, site):
+        blk = self.block
+        vals = [_at(i, lane) for i in idx]
+        here = site.split(": ", 1)[0]
+        raise DataRaceError(
+            f"data race on shared memory: {_lanes_where(blk, lane)} {verb} "
+            f"{self.name}[{', '.join(str(v) for v in vals)}] at {here}, which "
+            f"threadIdx={fmt_dim(blk.tid_of(other))} {other_verb} at "
+            f"{blk.filename}:{other_line} since the last syncthreads()")
+
+
+class VectorBlock:
+    """One block run by the vector executor: ``launch`` (the :class:`~.kernel.Launch`),
+    ``bid`` its index.  The generated function (``launch.vfn``) reads the lane arrays
+    (``tid``, ``grid_axis``) and calls :meth:`shared` and :meth:`syncthreads`."""
+
+    def __init__(self, launch, bid, lanes):
+        self.launch = launch
+        self.bid = bid
+        self.checks = launch.checks
+        self.n = lanes.n
+        self.lanes = lanes
+        self.lane1 = lanes.lane1
+        self.filename = lanes.filename
+        self.mem = SharedMemory(launch.dynamic_shared_bytes, launch.shared_limit)
+        self.shared_arrays = {}
+
+    def tid_of(self, lin):
+        bx, by, _ = self.launch.blockdim
+        return lin % bx, (lin // bx) % by, lin // (bx * by)
+
+    def tid(self, axis, dtype):
+        return self.lanes.tid(axis, dtype)
+
+    def grid_axis(self, axis):
+        """Lane array (int64) of ``cuda.grid()``'s component ``axis`` (0, 1, 2)."""
+        return self.lanes.tid(axis, np.int64) + self.bid[axis] * self.launch.blockdim[axis]
+
+    def shared(self, key, shape, dtype, name):
+        arr = self.shared_arrays.get(key)
+        if arr is None:
+            shape = check_shape(shape, "shared.array")
+            a = self.mem.make_static(key, shape, as_dtype(dtype, "shared.array"))
+            arr = self.shared_arrays[key] = VShared(self, a, name, self.checks)
+        return arr
+
+    def syncthreads(self, live, site):
+        """A barrier reached by the ``live`` lanes (None: all) at uniform control flow."""
+        if live is not None and not live.all() and self.checks:
+            waiting = np.flatnonzero(live)
+            done = np.flatnonzero(~live)
+            raise BarrierDivergenceError(
+                f"barrier divergence in block blockIdx={fmt_dim(self.bid)}: "
+                f"{_describe(self, waiting)} wait at syncthreads() at {site}; "
+                f"{_describe(self, done)} have finished")
+        if self.checks:
+            for s in self.shared_arrays.values():
+                s.barrier()
+
+
+def _describe(blk, lanes):
+    n = len(lanes)
+    if n == 1:
+        return f"1 thread (threadIdx {fmt_dim(blk.tid_of(int(lanes[0])))})"
+    return (f"{n} threads (threadIdx {fmt_dim(blk.tid_of(int(lanes[0])))} ... "
+            f"{fmt_dim(blk.tid_of(int(lanes[-1])))})")
+
+
+class Lanes:
+    """Per-launch lane arrays of a block shape ``blockdim`` (shared by all blocks)."""
+
+    def __init__(self, blockdim, filename):
+        bx, by, bz = blockdim
+        self.n = bx * by * bz
+        lin = np.arange(self.n, dtype=np.int64)
+        self.axes = (lin % bx, (lin // bx) % by, lin // (bx * by))
+        self.lane1 = (lin + 1).astype(np.int32)
+        self.filename = os.path.basename(filename)
+        self._cache = {}
+
+    def tid(self, axis, dtype):
+        key = (axis, np.dtype(dtype))
+        a = self._cache.get(key)
+        if a is None:
+            a = self._cache[key] = self.axes[axis].astype(dtype)
+            a.flags.writeable = False
+        return a
+
+
+#: Launches run by each executor since the process started: ``"vector"`` (whole blocks as
+#: NumPy vectors) and ``"thread"`` (per thread); tests read it to see which one ran.
+launches = {"vector": 0, "thread": 0}
+
+
+def vector_enabled():
+    """False when ``CUJIT_SIM_VECTOR`` is 0/false/no/off (the vector executor is off)."""
+    return os.environ.get("CUJIT_SIM_VECTOR", "1").strip().lower() not in (
+        "0", "false", "no", "off")
+
+
+def run_vector(launch, bids, step):
+    """Run every block of ``launch`` (block ids ``bids``) with its vector function
+    ``launch.vfn``; ``step()`` after each block (progress)."""
+    from . import vectorgen
+    lanes = Lanes(launch.blockdim, launch.vfn._cj_filename)
+    vectorgen._ZEROS.n = lanes.n
+    fn, args = launch.vfn, launch.args
+    with np.errstate(all="ignore"):
+        for bid in bids:
+            fn(VectorBlock(launch, bid, lanes), *args)
+            step()
