@@ -86,6 +86,10 @@ def gload(block, a, idx, mask, name, site):
     """``a[idx]`` for every lane (``idx``: tuple of ints or lane arrays, one per axis);
     inactive lanes read element 0...0 (or 0 for an empty array)."""
     n = block.n
+    log = block.glog.get(id(a))
+    if log is None:
+        log = block.glog[id(a)] = _GlobalLog(a)
+    log.read(block, idx, mask)
     if mask is None:
         try:
             r = a[idx]
@@ -103,20 +107,102 @@ def gload(block, a, idx, mask, name, site):
 
 def gstore(block, a, idx, value, mask, name, site):
     """``a[idx] = value`` for the active lanes (later lanes win at one element, as the
-    per-thread order)."""
+    per-thread order); the old values go to the block's undo log first."""
+    log = block.glog.get(id(a))
+    if log is None:
+        log = block.glog[id(a)] = _GlobalLog(a)
+    if mask is None or mask.any():
+        log.write(block, idx, mask, name, site)
     if mask is None:
         try:
-            a[idx] = value
-            return
+            old = a[idx]
         except IndexError:
-            safe = _check(block, a.shape, idx, None, name, site)
-            a[safe] = value
-            return
+            idx = _check(block, a.shape, idx, None, name, site)
+            old = a[idx]
+        block.undo.append((a, idx, old))
+        a[idx] = value
+        return
     if not mask.any():
         return
     safe = _check(block, a.shape, idx, mask, name, site)
     sel = tuple(np.broadcast_to(i, mask.shape)[mask] for i in safe)
+    block.undo.append((a, sel, a[sel]))
     a[sel] = value[mask] if isinstance(value, np.ndarray) else value
+
+
+class _Conflict(Exception):
+    """Two threads of a block touched one global element in one barrier interval, one of
+    them writing: their order matters, so the block runs per thread."""
+
+
+class _GlobalLog:
+    """Accesses to one global array in the current barrier interval of a vector block:
+    reads are logged as given and only turned into element offsets when a write to the
+    array follows."""
+    __slots__ = ("a", "pending", "offs", "lanes", "written")
+
+    def __init__(self, a):
+        self.a = a
+        self.pending = []
+        self.offs = []
+        self.lanes = []
+        self.written = False
+
+    def _flat(self, block, idx, mask):
+        a = self.a
+        off = 0
+        for i, n, st in zip(idx, a.shape, a.strides):
+            w = np.where(i < 0, i + n, i) if isinstance(i, np.ndarray) else (
+                i + n if i < 0 else i)
+            off = off + np.asarray(w, np.int64) * st
+        off = np.broadcast_to(off, (block.n,))
+        lanes = block.lane1
+        if mask is not None:
+            off, lanes = off[mask], lanes[mask]
+        return off, lanes
+
+    def read(self, block, idx, mask):
+        if self.written:
+            off, lanes = self._flat(block, idx, mask)
+            self._conflicts(off, lanes)
+            self.offs.append(off)
+            self.lanes.append(lanes)
+        else:
+            self.pending.append((idx, mask))
+
+    def _conflicts(self, off, lanes):
+        if not self.offs:
+            return
+        po, pl = np.concatenate(self.offs), np.concatenate(self.lanes)
+        common, i1, i2 = np.intersect1d(po, off, return_indices=True)
+        if len(common) == 0:
+            return
+        # the same element: a conflict unless every access to it is by one lane
+        allo = np.concatenate([po, off])
+        alll = np.concatenate([pl, lanes])
+        sel = np.isin(allo, common)
+        o, ln = allo[sel], alll[sel]
+        order = np.lexsort((ln, o))
+        o, ln = o[order], ln[order]
+        same = o[1:] == o[:-1]
+        if (same & (ln[1:] != ln[:-1])).any():
+            raise _Conflict()
+
+    def write(self, block, idx, mask, name, site):
+        for pidx, pmask in self.pending:
+            off, lanes = self._flat(block, pidx, pmask)
+            self.offs.append(off)
+            self.lanes.append(lanes)
+        self.pending.clear()
+        off, lanes = self._flat(block, idx, mask)
+        if len(off) > 1:
+            so = np.sort(off)
+            if (so[1:] == so[:-1]).any():
+                raise _Conflict()
+        self._conflicts(off, lanes)
+        self.offs.append(off)
+        self.lanes.append(lanes)
+        self.written = True
 
 
 class VShared:
@@ -136,7 +222,9 @@ class VShared:
         self.block = block
         self.checks = checks
         self.estrides = tuple(s // a.itemsize for s in a.strides)
-        if checks:
+        # tracked with checks off too: a race found there makes the block run per thread,
+        # whose thread-by-thread order is then the result
+        if True:
             n = max(a.size, 1)
             self.w = np.zeros(n, np.int32)
             self.wline = np.zeros(n, np.int32)
@@ -167,8 +255,6 @@ class VShared:
 
     def load(self, idx, mask, site, line):
         blk = self.block
-        if not self.checks:
-            return gload(blk, self.a, idx, mask, self.name, site)
         safe = _check(blk, self.shape, idx, mask, self.name, site)
         off = self._offsets(safe)
         if self.wrote:
@@ -204,9 +290,6 @@ class VShared:
 
     def store(self, idx, value, mask, site, line):
         blk = self.block
-        if not self.checks:
-            gstore(blk, self.a, idx, value, mask, self.name, site)
-            return
         if mask is not None and not mask.any():
             return
         safe = _check(blk, self.shape, idx, mask, self.name, site)
@@ -279,6 +362,14 @@ class VectorBlock:
         self.filename = lanes.filename
         self.mem = SharedMemory(launch.dynamic_shared_bytes, launch.shared_limit)
         self.shared_arrays = {}
+        self.undo = []          # (array, index, old values) of each global store
+        self.glog = {}          # id(array) -> _GlobalLog of this barrier interval
+
+    def rollback(self):
+        """Undo this block's global stores, latest first."""
+        for a, idx, old in reversed(self.undo):
+            a[idx] = old
+        self.undo.clear()
 
     def tid_of(self, lin):
         bx, by, _ = self.launch.blockdim
@@ -308,9 +399,9 @@ class VectorBlock:
                 f"barrier divergence in block blockIdx={fmt_dim(self.bid)}: "
                 f"{_describe(self, waiting)} wait at syncthreads() at {site}; "
                 f"{_describe(self, done)} have finished")
-        if self.checks:
-            for s in self.shared_arrays.values():
-                s.barrier()
+        for s in self.shared_arrays.values():
+            s.barrier()
+        self.glog.clear()
 
 
 def _describe(blk, lanes):
@@ -343,8 +434,9 @@ class Lanes:
 
 
 #: Launches run by each executor since the process started: ``"vector"`` (whole blocks as
-#: NumPy vectors) and ``"thread"`` (per thread); tests read it to see which one ran.
-launches = {"vector": 0, "thread": 0}
+#: NumPy vectors) and ``"thread"`` (per thread); ``"rerun"``: vector blocks that raised and
+#: ran again per thread.  Tests read it to see which one ran.
+launches = {"vector": 0, "thread": 0, "rerun": 0}
 
 
 def vector_enabled():
@@ -355,12 +447,31 @@ def vector_enabled():
 
 def run_vector(launch, bids, step):
     """Run every block of ``launch`` (block ids ``bids``) with its vector function
-    ``launch.vfn``; ``step()`` after each block (progress)."""
+    ``launch.vfn``; ``step()`` after each block (progress).
+
+    A block that raises (a checker's error, anything else) is rolled back (its global
+    stores undone; its shared memory is its own) and run again per thread, so errors,
+    their messages and the stores made before them are the per-thread executor's; the
+    rest of the launch then runs per thread."""
     from . import vectorgen
+    from .threads import Block
     lanes = Lanes(launch.blockdim, launch.vfn._cj_filename)
     vectorgen._ZEROS.n = lanes.n
     fn, args = launch.vfn, launch.args
-    with np.errstate(all="ignore"):
-        for bid in bids:
-            fn(VectorBlock(launch, bid, lanes), *args)
+    bids = iter(bids)
+    for bid in bids:
+        blk = VectorBlock(launch, bid, lanes)
+        try:
+            with np.errstate(all="ignore"):
+                fn(blk, *args)
+        except Exception:
+            blk.rollback()
+            launches["rerun"] += 1
+            Block(launch, bid).run()
             step()
+            for bid2 in bids:
+                Block(launch, bid2).run()
+                step()
+            return
+        blk.undo.clear()
+        step()
