@@ -31,8 +31,9 @@ _SCALAR = (T.Integer, T.Float, T.Boolean)
 
 
 def _mand(m, c):
-    """Lanes of mask ``m`` (None: all) where ``c`` (bool array or Python bool) holds."""
-    if c is True or c is np.True_:
+    """Lanes of mask ``m`` (None: all) where ``c`` (bool array, Python bool, or None: all
+    lanes) holds."""
+    if c is None or c is True or c is np.True_:
         return m
     if c is False or c is np.False_:
         return np.zeros(_ZEROS.n, bool)
@@ -41,7 +42,7 @@ def _mand(m, c):
 
 def _mandnot(m, c):
     """Lanes of mask ``m`` (None: all) where ``c`` does not hold."""
-    if c is True or c is np.True_:
+    if c is None or c is True or c is np.True_:
         return np.zeros(_ZEROS.n, bool)
     if c is False or c is np.False_:
         return m
@@ -344,7 +345,7 @@ class _Gen:
 
     def load(self, node, m):
         name, kind, codes = self.index(node, m)
-        tup = "(" + ", ".join(codes) + ",)"
+        tup = "(" + ", ".join(codes) + ",)" if codes else "()"
         site, line = self.site(node)
         if kind == "shared":
             return f"{name}.load({tup}, {m}, {site!r}, {line})"
@@ -456,7 +457,7 @@ class _Gen:
 
     def store(self, tgt, code, m):
         name, kind, codes = self.index(tgt, m)
-        tup = "(" + ", ".join(codes) + ",)"
+        tup = "(" + ", ".join(codes) + ",)" if codes else "()"
         site, line = self.site(tgt)
         if kind == "shared":
             self.emit(f"{name}.store({tup}, {code}, {m}, {site!r}, {line})")

@@ -1,0 +1,384 @@
+"""The block-vectorized executor (cujit/simulator/vectorgen.py): each kernel shape runs on
+the vector path (the launch counter says so) and ends bit-for-bit equal to the per-thread
+executor (``CUJIT_SIM_VECTOR=0``); errors are the per-thread ones; kernels it does not
+handle run per thread."""
+import math
+import sys
+
+import numpy as np
+import pytest
+
+import cujit as cuda
+from cujit.simulator.errors import (BarrierDivergenceError, DataRaceError,
+                                    OutOfBoundsError)
+from cujit.simulator.kernel import simulate
+
+sys.path.insert(0, __file__.rsplit("/", 1)[0])
+from vector_helpers import compare, counts, run  # noqa: E402
+
+sys.path.insert(0, __file__.rsplit("/", 2)[0])
+from kernels_common import matmul_tiled  # noqa: E402
+
+F32_EDGE = np.array([0.0, -0.0, 1.5, -2.5, np.nan, np.inf, -np.inf, 1e-45, -1e-45, 3e38,
+                     -3e38, 7.0, 0.1, 2 ** 31, -2 ** 31, 2 ** 24 + 1], np.float32)
+F64_EDGE = np.array([0.0, -0.0, 1.5, -2.5, np.nan, np.inf, -np.inf, 5e-324, -5e-324, 1e308,
+                     -1e308, 7.0, 0.1, 2.0 ** 63, -2.0 ** 63, 2.0 ** 53 + 2], np.float64)
+I64_EDGE = np.array([0, 1, -1, 7, -7, 2 ** 31 - 1, -2 ** 31, 2 ** 32, 2 ** 63 - 1, -2 ** 63,
+                     3, -3, 64, 65, 100, -100], np.int64)
+
+
+# -- simple shapes ------------------------------------------------------------------------
+def axpy(a, x, y, out, n):
+    i = cuda.grid(1)
+    if i < n:
+        out[i] = a * x[i] + y[i]
+
+
+def test_elementwise_guard(monkeypatch):
+    x = np.arange(100, dtype=np.float32) * np.float32(0.37)
+    y = np.linspace(-3, 3, 100).astype(np.float32)
+    out = compare(monkeypatch, axpy, 4, 32, np.float32(2.5), x, y, np.zeros(100, np.float32),
+                  100)[3]
+    np.testing.assert_array_equal(out[:100], np.float32(2.5) * x + y)
+
+
+def early_return(x, out):
+    i = cuda.threadIdx.x + cuda.blockIdx.x * cuda.blockDim.x
+    if i >= x.size:
+        return
+    out[i] = x[i] * 0.1       # float32 * float64 literal: float64 (Numba's typing)
+
+
+def test_early_return_and_literal_typing(monkeypatch):
+    x = np.arange(50, dtype=np.float32)
+    out = compare(monkeypatch, early_return, 2, 32, x, np.zeros(50))[1]
+    np.testing.assert_array_equal(out, x.astype(np.float64) * 0.1)
+
+
+def grid3(out):
+    i, j, k = cuda.grid(3)
+    ni, nj, nk = cuda.gridsize(3)
+    out[k, j, i] = i + ni * (j + nj * k) + cuda.threadIdx.z * 1000
+
+
+def test_3d_grid_and_gridsize(monkeypatch):
+    out = compare(monkeypatch, grid3, (2, 2, 2), (4, 2, 2), np.zeros((4, 4, 8), np.int64))[0]
+    assert out[3, 3, 7] == 7 + 8 * (3 + 4 * 3) + 1000
+
+
+def grid_stride(x, out):
+    start = cuda.grid(1)
+    stride = cuda.gridsize(1)
+    for j in range(start, x.shape[0], stride):
+        out[j] = x[j] * 2 + 1
+
+
+def test_grid_stride_loop(monkeypatch):
+    x = np.arange(1000, dtype=np.int32)
+    out = compare(monkeypatch, grid_stride, 3, 64, x, np.zeros(1000, np.int32))[1]
+    np.testing.assert_array_equal(out, x * 2 + 1)
+
+
+def collatz(x, out):
+    i = cuda.grid(1)
+    if i < x.size:
+        v = x[i]
+        steps = 0
+        while v != 1 and v > 0:
+            if v % 2 == 0:
+                v = v // 2
+            else:
+                v = 3 * v + 1
+            steps += 1
+        out[i] = steps
+
+
+def test_varying_while_and_if(monkeypatch):
+    x = np.arange(1, 200, dtype=np.int64)
+    out = compare(monkeypatch, collatz, 4, 64, x, np.zeros(199, np.int64))[1]
+    assert out[26] == 111       # 27 takes 111 steps
+
+
+def guarded(a, n, out):
+    i = cuda.grid(1)
+    # the right operand must not read a[i] where i >= n (that would be out of bounds)
+    if i < n and a[i] > 0:
+        out[i] = 1
+    out[i] += 10 if i < n or a[0] > 5 else 20
+
+
+def test_short_circuit_never_reads_unused_side(monkeypatch):
+    a = np.array([1, -1, 2, 0, 5], np.float64)
+    out = compare(monkeypatch, guarded, 1, 8, a, 5, np.zeros(8, np.int32))[2]
+    assert out.tolist() == [11, 10, 11, 10, 11, 20, 20, 20]
+
+
+# -- typed arithmetic -----------------------------------------------------------------------
+def int_ops(a, b, out):
+    i = cuda.grid(1)
+    if i < a.size:
+        x = a[i]
+        y = b[i]
+        out[i, 0] = x // y
+        out[i, 1] = x % y
+        out[i, 2] = x << (y & 127)
+        out[i, 3] = x >> (y & 127)
+        out[i, 4] = x * y
+        out[i, 5] = -x
+        out[i, 6] = np.int32(x) + np.int32(y)
+        out[i, 7] = np.uint64(x) + y
+        out[i, 8] = np.uint64(x) < y
+        out[i, 9] = x < np.uint64(y)
+        out[i, 10] = np.int8(x) * np.int8(3)
+        out[i, 11] = x ^ ~y
+        out[i, 12] = np.uint32(x) >> np.uint32(3)
+        out[i, 13] = bool(x) + bool(y)
+
+
+def test_integer_semantics(monkeypatch):
+    a = I64_EDGE
+    b = np.roll(I64_EDGE, 3)
+    out = compare(monkeypatch, int_ops, 1, 16, a, b, np.zeros((16, 14), np.int64))[2]
+    assert out[0, 0] == 0           # 0 // 3 ... and division by zero gives 0
+    assert out[np.flatnonzero(b == 0)[0], 0] == 0
+
+
+def float_ops(a, b, out, iout):
+    i = cuda.grid(1)
+    if i < a.size:
+        x = a[i]
+        y = b[i]
+        out[i, 0] = x // y
+        out[i, 1] = x % y
+        out[i, 2] = x / y
+        out[i, 3] = x ** 2
+        out[i, 4] = -x
+        out[i, 5] = x * y + x
+        iout[i, 0] = np.int32(x)
+        iout[i, 1] = np.int64(x)
+        iout[i, 2] = np.uint8(x)
+        iout[i, 3] = np.uint64(x)
+        iout[i, 4] = np.int16(y)
+        iout[i, 5] = x > y
+        iout[i, 6] = x == y
+        iout[i, 7] = not x
+        iout[i, 8] = np.int64(x) < y
+
+
+@pytest.mark.parametrize("edge", [F32_EDGE, F64_EDGE], ids=["float32", "float64"])
+def test_float_semantics_and_casts(monkeypatch, edge):
+    a = edge
+    b = np.roll(edge, 5)
+    compare(monkeypatch, float_ops, 1, 16, a, b, np.zeros((16, 6), edge.dtype),
+            np.zeros((16, 9), np.int64))
+
+
+def maths(a, out):
+    i = cuda.grid(1)
+    if i < a.size:
+        x = a[i]
+        out[i, 0] = math.sqrt(x)
+        out[i, 1] = math.sin(x)
+        out[i, 2] = math.exp(x)
+        out[i, 3] = math.fabs(x)
+        out[i, 4] = math.floor(x) if math.isfinite(x) else 0
+        out[i, 5] = math.atan2(x, a[0])
+        out[i, 6] = math.log(x)
+        out[i, 7] = math.copysign(x, -1.0)
+
+
+@pytest.mark.parametrize("edge", [F32_EDGE, F64_EDGE], ids=["float32", "float64"])
+def test_math_functions(monkeypatch, edge):
+    a = np.concatenate([edge, np.linspace(-20, 20, 48).astype(edge.dtype)])
+    compare(monkeypatch, maths, 2, 32, a, np.zeros((64, 8), edge.dtype))
+
+
+# -- shared memory and barriers ---------------------------------------------------------------
+RED = 64
+
+
+def block_sum(a, out):
+    s = cuda.shared.array(RED, np.float32)
+    tid = cuda.threadIdx.x
+    s[tid] = a[cuda.grid(1)]
+    cuda.syncthreads()
+    stride = RED // 2
+    while stride > 0:
+        if tid < stride:
+            s[tid] += s[tid + stride]
+        cuda.syncthreads()
+        stride //= 2
+    if tid == 0:
+        out[cuda.blockIdx.x] = s[0]
+
+
+def test_block_reduction(monkeypatch):
+    a = np.random.default_rng(1).standard_normal(4 * RED).astype(np.float32)
+    out = compare(monkeypatch, block_sum, 4, RED, a, np.zeros(4, np.float32))[1]
+    np.testing.assert_allclose(out, a.reshape(4, RED).sum(axis=1), rtol=1e-5)
+
+
+def test_tiled_matmul(monkeypatch):
+    rng = np.random.default_rng(2)
+    A = rng.standard_normal((20, 13)).astype(np.float32)
+    B = rng.standard_normal((13, 11)).astype(np.float32)
+    C = compare(monkeypatch, matmul_tiled, (2, 3), (8, 8), A, B,
+                np.zeros((20, 11), np.float32))[2]
+    np.testing.assert_allclose(C, A @ B, rtol=1e-4, atol=1e-4)
+
+
+def missing_barrier(out):
+    s = cuda.shared.array(32, np.int32)
+    t = cuda.threadIdx.x
+    s[t] = t
+    out[t] = s[(t + 1) % 32]          # reads a neighbour's slot: no barrier in between
+
+
+def same_slot(out):
+    s = cuda.shared.array(4, np.int32)
+    t = cuda.threadIdx.x
+    s[t % 4] = t                      # threads t and t + 4 write one element
+    cuda.syncthreads()
+    out[t] = s[t % 4]
+
+
+def test_races_are_the_per_thread_errors(monkeypatch):
+    for kernel, n in ((missing_barrier, 32), (same_slot, 8)):
+        msgs = []
+        for vector in (True, False):
+            monkeypatch.setenv("CUJIT_SIM_VECTOR", "1" if vector else "0")
+            before = counts()
+            with pytest.raises(DataRaceError) as ei:
+                simulate(kernel, 1, n, np.zeros(n, np.int32))
+            msgs.append(str(ei.value))
+            if vector:
+                assert counts()["rerun"] == before["rerun"] + 1
+        assert msgs[0] == msgs[1]
+        assert "data race on shared memory" in msgs[0]
+
+
+def test_racy_kernel_with_checks_off_keeps_thread_order(monkeypatch, checks):
+    checks(False)
+    out = compare(monkeypatch, missing_barrier, 1, 32, np.zeros(32, np.int32),
+                  expect="rerun")[0]
+    # threads ran one after another: each read its neighbour's slot before it was written
+    assert out.tolist() == [0] * 31 + [0]
+
+
+def shift_right(a):
+    i = cuda.threadIdx.x
+    if i < a.size - 1:
+        a[i + 1] = a[i]              # a global race inside the block: order matters
+
+
+def test_global_conflict_runs_per_thread(monkeypatch):
+    a = compare(monkeypatch, shift_right, 1, 8, np.arange(8, dtype=np.int32),
+                expect="rerun")[0]
+    assert a.tolist() == [0] * 8
+
+
+def early_exit_then_barrier(out):
+    t = cuda.threadIdx.x
+    if t >= 4:
+        return
+    cuda.syncthreads()
+    out[t] = t
+
+
+def test_divergent_barrier(monkeypatch):
+    msgs = []
+    for vector in (True, False):
+        monkeypatch.setenv("CUJIT_SIM_VECTOR", "1" if vector else "0")
+        with pytest.raises(BarrierDivergenceError) as ei:
+            simulate(early_exit_then_barrier, 1, 8, np.zeros(8, np.int32))
+        msgs.append(str(ei.value))
+    assert msgs[0] == msgs[1]
+
+
+def test_divergent_barrier_checks_off(monkeypatch, checks):
+    checks(False)
+    out = compare(monkeypatch, early_exit_then_barrier, 1, 8, np.zeros(8, np.int32))[0]
+    assert out.tolist() == [0, 1, 2, 3, 0, 0, 0, 0]
+
+
+# -- bounds ---------------------------------------------------------------------------------
+def off_by_one(a, out):
+    i = cuda.grid(1)
+    out[i] = a[i + 1]
+
+
+def write_past(out):
+    i = cuda.grid(1)
+    out[i * 2] = i
+
+
+def test_out_of_bounds_read_and_write(monkeypatch):
+    for kernel, args in ((off_by_one, (np.arange(8.0), np.zeros(8))),
+                         (write_past, (np.zeros(8),))):
+        results = []
+        for vector in (True, False):
+            monkeypatch.setenv("CUJIT_SIM_VECTOR", "1" if vector else "0")
+            copies = [a.copy() for a in args]
+            with pytest.raises(OutOfBoundsError) as ei:
+                simulate(kernel, 1, 8, *copies)
+            results.append((str(ei.value), [c.tolist() for c in copies]))
+        # the same message, and the same stores made before the error
+        assert results[0] == results[1]
+
+
+def negative_index(a, out):
+    i = cuda.threadIdx.x
+    out[i] = a[-1 - i]
+
+
+def test_negative_index_wraps_once(monkeypatch):
+    out = compare(monkeypatch, negative_index, 1, 8, np.arange(8.0), np.zeros(8))[1]
+    assert out.tolist() == list(np.arange(8.0)[::-1])
+
+
+# -- fallbacks ------------------------------------------------------------------------------
+def shuffle(out):
+    t = cuda.threadIdx.x
+    out[t] = cuda.shfl_down_sync(0xFFFFFFFF, t, 1)
+
+
+def printing(out):
+    t = cuda.threadIdx.x
+    if t == 0:
+        print("hello", t)
+    out[t] = t
+
+
+def test_unsupported_kernels_run_per_thread(monkeypatch, capsys):
+    out = compare(monkeypatch, shuffle, 1, 32, np.zeros(32, np.int64), expect="thread")[0]
+    assert out[:31].tolist() == list(range(1, 32))
+    out = compare(monkeypatch, printing, 1, 4, np.zeros(4, np.int64), expect="thread")[0]
+    assert out.tolist() == [0, 1, 2, 3]
+
+
+def test_access_recorder_runs_per_thread(monkeypatch):
+    monkeypatch.setenv("CUJIT_SIM_VECTOR", "1")
+    x = np.arange(64, dtype=np.float32)
+    before = counts()
+    with cuda.access_report(sample_blocks=None) as rep:
+        simulate(axpy, 2, 32, np.float32(1), x, x, np.zeros(64, np.float32), 64)
+    assert counts()["thread"] == before["thread"] + 1
+    assert counts()["vector"] == before["vector"]
+    assert rep.rows
+
+
+def test_env_var_turns_vector_off(monkeypatch):
+    _, ran = run(monkeypatch, axpy, 1, 8, [np.float32(1), np.ones(8, np.float32),
+                                           np.ones(8, np.float32), np.zeros(8, np.float32),
+                                           8], False)
+    assert ran == "thread"
+
+
+def test_generated_function_is_observable():
+    from cujit import types as T
+    from cujit.simulator.typedexec import typed_function
+    fn = typed_function(block_sum, (T.Array(T.float32, 1, "C"),) * 2)
+    assert fn._cj_vector is not None
+    assert "def __cj_vblock" in fn._cj_vector._cj_source
+    fn = typed_function(shuffle, (T.Array(T.int64, 1, "C"),))
+    assert fn._cj_vector is None
