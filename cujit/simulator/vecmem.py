@@ -22,6 +22,7 @@ import numpy as np
 
 from .errors import BarrierDivergenceError, DataRaceError, OutOfBoundsError, fmt_dim
 from .memory import SharedMemory, as_dtype, check_shape
+from .vecops import LANES
 
 __all__ = ["VShared", "VectorBlock", "gload", "gstore"]
 
@@ -453,10 +454,9 @@ def run_vector(launch, bids, step):
     stores undone; its shared memory is its own) and run again per thread, so errors,
     their messages and the stores made before them are the per-thread executor's; the
     rest of the launch then runs per thread."""
-    from . import vectorgen
     from .threads import Block
     lanes = Lanes(launch.blockdim, launch.vfn._cj_filename)
-    vectorgen._ZEROS.n = lanes.n
+    LANES.n = lanes.n
     fn, args = launch.vfn, launch.args
     bids = iter(bids)
     for bid in bids:

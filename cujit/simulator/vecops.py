@@ -23,10 +23,40 @@ import numpy as np
 from .. import types as T
 from . import scalars
 
-__all__ = ["vcaster", "vfloat_mod", "vfloat_floordiv", "vshl", "vshr", "vcompare",
+__all__ = ["LANES", "vadd", "vmul", "vcaster", "vfloat_mod", "vfloat_floordiv", "vshl", "vshr", "vcompare",
            "vmath", "full", "MATH_EXACT"]
 
 _vcasters = {}
+
+
+class _Lanes:
+    """The lane count of the running vector block (set by its runner), for all-false
+    masks built from uniform conditions."""
+    n = 0
+
+
+LANES = _Lanes()
+
+
+def _nan_pair(r, a, b):
+    # NumPy's scalar add/multiply of two NaNs gives the second operand's payload, its
+    # array loops the first one's: give the scalar's (the per-thread executor's) bits
+    if r.dtype.kind == "f" and np.isnan(r).any():
+        both = np.isnan(a) & np.isnan(b)
+        if both.any():
+            r = np.where(both, b * r.dtype.type(1), r)
+    return r
+
+
+def vadd(a, b):
+    """Float ``a + b`` (same type; at least one a lane array), NaN payloads as the scalar
+    path gives them."""
+    return _nan_pair(np.add(a, b), a, b)
+
+
+def vmul(a, b):
+    """Float ``a * b``, NaN payloads as :func:`vadd`."""
+    return _nan_pair(np.multiply(a, b), a, b)
 
 
 def full(n, value, dtype):
@@ -112,23 +142,29 @@ def vfloat_floordiv(x, y):
     return np.where(div == 0, np.copysign(np.zeros_like(fl), x / y), fl)
 
 
-def vshl(x, n, bits=64):
-    """``x << n`` wrapped to ``x``'s width; 0 for a count outside ``[0, bits)``
-    (:func:`.scalars.int_shl`)."""
-    n = np.asarray(n)
-    ok = (n >= 0) & (n < bits)
-    s = np.where(ok, n, 0).astype(np.asarray(x).dtype)
-    return np.where(ok, np.left_shift(x, s), 0).astype(np.asarray(x).dtype)
-
-
-def vshr(x, n, bits=64):
-    """``x >> n``, arithmetic for signed ``x``; a count outside ``[0, bits)`` gives 0 or
-    -1 (:func:`.scalars.int_shr`)."""
-    x = np.asarray(x)
+def vshl(x, n, bits=64, dtype=None):
+    """``x << n`` wrapped to the width of ``dtype`` (default: ``x``'s); 0 for a count
+    outside ``[0, bits)`` (:func:`.scalars.int_shl`)."""
+    x = np.asarray(x, dtype)
     n = np.asarray(n)
     ok = (n >= 0) & (n < bits)
     s = np.where(ok, n, 0).astype(x.dtype)
-    return np.where(ok, np.right_shift(x, s), np.where(x < 0, -1, 0)).astype(x.dtype)
+    r = np.left_shift(x, s)
+    return np.where(ok, r, np.zeros_like(r))
+
+
+def vshr(x, n, bits=64, dtype=None):
+    """``x >> n``, arithmetic for signed ``x``; a count outside ``[0, bits)`` gives 0 or
+    -1 (:func:`.scalars.int_shr`)."""
+    x = np.asarray(x, dtype)
+    n = np.asarray(n)
+    ok = (n >= 0) & (n < bits)
+    s = np.where(ok, n, 0).astype(x.dtype)
+    r = np.right_shift(x, s)
+    fill = np.zeros(r.shape, x.dtype)
+    if x.dtype.kind == "i":
+        fill[np.broadcast_to(x < 0, r.shape)] = -1
+    return np.where(ok, r, fill)
 
 
 _CMP = {"<": np.less, "<=": np.less_equal, ">": np.greater, ">=": np.greater_equal,

@@ -53,13 +53,7 @@ def _any(m):
     return True if m is None else bool(m.any())
 
 
-class _Zeros:
-    """The lane count of the running block (set by the block runner), for all-false masks
-    built from uniform conditions."""
-    n = 0
-
-
-_ZEROS = _Zeros()
+_ZEROS = vecops.LANES
 
 
 def _truth(v):
@@ -225,13 +219,18 @@ class _Gen:
         b = self.val(right, m, rt)[0]
         if isinstance(rt, T.Integer):
             if op == "<<":
-                return f"{self.helper(vecops.vshl, 'vshl')}({a}, {b}, {rt.bitwidth})"
+                return (f"{self.helper(vecops.vshl, 'vshl')}({a}, {b}, {rt.bitwidth}, "
+                        f"{self.helper(rt.dtype, 'dt')})")
             if op == ">>":
-                return f"{self.helper(vecops.vshr, 'vshr')}({a}, {b}, {rt.bitwidth})"
+                return (f"{self.helper(vecops.vshr, 'vshr')}({a}, {b}, {rt.bitwidth}, "
+                        f"{self.helper(rt.dtype, 'dt')})")
             if op == "/":
                 raise Unsupported("int /")
         elif isinstance(rt, T.Float) and op in ("//", "%"):
             fn = vecops.vfloat_floordiv if op == "//" else vecops.vfloat_mod
+            return f"{self.helper(fn, 'vf')}({a}, {b})"
+        if isinstance(rt, T.Float) and op in ("+", "*"):
+            fn = vecops.vadd if op == "+" else vecops.vmul
             return f"{self.helper(fn, 'vf')}({a}, {b})"
         # a lane array and a same-typed operand: NumPy computes at the type's width
         return f"np.asarray(({a}) {op} ({b}))"
