@@ -140,7 +140,7 @@ class _GlobalLog:
     """Accesses to one global array in the current barrier interval of a vector block:
     reads are logged as given and only turned into element offsets when a write to the
     array follows."""
-    __slots__ = ("a", "pending", "offs", "lanes", "written")
+    __slots__ = ("a", "pending", "offs", "lanes", "written", "aoffs", "alanes")
 
     def __init__(self, a):
         self.a = a
@@ -148,6 +148,8 @@ class _GlobalLog:
         self.offs = []
         self.lanes = []
         self.written = False
+        self.aoffs = []         # atomic updates: element offsets and lanes
+        self.alanes = []
 
     def _flat(self, block, idx, mask):
         a = self.a
@@ -171,10 +173,12 @@ class _GlobalLog:
         else:
             self.pending.append((idx, mask))
 
-    def _conflicts(self, off, lanes):
-        if not self.offs:
+    def _conflicts(self, off, lanes, atomic=False):
+        recs_o = self.offs if atomic else self.offs + self.aoffs
+        recs_l = self.lanes if atomic else self.lanes + self.alanes
+        if not recs_o:
             return
-        po, pl = np.concatenate(self.offs), np.concatenate(self.lanes)
+        po, pl = np.concatenate(recs_o), np.concatenate(recs_l)
         common, i1, i2 = np.intersect1d(po, off, return_indices=True)
         if len(common) == 0:
             return
@@ -204,6 +208,77 @@ class _GlobalLog:
         self.offs.append(off)
         self.lanes.append(lanes)
         self.written = True
+
+
+def vatomic(block, op, a, idx, vals, mask, name, site):
+    """``cuda.atomic.<op>(a, idx, *vals)`` for the active lanes in lane order; returns the
+    old values (a lane array).  The order of the updates of one element must be the
+    per-thread order (lanes ascending over the block's atomic statements) and no other lane
+    may read or write an updated element in the interval; otherwise ``_Conflict`` (the block
+    then runs per thread)."""
+    from .checked import unwrap
+    a = unwrap(a)
+    n = block.n
+    log = block.glog.get(id(a))
+    if log is None:
+        log = block.glog[id(a)] = _GlobalLog(a)
+    safe = _check(block, a.shape, idx, mask, name, site)
+    for pidx, pmask in log.pending:
+        o, ln = log._flat(block, pidx, pmask)
+        log.offs.append(o)
+        log.lanes.append(ln)
+    log.pending.clear()
+    off, lanes = log._flat(block, safe, mask)
+    log._conflicts(off, lanes, atomic=True)
+    if log.aoffs:
+        po, pl = np.concatenate(log.aoffs), np.concatenate(log.alanes)
+        common = np.intersect1d(po, off)
+        if len(common):
+            prev_max = pl[np.isin(po, common)].max()
+            if prev_max > lanes[np.isin(off, common)].min():
+                raise _Conflict()
+    log.aoffs.append(off)
+    log.alanes.append(lanes)
+    old = np.zeros(n, a.dtype)
+    active = range(n) if mask is None else np.flatnonzero(mask).tolist()
+    cols = [np.broadcast_to(i, (n,)) for i in safe]
+    vcols = [np.broadcast_to(v, (n,)) for v in vals]
+    for lane in active:
+        t = tuple(int(c[lane]) for c in cols)
+        o = a[t]
+        block.undo.append((a, t, o))
+        v = vcols[0][lane]
+        if op == "add":
+            new = o + v
+        elif op == "sub":
+            new = o - v
+        elif op == "max":
+            new = max(o, v)
+        elif op == "min":
+            new = min(o, v)
+        elif op == "nanmax":
+            new = np.fmax(o, v)
+        elif op == "nanmin":
+            new = np.fmin(o, v)
+        elif op == "exch":
+            new = v
+        elif op == "and":
+            new = o & v
+        elif op == "or":
+            new = o | v
+        elif op == "xor":
+            new = o ^ v
+        elif op == "inc":
+            new = 0 if o >= v else o + 1
+        elif op == "dec":
+            new = v if (o == 0 or o > v) else o - 1
+        elif op == "cas":
+            new = vcols[1][lane] if o == v else o
+        else:
+            raise ValueError(f"unknown atomic operation {op!r}")
+        a[t] = new
+        old[lane] = o
+    return old
 
 
 class VShared:
@@ -403,6 +478,19 @@ class VectorBlock:
         for s in self.shared_arrays.values():
             s.barrier()
         self.glog.clear()
+
+
+def _reduce_pred(kind, pred, live):
+    if live is not None:
+        pred = pred[live]
+    if kind == "count":
+        return int(np.count_nonzero(pred))
+    if kind == "and":
+        return int(bool(pred.all()))
+    return int(bool(pred.any()))
+
+
+VectorBlock.reduce_pred = staticmethod(_reduce_pred)
 
 
 def _describe(blk, lanes):

@@ -20,7 +20,8 @@ import numpy as np
 from .. import types as T
 from . import scalars, vecops
 from .typedast import Rewriter, _OPNAMES, _numeric
-from .vecmem import gload, gstore
+from .typedast import _widens
+from .vecmem import gload, gstore, vatomic
 from .vectorize import Unsupported, is_varying, varying_locals
 
 __all__ = ["vector_function", "Unsupported"]
@@ -107,7 +108,8 @@ class _Gen:
         self.arrays = {}        # array local -> "param" | "shared"
         self.fsrc = tf.fsrc
         self.line_offset = tf.fsrc.line_offset or 0
-        ns.update(np=np, __gload=gload, __gstore=gstore, __mand=_mand, __mandnot=_mandnot,
+        self.ctl = False
+        ns.update(np=np, __gload=gload, __gstore=gstore, __vatomic=vatomic, __mand=_mand, __mandnot=_mandnot,
                   __any=_any, __truth=_truth, __merge=_merge, __full=np.full)
 
     @staticmethod
@@ -360,6 +362,37 @@ class _Gen:
             return self.val(node.args[0], m, data)[0]
         if key == "grid" and data == 1:
             return "__blk.grid_axis(0)"
+        if key == "atomic" and isinstance(data, str):
+            return self.atomic(node, data, m)
+        if key in ("syncthreads_count", "syncthreads_and", "syncthreads_or") and \
+                len(node.args) == 1:
+            if self.ctl:
+                raise Unsupported("barrier under varying control")
+            site, _ = self.site(node)
+            c = self.new("c")
+            self.emit(f"{c} = __truth({self.arr(*self.val(node.args[0], '__live'), self.ty(node.args[0]))})")
+            self.emit(f"__blk.syncthreads(__live, {site.split(': ', 1)[0]!r})")
+            kind = key[len("syncthreads_"):]
+            return (f"__full(__N, __blk.reduce_pred({kind!r}, {c}, __live), "
+                    f"{self.helper(rt.dtype, 'dt')})")
+        if key in ("min", "max") and len(node.args) >= 2 and isinstance(rt, _SCALAR):
+            ts = [self.ty(a) for a in node.args]
+            if not all(t is rt or _widens(t, rt) for t in ts):
+                raise Unsupported("min/max types")
+            codes = [self.arr(*self.val(a, m, rt), rt) for a in node.args]
+            acc = self.new()
+            self.emit(f"{acc} = {codes[0]}")
+            for c in codes[1:]:
+                x = self.new()
+                self.emit(f"{x} = {c}")
+                cmp = "<" if key == "min" else ">"
+                # Python's min/max: the first extreme argument (NaN and -0.0 included)
+                self.emit(f"{acc} = np.where({x} {cmp} {acc}, {x}, {acc})")
+            return acc
+        # abs of an integer: the per-thread executor gives abs(INT_MIN) unwrapped
+        if key == "abs" and len(node.args) == 1 and isinstance(rt, T.Float) \
+                and self.ty(node.args[0]) is rt:
+            return f"np.abs({self.val(node.args[0], m)[0]})"
         if isinstance(key, str) and (key.startswith("math.") or
                                      key in ("npfloor", "npceil", "nptrunc")):
             name = key[5:] if key.startswith("math.") else key
@@ -374,11 +407,29 @@ class _Gen:
             return f"{self.helper(fn, 'vm_' + name + '_')}({', '.join(args)})"
         raise Unsupported(f"call {key}")
 
+    def atomic(self, node, op, m):
+        if len(node.args) < 3 or node.keywords:
+            raise Unsupported("atomic form")
+        arr, idx = node.args[0], node.args[1]
+        at = self.ty(arr)
+        if not (isinstance(arr, ast.Name) and self.arrays.get(arr.id) == "param" and
+                isinstance(at, T.Array) and isinstance(at.dtype, (T.Integer, T.Float))):
+            raise Unsupported("atomic target")
+        elts = idx.elts if isinstance(idx, ast.Tuple) else [idx]
+        if len(elts) != at.ndim or not all(isinstance(self.ty(e), T.Integer) for e in elts):
+            raise Unsupported("atomic index")
+        codes = [self.val(e, m)[0] for e in elts]
+        vals = [self.val(v, m, at.dtype)[0] for v in node.args[2:]]
+        site, _ = self.site(node)
+        return (f"__vatomic(__blk, {op!r}, __raw_{arr.id}, ({', '.join(codes)},), "
+                f"({', '.join(vals)},), {m}, {arr.id!r}, {site!r})")
+
     # ---- statements -------------------------------------------------------------------
     def block(self, stmts, m, ctl):
         """Statements under mask variable ``m`` ('__live' at uniform control) and ``ctl``
         (True under varying control flow).  Returns True when a statement may end lanes."""
         ends = False
+        outer_ctl, self.ctl = self.ctl, ctl
         for s in stmts:
             meth = getattr(self, "s_" + type(s).__name__, None)
             if meth is None:
@@ -390,6 +441,7 @@ class _Gen:
                     self.emit(f"{m} = __mand({m}, __live)")
                 self.emit("if not __any(__live): return")
             ends = ends or bool(e)
+        self.ctl = outer_ctl
         return ends
 
     def s_Pass(self, s, m, ctl):
@@ -406,12 +458,15 @@ class _Gen:
             site, _ = self.site(v)
             self.emit(f"__blk.syncthreads(__live, {site.split(': ', 1)[0]!r})")
             return
-        raise Unsupported("expression statement")
+        if info and info[0] == "atomic" and isinstance(info[1], str):
+            self.emit(self.atomic(v, info[1], m))
+            return
+        raise Unsupported(f"expression statement {ast.unparse(v)[:40]}")
 
     def assign_name(self, name, value_node, m, ctl, code=None):
         vt = self.tf.vartypes.get(name)
         if not isinstance(vt, _SCALAR):
-            raise Unsupported("assignment type")
+            raise Unsupported(f"assignment type {vt}")
         if name in self.varying:
             if code is None:
                 c, var = self.val(value_node, m, vt)
@@ -718,6 +773,10 @@ def _anyconv(t):
     return c
 
 
+#: qualname -> why the last kernel of that name runs per thread (for diagnosing; bounded)
+why_not = {}
+
+
 def vector_function(tf, ns):
     """The block function of kernel ``tf`` (a ``TypedFunction``), generated in namespace
     ``ns`` (the per-thread typed function's globals and helpers), or None when the kernel
@@ -729,7 +788,9 @@ def vector_function(tf, ns):
     try:
         gen = _Gen(tf, ns)
         src = gen.function()
-    except Unsupported:
+    except Unsupported as e:
+        if len(why_not) < 256:
+            why_not[tf.fsrc.qualname] = str(e)
         return None
     ns["__unwrap"] = unwrap
     code = compile(src, f"<cujit vector block {tf.fsrc.qualname}>", "exec")

@@ -34,7 +34,7 @@ def _kernels():
 
 
 # kernel name -> executor its vector launch must run on
-VECTOR = {"empty1", "empty5", "axpy", "matmul", "stencil", "matmul_conflict_free",
+VECTOR = {"empty1", "empty5", "axpy", "matmul", "reduce", "stencil", "matmul_conflict_free",
           "stencil_coalesced", "matmul_tiled", "example_tiled_matmul"}
 
 

@@ -382,3 +382,69 @@ def test_generated_function_is_observable():
     assert "def __cj_vblock" in fn._cj_vector._cj_source
     fn = typed_function(shuffle, (T.Array(T.int64, 1, "C"),))
     assert fn._cj_vector is None
+
+
+# -- breadth: atomics, barrier reductions, min/max/abs ------------------------------------
+def histogram(x, bins, old):
+    i = cuda.grid(1)
+    if i < x.size:
+        old[i] = cuda.atomic.add(bins, x[i] % bins.size, 1)
+
+
+def float_atomics(x, total, hi):
+    i = cuda.grid(1)
+    if i < x.size:
+        cuda.atomic.add(total, 0, x[i])
+        cuda.atomic.max(hi, 0, x[i])
+        cuda.atomic.add(total, 0, x[i] * np.float32(0.5))   # the same element again
+
+
+def test_atomics_in_thread_order(monkeypatch):
+    x = np.random.default_rng(3).integers(0, 100, 300).astype(np.int64)
+    out = compare(monkeypatch, histogram, 3, 128, x, np.zeros(7, np.int32),
+                  np.zeros(300, np.int32))
+    np.testing.assert_array_equal(out[1], np.bincount(x % 7, minlength=7))
+    # float sums: the per-thread order of additions (thread by thread, so both updates of
+    # one thread before the next thread's): the vector order differs, the block reruns
+    f = np.random.default_rng(4).standard_normal(200).astype(np.float32)
+    compare(monkeypatch, float_atomics, 2, 128, f, np.zeros(1, np.float32),
+            np.full(1, -np.inf, np.float32), expect="rerun")
+
+
+def one_atomic_per_thread(x, total):
+    i = cuda.grid(1)
+    if i < x.size:
+        cuda.atomic.add(total, i % 3, x[i])
+
+
+def test_float_atomic_one_statement(monkeypatch):
+    f = np.random.default_rng(5).standard_normal(200).astype(np.float64)
+    compare(monkeypatch, one_atomic_per_thread, 2, 128, f, np.zeros(3))
+
+
+def votes(x, out):
+    t = cuda.threadIdx.x
+    n = cuda.syncthreads_count(x[t] > 0)
+    a = cuda.syncthreads_and(x[t] > -5)
+    o = cuda.syncthreads_or(x[t] > 100)
+    out[t] = n * 100 + a * 10 + o
+
+
+def test_barrier_reductions(monkeypatch):
+    x = np.array([1, -1, 3, 0, 7, -9, 2, 2], np.int32)
+    out = compare(monkeypatch, votes, 1, 8, x, np.zeros(8, np.int64))[1]
+    assert out.tolist() == [500] * 8
+
+
+def extremes(a, b, out):
+    i = cuda.grid(1)
+    if i < a.size:
+        out[i, 0] = min(a[i], b[i])
+        out[i, 1] = max(a[i], b[i], np.float32(0.5))
+        out[i, 2] = abs(a[i])
+
+
+def test_min_max_abs_python_semantics(monkeypatch):
+    a = F32_EDGE
+    b = np.roll(F32_EDGE, 1)
+    compare(monkeypatch, extremes, 1, 16, a, b, np.zeros((16, 3), np.float32))
