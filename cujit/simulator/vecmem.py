@@ -534,32 +534,91 @@ def vector_enabled():
         "0", "false", "no", "off")
 
 
+#: Lanes per vector of a multi-block run (blocks of a kernel without shared memory or
+#: barriers run together, so per-block overhead is paid once per chunk).
+CHUNK_LANES = 1 << 15
+
+
+class ChunkBlock(VectorBlock):
+    """Several blocks (``bids``, in launch order) run as one vector: lanes are block-major,
+    so lane order is the per-thread executor's order (blocks one after another)."""
+
+    def __init__(self, launch, bids, lanes):
+        VectorBlock.__init__(self, launch, bids[0], lanes)
+        self.bids = bids
+        k = len(bids)
+        self.n = lanes.n * k
+        self.lane1 = np.arange(1, self.n + 1, dtype=np.int64)
+        b = np.array(bids, np.int64)
+        self._bid = [np.repeat(b[:, ax], lanes.n) for ax in range(3)]
+        self._cache = {}
+
+    def tid_of(self, lin):
+        return VectorBlock.tid_of(self, lin % self.lanes.n)
+
+    def tid(self, axis, dtype):
+        key = ("t", axis, np.dtype(dtype))
+        a = self._cache.get(key)
+        if a is None:
+            a = self._cache[key] = np.tile(self.lanes.tid(axis, dtype), len(self.bids))
+        return a
+
+    def bidx(self, axis, dtype):
+        key = ("b", axis, np.dtype(dtype))
+        a = self._cache.get(key)
+        if a is None:
+            a = self._cache[key] = self._bid[axis].astype(dtype)
+        return a
+
+    def grid_axis(self, axis):
+        return self.tid(axis, np.int64) + self._bid[axis] * self.launch.blockdim[axis]
+
+
 def run_vector(launch, bids, step):
     """Run every block of ``launch`` (block ids ``bids``) with its vector function
-    ``launch.vfn``; ``step()`` after each block (progress).
+    ``launch.vfn`` (or, for kernels without shared memory or barriers, chunks of blocks with
+    its multi-block function); ``step()`` after each block (progress).
 
-    A block that raises (a checker's error, anything else) is rolled back (its global
-    stores undone; its shared memory is its own) and run again per thread, so errors,
-    their messages and the stores made before them are the per-thread executor's; the
-    rest of the launch then runs per thread."""
+    A block (chunk) that raises (a checker's error, a conflict, anything else) is rolled
+    back (its global stores undone; its shared memory is its own) and run again per
+    thread, so errors, their messages and the stores made before them are the per-thread
+    executor's; the rest of the launch then runs per thread."""
     from .threads import Block
     lanes = Lanes(launch.blockdim, launch.vfn._cj_filename)
-    LANES.n = lanes.n
     fn, args = launch.vfn, launch.args
+    multi = getattr(fn, "_cj_multi", None)
+    gx, gy, gz = launch.griddim
+    per = max(1, CHUNK_LANES // lanes.n)
     bids = iter(bids)
-    for bid in bids:
-        blk = VectorBlock(launch, bid, lanes)
+    while True:
+        if multi is not None and per > 1:
+            chunk = [b for _, b in zip(range(per), bids)]
+            if not chunk:
+                return
+            blk = ChunkBlock(launch, chunk, lanes) if len(chunk) > 1 else \
+                VectorBlock(launch, chunk[0], lanes)
+            run = multi if len(chunk) > 1 else fn
+        else:
+            b = next(bids, None)
+            if b is None:
+                return
+            chunk = [b]
+            blk = VectorBlock(launch, b, lanes)
+            run = fn
+        LANES.n = blk.n
         try:
             with np.errstate(all="ignore"):
-                fn(blk, *args)
+                run(blk, *args)
         except Exception:
             blk.rollback()
             launches["rerun"] += 1
-            Block(launch, bid).run()
-            step()
-            for bid2 in bids:
-                Block(launch, bid2).run()
+            for b in chunk:
+                Block(launch, b).run()
+                step()
+            for b in bids:
+                Block(launch, b).run()
                 step()
             return
         blk.undo.clear()
-        step()
+        for _ in chunk:
+            step()

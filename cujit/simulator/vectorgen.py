@@ -74,12 +74,13 @@ def _merge(m, new, old):
 class _Uniform(Rewriter):
     """The per-thread rewriter, for uniform expressions: block registers are locals of the
     generated function."""
+    regs = ("blockIdx", "blockDim", "gridDim")
 
     def expr(self, node):
         info = self.tf.info.get(node)
         if info is not None and info[0] == "sreg":
             data = info[1]
-            if isinstance(data, tuple) and data[0] in ("blockIdx", "blockDim", "gridDim"):
+            if isinstance(data, tuple) and data[0] in self.regs:
                 return ast.copy_location(ast.Name(f"__{data[0]}_{data[1]}", ast.Load()), node)
             raise Unsupported(f"register {data}")
         if info is not None and info[0] == "gridsize":
@@ -97,11 +98,14 @@ class _Uniform(Rewriter):
 
 
 class _Gen:
-    def __init__(self, tf, ns):
+    def __init__(self, tf, ns, multi=False):
         self.tf = tf
         self.ns = ns
+        self.multi = multi      # several blocks as one vector: blockIdx varies
         self.u = _Uniform(tf, ns, self._no_device)
-        self.varying = varying_locals(tf)
+        if multi:
+            self.u.regs = ("blockDim", "gridDim")
+        self.varying = varying_locals(tf, multi)
         self.lines = []
         self.depth = 1
         self.tmp = 0
@@ -131,7 +135,7 @@ class _Gen:
         return self.tf.typemap.get(node)
 
     def isvar(self, node):
-        return is_varying(self.tf, node, self.varying)
+        return is_varying(self.tf, node, self.varying, self.multi)
 
     def site(self, node):
         line = node.lineno + self.line_offset
@@ -195,6 +199,9 @@ class _Gen:
         if info and info[0] == "sreg" and info[1][0] == "threadIdx":
             ax = "xyz".index(info[1][1])
             return f"__blk.tid({ax}, {self.helper(self.ty(node).dtype, 'dt')})"
+        if info and info[0] == "sreg" and info[1][0] == "blockIdx" and self.multi:
+            ax = "xyz".index(info[1][1])
+            return f"__blk.bidx({ax}, {self.helper(self.ty(node).dtype, 'dt')})"
         raise Unsupported("attribute")
 
     def v_BinOp(self, node, m):
@@ -366,7 +373,7 @@ class _Gen:
             return self.atomic(node, data, m)
         if key in ("syncthreads_count", "syncthreads_and", "syncthreads_or") and \
                 len(node.args) == 1:
-            if self.ctl:
+            if self.ctl or self.multi:
                 raise Unsupported("barrier under varying control")
             site, _ = self.site(node)
             c = self.new("c")
@@ -453,7 +460,7 @@ class _Gen:
             return
         info = self.tf.info.get(v) if isinstance(v, ast.Call) else None
         if info and info[0] == "syncthreads" and not v.args:
-            if ctl:
+            if ctl or self.multi:
                 raise Unsupported("barrier under varying control")
             site, _ = self.site(v)
             self.emit(f"__blk.syncthreads(__live, {site.split(': ', 1)[0]!r})")
@@ -520,6 +527,8 @@ class _Gen:
                       f"{site!r})")
 
     def shared_assign(self, name, call, info, ctl):
+        if self.multi:
+            raise Unsupported("shared memory across blocks")
         shape, dtype, _ = info[1] if isinstance(info[1], tuple) and len(info[1]) == 3 \
             else (None, None, None)
         if ctl or shape is None or shape == 0 or shape == (0,) or self.arrays.get(name):
@@ -727,7 +736,8 @@ class _Gen:
         header = [f"def __cj_vblock(__blk, {', '.join(params)}):",
                   "    __N = __blk.n",
                   "    __live = None",
-                  "    __blockIdx_x, __blockIdx_y, __blockIdx_z = __blk.bid",
+                  "    __blockIdx_x, __blockIdx_y, __blockIdx_z = __blk.bid" if not self.multi
+                  else "    pass",
                   "    __blockDim_x, __blockDim_y, __blockDim_z = __blk.launch.blockdim",
                   "    __gridDim_x, __gridDim_y, __gridDim_z = __blk.launch.griddim",
                   "    __gs_x = __gridDim_x * __blockDim_x",
@@ -777,19 +787,21 @@ def _anyconv(t):
 why_not = {}
 
 
-def vector_function(tf, ns):
+def vector_function(tf, ns, multi=False):
     """The block function of kernel ``tf`` (a ``TypedFunction``), generated in namespace
     ``ns`` (the per-thread typed function's globals and helpers), or None when the kernel
-    uses something the vector executor does not handle (it then runs per thread)."""
+    uses something the vector executor does not handle (it then runs per thread).
+    ``multi``: the function of several blocks at once (kernels without shared memory or
+    barriers), or None."""
     from .checked import unwrap
     if not tf.kernel:
         return None
     ns = dict(ns)
     try:
-        gen = _Gen(tf, ns)
+        gen = _Gen(tf, ns, multi)
         src = gen.function()
     except Unsupported as e:
-        if len(why_not) < 256:
+        if len(why_not) < 256 and not multi:
             why_not[tf.fsrc.qualname] = str(e)
         return None
     ns["__unwrap"] = unwrap
@@ -798,4 +810,5 @@ def vector_function(tf, ns):
     fn = ns["__cj_vblock"]
     fn._cj_source = src
     fn._cj_filename = tf.fsrc.filename
+    fn._cj_multi = vector_function(tf, ns, True) if not multi else None
     return fn

@@ -24,9 +24,11 @@ UNIFORM_CALLS = frozenset(("cast", "gridsize", "range", "len", "min", "max", "ab
                            "float", "bool", "npfloor", "npceil", "nptrunc", "tuple_const"))
 
 
-def is_varying(tf, node, varying):
+def is_varying(tf, node, varying, multi=False):
     """True when expression ``node`` of typed function ``tf`` may differ between the
-    threads of a block, given ``varying`` (the set of varying local names)."""
+    threads of a block, given ``varying`` (the set of varying local names); ``multi``:
+    between the threads of several blocks run as one vector (``blockIdx`` varies too)."""
+    uniform_regs = ("blockDim", "gridDim") if multi else ("blockIdx", "blockDim", "gridDim")
     for n in ast.walk(node):
         if isinstance(n, ast.Name) and n.id in varying:
             return True
@@ -34,8 +36,7 @@ def is_varying(tf, node, varying):
         key = info[0] if info else None
         if key == "sreg":
             data = info[1]
-            if not (isinstance(data, tuple) and data[0] in ("blockIdx", "blockDim",
-                                                             "gridDim")):
+            if not (isinstance(data, tuple) and data[0] in uniform_regs):
                 return True
         elif isinstance(n, ast.Subscript) and isinstance(tf.typemap.get(n.value), T.Array):
             return True
@@ -49,8 +50,9 @@ def _targets(t):
     return [n.id for n in ast.walk(t) if isinstance(n, ast.Name)]
 
 
-def varying_locals(tf):
-    """The set of local names of ``tf`` that are varying (to a fixpoint)."""
+def varying_locals(tf, multi=False):
+    """The set of local names of ``tf`` that are varying (to a fixpoint); ``multi`` as for
+    :func:`is_varying`."""
     varying = set()
     body = tf.fsrc.node.body
 
@@ -60,7 +62,7 @@ def varying_locals(tf):
             if isinstance(s, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
                 if s.value is None:
                     continue
-                var = ctl or is_varying(tf, s.value, varying)
+                var = ctl or is_varying(tf, s.value, varying, multi)
                 tgts = s.targets if isinstance(s, ast.Assign) else [s.target]
                 if isinstance(s, ast.AugAssign) and isinstance(s.target, ast.Name):
                     var = var or s.target.id in varying
@@ -73,15 +75,15 @@ def varying_locals(tf):
                             varying.add(name)
                             changed = True
             elif isinstance(s, ast.If):
-                c = ctl or is_varying(tf, s.test, varying)
+                c = ctl or is_varying(tf, s.test, varying, multi)
                 changed |= walk(s.body, c)
                 changed |= walk(s.orelse, c)
             elif isinstance(s, ast.While):
-                c = ctl or is_varying(tf, s.test, varying)
+                c = ctl or is_varying(tf, s.test, varying, multi)
                 changed |= walk(s.body, c)
                 changed |= walk(s.orelse, c)
             elif isinstance(s, ast.For):
-                c = ctl or is_varying(tf, s.iter, varying)
+                c = ctl or is_varying(tf, s.iter, varying, multi)
                 for name in _targets(s.target):
                     if c and name not in varying:
                         varying.add(name)

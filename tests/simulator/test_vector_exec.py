@@ -448,3 +448,47 @@ def test_min_max_abs_python_semantics(monkeypatch):
     a = F32_EDGE
     b = np.roll(F32_EDGE, 1)
     compare(monkeypatch, extremes, 1, 16, a, b, np.zeros((16, 3), np.float32))
+
+
+# -- several blocks as one vector (no shared memory, no barriers) ---------------------------
+def block_ids(out):
+    i = cuda.grid(1)
+    out[i] = cuda.blockIdx.x * 1000 + cuda.threadIdx.x
+
+
+def test_blocks_run_together(monkeypatch):
+    from cujit.simulator import vectorgen
+    from cujit import types as T
+    from cujit.simulator.typedexec import typed_function
+    fn = typed_function(block_ids, (T.Array(T.int64, 1, "C"),))
+    assert fn._cj_vector._cj_multi is not None
+    assert typed_function(block_sum, (T.Array(T.float32, 1, "C"),) * 2) \
+        ._cj_vector._cj_multi is None      # shared memory: one block at a time
+    out = compare(monkeypatch, block_ids, 300, 8, np.zeros(2400, np.int64))[0]
+    assert out[2399] == 299 * 1000 + 7
+    assert vectorgen is not None
+
+
+def last_writer(out, x):
+    i = cuda.grid(1)
+    out[0] = x[i]            # every thread of every block: the last one's value stays
+
+
+def oob_in_block_two(x, out):
+    i = cuda.grid(1)
+    out[i] = x[i + 20]
+
+
+def test_blocks_together_keep_per_thread_errors_and_order(monkeypatch):
+    x = np.arange(64, dtype=np.float64)
+    out = compare(monkeypatch, last_writer, 8, 8, np.zeros(1), x, expect="rerun")[0]
+    assert out[0] == 63.0
+    results = []
+    for vector in (True, False):
+        monkeypatch.setenv("CUJIT_SIM_VECTOR", "1" if vector else "0")
+        o = np.zeros(64)
+        with pytest.raises(OutOfBoundsError) as ei:
+            simulate(oob_in_block_two, 8, 8, np.arange(60.0), o)
+        results.append((str(ei.value), o.tolist()))
+    assert results[0] == results[1]
+    assert "blockIdx=(5, 0, 0)" in results[0][0]
