@@ -331,6 +331,24 @@ class VShared:
 
     def load(self, idx, mask, site, line):
         blk = self.block
+        if not self.wrote:
+            # nothing written in this interval: no race yet; log the read as given (its
+            # offsets are computed only if a write follows) and let NumPy check the index
+            if mask is None:
+                sel = idx
+            else:
+                sel = tuple(np.where(mask, i, 0) if isinstance(i, np.ndarray) else i
+                            for i in idx)
+            try:
+                r = self.a[sel]
+            except IndexError:
+                r = None
+            if r is not None and (mask is None or
+                                  all(isinstance(i, np.ndarray) for i in idx)):
+                self.pending.append((idx, mask, line))
+                if not isinstance(r, np.ndarray) or r.shape != (blk.n,):
+                    r = np.broadcast_to(r, (blk.n,)).copy()
+                return r
         safe = _check(blk, self.shape, idx, mask, self.name, site)
         off = self._offsets(safe)
         if self.wrote:
@@ -343,7 +361,7 @@ class VShared:
                 self._report(lane, idx, "reads", "written", _at(wv, lane) - 1,
                              _at(self.wline[off] if isinstance(off, np.ndarray)
                                  else self.wline[off], lane), site)
-        self.pending.append((off, mask, line))
+        self.pending.append((safe, mask, line))
         r = self.a[safe]
         if not isinstance(r, np.ndarray) or r.shape != (blk.n,):
             r = np.broadcast_to(r, (blk.n,)).copy()
@@ -352,7 +370,10 @@ class VShared:
     def _fold(self):
         """Fold the logged reads into per-element reader records (lowest, highest lane)."""
         lane1 = self.block.lane1
-        for off, mask, line in self.pending:
+        for idx, mask, line in self.pending:
+            off = 0
+            for i, n, st in zip(idx, self.shape, self.estrides):
+                off = off + np.where(i < 0, i + n, i) * st
             off = np.broadcast_to(off, lane1.shape)
             lanes = lane1
             if mask is not None:
