@@ -136,18 +136,22 @@ class _Conflict(Exception):
     them writing: their order matters, so the block runs per thread."""
 
 
+_DENSE_LIMIT = 1 << 22     # elements: larger written arrays accessed twice run per thread
+
+
 class _GlobalLog:
-    """Accesses to one global array in the current barrier interval of a vector block:
-    reads are logged as given and only turned into element offsets when a write to the
-    array follows."""
-    __slots__ = ("a", "pending", "offs", "lanes", "written", "aoffs", "alanes")
+    """Accesses to one global array in the current barrier interval of a vector block.
+    Reads are logged as given until the array is written; one write is kept as its offsets;
+    from the second access after a write on, each element's lowest and highest lane and
+    whether it was written live in dense per-element arrays (made once per launch and
+    array, reset at the touched elements), so long grid-stride loops cost linear time."""
+    __slots__ = ("a", "pending", "first", "dense", "aoffs", "alanes")
 
     def __init__(self, a):
         self.a = a
         self.pending = []
-        self.offs = []
-        self.lanes = []
-        self.written = False
+        self.first = None       # (offsets, lanes) of the only write so far
+        self.dense = None       # (lowest lane, highest lane, written, touched offsets)
         self.aoffs = []         # atomic updates: element offsets and lanes
         self.alanes = []
 
@@ -158,56 +162,141 @@ class _GlobalLog:
             w = np.where(i < 0, i + n, i) if isinstance(i, np.ndarray) else (
                 i + n if i < 0 else i)
             off = off + np.asarray(w, np.int64) * st
+        if a.itemsize > 1:
+            off = off // a.itemsize
+        off = off - _base_elem(a)
         off = np.broadcast_to(off, (block.n,))
         lanes = block.lane1
         if mask is not None:
             off, lanes = off[mask], lanes[mask]
         return off, lanes
 
-    def read(self, block, idx, mask):
-        if self.written:
-            off, lanes = self._flat(block, idx, mask)
-            self._conflicts(off, lanes)
-            self.offs.append(off)
-            self.lanes.append(lanes)
-        else:
-            self.pending.append((idx, mask))
+    def _make_dense(self, block):
+        a = self.a
+        span = _span(a)
+        if span > _DENSE_LIMIT:
+            raise _Conflict()
+        cache = block.lanes.dense
+        d = cache.get(id(a))
+        if d is None or len(d[0]) < span:
+            d = cache[id(a)] = (np.full(span, _BIG64, np.int64), np.zeros(span, np.int64),
+                                np.zeros(span, bool), [])
+        self.dense = d
+        if self.first is not None:
+            self._add(*self.first, True)
+            self.first = None
+        for idx, mask in self.pending:
+            self._add(*self._flat(block, idx, mask), False)
+        self.pending.clear()
 
-    def _conflicts(self, off, lanes, atomic=False):
-        recs_o = self.offs if atomic else self.offs + self.aoffs
-        recs_l = self.lanes if atomic else self.lanes + self.alanes
-        if not recs_o:
-            return
-        po, pl = np.concatenate(recs_o), np.concatenate(recs_l)
-        common, i1, i2 = np.intersect1d(po, off, return_indices=True)
-        if len(common) == 0:
-            return
-        # the same element: a conflict unless every access to it is by one lane
-        allo = np.concatenate([po, off])
-        alll = np.concatenate([pl, lanes])
-        sel = np.isin(allo, common)
-        o, ln = allo[sel], alll[sel]
-        order = np.lexsort((ln, o))
-        o, ln = o[order], ln[order]
-        same = o[1:] == o[:-1]
-        if (same & (ln[1:] != ln[:-1])).any():
+    def _add(self, off, lanes, write):
+        lo, hi, wr, touched = self.dense
+        np.minimum.at(lo, off, lanes)
+        np.maximum.at(hi, off, lanes)
+        if write:
+            wr[off] = True
+        touched.append(off)
+
+    def _check_dense(self, off, lanes, write):
+        lo, hi, wr, _ = self.dense
+        l0, h0 = lo[off], hi[off]
+        other = (l0 != _BIG64) & ~((l0 == lanes) & (h0 == lanes))
+        if not write:
+            other &= wr[off]
+        if other.any():
             raise _Conflict()
 
+    def _check_atomics(self, off, lanes):
+        """Raise when a plain access touches an element that another lane (or several
+        lanes) updated atomically in this interval."""
+        if not self.aoffs:
+            return
+        po, pl = np.concatenate(self.aoffs), np.concatenate(self.alanes)
+        sel = np.isin(po, off)
+        if not sel.any():
+            return
+        by_elem = {}
+        for o, ln in zip(po[sel].tolist(), pl[sel].tolist()):
+            by_elem.setdefault(o, set()).add(ln)
+        for o, ln in zip(off.tolist(), lanes.tolist()):
+            got = by_elem.get(o)
+            if got is not None and (len(got) > 1 or ln not in got):
+                raise _Conflict()
+
+    def read(self, block, idx, mask):
+        if self.first is None and self.dense is None and not self.aoffs:
+            self.pending.append((idx, mask))
+            return
+        off, lanes = self._flat(block, idx, mask)
+        self._check_atomics(off, lanes)
+        if self.first is None and self.dense is None:
+            self.pending.append((idx, mask))
+            return
+        if self.dense is None:
+            self._make_dense(block)
+        self._check_dense(off, lanes, False)
+        self._add(off, lanes, False)
+
     def write(self, block, idx, mask, name, site):
-        for pidx, pmask in self.pending:
-            off, lanes = self._flat(block, pidx, pmask)
-            self.offs.append(off)
-            self.lanes.append(lanes)
-        self.pending.clear()
         off, lanes = self._flat(block, idx, mask)
         if len(off) > 1:
             so = np.sort(off)
             if (so[1:] == so[:-1]).any():
                 raise _Conflict()
-        self._conflicts(off, lanes)
-        self.offs.append(off)
-        self.lanes.append(lanes)
-        self.written = True
+        self._check_atomics(off, lanes)
+        if self.dense is None and self.first is None and not self.pending:
+            self.first = (off, lanes)
+            return
+        if self.dense is None:
+            self._make_dense(block)
+        self._check_dense(off, lanes, True)
+        self._add(off, lanes, True)
+
+    def plain_touched(self, block, off, lanes):
+        """Raise when a lane other than the atomic's touched one of ``off`` plainly."""
+        if self.dense is None and (self.first is not None or self.pending):
+            self._make_dense(block)
+        if self.dense is not None:
+            lo, hi, _, _ = self.dense
+            l0, h0 = lo[off], hi[off]
+            if ((l0 != _BIG64) & ~((l0 == lanes) & (h0 == lanes))).any():
+                raise _Conflict()
+
+    def reset(self):
+        """End of the barrier interval (or of the block)."""
+        if self.dense is not None:
+            lo, hi, wr, touched = self.dense
+            for off in touched:
+                lo[off] = _BIG64
+                hi[off] = 0
+                wr[off] = False
+            touched.clear()
+            self.dense = None
+
+
+_BIG64 = np.iinfo(np.int64).max
+
+
+def _base_elem(a):
+    """Element offset of the lowest element of ``a`` from its first one (negative strides)."""
+    lowest = 0
+    for n, st in zip(a.shape, a.strides):
+        if st < 0 and n > 0:
+            lowest += (n - 1) * st
+    return lowest // a.itemsize if a.itemsize else 0
+
+
+def _span(a):
+    """Elements between ``a``'s lowest and highest element (the dense records' length)."""
+    lo = hi = 0
+    for n, st in zip(a.shape, a.strides):
+        if n == 0:
+            return 1
+        if st < 0:
+            lo += (n - 1) * st
+        else:
+            hi += (n - 1) * st
+    return (hi - lo) // max(a.itemsize, 1) + 1
 
 
 def vatomic(block, op, a, idx, vals, mask, name, site):
@@ -223,13 +312,8 @@ def vatomic(block, op, a, idx, vals, mask, name, site):
     if log is None:
         log = block.glog[id(a)] = _GlobalLog(a)
     safe = _check(block, a.shape, idx, mask, name, site)
-    for pidx, pmask in log.pending:
-        o, ln = log._flat(block, pidx, pmask)
-        log.offs.append(o)
-        log.lanes.append(ln)
-    log.pending.clear()
     off, lanes = log._flat(block, safe, mask)
-    log._conflicts(off, lanes, atomic=True)
+    log.plain_touched(block, off, lanes)
     if log.aoffs:
         po, pl = np.concatenate(log.aoffs), np.concatenate(log.alanes)
         common = np.intersect1d(po, off)
@@ -498,6 +582,12 @@ class VectorBlock:
                 f"{_describe(self, done)} have finished")
         for s in self.shared_arrays.values():
             s.barrier()
+        self.end_interval()
+
+    def end_interval(self):
+        """Forget the global-memory records of the barrier interval."""
+        for log in self.glog.values():
+            log.reset()
         self.glog.clear()
 
 
@@ -533,6 +623,7 @@ class Lanes:
         self.lane1 = (lin + 1).astype(np.int32)
         self.filename = os.path.basename(filename)
         self._cache = {}
+        self.dense = {}         # id(array) -> dense conflict records (see _GlobalLog)
 
     def tid(self, axis, dtype):
         key = (axis, np.dtype(dtype))
@@ -631,6 +722,7 @@ def run_vector(launch, bids, step):
             with np.errstate(all="ignore"):
                 run(blk, *args)
         except Exception:
+            blk.end_interval()
             blk.rollback()
             launches["rerun"] += 1
             for b in chunk:
@@ -640,6 +732,7 @@ def run_vector(launch, bids, step):
                 Block(launch, b).run()
                 step()
             return
+        blk.end_interval()
         blk.undo.clear()
         for _ in chunk:
             step()

@@ -156,7 +156,7 @@ class _Gen:
         return f"{self.helper(scalars.caster(to_t), 'to_')}({code})"
 
     def vconv(self, code, to_t):
-        if not isinstance(to_t, _SCALAR):
+        if not isinstance(to_t, _SCALAR) or to_t is T.float16:
             raise Unsupported(f"type {to_t}")
         return f"{self.helper(vecops.vcaster(to_t), 'vc_')}({code})"
 
@@ -185,7 +185,8 @@ class _Gen:
         meth = getattr(self, "v_" + type(node).__name__, None)
         if meth is None:
             raise Unsupported(type(node).__name__)
-        if not isinstance(self.ty(node), _SCALAR):
+        if not isinstance(self.ty(node), _SCALAR) or self.ty(node) is T.float16:
+            # float16 lane arithmetic is not checked against the scalar path
             raise Unsupported(f"value of type {self.ty(node)}")
         return meth(node, m)
 

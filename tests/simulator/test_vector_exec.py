@@ -492,3 +492,54 @@ def test_blocks_together_keep_per_thread_errors_and_order(monkeypatch):
         results.append((str(ei.value), o.tolist()))
     assert results[0] == results[1]
     assert "blockIdx=(5, 0, 0)" in results[0][0]
+
+
+# -- global-memory conflict records -----------------------------------------------------------
+def scale_in_place(a, reps):
+    i = cuda.grid(1)
+    if i < a.size:
+        for _ in range(reps):
+            a[i] = a[i] * 2 + 1      # each thread its own element: no conflict
+
+
+def neighbour_after_write(a, b):
+    i = cuda.grid(1)
+    if i < a.size:
+        a[i] = i
+        b[i] = a[i ^ 1]              # another thread's element, written in this interval
+
+
+def grid_stride_accumulate(out, n):
+    for j in range(cuda.grid(1), n, cuda.gridsize(1)):
+        out[j % 7] += 1              # many threads update one element: thread order
+
+
+def test_in_place_updates_stay_vector(monkeypatch):
+    a = np.arange(100, dtype=np.int32)
+    out = compare(monkeypatch, scale_in_place, 2, 64, a, 5)[0]
+    np.testing.assert_array_equal(out, a * 32 + 31)
+    # a view with negative strides, updated in place
+    base = np.arange(40, dtype=np.float64)
+    out = compare(monkeypatch, scale_in_place, 1, 64, base[::-2], 3)[0]
+    np.testing.assert_array_equal(out, base[::-2] * 8 + 7)
+
+
+def test_cross_thread_global_access_reruns(monkeypatch):
+    compare(monkeypatch, neighbour_after_write, 2, 32, np.zeros(64, np.int64),
+            np.zeros(64, np.int64), expect="rerun")
+    out = compare(monkeypatch, grid_stride_accumulate, 2, 32, np.zeros(64, np.int64), 1000,
+                  expect="rerun")[0]
+    assert out.sum() == 1000
+
+
+def atomic_then_read(c, out):
+    i = cuda.grid(1)
+    old = cuda.atomic.add(c, 0, 1)
+    if i == 0:
+        out[0] = c[0]                # lane 0 reads an element all lanes updated
+
+
+def test_atomic_then_plain_read_reruns(monkeypatch):
+    out = compare(monkeypatch, atomic_then_read, 1, 8, np.zeros(1, np.int64),
+                  np.zeros(1, np.int64), expect="rerun")[1]
+    assert out[0] == 1               # thread 0 ran before the others
