@@ -136,12 +136,12 @@ class Launch:
                     from .grid import run_grid
                     run_grid(self, step)
                     return
-                from . import vecmem
-                if self.vfn is not None and rec is None and vecmem.vector_enabled():
-                    vecmem.launches["vector"] += 1
-                    vecmem.run_vector(self, bids, step)
+                from . import vecblock
+                if self.vfn is not None and rec is None and vecblock.vector_enabled():
+                    vecblock.launches["vector"] += 1
+                    vecblock.run_vector(self, bids, step)
                     return
-                vecmem.launches["thread"] += 1
+                vecblock.launches["thread"] += 1
                 for bid in bids:
                     block(self, bid).run()
                     step()

@@ -2,12 +2,12 @@
 vector executor's tests)."""
 import numpy as np
 
-from cujit.simulator import vecmem
+from cujit.simulator import vecblock
 from cujit.simulator.kernel import simulate
 
 
 def counts():
-    return dict(vecmem.launches)
+    return dict(vecblock.launches)
 
 
 def run(monkeypatch, kernel, griddim, blockdim, args, vector):
