@@ -47,6 +47,24 @@ def _any(m):
 _ZEROS = vecops.LANES
 
 
+def _chkdef(defined, m, name):
+    """UnboundLocalError when a lane of mask ``m`` reads local ``name`` before assigning it
+    (the block then reruns per thread, which raises it for that thread)."""
+    if defined is None:
+        return
+    bad = ~defined if m is None else m & ~defined
+    if bad.any():
+        raise UnboundLocalError(f"cannot access local variable '{name}' where it is not "
+                                "associated with a value")
+
+
+def _defd(defined, m):
+    """The defined-lanes mask after an assignment under mask ``m``."""
+    if m is None or defined is None:
+        return None
+    return defined | m
+
+
 def _truth(v):
     """A value's truth: bool array for lane arrays, Python bool for uniform values."""
     if isinstance(v, np.ndarray):
@@ -94,6 +112,7 @@ class ExprGen:
         self.tf = tf
         self.ns = ns
         self.multi = multi      # several blocks as one vector: blockIdx varies
+        self.maybe_undef = set()    # varying locals some lanes may read unassigned
         self.u = _Uniform(tf, ns, self._no_device)
         if multi:
             self.u.regs = ("blockDim", "gridDim")
@@ -105,7 +124,7 @@ class ExprGen:
         self.fsrc = tf.fsrc
         self.line_offset = tf.fsrc.line_offset or 0
         self.ctl = False
-        ns.update(np=np, __gload=gload, __gstore=gstore, __vatomic=vatomic, __mand=_mand, __mandnot=_mandnot,
+        ns.update(np=np, __gload=gload, __gstore=gstore, __vatomic=vatomic, __mand=_mand, __mandnot=_mandnot, __chkdef=_chkdef, __defd=_defd,
                   __any=_any, __truth=_truth, __merge=_merge, __full=np.full)
 
     @staticmethod
@@ -185,6 +204,9 @@ class ExprGen:
     def v_Name(self, node, m):
         if node.id not in self.varying:
             raise Unsupported("name")
+        if node.id in self.maybe_undef:
+            # a lane reading a local it never assigned: the per-thread run raises
+            self.emit(f"__chkdef(__d_{node.id}, {m}, {node.id!r})")
         return node.id
 
     def v_Attribute(self, node, m):

@@ -43,6 +43,11 @@ class _Gen(ExprGen):
         self.ctl = outer_ctl
         return ends
 
+    def defined(self, name, m):
+        """Lanes of mask ``m`` have assigned local ``name``."""
+        if name in self.maybe_undef:
+            self.emit(f"__d_{name} = __defd(__d_{name}, {m})")
+
     def s_Pass(self, s, m, ctl):
         self.emit("pass")
 
@@ -72,8 +77,10 @@ class _Gen(ExprGen):
                 code = self.arr(c, var, vt)
             if ctl:
                 self.emit(f"{name} = __merge({m}, {code}, {name})")
+                self.defined(name, m)
             else:
                 self.emit(f"{name} = {code}")
+                self.defined(name, m)
         else:
             if ctl:
                 raise Unsupported("uniform assignment under varying control")
@@ -148,7 +155,7 @@ class _Gen(ExprGen):
                     raise Unsupported("uniform augassign under varying control")
                 self.emit(ast.unparse(self.u.s_AugAssign(s)))
                 return
-            load = tgt.id
+            load = self.v_Name(ast.Name(tgt.id, ast.Load()), m)
         else:
             load = self.load(tgt, m)
         lc = self.vconv(load, res) if cur is not res else load
@@ -162,6 +169,7 @@ class _Gen(ExprGen):
                 self.emit(f"{tgt.id} = __merge({m}, {code}, {tgt.id})")
             else:
                 self.emit(f"{tgt.id} = {code}")
+            self.defined(tgt.id, m)
         else:
             st = self.ty(tgt.value).dtype
             self.store(tgt, self.vconv(code, st), m)
@@ -255,6 +263,7 @@ class _Gen(ExprGen):
                   f"({i} > {e}))")
         self.emit(f"if not __any({wm}): break")
         self.emit(f"{name} = __merge({wm}, {self.vconv(i, vt)}, {name})")
+        self.defined(name, wm)
         self.block(s.body, wm, True)
         self.emit(f"{i} = {i} + {st}")
         self.depth -= 1
@@ -321,6 +330,9 @@ class _Gen(ExprGen):
             if not isinstance(t, _SCALAR):
                 raise Unsupported("varying local type")
             self.emit(f"{name} = np.zeros(__N, {self.helper(t.dtype, 'dt')})")
+        self.maybe_undef = self.varying - _definite(node.body)
+        for name in sorted(self.maybe_undef):
+            self.emit(f"__d_{name} = np.zeros(__N, bool)")
         self.block(node.body, "__live", False)
         for name, t in tf.vartypes.items():
             if isinstance(t, T.Array) and name not in self.arrays:
@@ -336,6 +348,31 @@ class _Gen(ExprGen):
                   "    __gs_y = __gridDim_y * __blockDim_y",
                   "    __gs_z = __gridDim_z * __blockDim_z"]
         return "\n".join(header + self.lines) + "\n"
+
+
+def _definite(body):
+    """Locals whose first use in source order is an unconditional assignment at the top
+    level of ``body``: assigned before any read in every thread."""
+    seen, definite = set(), set()
+    for s in body:
+        if isinstance(s, (ast.Assign, ast.AnnAssign)) and s.value is not None:
+            for n in ast.walk(s.value):
+                if isinstance(n, ast.Name):
+                    seen.add(n.id)
+            tgts = s.targets if isinstance(s, ast.Assign) else [s.target]
+            for t in tgts:
+                if isinstance(t, (ast.Name, ast.Tuple)):
+                    for n in ast.walk(t):
+                        if isinstance(n, ast.Name) and n.id not in seen:
+                            definite.add(n.id)
+                for n in ast.walk(t):
+                    if isinstance(n, ast.Name):
+                        seen.add(n.id)
+        else:
+            for n in ast.walk(s):
+                if isinstance(n, ast.Name):
+                    seen.add(n.id)
+    return definite
 
 
 def _as_load(t):

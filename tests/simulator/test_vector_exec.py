@@ -543,3 +543,42 @@ def test_atomic_then_plain_read_reruns(monkeypatch):
     out = compare(monkeypatch, atomic_then_read, 1, 8, np.zeros(1, np.int64),
                   np.zeros(1, np.int64), expect="rerun")[1]
     assert out[0] == 1               # thread 0 ran before the others
+
+
+def maybe_unassigned(out, n):
+    i = cuda.threadIdx.x
+    if i < n:
+        v = i * 2
+    out[i] = v
+
+
+def test_local_read_before_assignment(monkeypatch):
+    # every lane assigned it: fine; some lanes did not: the per-thread UnboundLocalError
+    out = compare(monkeypatch, maybe_unassigned, 1, 8, np.zeros(8, np.int64), 8)[0]
+    assert out.tolist() == [0, 2, 4, 6, 8, 10, 12, 14]
+    msgs = []
+    for vector in (True, False):
+        monkeypatch.setenv("CUJIT_SIM_VECTOR", "1" if vector else "0")
+        with pytest.raises(UnboundLocalError) as ei:
+            simulate(maybe_unassigned, 1, 8, np.zeros(8, np.int64), 5)
+        msgs.append(str(ei.value))
+    assert msgs[0] == msgs[1] and "threadIdx=(5, 0, 0)" in msgs[0]
+
+
+def loop_with_return(x, out):
+    i = cuda.grid(1)
+    if i >= x.size:
+        return
+    acc = 0
+    for k in range(i):
+        if x[k] < 0:
+            out[i] = -1
+            return
+        acc += x[k]
+    out[i] = acc
+
+
+def test_return_inside_varying_loop(monkeypatch):
+    x = np.array([3, 1, 4, 1, -5, 9, 2, 6, 5, 3], np.int64)
+    out = compare(monkeypatch, loop_with_return, 1, 16, x, np.zeros(10, np.int64))[1]
+    assert out.tolist() == [0, 3, 4, 8, 9, -1, -1, -1, -1, -1]
