@@ -31,6 +31,7 @@ class VectorBlock:
         self.mem = SharedMemory(launch.dynamic_shared_bytes, launch.shared_limit)
         self.shared_arrays = {}
         self.undo = []          # (array, index, old values) of each global store
+        self.locals = {}
         self.glog = {}          # id(array) -> _GlobalLog of this barrier interval
 
     def rollback(self):
@@ -45,6 +46,26 @@ class VectorBlock:
 
     def tid(self, axis, dtype):
         return self.lanes.tid(axis, dtype)
+
+    @property
+    def lane_index(self):
+        """0 .. n-1 (intp): the lane of each element of a lane array."""
+        if self.n == self.lanes.n:
+            return self.lanes.index
+        li = self.__dict__.get("_index")
+        if li is None:
+            li = self._index = np.arange(self.n, dtype=np.intp)
+        return li
+
+    def local(self, key, shape, dtype):
+        """The lanes' local arrays of call site ``key`` (zeros, one per lane on axis 0),
+        made on the first call as each thread's is."""
+        rows = self.locals.get(key)
+        if rows is None:
+            shape = check_shape(shape, "local.array")
+            rows = self.locals[key] = np.zeros((self.n,) + tuple(shape),
+                                               as_dtype(dtype, "local.array"))
+        return rows
 
     def grid_axis(self, axis):
         """Lane array (int64) of ``cuda.grid()``'s component ``axis`` (0, 1, 2)."""
@@ -108,6 +129,7 @@ class Lanes:
         lin = np.arange(self.n, dtype=np.int64)
         self.axes = (lin % bx, (lin // bx) % by, lin // (bx * by))
         self.lane1 = (lin + 1).astype(np.int32)
+        self.index = lin.astype(np.intp)
         self.filename = os.path.basename(filename)
         self._cache = {}
         self.dense = {}         # id(array) -> dense conflict records (see _GlobalLog)

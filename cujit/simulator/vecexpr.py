@@ -11,7 +11,7 @@ import numpy as np
 from .. import types as T
 from . import scalars, vecops
 from .typedast import Rewriter, _OPNAMES, _numeric, _widens
-from .vecmem import gload, gstore, vatomic
+from .vecmem import gload, gstore, lload, lstore, vatomic
 from .vectorize import Unsupported, is_varying, varying_locals
 
 __all__ = ["ExprGen", "Unsupported"]
@@ -124,7 +124,7 @@ class ExprGen:
         self.fsrc = tf.fsrc
         self.line_offset = tf.fsrc.line_offset or 0
         self.ctl = False
-        ns.update(np=np, __gload=gload, __gstore=gstore, __vatomic=vatomic, __mand=_mand, __mandnot=_mandnot, __chkdef=_chkdef, __defd=_defd,
+        ns.update(np=np, __gload=gload, __gstore=gstore, __vatomic=vatomic, __lload=lload, __lstore=lstore, __mand=_mand, __mandnot=_mandnot, __chkdef=_chkdef, __defd=_defd,
                   __any=_any, __truth=_truth, __merge=_merge, __full=np.full)
 
     @staticmethod
@@ -372,6 +372,8 @@ class ExprGen:
         site, line = self.site(node)
         if kind == "shared":
             return f"{name}.load({tup}, {m}, {site!r}, {line})"
+        if kind == "local":
+            return f"__lload(__blk, {name}, {tup}, {m}, {name!r}, {site!r})"
         return f"__gload(__blk, __raw_{name}, {tup}, {m}, {name!r}, {site!r})"
 
     def v_Call(self, node, m):

@@ -16,7 +16,7 @@ import numpy as np
 
 from .errors import OutOfBoundsError, fmt_dim
 
-__all__ = ["gload", "gstore", "vatomic", "check_index", "Conflict"]
+__all__ = ["gload", "gstore", "lload", "lstore", "vatomic", "check_index", "Conflict"]
 
 def _lanes_where(block, lane):
     return (f"threadIdx={fmt_dim(block.tid_of(lane))} "
@@ -352,3 +352,35 @@ def vatomic(block, op, a, idx, vals, mask, name, site):
         a[t] = new
         old[lane] = o
     return old
+
+
+def lload(block, rows, idx, mask, name, site):
+    """Lane ``l``'s ``local[idx]`` for every lane, ``rows`` holding one local array per lane
+    (its axis 0); nothing to log: no other thread sees it."""
+    lanes = block.lane_index
+    if mask is None:
+        try:
+            return rows[(lanes,) + idx]
+        except IndexError:
+            pass
+    safe = check_index(block, rows.shape[1:], idx, mask, name, site)
+    return rows[(lanes,) + safe]
+
+
+def lstore(block, rows, idx, value, mask, name, site):
+    """Lane ``l``'s ``local[idx] = value`` for the active lanes."""
+    lanes = block.lane_index
+    if mask is None:
+        try:
+            rows[(lanes,) + idx] = value
+            return
+        except IndexError:
+            pass
+    elif not mask.any():
+        return
+    safe = check_index(block, rows.shape[1:], idx, mask, name, site)
+    if mask is None:
+        rows[(lanes,) + safe] = value
+        return
+    sel = (lanes[mask],) + tuple(np.broadcast_to(i, mask.shape)[mask] for i in safe)
+    rows[sel] = value[mask] if isinstance(value, np.ndarray) else value

@@ -95,6 +95,8 @@ class _Gen(ExprGen):
         if isinstance(tgt, ast.Name):
             if info and info[0] == "shared.array":
                 return self.shared_assign(tgt.id, value, info, ctl)
+            if info and info[0] == "local.array":
+                return self.local_assign(tgt.id, info)
             return self.assign_name(tgt.id, value, m, ctl)
         if isinstance(tgt, ast.Tuple) and info and info[0] in ("grid", "gridsize") and \
                 len(tgt.elts) == info[1] and all(isinstance(e, ast.Name) for e in tgt.elts):
@@ -121,6 +123,8 @@ class _Gen(ExprGen):
         site, line = self.site(tgt)
         if kind == "shared":
             self.emit(f"{name}.store({tup}, {code}, {m}, {site!r}, {line})")
+        elif kind == "local":
+            self.emit(f"__lstore(__blk, {name}, {tup}, {code}, {m}, {name!r}, {site!r})")
         else:
             self.emit(f"__gstore(__blk, __raw_{name}, {tup}, {code}, {m}, {name!r}, "
                       f"{site!r})")
@@ -139,6 +143,18 @@ class _Gen(ExprGen):
         key = self.helper(object(), "site")
         self.emit(f"{name} = __blk.shared({key}, {shape!r}, "
                   f"{self.helper(dtype.dtype, 'dt')}, {name!r})")
+
+    def local_assign(self, name, info):
+        shape, dtype = info[1][:2] if isinstance(info[1], tuple) else (None, None)
+        if shape is None or not isinstance(dtype, _SCALAR) or dtype is T.float16 or \
+                self.arrays.get(name) not in (None, "local"):
+            raise Unsupported("local array form")
+        shape = shape if isinstance(shape, tuple) else (shape,)
+        self.arrays[name] = "local"
+        key = self.helper(object(), "site")
+        # one row per lane, made (zeroed) once per block, as each thread's array is
+        self.emit(f"{name} = __blk.local({key}, {shape!r}, "
+                  f"{self.helper(dtype.dtype, 'dt')})")
 
     def s_AugAssign(self, s, m, ctl):
         info = self.tf.info.get(s)

@@ -582,3 +582,39 @@ def test_return_inside_varying_loop(monkeypatch):
     x = np.array([3, 1, 4, 1, -5, 9, 2, 6, 5, 3], np.int64)
     out = compare(monkeypatch, loop_with_return, 1, 16, x, np.zeros(10, np.int64))[1]
     assert out.tolist() == [0, 3, 4, 8, 9, -1, -1, -1, -1, -1]
+
+
+def local_sort(x, out):
+    i = cuda.grid(1)
+    if i < x.shape[0]:
+        buf = cuda.local.array(4, np.float64)
+        for k in range(4):
+            buf[k] = x[i, k]
+        for a in range(4):           # insertion sort per thread
+            for b in range(a + 1, 4):
+                if buf[b] < buf[a]:
+                    t = buf[a]
+                    buf[a] = buf[b]
+                    buf[b] = t
+        for k in range(4):
+            out[i, k] = buf[k]
+
+
+def local_oob(out):
+    buf = cuda.local.array(3, np.int32)
+    i = cuda.threadIdx.x
+    buf[i] = 1
+    out[i] = buf[i]
+
+
+def test_local_arrays_per_lane(monkeypatch):
+    x = np.random.default_rng(6).standard_normal((50, 4))
+    out = compare(monkeypatch, local_sort, 2, 32, x, np.zeros((50, 4)))[1]
+    np.testing.assert_array_equal(out, np.sort(x, axis=1))
+    msgs = []
+    for vector in (True, False):
+        monkeypatch.setenv("CUJIT_SIM_VECTOR", "1" if vector else "0")
+        with pytest.raises(IndexError) as ei:
+            simulate(local_oob, 1, 4, np.zeros(4, np.int32))
+        msgs.append(str(ei.value))
+    assert msgs[0] == msgs[1]
