@@ -113,6 +113,7 @@ class ExprGen:
         self.ns = ns
         self.multi = multi      # several blocks as one vector: blockIdx varies
         self.maybe_undef = set()    # varying locals some lanes may read unassigned
+        self.loops = []         # enclosing loops: (loop mask, iteration mask), None: uniform
         self.u = _Uniform(tf, ns, self._no_device)
         if multi:
             self.u.regs = ("blockDim", "gridDim")

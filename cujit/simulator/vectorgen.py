@@ -35,9 +35,13 @@ class _Gen(ExprGen):
                 raise Unsupported(type(s).__name__)
             e = meth(s, m, ctl)
             if e and ctl:
-                # lanes that returned in a nested statement leave this block's mask
+                # lanes that returned (or left the loop's iteration) in a nested statement
+                # leave this block's mask
                 if m != "__live":
                     self.emit(f"{m} = __mand({m}, __live)")
+                top = self.loops[-1] if self.loops else None
+                if top is not None and m != top[1]:
+                    self.emit(f"{m} = __mand({m}, {top[1]})")
                 self.emit("if not __any(__live): return")
             ends = ends or bool(e)
         self.ctl = outer_ctl
@@ -255,11 +259,11 @@ class _Gen(ExprGen):
             self.depth += 1
             if not isinstance(vt, T.Integer) or vt.bitwidth < 64:
                 self.emit(f"{name} = {self.uconv(name, None, vt)}")
+            self.loops.append(None)
             e = self.block(s.body, m, ctl)
+            self.loops.pop()
             self.depth -= 1
             return e
-        if _has_loop_exit(s.body):
-            raise Unsupported("break/continue in a varying loop")
         rtype = self.ty(it).dtype
         args = it.args
         vals = [self.val(a, m, rtype) for a in args]
@@ -280,10 +284,19 @@ class _Gen(ExprGen):
         self.emit(f"if not __any({wm}): break")
         self.emit(f"{name} = __merge({wm}, {self.vconv(i, vt)}, {name})")
         self.defined(name, wm)
-        self.block(s.body, wm, True)
+        self.loop_body(s.body, wm)
         self.emit(f"{i} = {i} + {st}")
         self.depth -= 1
         return _has_return(s.body)
+
+    def loop_body(self, body, wm):
+        """A varying loop's body under a fresh iteration mask (``continue`` removes lanes
+        from it; ``break`` from it and from the loop's mask ``wm``)."""
+        itm = self.new("it")
+        self.emit(f"{itm} = {wm}")
+        self.loops.append((wm, itm))
+        self.block(body, itm, True)
+        self.loops.pop()
 
     def s_While(self, s, m, ctl):
         if s.orelse:
@@ -294,30 +307,42 @@ class _Gen(ExprGen):
             self.emit(f"while {self.uex_test(s.test)}:")
             self.depth += 1
             self.emit("pass")
+            self.loops.append(None)
             e = self.block(s.body, m, ctl)
+            self.loops.pop()
             self.depth -= 1
             return e
-        if _has_loop_exit(s.body):
-            raise Unsupported("break/continue in a varying loop")
         wm = self.new("m")
         self.emit(f"{wm} = {m}")
         self.emit("while True:")
         self.depth += 1
         self.emit(f"{wm} = __mand(__mand({wm}, __live), {self.test(s.test, wm)})")
         self.emit(f"if not __any({wm}): break")
-        self.block(s.body, wm, True)
+        self.loop_body(s.body, wm)
         self.depth -= 1
         return _has_return(s.body)
 
     def s_Break(self, s, m, ctl):
-        if ctl:
-            raise Unsupported("varying break")
-        self.emit("break")
+        if not ctl:
+            self.emit("break")
+            return False
+        top = self.loops[-1] if self.loops else None
+        if top is None:
+            raise Unsupported("varying break of a uniform loop")
+        wm, itm = top
+        self.emit(f"{wm} = __mandnot({wm}, {m})")
+        self.emit(f"{itm} = __mandnot({itm}, {m})")
+        return True
 
     def s_Continue(self, s, m, ctl):
-        if ctl:
-            raise Unsupported("varying continue")
-        self.emit("continue")
+        if not ctl:
+            self.emit("continue")
+            return False
+        top = self.loops[-1] if self.loops else None
+        if top is None:
+            raise Unsupported("varying continue of a uniform loop")
+        self.emit(f"{top[1]} = __mandnot({top[1]}, {m})")
+        return True
 
     # ---- function -----------------------------------------------------------------------
     def function(self):

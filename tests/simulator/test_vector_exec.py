@@ -618,3 +618,35 @@ def test_local_arrays_per_lane(monkeypatch):
             simulate(local_oob, 1, 4, np.zeros(4, np.int32))
         msgs.append(str(ei.value))
     assert msgs[0] == msgs[1]
+
+
+def search(x, target, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        found = -1
+        k = 0
+        while k < x.shape[1]:
+            v = x[i, k]
+            k += 1
+            if v < 0:
+                continue             # skip negatives
+            if v == target[i]:
+                found = k - 1
+                break
+        out[i] = found
+        s = 0
+        for j in range(i):
+            if j % 3 == 0:
+                continue
+            if s > 20:
+                break
+            s += j
+        out[i] += s * 100
+
+
+def test_break_and_continue_in_varying_loops(monkeypatch):
+    rng = np.random.default_rng(8)
+    x = rng.integers(-3, 6, (40, 12)).astype(np.int64)
+    target = rng.integers(0, 6, 40).astype(np.int64)
+    out = compare(monkeypatch, search, 2, 32, x, target, np.zeros(40, np.int64))[2]
+    assert out[0] in range(-1, 12)
