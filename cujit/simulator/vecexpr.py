@@ -281,23 +281,35 @@ class ExprGen:
                     for x in ast.walk(n)):
                 raise Unsupported("lazy chained compare")
         from ..compiler import rules
+        # the per-thread rewriter's rule (typedast.e_Compare): each pair at its unified
+        # type (int64 with uint64 is float64, as Numba types it), integers of two integer
+        # types by exact value; an operand compared at two types is not handled
+        targets = [set() for _ in operands]
+        for i, (a, b) in enumerate(zip(ts, ts[1:])):
+            if a is b:
+                continue
+            ct = T.boolean if isinstance(a, T.Boolean) and isinstance(b, T.Boolean) \
+                else rules.unify(a, b)
+            if ct is None or not isinstance(ct, _SCALAR):
+                raise Unsupported("compare types")
+            if isinstance(ct, T.Integer) and isinstance(a, T.Integer) and \
+                    isinstance(b, T.Integer):
+                continue
+            targets[i].add(ct)
+            targets[i + 1].add(ct)
+        if any(len(t) > 1 for t in targets):
+            raise Unsupported("operand compared at two types")
         codes = []
-        for n, t in zip(operands, ts):
+        for n, t, tg in zip(operands, ts, targets):
             c, var = self.val(n, m)
             x = self.new()
-            self.emit(f"{x} = {c}")
-            codes.append((x, t))
+            self.emit(f"{x} = {self.conv_any(c, t, next(iter(tg))) if tg else c}")
+            codes.append(x)
         parts = []
-        for (a, at), (b, bt), op in zip(codes, codes[1:], node.ops):
+        for a, b, op in zip(codes, codes[1:], node.ops):
             o = _CMPOPS.get(type(op))
             if o is None:
                 raise Unsupported("cmpop")
-            if at is not bt and not (isinstance(at, T.Integer) and isinstance(bt, T.Integer)):
-                ct = T.boolean if isinstance(at, T.Boolean) and isinstance(bt, T.Boolean) \
-                    else rules.unify(at, bt)
-                if ct is None or not isinstance(ct, _SCALAR):
-                    raise Unsupported("compare types")
-                a, b = self.conv_any(a, at, ct), self.conv_any(b, bt, ct)
             parts.append(f"{self.helper(vecops.vcompare, 'vcmp')}({o!r}, {a}, {b})")
         return "(" + " & ".join(parts) + ")"
 

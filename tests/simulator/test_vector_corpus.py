@@ -34,7 +34,7 @@ def _kernels():
 
 
 # kernel name -> executor its vector launch must run on
-VECTOR = {"empty1", "empty5", "axpy", "matmul", "reduce", "stencil", "matmul_conflict_free",
+VECTOR = {"example_scale_shift", "empty1", "empty5", "axpy", "matmul", "reduce", "stencil", "matmul_conflict_free",
           "stencil_coalesced", "matmul_tiled", "example_tiled_matmul"}
 
 
@@ -49,7 +49,27 @@ SETTINGS = dict(deadline=None, derandomize=True, phases=[Phase.explicit, Phase.g
                                        HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
+I64_EDGE = [0, 1, -1, 2 ** 63 - 1, -2 ** 63, 2 ** 31 - 1, -2 ** 31, 2 ** 32, 63, 64]
+
+
+def _typed_ops(monkeypatch, data):
+    """The arithmetic kernels of test_vector_exec.py on generated inputs."""
+    import test_vector_exec as tv
+    ints = hnp.arrays(np.int64, 16, elements=st.one_of(
+        st.sampled_from(I64_EDGE), st.integers(-2 ** 63, 2 ** 63 - 1)))
+    a, b = data.draw(ints, "ia"), data.draw(ints, "ib")
+    compare(monkeypatch, tv.int_ops, 1, 16, a, b, np.zeros((16, 14), np.int64))
+    fa, fb = data.draw(f32_arrays(16), "fa"), data.draw(f32_arrays(16), "fb")
+    for x, y in ((fa, fb), (fa.astype(np.float64), fb.astype(np.float64))):
+        compare(monkeypatch, tv.float_ops, 1, 16, x, y, np.zeros((16, 6), x.dtype),
+                np.zeros((16, 9), np.int64))
+        compare(monkeypatch, tv.maths, 1, 16, x, np.zeros((16, 8), x.dtype))
+        compare(monkeypatch, tv.extremes, 1, 16, x.astype(np.float32),
+                y.astype(np.float32), np.zeros((16, 3), np.float32))
+
+
 def _corpus(monkeypatch, data):
+    _typed_ops(monkeypatch, data)
     mod, ks, ex = _kernels()
     n = data.draw(st.integers(1, 300), "n")
     x = data.draw(f32_arrays(n), "x")
@@ -85,6 +105,11 @@ def _corpus(monkeypatch, data):
     _check(monkeypatch, "example_tiled_matmul", ex.matmul,
            ((c + etpb - 1) // etpb, (r + etpb - 1) // etpb), (etpb, etpb), A3, B3,
            np.zeros((r, c), np.float32))
+    sp = kc.example("streams_pipeline")
+    _check(monkeypatch, "example_scale_shift", sp.scale_shift, data.draw(st.integers(1, 3)),
+           32, x, alpha, np.float32(-1.5))
+    cm = kc.example("constant_memory")
+    _check(monkeypatch, "example_smooth", cm.smooth, blocks, 64, x, np.zeros_like(x))
     _check(monkeypatch, "loops", kc.loops, 1, 1, np.zeros(6, np.int64),
            data.draw(st.integers(0, 30), "ln"), data.draw(st.integers(1, 5), "step"))
 
