@@ -65,6 +65,20 @@ def _defd(defined, m):
     return defined | m
 
 
+def _devcall(fn, dtype, conv, m, n, args):
+    """``fn`` (a per-thread typed device function) called for each lane of mask ``m`` with
+    the lane's values as the per-thread executor holds them (Python ints for integers,
+    NumPy scalars else)."""
+    out = np.zeros(n, dtype)
+    cols = [a.tolist() if isinstance(a, np.ndarray) and a.dtype.kind in "iu" else a
+            for a in args]
+    lanes = range(n) if m is None else np.flatnonzero(m).tolist()
+    for lane in lanes:
+        out[lane] = conv(fn(*[c[lane] if isinstance(c, (list, np.ndarray)) else c
+                              for c in cols]))
+    return out
+
+
 def _truth(v):
     """A value's truth: bool array for lane arrays, Python bool for uniform values."""
     if isinstance(v, np.ndarray):
@@ -108,13 +122,14 @@ class _Uniform(Rewriter):
 class ExprGen:
     """State of one generated function and the code of its expressions."""
 
-    def __init__(self, tf, ns, multi=False):
+    def __init__(self, tf, ns, multi=False, build=None):
         self.tf = tf
         self.ns = ns
         self.multi = multi      # several blocks as one vector: blockIdx varies
         self.maybe_undef = set()    # varying locals some lanes may read unassigned
         self.loops = []         # enclosing loops: (loop mask, iteration mask), None: uniform
         self.u = _Uniform(tf, ns, self._no_device)
+        self.build = build      # TypedFunction of a device function -> its typed function
         if multi:
             self.u.regs = ("blockDim", "gridDim")
         self.varying = varying_locals(tf, multi)
@@ -125,7 +140,7 @@ class ExprGen:
         self.fsrc = tf.fsrc
         self.line_offset = tf.fsrc.line_offset or 0
         self.ctl = False
-        ns.update(np=np, __gload=gload, __gstore=gstore, __vatomic=vatomic, __lload=lload, __lstore=lstore, __mand=_mand, __mandnot=_mandnot, __chkdef=_chkdef, __defd=_defd,
+        ns.update(np=np, __gload=gload, __gstore=gstore, __vatomic=vatomic, __lload=lload, __lstore=lstore, __mand=_mand, __mandnot=_mandnot, __chkdef=_chkdef, __defd=_defd, __devcall=_devcall,
                   __any=_any, __truth=_truth, __merge=_merge, __full=np.full)
 
     @staticmethod
@@ -399,6 +414,8 @@ class ExprGen:
             return self.val(node.args[0], m, data)[0]
         if key == "grid" and data == 1:
             return "__blk.grid_axis(0)"
+        if key == "device":
+            return self.device_call(node, data, rt, m)
         if key == "atomic" and isinstance(data, str):
             return self.atomic(node, data, m)
         if key in ("syncthreads_count", "syncthreads_and", "syncthreads_or") and \
@@ -443,6 +460,24 @@ class ExprGen:
             args = [self.val(a, m)[0] for a in node.args]
             return f"{self.helper(fn, 'vm_' + name + '_')}({', '.join(args)})"
         raise Unsupported(f"call {key}")
+
+    def device_call(self, node, data, rt, m):
+        """A device function of scalars called lane by lane: its per-thread typed function
+        (exactly the per-thread values); anything else is not handled."""
+        from .typedast import _captures_device_arrays
+        callee = data[0] if isinstance(data, tuple) else data
+        argtypes = [self.ty(a) for a in node.args]
+        if self.build is None or not isinstance(rt, _SCALAR) or rt is T.float16 or \
+                not all(isinstance(t, _SCALAR) for t in argtypes) or \
+                not all(isinstance(t, _SCALAR) for t in callee.argtypes) or \
+                _captures_device_arrays(callee.fsrc.pyfunc) or \
+                any(isinstance(a, ast.Starred) for a in node.args):
+            raise Unsupported("device function")
+        fn = self.build(callee)
+        args = [self.val(a, m)[0] for a in node.args]
+        return (f"__devcall({self.helper(fn, 'dev')}, {self.helper(rt.dtype, 'dt')}, "
+                f"{self.helper(scalars.caster(rt), 'to_')}, {m}, __N, "
+                f"({', '.join(args)}{',' if args else ''}))")
 
     def atomic(self, node, op, m):
         if len(node.args) < 3 or node.keywords:

@@ -443,18 +443,19 @@ def _has_loop_exit(stmts, nested_ok=True):
 why_not = {}
 
 
-def vector_function(tf, ns, multi=False):
+def vector_function(tf, ns, multi=False, build=None):
     """The block function of kernel ``tf`` (a ``TypedFunction``), generated in namespace
     ``ns`` (the per-thread typed function's globals and helpers), or None when the kernel
     uses something the vector executor does not handle (it then runs per thread).
     ``multi``: the function of several blocks at once (kernels without shared memory or
-    barriers), or None."""
+    barriers), or None.  ``build``: device function ``TypedFunction`` -> its per-thread
+    typed function (device functions of scalars run lane by lane)."""
     from .checked import unwrap
     if not tf.kernel:
         return None
     ns = dict(ns)
     try:
-        gen = _Gen(tf, ns, multi)
+        gen = _Gen(tf, ns, multi, build)
         src = gen.function()
     except Unsupported as e:
         if len(why_not) < 256 and not multi:
@@ -466,5 +467,5 @@ def vector_function(tf, ns, multi=False):
     fn = ns["__cj_vblock"]
     fn._cj_source = src
     fn._cj_filename = tf.fsrc.filename
-    fn._cj_multi = vector_function(tf, ns, True) if not multi else None
+    fn._cj_multi = vector_function(tf, ns, True, build) if not multi else None
     return fn

@@ -650,3 +650,35 @@ def test_break_and_continue_in_varying_loops(monkeypatch):
     target = rng.integers(0, 6, 40).astype(np.int64)
     out = compare(monkeypatch, search, 2, 32, x, target, np.zeros(40, np.int64))[2]
     assert out[0] in range(-1, 12)
+
+
+@cuda.jit(device=True)
+def poly(x, k):
+    if x < 0:
+        return -x * k
+    return x * x + k
+
+
+@cuda.jit(device=True)
+def uses_thread_index(x):
+    return x + cuda.threadIdx.x
+
+
+def call_device(x, out):
+    i = cuda.grid(1)
+    if i < x.size:
+        out[i] = poly(x[i], np.int32(i)) + poly(np.float32(1.5), 2)
+
+
+def call_device_with_index(x, out):
+    i = cuda.grid(1)
+    if i < x.size:
+        out[i] = uses_thread_index(x[i])
+
+
+def test_device_functions_lane_by_lane(monkeypatch):
+    x = np.linspace(-4, 4, 50).astype(np.float32)
+    compare(monkeypatch, call_device, 2, 32, x, np.zeros(50, np.float32))
+    # a device function reading thread state cannot run lane by lane: per thread
+    compare(monkeypatch, call_device_with_index, 2, 32, x, np.zeros(50, np.float32),
+            expect="rerun")
