@@ -534,7 +534,7 @@ def test_cross_thread_global_access_reruns(monkeypatch):
 
 def atomic_then_read(c, out):
     i = cuda.grid(1)
-    old = cuda.atomic.add(c, 0, 1)
+    cuda.atomic.add(c, 0, 1)
     if i == 0:
         out[0] = c[0]                # lane 0 reads an element all lanes updated
 
