@@ -416,6 +416,13 @@ class ExprGen:
             return "__blk.grid_axis(0)"
         if key == "device":
             return self.device_call(node, data, rt, m)
+        if key == "fma" and isinstance(rt, T.Float) and rt is not T.float16 and \
+                len(node.args) == 3:
+            # the per-thread helper (exact rational rounding), lane by lane
+            args = [self.val(a, m, rt)[0] for a in node.args]
+            return (f"__devcall({self.helper(scalars.fma, 'fma')}, "
+                    f"{self.helper(rt.dtype, 'dt')}, {self.helper(scalars.caster(rt), 'to_')}, "
+                    f"{m}, __N, ({', '.join(args)},))")
         if key == "atomic" and isinstance(data, str):
             return self.atomic(node, data, m)
         if key in ("syncthreads_count", "syncthreads_and", "syncthreads_or") and \

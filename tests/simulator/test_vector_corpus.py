@@ -16,6 +16,8 @@ sys.path.insert(0, __file__.rsplit("/", 1)[0])
 import kernels_common as kc  # noqa: E402
 from vector_helpers import compare  # noqa: E402
 
+pytestmark = pytest.mark.sim     # compares the simulator's two executors
+
 F32_EDGE = [0.0, -0.0, np.nan, np.inf, -np.inf, 1e-45, -1e-45, 1.1754942e-38, 3.4028235e38,
             -3.4028235e38, 1.0, -1.0]
 
@@ -130,3 +132,14 @@ def test_corpus_vector_equals_per_thread_long(monkeypatch, data):
 def test_records_in_shared_runs_per_thread(monkeypatch):
     out = compare(monkeypatch, kc.records_in_shared, 1, 1, np.zeros(3), expect="thread")[0]
     assert out.tolist() == [45.0, 45.0, 5.0]
+
+
+sys.path.insert(0, __file__.rsplit("/", 2)[0] + "/differential")
+from corpus import CASES  # noqa: E402
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_typing_corpus_vector_equals_per_thread(monkeypatch, case):
+    """tests/differential/corpus.py (the one-typing cases): same bits on both executors."""
+    ins, outs, griddim, blockdim, args = case.make(np.random.default_rng(11))
+    compare(monkeypatch, case.kernel, griddim, blockdim, *args, expect=None)

@@ -9,6 +9,8 @@ import numpy as np
 import pytest
 
 import cujit as cuda
+
+pytestmark = pytest.mark.sim     # compares the simulator's two executors
 from cujit.simulator.errors import (BarrierDivergenceError, DataRaceError,
                                     OutOfBoundsError)
 from cujit.simulator.kernel import simulate
@@ -682,3 +684,15 @@ def test_device_functions_lane_by_lane(monkeypatch):
     # a device function reading thread state cannot run lane by lane: per thread
     compare(monkeypatch, call_device_with_index, 2, 32, x, np.zeros(50, np.float32),
             expect="rerun")
+
+
+def fused(a, b, out):
+    i = cuda.grid(1)
+    if i < a.size:
+        out[i] = cuda.fma(a[i], b[i], a[0])
+
+
+def test_fma(monkeypatch):
+    compare(monkeypatch, fused, 1, 16, F64_EDGE, np.roll(F64_EDGE, 2), np.zeros(16))
+    compare(monkeypatch, fused, 1, 16, F32_EDGE, np.roll(F32_EDGE, 2),
+            np.zeros(16, np.float32))
