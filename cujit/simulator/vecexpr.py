@@ -491,8 +491,9 @@ class ExprGen:
             raise Unsupported("atomic form")
         arr, idx = node.args[0], node.args[1]
         at = self.ty(arr)
-        if not (isinstance(arr, ast.Name) and self.arrays.get(arr.id) == "param" and
-                isinstance(at, T.Array) and isinstance(at.dtype, (T.Integer, T.Float))):
+        kind = self.arrays.get(arr.id) if isinstance(arr, ast.Name) else None
+        if kind not in ("param", "shared") or not isinstance(at, T.Array) or \
+                not isinstance(at.dtype, (T.Integer, T.Float)) or at.dtype is T.float16:
             raise Unsupported("atomic target")
         elts = idx.elts if isinstance(idx, ast.Tuple) else [idx]
         if len(elts) != at.ndim or not all(isinstance(self.ty(e), T.Integer) for e in elts):
@@ -500,6 +501,9 @@ class ExprGen:
         codes = [self.val(e, m)[0] for e in elts]
         vals = [self.val(v, m, at.dtype)[0] for v in node.args[2:]]
         site, _ = self.site(node)
+        if kind == "shared":
+            return (f"{arr.id}.atomic({op!r}, ({', '.join(codes)},), "
+                    f"({', '.join(vals)},), {m}, {site!r})")
         return (f"__vatomic(__blk, {op!r}, __raw_{arr.id}, ({', '.join(codes)},), "
                 f"({', '.join(vals)},), {m}, {arr.id!r}, {site!r})")
 

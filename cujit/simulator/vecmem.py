@@ -320,38 +320,42 @@ def vatomic(block, op, a, idx, vals, mask, name, site):
         t = tuple(int(c[lane]) for c in cols)
         o = a[t]
         block.undo.append((a, t, o))
-        v = vcols[0][lane]
-        if op == "add":
-            new = o + v
-        elif op == "sub":
-            new = o - v
-        elif op == "max":
-            new = max(o, v)
-        elif op == "min":
-            new = min(o, v)
-        elif op == "nanmax":
-            new = np.fmax(o, v)
-        elif op == "nanmin":
-            new = np.fmin(o, v)
-        elif op == "exch":
-            new = v
-        elif op == "and":
-            new = o & v
-        elif op == "or":
-            new = o | v
-        elif op == "xor":
-            new = o ^ v
-        elif op == "inc":
-            new = 0 if o >= v else o + 1
-        elif op == "dec":
-            new = v if (o == 0 or o > v) else o - 1
-        elif op == "cas":
-            new = vcols[1][lane] if o == v else o
-        else:
-            raise ValueError(f"unknown atomic operation {op!r}")
-        a[t] = new
+        a[t] = atomic_update(op, o, vcols[0][lane],
+                             vcols[1][lane] if len(vcols) > 1 else None)
         old[lane] = o
     return old
+
+
+def atomic_update(op, o, v, v2=None):
+    """The new value of an element holding ``o`` after ``atomic.<op>`` with value ``v``
+    (``v2``: cas's new value), as the per-thread executor computes it (thread.py)."""
+    if op == "add":
+        return o + v
+    if op == "sub":
+        return o - v
+    if op == "max":
+        return max(o, v)
+    if op == "min":
+        return min(o, v)
+    if op == "nanmax":
+        return np.fmax(o, v)
+    if op == "nanmin":
+        return np.fmin(o, v)
+    if op == "exch":
+        return v
+    if op == "and":
+        return o & v
+    if op == "or":
+        return o | v
+    if op == "xor":
+        return o ^ v
+    if op == "inc":
+        return 0 if o >= v else o + 1
+    if op == "dec":
+        return v if (o == 0 or o > v) else o - 1
+    if op == "cas":
+        return v2 if o == v else o
+    raise ValueError(f"unknown atomic operation {op!r}")
 
 
 def lload(block, rows, idx, mask, name, site):

@@ -11,7 +11,7 @@ Races are tracked whatever ``SIM_CHECKS`` says: a race makes the block run per t
 import numpy as np
 
 from .errors import DataRaceError, fmt_dim
-from .vecmem import _at, _lanes_where, check_index
+from .vecmem import Conflict, _at, _lanes_where, atomic_update, check_index
 
 __all__ = ["VShared"]
 
@@ -23,7 +23,7 @@ class VShared:
     ``name`` its report name; race records when ``checks``."""
     __slots__ = ("a", "name", "shape", "ndim", "size", "dtype", "block", "checks", "w",
                  "wline", "wrote", "pending", "rmin", "rmax", "rminline", "rmaxline",
-                 "dirty", "estrides")
+                 "dirty", "estrides", "amin", "amax", "atomics")
 
     def __init__(self, block, a, name, checks):
         self.a = a
@@ -48,6 +48,10 @@ class VShared:
             self.wrote = False
             self.dirty = False
             self.pending = []
+            # atomic updates of this interval: lowest and highest lane per element
+            self.amin = np.full(n, _BIG, np.int32)
+            self.amax = np.zeros(n, np.int32)
+            self.atomics = False
 
     def barrier(self):
         """A new barrier interval: forget this interval's accesses."""
@@ -59,6 +63,10 @@ class VShared:
             self.rmax.fill(0)
             self.dirty = False
         self.pending.clear()
+        if self.atomics:
+            self.amin.fill(_BIG)
+            self.amax.fill(0)
+            self.atomics = False
 
     def _offsets(self, safe):
         off = 0
@@ -68,7 +76,7 @@ class VShared:
 
     def load(self, idx, mask, site, line):
         blk = self.block
-        if not self.wrote:
+        if not self.wrote and not self.atomics:
             # nothing written in this interval: no race yet; log the read as given (its
             # offsets are computed only if a write follows) and let NumPy check the index
             if mask is None:
@@ -88,6 +96,8 @@ class VShared:
                 return r
         safe = check_index(blk, self.shape, idx, mask, self.name, site)
         off = self._offsets(safe)
+        if self.atomics:
+            self._check_atomics(np.broadcast_to(off, (blk.n,)), mask)
         if self.wrote:
             wv = self.w[off]
             bad = (wv != 0) & (wv != blk.lane1)
@@ -103,6 +113,58 @@ class VShared:
         if not isinstance(r, np.ndarray) or r.shape != (blk.n,):
             r = np.broadcast_to(r, (blk.n,)).copy()
         return r
+
+    def _check_atomics(self, off, mask):
+        """A plain access of an element another lane updated atomically in this interval:
+        the per-thread order decides what it sees (Conflict: the block runs per thread)."""
+        lanes = self.block.lane1
+        if mask is not None:
+            off, lanes = off[mask], lanes[mask]
+        lo, hi = self.amin[off], self.amax[off]
+        if ((hi != 0) & ~((lo == lanes) & (hi == lanes))).any():
+            raise Conflict()
+
+    def atomic(self, op, idx, vals, mask, site):
+        """``cuda.atomic.<op>(shared, idx, *vals)`` for the active lanes in lane order; the
+        old values.  Atomics are not races (RaceTracker does not record them); an update
+        order other than the per-thread one, or a plain access by another lane of an
+        updated element in the interval, is a Conflict (per thread)."""
+        blk = self.block
+        n = blk.n
+        old = np.zeros(n, self.dtype)
+        if mask is not None and not mask.any():
+            return old
+        safe = check_index(blk, self.shape, idx, mask, self.name, site)
+        off = np.broadcast_to(self._offsets(safe), (n,))
+        lanes = blk.lane1
+        if mask is not None:
+            off, lanes = off[mask], lanes[mask]
+        if self.wrote:
+            wv = self.w[off]
+            if ((wv != 0) & (wv != lanes)).any():
+                raise Conflict()
+        if self.pending:
+            self._fold()
+        if self.dirty:
+            lo, hi = self.rmin[off], self.rmax[off]
+            if (((lo != _BIG) & (lo != lanes)) | ((hi != 0) & (hi != lanes))).any():
+                raise Conflict()
+        if self.atomics and (self.amax[off] > lanes).any():
+            raise Conflict()        # an earlier statement's update by a later thread
+        np.minimum.at(self.amin, off, lanes)
+        np.maximum.at(self.amax, off, lanes)
+        self.atomics = True
+        a = self.a
+        cols = [np.broadcast_to(i, (n,)) for i in safe]
+        vcols = [np.broadcast_to(v, (n,)) for v in vals]
+        active = range(n) if mask is None else np.flatnonzero(mask).tolist()
+        for lane in active:
+            t = tuple(int(c[lane]) for c in cols)
+            o = a[t]
+            a[t] = atomic_update(op, o, vcols[0][lane],
+                                 vcols[1][lane] if len(vcols) > 1 else None)
+            old[lane] = o
+        return old
 
     def _fold(self):
         """Fold the logged reads into per-element reader records (lowest, highest lane)."""
@@ -144,6 +206,10 @@ class VShared:
                 j = int(np.argmax(off == off[k]))
                 self._report(int(lanes[k]) - 1, idx, "writes", "written",
                              int(lanes[j]) - 1, line, site)
+        if self.atomics:
+            lo, hi = self.amin[off], self.amax[off]
+            if ((hi != 0) & ~((lo == lanes) & (hi == lanes))).any():
+                raise Conflict()
         if self.wrote:
             wv = self.w[off]
             bad = (wv != 0) & (wv != lanes)

@@ -696,3 +696,35 @@ def test_fma(monkeypatch):
     compare(monkeypatch, fused, 1, 16, F64_EDGE, np.roll(F64_EDGE, 2), np.zeros(16))
     compare(monkeypatch, fused, 1, 16, F32_EDGE, np.roll(F32_EDGE, 2),
             np.zeros(16, np.float32))
+
+
+NBINS = 8
+
+
+def shared_histogram(x, out):
+    h = cuda.shared.array(NBINS, np.int32)
+    t = cuda.threadIdx.x
+    if t < NBINS:
+        h[t] = 0
+    cuda.syncthreads()
+    i = cuda.grid(1)
+    if i < x.size:
+        cuda.atomic.add(h, x[i] % NBINS, 1)
+    cuda.syncthreads()
+    if t < NBINS:
+        cuda.atomic.add(out, t, h[t])
+
+
+def shared_atomic_then_read(out):
+    h = cuda.shared.array(1, np.float32)
+    t = cuda.threadIdx.x
+    cuda.atomic.add(h, 0, np.float32(t) + np.float32(0.1))
+    out[t] = h[0]                    # no barrier: what it sees depends on thread order
+
+
+def test_shared_atomics(monkeypatch):
+    x = np.random.default_rng(9).integers(0, 1000, 500).astype(np.int64)
+    out = compare(monkeypatch, shared_histogram, 4, 128, x, np.zeros(NBINS, np.int64))[1]
+    np.testing.assert_array_equal(out, np.bincount(x % NBINS, minlength=NBINS))
+    compare(monkeypatch, shared_atomic_then_read, 1, 8, np.zeros(8, np.float32),
+            expect="rerun")
