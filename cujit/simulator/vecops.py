@@ -171,11 +171,6 @@ _CMP = {"<": np.less, "<=": np.less_equal, ">": np.greater, ">=": np.greater_equ
         "==": np.equal, "!=": np.not_equal}
 
 
-def _exact_int(a):
-    a = np.asarray(a) if not isinstance(a, int) else a
-    return a
-
-
 def vcompare(op, a, b):
     """``a <op> b`` by exact value (``op`` one of < <= > >= == !=); an int64 compared with a
     uint64 is compared exactly (NumPy would round both through float64)."""

@@ -416,12 +416,6 @@ def _definite(body):
     return definite
 
 
-def _as_load(t):
-    new = ast.Subscript(t.value, t.slice, ast.Load())
-    ast.copy_location(new, t)
-    return new
-
-
 def _has_return(stmts):
     return any(isinstance(n, ast.Return) for s in stmts for n in ast.walk(s))
 
