@@ -728,3 +728,30 @@ def test_shared_atomics(monkeypatch):
     np.testing.assert_array_equal(out, np.bincount(x % NBINS, minlength=NBINS))
     compare(monkeypatch, shared_atomic_then_read, 1, 8, np.zeros(8, np.float32),
             expect="rerun")
+
+
+def _sim_suite():
+    import importlib.util
+    import pathlib
+    path = pathlib.Path(__file__).resolve().parents[2] / "benchmarks" / "sim_suite.py"
+    spec = importlib.util.spec_from_file_location("cujit_sim_suite_for_tests", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    mod.cuda, mod.float32 = cuda, np.float32     # what run_side binds for the cujit side
+    return mod
+
+
+def test_sim_suite_kernels_run_vectorized(monkeypatch):
+    """benchmarks/sim_suite.py's three kernels (issue 12's figures) take the vector path and
+    give the per-thread bits, at small sizes."""
+    s = _sim_suite()
+    rng = np.random.default_rng(10)
+    a = rng.standard_normal(2 * s.RED_TPB).astype(np.float32)
+    compare(monkeypatch, s.block_sum, 2, s.RED_TPB, a, np.zeros(2, np.float32))
+    A = rng.standard_normal((32, 32)).astype(np.float32)
+    B = rng.standard_normal((32, 32)).astype(np.float32)
+    C = compare(monkeypatch, s.matmul, (2, 2), (s.TILE, s.TILE), A, B,
+                np.zeros((32, 32), np.float32))[2]
+    np.testing.assert_allclose(C, A @ B, rtol=1e-4, atol=1e-4)
+    g = (np.arange(48 * 48, dtype=np.float32).reshape(48, 48) % 13)
+    compare(monkeypatch, s.stencil, (3, 3), (16, 16), g, np.zeros_like(g))
