@@ -37,21 +37,20 @@ class VShared:
         self.estrides = tuple(s // a.itemsize for s in a.strides)
         # tracked with checks off too: a race found there makes the block run per thread,
         # whose thread-by-thread order is then the result
-        if True:
-            n = max(a.size, 1)
-            self.w = np.zeros(n, np.int32)
-            self.wline = np.zeros(n, np.int32)
-            self.rmin = np.full(n, _BIG, np.int32)
-            self.rmax = np.zeros(n, np.int32)
-            self.rminline = np.zeros(n, np.int32)
-            self.rmaxline = np.zeros(n, np.int32)
-            self.wrote = False
-            self.dirty = False
-            self.pending = []
-            # atomic updates of this interval: lowest and highest lane per element
-            self.amin = np.full(n, _BIG, np.int32)
-            self.amax = np.zeros(n, np.int32)
-            self.atomics = False
+        n = max(a.size, 1)
+        self.w = np.zeros(n, np.int32)
+        self.wline = np.zeros(n, np.int32)
+        self.rmin = np.full(n, _BIG, np.int32)
+        self.rmax = np.zeros(n, np.int32)
+        self.rminline = np.zeros(n, np.int32)
+        self.rmaxline = np.zeros(n, np.int32)
+        self.wrote = False
+        self.dirty = False
+        self.pending = []
+        # atomic updates of this interval: lowest and highest lane per element
+        self.amin = np.full(n, _BIG, np.int32)
+        self.amax = np.zeros(n, np.int32)
+        self.atomics = False
 
     def barrier(self):
         """A new barrier interval: forget this interval's accesses."""
