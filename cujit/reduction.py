@@ -11,8 +11,18 @@ Two launches: ``G`` blocks of 256 threads each fold a grid-stride slice of the a
 register (the loop NVVM unrolls), then a shared-memory tree per block; one block folds the
 ``G`` partial results and applies ``init`` once, as numba does (``binop(result, init)``).
 Every thread starts from an element of the array, so ``binop`` needs no identity value.
+
+The partial results and the one-element result live in scratch device arrays kept per
+(context, stream, thread, dtype) and reused by the next call there: work on one stream runs
+in order, so a call's first pass cannot overwrite partials a previous call still reads, and
+the two ``cuMemAlloc``s (and the later frees, which synchronise) leave the hot path.  The
+host then only launches and copies, as CuPy's ``sum`` does.  The scratch of a stream is
+keyed weakly by the stream object: it goes when the stream goes (a module-level ``Reduce``
+keeps no stream alive).
 """
 import numbers
+import threading
+import weakref
 
 import numpy as np
 
@@ -72,6 +82,8 @@ class Reduce:
         self._functor = functor
         self._op = jit(device=True)(as_def(functor))
         self._kernels = {}
+        self._scratch = weakref.WeakKeyDictionary()    # stream -> {key: scratch}
+        self._scratch0 = {}                             # the same for stream 0 / None
 
     def __repr__(self):
         return f"<cujit Reduce {getattr(self._functor, '__qualname__', self._functor)!r}>"
@@ -137,12 +149,13 @@ class Reduce:
         if not isinstance(arr, DeviceNDArray):
             arr = to_device(np.ascontiguousarray(arr), stream=stream)
         kernel = self._kernel(arr.dtype)
-        out = res[:1] if res is not None else device_array(1, arr.dtype, stream=stream)
+        partials, scratch_out = self._scratch_for(arr.dtype, stream)
+        out = res[:1] if res is not None else scratch_out
         if n <= _BLOCK:
             kernel[1, n, stream](arr, out, init, use_init)
         else:
             blocks = min(n // _BLOCK, _MAX_BLOCKS)
-            partials = device_array(blocks, arr.dtype, stream=stream)
+            partials = partials[:blocks]
             kernel[blocks, _BLOCK, stream](arr, partials, init, False)
             kernel[1, blocks, stream](partials, out, init, use_init)
         if res is not None:
@@ -151,6 +164,37 @@ class Reduce:
         if hasattr(stream, "synchronize"):
             stream.synchronize()
         return host[0]
+
+    def _scratch_for(self, dtype, stream):
+        """``(partials, out)``: device arrays of ``_MAX_BLOCKS`` and 1 elements of ``dtype``
+        for a call on ``stream`` in this thread and the current context (see the module
+        docstring), made again after the context's reset."""
+        from .arrays import device_array
+        from .runtime.devices import current_context
+        ctx = current_context()
+        key = (id(ctx), threading.get_ident(), dtype)
+        if not stream:
+            table = self._scratch0
+        else:
+            try:
+                table = self._scratch.get(stream)
+                if table is None:
+                    table = self._scratch[stream] = {}
+            except TypeError:       # a foreign stream object without weak references
+                return (device_array(_MAX_BLOCKS, dtype, stream=stream),
+                        device_array(1, dtype, stream=stream))
+        hit = table.get(key)
+        if hit is not None and hit[0] is ctx and hit[1] == ctx.generation:
+            return hit[2], hit[3]
+        if len(table) >= 64:            # threads come and go
+            table.clear()
+        partials = device_array(_MAX_BLOCKS, dtype, stream=stream)
+        out = device_array(1, dtype, stream=stream)
+        # every use names its stream; the arrays must not hold it (the table is keyed weakly
+        # by it, so a dropped stream takes its scratch with it)
+        partials.stream = out.stream = 0
+        table[key] = (ctx, ctx.generation, partials, out)
+        return partials, out
 
 
 reduce = Reduce

@@ -10,8 +10,12 @@ subclasses :class:`MappedNDArray` / :class:`ManagedNDArray`) over that memory.
 The pinned-buffer cache exists because ``cuMemHostAlloc`` costs tens of microseconds: a small
 pinned array's buffer goes back to a per-size free list when the array dies and is handed out
 again, so ``pinned_array`` of a few KiB is a few microseconds.  Buffers above
-``CACHE_MAX_BUFFER`` bytes are never cached, and the cache holds at most ``CACHE_MAX_BYTES``
-(so allocating and dropping big pinned arrays does not grow the process).
+``CACHE_MAX_BUFFER`` bytes are never cached.  The cap is on the cache's blocks in use and
+free together (``_cache_bytes``): a block that dies while they exceed ``CACHE_MAX_BYTES`` is
+freed rather than kept, so the free lists never hold more than that (and allocating and
+dropping big pinned arrays does not grow the process).  Counting blocks in use as well keeps
+the hit path (take a block, give it back) free of locks and shared counters: ``list.pop`` and
+``list.append`` are atomic, only a new block or a freed one changes the count, under the lock.
 """
 import bisect
 import contextlib
@@ -36,8 +40,8 @@ CACHE_MAX_BUFFER = 32 << 20
 CACHE_MAX_BYTES = 256 << 20
 
 _lock = threading.Lock()
-_cache = {}             # size class (bytes) -> list of (PinnedMemory, uint8 ndarray, ctx)
-_cache_bytes = 0
+_cache = {}             # size class (bytes) -> list of (PinnedMemory, ctx, generation)
+_cache_bytes = 0        # bytes of the cache's blocks, in use or free
 # Page-locked host ranges known to cujit: sorted starts and {start: end}.
 _pinned_starts = []
 _pinned_ends = {}
@@ -107,15 +111,14 @@ def is_pinned(ptr, nbytes):
 
 def _give_back(key, entry):
     global _cache_bytes
+    if _cache_bytes <= CACHE_MAX_BYTES:
+        lst = _cache.get(key)
+        if lst is None:
+            lst = _cache.setdefault(key, [])
+        lst.append(entry)
+        return
     with _lock:
-        if _cache_bytes + key <= CACHE_MAX_BYTES:
-            lst = _cache.get(key)
-            if lst is None:
-                _cache[key] = [entry]
-            else:
-                lst.append(entry)
-            _cache_bytes += key
-            return
+        _cache_bytes -= key
     _unregister_range(entry[0].host_pointer)
     # Dropping the last reference hands the buffer to the memory manager's deferred free.
 
@@ -151,6 +154,13 @@ class _BigLease:
             pass
 
 
+def _forget(key):
+    """A cache block of ``key`` bytes that is dropped (its memory goes to the deferred free)."""
+    global _cache_bytes
+    with _lock:
+        _cache_bytes -= key
+
+
 def _lease(nbytes):
     """A ctypes ``c_uint8 * nbytes`` buffer over page-locked memory, from the cache when
     possible.  NumPy arrays built on it (``np.ndarray(..., buffer=buf)``) keep it as their
@@ -167,18 +177,21 @@ def _lease(nbytes):
     # A context reset starts a new generation and kills its memory (cujit.memory.pointers).
     gen = getattr(ctx, "generation", 0)
     entry = None
-    if _cache.get(key):         # unlocked peek: a miss skips the lock
-        with _lock:
-            lst = _cache.get(key)
-            while lst:
-                e = lst.pop()
-                _cache_bytes -= key
-                if e[1] is ctx and e[2] == gen:
-                    entry = e
-                    break
+    lst = _cache.get(key)
+    while lst:
+        try:
+            e = lst.pop()
+        except IndexError:      # another thread took the last one
+            break
+        if e[1] is ctx and e[2] == gen:
+            entry = e
+            break
+        _forget(key)            # another context's block, or a dead generation's
     if entry is None:
         mem = _host_alloc(ctx, key)
         entry = (mem, ctx, gen)
+        with _lock:
+            _cache_bytes += key
         _register_range(mem.host_pointer, key)
     buf = _u8_type(nbytes).from_address(entry[0].host_pointer)
     buf._cujit_lease = _Lease(key, entry)
@@ -208,10 +221,19 @@ def clear_pinned_cache():
     """Drop every cached pinned buffer (their memory is freed through the memory manager);
     returns the number of bytes released.  Call after ``current_context().reset()``."""
     global _cache_bytes
+    entries = []
+    freed = 0
+    # pop rather than replace the lists: a buffer given back meanwhile lands in a list that
+    # is still the cache's
+    for key, lst in list(_cache.items()):
+        while True:
+            try:
+                entries.append(lst.pop())
+            except IndexError:
+                break
+            freed += key
     with _lock:
-        entries = [e for lst in _cache.values() for e in lst]
-        _cache.clear()
-        freed, _cache_bytes = _cache_bytes, 0
+        _cache_bytes -= freed
     for e in entries:
         _unregister_range(e[0].host_pointer)
     return freed

@@ -194,6 +194,11 @@ class _Configured(_ln.LaunchConfig):
         """The LaunchConfig (this object)."""
         return self
 
+    def access_report(self):
+        """The kernel's :meth:`access_report` (its last recorded simulated launch, whatever
+        the configuration), so ``kernel[grid, block].access_report()`` reads as written."""
+        return self.dispatcher.access_report()
+
 
 class _ConfiguredExt(_Configured):
     """A launch configuration of a kernel with ``extensions=``: the arguments go through the
@@ -418,8 +423,10 @@ class Dispatcher(_InspectMixin):
             # ``cfg`` (its ``ok`` set may hold kernels of several contexts)
             self._make_config(cfg.griddim, cfg.blockdim, cfg.stream, cfg.sharedmem)
         drv = get_driver()
+        args = _la.unwrap_hints(args, drv.is_simulator)
         for i, a in enumerate(args):
-            _la.check_alive(i, a, self.py_func.__qualname__)
+            _la.check_alive(i, a.value if isinstance(a, _la._ArgHint) else a,
+                            self.py_func.__qualname__)
         if drv.is_simulator:
             argtypes = tuple(_classify(self, i, a) for i, a in enumerate(args))
             if self._declared is not None and None not in argtypes:

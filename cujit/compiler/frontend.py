@@ -7,8 +7,10 @@ cells so that the typer resolves ``cuda.threadIdx``, ``math.sqrt``, ``np.float32
 identity of the object they name.  Sources are cached per code object.
 """
 import ast
+import copy
 import inspect
 import linecache
+import operator
 import textwrap
 
 from .errors import SourceLocation, TypingError
@@ -82,6 +84,7 @@ class FunctionSource:
         else:
             self = cls._from_inspect(pyfunc)
         self._check_signature()
+        self.node = _operator_calls_as_syntax(self)
         _cache[code] = self
         return self
 
@@ -146,6 +149,93 @@ class FunctionSource:
         if name in b:
             return True, b[name]
         return False, None
+
+
+# numba types ``operator.add(a, b)`` (or a captured ``op = operator.add``; numba-cuda's
+# test_operator.py) as ``a + b``.  Rewriting such calls into the syntax gives both backends
+# the one typing of the operator without a second path through typing and lowering.
+_BINARY = {operator.add: ast.Add, operator.sub: ast.Sub, operator.mul: ast.Mult,
+           operator.truediv: ast.Div, operator.floordiv: ast.FloorDiv, operator.mod: ast.Mod,
+           operator.pow: ast.Pow, operator.lshift: ast.LShift, operator.rshift: ast.RShift,
+           operator.and_: ast.BitAnd, operator.or_: ast.BitOr, operator.xor: ast.BitXor,
+           # on the immutable scalars of a kernel the in-place forms return the new value
+           operator.iadd: ast.Add, operator.isub: ast.Sub, operator.imul: ast.Mult,
+           operator.itruediv: ast.Div, operator.ifloordiv: ast.FloorDiv, operator.imod: ast.Mod,
+           operator.ipow: ast.Pow, operator.ilshift: ast.LShift, operator.irshift: ast.RShift,
+           operator.iand: ast.BitAnd, operator.ior: ast.BitOr, operator.ixor: ast.BitXor}
+_COMPARE = {operator.lt: ast.Lt, operator.le: ast.LtE, operator.gt: ast.Gt,
+            operator.ge: ast.GtE, operator.eq: ast.Eq, operator.ne: ast.NotEq}
+_UNARY = {operator.neg: ast.USub, operator.pos: ast.UAdd, operator.invert: ast.Invert,
+          operator.not_: ast.Not}
+
+
+def _operator_function(fsrc, func, local_names):
+    """The ``operator`` module function that the callee expression ``func`` names (a global
+    or closure variable not rebound in the function, or ``<module operator>.name``), else
+    None."""
+    if isinstance(func, ast.Name):
+        if func.id in local_names:
+            return None
+        found, value = fsrc.resolve_global(func.id)
+    elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and \
+            func.value.id not in local_names:
+        found, mod = fsrc.resolve_global(func.value.id)
+        found = found and mod is operator
+        value = getattr(operator, func.attr, None) if found else None
+    else:
+        return None
+    if not found:
+        return None
+    try:
+        known = value in _BINARY or value in _COMPARE or value in _UNARY or \
+            value is operator.getitem
+    except TypeError:           # an unhashable value
+        return None
+    return value if known else None
+
+
+class _OperatorCalls(ast.NodeTransformer):
+    def __init__(self, fsrc, local_names):
+        self.fsrc = fsrc
+        self.local_names = local_names
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
+            return node
+        fn = _operator_function(self.fsrc, node.func, self.local_names)
+        if fn is None:
+            return node
+        args = node.args
+        if len(args) == 2 and fn in _BINARY:
+            new = ast.BinOp(args[0], _BINARY[fn](), args[1])
+        elif len(args) == 2 and fn in _COMPARE:
+            new = ast.Compare(args[0], [_COMPARE[fn]()], [args[1]])
+        elif len(args) == 1 and fn in _UNARY:
+            new = ast.UnaryOp(_UNARY[fn](), args[0])
+        elif len(args) == 2 and fn is operator.getitem:
+            new = ast.Subscript(args[0], args[1], ast.Load())
+        else:
+            return node         # a wrong argument count: the typer's error names the call
+        return ast.copy_location(new, node)
+
+
+def _operator_calls_as_syntax(fsrc):
+    """``fsrc.node``, or a copy of it (the parsed file is shared by closures of one code
+    object, which may capture different operators) with ``operator`` calls as syntax."""
+    node = fsrc.node
+    local_names = {a.arg for a in ast.walk(node.args) if isinstance(a, ast.arg)}
+    calls = False
+    for n in ast.walk(node):
+        if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load):
+            local_names.add(n.id)
+        elif isinstance(n, ast.Call):
+            calls = True
+    if not calls or not any(isinstance(n, ast.Call) and
+                            _operator_function(fsrc, n.func, local_names) is not None
+                            for n in ast.walk(node)):
+        return node
+    return _OperatorCalls(fsrc, local_names).visit(copy.deepcopy(node))
 
 
 def _indent_of(line):

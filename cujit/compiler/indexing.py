@@ -7,6 +7,7 @@ NumPy would keep the data contiguous: integer indices first, then one step-less 
 only full slices.
 """
 import ast
+import enum
 
 from .. import types as T
 from . import rules
@@ -49,9 +50,15 @@ def index_parts(typer, node, aty):
             parts.extend(("tuple", e, k) for k in range(t.count))
         elif isinstance(t, T.Tuple) and t.count == 0 and len(elts) == 1:
             pass
+        elif isinstance(t, Global) and isinstance(t.obj, str) and \
+                isinstance(aty.dtype, T.Record) and t.obj in aty.dtype.fields:
+            raise typer.error(f"a field of a record array is read per element in kernels: "
+                              f"use a[i][{t.obj!r}] or a[i].{t.obj} (got the field name "
+                              f"{t.obj!r} as an array index)", e)
         else:
-            raise typer.error(f"array index must be an integer or a slice, got a value of type "
-                              f"{t}", e)
+            what = f"the constant {t.obj!r:.60}" if isinstance(t, Global) else \
+                f"a value of type {t}"
+            raise typer.error(f"array index must be an integer or a slice, got {what}", e)
     if len(parts) > aty.ndim:
         raise typer.error(f"too many indices ({len(parts)}) for a {aty.ndim}-d array", node)
     return parts
@@ -108,6 +115,14 @@ def getitem(typer, node):
             typer.tf.info[node] = ("field", key)
             return T.Array(ft.dtype, ft.ndim, "C") if isinstance(ft, T.NestedArray) else ft
         raise typer.error(f"record index must be a constant field name of {base}", node.slice)
+    if isinstance(base, Global) and isinstance(base.obj, enum.EnumMeta):
+        # RequestError["not_found"]: the member, a compile-time constant as in numba
+        ok, key = typer._const(node.slice)
+        members = base.obj.__members__
+        if ok and isinstance(key, str) and key in members:
+            return typer.typed_value(node, members[key])
+        raise typer.error(f"{base.obj.__name__}[...] in a kernel takes a constant member name "
+                          f"(one of {', '.join(members)})", node.slice)
     raise typer.error(f"a value of type {base} cannot be indexed", node)
 
 

@@ -8,7 +8,76 @@ helpers extend ``launcher.convert_arg`` with that; top-level values keep its fas
 import numpy as np
 
 __all__ = ["convert_tuple", "convert_host_record", "HostRecordBack", "wrap_declared_ints",
-           "convert_declared_scalars", "check_alive"]
+           "convert_declared_scalars", "check_alive", "In", "Out", "InOut", "unwrap_hints",
+           "convert_hint"]
+
+
+class _ArgHint:
+    """A kernel argument with its copy direction (numba.cuda's ``cuda.In``, ``cuda.Out``,
+    ``cuda.InOut``): ``value`` is the argument.  For a host NumPy array the hint decides
+    the copies around the launch (``copy_in``: host to device before it, ``copy_out``: device
+    to host after it); any other value (device arrays, scalars) is passed as it is."""
+    __slots__ = ("value",)
+    copy_in = copy_out = True
+
+    def __init__(self, value):
+        self.value = value
+
+    def __repr__(self):
+        return f"{type(self).__name__}({self.value!r:.60})"
+
+
+class In(_ArgHint):
+    """A host array the kernel only reads: copied to the device, never back."""
+    __slots__ = ()
+    copy_out = False
+
+
+class Out(_ArgHint):
+    """A host array the kernel only writes: not copied to the device (the kernel sees
+    uninitialised memory on a GPU), copied back after the launch."""
+    __slots__ = ()
+    copy_in = False
+
+
+class InOut(_ArgHint):
+    """A host array copied both ways (what a plain host array gets)."""
+    __slots__ = ()
+
+
+def unwrap_hints(args, simulator):
+    """``args`` with each ``In``/``Out``/``InOut`` replaced for the launch: on the simulator
+    (which runs kernels on host arrays in place) by the array itself, or by a copy for
+    ``In`` so that the kernel's writes stay away from the host array as on a GPU; on a GPU
+    by the hint itself (``convert_hint`` makes the copies).  ``args`` itself when there is
+    no hint."""
+    if not any(isinstance(a, _ArgHint) for a in args):
+        return args
+    out = []
+    for a in args:
+        if isinstance(a, _ArgHint):
+            v = a.value
+            if simulator and isinstance(v, np.ndarray) and not a.copy_out and \
+                    getattr(v, "_data_ptr", None) is None:
+                v = v.copy()
+                v.flags.writeable = a.value.flags.writeable     # typed as the original
+            out.append(v if simulator else a)
+        else:
+            out.append(a)
+    return out
+
+
+def convert_hint(index, hint, stream, convert_arg):
+    """``launcher.convert_arg`` for an ``In``/``Out``/``InOut`` hint: ``(device value, host
+    array to copy back or None, False)``."""
+    v = hint.value
+    if not isinstance(v, np.ndarray) or getattr(v, "_data_ptr", None) is not None:
+        value, back, _ = convert_arg(index, v, stream)
+        return value, (back if hint.copy_out else None), False
+    from ..arrays import device_array_like, to_device
+    dev = to_device(v, stream=stream) if hint.copy_in else device_array_like(v, stream=stream)
+    back = v if hint.copy_out and v.flags.writeable and v.size else None
+    return dev, back, False
 
 
 def check_alive(index, value, kernel_name):

@@ -354,6 +354,10 @@ def convert_arg(index, value, stream):
     this conversion (identity checks suffice)."""
     if hasattr(value, "_data_ptr"):
         return value, None, hasattr(value, "_layout") and not isinstance(value, np.ndarray)
+    if hasattr(value, "copy_out") and hasattr(value, "copy_in"):
+        from .launch_args import _ArgHint, convert_hint
+        if isinstance(value, _ArgHint):
+            return convert_hint(index, value, stream, convert_arg)
     if type(value) in _PLAIN_SCALARS or (isinstance(value, np.generic)
                                          and value.dtype.fields is None):
         return value, None, True
@@ -405,6 +409,7 @@ def launch_converted(pick_signature, name, debug, ctx, drv, cfg, args):
     specialisation, thread and argument kinds), or None when they cannot take the fast path;
     the dispatcher installs it (this module never touches the dispatcher's state)."""
     from .. import types as ct
+    from .launch_args import _ArgHint
     conv, back, fast_ok = [], [], True
     for i, a in enumerate(args):
         v, host, ok = convert_arg(i, a, cfg.stream)
@@ -421,6 +426,8 @@ def launch_converted(pick_signature, name, debug, ctx, drv, cfg, args):
         except (TypeError, ValueError) as exc:
             raise TypeError(f"argument {i} of kernel {name}: {exc}") from None
         a = args[i]
+        if isinstance(a, _ArgHint):
+            a = a.value         # cuda.In/Out/InOut: typed as the array it wraps
         if isinstance(a, np.ndarray) and not a.flags.writeable and isinstance(t, ct.Array):
             # the device copy of a read-only host array is writable, but the kernel must be
             # typed read-only (as on the simulator and in Numba) so writes are TypingErrors

@@ -35,6 +35,13 @@ class Global(PseudoType):
     def __repr__(self):
         return f"Global({self.obj!r:.60})"
 
+    def __str__(self):
+        # what error messages show ("a value of type str 'inf'"): the Python object, not
+        # the typer's wrapper
+        if self.obj is None:
+            return "compile-time constant"
+        return f"{type(self.obj).__name__} {self.obj!r:.60}"
+
 
 class Func(PseudoType):
     """A function the compiler recognises: ``key`` (e.g. ``'syncthreads'``, ``'math.sqrt'``,
@@ -222,8 +229,8 @@ def binop_type(op, a, b):
             return int_result(a, b)
         return int_result(a, b)
     if is_complex(a) or is_complex(b):
-        if op in ("//", "%", "**"):
-            return None     # ** on complex is not lowered (no libdevice cpow)
+        if op in ("//", "%"):
+            return None
         return promote(a, b) if (is_complex(a) and is_complex(b)) else _mix_complex(a, b)
     # float with float or int: NumPy promotion
     if op == "**" and is_float(a) and is_int(b):

@@ -353,8 +353,10 @@ class _Typer(scopes.ConstEval):
             elt = it.dtype
             self.tf.info[s] = ("iter_tuple", it)
         else:
-            raise self.error(f"cannot iterate over a value of type {it} in a kernel (use "
-                             "range(...), a 1-D array or a homogeneous tuple)", s.iter)
+            what = f"'{ast.unparse(s.iter):.60}' (a compile-time constant)" \
+                if isinstance(it, Global) else f"a value of type {it}"
+            raise self.error(f"cannot iterate over {what} in a kernel (use range(...), a 1-D "
+                             "array or a homogeneous tuple of numbers)", s.iter)
         self.assign(s.target, elt, s.iter)
         self.block(s.body)
         self.block(s.orelse)

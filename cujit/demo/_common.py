@@ -5,8 +5,9 @@ to use (``cujit``, or ``numba.cuda`` when comparing), so the same kernels run un
 """
 import dataclasses
 import time
+import types
 
-__all__ = ["Result", "Sizes", "sizes_for", "Timer", "kernel_ms"]
+__all__ = ["Result", "Sizes", "sizes_for", "Timer", "kernel_ms", "jit_with"]
 
 
 @dataclasses.dataclass
@@ -96,3 +97,22 @@ def kernel_ms(cuda, launch, reps):
         times.append(ms if ms > 0 else (time.perf_counter() - t0) * 1e3)
     times.sort()
     return times[len(times) // 2]
+
+
+def jit_with(cuda_module):
+    """A decorator: ``cuda_module.jit`` of the function rebuilt over its own copy of its
+    module's globals, in which ``cuda`` is ``cuda_module``.  The demo kernels name ``cuda``
+    as a module global, as user code does (numba-cuda's simulator swaps its fake module in
+    only there); a private globals dict per kernel keeps each kernel on the module it was
+    made for, where rebinding the shared module global would change what a kernel made
+    earlier, and compiled later, sees."""
+    def decorate(pyfunc):
+        g = dict(pyfunc.__globals__)
+        g["cuda"] = cuda_module
+        fn = types.FunctionType(pyfunc.__code__, g, pyfunc.__name__, pyfunc.__defaults__,
+                                pyfunc.__closure__)
+        fn.__qualname__ = pyfunc.__qualname__
+        fn.__module__ = pyfunc.__module__
+        fn.__doc__ = pyfunc.__doc__
+        return cuda_module.jit(fn)
+    return decorate

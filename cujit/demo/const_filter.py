@@ -8,9 +8,9 @@ import math
 
 import numpy as np
 
-from ._common import Result, kernel_ms
+from ._common import Result, kernel_ms, jit_with
 
-cuda = None  # the CUDA module in use, bound by make_kernel()
+cuda = None  # each kernel's own globals bind it (_common.jit_with)
 
 __all__ = ["run", "TAPS"]
 
@@ -22,12 +22,10 @@ _R = _NT // 2
 
 def make_kernel(cuda_module):
     """``fir(x, y)`` over float32 1-D arrays (grid-stride loop) for module ``cuda``."""
-    # Kernels name ``cuda`` as a module global, as user code does; binding it here lets
-    # the same source run under cujit or numba.cuda (whose simulator swaps globals only).
-    global cuda
-    cuda = cuda_module
+    # the kernels name ``cuda`` as a module global, as user code does (see jit_with)
+    jit = jit_with(cuda_module)
 
-    @cuda.jit
+    @jit
     def fir(x, y):
         taps = cuda.const.array_like(TAPS)
         n = x.size

@@ -8,9 +8,9 @@ import math
 
 import numpy as np
 
-from ._common import Result, kernel_ms
+from ._common import Result, kernel_ms, jit_with
 
-cuda = None  # the CUDA module in use, bound by make_kernel()
+cuda = None  # each kernel's own globals bind it (_common.jit_with)
 
 __all__ = ["run", "TPB"]
 
@@ -20,12 +20,10 @@ TPB = 16
 
 def make_kernel(cuda_module):
     """The tiled kernel ``kernel(A, B, C)`` (float32 2-D arrays; C = A @ B) for module ``cuda``."""
-    # Kernels name ``cuda`` as a module global, as user code does; binding it here lets
-    # the same source run under cujit or numba.cuda (whose simulator swaps globals only).
-    global cuda
-    cuda = cuda_module
+    # the kernels name ``cuda`` as a module global, as user code does (see jit_with)
+    jit = jit_with(cuda_module)
 
-    @cuda.jit
+    @jit
     def matmul_tiled(A, B, C):
         sA = cuda.shared.array(shape=(TPB, TPB), dtype=np.float32)
         sB = cuda.shared.array(shape=(TPB, TPB), dtype=np.float32)

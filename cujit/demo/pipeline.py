@@ -9,9 +9,9 @@ import math
 
 import numpy as np
 
-from ._common import Result, Timer
+from ._common import Result, Timer, jit_with
 
-cuda = None  # the CUDA module in use, bound by make_kernel()
+cuda = None  # each kernel's own globals bind it (_common.jit_with)
 
 __all__ = ["run", "NSTREAMS"]
 
@@ -22,12 +22,10 @@ _B = np.float32(1.0)
 
 def make_kernel(cuda_module):
     """``axpb(x, a, b)``: in place ``x = x * a + b`` over a float32 1-D array (grid-stride)."""
-    # Kernels name ``cuda`` as a module global, as user code does; binding it here lets
-    # the same source run under cujit or numba.cuda (whose simulator swaps globals only).
-    global cuda
-    cuda = cuda_module
+    # the kernels name ``cuda`` as a module global, as user code does (see jit_with)
+    jit = jit_with(cuda_module)
 
-    @cuda.jit
+    @jit
     def axpb(x, a, b):
         start = cuda.grid(1)
         stride = cuda.gridsize(1)

@@ -8,9 +8,9 @@ output arrays, which the host checks (the seed prints from the kernel instead).
 """
 import numpy as np
 
-from ._common import Result, Timer
+from ._common import Result, Timer, jit_with
 
-cuda = None  # the CUDA module in use, bound by make_kernels()
+cuda = None  # each kernel's own globals bind it (_common.jit_with)
 
 __all__ = ["run", "make_kernels", "ALIAS_BITS"]
 
@@ -21,12 +21,10 @@ ALIAS_BITS = int(np.array([3.14], dtype=np.float32).view(np.int32)[0])
 def make_kernels(cuda_module):
     """``(aliased, disjoint)``: the two kernels ``k(out_f, out_i)`` (float32[1], int32[1]
     outputs) for module ``cuda_module``; launch with 4 and 8 bytes of dynamic shared memory."""
-    # Kernels name ``cuda`` as a module global, as user code does; binding it here lets
-    # the same source run under cujit or numba.cuda (whose simulator swaps globals only).
-    global cuda
-    cuda = cuda_module
+    # the kernels name ``cuda`` as a module global, as user code does (see jit_with)
+    jit = jit_with(cuda_module)
 
-    @cuda.jit
+    @jit
     def aliased(out_f, out_i):
         f32_arr = cuda.shared.array(0, dtype=np.float32)
         i32_arr = cuda.shared.array(0, dtype=np.int32)
@@ -34,7 +32,7 @@ def make_kernels(cuda_module):
         out_f[0] = f32_arr[0]
         out_i[0] = i32_arr[0]
 
-    @cuda.jit
+    @jit
     def disjoint(out_f, out_i):
         f32_arr = cuda.shared.array(0, dtype=np.float32)
         i32_arr = cuda.shared.array(0, dtype=np.int32)[1:]

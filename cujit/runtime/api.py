@@ -1,11 +1,16 @@
 """numba.cuda's module-level stream and event functions (``cuda.stream()``,
-``cuda.default_stream()``, ``cuda.event()``, ...): each acts on the calling thread's current
-context (:func:`cujit.runtime.devices.current_context`).  Kept apart from
-:mod:`cujit.runtime.streams` so that streams.py (used by Context) does not import devices.py.
+``cuda.default_stream()``, ``cuda.event()``, ...), its ``require_context`` decorator and
+the ``is_float16_supported``/``is_bfloat16_supported`` queries; streams and events belong to
+the calling thread's current context (:func:`cujit.runtime.devices.current_context`).  Kept
+apart from :mod:`cujit.runtime.streams` so that streams.py (used by Context) does not import
+devices.py.
 """
+import functools
+
 from .devices import current_context
 
-__all__ = ["stream", "default_stream", "legacy_default_stream", "per_thread_default_stream",
+__all__ = ["is_float16_supported", "is_bfloat16_supported", "require_context",
+           "stream", "default_stream", "legacy_default_stream", "per_thread_default_stream",
            "external_stream", "event"]
 
 
@@ -42,3 +47,29 @@ def external_stream(ptr):
 def event(timing=True):
     """A new event on the current context (cuEventCreate); ``timing=False`` disables timing."""
     return current_context().create_event(timing=timing)
+
+
+def is_float16_supported():
+    """True: float16 values, arrays and ``cuda.fp16`` work in kernels on every device cujit
+    runs on (numba.cuda's ``is_float16_supported``, which returns True)."""
+    return True
+
+
+def is_bfloat16_supported():
+    """False: cujit kernels have no bfloat16 type or ``cuda.bf16`` intrinsics (numba.cuda's
+    ``is_bfloat16_supported`` says whether the device can run them; for cujit the answer is
+    no on any device)."""
+    return False
+
+
+def require_context(fn):
+    """Decorator (numba.cuda's ``require_context``): ``fn`` called with the current thread's
+    CUDA context made current first (the primary context of the current device, created on
+    first use).  Raises what :func:`cujit.current_context` raises (``CudaSupportError``
+    without a driver) before ``fn`` runs."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        current_context()
+        return fn(*args, **kwargs)
+    return wrapper
+

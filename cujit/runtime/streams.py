@@ -55,7 +55,8 @@ def _cuda_stream_protocol_handle(obj, proto):
 def stream_handle(stream):
     """Driver handle (int) of a ``stream=`` argument.
 
-    ``0`` or ``None`` → 0 (the default stream; copies are synchronous); a :class:`Stream` →
+    ``0`` or ``None`` → 0 (the default stream; copies are synchronous; a NumPy integer 0 too,
+    as numba.cuda takes any falsy stream for the default one); a :class:`Stream` →
     its ``handle``; any object with ``__cuda_stream__`` (CUDA stream protocol, e.g. a CuPy or
     cuda.core stream) → the handle it reports.  Anything else (other ints, floats, strings)
     raises ``TypeError`` naming the value (R-STR-4)."""
@@ -74,6 +75,8 @@ def stream_handle(stream):
         proto = getattr(stream, "__cuda_stream__", None)
         if proto is not None:
             return _cuda_stream_protocol_handle(stream, proto)
+        if isinstance(stream, np.integer) and stream == 0:
+            return 0
     raise TypeError(f"stream must be 0, None or a cujit Stream (or an object with "
                     f"__cuda_stream__), got {stream!r} of type {t.__name__}")
 

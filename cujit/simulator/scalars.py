@@ -25,8 +25,8 @@ import numpy as np
 from .. import types as T
 
 __all__ = ["caster", "wrapper", "int_range", "int_floordiv", "int_mod", "int_shl",
-           "int_shr", "int_pow", "math_func", "float_floordiv", "float_mod", "square", "cube",
-           "fma", "printer", "is_text"]
+           "int_shr", "int_pow", "complex_pow", "math_func", "float_floordiv", "float_mod",
+           "square", "cube", "fma", "printer", "is_text"]
 
 _casters = {}
 
@@ -152,6 +152,27 @@ def int_shr(x, n, bits=64):
     if 0 <= n < bits:
         return x >> n
     return -1 if x < 0 else 0
+
+
+def complex_pow(a, b):
+    """``a ** b`` for two complex NumPy scalars of one type, as the lowering computes it
+    (``compiler/lower_ops._complex_power``: numba-cuda's translation of CPython's
+    ``_Py_c_pow`` in the precision of the type; 0 for a zero base, as CPython)."""
+    ct = type(a)
+    ft = np.float32 if ct is np.complex64 else np.float64
+    ar, ai, br, bi = ft(a.real), ft(a.imag), ft(b.real), ft(b.imag)
+    if br == 0 and bi == 0:
+        return ct(1)
+    if ar == 0 and ai == 0:
+        return ct(0)
+    vabs = np.hypot(ar, ai)
+    length = np.power(vabs, br)
+    at = np.arctan2(ai, ar)
+    phase = at * br
+    if bi != 0:                 # NaN too, as the lowering's unordered compare
+        length = length / np.exp(at * bi)
+        phase = phase + bi * np.log(vabs)
+    return ct(complex(length * np.cos(phase), length * np.sin(phase)))
 
 
 def int_pow(x, n):

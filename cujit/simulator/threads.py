@@ -277,6 +277,12 @@ class Block:
             parts.append(f"{_describe(group)} wait at {what} at {frame_site(f)}")
         if finished:
             parts.append(f"{_describe(finished)} have finished")
+        if finished and len(sites) == 1:
+            # the early-return pattern (numba-cuda's laplace and sessionize examples): GPUs
+            # of compute capability 7.0+ release the barrier for exited threads
+            parts[-1] += (" without reaching it (CUDA leaves that undefined, though current "
+                          "GPUs release a barrier for exited threads: keep every thread to "
+                          "the barrier, or run with CUJIT_SIM_CHECKS=0)")
         raise BarrierDivergenceError(
             f"barrier divergence in block blockIdx={fmt_dim(self.bid)}: " + "; ".join(parts))
 

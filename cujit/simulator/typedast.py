@@ -396,6 +396,8 @@ class Rewriter:
         if isinstance(rt, T.Float) and op in ("//", "%"):
             fn = scalars.float_floordiv if op == "//" else scalars.float_mod
             return _mark(self.call(fn, "fdiv", [left, right], like))
+        if isinstance(rt, T.Complex) and op == "**":
+            return _mark(self.call(scalars.complex_pow, "cpow", [left, right], like))
         return _mark(_loc(ast.BinOp(left, _DIRECT_BINOPS[op](), right), like))
 
     def int_binop(self, op, left, right, rt, like):

@@ -131,6 +131,19 @@ def _vector(tf, ns, done):
         return None
 
 
+def _frozen(value):
+    """A read-only copy (a plain ndarray) of a NumPy array, mapped and managed ones included:
+    the front end types every captured ``np.ndarray`` as a constant array
+    (``const_types.const_type``); any other value (a device array is captured by address)
+    itself."""
+    import numpy as np
+    if not isinstance(value, np.ndarray):
+        return value
+    copy = np.array(value, copy=True, subok=False)
+    copy.flags.writeable = False
+    return copy
+
+
 def _build(tf, done):
     """Generate and compile the typed function of ``tf`` (``done``: id(tf) -> function, for
     the device functions it calls)."""
@@ -140,6 +153,12 @@ def _build(tf, done):
     fsrc = tf.fsrc
     ns = dict(fsrc.globals)
     ns.update(fsrc.closure)
+    code = fsrc.pyfunc.__code__
+    for name in code.co_names + code.co_freevars:
+        # numba copies a captured host array into the module it compiles (constant
+        # memory): host writes after the first launch do not reach the kernel
+        if name in ns:
+            ns[name] = _frozen(ns[name])
     from .builtins import KERNEL_BUILTINS
     for name, f in KERNEL_BUILTINS.items():    # builtins with the kernel's semantics
         ns.setdefault(name, f)

@@ -409,3 +409,53 @@ def test_host_alloc_other_os_errors_propagate(monkeypatch):
     monkeypatch.setattr(hostmem.mmap, "mmap", refuse)
     with pytest.raises(PermissionError):
         cujit.pinned_array((37 << 20) + 12345, np.uint8)    # a size no cached buffer has
+
+
+def _cached_bytes():
+    return sum(k * len(lst) for k, lst in list(hostmem._cache.items()))
+
+
+def test_pinned_cache_cap_counts_blocks_in_use(monkeypatch):
+    # the cap covers the cache's blocks in use and free together: with room for two more
+    # 4 KiB blocks, three arrays dropped leave two cached and free the third
+    hostmem.clear_pinned_cache()
+    gc.collect()
+    in_use = hostmem._cache_bytes - _cached_bytes()
+    monkeypatch.setattr(hostmem, "CACHE_MAX_BYTES", in_use + 2 * 4096)
+    arrays = [cujit.pinned_array(1024, np.float32) for _ in range(3)]
+    assert hostmem._cache_bytes - _cached_bytes() == in_use + 3 * 4096
+    del arrays
+    gc.collect()
+    assert _cached_bytes() == 2 * 4096
+    assert hostmem._cache_bytes == in_use + 2 * 4096
+    hostmem.clear_pinned_cache()
+    assert hostmem._cache_bytes == in_use
+
+
+def test_pinned_cache_accounting_holds_under_threads():
+    # takes and give-backs run without a lock: after threads allocate and drop concurrently,
+    # the count still equals the blocks in use before plus the blocks now cached
+    import threading
+    cujit.pinned_array(1024, np.float32)     # the context exists before the threads start
+    gc.collect()
+    in_use = hostmem._cache_bytes - _cached_bytes()
+    errors = []
+
+    def work():
+        try:
+            for i in range(400):
+                a = cujit.pinned_array(256 + (i % 3) * 2048, np.float32)
+                a[:] = i
+                b = cujit.pinned_array(64, np.uint8)
+                assert (a == i).all() and b.size == 64
+                del a, b
+        except Exception as e:      # noqa: BLE001 - reported below
+            errors.append(e)
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    gc.collect()
+    assert errors == []
+    assert hostmem._cache_bytes - _cached_bytes() == in_use

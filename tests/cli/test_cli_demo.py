@@ -188,3 +188,19 @@ def test_pinned_arrays_the_pipeline_uses_keep_their_memory(cuda, nbytes):
     b[:] = 2.0
     assert view.ctypes.data - 32 != b.ctypes.data
     assert np.all(view == 1.0)
+
+
+def test_a_kernel_keeps_the_module_it_was_made_for():
+    # making the kernels for another module (here one that fails) must not change what a
+    # kernel made earlier, and compiled at its first launch, sees as ``cuda``
+    import numpy as np
+    import cujit
+    from cujit.demo import matmul
+    k = matmul.make_kernel(cujit)
+    with pytest.raises(AttributeError):
+        matmul.make_kernel(_BrokenCuda())
+    n = matmul.TPB
+    a = np.arange(n * n, dtype=np.float32).reshape(n, n) % 5
+    c = np.zeros_like(a)
+    k[(1, 1), (n, n)](a, np.eye(n, dtype=np.float32), c)
+    assert np.array_equal(c, a)

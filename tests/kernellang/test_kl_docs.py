@@ -46,7 +46,6 @@ BODIES = {
     "f-strings": "print(f'{a[0]}')",
     "NumPy array functions (`np.sum(a)`), array methods (`a.sum()`)": "a[0] = np.sum(a)",
     "`sum`, other unlisted builtins": "a[0] = sum(a)",
-    "`**` on complex numbers": "z = 1j ** 2",
     "iterating a tuple of mixed types": "for v in t:\n    a[0] += v",
     "`cuda.fp16` on non-float16 values": "a[0] = cuda.fp16.hadd(a[0], a[1])",
     "whole-record assignment between different dtypes": "a[0] = t",

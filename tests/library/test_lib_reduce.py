@@ -116,3 +116,51 @@ def test_sum_sizes_around_block_and_grid_limits_on_the_gpu(n):
     a = np.arange(n, dtype=np.float64) + 1
     assert sum_reduce(a) == a.sum()
     assert max_reduce(cuda.to_device(a), init=0) == n
+
+
+def _allocs():
+    return cuda.current_context().memory_manager.get_stats().alloc_count
+
+
+def test_repeated_calls_reuse_their_scratch_arrays():
+    # the partials and the result live in scratch arrays kept per stream: a second call on
+    # a device array allocates nothing, and gives the same value
+    r = cuda.reduce(lambda a, b: a + b)
+    d = cuda.to_device(np.arange(5000, dtype=np.int64))
+    assert r(d) == 5000 * 4999 // 2
+    before = _allocs()
+    assert r(d) == 5000 * 4999 // 2 and r(d[:100]) == 4950
+    assert _allocs() == before
+
+
+def test_scratch_is_per_stream_and_made_again_after_a_reset():
+    r = cuda.reduce(lambda a, b: a + b)
+    h = np.arange(3000, dtype=np.float64)
+    s1, s2 = cuda.stream(), cuda.stream()
+    d = cuda.to_device(h)
+    assert r(d, stream=s1) == h.sum() and r(d, stream=s2) == h.sum()
+    scratch = {id(v[2]) for t in r._scratch.values() for v in t.values()}
+    assert len(scratch) == 2                     # one set of scratch arrays per stream
+    cuda.current_context().reset()
+    d = cuda.to_device(h)                        # the old arrays died with the reset
+    assert r(d) == h.sum() and r(d, stream=cuda.stream()) == h.sum()
+
+
+def test_a_dropped_stream_takes_its_scratch_with_it():
+    # the scratch is keyed weakly by the stream: a Reduce that lives on (a module-level one)
+    # keeps no stream alive, and a new stream gets fresh scratch
+    import gc
+    import weakref
+    r = cuda.reduce(lambda a, b: a + b)
+    d = cuda.to_device(np.ones(600, np.float32))
+    s = cuda.stream()
+    assert r(d, stream=s) == 600
+    assert len(r._scratch) == 1
+    ws = weakref.ref(s)
+    del s
+    for k in r._kernels.values():      # launch configurations cached by the kernels hold it too
+        k._configs.clear()
+    gc.collect()
+    assert ws() is None and len(r._scratch) == 0
+    s2 = cuda.stream()
+    assert r(d, stream=s2) == 600 and len(r._scratch) == 1

@@ -61,7 +61,9 @@ def test_reset_drops_resource_queue_and_streams_work_after(ctx, count_calls):
         assert len(ctx.deallocations) == 1
         ctx.reset()
         assert len(ctx.deallocations) == 0
-    assert sorted(destroys) == sorted([(s.handle,), (th,)])   # t's and the live s's
+    # t's queued destroy and the live s's, once each (other live streams of the process,
+    # e.g. held by kernels' cached launch configurations, are destroyed too)
+    assert destroys.count((s.handle,)) == 1 and destroys.count((th,)) == 1
     destroys.clear()
     del s                                   # destroyed by the reset already
     assert len(ctx.deallocations) == 0 and destroys == []

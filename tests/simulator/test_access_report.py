@@ -363,6 +363,8 @@ def test_kernel_access_report_is_the_last_recorded_launch(monkeypatch):
     assert _only(rep.rows).requests == 2 and rep.warnings
     store_stride32[1, 32](a)
     assert _only(store_stride32.access_report().rows).requests == 1
+    # the configured kernel gives the kernel's report
+    assert _only(store_stride32[2, 32].access_report().rows).requests == 1
 
 
 @pytest.mark.sim

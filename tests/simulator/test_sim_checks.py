@@ -270,7 +270,9 @@ def test_syncthreads_in_half_taken_branch_is_reported(launch):
     assert str(ei.value) == (
         "barrier divergence in block blockIdx=(0, 0, 0): 4 threads (threadIdx (0, 0, 0) ... "
         f"(3, 0, 0)) wait at syncthreads() at {HERE}:{ln}; 4 threads (threadIdx (4, 0, 0) ... "
-        "(7, 0, 0)) have finished")
+        "(7, 0, 0)) have finished without reaching it (CUDA leaves that undefined, though "
+        "current GPUs release a barrier for exited threads: keep every thread to the barrier, "
+        "or run with CUJIT_SIM_CHECKS=0)")
 
 
 def two_barriers(out):

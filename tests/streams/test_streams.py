@@ -77,9 +77,20 @@ def test_stream_handle_helper(ctx):
     assert stream_handle(s) == s.handle
     assert stream_handle(cujit.legacy_default_stream()) == 1
     assert stream_handle(ForeignStream(s.handle)) == s.handle
-    for bad in (1, 5, 1.0, "0", False, object(), [0]):
+    for bad in (1, 5, 1.0, "0", False, object(), [0], np.int64(1), np.float64(0)):
         with pytest.raises(TypeError, match="stream"):
             stream_handle(bad)
+    # a NumPy integer 0 is the default stream, as numba.cuda takes any falsy stream
+    assert stream_handle(np.int64(0)) == 0 and stream_handle(np.uint8(0)) == 0
+
+
+def test_launch_on_a_numpy_zero_stream(ctx):
+    @cujit.jit
+    def fill(a):
+        a[cujit.grid(1)] = 7
+    d = cujit.device_array(4, np.int32)
+    fill[1, 4, np.int64(0)](d)
+    assert d.copy_to_host().tolist() == [7, 7, 7, 7]
 
 
 def test_per_thread_default_stream_setting(ctx, monkeypatch):
