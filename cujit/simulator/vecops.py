@@ -7,8 +7,8 @@ the reference, and it equals the compiled kernel):
 
 - integer arrays wrap at their width natively (NumPy's integer ufuncs on same-dtype arrays);
 - float → integer conversion truncates and saturates, NaN giving the value
-  :func:`.scalars.caster` gives; int64/uint64 → float32/float16 go through float64, as the
-  scalar ``np.float32(int)`` does (it rounds twice);
+  :func:`.scalars.caster` gives; int64/uint64 → float32/float16 round once, as the GPU's
+  ``cvt.rn`` does (NumPy's array cast);
 - integer ``//`` and ``%`` give 0 for a zero divisor (NumPy's array result too: the
   executor never runs kernels compiled with ``debug=True``, where it raises);
 - shifts by a count outside ``[0, bits)`` shift every bit out;
@@ -101,15 +101,9 @@ def vcaster(t):
                 return x if x.dtype == np.bool_ else x != 0
         elif isinstance(t, T.Float):
             dt = t.dtype
-            narrow = dt.itemsize < 8
 
             def c(x):
-                if x.dtype == dt:
-                    return x
-                if narrow and x.dtype.kind in "iu" and x.dtype.itemsize == 8:
-                    # the scalar path converts a Python int through float64
-                    return x.astype(np.float64).astype(dt)
-                return x.astype(dt)
+                return x if x.dtype == dt else x.astype(dt)
         else:
             raise TypeError(f"no array conversion to {t}")
         _vcasters[t] = c
