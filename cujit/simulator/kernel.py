@@ -76,6 +76,8 @@ class Launch:
         self.shared_limit = shared_limit()
         from .typedexec import cooperative, needs_threads
         self.waits = needs_threads(fn)
+        # the whole-block vector function (vectorgen.py); rebound or debug copies have none
+        self.vfn = getattr(fn, "_cj_vector", None)
         self.cooperative = cooperative(fn)
         gx, gy, gz = griddim
         if self.cooperative and gx * gy * gz > 1:
@@ -134,6 +136,12 @@ class Launch:
                     from .grid import run_grid
                     run_grid(self, step)
                     return
+                from . import vecblock
+                if self.vfn is not None and rec is None and vecblock.vector_enabled():
+                    vecblock.launches["vector"] += 1
+                    vecblock.run_vector(self, bids, step)
+                    return
+                vecblock.launches["thread"] += 1
                 for bid in bids:
                     block(self, bid).run()
                     step()

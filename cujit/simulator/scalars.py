@@ -94,11 +94,23 @@ def _int_caster(t):
     return to_int
 
 
+_EXACT_IN_DOUBLE = 1 << 53
+
+
 def _simple_caster(t):
     typ = t.dtype.type
-
-    def conv(x):
-        return x if x.__class__ is typ else typ(x)
+    if typ in _NARROW_FLOATS:
+        def conv(x):
+            if x.__class__ is typ:
+                return x
+            if x.__class__ is int and not -_EXACT_IN_DOUBLE <= x <= _EXACT_IN_DOUBLE:
+                # ``np.float32(int)`` rounds twice (to float64, then to float32); the GPU's
+                # cvt.rn.f32.s64/u64 rounds once, as NumPy's integer-scalar cast does
+                return typ(np.int64(x) if x < (1 << 63) else np.uint64(x))
+            return typ(x)
+    else:
+        def conv(x):
+            return x if x.__class__ is typ else typ(x)
     conv.__name__ = f"to_{t}"
     return conv
 

@@ -532,6 +532,12 @@ class Rewriter:
                     for a, t in zip(node.args, data.params)]
             call = self.call(libdevice_sim.function(data), "ld_" + data.name + "_", args, node)
             return _mark(call) if _numeric(rt) else call
+        if key == "abs" and len(node.args) == 1 and not node.keywords and \
+                isinstance(rt, T.Integer) and isinstance(self.ty(node.args[0]), T.Integer):
+            # abs of the type's minimum wraps to itself on the GPU; Python's abs does not
+            arg = node.args[0]
+            value = self.conv(self.expr(arg), self.ty(arg), rt, arg)
+            return self.wrap(self.call(abs, "abs", [value], node), rt, node)
         if key.startswith("math.") or key in ("npfloor", "npceil", "nptrunc"):
             name = key[5:] if key.startswith("math.") else key
             argtypes = [self.ty(a) for a in node.args]

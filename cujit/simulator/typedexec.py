@@ -119,6 +119,19 @@ def _waits(tf):
     return False
 
 
+def _vector(tf, ns, done):
+    """The kernel's whole-block vector function (:mod:`.vectorgen`), or None (per thread)."""
+    if not tf.kernel:
+        return None
+    from .vectorgen import vector_function
+    try:
+        return vector_function(tf, ns, build=lambda callee: _build(callee, done))
+    except Exception as e:      # a generator bug: the per-thread executor still runs it
+        warnings.warn(f"cujit simulator: no vector executor for {tf.fsrc.qualname} "
+                      f"({type(e).__name__}: {e})", RuntimeWarning, stacklevel=2)
+        return None
+
+
 def _frozen(value):
     """A read-only copy (a plain ndarray) of a NumPy array, mapped and managed ones included:
     the front end types every captured ``np.ndarray`` as a constant array
@@ -165,5 +178,6 @@ def _build(tf, done):
     fn._cj_waits = _waits(tf)
     fn._cj_coop = _grid_syncs(tf)
     fn._cj_source = source      # the generated code, for diagnosing the simulator
+    fn._cj_vector = _vector(tf, ns, done)
     done[id(tf)] = fn
     return fn

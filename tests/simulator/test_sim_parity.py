@@ -116,3 +116,44 @@ def test_bit_intrinsics_agree():
     for k, v in enumerate(x.tolist()):
         assert out[k].tolist() == [bin(v).count("1"), 32 - v.bit_length(),
                                    (v & -v).bit_length()]
+
+
+@cuda.jit
+def int64_to_float32(src, out, out_u):
+    i = cuda.grid(1)
+    if i < src.shape[0]:
+        out[i] = np.float32(src[i])
+        out_u[i] = np.float32(np.uint64(src[i]) * np.uint64(2))
+
+
+def test_int64_to_float32_rounds_once():
+    # cvt.rn.f32.s64 rounds once; going through float64 first rounds twice and is one ulp
+    # off for 2**60 + 2**36 + 1 (1.1529215e18 instead of 1.1529216e18)
+    vals = np.array([2**60 + 2**36 + 1, -(2**60 + 2**36 + 1), 2**62 + 2**38 + 3, 2**53 + 1,
+                     3, -(2**63)], np.int64)
+    out = np.zeros(vals.size, np.float32)
+    out_u = np.zeros(vals.size, np.float32)
+    int64_to_float32[1, 32](vals, out, out_u)
+    cuda.synchronize()
+    assert out.tolist() == vals.astype(np.float32).tolist()
+    assert out.view(np.uint32)[0] == np.array([2**60 + 2**36 + 1]).astype(np.float32).view(
+        np.uint32)[0]
+    assert out_u.tolist() == (vals.astype(np.uint64) * np.uint64(2)).astype(np.float32).tolist()
+
+
+@cuda.jit
+def int_abs(src, out):
+    i = cuda.grid(1)
+    if i < src.shape[0]:
+        v = src[i]
+        out[i, 0] = abs(v) < 0
+        out[i, 1] = abs(v) == v
+
+
+def test_abs_of_the_integer_minimum_wraps():
+    # llabs(INT64_MIN) is INT64_MIN on the GPU: negative, and equal to itself
+    src = np.array([-(2**63), -5, 0, 2**63 - 1], np.int64)
+    out = np.zeros((4, 2), np.bool_)
+    int_abs[1, 32](src, out)
+    cuda.synchronize()
+    assert out.tolist() == [[True, True], [False, False], [False, True], [False, True]]
