@@ -8,7 +8,7 @@ import ast
 from .. import types as T
 from . import libdevice_sim, scalars
 
-__all__ = ["Rewriter"]
+__all__ = ["Rewriter", "compare_types"]
 
 
 def _numeric(t):
@@ -66,6 +66,30 @@ _PYTHON_ARG_KEYS = frozenset((
     "any_sync", "eq_sync", "activemask", "lanemask_lt", "reshape", "conjugate", "sreg",
     "index", "field"))
 _UNTOUCHED_CALLS = ("shared.array", "local.array", "const.array_like", "grid", "gridsize")
+
+
+def compare_types(ts):
+    """The type each operand of a comparison chain of operand types ``ts`` is converted to
+    before comparing (None: compared as it is), as Numba types the chain: each adjacent pair
+    at its unified type (int64 with uint64 is float64), but integers of two integer types
+    compare exactly by value.  Returns a list, or None when a pair has no common type or a
+    middle operand would be compared at two types."""
+    from ..compiler import rules
+    targets = [set() for _ in ts]
+    for i, (a, b) in enumerate(zip(ts, ts[1:])):
+        if a is b:
+            continue
+        ct = T.boolean if isinstance(a, T.Boolean) and isinstance(b, T.Boolean) \
+            else rules.unify(a, b)
+        if ct is None:
+            return None
+        if isinstance(ct, T.Integer) and isinstance(a, T.Integer) and isinstance(b, T.Integer):
+            continue
+        targets[i].add(ct)
+        targets[i + 1].add(ct)
+    if any(len(t) > 1 for t in targets):
+        return None
+    return [next(iter(t)) if t else None for t in targets]
 
 
 class Rewriter:
@@ -456,25 +480,12 @@ class Rewriter:
         ts = [self.ty(n) for n in operands]
         if not all(_numeric(t) for t in ts):
             return None
-        from ..compiler import rules
-        targets = [set() for _ in operands]
-        for i, (a, b) in enumerate(zip(ts, ts[1:])):
-            if a is b:
-                continue
-            ct = T.boolean if isinstance(a, T.Boolean) and isinstance(b, T.Boolean) \
-                else rules.unify(a, b)
-            if ct is None:
-                return None
-            if isinstance(ct, T.Integer) and isinstance(a, T.Integer) \
-                    and isinstance(b, T.Integer):
-                continue    # integers of any width compare exactly by value
-            targets[i].add(ct)
-            targets[i + 1].add(ct)
-        if any(len(s) > 1 for s in targets):
-            return None     # a middle operand compared at two types: run as written
+        targets = compare_types(ts)
+        if targets is None:
+            return None     # no common type, or a middle operand compared at two: as written
         new = [self.expr(n) for n in operands]
-        new = [self.conv(v, t, next(iter(s)), v) if s else v
-               for v, t, s in zip(new, ts, targets)]
+        new = [self.conv(v, t, tg, v) if tg is not None else v
+               for v, t, tg in zip(new, ts, targets)]
         return _loc(ast.Compare(new[0], [type(o)() for o in node.ops], new[1:]), node)
 
     def e_BoolOp(self, node):

@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import types as T
 from . import scalars, vecops
-from .typedast import Rewriter, _OPNAMES, _numeric, _widens
+from .typedast import Rewriter, _OPNAMES, _numeric, _widens, compare_types
 from .vecmem import gload, gstore, lload, lstore, vatomic
 from .vectorize import Unsupported, is_varying, varying_locals
 
@@ -295,30 +295,15 @@ class ExprGen:
                     isinstance(x, ast.Subscript) and isinstance(self.ty(x.value), T.Array))
                     for x in ast.walk(n)):
                 raise Unsupported("lazy chained compare")
-        from ..compiler import rules
-        # the per-thread rewriter's rule (typedast.e_Compare): each pair at its unified
-        # type (int64 with uint64 is float64, as Numba types it), integers of two integer
-        # types by exact value; an operand compared at two types is not handled
-        targets = [set() for _ in operands]
-        for i, (a, b) in enumerate(zip(ts, ts[1:])):
-            if a is b:
-                continue
-            ct = T.boolean if isinstance(a, T.Boolean) and isinstance(b, T.Boolean) \
-                else rules.unify(a, b)
-            if ct is None or not isinstance(ct, _SCALAR):
-                raise Unsupported("compare types")
-            if isinstance(ct, T.Integer) and isinstance(a, T.Integer) and \
-                    isinstance(b, T.Integer):
-                continue
-            targets[i].add(ct)
-            targets[i + 1].add(ct)
-        if any(len(t) > 1 for t in targets):
-            raise Unsupported("operand compared at two types")
+        # the per-thread rewriter's rule (typedast.compare_types)
+        targets = compare_types(ts)
+        if targets is None or not all(t is None or isinstance(t, _SCALAR) for t in targets):
+            raise Unsupported("compare types")
         codes = []
         for n, t, tg in zip(operands, ts, targets):
             c, var = self.val(n, m)
             x = self.new()
-            self.emit(f"{x} = {self.conv_any(c, t, next(iter(tg))) if tg else c}")
+            self.emit(f"{x} = {self.conv_any(c, t, tg) if tg is not None else c}")
             codes.append(x)
         parts = []
         for a, b, op in zip(codes, codes[1:], node.ops):
