@@ -334,9 +334,9 @@ def atomic_update(op, o, v, v2=None):
     if op == "sub":
         return o - v
     if op == "max":
-        return max(o, v)
+        return o if v <= o else v       # NaN on either side stores v, as thread.py
     if op == "min":
-        return min(o, v)
+        return o if v >= o else v
     if op == "nanmax":
         return np.fmax(o, v)
     if op == "nanmin":
