@@ -12,7 +12,8 @@ from .memory import SharedMemory, as_dtype, check_shape
 from .vecops import LANES
 from .vecshared import VShared
 
-__all__ = ["VectorBlock", "ChunkBlock", "Lanes", "run_vector", "launches", "vector_enabled"]
+__all__ = ["VectorBlock", "ChunkBlock", "Lanes", "Sparse", "run_vector", "launches",
+           "vector_enabled"]
 
 
 class VectorBlock:
@@ -33,6 +34,9 @@ class VectorBlock:
         self.undo = []          # (array, index, old values) of each global store
         self.locals = {}
         self.glog = {}          # id(array) -> _GlobalLog of this barrier interval
+        self.iters = 0          # loop iterations run (see spin)
+        self.slots = 0          # lanes of the sampled iterations
+        self.busy = 0           # active lanes of the sampled iterations
 
     def rollback(self):
         """Undo this block's global stores, latest first."""
@@ -92,11 +96,41 @@ class VectorBlock:
             s.barrier()
         self.end_interval()
 
+    def spin(self, mask):
+        """One loop iteration with active lanes ``mask`` (None: all).  A vector iteration
+        costs about one NumPy call per operation over all ``n`` lanes, a per-thread one about
+        a microsecond per operation and active lane.  When the block's loop iterations so
+        far kept fewer than one lane slot in SPARSE_RATIO busy (one lane's long loop, an
+        ``if i == 0:`` serial loop over a chunk of 16K lanes), the vector block is many times
+        slower than per thread and rerunning what it did per thread is cheap, so it stops
+        (:class:`Sparse`) and runs per thread (user trial: 500x slower)."""
+        self.iters += 1
+        if self.iters & (SPARSE_EVERY - 1):
+            return
+        self.slots += self.n
+        self.busy += self.n if mask is None else int(np.count_nonzero(mask))
+        if self.busy * SPARSE_RATIO < self.slots and \
+                self.iters >= SPARSE_EVERY * SPARSE_SAMPLES:
+            raise Sparse()
+
     def end_interval(self):
         """Forget the global-memory records of the barrier interval."""
         for log in self.glog.values():
             log.reset()
         self.glog.clear()
+
+
+class Sparse(Exception):
+    """A vector block whose loops keep running with few active lanes (``spin``): the block
+    runs per thread instead, the rest of the launch stays vector."""
+
+
+#: spin(): the active lanes are counted every SPARSE_EVERY loop iterations; after
+#: SPARSE_SAMPLES counts, fewer than one active lane in SPARSE_RATIO over all counts so far
+#: stops the vector block.
+SPARSE_EVERY = 16
+SPARSE_RATIO = 64
+SPARSE_SAMPLES = 16
 
 
 def _reduce_pred(kind, pred, live):
@@ -230,13 +264,15 @@ def run_vector(launch, bids, step):
         try:
             with np.errstate(all="ignore"):
                 run(blk, *args)
-        except Exception:     # a checker's error, a Conflict, anything: per thread
+        except Exception as e:     # a checker's error, a Conflict, anything: per thread
             blk.end_interval()
             blk.rollback()
             launches["rerun"] += 1
             for b in chunk:
                 Block(launch, b).run()
                 step()
+            if isinstance(e, Sparse):
+                continue        # only this chunk was slow; the next ones may not be
             for b in bids:
                 Block(launch, b).run()
                 step()
