@@ -137,7 +137,13 @@ class Launch:
                     run_grid(self, step)
                     return
                 from . import vecblock
-                if self.vfn is not None and rec is None and vecblock.vector_enabled():
+                bx, by, bz = self.blockdim
+                # a vector of one lane is NumPy's call overhead for every operation of one
+                # thread: always slower than running that thread (user trial: 40x)
+                one_lane = bx * by * bz == 1 and (
+                    nblocks == 1 or getattr(self.vfn, "_cj_multi", None) is None)
+                if self.vfn is not None and rec is None and not one_lane and \
+                        vecblock.vector_enabled():
                     vecblock.launches["vector"] += 1
                     vecblock.run_vector(self, bids, step)
                     return
