@@ -122,7 +122,8 @@ class VectorBlock:
 
 class Sparse(Exception):
     """A vector block whose loops keep running with few active lanes (``spin``): the block
-    runs per thread instead, the rest of the launch stays vector."""
+    runs per thread instead; the rest of the launch stays vector unless SPARSE_CHUNKS
+    chunks in a row stop so."""
 
 
 #: spin(): the active lanes are counted every SPARSE_EVERY loop iterations; after
@@ -130,7 +131,10 @@ class Sparse(Exception):
 #: stops the vector block.
 SPARSE_EVERY = 16
 SPARSE_RATIO = 64
-SPARSE_SAMPLES = 16
+SPARSE_SAMPLES = 4
+#: run_vector: after SPARSE_CHUNKS chunks in a row stopped as Sparse (thread 0 of every
+#: block runs a serial loop), the rest of the launch runs per thread.
+SPARSE_CHUNKS = 2
 
 
 def _reduce_pred(kind, pred, live):
@@ -237,7 +241,8 @@ def run_vector(launch, bids, step):
     A block (chunk) that raises (a checker's error, a conflict, anything else) is rolled
     back (its global stores undone; its shared memory is its own) and run again per
     thread, so errors, their messages and the stores made before them are the per-thread
-    executor's; the rest of the launch then runs per thread."""
+    executor's; the rest of the launch then runs per thread (after a :class:`Sparse` stop:
+    only once SPARSE_CHUNKS chunks in a row stopped so)."""
     from .threads import Block
     lanes = Lanes(launch.blockdim, launch.vfn._cj_filename)
     fn, args = launch.vfn, launch.args
@@ -245,6 +250,7 @@ def run_vector(launch, bids, step):
     gx, gy, gz = launch.griddim
     per = max(1, CHUNK_LANES // lanes.n)
     bids = iter(bids)
+    sparse = 0      # chunks in a row that stopped as Sparse
     while True:
         if multi is not None and per > 1:
             chunk = [b for _, b in zip(range(per), bids)]
@@ -271,13 +277,15 @@ def run_vector(launch, bids, step):
             for b in chunk:
                 Block(launch, b).run()
                 step()
-            if isinstance(e, Sparse):
-                continue        # only this chunk was slow; the next ones may not be
+            sparse = sparse + 1 if isinstance(e, Sparse) else SPARSE_CHUNKS
+            if sparse < SPARSE_CHUNKS:
+                continue        # only this chunk may be slow (one long lane of a launch)
             for b in bids:
                 Block(launch, b).run()
                 step()
             return
         blk.end_interval()
         blk.undo.clear()
+        sparse = 0
         for _ in chunk:
             step()

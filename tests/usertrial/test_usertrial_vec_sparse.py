@@ -105,3 +105,28 @@ def test_busy_loops_of_uneven_length_stay_vector(monkeypatch):
                                      np.zeros(1024, np.int64))
     assert delta == {"vector": 1, "thread": 0, "rerun": 0} and per_thread == 0
     assert vec[0].tolist() == [i * (i - 1) // 2 for i in range(1024)]
+
+
+@cuda.jit
+def _thread0_scan(a, o):
+    sh = cuda.shared.array(256, cuda.int32)
+    t = cuda.threadIdx.x
+    i = cuda.grid(1)
+    sh[t] = a[i]
+    cuda.syncthreads()
+    if t == 0:
+        for k in range(1, 256):
+            sh[k] += sh[k - 1]
+    cuda.syncthreads()
+    o[i] = sh[t]
+
+
+def test_serial_loop_of_thread_zero_in_every_block_runs_per_thread(monkeypatch):
+    # two blocks stop as Sparse, then the rest of the launch runs per thread
+    a = np.arange(8 * 256, dtype=np.int32) % 7
+    vec, delta, per_thread = _launch(monkeypatch, True, _thread0_scan, 8, 256, a,
+                                     np.zeros_like(a))
+    ref, _, _ = _launch(monkeypatch, False, _thread0_scan, 8, 256, a, np.zeros_like(a))
+    assert delta == {"vector": 1, "thread": 0, "rerun": 2} and per_thread == 8
+    assert _same(vec[1], ref[1])
+    assert (vec[1].reshape(8, 256) == np.cumsum(a.reshape(8, 256), axis=1)).all()
