@@ -122,8 +122,7 @@ class VectorBlock:
 
 class Sparse(Exception):
     """A vector block whose loops keep running with few active lanes (``spin``): the block
-    runs per thread instead; the rest of the launch stays vector unless SPARSE_CHUNKS
-    chunks in a row stop so."""
+    runs per thread instead (see :func:`run_vector` for the rest of the launch)."""
 
 
 #: spin(): the active lanes are counted every SPARSE_EVERY loop iterations; after
@@ -132,9 +131,9 @@ class Sparse(Exception):
 SPARSE_EVERY = 16
 SPARSE_RATIO = 64
 SPARSE_SAMPLES = 4
-#: run_vector: after SPARSE_CHUNKS chunks in a row stopped as Sparse (thread 0 of every
-#: block runs a serial loop), the rest of the launch runs per thread.
-SPARSE_CHUNKS = 2
+#: run_vector: after FAILED_CHUNKS chunks in a row raised (Sparse: thread 0 of every block
+#: runs a serial loop; a Conflict in every block), the rest of the launch runs per thread.
+FAILED_CHUNKS = 2
 
 
 def _reduce_pred(kind, pred, live):
@@ -241,8 +240,8 @@ def run_vector(launch, bids, step):
     A block (chunk) that raises (a checker's error, a conflict, anything else) is rolled
     back (its global stores undone; its shared memory is its own) and run again per
     thread, so errors, their messages and the stores made before them are the per-thread
-    executor's; the rest of the launch then runs per thread (after a :class:`Sparse` stop:
-    only once SPARSE_CHUNKS chunks in a row stopped so)."""
+    executor's.  The rest of the launch runs per thread once FAILED_CHUNKS chunks in a row
+    raised; before that the next chunk runs vector again."""
     from .threads import Block
     lanes = Lanes(launch.blockdim, launch.vfn._cj_filename)
     fn, args = launch.vfn, launch.args
@@ -250,7 +249,7 @@ def run_vector(launch, bids, step):
     gx, gy, gz = launch.griddim
     per = max(1, CHUNK_LANES // lanes.n)
     bids = iter(bids)
-    sparse = 0      # chunks in a row that stopped as Sparse
+    failed = 0      # chunks in a row that raised and ran per thread
     while True:
         if multi is not None and per > 1:
             chunk = [b for _, b in zip(range(per), bids)]
@@ -270,22 +269,26 @@ def run_vector(launch, bids, step):
         try:
             with np.errstate(all="ignore"):
                 run(blk, *args)
-        except Exception as e:     # a checker's error, a Conflict, anything: per thread
+        except Exception:     # a checker's error, a Conflict, anything: per thread
             blk.end_interval()
             blk.rollback()
             launches["rerun"] += 1
             for b in chunk:
                 Block(launch, b).run()
                 step()
-            sparse = sparse + 1 if isinstance(e, Sparse) else SPARSE_CHUNKS
-            if sparse < SPARSE_CHUNKS:
-                continue        # only this chunk may be slow (one long lane of a launch)
+            # the per-thread rerun went through (else it raised out of here): the chunk
+            # may have been the only slow or racy one (one long lane, a `found[0] = 1`
+            # flag set by a few threads), so the next chunk runs vector again unless
+            # FAILED_CHUNKS chunks in a row failed
+            failed += 1
+            if failed < FAILED_CHUNKS:
+                continue
             for b in bids:
                 Block(launch, b).run()
                 step()
             return
         blk.end_interval()
         blk.undo.clear()
-        sparse = 0
+        failed = 0
         for _ in chunk:
             step()

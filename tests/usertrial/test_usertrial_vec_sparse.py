@@ -130,3 +130,29 @@ def test_serial_loop_of_thread_zero_in_every_block_runs_per_thread(monkeypatch):
     assert delta == {"vector": 1, "thread": 0, "rerun": 2} and per_thread == 8
     assert _same(vec[1], ref[1])
     assert (vec[1].reshape(8, 256) == np.cumsum(a.reshape(8, 256), axis=1)).all()
+
+
+@cuda.jit
+def _found_flag(a, found, out):
+    i = cuda.grid(1)
+    if i < a.size:
+        out[i] = a[i] * 2
+        if a[i] < 0:
+            found[0] = 1        # several threads write one element: the chunk reruns
+
+
+@pytest.mark.parametrize("negative,reruns,per_thread_blocks", [
+    ((5, 7), 1, 32),                    # chunk 0 reruns, chunks 1 and 2 stay vector
+    ((5, 7, 40000, 40002), 2, 96),      # chunks 0 and 1 rerun: the rest runs per thread
+])
+def test_after_a_racy_chunk_the_next_chunk_runs_vector_again(monkeypatch, negative, reruns,
+                                                             per_thread_blocks):
+    per = vecblock.CHUNK_LANES // 1024          # blocks per chunk
+    a = np.ones(3 * per * 1024, np.float32)
+    a[list(negative)] = -1.0
+    (_, found, out), delta, per_thread = _launch(monkeypatch, True, _found_flag, 3 * per,
+                                                 1024, a, np.zeros(1, np.int32),
+                                                 np.zeros_like(a))
+    assert delta["vector"] == 1 and delta["thread"] == 0
+    assert delta["rerun"] == reruns and per_thread == per_thread_blocks
+    assert found[0] == 1 and (out == a * 2).all()
