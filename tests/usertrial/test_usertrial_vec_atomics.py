@@ -11,7 +11,8 @@ float atomic max/min with NaN.
   simulator executors used Python's ``max``/``min``, which keep their first argument.
 
 The unmarked tests run on whichever backend the process has (the GPU run checks the
-expected values there); the ``sim`` tests compare the two simulator executors bit for bit.
+expected values there: one thread makes the updates, so their order is defined); the ``sim``
+tests compare the two simulator executors bit for bit with many threads.
 """
 import numpy as np
 import pytest
@@ -50,10 +51,33 @@ def _float32_sums(n):
     return old, acc
 
 
+@cuda.jit
+def _add_serial(old, acc):
+    # one thread: the update order is the program order on a GPU too
+    if cuda.grid(1) == 0:
+        for t in range(old.size):
+            old[t] = cuda.atomic.add(acc, t % 4, 0.1 * t)
+
+
+@cuda.jit
+def _add_serial_shared(acc):
+    sh = cuda.shared.array(4, cuda.float32)
+    t = cuda.threadIdx.x
+    if t < 4:
+        sh[t] = 0
+    cuda.syncthreads()
+    if t == 0:
+        for k in range(16):
+            cuda.atomic.add(sh, k % 4, 0.1 * k)
+    cuda.syncthreads()
+    if t < 4:
+        acc[t] = sh[t]
+
+
 def test_float32_atomic_add_of_float64_values_rounds_at_every_update():
     old = np.zeros(16, np.float32)
     acc = np.zeros(4, np.float32)
-    _add_f64_values[1, 16](old, acc)
+    _add_serial[1, 32](old, acc)
     want_old, want_acc = _float32_sums(16)
     assert acc.view(np.uint32).tolist() == want_acc.view(np.uint32).tolist()
     assert old.view(np.uint32).tolist() == want_old.view(np.uint32).tolist()
@@ -62,7 +86,7 @@ def test_float32_atomic_add_of_float64_values_rounds_at_every_update():
 
 def test_float32_shared_atomic_add_of_float64_values():
     acc = np.zeros(4, np.float32)
-    _add_f64_values_shared[1, 16](np.zeros(16, np.float32), acc)
+    _add_serial_shared[1, 32](acc)
     assert acc.view(np.uint32).tolist() == _float32_sums(16)[1].view(np.uint32).tolist()
 
 
