@@ -137,7 +137,13 @@ class Launch:
                     run_grid(self, step)
                     return
                 from . import vecblock
-                if self.vfn is not None and rec is None and vecblock.vector_enabled():
+                bx, by, bz = self.blockdim
+                # a vector of one lane is NumPy's call overhead for every operation of one
+                # thread: always slower than running that thread (user trial: 40x)
+                one_lane = bx * by * bz == 1 and (
+                    nblocks == 1 or getattr(self.vfn, "_cj_multi", None) is None)
+                if self.vfn is not None and rec is None and not one_lane and \
+                        vecblock.vector_enabled() and not _aliased(self.args):
                     vecblock.launches["vector"] += 1
                     vecblock.run_vector(self, bids, step)
                     return
@@ -307,6 +313,22 @@ def run_kernel(pyfunc, griddim, blockdim, stream_handle, dynamic_shared_bytes, a
     launch = Launch(fn, kargs, tuple(griddim), tuple(blockdim), dyn, checks, consts)
     launch.recorder = rec
     drv.run_on_stream(stream_handle, launch.run)
+
+
+def _aliased(args):
+    """True when two different array arguments may overlap in memory (``a`` and ``a[:]``,
+    two views of one device buffer): the vector executor's conflict records are per array,
+    so a kernel writing through one and reading another thread's element through the other
+    would see the vector order (user trial: an in-place stencil ``st(x, x[:])``).  Such
+    launches run per thread.  The same array passed twice shares its records."""
+    from .checked import unwrap
+    arrays = [unwrap(a) for a in args]
+    arrays = [a for a in arrays if isinstance(a, np.ndarray) and a.size]
+    for i, a in enumerate(arrays):
+        for b in arrays[i + 1:]:
+            if a is not b and np.may_share_memory(a, b):
+                return True
+    return False
 
 
 def simulate(kernel, griddim, blockdim, *args, dynamic_shared_bytes=0):

@@ -267,9 +267,12 @@ class SimThread:
         elif op == "sub":
             new = old - v
         elif op == "max":
-            new = max(old, v)
+            # as the compiled CAS loop (numba.cuda's): keep the old value only when the
+            # ordered v <= old holds, so a NaN on either side stores v (Python's max would
+            # keep its first argument)
+            new = old if v <= old else v
         elif op == "min":
-            new = min(old, v)
+            new = old if v >= old else v
         elif op == "nanmax":
             new = np.fmax(old, v)
         elif op == "nanmin":

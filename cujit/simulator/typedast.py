@@ -559,15 +559,18 @@ class Rewriter:
                 return None
             return _mark(self.call(fn, "m_" + name + "_",
                                    [self.expr(a) for a in node.args], node))
-        if key.startswith("atomic.") and len(node.args) >= 3:
+        if key == "atomic" and not node.keywords:
+            # the compiled atomic converts its values to the array's dtype (lower_atomics):
+            # a float32 sum of float64 values rounds at every update
             at = self.ty(node.args[0])
             if isinstance(at, T.Array) and _numeric(at.dtype):
-                args = [self.expr(a) for a in node.args[:2]]
+                first = 1 if data == "cas0" else 2
+                args = [self.expr(a) for a in node.args[:first]]
                 args += [self.conv(self.expr(a), self.ty(a), at.dtype, a)
-                         for a in node.args[2:]]
+                         for a in node.args[first:]]
                 return _loc(ast.Call(self.expr(node.func), args, []), node)
         if isinstance(key, str) and key not in _PYTHON_ARG_KEYS and \
-                not key.startswith(("math.", "atomic.")) and \
+                not key.startswith("math.") and key != "atomic" and \
                 any(isinstance(self.ty(a), T.Integer) for a in node.args):
             # kernel intrinsics (popc, brev, mulhi, selp ...) take an integer's width from
             # its NumPy type: integer arguments go in as NumPy scalars of their type

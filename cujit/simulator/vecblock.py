@@ -12,7 +12,8 @@ from .memory import SharedMemory, as_dtype, check_shape
 from .vecops import LANES
 from .vecshared import VShared
 
-__all__ = ["VectorBlock", "ChunkBlock", "Lanes", "run_vector", "launches", "vector_enabled"]
+__all__ = ["VectorBlock", "ChunkBlock", "Lanes", "Sparse", "run_vector", "launches",
+           "vector_enabled"]
 
 
 class VectorBlock:
@@ -33,6 +34,9 @@ class VectorBlock:
         self.undo = []          # (array, index, old values) of each global store
         self.locals = {}
         self.glog = {}          # id(array) -> _GlobalLog of this barrier interval
+        self.iters = 0          # loop iterations run (see spin)
+        self.slots = 0          # lanes of the sampled iterations
+        self.busy = 0           # active lanes of the sampled iterations
 
     def rollback(self):
         """Undo this block's global stores, latest first."""
@@ -92,11 +96,44 @@ class VectorBlock:
             s.barrier()
         self.end_interval()
 
+    def spin(self, mask):
+        """One loop iteration with active lanes ``mask`` (None: all).  A vector iteration
+        costs about one NumPy call per operation over all ``n`` lanes, a per-thread one about
+        a microsecond per operation and active lane.  When the block's loop iterations so
+        far kept fewer than one lane slot in SPARSE_RATIO busy (one lane's long loop, an
+        ``if i == 0:`` serial loop over a chunk of 16K lanes), the vector block is many times
+        slower than per thread and rerunning what it did per thread is cheap, so it stops
+        (:class:`Sparse`) and runs per thread (user trial: 500x slower)."""
+        self.iters += 1
+        if self.iters & (SPARSE_EVERY - 1):
+            return
+        self.slots += self.n
+        self.busy += self.n if mask is None else int(np.count_nonzero(mask))
+        if self.busy * SPARSE_RATIO < self.slots and \
+                self.iters >= SPARSE_EVERY * SPARSE_SAMPLES:
+            raise Sparse()
+
     def end_interval(self):
         """Forget the global-memory records of the barrier interval."""
         for log in self.glog.values():
             log.reset()
         self.glog.clear()
+
+
+class Sparse(Exception):
+    """A vector block whose loops keep running with few active lanes (``spin``): the block
+    runs per thread instead (see :func:`run_vector` for the rest of the launch)."""
+
+
+#: spin(): the active lanes are counted every SPARSE_EVERY loop iterations; after
+#: SPARSE_SAMPLES counts, fewer than one active lane in SPARSE_RATIO over all counts so far
+#: stops the vector block.
+SPARSE_EVERY = 16
+SPARSE_RATIO = 64
+SPARSE_SAMPLES = 4
+#: run_vector: after FAILED_CHUNKS chunks in a row raised (Sparse: thread 0 of every block
+#: runs a serial loop; a Conflict in every block), the rest of the launch runs per thread.
+FAILED_CHUNKS = 2
 
 
 def _reduce_pred(kind, pred, live):
@@ -203,7 +240,8 @@ def run_vector(launch, bids, step):
     A block (chunk) that raises (a checker's error, a conflict, anything else) is rolled
     back (its global stores undone; its shared memory is its own) and run again per
     thread, so errors, their messages and the stores made before them are the per-thread
-    executor's; the rest of the launch then runs per thread."""
+    executor's.  The rest of the launch runs per thread once FAILED_CHUNKS chunks in a row
+    raised; before that the next chunk runs vector again."""
     from .threads import Block
     lanes = Lanes(launch.blockdim, launch.vfn._cj_filename)
     fn, args = launch.vfn, launch.args
@@ -211,6 +249,7 @@ def run_vector(launch, bids, step):
     gx, gy, gz = launch.griddim
     per = max(1, CHUNK_LANES // lanes.n)
     bids = iter(bids)
+    failed = 0      # chunks in a row that raised and ran per thread
     while True:
         if multi is not None and per > 1:
             chunk = [b for _, b in zip(range(per), bids)]
@@ -237,11 +276,19 @@ def run_vector(launch, bids, step):
             for b in chunk:
                 Block(launch, b).run()
                 step()
+            # the per-thread rerun went through (else it raised out of here): the chunk
+            # may have been the only slow or racy one (one long lane, a `found[0] = 1`
+            # flag set by a few threads), so the next chunk runs vector again unless
+            # FAILED_CHUNKS chunks in a row failed
+            failed += 1
+            if failed < FAILED_CHUNKS:
+                continue
             for b in bids:
                 Block(launch, b).run()
                 step()
             return
         blk.end_interval()
         blk.undo.clear()
+        failed = 0
         for _ in chunk:
             step()

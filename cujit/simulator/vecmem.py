@@ -16,7 +16,8 @@ import numpy as np
 
 from .errors import OutOfBoundsError, fmt_dim
 
-__all__ = ["gload", "gstore", "lload", "lstore", "vatomic", "check_index", "Conflict"]
+__all__ = ["gload", "gstore", "one_element", "lload", "lstore", "vatomic", "check_index",
+           "Conflict"]
 
 def _lanes_where(block, lane):
     return (f"threadIdx={fmt_dim(block.tid_of(lane))} "
@@ -95,6 +96,16 @@ def gload(block, a, idx, mask, name, site):
     return r
 
 
+def one_element(idx, value):
+    """``value`` for a store at ``idx``: a lane array stored at a uniform index (all ints)
+    by a block of one lane is its one element (NumPy refuses an array of shape (1,) as an
+    element; blocks of more lanes storing at one index are races, caught before)."""
+    if isinstance(value, np.ndarray) and value.shape == (1,) and \
+            not any(isinstance(i, np.ndarray) for i in idx):
+        return value[0]
+    return value
+
+
 def gstore(block, a, idx, value, mask, name, site):
     """``a[idx] = value`` for the active lanes (later lanes win at one element, as the
     per-thread order); the old values go to the block's undo log first."""
@@ -110,7 +121,7 @@ def gstore(block, a, idx, value, mask, name, site):
             idx = check_index(block, a.shape, idx, None, name, site)
             old = a[idx]
         block.undo.append((a, idx, old))
-        a[idx] = value
+        a[idx] = one_element(idx, value)
         return
     if not mask.any():
         return
@@ -334,9 +345,9 @@ def atomic_update(op, o, v, v2=None):
     if op == "sub":
         return o - v
     if op == "max":
-        return max(o, v)
+        return o if v <= o else v       # NaN on either side stores v, as thread.py
     if op == "min":
-        return min(o, v)
+        return o if v >= o else v
     if op == "nanmax":
         return np.fmax(o, v)
     if op == "nanmin":

@@ -11,7 +11,7 @@ Races are tracked whatever ``SIM_CHECKS`` says: a race makes the block run per t
 import numpy as np
 
 from .errors import DataRaceError, fmt_dim
-from .vecmem import Conflict, _at, _lanes_where, atomic_update, check_index
+from .vecmem import Conflict, _at, _lanes_where, atomic_update, check_index, one_element
 
 __all__ = ["VShared"]
 
@@ -233,7 +233,7 @@ class VShared:
         self.w[off] = lanes
         self.wline[off] = line
         self.wrote = True
-        self.a[sel] = value
+        self.a[sel] = one_element(sel, value)
 
     def _report(self, lane, idx, verb, other_verb, other, other_line, site):
         blk = self.block

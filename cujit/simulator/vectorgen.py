@@ -257,6 +257,7 @@ class _Gen(ExprGen):
                 raise Unsupported("break under varying control")
             self.emit(f"for {name} in {self.uex(it)}:")
             self.depth += 1
+            self.emit(f"__blk.spin({m})")
             if not isinstance(vt, T.Integer) or vt.bitwidth < 64:
                 self.emit(f"{name} = {self.uconv(name, None, vt)}")
             self.loops.append(None)
@@ -282,6 +283,7 @@ class _Gen(ExprGen):
         self.emit(f"{wm} = __mand(__mand({wm}, __live), ({i} < {e}) if {st} > 0 else "
                   f"({i} > {e}))")
         self.emit(f"if not __any({wm}): break")
+        self.emit(f"__blk.spin({wm})")
         self.emit(f"{name} = __merge({wm}, {self.vconv(i, vt)}, {name})")
         self.defined(name, wm)
         self.loop_body(s.body, wm)
@@ -306,7 +308,7 @@ class _Gen(ExprGen):
                 raise Unsupported("break under varying control")
             self.emit(f"while {self.uex_test(s.test)}:")
             self.depth += 1
-            self.emit("pass")
+            self.emit(f"__blk.spin({m})")
             self.loops.append(None)
             e = self.block(s.body, m, ctl)
             self.loops.pop()
@@ -318,6 +320,7 @@ class _Gen(ExprGen):
         self.depth += 1
         self.emit(f"{wm} = __mand(__mand({wm}, __live), {self.test(s.test, wm)})")
         self.emit(f"if not __any({wm}): break")
+        self.emit(f"__blk.spin({wm})")
         self.loop_body(s.body, wm)
         self.depth -= 1
         return _has_return(s.body)
