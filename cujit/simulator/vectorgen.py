@@ -119,6 +119,13 @@ class _Gen(ExprGen):
                 raise Unsupported("store target")
             c, var = self.val(value, m, st.dtype)
             return self.store(tgt, c, m)
+        if isinstance(tgt, ast.Tuple) and not ctl and not self.isvar(value) and \
+                all(isinstance(e, ast.Name) and e.id not in self.varying for e in tgt.elts):
+            # a uniform unpacking (``h, w = a.shape``): the per-thread rewriter's statement
+            new = self.u.s_Assign(s)
+            for stmt in new if isinstance(new, list) else [new]:
+                self.emit(ast.unparse(stmt))
+            return
         raise Unsupported("assignment form")
 
     def store(self, tgt, code, m):

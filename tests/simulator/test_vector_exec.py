@@ -755,3 +755,28 @@ def test_sim_suite_kernels_run_vectorized(monkeypatch):
     np.testing.assert_allclose(C, A @ B, rtol=1e-4, atol=1e-4)
     g = (np.arange(48 * 48, dtype=np.float32).reshape(48, 48) % 13)
     compare(monkeypatch, s.stencil, (3, 3), (16, 16), g, np.zeros_like(g))
+
+
+def shape_unpacking(a, out):
+    h, w = a.shape
+    x, y = cuda.grid(2)
+    if x < h and y < w:
+        out[x, y] = a[x, y] * 2 + h - w
+
+
+def varying_unpacking(out):
+    i = cuda.grid(1)
+    p, q = i, i * 2
+    if i < out.shape[0]:
+        out[i] = p + q
+
+
+def test_uniform_tuple_unpacking_runs_vector(monkeypatch):
+    # ``h, w = a.shape`` is uniform: the vector executor takes it; a varying unpacking
+    # still runs per thread, with the same values
+    a = np.arange(35, dtype=np.float32).reshape(5, 7)
+    out = compare(monkeypatch, shape_unpacking, (2, 2), (4, 4), a, np.zeros_like(a))[1]
+    np.testing.assert_array_equal(out, a * 2 + 5 - 7)
+    out = compare(monkeypatch, varying_unpacking, 1, 16, np.zeros(10, np.int64),
+                  expect="thread")[0]
+    assert out.tolist() == [3 * i for i in range(10)]
