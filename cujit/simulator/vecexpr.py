@@ -435,8 +435,9 @@ class ExprGen:
                 # Python's min/max: the first extreme argument (NaN and -0.0 included)
                 self.emit(f"{acc} = np.where({x} {cmp} {acc}, {x}, {acc})")
             return acc
-        # abs of an integer: the per-thread executor gives abs(INT_MIN) unwrapped
-        if key == "abs" and len(node.args) == 1 and isinstance(rt, T.Float) \
+        # abs of an integer lane array wraps at its width (abs(INT_MIN) is INT_MIN), as on
+        # the GPU and in the per-thread rewriter
+        if key == "abs" and len(node.args) == 1 and isinstance(rt, (T.Float, T.Integer)) \
                 and self.ty(node.args[0]) is rt:
             return f"np.abs({self.val(node.args[0], m)[0]})"
         if isinstance(key, str) and (key.startswith("math.") or

@@ -780,3 +780,21 @@ def test_uniform_tuple_unpacking_runs_vector(monkeypatch):
     out = compare(monkeypatch, varying_unpacking, 1, 16, np.zeros(10, np.int64),
                   expect="thread")[0]
     assert out.tolist() == [3 * i for i in range(10)]
+
+
+def int_abs_lanes(src, out):
+    i = cuda.grid(1)
+    if i < src.shape[0]:
+        v = src[i]
+        out[i, 0] = abs(v)
+        out[i, 1] = abs(v) < 0
+
+
+def test_integer_abs_wraps_in_lanes(monkeypatch):
+    for dt in (np.int64, np.int32, np.uint64):
+        info = np.iinfo(dt)
+        src = np.array([info.min, info.min + 1, -3 if info.min else 3, 0, info.max], dt)
+        out = compare(monkeypatch, int_abs_lanes, 1, 8, src, np.zeros((5, 2), np.int64))[1]
+        expect = np.abs(src)        # NumPy wraps the minimum as the GPU does
+        assert out[:, 0].tolist() == expect.astype(np.int64).tolist()
+        assert out[:, 1].tolist() == (expect < 0).astype(np.int64).tolist()
