@@ -187,3 +187,14 @@ def two_devices(request):
     if get_driver().is_simulator:
         return request.getfixturevalue("two_sim_devices")
     return request.getfixturevalue("two_gpus")
+
+
+@pytest.fixture
+def checks():
+    """``checks(on)`` sets ``cujit.config.SIM_CHECKS`` for one test; restored after."""
+    from cujit.config import config
+
+    def _set(on):
+        config.SIM_CHECKS = bool(on)
+    yield _set
+    del config.SIM_CHECKS

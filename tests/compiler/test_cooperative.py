@@ -186,17 +186,6 @@ def test_simulator_cooperative_launch_too_large_is_an_error():
     assert a[0] == 1
 
 
-@pytest.fixture
-def checks():
-    """``checks(on)`` sets ``cujit.config.SIM_CHECKS`` for one test; restored after."""
-    from cujit.config import config
-
-    def _set(on):
-        config.SIM_CHECKS = bool(on)
-    yield _set
-    del config.SIM_CHECKS
-
-
 def only_block_zero_syncs(a):
     if cuda.blockIdx.x == 0:
         cuda.cg.this_grid().sync()

@@ -22,17 +22,6 @@ def launch():
 
 
 @pytest.fixture
-def checks():
-    """Set ``cujit.config.SIM_CHECKS`` for one test: ``checks(False)``; restored after."""
-    from cujit.config import config
-
-    def _set(on):
-        config.SIM_CHECKS = bool(on)
-    yield _set
-    del config.SIM_CHECKS
-
-
-@pytest.fixture
 def no_typecheck(monkeypatch):
     """Launch without the compiler front end's typecheck (a no-op stands in), to exercise the
     simulator's own run-time checks and Python behaviour the compiler rejects (``raise``)."""

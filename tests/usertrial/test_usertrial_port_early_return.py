@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 
 import cujit as cuda
-from cujit import config
 
 
 @cuda.jit
@@ -43,14 +42,6 @@ def _reference(data, steps, k):
         dst[-1] = src[-1] + k * (src[-2] - 2 * src[-1])
         dst[1:-1] = src[1:-1] + k * (src[:-2] - 2 * src[1:-1] + src[2:])
     return b
-
-
-@pytest.fixture
-def checks():
-    def _set(on):
-        config.SIM_CHECKS = bool(on)
-    yield _set
-    del config.SIM_CHECKS
 
 
 @pytest.mark.sim
