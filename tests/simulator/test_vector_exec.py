@@ -16,7 +16,7 @@ from cujit.simulator.errors import (BarrierDivergenceError, DataRaceError,
 from cujit.simulator.kernel import simulate
 
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
-from vector_helpers import compare, counts, run  # noqa: E402
+from vector_helpers import compare, counts, raised, run  # noqa: E402
 
 sys.path.insert(0, __file__.rsplit("/", 2)[0])
 from kernels_common import benchmark_kernels, matmul_tiled  # noqa: E402
@@ -235,17 +235,9 @@ def same_slot(out):
 
 def test_races_are_the_per_thread_errors(monkeypatch):
     for kernel, n in ((missing_barrier, 32), (same_slot, 8)):
-        msgs = []
-        for vector in (True, False):
-            monkeypatch.setenv("CUJIT_SIM_VECTOR", "1" if vector else "0")
-            before = counts()
-            with pytest.raises(DataRaceError) as ei:
-                simulate(kernel, 1, n, np.zeros(n, np.int32))
-            msgs.append(str(ei.value))
-            if vector:
-                assert counts()["rerun"] == before["rerun"] + 1
-        assert msgs[0] == msgs[1]
-        assert "data race on shared memory" in msgs[0]
+        vec, ref = raised(monkeypatch, DataRaceError, kernel, 1, n, np.zeros(n, np.int32))
+        assert vec[2] == "rerun" and vec[0] == ref[0]
+        assert "data race on shared memory" in vec[0]
 
 
 def test_racy_kernel_with_checks_off_keeps_thread_order(monkeypatch, checks):
@@ -277,13 +269,9 @@ def early_exit_then_barrier(out):
 
 
 def test_divergent_barrier(monkeypatch):
-    msgs = []
-    for vector in (True, False):
-        monkeypatch.setenv("CUJIT_SIM_VECTOR", "1" if vector else "0")
-        with pytest.raises(BarrierDivergenceError) as ei:
-            simulate(early_exit_then_barrier, 1, 8, np.zeros(8, np.int32))
-        msgs.append(str(ei.value))
-    assert msgs[0] == msgs[1]
+    vec, ref = raised(monkeypatch, BarrierDivergenceError, early_exit_then_barrier, 1, 8,
+                      np.zeros(8, np.int32))
+    assert vec[0] == ref[0]
 
 
 def test_divergent_barrier_checks_off(monkeypatch, checks):
@@ -306,15 +294,9 @@ def write_past(out):
 def test_out_of_bounds_read_and_write(monkeypatch):
     for kernel, args in ((off_by_one, (np.arange(8.0), np.zeros(8))),
                          (write_past, (np.zeros(8),))):
-        results = []
-        for vector in (True, False):
-            monkeypatch.setenv("CUJIT_SIM_VECTOR", "1" if vector else "0")
-            copies = [a.copy() for a in args]
-            with pytest.raises(OutOfBoundsError) as ei:
-                simulate(kernel, 1, 8, *copies)
-            results.append((str(ei.value), [c.tolist() for c in copies]))
+        vec, ref = raised(monkeypatch, OutOfBoundsError, kernel, 1, 8, *args)
         # the same message, and the same stores made before the error
-        assert results[0] == results[1]
+        assert vec[:2] == ref[:2]
 
 
 def negative_index(a, out):
@@ -474,15 +456,10 @@ def test_blocks_together_keep_per_thread_errors_and_order(monkeypatch):
     x = np.arange(64, dtype=np.float64)
     out = compare(monkeypatch, last_writer, 8, 8, np.zeros(1), x, expect="rerun")[0]
     assert out[0] == 63.0
-    results = []
-    for vector in (True, False):
-        monkeypatch.setenv("CUJIT_SIM_VECTOR", "1" if vector else "0")
-        o = np.zeros(64)
-        with pytest.raises(OutOfBoundsError) as ei:
-            simulate(oob_in_block_two, 8, 8, np.arange(60.0), o)
-        results.append((str(ei.value), o.tolist()))
-    assert results[0] == results[1]
-    assert "blockIdx=(5, 0, 0)" in results[0][0]
+    vec, ref = raised(monkeypatch, OutOfBoundsError, oob_in_block_two, 8, 8, np.arange(60.0),
+                      np.zeros(64))
+    assert vec[:2] == ref[:2]
+    assert "blockIdx=(5, 0, 0)" in vec[0]
 
 
 # -- global-memory conflict records -----------------------------------------------------------
@@ -547,13 +524,9 @@ def test_local_read_before_assignment(monkeypatch):
     # every lane assigned it: fine; some lanes did not: the per-thread UnboundLocalError
     out = compare(monkeypatch, maybe_unassigned, 1, 8, np.zeros(8, np.int64), 8)[0]
     assert out.tolist() == [0, 2, 4, 6, 8, 10, 12, 14]
-    msgs = []
-    for vector in (True, False):
-        monkeypatch.setenv("CUJIT_SIM_VECTOR", "1" if vector else "0")
-        with pytest.raises(UnboundLocalError) as ei:
-            simulate(maybe_unassigned, 1, 8, np.zeros(8, np.int64), 5)
-        msgs.append(str(ei.value))
-    assert msgs[0] == msgs[1] and "threadIdx=(5, 0, 0)" in msgs[0]
+    vec, ref = raised(monkeypatch, UnboundLocalError, maybe_unassigned, 1, 8,
+                      np.zeros(8, np.int64), 5)
+    assert vec[0] == ref[0] and "threadIdx=(5, 0, 0)" in vec[0]
 
 
 def loop_with_return(x, out):
@@ -602,13 +575,8 @@ def test_local_arrays_per_lane(monkeypatch):
     x = np.random.default_rng(6).standard_normal((50, 4))
     out = compare(monkeypatch, local_sort, 2, 32, x, np.zeros((50, 4)))[1]
     np.testing.assert_array_equal(out, np.sort(x, axis=1))
-    msgs = []
-    for vector in (True, False):
-        monkeypatch.setenv("CUJIT_SIM_VECTOR", "1" if vector else "0")
-        with pytest.raises(IndexError) as ei:
-            simulate(local_oob, 1, 4, np.zeros(4, np.int32))
-        msgs.append(str(ei.value))
-    assert msgs[0] == msgs[1]
+    vec, ref = raised(monkeypatch, IndexError, local_oob, 1, 4, np.zeros(4, np.int32))
+    assert vec[0] == ref[0]
 
 
 def search(x, target, out):

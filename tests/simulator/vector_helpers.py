@@ -1,6 +1,7 @@
 """Run a kernel on the simulator with the vector executor on and off and compare (the
 vector executor's tests)."""
 import numpy as np
+import pytest
 
 from cujit.simulator import vecblock
 from cujit.simulator.kernel import simulate
@@ -41,3 +42,21 @@ def compare(monkeypatch, kernel, griddim, blockdim, *args, expect="vector"):
         if isinstance(v, np.ndarray):
             assert same_bits(v, r), f"argument {i}: vector {v!r} != per-thread {r!r}"
     return vec
+
+
+def raised(monkeypatch, exc, kernel, griddim, blockdim, *args):
+    """Launch with the vector executor and per thread, each on copies of ``args``, expecting
+    ``exc`` both times.  Returns ``(vector, per_thread)``, each ``(message, arrays after the
+    error as lists, executor that ran)``."""
+    out = []
+    for vector in (True, False):
+        monkeypatch.setenv("CUJIT_SIM_VECTOR", "1" if vector else "0")
+        copies = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+        before = counts()
+        with pytest.raises(exc) as ei:
+            simulate(kernel, griddim, blockdim, *copies)
+        after = counts()
+        ran = [k for k in ("rerun", "vector", "thread") if after[k] > before[k]]
+        out.append((str(ei.value), [c.tolist() for c in copies if isinstance(c, np.ndarray)],
+                    ran[0] if ran else None))
+    return out
