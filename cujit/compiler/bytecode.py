@@ -1369,7 +1369,10 @@ class _Cleanup:
             out.append(s)
             if not isinstance(s, ast.If) or not s.body or not s.orelse:
                 continue
-            if _ends(s.body) and not (_ends(s.orelse) and len(s.orelse) < len(s.body)):
+            # a raise on the else side reads as a guard (an assert) before the rest
+            guard = _ends(s.orelse) and (len(s.orelse) < len(s.body) or (
+                isinstance(s.orelse[-1], ast.Raise) and len(s.orelse) <= len(s.body)))
+            if _ends(s.body) and not guard:
                 todo[:0], s.orelse = s.orelse, []
             elif _ends(s.orelse):
                 todo[:0] = s.body

@@ -4,7 +4,9 @@
 ``def`` with ``ast`` (stable across Python versions, and every node has a line and column for
 error messages — ARCHITECTURE.md "Compiler notes"), and keeps ``f.__globals__`` and the closure
 cells so that the typer resolves ``cuda.threadIdx``, ``math.sqrt``, ``np.float32`` … by the
-identity of the object they name.  Sources are cached per code object.
+identity of the object they name.  A function without readable source (the REPL, ``python
+-c``, stdin, ``exec``) gets the same tree rebuilt from its bytecode (:mod:`.bytecode`).
+Sources are cached per code object.
 """
 import ast
 import copy
@@ -13,6 +15,7 @@ import linecache
 import operator
 import textwrap
 
+from .bytecode import decompile
 from .errors import SourceLocation, TypingError
 
 __all__ = ["FunctionSource", "DeviceFunctionLike"]
@@ -65,8 +68,8 @@ class FunctionSource:
     def from_pyfunc(cls, pyfunc):
         """Parse ``pyfunc`` (a plain Python function).
 
-        Raises TypingError when it is not a function, its source cannot be read (lambdas
-        defined inline, functions typed at the REPL), or it uses ``**kwargs``/keyword-only/
+        Raises TypingError when it is not a function, neither its source nor its bytecode
+        can be read (constructs outside the kernel language), or it uses ``**kwargs``/keyword-only/
         positional-only arguments (``*args`` and defaults are for device functions: see
         :mod:`.calls_device`).
         """
@@ -94,9 +97,8 @@ class FunctionSource:
         code = pyfunc.__code__
         try:
             lines, firstlineno = inspect.getsourcelines(pyfunc)
-        except (OSError, TypeError) as e:
-            raise TypingError(f"cannot read the source of {pyfunc.__qualname__}: {e}; kernels "
-                              "must be defined in a file (or a notebook cell)") from None
+        except (OSError, TypeError):
+            return cls._from_bytecode(pyfunc)
         filename = inspect.getsourcefile(pyfunc) or code.co_filename
         col_offset = _indent_of(lines[0]) if lines else 0
         try:
@@ -111,6 +113,15 @@ class FunctionSource:
         if len(all_lines) < firstlineno + len(lines) - 1:
             all_lines = [""] * (firstlineno - 1) + list(lines)
         return cls(pyfunc, node, filename, firstlineno, all_lines, firstlineno - 1, col_offset)
+
+    @classmethod
+    def _from_bytecode(cls, pyfunc):
+        """No source to read (the REPL, ``python -c``, stdin, ``exec``): the tree rebuilt from
+        the code object (:mod:`.bytecode`); its positions are the code object's lines."""
+        code = pyfunc.__code__
+        node = decompile(pyfunc)
+        lines = linecache.getlines(code.co_filename)
+        return cls(pyfunc, node, code.co_filename, code.co_firstlineno, lines, 0, 0)
 
     def _check_signature(self):
         a = self.node.args
