@@ -756,7 +756,7 @@ class _Decompiler:
                 key = (e[0], tuple(map(id, e[1])))
             if e[0] in nodes and nodes[e[0]] is not None:
                 return _Ref("n", e[0], e)
-            return _Ref("x", key, e)
+            return _Ref("x", self._exit_key(e, key), e)
         graph = {o: [v[0], ref(v[1]), ref(v[2])] for o, v in nodes.items() if v is not None}
         # reduce the test graph: a node y reached only from x and sharing a target with it
         # becomes one test with x; nodes left over (an elif's test) stay blocks of their own
@@ -798,6 +798,21 @@ class _Decompiler:
         if rt == rf:
             return sim.test, t, f
         return test, rt.edge, rf.edge
+
+    def _exit_key(self, e, key):
+        """What a test's exit leads to: CPython copies ``return None`` (with the pops before
+        it) to each place that jumps there, so copies of one return are one exit."""
+        blk = self.blocks.get(e[0])
+        if blk is None or blk.kind != "return":
+            return key
+        try:
+            sx = self.simulate(blk, list(e[1]))
+        except TypingError:
+            return key
+        v = sx.value.value if sx.value is not None else None
+        if sx.stmts or not (v is None or isinstance(v, ast.Constant)):
+            return key
+        return ("return", ast.dump(sx.value))
 
     def loop(self, h, stack, outer):
         lp = self.loop_at(h)
@@ -1370,8 +1385,8 @@ class _Cleanup:
             if not isinstance(s, ast.If) or not s.body or not s.orelse:
                 continue
             # a raise on the else side reads as a guard (an assert) before the rest
-            guard = _ends(s.orelse) and (len(s.orelse) < len(s.body) or (
-                isinstance(s.orelse[-1], ast.Raise) and len(s.orelse) <= len(s.body)))
+            guard = _ends(s.orelse) and isinstance(s.orelse[-1], ast.Raise) and \
+                len(s.orelse) <= len(s.body)
             if _ends(s.body) and not guard:
                 todo[:0], s.orelse = s.orelse, []
             elif _ends(s.orelse):

@@ -198,7 +198,17 @@ def f_slices(a, i):
     return b, a[-1]
 
 
+def f_guarded(i, j, n, out):
+    if 0 < i < n - 1 and 0 < j < n - 1:
+        out.append(i * j)
+    for k in range(n):
+        if k >= 0 and k < i:
+            out.append(k)
+    return out
+
+
 CASES = [
+    (f_guarded, [(1, 2, 4, []), (0, 2, 4, []), (2, 3, 4, []), (3, 1, 5, [])]),
     (f_slices, [([1, 2, 3, 4, 5], 2)]),
     (f_arith, [(3, 4), (-7, 2), (0, 0)]),
     (f_loops, [(10, 3), (1, 1), (30, 7)]),

@@ -2,6 +2,8 @@
 them) rebuilt from its bytecode alone (``no_source.without_source``: no file behind it) types
 to the same variable types and gives bit-for-bit the same outputs as the kernel compiled from
 its source, on the simulator."""
+import re
+
 import numpy as np
 import pytest
 
@@ -74,3 +76,48 @@ def test_tiled_matmul_from_bytecode_matches_source():
 def test_records_in_shared_from_bytecode_matches_source():
     out = _same_launch(records_in_shared, 1, 1, lambda: [np.zeros(3)])[0]
     assert out.tolist() == [45.0, 45.0, 5.0]
+
+
+def _one_case_per_kernel():
+    seen, out = set(), []
+    for c in CASES:
+        if c.kernel not in seen:
+            seen.add(c.kernel)
+            out.append(c)
+    return out
+
+
+def _unnamed(ptx):
+    # the entry's name carries a digest of the kernel's file name; the code must not differ
+    return re.sub(r"_cujit_(\w+?)_[0-9a-f]{12}", r"_cujit_\1", ptx)
+
+
+@pytest.mark.compile
+@pytest.mark.parametrize("case", _one_case_per_kernel(), ids=lambda c: c.name)
+def test_corpus_kernel_from_bytecode_compiles_to_the_same_ptx(case):
+    from cujit import types as T
+    from cujit.compiler import nvvm
+    from cujit.compiler.dispatcher import compile_ptx
+    if not nvvm.nvvm_available():
+        pytest.skip("libNVVM is not available")
+    _, _, _, _, args = case.make(np.random.default_rng(0))
+    sig = T.void(*(typeof(a) for a in args))
+    want, _ = compile_ptx(case.kernel.py_func, sig)
+    got, _ = compile_ptx(without_source(case.kernel.py_func), sig)
+    assert ".entry" in got
+    assert _unnamed(got) == _unnamed(want)
+
+
+@pytest.mark.compile
+@pytest.mark.parametrize("f,sig", [
+    (loops, "void(int64[:], int64, int64)"),
+    (matmul_tiled, "void(float32[:, :], float32[:, :], float32[:, :])")],
+    ids=["loops", "matmul_tiled"])
+def test_common_kernel_from_bytecode_compiles_to_the_same_ptx(f, sig):
+    from cujit.compiler import nvvm
+    from cujit.compiler.dispatcher import compile_ptx
+    if not nvvm.nvvm_available():
+        pytest.skip("libNVVM is not available")
+    want, _ = compile_ptx(f, sig)
+    got, _ = compile_ptx(without_source(f), sig)
+    assert _unnamed(got) == _unnamed(want)
