@@ -1,0 +1,283 @@
+"""Kernels and device functions without a source file (a plain REPL, ``python -c``, stdin,
+``exec``-generated code) are rebuilt from their bytecode (``cujit/compiler/bytecode.py``):
+they launch with the right values, closures, globals and defaults work as in a file, errors
+name the line, and constructs outside the kernel language are refused by name."""
+import os
+import pathlib
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import cujit as cuda
+from cujit.compiler.errors import TypingError
+from cujit.compiler.frontend import FunctionSource
+from cujit.compiler.typeinfer import infer
+from cujit import types as T
+
+_ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+_PROGRAM = textwrap.dedent("""\
+    import numpy as np
+    import cujit as cuda
+
+    SCALE = 3.0
+
+    @cuda.jit(device=True)
+    def shifted(v, by=1.0):
+        return v + by
+
+    @cuda.jit
+    def kernel(out, a):
+        i = cuda.grid(1)
+        if i < a.size:
+            out[i] = shifted(a[i] * SCALE) if a[i] > 2 else shifted(a[i], by=-1.0)
+
+    a = np.arange(6, dtype=np.float64)
+    out = np.zeros_like(a)
+    kernel[1, 8](out, a)
+    print(out.tolist())
+    """)
+_EXPECTED = "[-1.0, 0.0, 1.0, 10.0, 13.0, 16.0]"
+
+
+def _python(args, stdin=None):
+    env = dict(os.environ, PYTHONPATH=str(_ROOT), CUJIT_ENABLE_CUDASIM="1")
+    return subprocess.run([sys.executable, *args], input=stdin, capture_output=True, text=True,
+                          env=env, timeout=300, cwd=str(_ROOT))
+
+
+def test_kernel_from_python_dash_c_runs_on_the_simulator():
+    r = _python(["-c", _PROGRAM])
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == _EXPECTED
+
+
+def test_kernel_from_stdin_runs_on_the_simulator():
+    r = _python(["-"], stdin=_PROGRAM)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == _EXPECTED
+
+
+def test_kernel_from_exec_of_a_template_runs_on_the_simulator():
+    program = textwrap.dedent('''\
+        import numpy as np
+        import cujit as cuda
+        TEMPLATE = """
+        def {name}(out, a):
+            i = cuda.grid(1)
+            if i < out.size:
+                out[i] = a[i] {op} {k}
+        """
+        ns = {"cuda": cuda}
+        for name, op, k in (("add7", "+", 7), ("mul3", "*", 3)):
+            exec(compile(TEMPLATE.format(name=name, op=op, k=k), "<template>", "exec"), ns)
+        a = np.arange(4, dtype=np.int64)
+        for name in ("add7", "mul3"):
+            out = np.zeros_like(a)
+            cuda.jit(ns[name])[1, 4](out, a)
+            print(name, out.tolist())
+        ''')
+    r = _python(["-c", program])
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split("\n")[:2] == ["add7 [7, 8, 9, 10]", "mul3 [0, 3, 6, 9]"]
+
+
+def test_typing_error_from_python_dash_c_names_the_line():
+    program = textwrap.dedent("""\
+        import numpy as np
+        import cujit as cuda
+
+        @cuda.jit
+        def kernel(out):
+            i = cuda.grid(1)
+            out[i] = undefined_name + 1
+
+        kernel[1, 1](np.zeros(1))
+        """)
+    r = _python(["-c", program])
+    assert r.returncode != 0
+    assert "TypingError" in r.stderr and "undefined_name" in r.stderr
+    assert 'File "<string>", line 7' in r.stderr, r.stderr
+
+
+def _define(source, name, namespace=None, filename="<generated>"):
+    ns = {"cuda": cuda, "np": np} if namespace is None else namespace
+    exec(compile(textwrap.dedent(source), filename, "exec"), ns)
+    return ns[name]
+
+
+def test_front_end_takes_the_bytecode_path_for_exec_code():
+    f = _define("""
+        def k(out):
+            out[0] = 1
+        """, "k")
+    fsrc = FunctionSource.from_pyfunc(f)
+    assert fsrc.filename == "<generated>"
+    assert fsrc.location(fsrc.node.body[0]).line == 3
+
+
+def test_error_in_exec_kernel_names_its_line():
+    f = _define("""
+        def k(out, n):
+            i = cuda.grid(1)
+            x = n + 1
+            out[i] = x.no_such_attribute
+        """, "k")
+    with pytest.raises(TypingError) as ei:
+        infer(f, (T.float64[::1], T.int64))
+    assert ei.value.loc.filename == "<generated>"
+    assert ei.value.loc.line == 5
+    assert "no_such_attribute" in str(ei.value)
+
+
+def test_closure_globals_and_defaults_from_exec():
+    ns = {"cuda": cuda, "np": np, "OFFSET": 100}
+    make = _define("""
+        def make(factor):
+            @cuda.jit(device=True)
+            def weight(v, w=2, bias=0):
+                return v * w + bias
+
+            def k(out, a):
+                i = cuda.grid(1)
+                if i < a.size:
+                    out[i] = weight(a[i], bias=OFFSET) + weight(a[i]) * factor
+            return k
+        """, "make", ns)
+    k = cuda.jit(make(10))
+    a = np.arange(5, dtype=np.int64)
+    out = np.zeros_like(a)
+    k[1, 8](out, a)
+    assert out.tolist() == [int(v * 2 + 100 + v * 2 * 10) for v in range(5)]
+    closure = FunctionSource.from_pyfunc(k.py_func).closure
+    assert closure["factor"] == 10 and sorted(closure) == ["factor", "weight"]
+
+
+def test_loops_and_conditions_from_exec_match_python():
+    src = """
+        def k(out, n):
+            t = 0
+            i = 0
+            while i < n:
+                if i % 3 == 0 or i == 4:
+                    i += 1
+                    continue
+                t += i if i < 5 else -i
+                i += 1
+            else:
+                t += 1000
+            out[0] = t
+            for j in range(n - 1, -1, -2):
+                if 1 < j < 5 and not j == 3:
+                    break
+                out[1] += j
+            out[2] = j
+        """
+    py = _define(src, "k")
+    want = np.zeros(3, np.int64)
+    py(want, 9)
+    got = np.zeros(3, np.int64)
+    cuda.jit(_define(src, "k"))[1, 1](got, 9)
+    assert got.tolist() == want.tolist()
+
+
+def test_nested_def_in_exec_kernel():
+    k = _define("""
+        def k(out, a):
+            scale = 3
+            def f(v):
+                return v * scale - 1
+            i = cuda.grid(1)
+            if i < a.size:
+                out[i] = f(a[i])
+        """, "k")
+    a = np.arange(4, dtype=np.int64)
+    out = np.zeros_like(a)
+    cuda.jit(k)[1, 4](out, a)
+    assert out.tolist() == [-1, 2, 5, 8]
+
+
+def test_lambda_in_exec_kernel_is_refused_as_in_a_file():
+    k = _define("""
+        def k(out):
+            g = lambda v: v - 1
+            out[0] = g(1)
+        """, "k")
+    with pytest.raises(TypingError) as ei:
+        infer(k, (T.int64[::1],))
+    assert "'Lambda' expressions are not supported" in str(ei.value)
+    assert ei.value.loc.line == 3
+
+
+def test_assert_in_exec_kernel_is_an_assert():
+    k = _define("""
+        def k(out, x):
+            assert x > 0, "x must be positive"
+            out[0] = x
+        """, "k")
+    tree = FunctionSource.from_pyfunc(k).node
+    import ast
+    assert isinstance(tree.body[0], ast.Assert)
+    assert tree.body[0].msg.value == "x must be positive"
+
+
+@pytest.mark.parametrize("body,what", [
+    ("    with open('x') as f:\n        out[0] = 1\n", "with statements"),
+    ("    try:\n        out[0] = 1\n    except Exception:\n        pass\n", "try/except"),
+    ("    yield out\n", "generators"),
+], ids=["with", "try", "generator"])
+def test_construct_outside_the_kernel_language_is_refused(body, what):
+    f = _define("def bad(out):\n    x = 1\n" + body, "bad")
+    with pytest.raises(TypingError) as ei:
+        FunctionSource.from_pyfunc(f)
+    msg = str(ei.value)
+    assert "cannot compile bad from its bytecode" in msg and what in msg
+    assert ei.value.loc.filename == "<generated>"
+
+
+def test_unknown_instruction_is_refused_with_its_name_and_line():
+    f = _define("def bad(out):\n    out[0] = 1\n    del out\n", "bad")
+    with pytest.raises(TypingError) as ei:
+        FunctionSource.from_pyfunc(f)
+    assert "DELETE_FAST" in str(ei.value)
+    assert ei.value.loc.line == 3
+
+
+def test_comprehension_in_exec_kernel_is_refused():
+    f = _define("def bad(out):\n    x = [v for v in out]\n", "bad")
+    with pytest.raises(TypingError) as ei:
+        FunctionSource.from_pyfunc(f)
+    assert "cannot compile" in str(ei.value)
+    assert ei.value.loc.line == 2
+
+
+@pytest.mark.compile
+def test_exec_kernel_compiles_to_the_ptx_of_the_same_source_in_a_file(tmp_path):
+    import importlib.util
+    import re
+    from cujit.compiler import nvvm
+    from cujit.compiler.dispatcher import compile_ptx
+    if not nvvm.nvvm_available():
+        pytest.skip("libNVVM is not available")
+    src = textwrap.dedent("""\
+        import cujit as cuda
+
+        def axpy(out, a, x, y):
+            i = cuda.grid(1)
+            if i < out.size:
+                out[i] = a * x[i] + y[i]
+        """)
+    path = tmp_path / "axpy_file.py"
+    path.write_text(src)
+    spec = importlib.util.spec_from_file_location("axpy_file", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    from_exec = _define(src, "axpy", {})
+    sig = "void(float32[:], float32, float32[:], float32[:])"
+    want, _ = compile_ptx(mod.axpy, sig)
+    got, _ = compile_ptx(from_exec, sig)
+    unnamed = lambda p: re.sub(r"_cujit_(\w+?)_[0-9a-f]{12}", r"_cujit_\1", p)  # noqa: E731
+    assert ".entry" in got and unnamed(got) == unnamed(want)
