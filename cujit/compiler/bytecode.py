@@ -114,9 +114,11 @@ class _Func:
         self.defaults = defaults
 
 
-class _ForTarget(ast.stmt):
-    """First statement of a loop body: the loop target (taken out by the loop)."""
-    _fields = ("target",)
+class _ForTarget:
+    """First entry of a loop body's statements: the loop target (the loop takes it out)."""
+
+    def __init__(self, target):
+        self.target = target
 
 
 _MARKERS = (_Null, _Iter, _Next, _Part, _Closure, _Code, _Func)
