@@ -47,6 +47,7 @@ _UNARY = {"UNARY_NEGATIVE": ast.USub, "UNARY_POSITIVE": ast.UAdd, "UNARY_NOT": a
           "UNARY_INVERT": ast.Invert}
 _INTRINSIC_UNARY_POSITIVE = 5
 _CO_VARARGS, _CO_VARKEYWORDS = 0x04, 0x08
+_COMPREHENSIONS = {"<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>"}
 
 
 def decompile(pyfunc):
@@ -1047,6 +1048,30 @@ class _Decompiler:
             elif op in ("ROT_THREE", "ROT_FOUR", "ROT_N"):
                 n = {"ROT_THREE": 3, "ROT_FOUR": 4}.get(op, ins.arg)
                 stack.insert(len(stack) - n, stack.pop())
+            elif op in ("FORMAT_VALUE", "FORMAT_SIMPLE", "FORMAT_WITH_SPEC"):
+                spec = None
+                if op == "FORMAT_WITH_SPEC" or (op == "FORMAT_VALUE" and ins.arg & 0x04):
+                    spec = _joined(self.expr(self.pop(stack, ins), ins), at)
+                v = self.expr(self.pop(stack, ins), ins)
+                conv = -1
+                if op == "FORMAT_VALUE":
+                    conv = _CONVERSIONS[ins.arg & 0x03]
+                elif getattr(v, "_cj_conversion", None) is not None:
+                    v, conv = v.value, v._cj_conversion
+                fv = at(ast.FormattedValue(value=v, conversion=conv, format_spec=spec))
+                stack.append(at(ast.JoinedStr(values=[fv])))
+            elif op == "CONVERT_VALUE":
+                v = self.expr(self.pop(stack, ins), ins)
+                node = at(ast.FormattedValue(value=v, conversion=_CONVERSIONS[ins.arg],
+                                             format_spec=None))
+                node._cj_conversion = _CONVERSIONS[ins.arg]
+                stack.append(node)
+            elif op == "BUILD_STRING":
+                parts = [self.expr(self.pop(stack, ins), ins) for _ in range(ins.arg)][::-1]
+                values = []
+                for p in parts:
+                    values += p.values if isinstance(p, ast.JoinedStr) else [p]
+                stack.append(at(ast.JoinedStr(values=values)))
             elif op == "LOAD_ASSERTION_ERROR":
                 n = at(ast.Name(id="AssertionError", ctx=ast.Load()))
                 n._cj_assert = True
@@ -1065,6 +1090,9 @@ class _Decompiler:
                 c = self.pop(stack, ins)
                 if not isinstance(c, _Code):
                     raise self.error("MAKE_FUNCTION without a code object", ins)
+                if c.code.co_name in _COMPREHENSIONS:
+                    raise self.error("comprehensions and generator expressions are not "
+                                     "supported", ins)
                 flags = ins.arg if _PY < (3, 13) else 0
                 f = _Func(c.code, None)
                 if flags & 0x08:
@@ -1084,6 +1112,8 @@ class _Decompiler:
                 elif ins.arg == 0x02:
                     raise self.error("keyword-only defaults of a nested function", ins)
                 stack.append(f)
+            elif op == "LOAD_FAST_AND_CLEAR":       # 3.12+: an inlined comprehension
+                raise self.error("comprehensions are not supported", ins)
             else:
                 raise self.error("a construct outside the kernel language", ins)
             prev = op
@@ -1254,6 +1284,15 @@ def _const_value(v, ins, dec):
     if isinstance(v, ast.Tuple) and all(isinstance(e, ast.Constant) for e in v.elts):
         return tuple(e.value for e in v.elts)
     raise dec.error("keyword names that are not constant", ins)
+
+
+_CONVERSIONS = {0: -1, 1: ord("s"), 2: ord("r"), 3: ord("a")}
+
+
+def _joined(spec, at):
+    if isinstance(spec, ast.JoinedStr):
+        return spec
+    return at(ast.JoinedStr(values=[spec]))
 
 
 def _none(v):

@@ -207,7 +207,12 @@ def f_guarded(i, j, n, out):
     return out
 
 
+def f_fstrings(x, w):
+    return f"x={x}", f"{x!r:>{w}}|{x:.2f}", f"{x}{w}", f"{'s'!s}"
+
+
 CASES = [
+    (f_fstrings, [(1.25, 8), (3, 2)]),
     (f_guarded, [(1, 2, 4, []), (0, 2, 4, []), (2, 3, 4, []), (3, 1, 5, [])]),
     (f_slices, [([1, 2, 3, 4, 5], 2)]),
     (f_arith, [(3, 4), (-7, 2), (0, 0)]),
