@@ -47,7 +47,16 @@ _UNARY = {"UNARY_NEGATIVE": ast.USub, "UNARY_POSITIVE": ast.UAdd, "UNARY_NOT": a
           "UNARY_INVERT": ast.Invert}
 _INTRINSIC_UNARY_POSITIVE = 5
 _CO_VARARGS, _CO_VARKEYWORDS = 0x04, 0x08
-_COMPREHENSIONS = {"<listcomp>", "<setcomp>", "<dictcomp>", "<genexpr>"}
+_COMPREHENSIONS = {"<listcomp>": "ListComp", "<setcomp>": "SetComp",
+                   "<dictcomp>": "DictComp", "<genexpr>": "GeneratorExp"}
+# instructions of constructs the front end refuses, with the name its message gives them
+_STATEMENTS = {"DELETE_FAST": "del", "DELETE_DEREF": "del", "DELETE_GLOBAL": "del",
+               "DELETE_NAME": "del", "DELETE_SUBSCR": "del", "DELETE_ATTR": "del",
+               "STORE_GLOBAL": "global", "IMPORT_NAME": "import", "IMPORT_FROM": "import",
+               "LOAD_BUILD_CLASS": "class"}
+_EXPRESSIONS = {"BUILD_MAP": "Dict", "BUILD_CONST_KEY_MAP": "Dict", "BUILD_SET": "Set",
+                "LIST_APPEND": "ListComp", "GET_AWAITABLE": "Await",
+                "YIELD_VALUE": "Yield"}
 
 
 def decompile(pyfunc):
@@ -197,18 +206,23 @@ class _Decompiler:
 
     # ---- errors and positions --------------------------------------------------------------
 
-    def error(self, msg, ins=None, line=None):
+    def error(self, msg, ins=None, line=None, unsupported=False):
+        """TypingError at ``ins`` (or ``line``).  ``unsupported``: ``msg`` is the front end's
+        own message for a construct outside the kernel language (the same words as for a
+        kernel with source); otherwise the bytecode was not understood."""
         if ins is not None:
             line = self.lines.get(ins.offset, line)
         if line is None:
             line = self.code.co_firstlineno
-        col = 0
-        if ins is not None:
-            pos = self.cols.get(ins.offset)
-            col = pos or 0
-        where = f" (instruction {ins.opname} at offset {ins.offset})" if ins is not None else ""
-        return TypingError(f"cannot compile {self.qualname} from its bytecode: {msg}{where}",
-                           SourceLocation(self.filename, line, col))
+        col = self.cols.get(ins.offset, 0) if ins is not None else 0
+        where = f"instruction {ins.opname} at offset {ins.offset}" if ins is not None else ""
+        if unsupported:
+            text = f"{msg} ({self.qualname}, compiled from its bytecode"
+            text += f": {where})" if where else ")"
+        else:
+            text = f"cannot compile {self.qualname} from its bytecode: {msg}"
+            text += f" ({where})" if where else ""
+        return TypingError(text, SourceLocation(self.filename, line, col))
 
     def at(self, node, ins):
         """``node`` placed at ``ins``'s source position."""
@@ -223,11 +237,10 @@ class _Decompiler:
 
     def _read(self):
         code = self.code
-        if getattr(code, "co_exceptiontable", b""):
-            raise self.error("try/except/finally and with statements are not supported")
         flags = code.co_flags
         if flags & (0x20 | 0x80 | 0x100 | 0x200):      # generator, coroutine, async gen
-            raise self.error("generators and coroutines cannot be compiled")
+            raise self.error("'Yield' expressions are not supported in kernels",
+                             unsupported=True)
         self.instrs = []
         self.lines, self.cols, self.end_lines, self.end_cols = {}, {}, {}, {}
         alias = {}
@@ -253,6 +266,30 @@ class _Decompiler:
                 self.end_cols[ins.offset] = pos.end_col_offset or 0
             self.instrs.append(ins)
         self.alias = alias
+        self._refuse_handlers()
+
+    def _refuse_handlers(self):
+        """``with`` and ``try`` (exception handlers: an exception table on 3.11+, SETUP_*
+        before) are outside the kernel language: refused as the front end refuses them."""
+        for ins in self.instrs:
+            if ins.opname in ("BEFORE_WITH", "SETUP_WITH", "LOAD_SPECIAL", "BEFORE_ASYNC_WITH"):
+                raise self.error("'with' statements are not supported in kernels", ins,
+                                 unsupported=True)
+        at = next((i for i in self.instrs if i.opname in ("SETUP_FINALLY", "PUSH_EXC_INFO")),
+                  None)
+        if at is None and not getattr(self.code, "co_exceptiontable", b""):
+            return
+        if getattr(self.code, "co_exceptiontable", b""):
+            # the try statement's line: the instruction just before the first protected one
+            parse = getattr(dis, "_parse_exception_table", None)
+            try:
+                first = min(e.start for e in parse(self.code)) if parse else None
+            except Exception:           # a private helper of dis: its shape may change
+                first = None
+            if first is not None:
+                before = [i for i in self.instrs if i.offset < first]
+                at = before[-1] if before else at
+        raise self.error("'try' statements are not supported in kernels", at, unsupported=True)
 
     def jump_target(self, ins):
         t = ins.argval
@@ -1091,8 +1128,8 @@ class _Decompiler:
                 if not isinstance(c, _Code):
                     raise self.error("MAKE_FUNCTION without a code object", ins)
                 if c.code.co_name in _COMPREHENSIONS:
-                    raise self.error("comprehensions and generator expressions are not "
-                                     "supported", ins)
+                    raise self.error(f"'{_COMPREHENSIONS[c.code.co_name]}' expressions are "
+                                     "not supported in kernels", ins, unsupported=True)
                 flags = ins.arg if _PY < (3, 13) else 0
                 f = _Func(c.code, None)
                 if flags & 0x08:
@@ -1113,7 +1150,14 @@ class _Decompiler:
                     raise self.error("keyword-only defaults of a nested function", ins)
                 stack.append(f)
             elif op == "LOAD_FAST_AND_CLEAR":       # 3.12+: an inlined comprehension
-                raise self.error("comprehensions are not supported", ins)
+                raise self.error("comprehensions are not supported in kernels", ins,
+                                 unsupported=True)
+            elif op in _STATEMENTS:
+                raise self.error(f"'{_STATEMENTS[op]}' statements are not supported in kernels",
+                                 ins, unsupported=True)
+            elif op in _EXPRESSIONS:
+                raise self.error(f"'{_EXPRESSIONS[op]}' expressions are not supported in "
+                                 "kernels", ins, unsupported=True)
             else:
                 raise self.error("a construct outside the kernel language", ins)
             prev = op

@@ -224,34 +224,40 @@ def test_assert_in_exec_kernel_is_an_assert():
     assert tree.body[0].msg.value == "x must be positive"
 
 
-@pytest.mark.parametrize("body,what", [
-    ("    with open('x') as f:\n        out[0] = 1\n", "with statements"),
-    ("    try:\n        out[0] = 1\n    except Exception:\n        pass\n", "try/except"),
-    ("    yield out\n", "generators"),
-], ids=["with", "try", "generator"])
-def test_construct_outside_the_kernel_language_is_refused(body, what):
+@pytest.mark.parametrize("body,what,line", [
+    ("    with open('x') as f:\n        out[0] = 1\n", "'with' statements are not supported", 3),
+    ("    try:\n        out[0] = 1\n    except Exception:\n        pass\n",
+     "'try' statements are not supported", 3),
+    ("    yield out\n", "'Yield' expressions are not supported", 1),
+    ("    del x\n", "'del' statements are not supported", 3),
+    ("    y = {1: x}\n", "'Dict' expressions are not supported", 3),
+    ("    import math\n", "'import' statements are not supported", 3),
+], ids=["with", "try", "generator", "del", "dict", "import"])
+def test_construct_outside_the_kernel_language_is_refused_as_from_source(body, what, line):
     f = _define("def bad(out):\n    x = 1\n" + body, "bad")
     with pytest.raises(TypingError) as ei:
         FunctionSource.from_pyfunc(f)
     msg = str(ei.value)
-    assert "cannot compile bad from its bytecode" in msg and what in msg
-    assert ei.value.loc.filename == "<generated>"
-
-
-def test_unknown_instruction_is_refused_with_its_name_and_line():
-    f = _define("def bad(out):\n    out[0] = 1\n    del out\n", "bad")
-    with pytest.raises(TypingError) as ei:
-        FunctionSource.from_pyfunc(f)
-    assert "DELETE_FAST" in str(ei.value)
-    assert ei.value.loc.line == 3
+    assert what + " in kernels (bad, compiled from its bytecode" in msg
+    assert ei.value.loc.filename == "<generated>" and ei.value.loc.line == line
 
 
 def test_comprehension_in_exec_kernel_is_refused():
     f = _define("def bad(out):\n    x = [v for v in out]\n", "bad")
     with pytest.raises(TypingError) as ei:
         FunctionSource.from_pyfunc(f)
-    assert "cannot compile" in str(ei.value)
+    assert "not supported in kernels" in str(ei.value)
     assert ei.value.loc.line == 2
+
+
+def test_unrecognised_bytecode_is_refused_with_the_instruction_and_line():
+    f = _define("def bad(out):\n    out[0] = 1\n    match out:\n        case [a]:\n"
+                "            pass\n", "bad")
+    with pytest.raises(TypingError) as ei:
+        FunctionSource.from_pyfunc(f)
+    msg = str(ei.value)
+    assert msg.startswith("cannot compile bad from its bytecode: ")
+    assert "instruction MATCH_SEQUENCE" in msg and ei.value.loc.line == 4
 
 
 @pytest.mark.compile
