@@ -22,6 +22,7 @@ function, the line and the instruction — never a different program.
 import ast
 import copy
 import dis
+import linecache
 import sys
 
 from .errors import SourceLocation, TypingError
@@ -46,6 +47,7 @@ _CMPOPS = {"<": ast.Lt, "<=": ast.LtE, "==": ast.Eq, "!=": ast.NotEq, ">": ast.G
 _UNARY = {"UNARY_NEGATIVE": ast.USub, "UNARY_POSITIVE": ast.UAdd, "UNARY_NOT": ast.Not,
           "UNARY_INVERT": ast.Invert}
 _INTRINSIC_UNARY_POSITIVE = 5
+_INTRINSIC_LIST_TO_TUPLE = 6
 _CO_VARARGS, _CO_VARKEYWORDS = 0x04, 0x08
 _COMPREHENSIONS = {"<listcomp>": "ListComp", "<setcomp>": "SetComp",
                    "<dictcomp>": "DictComp", "<genexpr>": "GeneratorExp"}
@@ -116,6 +118,13 @@ class _Code:
         self.code = code
 
 
+class _Keywords:
+    """The keyword arguments of a call with ``*args`` (``CALL_FUNCTION_EX``)."""
+
+    def __init__(self, pairs):
+        self.pairs = pairs
+
+
 class _Func:
     """``MAKE_FUNCTION``: a nested ``def`` or ``lambda``."""
 
@@ -131,7 +140,7 @@ class _ForTarget:
         self.target = target
 
 
-_MARKERS = (_Null, _Iter, _Next, _Part, _Closure, _Code, _Func)
+_MARKERS = (_Null, _Iter, _Next, _Part, _Closure, _Code, _Func, _Keywords)
 
 
 class _Block:
@@ -222,7 +231,9 @@ class _Decompiler:
         else:
             text = f"cannot compile {self.qualname} from its bytecode: {msg}"
             text += f" ({where})" if where else ""
-        return TypingError(text, SourceLocation(self.filename, line, col))
+        lines = linecache.getlines(self.filename)
+        source = lines[line - 1] if 0 < line <= len(lines) else None
+        return TypingError(text, SourceLocation(self.filename, line, col, source))
 
     def at(self, node, ins):
         """``node`` placed at ``ins``'s source position."""
@@ -1058,16 +1069,51 @@ class _Decompiler:
                         func, args = x, [y] + args
                 stack.append(self.call(func, args, names, ins))
             elif op == "CALL_FUNCTION_EX":
+                keywords = []
                 if ins.arg & 1:
-                    raise self.error("calls with **kwargs are not supported", ins)
-                star = self.expr(self.pop(stack, ins), ins)
+                    kw = self.pop(stack, ins)
+                    if not isinstance(kw, _Keywords):
+                        raise self.error("calls with **kwargs are not supported", ins)
+                    keywords = [ast.keyword(arg=k, value=v) for k, v in kw.pairs]
+                    for k in keywords:
+                        self._copy_pos(k, k.value)
+                star = self.pop(stack, ins)
                 func = self.pop(stack, ins)
                 if _PY >= (3, 11):
                     other = self.pop(stack, ins)
                     func = other if func is _NULL else func
                 func = self.expr(func, ins)
-                arg = at(ast.Starred(value=star, ctx=ast.Load()))
-                stack.append(at(ast.Call(func=func, args=[arg], keywords=[])))
+                if isinstance(star, (ast.Tuple, ast.List)):
+                    args = list(star.elts)          # f(a, *t, b): the tuple built for it
+                else:
+                    args = [at(ast.Starred(value=self.expr(star, ins), ctx=ast.Load()))]
+                stack.append(at(ast.Call(func=func, args=args, keywords=keywords)))
+            elif op == "LIST_EXTEND" and len(stack) > ins.arg and \
+                    isinstance(stack[-ins.arg - 1], ast.List):
+                v = self.expr(self.pop(stack, ins), ins)
+                lst = stack[-ins.arg]
+                lst.elts.append(at(ast.Starred(value=v, ctx=ast.Load())))
+                lst._cj_star = True
+            elif op == "LIST_APPEND" and getattr(stack[-ins.arg - 1] if len(stack) > ins.arg
+                                                 else None, "_cj_star", False):
+                v = self.expr(self.pop(stack, ins), ins)
+                stack[-ins.arg].elts.append(v)
+            elif op == "LIST_TO_TUPLE" or (op == "CALL_INTRINSIC_1" and
+                                           ins.arg == _INTRINSIC_LIST_TO_TUPLE):
+                v = self.pop(stack, ins)
+                if not isinstance(v, ast.List):
+                    raise self.error("a tuple built from something that is not a list", ins)
+                stack.append(at(ast.Tuple(elts=v.elts, ctx=ast.Load())))
+            elif op in ("BUILD_MAP", "BUILD_CONST_KEY_MAP") and _keywords_follow(blk, ins):
+                # the keywords of a call with *args: f(a, *t, k=v)
+                if op == "BUILD_MAP":
+                    items = [self.pop(stack, ins) for _ in range(2 * ins.arg)][::-1]
+                    keys = [_const_value(k, ins, self, single=True) for k in items[0::2]]
+                    vals = items[1::2]
+                else:
+                    keys = _const_value(self.pop(stack, ins), ins, self)
+                    vals = [self.pop(stack, ins) for _ in range(ins.arg)][::-1]
+                stack.append(_Keywords([(k, self.expr(v, ins)) for k, v in zip(keys, vals)]))
             elif op == "PUSH_NULL":
                 stack.append(_NULL)
             elif op == "GET_ITER":
@@ -1115,7 +1161,8 @@ class _Decompiler:
                 stack.append(n)
             elif op == "RAISE_VARARGS":
                 if ins.arg == 0:
-                    raise self.error("a bare raise is not supported", ins)
+                    raise self.error("a bare 'raise' is not supported in kernels", ins,
+                                     unsupported=True)
                 cause = self.expr(self.pop(stack, ins), ins) if ins.arg == 2 else None
                 exc = self.expr(self.pop(stack, ins), ins)
                 sim.kind, sim.value = "raise", at(ast.Raise(exc=exc, cause=cause))
@@ -1202,6 +1249,10 @@ class _Decompiler:
         if isinstance(v, ast.expr):
             return v
         if isinstance(v, _Func):
+            if v.code.co_name != "<lambda>":
+                # a def whose function object is passed on before it is bound: a decorator
+                raise self.error("a function defined inside a kernel cannot have decorators",
+                                 ins, unsupported=True)
             return self.lambda_(v, ins)
         raise self.error("a value that is not an expression", ins)
 
@@ -1324,7 +1375,16 @@ def _const(v):
     return ast.Constant(value=v)
 
 
-def _const_value(v, ins, dec):
+def _keywords_follow(blk, ins):
+    """True when the dict that ``ins`` builds goes straight to ``CALL_FUNCTION_EX``."""
+    k = blk.instrs.index(ins)
+    rest = [i.opname for i in blk.instrs[k + 1:]]
+    return bool(rest) and rest[0] == "CALL_FUNCTION_EX"
+
+
+def _const_value(v, ins, dec, single=False):
+    if single and isinstance(v, ast.Constant) and isinstance(v.value, str):
+        return v.value
     if isinstance(v, ast.Tuple) and all(isinstance(e, ast.Constant) for e in v.elts):
         return tuple(e.value for e in v.elts)
     raise dec.error("keyword names that are not constant", ins)

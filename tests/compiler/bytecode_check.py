@@ -211,7 +211,23 @@ def f_fstrings(x, w):
     return f"x={x}", f"{x!r:>{w}}|{x:.2f}", f"{x}{w}", f"{'s'!s}"
 
 
+def _axpy(a, x, y=0.0, scale=1.0):
+    return (a * x + y) * scale
+
+
+def _total(*args):
+    t = 0
+    for v in args:
+        t += v
+    return t
+
+
+def f_star_calls(t):
+    return _axpy(*t), _axpy(1.0, *(2.0,), scale=3), _total(*t, 10.0), _total(1, *t, *t)
+
+
 CASES = [
+    (f_star_calls, [((2.0, 1.5, 1.0),)]),
     (f_fstrings, [(1.25, 8), (3, 2)]),
     (f_guarded, [(1, 2, 4, []), (0, 2, 4, []), (2, 3, 4, []), (3, 1, 5, [])]),
     (f_slices, [([1, 2, 3, 4, 5], 2)]),
