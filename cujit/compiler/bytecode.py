@@ -1083,7 +1083,7 @@ class _Decompiler:
                     other = self.pop(stack, ins)
                     func = other if func is _NULL else func
                 func = self.expr(func, ins)
-                if isinstance(star, (ast.Tuple, ast.List)):
+                if getattr(star, "_cj_star", False):
                     args = list(star.elts)          # f(a, *t, b): the tuple built for it
                 else:
                     args = [at(ast.Starred(value=self.expr(star, ins), ctx=ast.Load()))]
@@ -1103,7 +1103,9 @@ class _Decompiler:
                 v = self.pop(stack, ins)
                 if not isinstance(v, ast.List):
                     raise self.error("a tuple built from something that is not a list", ins)
-                stack.append(at(ast.Tuple(elts=v.elts, ctx=ast.Load())))
+                tup = at(ast.Tuple(elts=v.elts, ctx=ast.Load()))
+                tup._cj_star = getattr(v, "_cj_star", False)
+                stack.append(tup)
             elif op in ("BUILD_MAP", "BUILD_CONST_KEY_MAP") and _keywords_follow(blk, ins):
                 # the keywords of a call with *args: f(a, *t, k=v)
                 if op == "BUILD_MAP":
