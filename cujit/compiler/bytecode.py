@@ -440,6 +440,13 @@ class _Decompiler:
             guard = self.blocks[self.order[i - 1]]
             if guard.kind != "cond" or guard.fall != body or self._cond_targets(guard) != tgt:
                 continue
+            # only the guard and the latch enter the body: else the guard is the last part
+            # of a compound test (``while a or b``), which the clean-up pass rebuilds
+            entering = {o for o, blk in self.blocks.items()
+                        if body in [self._resolve(t) for t in blk.succs()]}
+            if not entering <= {guard.start, latch.start} | \
+                    {o for o in entering if self._resolve(o) != o}:
+                continue
             ks, kg = self._test_start(latch), self._test_start(guard)
             if ks is None or kg is None:
                 continue
@@ -1618,20 +1625,22 @@ class _Cleanup:
             w.test, w.body, w.orelse = _not(i.test, None, _Fake()), b[1:], i.body[:-1]
 
     def _guarded_while(self, s):
-        """``if t: while True: …; if t: continue`` + ``break`` (a compound test that was
-        not folded) → ``while t: …``."""
+        """``if a: while True: [if b: …] …; if a: continue`` + ``break`` → ``while a [and b
+        …]: …``: a compound test whose repetition at the bottom CPython jumps into the first
+        test's successor, so that it was not folded."""
         if s.orelse or len(s.body) != 1 or not isinstance(s.body[0], ast.While):
             return None
         w = s.body[0]
-        if not (isinstance(w.test, ast.Constant) and w.test.value is True) or \
-                len(w.body) < 2 or w.orelse:
+        if not (isinstance(w.test, ast.Constant) and w.test.value is True) or w.orelse:
             return None
-        last, brk = w.body[-2:]
-        if not isinstance(brk, ast.Break) or not isinstance(last, ast.If) or last.orelse or \
-                _dump(last.test) != _dump(s.test) or \
-                [type(x) for x in last.body] not in ([ast.Continue], [ast.Pass]):
+        found = _peel_tests(w.body, _dump(s.test))
+        if found is None:
             return None
-        new = ast.While(test=s.test, body=w.body[:-2] or [ast.Pass()], orelse=[])
+        tests, body = found
+        test = s.test if not tests else _bool(ast.And, s.test, tests[0], None, None)
+        for t in tests[1:]:
+            test = _bool(ast.And, test, t, None, None)
+        new = ast.While(test=test, body=body or [ast.Pass()], orelse=[])
         _Decompiler._copy_pos(new, w)
         return new
 
@@ -1673,6 +1682,25 @@ class _Cleanup:
             last.body = self._strip_none_return(last.body) or [ast.Pass()]
             last.orelse = self._strip_none_return(last.orelse)
         return body
+
+
+def _peel_tests(body, first):
+    """``([b, c …], S)`` when ``body`` is ``if b: (if c: … S; if <first>: continue; break)
+    break; break`` (the nested tests of a compound while test), else None."""
+    if len(body) >= 2 and isinstance(body[-1], ast.Break) and isinstance(body[-2], ast.If):
+        last = body[-2]
+        if not last.orelse and _dump(last.test) == first and \
+                [type(x) for x in last.body] in ([ast.Continue], [ast.Pass]):
+            inner = body[:-2]
+            if not any(isinstance(n, (ast.Break, ast.Continue))
+                       for st in inner for n in _walk_loop(st)):
+                return [], inner
+    if len(body) == 2 and isinstance(body[0], ast.If) and not body[0].orelse and \
+            isinstance(body[1], ast.Break):
+        found = _peel_tests(body[0].body, first)
+        if found is not None:
+            return [body[0].test] + found[0], found[1]
+    return None
 
 
 class _Fake:

@@ -226,7 +226,29 @@ def f_star_calls(t):
     return _axpy(*t), _axpy(1.0, *(2.0,), scale=3), _total(*t, 10.0), _total(1, *t, *t)
 
 
+def f_while_compound3(v, n):
+    steps = 0
+    while v != 1 and v > 0 and steps < n:
+        if v % 2 == 0:
+            v = v // 2
+        else:
+            v = 3 * v + 1
+        steps += 1
+    return steps, v
+
+
+def f_while_or(a, b):
+    k = 0
+    while a > 0 or b > 0:
+        a -= 1
+        b -= 2
+        k += 1
+    return k
+
+
 CASES = [
+    (f_while_compound3, [(27, 200), (27, 10), (1, 5), (-3, 5)]),
+    (f_while_or, [(3, 9), (0, 0), (5, 1)]),
     (f_star_calls, [((2.0, 1.5, 1.0),)]),
     (f_fstrings, [(1.25, 8), (3, 2)]),
     (f_guarded, [(1, 2, 4, []), (0, 2, 4, []), (2, 3, 4, []), (3, 1, 5, [])]),
