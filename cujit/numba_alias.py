@@ -35,7 +35,7 @@ import types
 
 from .config import config
 
-__all__ = ["SUBMODULES", "SITE_DIR", "NumbaCudaFinder", "NumbaStandIn", "NumbaNotInstalledError",
+__all__ = ["SUBMODULES", "SITE_DIR", "HAS_NUMBA", "numba_installed", "NumbaCudaFinder", "NumbaStandIn", "NumbaNotInstalledError",
            "install", "uninstall", "installed", "install_from_environment",
            "child_environment", "pytest_load_initial_conftests"]
 
@@ -61,6 +61,18 @@ SUBMODULES = {
 SITE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "alias_site")
 
 _DOC = "docs/numba-alias.md"
+
+
+def numba_installed():
+    """True when Numba itself can be imported: a finder other than the alias's finds
+    ``numba`` (the stand-in does not count)."""
+    for finder in sys.meta_path:
+        if isinstance(finder, NumbaCudaFinder):
+            continue
+        find = getattr(finder, "find_spec", None)
+        if find is not None and find("numba", None) is not None:
+            return True
+    return False
 
 
 class NumbaNotInstalledError(ImportError):
@@ -136,7 +148,7 @@ class NumbaCudaFinder(importlib.abc.MetaPathFinder):
 
     def find_spec(self, fullname, path=None, target=None):
         if fullname == "numba":
-            if self._numba_installed():
+            if numba_installed():
                 return None
             return importlib.util.spec_from_loader("numba", _StandInLoader(), is_package=True)
         if not fullname.startswith("numba."):
@@ -154,14 +166,10 @@ class NumbaCudaFinder(importlib.abc.MetaPathFinder):
             raise _not_installed(fullname)
         return None
 
-    def _numba_installed(self):
-        for finder in sys.meta_path:
-            if finder is self or isinstance(finder, NumbaCudaFinder):
-                continue
-            find = getattr(finder, "find_spec", None)
-            if find is not None and find("numba", None) is not None:
-                return True
-        return False
+
+
+#: numba.cuda's ``HAS_NUMBA``: whether Numba is installed (read once, at import).
+HAS_NUMBA = numba_installed()
 
 
 def _is_package(module_name):
