@@ -78,7 +78,7 @@ _SUBMODULES = {"random": "cujit.random", "libdevice": "cujit.libdevice",
 
 # ``laneid`` differs per simulated thread, so it is computed on every access.
 __all__ = sorted(list(_WHERE) + ["config", "laneid", "fp16", "random", "libdevice",
-                                     "runtime"])
+                                     "runtime", "implementation"])
 
 
 def _current_context():
