@@ -202,6 +202,23 @@ def test_pytest_plugin_installs_the_alias_before_conftest(program, tmp_path):
     assert "2 passed" in out.stdout
 
 
+def test_pytest_xdist_workers_have_the_alias(program, tmp_path):
+    pytest.importorskip("xdist")
+    program("test_in_worker.py", """
+        import os
+        from numba import cuda
+        import cujit
+
+        def test_worker_resolves_numba_cuda():
+            assert os.environ.get("PYTEST_XDIST_WORKER") == "gw0"
+            assert cuda is cujit
+        """)
+    out = _run(["-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "cujit.numba_alias",
+                "-n", "1", "test_in_worker.py"], tmp_path)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "1 passed" in out.stdout
+
+
 def test_alias_site_runs_the_sitecustomize_it_shadows(program, tmp_path):
     site = tmp_path / "theirs"
     site.mkdir()
