@@ -271,6 +271,13 @@ def test_run_refuses_bad_arguments(argv, message, tmp_path):
     assert message in out.stderr and "usage: python -m cujit run" in out.stderr
 
 
+def test_run_help_and_the_listing(tmp_path):
+    out = _run(["-m", "cujit", "run", "--help"], tmp_path)
+    assert out.returncode == 0 and "python -m cujit run [--sim] -m MODULE" in out.stdout
+    listing = _run(["-m", "cujit", "--help"], tmp_path)
+    assert listing.returncode == 0 and "run a script or module" in listing.stdout
+
+
 def test_parse_run_args_reads_script_and_module(tmp_path):
     script = tmp_path / "s.py"
     script.write_text("")
