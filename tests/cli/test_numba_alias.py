@@ -135,12 +135,22 @@ def test_run_keeps_numbas_cpu_jit_when_numba_is_installed(program, tmp_path):
             return 2 * x
         assert twice(21) == 42
         from numba.core.errors import NumbaPerformanceWarning
+        from numba import float32, int32, void        # Numba's type objects, in a signature
+        import numpy as np
+
+        @cuda.jit(void(float32[:], int32))
+        def fill(a, n):
+            i = cuda.grid(1)
+            if i < n:
+                a[i] = cuda.f4(i) * 2
+        a = np.zeros(3, np.float32)
+        fill[1, 4](a, 3)
         from kernels import run
-        print("BOTH", run(), type(numba).__name__)
+        print("BOTH", run(), type(numba).__name__, a.tolist())
         """)
     out = _run(["-m", "cujit", "run", str(script)], tmp_path)
     assert out.returncode == 0, out.stderr
-    assert "BOTH [1.0, 2.0, 3.0, 4.0, 5.0, 6.0] module" in out.stdout
+    assert "BOTH [1.0, 2.0, 3.0, 4.0, 5.0, 6.0] module [0.0, 2.0, 4.0]" in out.stdout
 
 
 def test_child_processes_inherit_the_alias(program, tmp_path):
