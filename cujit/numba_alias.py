@@ -75,10 +75,10 @@ def numba_installed():
     return False
 
 
-class NumbaNotInstalledError(ImportError):
+class NumbaNotInstalledError(ModuleNotFoundError):
     """A name of ``numba`` other than ``numba.cuda`` was used while ``numba`` is cujit's
-    stand-in (Numba is not installed).  An ``ImportError``, so ``try: from numba import njit
-    except ImportError:`` fallbacks work."""
+    stand-in (Numba is not installed).  A ``ModuleNotFoundError`` (so an ``ImportError``):
+    ``try: from numba import njit except ImportError:`` fallbacks work."""
 
 
 def _not_installed(what):

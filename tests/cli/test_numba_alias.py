@@ -112,7 +112,7 @@ def test_run_without_numba_gives_a_stand_in_that_says_numba_is_missing(program, 
         for attempt in ("numba.njit", "from numba import njit", "import numba.core.errors"):
             try:
                 exec(attempt)
-            except ImportError as exc:
+            except ModuleNotFoundError as exc:
                 assert type(exc).__name__ == "NumbaNotInstalledError", exc
                 assert "Numba is not installed" in str(exc), exc
                 print("REFUSED", attempt)
@@ -335,6 +335,19 @@ def test_unmapped_numba_cuda_submodule_is_a_clear_error(alias_in_process):
     with pytest.raises(ModuleNotFoundError, match="numba.cuda.testing.*no equivalent") as e:
         importlib.import_module("numba.cuda.testing")
     assert e.value.name == "numba.cuda.testing"
+
+
+def test_a_cujit_module_outside_the_map_is_not_loaded_a_second_time(alias_in_process):
+    # without the refusal, the path finder would load cujit/config.py again as
+    # numba.cuda.config and the import system would then overwrite cujit.config with it
+    import cujit
+    settings = cujit.config
+    alias_in_process.install()
+    for name in ("numba.cuda.config", "numba.cuda.simulator", "numba.cuda.compiler"):
+        with pytest.raises(ModuleNotFoundError, match="no equivalent"):
+            importlib.import_module(name)
+        assert name not in sys.modules
+    assert cujit.config is settings and hasattr(cujit.config, "ENABLE_CUDASIM")
 
 
 def test_install_refuses_when_numbas_cuda_is_already_imported(alias_in_process):
