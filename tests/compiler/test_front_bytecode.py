@@ -287,3 +287,17 @@ def test_exec_kernel_compiles_to_the_ptx_of_the_same_source_in_a_file(tmp_path):
     got, _ = compile_ptx(from_exec, sig)
     unnamed = lambda p: re.sub(r"_cujit_(\w+?)_[0-9a-f]{12}", r"_cujit_\1", p)  # noqa: E731
     assert ".entry" in got and unnamed(got) == unnamed(want)
+
+
+def test_kernel_defaults_and_keyword_launch_from_exec():
+    k = cuda.jit(_define("""
+        def k(a, v=3.0, w=1.0):
+            a[0] = v * w
+        """, "k"))
+    a = np.zeros(1)
+    k[1, 1](a)
+    assert a[0] == 3.0
+    k[1, 1](a, w=2.0)
+    assert a[0] == 6.0
+    assert [d.value for d in FunctionSource.from_pyfunc(k.py_func).node.args.defaults] == \
+        [3.0, 1.0]
