@@ -917,9 +917,17 @@ class _Decompiler:
         sim = _Sim(stmts, stack)
         kwnames = None
         prev = None
-        for ins in blk.instrs:
+        runs = _store_runs(blk.instrs, self.lines)
+        skip = set()
+        for k, ins in enumerate(blk.instrs):
             op = ins.opname
             at = lambda n: self.at(n, ins)     # noqa: E731
+            if k in skip:
+                continue
+            if k in runs and self.store_group(stmts, stack, runs[k], ins):
+                skip.update(range(k, k + len(runs[k])))
+                prev = op
+                continue
             if op in _NOOPS:
                 pass
             elif op == "POP_TOP":
@@ -1312,6 +1320,41 @@ class _Decompiler:
             node = ast.Assign(targets=[target], value=value, type_comment=None)
         stmts.append(self.at(node, ins))
 
+    def store_group(self, stmts, stack, run, ins):
+        """Consecutive stores to names on one line: ``a = b = v`` (one value copied) or
+        ``a, b = x, y`` (CPython drops the tuple and pairs the stores with the values by
+        position, reordering them).  Emits the source's single assignment; False when the
+        stack does not hold such values (the stores are then made one by one)."""
+        names = []
+        for i in run:
+            names += list(i.argval) if i.opname == "STORE_FAST_STORE_FAST" else [i.argval]
+        n = len(names)
+        if len(stack) < n:
+            return False
+        values = stack[-n:][::-1]           # values[j] is what the j-th store pops
+        if any(not isinstance(v, ast.expr) or getattr(v, "_cj_inplace", False)
+               for v in values):
+            return False
+        if len(names) != len(set(names)):
+            return False
+        targets = [self.at(ast.Name(id=nm, ctx=ast.Store()), ins) for nm in names]
+        del stack[-n:]
+        if all(v is values[0] for v in values):
+            value = values[0]
+        elif len({id(v) for v in values}) == n:
+            # the values were pushed left to right: the deepest is the first in the source
+            order = sorted(range(n), key=lambda j: -j)
+            tup = self.at(ast.Tuple(elts=[targets[j] for j in order], ctx=ast.Store()), ins)
+            value = self.at(ast.Tuple(elts=[values[j] for j in order], ctx=ast.Load()), ins)
+            targets = [tup]
+        else:
+            stack += values[::-1]
+            return False
+        for t in targets:
+            self._spill(stmts, stack, t, ins)
+        stmts.append(self.at(ast.Assign(targets=targets, value=value, type_comment=None), ins))
+        return True
+
     def _spill(self, stmts, stack, target, ins):
         """Stack entries are expressions evaluated where they are used; one that reads what
         this store changes is saved in a temporary first (``a, b = b, a``)."""
@@ -1382,6 +1425,25 @@ def _const(v):
     if isinstance(v, frozenset):
         return ast.Set(elts=[_const(x) for x in v])
     return ast.Constant(value=v)
+
+
+_NAME_STORES = ("STORE_FAST", "STORE_DEREF", "STORE_FAST_STORE_FAST")
+
+
+def _store_runs(instrs, lines):
+    """{index: [instructions]} of each run of two or more name stores in a row on one line
+    (a chained or a tuple assignment)."""
+    runs, k = {}, 0
+    while k < len(instrs):
+        j = k
+        while j < len(instrs) and instrs[j].opname in _NAME_STORES and \
+                lines.get(instrs[j].offset) == lines.get(instrs[k].offset):
+            j += 1
+        count = sum(2 if i.opname == "STORE_FAST_STORE_FAST" else 1 for i in instrs[k:j])
+        if count >= 2:
+            runs[k] = instrs[k:j]
+        k = max(j, k + 1)
+    return runs
 
 
 def _keywords_follow(blk, ins):

@@ -246,7 +246,20 @@ def f_while_or(a, b):
     return k
 
 
+def _bump(log):
+    log.append(len(log))
+    return len(log)
+
+
+def f_chained_assign(log):
+    a = b = _bump(log)
+    p, q, r = b, a * 2, _bump(log)
+    p, q = q, p
+    return a, b, p, q, r, log
+
+
 CASES = [
+    (f_chained_assign, [([],), ([7],)]),
     (f_while_compound3, [(27, 200), (27, 10), (1, 5), (-3, 5)]),
     (f_while_or, [(3, 9), (0, 0), (5, 1)]),
     (f_star_calls, [((2.0, 1.5, 1.0),)]),
