@@ -68,10 +68,10 @@ class FunctionSource:
     def from_pyfunc(cls, pyfunc):
         """Parse ``pyfunc`` (a plain Python function).
 
-        Raises TypingError when it is not a function, neither its source nor its bytecode
-        can be read (constructs outside the kernel language), or it uses ``**kwargs``/keyword-only/
-        positional-only arguments (``*args`` and defaults are for device functions: see
-        :mod:`.calls_device`).
+        Raises TypingError when it is not a function, when it has no readable source and its
+        bytecode holds constructs outside the kernel language (:mod:`.bytecode`), or when it
+        uses ``**kwargs``/keyword-only/positional-only arguments (``*args`` and defaults are
+        for device functions: see :mod:`.calls_device`).
         """
         if not inspect.isfunction(pyfunc):
             raise TypingError(f"a kernel must be a Python function, got {pyfunc!r}")
@@ -103,12 +103,13 @@ class FunctionSource:
         col_offset = _indent_of(lines[0]) if lines else 0
         try:
             tree = ast.parse(textwrap.dedent("".join(lines)))
-        except SyntaxError as e:
-            raise TypingError(f"cannot parse the source of {pyfunc.__qualname__}: {e}") from None
+        except SyntaxError:
+            # lines that are not the function's (a lambda inside an expression, a file
+            # changed since): its bytecode is what runs
+            return cls._from_bytecode(pyfunc)
         node = _find_def(tree, pyfunc.__name__)
         if node is None:
-            raise TypingError(f"cannot find 'def {pyfunc.__name__}' in its source; lambdas and "
-                              "generated functions cannot be compiled")
+            return cls._from_bytecode(pyfunc)
         all_lines = linecache.getlines(filename)
         if len(all_lines) < firstlineno + len(lines) - 1:
             all_lines = [""] * (firstlineno - 1) + list(lines)

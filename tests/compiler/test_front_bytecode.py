@@ -301,3 +301,13 @@ def test_kernel_defaults_and_keyword_launch_from_exec():
     assert a[0] == 6.0
     assert [d.value for d in FunctionSource.from_pyfunc(k.py_func).node.args.defaults] == \
         [3.0, 1.0]
+
+
+def test_lambda_in_a_file_is_typed_from_its_bytecode():
+    # the file has no 'def' for it: the front end takes its bytecode, positions in this file
+    f = lambda a: cuda.atomic.add(a, 0, undefined_here)  # noqa: E731, F821
+    with pytest.raises(TypingError) as ei:
+        infer(f, (T.float64[::1],))
+    assert "undefined_here" in str(ei.value)
+    assert ei.value.loc.filename == __file__
+    assert "lambda a: cuda.atomic.add" in str(ei.value)      # the file's line is shown
