@@ -311,3 +311,17 @@ def test_lambda_in_a_file_is_typed_from_its_bytecode():
     assert "undefined_here" in str(ei.value)
     assert ei.value.loc.filename == __file__
     assert "lambda a: cuda.atomic.add" in str(ei.value)      # the file's line is shown
+
+
+def test_inspect_types_of_a_kernel_without_source_lists_its_rebuilt_tree():
+    import io
+    k = cuda.jit(_define("""
+        def k(a, n):
+            x = n * 2
+            a[0] = x
+        """, "k"))
+    k[1, 1](np.zeros(1), 3)
+    buf = io.StringIO()
+    k.inspect_types(file=buf)
+    text = buf.getvalue()
+    assert "x = n * 2" in text and "x: int64" in text
