@@ -131,6 +131,7 @@ class _Func:
     def __init__(self, code, defaults):
         self.code = code
         self.defaults = defaults
+        self.kwdefaults = None
 
 
 class _ForTarget:
@@ -1201,7 +1202,7 @@ class _Decompiler:
                 if flags & 0x04:
                     self.pop(stack, ins)
                 if flags & 0x02:
-                    raise self.error("keyword-only defaults of a nested function", ins)
+                    f.kwdefaults = self.pop(stack, ins)
                 if flags & 0x01:
                     f.defaults = self.pop(stack, ins)
                 stack.append(f)
@@ -1211,7 +1212,7 @@ class _Decompiler:
                 if ins.arg == 0x01:
                     f.defaults = v
                 elif ins.arg == 0x02:
-                    raise self.error("keyword-only defaults of a nested function", ins)
+                    f.kwdefaults = v
                 stack.append(f)
             elif op == "LOAD_FAST_AND_CLEAR":       # 3.12+: an inlined comprehension
                 raise self.error("comprehensions are not supported in kernels", ins,
@@ -1386,6 +1387,9 @@ class _Decompiler:
                 raise self.error("defaults of a nested function that are not a tuple", ins)
         fdef = inner.function(())
         fdef.args.defaults = list(defaults)
+        if isinstance(f.kwdefaults, _Keywords):
+            given = dict(f.kwdefaults.pairs)
+            fdef.args.kw_defaults = [given.get(a.arg) for a in fdef.args.kwonlyargs]
         fdef.name = name
         return fdef
 
@@ -1450,7 +1454,8 @@ def _keywords_follow(blk, ins):
     """True when the dict that ``ins`` builds goes straight to ``CALL_FUNCTION_EX``."""
     k = blk.instrs.index(ins)
     rest = [i.opname for i in blk.instrs[k + 1:]]
-    return bool(rest) and rest[0] == "CALL_FUNCTION_EX"
+    # or the keyword-only defaults of a nested def (the code, 3.10's name, MAKE_FUNCTION)
+    return bool(rest) and (rest[0] == "CALL_FUNCTION_EX" or "MAKE_FUNCTION" in rest[:3])
 
 
 def _const_value(v, ins, dec, single=False):

@@ -258,7 +258,14 @@ def f_chained_assign(log):
     return a, b, p, q, r, log
 
 
+def f_kwonly(x):
+    def inner(v, *, k=2):
+        return v * k
+    return inner(x), inner(x, k=3)
+
+
 CASES = [
+    (f_kwonly, [(4,)]),
     (f_chained_assign, [([],), ([7],)]),
     (f_while_compound3, [(27, 200), (27, 10), (1, 5), (-3, 5)]),
     (f_while_or, [(3, 9), (0, 0), (5, 1)]),

@@ -325,3 +325,53 @@ def test_inspect_types_of_a_kernel_without_source_lists_its_rebuilt_tree():
     k.inspect_types(file=buf)
     text = buf.getvalue()
     assert "x = n * 2" in text and "x: int64" in text
+
+
+@pytest.mark.sim
+def test_simulator_error_in_a_kernel_without_source_names_its_line():
+    from cujit.simulator.errors import OutOfBoundsError
+    k = cuda.jit(_define("""
+        def k(a):
+            i = cuda.grid(1)
+            a[i + 10] = 1
+        """, "k", filename="<template>"))
+    with pytest.raises(OutOfBoundsError) as ei:
+        k[1, 2](np.zeros(4))
+    assert "<template>:4" in str(ei.value)
+
+
+@pytest.mark.parametrize("body,msg", [
+    ("    lambda: 0\n", "a function expression used as a statement"),
+    ("    out[0] = g(**kw)\n", "not supported"),
+], ids=["lambda-statement", "star-star-call"])
+def test_bytecode_constructs_without_a_kernel_form_are_refused(body, msg):
+    f = _define("def bad(out, kw):\n" + body, "bad")
+    with pytest.raises(TypingError) as ei:
+        FunctionSource.from_pyfunc(f)
+    assert msg in str(ei.value) and "bad" in str(ei.value)
+    assert ei.value.loc.filename == "<generated>" and ei.value.loc.line >= 2
+
+
+def test_nested_def_with_keyword_only_default_is_refused_as_from_source():
+    f = _define("""
+        def bad(out):
+            def inner(*, k=1):
+                return k
+            out[0] = inner()
+        """, "bad")
+    inner = FunctionSource.from_pyfunc(f).node.body[0]
+    assert [a.arg for a in inner.args.kwonlyargs] == ["k"]
+    assert inner.args.kw_defaults[0].value == 1
+    with pytest.raises(TypingError, match="plain positional parameters only"):
+        infer(f, (T.int64[::1],))
+
+
+def test_hand_made_bytecode_is_refused_not_miscompiled():
+    import dis
+    f = _define("def made(a):\n    return a\n", "made")
+    ops = ([dis.opmap["RESUME"], 0] if "RESUME" in dis.opmap else []) + \
+        [dis.opmap["RETURN_VALUE"], 0]          # returns a value it never pushed
+    f.__code__ = f.__code__.replace(co_code=bytes(ops))
+    with pytest.raises(TypingError, match="cannot compile made from its bytecode: stack "
+                                          "underflow"):
+        FunctionSource.from_pyfunc(f)
