@@ -938,7 +938,7 @@ class _Decompiler:
                     v = self.pop(stack, ins)
                     # a call whose value is dropped is a statement; a value that is still
                     # part of another entry (the middle of a chained comparison) is not
-                    if isinstance(v, ast.expr) and \
+                    if isinstance(v, ast.expr) and not getattr(v, "_cj_tested", False) and \
                             any(isinstance(n, ast.Call) for n in ast.walk(v)) and \
                             not any(isinstance(e, ast.expr) and
                                     any(n is v for n in ast.walk(e)) for e in stack):
@@ -1243,6 +1243,10 @@ class _Decompiler:
         op = ins.opname
         v = self.pop(stack, ins)
         test = self.expr(v, ins)
+        for n in ast.walk(test):
+            # evaluated by the jump: a copy of it dropped later (COPY; POP_JUMP; POP_TOP in
+            # ``a and b`` as a value) is not a statement of its own
+            n._cj_tested = True
         if "NOT_NONE" in op:
             test, jump_if = self.at(ast.Compare(left=test, ops=[ast.IsNot()],
                                                 comparators=[_const(None)]), ins), True
@@ -1497,9 +1501,25 @@ def _same_target(load, target):
     return False
 
 
+_NEGATED = {ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.Is: ast.IsNot, ast.IsNot: ast.Is,
+            ast.In: ast.NotIn, ast.NotIn: ast.In}
+
+
 def _not(e, ins, dec):
+    """``not e``, simplified where that is exact (``not not a``, De Morgan, ``==``/``!=``,
+    ``is``, ``in``; an ordering comparison stays under ``not``: NaN)."""
     if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.Not):
         return e.operand
+    if isinstance(e, ast.BoolOp):
+        other = ast.Or if isinstance(e.op, ast.And) else ast.And
+        node = ast.BoolOp(op=other(), values=[_not(v, ins, dec) for v in e.values])
+        _Decompiler._copy_pos(node, e)
+        return node
+    if isinstance(e, ast.Compare) and len(e.ops) == 1 and type(e.ops[0]) in _NEGATED:
+        node = ast.Compare(left=e.left, ops=[_NEGATED[type(e.ops[0])]()],
+                           comparators=e.comparators)
+        _Decompiler._copy_pos(node, e)
+        return node
     return dec.at(ast.UnaryOp(op=ast.Not(), operand=e), ins)
 
 
@@ -1584,8 +1604,9 @@ class _Cleanup:
         self.dec = dec
 
     def function_body(self, body):
+        # the copies of the final return first, while each if still has both branches
+        body = self._tail_same(body, ast.Return)
         body = self.stmts(body, in_loop=False)
-        body = self._tail_returns(body)
         return self._strip_none_return(body)
 
     def stmts(self, body, in_loop):
@@ -1625,13 +1646,14 @@ class _Cleanup:
                 s.body = [ast.Pass()]
             return [s]
         if isinstance(s, ast.While):
-            s.body = self.stmts(s.body, True)
+            s.body = self.stmts(self._tail_same(s.body, ast.Continue), True)
             self._while_test(s)
             s.body = self._strip_continue(s.body) or [ast.Pass()]
             s.orelse = self.stmts(s.orelse, in_loop)
             return [s]
         if isinstance(s, ast.For):
-            s.body = self._strip_continue(self.stmts(s.body, True)) or [ast.Pass()]
+            s.body = self._strip_continue(self.stmts(self._tail_same(s.body, ast.Continue),
+                                                     True)) or [ast.Pass()]
             s.orelse = self.stmts(s.orelse, in_loop)
             return [s]
         return [s]
@@ -1722,21 +1744,22 @@ class _Cleanup:
             last.orelse = self._strip_continue(last.orelse)
         return body
 
-    def _tail_returns(self, body):
-        """``if c: A; return r else: B; return r`` at the end → ``if c: A else: B; return r``
-        (CPython copies the final return into each branch)."""
+    def _tail_same(self, body, kind):
+        """``if c: A; T  else: B; T`` at the end of ``body`` (T the same ``kind`` statement:
+        CPython copies the final return, or the jump back of a loop, into each branch) →
+        ``if c: A  else: B`` then ``T``."""
         if not body or not isinstance(body[-1], ast.If):
             return body
         s = body[-1]
-        s.body = self._tail_returns(s.body)
-        s.orelse = self._tail_returns(s.orelse)
-        if s.body and s.orelse and isinstance(s.body[-1], ast.Return) and \
-                isinstance(s.orelse[-1], ast.Return) and \
-                _dump(s.body[-1]) == _dump(s.orelse[-1]):
-            r = s.orelse[-1]
+        s.body = self._tail_same(s.body, kind)
+        s.orelse = self._tail_same(s.orelse, kind)
+        # a branch that is only T is a guard clause (``if c: return``): it stays
+        if len(s.body) > 1 and len(s.orelse) > 1 and isinstance(s.body[-1], kind) and \
+                isinstance(s.orelse[-1], kind) and _dump(s.body[-1]) == _dump(s.orelse[-1]):
+            t = s.orelse[-1]
             s.body = s.body[:-1] or [ast.Pass()]
             s.orelse = s.orelse[:-1]
-            return body + [r]
+            return body + [t]
         return body
 
     def _strip_none_return(self, body):
@@ -1744,7 +1767,8 @@ class _Cleanup:
             return body
         last = body[-1]
         if isinstance(last, ast.Return) and last.value is None:
-            return body[:-1]
+            # the function ends here anyway: a return None just before is implicit too
+            return self._strip_none_return(body[:-1])
         if isinstance(last, ast.If):
             last.body = self._strip_none_return(last.body) or [ast.Pass()]
             last.orelse = self._strip_none_return(last.orelse)

@@ -264,7 +264,14 @@ def f_kwonly(x):
     return inner(x), inner(x, k=3)
 
 
+def f_call_and_value(log, v):
+    r = _bump(log) and v > -1.0
+    q = 0 < _bump(log) < 100
+    return r, q, log
+
+
 CASES = [
+    (f_call_and_value, [([], 2.0), ([], -5.0)]),
     (f_kwonly, [(4,)]),
     (f_chained_assign, [([],), ([7],)]),
     (f_while_compound3, [(27, 200), (27, 10), (1, 5), (-3, 5)]),
