@@ -300,6 +300,22 @@ CASES = [
 ]
 
 
+# functions whose rebuilt tree reads as their source on every supported CPython (the forms
+# the clean-up pass restores: while tests, assert, guard clauses, chained comparisons ...)
+FORMS = ["f_assert", "f_call_and_value", "f_calls", "f_closure", "f_defaults", "f_early",
+         "f_fstrings", "f_is_in", "f_kwonly", "f_nested_loops", "f_slices", "f_star_calls",
+         "f_unpack_for", "f_while_compound", "f_while_compound3", "f_while_or"]
+
+
+def _same_form(bc, f):
+    import inspect
+    import textwrap
+    src = ast.parse(textwrap.dedent(inspect.getsource(f))).body[0]
+    got = bc.decompile(f)
+    src.args.defaults = got.args.defaults = []      # values, not expressions, from bytecode
+    return ast.unparse(got), ast.unparse(src)
+
+
 def _array_case():
     import numpy as np
     return [(f_subscript, [(np.arange(9.0).reshape(3, 3), 0, 1),
@@ -346,6 +362,12 @@ def main():
                 return 1
             n += 1
         print(f"{f.__name__}: ok")
+    for name in FORMS:
+        got, want = _same_form(bc, globals()[name])
+        if got != want:
+            print(f"FORM {name}: the rebuilt tree\n{got}\nis not the source\n{want}")
+            return 1
+    print(f"forms: {len(FORMS)} read as their source")
     print(f"OK {n}")
     return 0
 
