@@ -1,7 +1,7 @@
 """The bytecode front end on every CPython it supports (3.10–3.13): ``bytecode_check.py``
 decompiles a set of plain-Python functions (every control-flow form and operator kernels use)
-with cujit's decompiler, runs the rebuilt functions and compares them with the originals.  It
-runs under this interpreter always, and under each other CPython 3.10–3.13 found on the
+with cujit's decompiler, runs the rebuilt functions and compares them with the originals, and
+checks that a set of them reads back as its source.  It runs under this interpreter always, and under each other CPython 3.10–3.13 found on the
 machine (``python3.X`` on PATH or a pyenv install); those that are not there are skipped."""
 import glob
 import os
