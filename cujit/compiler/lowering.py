@@ -309,12 +309,13 @@ def _argtypes_of(argtypes):
     return argtypes
 
 
-def compile_to_llvm(pyfunc, argtypes, kernel=True, debug=False, lineinfo=False):
+def compile_to_llvm(pyfunc, argtypes, kernel=True, debug=False, lineinfo=False, source=None):
     """Type and lower ``pyfunc`` for ``argtypes`` (tuple of cujit types, a Signature or a
     signature string) into one NVVM IR module.  ``debug``: numba.cuda's ``debug=True``
     (assertions compiled, division by zero checked, raises recorded for the host: see
     :mod:`.lower_exceptions`); ``debug`` or ``lineinfo``: source lines as debug metadata
-    (:mod:`.debuginfo`), which libNVVM turns into ``.loc`` directives.
+    (:mod:`.debuginfo`), which libNVVM turns into ``.loc`` directives.  ``source``: the
+    FunctionSource ``pyfunc``'s owner keeps (parsed again when None).
 
     Returns a ``LoweredFunction``.  Raises ``TypingError`` (untypable or unsupported code)
     or ``CompileError`` (resource limits: 48 KiB static shared, 64 KiB constant memory) whose
@@ -322,7 +323,7 @@ def compile_to_llvm(pyfunc, argtypes, kernel=True, debug=False, lineinfo=False):
     """
     argtypes = _argtypes_of(argtypes)
     env = CompileEnv(debug=debug)
-    tf = infer(pyfunc, argtypes, kernel=kernel, env=env)
+    tf = infer(pyfunc, argtypes, kernel=kernel, env=env, source=source)
     fsrc = tf.fsrc
     digest = hashlib.sha1(repr((fsrc.qualname, fsrc.filename, argtypes)).encode()).hexdigest()
     name = f"_cujit_{_safe(fsrc.qualname)}_{digest[:12]}"
