@@ -61,14 +61,16 @@ class TypedKernel:
     ``waits`` (False when it makes no barrier or warp call, so its threads can run one after
     another), ``cooperative`` (True when it calls ``cg.this_grid().sync()``, itself or in a
     device function), ``source`` (the generated code, for diagnosing the simulator, or None)
-    ``vector`` (its whole-block :class:`~.vectorgen.VectorKernel`, or None: per thread) and
-    ``why_not`` (why there is none, for diagnosing, or None)."""
-    __slots__ = ("fn", "waits", "cooperative", "source", "vector", "why_not")
+    ``vector`` (its whole-block :class:`~.vectorgen.VectorKernel`, or None: per thread),
+    ``why_not`` (why there is none, for diagnosing, or None) and ``typing`` (the front end's
+    ``TypedFunction`` it was generated from, or None)."""
+    __slots__ = ("fn", "waits", "cooperative", "source", "vector", "why_not", "typing")
 
     def __init__(self, fn, waits=True, cooperative=False, source=None, vector=None,
-                 why_not=None):
+                 why_not=None, typing=None):
         self.fn = fn
         self.why_not = why_not
+        self.typing = typing
         self.waits = waits
         self.cooperative = cooperative
         self.source = source
@@ -226,4 +228,4 @@ def _typed_kernel(tf):
     done = {}
     fn, source = _compile(tf, done)
     vector, why = _vector(tf, fn.__globals__, done)
-    return TypedKernel(fn, _waits(tf), _grid_syncs(tf), source, vector, why)
+    return TypedKernel(fn, _waits(tf), _grid_syncs(tf), source, vector, why, tf)
