@@ -6,8 +6,10 @@ memory; with checks on every array is wrapped in a :class:`~.checked.CheckedArra
 its kernel parameter), then runs the blocks one after another, each as greenlets
 (:mod:`.threads`), as one piece of stream work (``SimDriver.run_on_stream``), so it is
 ordered with the stream's copies and callbacks.  Before the first launch of each argument-type
-signature the compiler front end's ``typecheck_kernel`` (when present) rejects what the GPU
-compiler would reject, with the same error.
+signature the compiler front end's ``type_launch`` (when present) rejects what the GPU
+compiler would reject, with the same error.  What a kernel's launches reuse (the typing and
+typed function per signature, frozen const arrays) lives on its :class:`SimKernel`, which the
+dispatcher owns: nothing here outlives the kernel.
 """
 import inspect
 import threading
@@ -345,7 +347,8 @@ def _aliased(args):
 
 
 def simulate(kernel, griddim, blockdim, *args, dynamic_shared_bytes=0):
-    """Run ``kernel`` (a ``@cujit.jit`` kernel or its Python function) on the simulator with
+    """Run ``kernel`` (a ``@cujit.jit`` kernel, typed once per signature on its
+    ``sim_kernel``, or a Python function, typed for this call) on the simulator with
     host NumPy arrays and scalars ``args``, whichever driver the process uses: on a GPU
     machine this runs the simulated and the compiled kernel side by side in one process
     (the differential tests).  ``griddim``/``blockdim``: int or tuple of up to 3 ints.
