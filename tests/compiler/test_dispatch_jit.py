@@ -123,6 +123,24 @@ def test_launching_on_a_dropped_stream_is_an_error():
     assert d.copy_to_host().tolist() == [0] * 4
 
 
+def test_a_stream_object_without_weak_references_is_not_cached():
+    s = cujit.stream()
+
+    class Foreign:
+        __slots__ = ()
+
+        def __cuda_stream__(self):
+            return (0, s.handle)
+
+    k = jit(add_one)
+    f = Foreign()
+    assert k[1, 4, f] is not k[1, 4, f]     # caching it would keep it alive
+    d = cujit.to_device(np.zeros(4, np.int64))
+    k[1, 4, f](d)
+    s.synchronize()
+    assert d.copy_to_host().tolist() == [1] * 4
+
+
 def test_unhashable_stream_object_is_accepted():
     s = cujit.stream()
 
