@@ -76,8 +76,9 @@ def test_dropped_kernels_free_all_they_own(count):
     assert alive == dict.fromkeys(refs[0], 0)
     assert mm.get_stats().bytes_in_use == in_use
     # count MiB of captured device memory went through the process: what remains is the
-    # weak references themselves and interpreter caches, far below one kernel's MiB each
-    assert grown < (1 << 20) + count * 1024, grown
+    # weak references themselves (about 1 KiB a kernel) and interpreter caches, far below
+    # one kernel's MiB each
+    assert grown < (4 << 20) + count * 2048, grown
 
 
 @pytest.mark.sim
