@@ -4,9 +4,10 @@ that every expression has the type the compiler's type inference gives it.
 A plain Python run of a kernel computes with NumPy 2's promotion rules (``float32 * 0.1`` is
 float32, ``int32 + int32`` overflows at 32 bits, ``math.sqrt`` is float64), where the compiled
 kernel follows Numba's typing (float literals are float64, integer arithmetic is at least 64
-bits, ``math.sqrt`` of a float32 is ``sqrtf``).  ``typed_function(pyfunc, argtypes)`` takes the
-``TypedFunction`` of :func:`cujit.compiler.typecheck.typecheck` (``typemap`` per ast node,
-``vartypes`` per local) and generates a Python function from the same ``ast`` in which:
+bits, ``math.sqrt`` of a float32 is ``sqrtf``).  ``typed_kernel(pyfunc, tf)`` takes the
+``TypedFunction`` of the front end (:mod:`cujit.compiler.typecheck`; ``typemap`` per ast node,
+``vartypes`` per local) and generates a Python function from the same ``ast`` (returned in a
+:class:`TypedKernel`, which the kernel's ``SimKernel`` keeps) in which:
 
 - every numeric value is a value of its inferred type: a Python int within the type's range
   for integers (wrapped after arithmetic, so indices stay on the checked arrays' fast path),
