@@ -25,6 +25,7 @@ from .types_core import (  # noqa: F401 - the public module re-exports the core
 from .types_enum import (EnumMember, IntEnumMember, enum_member_type, is_int_enum_member,
                          is_plain_enum_member)
 from .types_tuples import NamedTuple, NamedUniTuple, named_tuple
+from .type_names import C_NAMES
 
 __all__ = ["Type", "Boolean", "Integer", "Float", "Complex", "NoneType", "Array", "Record",
            "NestedArray", "UniTuple", "Tuple", "NamedUniTuple", "NamedTuple", "named_tuple",
@@ -162,8 +163,9 @@ def parse_signature(sig):
         return Signature(None, args)
     if isinstance(sig, str):
         try:
-            res = eval(sig, {"__builtins__": {}}, dict(_NAMES, Array=Array, Record=Record,
-                                                        UniTuple=UniTuple, Tuple=Tuple))
+            res = eval(sig, {"__builtins__": {}}, dict(_NAMES, **C_NAMES, Array=Array,
+                                                        Record=Record, UniTuple=UniTuple,
+                                                        Tuple=Tuple))
         except Exception as e:
             raise ValueError(f"cannot parse signature {sig!r}: {e}") from None
         if isinstance(res, Type) and not isinstance(res, NoneType):
