@@ -26,6 +26,9 @@ from .types_enum import (EnumMember, IntEnumMember, enum_member_type, is_int_enu
                          is_plain_enum_member)
 from .types_tuples import NamedTuple, NamedUniTuple, named_tuple
 from .type_names import C_NAMES
+from .type_names import (  # noqa: F401 - numba.types has the short and C names too
+    b1, i1, i2, i4, i8, u1, u2, u4, u8, f2, f4, f8, c8, c16, double, char, uchar, short,
+    ushort, int_, uint, intc, uintc, long_, ulong, longlong, ulonglong, ssize_t, size_t)
 
 __all__ = ["Type", "Boolean", "Integer", "Float", "Complex", "NoneType", "Array", "Record",
            "NestedArray", "UniTuple", "Tuple", "NamedUniTuple", "NamedTuple", "named_tuple",

@@ -230,7 +230,9 @@ class _Configured(_ln.LaunchConfig):
     kernel; call it with the kernel's arguments."""
     __slots__ = ("dispatcher",)
 
-    def __call__(self, *args):
+    def __call__(self, *args, **kwargs):
+        if kwargs or len(args) != self.dispatcher._nargs:
+            args = self.dispatcher._bind(args, kwargs)
         if _capturing and self.stream_handle in _capturing:
             _keep_for_graph(self.stream_handle, *args)     # a graph replays with these
         fast = self.dispatcher._fast
@@ -256,8 +258,10 @@ class _ConfiguredExt(_Configured):
     handlers first, and what they put in ``retr`` runs after the launch (numba's protocol)."""
     __slots__ = ()
 
-    def __call__(self, *args):
+    def __call__(self, *args, **kwargs):
         from .introspect import prepare_args
+        if kwargs or len(args) != self.dispatcher._nargs:
+            args = self.dispatcher._bind(args, kwargs)
         args, retr = prepare_args(self.dispatcher._extensions, args, self.stream)
         self.dispatcher._launch_prepared(self, args)
         for r in retr:
@@ -286,6 +290,7 @@ class Dispatcher(_InspectMixin, SourceOwner):
         self.targetoptions = dict(options)
         functools.update_wrapper(self, py_func)
         self._nargs = py_func.__code__.co_argcount
+        self._pysig = None          # inspect.Signature, made on the first keyword launch
         self._specs = {}            # argtypes -> CompiledKernel
         self._configs = {}          # launch-config key -> _Configured (streams held weakly)
         # the last configuration's key: ``k[g, b, cuda.stream()](...)`` drops its stream
@@ -475,6 +480,24 @@ class Dispatcher(_InspectMixin, SourceOwner):
         return d
 
     # -- launching -----------------------------------------------------------------------
+    def _bind(self, args, kwargs):
+        """The launch's positional arguments from ``args`` and keyword arguments ``kwargs``,
+        the kernel's default values filled in (a cujit extension: numba.cuda kernels take
+        neither).  Python's binding rules and words: TypeError for a missing argument, an
+        unexpected keyword, several values for one argument or too many positional ones."""
+        if not kwargs and not self.py_func.__defaults__:
+            self._check_nargs(args)
+        sig = self._pysig
+        if sig is None:
+            import inspect
+            sig = self._pysig = inspect.signature(self.py_func)
+        try:
+            bound = sig.bind(*args, **kwargs)
+        except TypeError as exc:
+            raise TypeError(f"kernel {self.py_func.__qualname__}(): {exc}") from None
+        bound.apply_defaults()
+        return bound.args
+
     def _check_nargs(self, args):
         if len(args) != self._nargs:
             raise TypeError(f"kernel {self.py_func.__qualname__} takes {self._nargs} "

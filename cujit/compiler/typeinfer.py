@@ -82,9 +82,11 @@ def infer(pyfunc, argtypes, kernel=True, env=None, source=None):
     if hit is not None:
         return hit
     fsrc = source if source is not None else FunctionSource.from_pyfunc(pyfunc)
-    if kernel and (fsrc.node.args.vararg is not None or fsrc.node.args.defaults):
-        raise TypingError("kernels cannot have *args or default argument values (device "
-                          "functions can)", fsrc.location(fsrc.node))
+    a = fsrc.node.args
+    if kernel and (a.vararg is not None or a.kwarg is not None or a.kwonlyargs):
+        # defaults are filled in by the launch (Dispatcher._bind): the kernel takes them all
+        raise TypingError("kernels cannot have *args, **kwargs or keyword-only arguments "
+                          "(device functions can have *args)", fsrc.location(fsrc.node))
     if len(argtypes) != len(fsrc.argnames):
         raise TypingError(f"{fsrc.qualname}() takes {len(fsrc.argnames)} argument(s) "
                           f"({', '.join(fsrc.argnames)}) but {len(argtypes)} were given",
