@@ -208,6 +208,11 @@ class _Decompiler:
         self.filename = code.co_filename
         self.temps = 0
         self.depth = 0
+        # what the decompiler knows about nodes it made ("inplace": an in-place operator,
+        # "tested": evaluated by a jump, "star": built for a call's *args, "assert": the
+        # AssertionError of an assert, "conversion": an f-string !r/!s/!a): {kind: {id: node}}
+        # (the node is held, so its id is not reused while this decompiler lives)
+        self._marks = {}
         self._pdoms = {}
         self._read()
         self._blocks()
@@ -235,6 +240,12 @@ class _Decompiler:
         lines = linecache.getlines(self.filename)
         source = lines[line - 1] if 0 < line <= len(lines) else None
         return TypingError(text, SourceLocation(self.filename, line, col, source))
+
+    def mark(self, node, kind):
+        self._marks.setdefault(kind, {})[id(node)] = node
+
+    def marked(self, node, kind):
+        return self._marks.get(kind, {}).get(id(node)) is node
 
     def at(self, node, ins):
         """``node`` placed at ``ins``'s source position."""
@@ -938,7 +949,7 @@ class _Decompiler:
                     v = self.pop(stack, ins)
                     # a call whose value is dropped is a statement; a value that is still
                     # part of another entry (the middle of a chained comparison) is not
-                    if isinstance(v, ast.expr) and not getattr(v, "_cj_tested", False) and \
+                    if isinstance(v, ast.expr) and not self.marked(v, "tested") and \
                             any(isinstance(n, ast.Call) for n in ast.walk(v)) and \
                             not any(isinstance(e, ast.expr) and
                                     any(n is v for n in ast.walk(e)) for e in stack):
@@ -1099,7 +1110,7 @@ class _Decompiler:
                     other = self.pop(stack, ins)
                     func = other if func is _NULL else func
                 func = self.expr(func, ins)
-                if getattr(star, "_cj_star", False):
+                if self.marked(star, "star"):
                     args = list(star.elts)          # f(a, *t, b): the tuple built for it
                 else:
                     args = [at(ast.Starred(value=self.expr(star, ins), ctx=ast.Load()))]
@@ -1109,9 +1120,9 @@ class _Decompiler:
                 v = self.expr(self.pop(stack, ins), ins)
                 lst = stack[-ins.arg]
                 lst.elts.append(at(ast.Starred(value=v, ctx=ast.Load())))
-                lst._cj_star = True
-            elif op == "LIST_APPEND" and getattr(stack[-ins.arg - 1] if len(stack) > ins.arg
-                                                 else None, "_cj_star", False):
+                self.mark(lst, "star")
+            elif op == "LIST_APPEND" and len(stack) > ins.arg and \
+                    self.marked(stack[-ins.arg - 1], "star"):
                 v = self.expr(self.pop(stack, ins), ins)
                 stack[-ins.arg].elts.append(v)
             elif op == "LIST_TO_TUPLE" or (op == "CALL_INTRINSIC_1" and
@@ -1120,7 +1131,8 @@ class _Decompiler:
                 if not isinstance(v, ast.List):
                     raise self.error("a tuple built from something that is not a list", ins)
                 tup = at(ast.Tuple(elts=v.elts, ctx=ast.Load()))
-                tup._cj_star = getattr(v, "_cj_star", False)
+                if self.marked(v, "star"):
+                    self.mark(tup, "star")
                 stack.append(tup)
             elif op in ("BUILD_MAP", "BUILD_CONST_KEY_MAP") and _keywords_follow(blk, ins):
                 # the keywords of a call with *args: f(a, *t, k=v)
@@ -1157,15 +1169,15 @@ class _Decompiler:
                 conv = -1
                 if op == "FORMAT_VALUE":
                     conv = _CONVERSIONS[ins.arg & 0x03]
-                elif getattr(v, "_cj_conversion", None) is not None:
-                    v, conv = v.value, v._cj_conversion
+                elif self.marked(v, "conversion"):
+                    v, conv = v.value, v.conversion
                 fv = at(ast.FormattedValue(value=v, conversion=conv, format_spec=spec))
                 stack.append(at(ast.JoinedStr(values=[fv])))
             elif op == "CONVERT_VALUE":
                 v = self.expr(self.pop(stack, ins), ins)
                 node = at(ast.FormattedValue(value=v, conversion=_CONVERSIONS[ins.arg],
                                              format_spec=None))
-                node._cj_conversion = _CONVERSIONS[ins.arg]
+                self.mark(node, "conversion")
                 stack.append(node)
             elif op == "BUILD_STRING":
                 parts = [self.expr(self.pop(stack, ins), ins) for _ in range(ins.arg)][::-1]
@@ -1175,7 +1187,7 @@ class _Decompiler:
                 stack.append(at(ast.JoinedStr(values=values)))
             elif op == "LOAD_ASSERTION_ERROR":
                 n = at(ast.Name(id="AssertionError", ctx=ast.Load()))
-                n._cj_assert = True
+                self.mark(n, "assert")
                 stack.append(n)
             elif op == "RAISE_VARARGS":
                 if ins.arg == 0:
@@ -1246,7 +1258,7 @@ class _Decompiler:
         for n in ast.walk(test):
             # evaluated by the jump: a copy of it dropped later (COPY; POP_JUMP; POP_TOP in
             # ``a and b`` as a value) is not a statement of its own
-            n._cj_tested = True
+            self.mark(n, "tested")
         if "NOT_NONE" in op:
             test, jump_if = self.at(ast.Compare(left=test, ops=[ast.IsNot()],
                                                 comparators=[_const(None)]), ins), True
@@ -1286,7 +1298,8 @@ class _Decompiler:
         if base not in _BINOPS:
             raise self.error(f"the operator {sym!r}", ins)
         node = self.at(ast.BinOp(left=lft, op=_BINOPS[base](), right=r), ins)
-        node._cj_inplace = inplace
+        if inplace:
+            self.mark(node, "inplace")
         stack.append(node)
 
     def call(self, func, args, names, ins):
@@ -1319,7 +1332,7 @@ class _Decompiler:
             value = self.lambda_(value, ins)
         value = self.expr(value, ins)
         self._spill(stmts, stack, target, ins)
-        if getattr(value, "_cj_inplace", False) and _same_target(value.left, target):
+        if self.marked(value, "inplace") and _same_target(value.left, target):
             node = ast.AugAssign(target=target, op=value.op, value=value.right)
         else:
             node = ast.Assign(targets=[target], value=value, type_comment=None)
@@ -1337,7 +1350,7 @@ class _Decompiler:
         if len(stack) < n:
             return False
         values = stack[-n:][::-1]           # values[j] is what the j-th store pops
-        if any(not isinstance(v, ast.expr) or getattr(v, "_cj_inplace", False)
+        if any(not isinstance(v, ast.expr) or self.marked(v, "inplace")
                for v in values):
             return False
         if len(names) != len(set(names)):
@@ -1674,9 +1687,9 @@ class _Cleanup:
             if len(body) != 1 or not isinstance(body[0], ast.Raise):
                 return None
             e = body[0].exc
-            if getattr(e, "_cj_assert", False):
+            if self.dec.marked(e, "assert"):
                 return (None,)
-            if isinstance(e, ast.Call) and getattr(e.func, "_cj_assert", False) and \
+            if isinstance(e, ast.Call) and self.dec.marked(e.func, "assert") and \
                     len(e.args) == 1 and not e.keywords:
                 return (e.args[0],)
             return None
