@@ -18,7 +18,8 @@ import numpy as np
 from ..config import config
 from ..kernelstate import state as _state
 from . import access as _access
-from .checked import CheckedArray
+from .checked import CheckedArray, GlobalCheckedArray
+from .globalrace import GlobalRaces
 from .memory import cai_view, device_view, shared_limit
 from .captured import rebind
 from .records import as_kernel_record
@@ -58,8 +59,11 @@ class Launch:
     ``blockdim`` (3-tuples), ``dynamic_shared_bytes``, ``checks`` (bool), ``consts`` (call
     site -> frozen const array, shared by all launches of a signature) and ``const_views``
     (this launch's, checked when checks are on).  ``recorder``: the access recorder
-    (:mod:`.access`) when this launch records its memory accesses, else None."""
+    (:mod:`.access`) when this launch records its memory accesses, else None.  ``races``:
+    the launch's :class:`~.globalrace.GlobalRaces` when global-memory races are checked
+    (``config.SIM_CHECKS`` and ``config.SIM_GLOBAL_RACES``), else None."""
     recorder = None
+    races = None
 
     def __init__(self, fn, args, griddim, blockdim, dynamic_shared_bytes, checks, consts):
         self.fn = fn
@@ -94,9 +98,10 @@ class Launch:
             checks = self.checks
 
             rec = self.recorder
+            races = self.races
 
             def wrap(view, name):
-                v = CheckedArray(view, name) if checks and isinstance(view, np.ndarray) \
+                v = checked(view, name, races) if checks and isinstance(view, np.ndarray) \
                     else view
                 return v if rec is None else rec.wrap(v, "global", name)
             fn = self._rebound[pyfunc] = rebind(pyfunc, _convert, wrap)
@@ -156,6 +161,20 @@ class Launch:
             finally:
                 progress.close()
                 _state.current = outer
+
+
+def checked(a, name, races):
+    """NumPy array ``a`` as a kernel's checked global array named ``name``: race-tracked
+    through ``races`` (a :class:`~.globalrace.GlobalRaces`) unless that is None."""
+    return CheckedArray(a, name) if races is None else GlobalCheckedArray(a, name, races)
+
+
+def global_races(griddim, blockdim, checks):
+    """The race records of a launch of ``griddim`` blocks of ``blockdim`` threads
+    (3-tuples), or None when checks or ``config.SIM_GLOBAL_RACES`` are off."""
+    if checks and config.SIM_GLOBAL_RACES:
+        return GlobalRaces(griddim, blockdim)
+    return None
 
 
 def _convert(value):
@@ -291,12 +310,13 @@ def run_kernel(pyfunc, griddim, blockdim, stream_handle, dynamic_shared_bytes, a
         if ptr is not None:
             drv.check_kernel_access(ptr, info.params[i] if i < len(info.params) else f"arg{i}")
     kargs = [_convert(a) for a in args]
+    races = global_races(tuple(griddim), tuple(blockdim), checks)
     if checks:
         params = info.params
         for i, a in enumerate(kargs):
             if isinstance(a, np.ndarray):
                 name = params[i] if i < len(params) else f"arg{i}"
-                kargs[i] = CheckedArray(a, name)
+                kargs[i] = checked(a, name, races)
     consts = info.consts.setdefault(sig, {})
 
     rec = _access.start(pyfunc)
@@ -304,7 +324,7 @@ def run_kernel(pyfunc, griddim, blockdim, stream_handle, dynamic_shared_bytes, a
         rec.record_args(kargs, info.params)
 
     def wrap(view, name):
-        v = CheckedArray(view, name) if checks and isinstance(view, np.ndarray) else view
+        v = checked(view, name, races) if checks and isinstance(view, np.ndarray) else view
         return v if rec is None else rec.wrap(v, "global", name)
     fn = _keep_waits(rebind(fn, _convert, wrap), fn)
     if debug:
@@ -312,6 +332,7 @@ def run_kernel(pyfunc, griddim, blockdim, stream_handle, dynamic_shared_bytes, a
         fn = debug_kernel(fn)
     launch = Launch(fn, kargs, tuple(griddim), tuple(blockdim), dyn, checks, consts)
     launch.recorder = rec
+    launch.races = races
     drv.run_on_stream(stream_handle, launch.run)
 
 
@@ -364,13 +385,15 @@ def simulate(kernel, griddim, blockdim, *args, dynamic_shared_bytes=0):
     fn = _typecheck(pyfunc, args, info, sig)
     checks = bool(config.SIM_CHECKS)
     kargs = list(args)
+    races = global_races(dims[0], dims[1], checks)
     if checks:
         params = info.params
         for i, a in enumerate(kargs):
             if isinstance(a, np.ndarray):
-                kargs[i] = CheckedArray(a, params[i] if i < len(params) else f"arg{i}")
+                kargs[i] = checked(a, params[i] if i < len(params) else f"arg{i}", races)
     consts = info.consts.setdefault(sig, {})
     launch = Launch(fn, kargs, dims[0], dims[1], dyn, checks, consts)
+    launch.races = races
     launch.recorder = rec = _access.start(pyfunc)
     if rec is not None:
         rec.record_args(kargs, info.params)

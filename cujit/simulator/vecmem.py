@@ -81,6 +81,8 @@ def gload(block, a, idx, mask, name, site):
     if log is None:
         log = block.glog[id(a)] = _GlobalLog(a)
     log.read(block, idx, mask)
+    if block.races is not None:
+        log.acc.append((idx, mask, False, site))
     if mask is None:
         try:
             r = a[idx]
@@ -114,6 +116,8 @@ def gstore(block, a, idx, value, mask, name, site):
         log = block.glog[id(a)] = _GlobalLog(a)
     if mask is None or mask.any():
         log.write(block, idx, mask, name, site)
+        if block.races is not None:
+            log.acc.append((idx, mask, True, site))
     if mask is None:
         try:
             old = a[idx]
@@ -145,10 +149,11 @@ class _GlobalLog:
     from the second access after a write on, each element's lowest and highest lane and
     whether it was written live in dense per-element arrays (made once per launch and
     array, reset at the touched elements), so long grid-stride loops cost linear time."""
-    __slots__ = ("a", "pending", "first", "dense", "aoffs", "alanes")
+    __slots__ = ("a", "pending", "first", "dense", "aoffs", "alanes", "acc")
 
     def __init__(self, a):
         self.a = a
+        self.acc = []           # (idx, mask, write, site): for the launch's GlobalRaces
         self.pending = []
         self.first = None       # (offsets, lanes) of the only write so far
         self.dense = None       # (lowest lane, highest lane, written, touched offsets)
@@ -262,6 +267,32 @@ class _GlobalLog:
             if ((l0 != _BIG64) & ~((l0 == lanes) & (h0 == lanes))).any():
                 raise Conflict()
 
+    def cross_block(self, block, races):
+        """The interval's accesses checked against other blocks' (``races``: the launch's
+        :class:`~.globalrace.GlobalRaces`): what to commit, or None on a conflict."""
+        a = self.a
+        data = a.__array_interface__["data"][0]
+        out = []
+        for idx, mask, write, site in self.acc:
+            addr = data
+            for i, n, st in zip(idx, a.shape, a.strides):
+                if isinstance(i, np.ndarray):
+                    w = np.where(i < 0, i + n, i) if i.dtype.kind != "u" else i
+                    addr = addr + w.astype(np.int64) * st
+                else:
+                    addr = addr + ((i + n) if i < 0 else i) * st
+            addr = np.broadcast_to(np.asarray(addr, np.int64), (block.n,))
+            lanes = block.lane1 - 1
+            if mask is not None:
+                addr, lanes = addr[mask], lanes[mask]
+            if not len(addr):
+                continue
+            got = races.lanes_check(block, a, addr, lanes, write, site)
+            if got is None:
+                return None
+            out.extend(got)
+        return out
+
     def reset(self):
         """End of the barrier interval (or of the block)."""
         if self.dense is not None:
@@ -272,6 +303,7 @@ class _GlobalLog:
                 wr[off] = False
             touched.clear()
             self.dense = None
+        self.acc.clear()
 
 
 _BIG64 = np.iinfo(np.int64).max
