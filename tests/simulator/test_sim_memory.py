@@ -264,13 +264,13 @@ def local_per_thread(out):
     loc = cuda.local.array(1, np.int32)
     for _ in range(3):
         loc[0] += cuda.threadIdx.x
-    out[cuda.threadIdx.x] = loc[0]
+    out[cuda.grid(1)] = loc[0]
 
 
 def test_local_is_per_thread_and_zeroed(launch):
-    out = np.zeros(4, np.int32)
+    out = np.zeros(8, np.int32)
     launch(local_per_thread, 2, 4, out)
-    assert out.tolist() == [0, 3, 6, 9]
+    assert out.tolist() == [0, 3, 6, 9] * 2
 
 
 def dyn_len(out):
