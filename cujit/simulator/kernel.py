@@ -20,7 +20,7 @@ from ..kernelstate import state as _state
 from . import access as _access
 from .checked import CheckedArray, GlobalCheckedArray
 from .globalrace import GlobalRaces
-from .memory import cai_view, device_view, shared_limit
+from .memory import cai_view, check_aligned, device_view, shared_limit
 from .captured import rebind
 from .records import as_kernel_record
 from .thread import Dim3
@@ -284,7 +284,10 @@ def run_kernel(pyfunc, griddim, blockdim, stream_handle, dynamic_shared_bytes, a
     Raises: the compiler's ``TypingError``/``CompileError`` for kernels it rejects (bad
     shared/local shape or dtype, shared memory over 48 KiB, constant memory over 64 KiB);
     ``ValueError`` when ``dynamic_shared_bytes`` is negative or over the device's opt-in
-    maximum; with checks on (``config.SIM_CHECKS``), ``OutOfBoundsError``, ``DataRaceError``,
+    maximum, alone or with the kernel's static shared memory (raised when the block makes
+    its static arrays), as the GPU launcher does; ``CudaAPIError`` 716
+    (CUDA_ERROR_MISALIGNED_ADDRESS) for a device-array argument whose data pointer or
+    strides are not multiples of its dtype's alignment (the GPU faults on it); with checks on (``config.SIM_CHECKS``), ``OutOfBoundsError``, ``DataRaceError``,
     ``BarrierDivergenceError``, ``WarpDivergenceError`` (:mod:`cujit.simulator.errors`);
     any exception raised by a thread, its message prefixed with the thread and block ids;
     ``CudaAPIError`` from the driver for an unknown stream or unallocated memory.
@@ -306,9 +309,16 @@ def run_kernel(pyfunc, griddim, blockdim, stream_handle, dynamic_shared_bytes, a
     fn = _typecheck(pyfunc, args, info, sig, debug)
     checks = bool(config.SIM_CHECKS)
     for i, a in enumerate(args):
+        name = info.params[i] if i < len(info.params) else f"arg{i}"
         ptr = getattr(a, "_data_ptr", None)
         if ptr is not None:
-            drv.check_kernel_access(ptr, info.params[i] if i < len(info.params) else f"arg{i}")
+            drv.check_kernel_access(ptr, name)
+            check_aligned(name, ptr, a.shape, a.strides, a.dtype)
+        elif not isinstance(a, np.ndarray) and hasattr(a, "__cuda_array_interface__"):
+            desc = a.__cuda_array_interface__
+            dt = np.dtype(desc["typestr"])
+            check_aligned(name, desc["data"][0] or 0, tuple(desc["shape"]),
+                          tuple(desc.get("strides") or ()), dt)
     kargs = [_convert(a) for a in args]
     races = global_races(tuple(griddim), tuple(blockdim), checks)
     if checks:
