@@ -73,7 +73,7 @@ def _extent(a):
 
 class _Buffer:
     """Summary of one buffer (the NumPy root of the launch's arrays over it)."""
-    __slots__ = ("root", "lo", "hi", "gran", "arrays", "w", "r1", "r2", "off")
+    __slots__ = ("root", "lo", "hi", "gran", "arrays", "w", "r1", "r2", "off", "written")
 
     def __init__(self, root):
         self.root = root            # kept alive: its id keys the registry
@@ -82,6 +82,7 @@ class _Buffer:
         self.arrays = []            # (name, array) registered, for reports
         self.w = self.r1 = self.r2 = None
         self.off = False            # not checked across blocks
+        self.written = False        # a write folded in since the summary (re)started
 
     def add(self, a, name):
         lo, hi = _extent(a)
@@ -274,6 +275,7 @@ class GlobalRaces:
             return
         blk.grecs = {}
         gbase = self.block_lin(blk.bid) * self.nthreads - 1
+        span = (gbase + 2, gbase + 2 + self.nthreads)     # its gtid + 1 values
         sid = self.site_id
         by_buf = {}
         for addr, rec in recs.items():
@@ -297,59 +299,70 @@ class GlobalRaces:
                     continue
                 el = np.fromiter((x[0] for x in items), np.int64, len(items))
                 packed = np.fromiter((x[1] for x in items), np.int64, len(items))
-                bad = self._fold(buf, el, packed, write)
+                bad = self._fold(buf, el, packed, write, span)
                 if bad >= 0:
                     self._report_cross(buf, items[bad][2], packed[bad], write, el[bad])
 
-    def lanes_check(self, blk, a, addrs, lanes, write, site):
-        """Vector block ``blk`` (lanes ``lanes``, 0-based, numbered from its first block's
-        first thread) accessed the elements at host addresses ``addrs`` of array ``a`` (its
-        NumPy view) at ``site`` ("file:line"): None when that conflicts with another block's
-        access (the block then runs per thread), else what :meth:`commit` folds in."""
+    def packed(self, gtid1, site):
+        """Packed records of global thread ids + 1 ``gtid1`` (int64 array) accessing at
+        ``site`` ("file:line[: text]")."""
+        return (gtid1 << _SITE_BITS) | self.site_id(site.split(": ", 1)[0])
+
+    def lanes_check(self, a, addrs, packed, write, span):
+        """A vector block (chunk) accessed the elements at host addresses ``addrs`` (int64)
+        of array ``a`` (its NumPy view), ``packed`` (:meth:`packed`) saying which thread and
+        where; ``span``: (first, one past the last) global thread id + 1 of its blocks.  None
+        when that conflicts with another block's access (the block then runs per thread),
+        else what :meth:`commit` folds in."""
         buf = self.buffers.get(id(_root(a)))
         if buf is None or buf.lo is None or not buf.records() or a.itemsize < buf.gran:
             return ()
         el = (addrs - buf.lo) // buf.gran
-        gt = lanes.astype(np.int64) + self.block_lin(blk.bid) * self.nthreads + 1
-        packed = (gt << _SITE_BITS) | self.site_id(site.split(": ", 1)[0])
-        if self._check(buf, el, packed, write) >= 0:
+        lo, hi = span[0] << _SITE_BITS, span[1] << _SITE_BITS
+        if self._check(buf, el, write, lo, hi) >= 0:
             return None
-        return ((buf, el, packed, write),)
+        return ((buf, el, packed, write, lo, hi),)
 
-    def _fold(self, buf, el, packed, write):
-        bad = self._check(buf, el, packed, write)
+    def _fold(self, buf, el, packed, write, span):
+        lo, hi = span[0] << _SITE_BITS, span[1] << _SITE_BITS
+        bad = self._check(buf, el, write, lo, hi)
         if bad < 0:
-            self.commit(((buf, el, packed, write),))
+            self.commit(((buf, el, packed, write, lo, hi),))
         return bad
 
-    def _check(self, buf, el, packed, write):
-        """Index of the first access (element ``el``, packed thread/site ``packed``) that
-        conflicts with another block's record, else -1."""
-        n = self.nthreads
-        mine = ((packed >> _SITE_BITS) - 1) // n
+    @staticmethod
+    def _check(buf, el, write, lo, hi):
+        """Index of the first access of elements ``el`` that conflicts with another
+        block's record, else -1.  The accessing blocks' records lie in ``[lo, hi)`` (packed
+        bounds: global thread ids are block-major); nothing of theirs from this barrier
+        interval is in the summary yet, so any record outside is another block's."""
+        if not write and not buf.written:
+            return -1               # nothing of this buffer written yet: reads cannot conflict
         W = buf.w[el]
-        bad = (W != 0) & (((W >> _SITE_BITS) - 1) // n != mine)
+        bad = ((W < lo) & (W != 0)) | (W >= hi)
         if write:
             for r in (buf.r1, buf.r2):
                 R = r[el]
-                bad |= (R != 0) & (((R >> _SITE_BITS) - 1) // n != mine)
+                bad |= ((R < lo) & (R != 0)) | (R >= hi)
         if bad.any():
             return int(np.argmax(bad))
         return -1
 
-    def commit(self, folds):
+    @staticmethod
+    def commit(folds):
         """Fold checked accesses (from :meth:`lanes_check`) into the summary."""
-        n = self.nthreads
-        for buf, el, packed, write in folds:
+        for buf, el, packed, write, lo, hi in folds:
             if write:
                 buf.w[el] = packed
+                buf.written = True
                 continue
             R1 = buf.r1[el]
             empty = R1 == 0
-            buf.r1[el[empty]] = packed[empty]
-            mine = ((packed >> _SITE_BITS) - 1) // n
-            other = ~empty & (((R1 >> _SITE_BITS) - 1) // n != mine)
+            buf.r1[el] = np.where(empty, packed, R1)
+            other = ((R1 < lo) & ~empty) | (R1 >= hi)
             if other.any():
+                # a reader of another block is there: keep one of this block too, so that
+                # a writer of either block sees a reader of another
                 sel = el[other]
                 free = buf.r2[sel] == 0
                 buf.r2[sel[free]] = packed[other][free]
@@ -390,6 +403,7 @@ class GlobalRaces:
                 buf.w[:] = 0
                 buf.r1[:] = 0
                 buf.r2[:] = 0
+                buf.written = False
 
 
 def _ordered(blk, other, site, t):

@@ -81,15 +81,17 @@ def gload(block, a, idx, mask, name, site):
     if log is None:
         log = block.glog[id(a)] = _GlobalLog(a)
     log.read(block, idx, mask)
-    if block.races is not None:
-        log.acc.append((idx, mask, False, site))
     if mask is None:
+        if block.races is not None:
+            log.acc.append((idx, None, False, site))
         try:
             r = a[idx]
         except IndexError:
             r = a[check_index(block, a.shape, idx, None, name, site)]
     else:
         safe = check_index(block, a.shape, idx, mask, name, site)
+        if block.races is not None:
+            log.acc.append((safe, mask, False, site))
         if a.size == 0:
             return np.zeros(n, a.dtype)
         r = a[safe]
@@ -116,9 +118,9 @@ def gstore(block, a, idx, value, mask, name, site):
         log = block.glog[id(a)] = _GlobalLog(a)
     if mask is None or mask.any():
         log.write(block, idx, mask, name, site)
-        if block.races is not None:
-            log.acc.append((idx, mask, True, site))
     if mask is None:
+        if block.races is not None:
+            log.acc.append((idx, None, True, site))
         try:
             old = a[idx]
         except IndexError:
@@ -130,6 +132,8 @@ def gstore(block, a, idx, value, mask, name, site):
     if not mask.any():
         return
     safe = check_index(block, a.shape, idx, mask, name, site)
+    if block.races is not None:
+        log.acc.append((safe, mask, True, site))
     sel = tuple(np.broadcast_to(i, mask.shape)[mask] for i in safe)
     block.undo.append((a, sel, a[sel]))
     a[sel] = value[mask] if isinstance(value, np.ndarray) else value
@@ -153,7 +157,8 @@ class _GlobalLog:
 
     def __init__(self, a):
         self.a = a
-        self.acc = []           # (idx, mask, write, site): for the launch's GlobalRaces
+        # (index, mask, write, site) for the launch's GlobalRaces; masked indices wrapped
+        self.acc = []
         self.pending = []
         self.first = None       # (offsets, lanes) of the only write so far
         self.dense = None       # (lowest lane, highest lane, written, touched offsets)
@@ -269,25 +274,38 @@ class _GlobalLog:
 
     def cross_block(self, block, races):
         """The interval's accesses checked against other blocks' (``races``: the launch's
-        :class:`~.globalrace.GlobalRaces`): what to commit, or None on a conflict."""
+        :class:`~.globalrace.GlobalRaces`): what to commit, or None on a conflict.  The
+        reads (and the writes) of the interval are checked as one vector each."""
         a = self.a
         data = a.__array_interface__["data"][0]
-        out = []
+        gbase = races.block_lin(block.bid) * races.nthreads
+        span = (gbase + 1, gbase + 1 + block.n)
+        parts = ([], []), ([], [])         # (addresses, packed thread/site) of reads, writes
         for idx, mask, write, site in self.acc:
             addr = data
             for i, n, st in zip(idx, a.shape, a.strides):
                 if isinstance(i, np.ndarray):
-                    w = np.where(i < 0, i + n, i) if i.dtype.kind != "u" else i
-                    addr = addr + w.astype(np.int64) * st
+                    if i.dtype.kind != "u" and mask is None and (i < 0).any():
+                        i = np.where(i < 0, i + n, i)
+                    addr = addr + i.astype(np.int64, copy=False) * st
                 else:
                     addr = addr + ((i + n) if i < 0 else i) * st
             addr = np.broadcast_to(np.asarray(addr, np.int64), (block.n,))
-            lanes = block.lane1 - 1
+            lanes = block.lane1
             if mask is not None:
                 addr, lanes = addr[mask], lanes[mask]
             if not len(addr):
                 continue
-            got = races.lanes_check(block, a, addr, lanes, write, site)
+            dst = parts[write]
+            dst[0].append(addr)
+            dst[1].append(races.packed(lanes.astype(np.int64) + gbase, site))
+        out = []
+        for write, (addrs, packed) in enumerate(parts):
+            if not addrs:
+                continue
+            addrs = addrs[0] if len(addrs) == 1 else np.concatenate(addrs)
+            packed = packed[0] if len(packed) == 1 else np.concatenate(packed)
+            got = races.lanes_check(a, addrs, packed, bool(write), span)
             if got is None:
                 return None
             out.extend(got)
