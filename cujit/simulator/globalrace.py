@@ -25,8 +25,9 @@ Bookkeeping, in two tiers so that memory stays bounded:
   tell whether any reader is of another block than a writer.  Buffers spanning more than
   ``DENSE_LIMIT`` elements are not checked across blocks (24 bytes an element).
 - The vector executor folds each barrier interval of a vector block (chunk) into the same
-  summary (:meth:`GlobalRaces.lanes_check`, then :meth:`GlobalRaces.commit`); a conflict there, as one inside a vector block,
-  makes the block run again per thread, which reports it in the per-thread executor's words.
+  summary (:meth:`GlobalRaces.lanes_check`, then :meth:`GlobalRaces.commit`); a conflict
+  there, as one inside a vector block, makes the block run again per thread, which reports
+  it in the per-thread executor's words.
 
 Blind spots: record-field stores (``a[i].x = v``), accesses through views whose item size is
 smaller than the smallest of the launch's arrays over that buffer (registered after the
