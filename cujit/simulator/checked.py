@@ -488,10 +488,11 @@ class GlobalCheckedArray(CheckedArray):
                 idx = self._wrap0(idx)
             self._races.read(self._addr + idx * self._s0, self, idx)
             return self._a[idx]
-        if c is tuple:
-            p = self._pair(idx)
-            if p is not None:
-                self._races.read(self._addr + p[0] * self._s0 + p[1] * self._s1, self, idx)
+        if c is tuple and self._n1 >= 0 and len(idx) == 2:
+            i, j = idx
+            if i.__class__ is int and j.__class__ is int and 0 <= i < self._n0 \
+                    and 0 <= j < self._n1:
+                self._races.read(self._addr + i * self._s0 + j * self._s1, self, idx)
                 return self._a[idx]
         t = self._norm(idx)
         if t is None:

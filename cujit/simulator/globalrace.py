@@ -182,12 +182,13 @@ class GlobalRaces:
         return None
 
     def site_id(self, site):
-        """Small int for an access site ((code, bytecode offset) or a "file:line" text)."""
+        """Small int for an access site ((code, bytecode offset[, syncwarp count]) or a
+        "file:line" text)."""
         sid = self._site_ids.get(site)
         if sid is None:
-            sid = self._site_ids[site] = len(self.sites)
+            sid = self._site_ids[site] = len(self.sites) & _SITE_MASK
             self.sites.append(site)
-        return sid & _SITE_MASK
+        return sid
 
     def _site_text(self, sid):
         site = self.sites[sid] if sid < len(self.sites) else None
@@ -275,34 +276,41 @@ class GlobalRaces:
         if not recs:
             return
         blk.grecs = {}
-        gbase = self.block_lin(blk.bid) * self.nthreads - 1
-        span = (gbase + 2, gbase + 2 + self.nthreads)     # its gtid + 1 values
+        n = len(recs)
+        vals = list(recs.values())
+        addrs = np.fromiter(recs.keys(), np.int64, n)
         sid = self.site_id
-        by_buf = {}
-        for addr, rec in recs.items():
-            buf = self._buffer_of(addr)
-            if buf is None or not buf.records():
+        gbase = self.block_lin(blk.bid) * self.nthreads
+        span = (gbase + 1, gbase + 1 + self.nthreads)      # its gtid + 1 values
+        # stamps are epoch * 2048 + lin + 1: the low 11 bits are lin + 1 (0: no access)
+        cols = []
+        for k in (0, 2, 4):
+            st = np.fromiter((v[k] for v in vals), np.int64, n) & 2047
+            used = st != 0
+            if not used.any():
+                cols.append(None)
                 continue
-            e = (addr - buf.lo) // buf.gran
-            lst = by_buf.get(id(buf))
-            if lst is None:
-                lst = by_buf[id(buf)] = (buf, [], [])
-            if rec[0]:
-                lst[1].append((e, ((gbase + rec[0] % 2048 + 1) << _SITE_BITS)
-                               | sid(rec[1][:2]), addr))
-            for k in (2, 4):
-                if rec[k]:
-                    lst[2].append((e, ((gbase + rec[k] % 2048 + 1) << _SITE_BITS)
-                                   | sid(rec[k + 1][:2]), addr))
-        for buf, writes, reads in by_buf.values():
-            for items, write in ((writes, True), (reads, False)):
-                if not items:
+            sites = np.fromiter((sid(v[k + 1]) if v[k] else 0 for v in vals), np.int64, n)
+            cols.append((used, ((st + gbase) << _SITE_BITS) | sites))
+        for buf in list(self.buffers.values()):
+            if buf.lo is None:
+                continue
+            inside = (addrs >= buf.lo) & (addrs < buf.hi)
+            if not inside.any() or not buf.records():
+                continue
+            el_all = (addrs - buf.lo) // buf.gran
+            for write, ks in ((True, (0,)), (False, (1, 2))):
+                parts = [(inside & cols[k][0], cols[k][1]) for k in ks if cols[k] is not None]
+                if not parts:
                     continue
-                el = np.fromiter((x[0] for x in items), np.int64, len(items))
-                packed = np.fromiter((x[1] for x in items), np.int64, len(items))
-                bad = self._fold(buf, el, packed, write, span)
+                sel = np.concatenate([np.flatnonzero(m) for m, _ in parts])
+                if not len(sel):
+                    continue
+                packed = np.concatenate([p[m] for m, p in parts])
+                bad = self._fold(buf, el_all[sel], packed, write, span)
                 if bad >= 0:
-                    self._report_cross(buf, items[bad][2], packed[bad], write, el[bad])
+                    e = sel[bad]
+                    self._report_cross(buf, int(addrs[e]), packed[bad], write, el_all[e])
 
     def packed(self, gtid1, site):
         """Packed records of global thread ids + 1 ``gtid1`` (int64 array) accessing at
