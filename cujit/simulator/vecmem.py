@@ -83,7 +83,7 @@ def gload(block, a, idx, mask, name, site):
     log.read(block, idx, mask)
     if mask is None:
         if block.races is not None:
-            log.acc.append((idx, None, False, site))
+            log.record(block, idx, None, False, site)
         try:
             r = a[idx]
         except IndexError:
@@ -91,7 +91,7 @@ def gload(block, a, idx, mask, name, site):
     else:
         safe = check_index(block, a.shape, idx, mask, name, site)
         if block.races is not None:
-            log.acc.append((safe, mask, False, site))
+            log.record(block, safe, mask, False, site)
         if a.size == 0:
             return np.zeros(n, a.dtype)
         r = a[safe]
@@ -120,7 +120,7 @@ def gstore(block, a, idx, value, mask, name, site):
         log.write(block, idx, mask, name, site)
     if mask is None:
         if block.races is not None:
-            log.acc.append((idx, None, True, site))
+            log.record(block, idx, None, True, site)
         try:
             old = a[idx]
         except IndexError:
@@ -133,7 +133,7 @@ def gstore(block, a, idx, value, mask, name, site):
         return
     safe = check_index(block, a.shape, idx, mask, name, site)
     if block.races is not None:
-        log.acc.append((safe, mask, True, site))
+        log.record(block, safe, mask, True, site)
     sel = tuple(np.broadcast_to(i, mask.shape)[mask] for i in safe)
     block.undo.append((a, sel, a[sel]))
     a[sel] = value[mask] if isinstance(value, np.ndarray) else value
@@ -145,6 +145,9 @@ class Conflict(Exception):
 
 
 _DENSE_LIMIT = 1 << 22     # elements: larger written arrays accessed twice run per thread
+#: accesses of one array kept per interval for the cross-block race check before they are
+#: folded into the launch's summary (globalrace.py)
+ACC_LIMIT = 64
 
 
 class _GlobalLog:
@@ -271,6 +274,19 @@ class _GlobalLog:
             l0, h0 = lo[off], hi[off]
             if ((l0 != _BIG64) & ~((l0 == lanes) & (h0 == lanes))).any():
                 raise Conflict()
+
+    def record(self, block, idx, mask, write, site):
+        """Keep one access for the launch's cross-block check (``block.races``); past
+        ACC_LIMIT accesses in the interval (a long loop) they are checked and folded at once,
+        so the log holds a bounded number of lane arrays.  Conflict on a conflict."""
+        acc = self.acc
+        acc.append((idx, mask, write, site))
+        if len(acc) >= ACC_LIMIT:
+            got = self.cross_block(block, block.races)
+            if got is None:
+                raise Conflict()
+            block.races.commit(got)
+            acc.clear()
 
     def cross_block(self, block, races):
         """The interval's accesses checked against other blocks' (``races``: the launch's

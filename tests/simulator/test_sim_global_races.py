@@ -216,3 +216,24 @@ def test_grid_sync_orders_blocks_of_a_cooperative_launch():
     assert out[0] == 32 and out[32] == 0
     with pytest.raises(DataRaceError, match="blockIdx=\\(1, 0, 0\\) (reads|writes) flags"):
         simulate(read_without_grid_sync, 2, 32, np.zeros(64, np.int64), np.zeros(64, np.int64))
+
+
+def long_loop_then_neighbour(a, out, reps):
+    i = cuda.grid(1)
+    acc = 0.0
+    for _ in range(reps):
+        acc += a[i]                  # many reads of one interval: folded as the loop runs
+    out[i] = acc
+    if cuda.blockIdx.x == 1:
+        a[(i + 32) % a.size] = 1.0   # block 1 writes what block 0 read
+
+
+def test_long_interval_of_a_vector_block_is_folded_as_it_runs(monkeypatch):
+    from cujit.simulator import vecmem
+    vec, ref = raised(monkeypatch, DataRaceError, long_loop_then_neighbour, 2, 32,
+                      np.ones(64), np.zeros(64), 3 * vecmem.ACC_LIMIT)
+    assert vec[0] == ref[0] and vec[2] == "rerun"
+    assert "blockIdx=(1, 0, 0) writes a[0]" in ref[0] and "blockIdx=(0, 0, 0) read" in ref[0]
+    out = compare(monkeypatch, long_loop_then_neighbour, 1, 32, np.ones(64), np.zeros(64),
+                  3 * vecmem.ACC_LIMIT)[1]
+    assert out[0] == 3 * vecmem.ACC_LIMIT
