@@ -5,7 +5,8 @@ print pow``), ``math.*`` (lowered to libdevice ``__nv_*``), NumPy scalar casts
 (``np.float32(x)``) and a few NumPy maths functions, cujit types as casts
 (``cujit.float32(x)``), the kernel API of :mod:`cujit.kernelapi` (thread indexing,
 shared/local/const arrays, barriers, fences, atomics, warp intrinsics) and device functions.
-Each call's meaning is left in ``tf.info[node]`` as ``(key, data)`` for the lowering.
+Each call's meaning is left in ``tf.info[node]`` as a :class:`~.callkinds.Call` (its kind and
+typed payload) for the backends.
 Compile-time values and the table of recognised callables are in :mod:`.const_types`.
 """
 import ast
@@ -15,6 +16,7 @@ import numpy as np
 from .. import kernelapi as K
 from .. import types as T
 from . import calls_impl, rules
+from .callkinds import ArraySpec, Call, CallKind, ConstArray, GridAxes, Reshape
 from .calls_device import type_starred_call
 from .calls_ext import type_bit_count
 from .const_types import CONST_LIMIT, MATH_BINARY, MATH_UNARY, STATIC_SHARED_LIMIT, const_type
@@ -99,7 +101,7 @@ def _method(typer, node, bm, args, kws):
     if kws:
         raise typer.error(f"{bm.name}() takes no keyword arguments in kernels", node)
     if bm.name == "conjugate":
-        typer.tf.info[node] = ("conjugate", None)
+        typer.tf.info[node] = Call(CallKind.CONJUGATE)
         return bm.recv
     if bm.name == "bit_count":
         return type_bit_count(typer, node, bm.recv, args)
@@ -114,7 +116,7 @@ def _method(typer, node, bm, args, kws):
         if aty.layout != "C":
             raise typer.error(f"reshape() in a kernel needs a C-contiguous array, got {aty}",
                               node)
-        typer.tf.info[node] = ("reshape", len(dims))
+        typer.tf.info[node] = Call(CallKind.RESHAPE, Reshape(len(dims)))
         return T.Array(aty.dtype, len(dims), "C", aty.readonly)
     raise typer.error(f"method {bm.name}() is not supported in kernels", node)
 
@@ -194,7 +196,7 @@ def _shared_array(typer, node, ft):
             raise CompileError(f"local.array of shape {shape} and dtype {dtype} asks {nbytes} "
                                "bytes per thread; local arrays must be far smaller",
                                typer.loc(node))
-    tf.info[node] = (ft.key, (shape, dtype, dynamic))
+    tf.info[node] = Call(CallKind(ft.key), ArraySpec(shape, dtype, dynamic))
     return T.Array(dtype, len(shape), "C")
 
 
@@ -221,7 +223,7 @@ def _const_array_like(typer, node, ft):
     except TypeError as e:
         raise typer.error(f"const.array_like: {e}", a["arr"]) from None
     typer.tf.const_bytes += v.nbytes
-    typer.tf.info[node] = ("const.array_like", v)
+    typer.tf.info[node] = Call(CallKind.CONST_ARRAY, ConstArray(v))
     return T.Array(dtype, v.ndim, "C", True)
 
 
@@ -230,7 +232,7 @@ def _grid(typer, node, ft):
     n = typer.const_eval(a["ndim"], f"the argument of {ft.key}")
     if n not in (1, 2, 3) or isinstance(n, bool):
         raise typer.error(f"{ft.key}(ndim) takes 1, 2 or 3, got {n!r}", a["ndim"])
-    typer.tf.info[node] = (ft.key, n)
+    typer.tf.info[node] = Call(CallKind(ft.key), GridAxes(n))
     return T.int64 if n == 1 else T.UniTuple(T.int64, n)
 
 

@@ -16,6 +16,7 @@ import ast
 
 from .. import types as T
 from . import rules
+from .callkinds import Call, CallKind, DeviceCall
 from .const_types import const_type
 from .frontend import FunctionSource
 
@@ -118,5 +119,5 @@ def type_device_call(typer, node, dev, args, kws, positional=None):
     # alwaysinline here (NVVM inlines internal device functions anyway)
     callee.force_inline = opts.get("inline") in ("always", True) or bool(opts.get("forceinline"))
     typer.tf.callees.append(callee)
-    typer.tf.info[node] = ("device", (callee, bound))
+    typer.tf.info[node] = Call(CallKind.DEVICE, DeviceCall(callee, bound))
     return callee.return_type

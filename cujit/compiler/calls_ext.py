@@ -10,6 +10,7 @@ import math
 
 from .. import types as T
 from . import rules
+from .callkinds import Call, CallKind, MathFunc
 
 __all__ = ["table_entries", "type_ext", "is_ext", "CMATH_UNARY", "FP16_UNARY",
            "FP16_BINARY", "FP16_COMPARE"]
@@ -47,9 +48,10 @@ def _complex_of(t):
 
 def type_ext(typer, node, key, args):
     """Result type of call ``key`` (``'cmath.exp'``, ``'fp16.hadd'``, ...) with argument
-    types ``args``; records ``tf.info[node]``.  TypingError for a wrong count or kind."""
-    typer.tf.info[node] = (key, None)
+    types ``args``; records its :class:`~.callkinds.Call` in ``tf.info[node]``.  TypingError for a wrong count or kind."""
     mod, name = key.split(".", 1)
+    kind = {"cmath": CallKind.CMATH, "fp16": CallKind.FP16, "math": CallKind.MATH_PARTS}[mod]
+    typer.tf.info[node] = Call(kind, MathFunc(name))
 
     def need(n):
         if len(args) != n:
@@ -104,5 +106,5 @@ def type_bit_count(typer, node, recv, args):
     ``int.bit_count``), as int64."""
     if args:
         raise typer.error("bit_count() takes no arguments", node)
-    typer.tf.info[node] = ("bit_count", None)
+    typer.tf.info[node] = Call(CallKind.BIT_COUNT)
     return T.int64
