@@ -48,7 +48,8 @@ def _complex_of(t):
 
 def type_ext(typer, node, key, args):
     """Result type of call ``key`` (``'cmath.exp'``, ``'fp16.hadd'``, ...) with argument
-    types ``args``; records its :class:`~.callkinds.Call` in ``tf.info[node]``.  TypingError for a wrong count or kind."""
+    types ``args``; records its :class:`~.callkinds.Call` in ``tf.info[node]``.  TypingError
+    for a wrong count or kind."""
     mod, name = key.split(".", 1)
     kind = {"cmath": CallKind.CMATH, "fp16": CallKind.FP16, "math": CallKind.MATH_PARTS}[mod]
     typer.tf.info[node] = Call(kind, MathFunc(name))

@@ -9,7 +9,7 @@ from . import intrinsics_types as IX
 from . import rules
 from .callkinds import Atomic, Call, CallKind, Cast, Extremum, MathFunc, ValueType
 from .calls_device import type_device_call
-from .calls_ext import is_ext, type_ext
+from .calls_ext import type_ext
 from .closures import type_closure_call
 from .libdevice_table import type_libdevice
 from .const_types import MATH_BINARY
