@@ -12,7 +12,7 @@ from .. import types as T
 from . import rules
 from .callkinds import Call, CallKind, MathFunc
 
-__all__ = ["table_entries", "type_ext", "is_ext", "CMATH_UNARY", "FP16_UNARY",
+__all__ = ["table_entries", "type_ext", "CMATH_UNARY", "FP16_UNARY",
            "FP16_BINARY", "FP16_COMPARE"]
 
 CMATH_UNARY = ("exp", "log", "log10", "sqrt", "sin", "cos", "tan", "asin", "acos", "atan",
@@ -35,11 +35,6 @@ def table_entries():
     for name in FP16_BINARY + FP16_COMPARE + FP16_UNARY + ("hfma",):
         t[id(getattr(fp16, name))] = "fp16." + name
     return t
-
-
-def is_ext(key):
-    return key.startswith(("cmath.", "fp16.")) or key in ("math.modf", "math.frexp",
-                                                           "math.ldexp")
 
 
 def _complex_of(t):
