@@ -31,9 +31,14 @@ def compile(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=False
     (default (9, 0)); ``opt``: optimise (None/True → level 3, False/0 → none); ``debug``,
     ``lineinfo``, ``fastmath``: as for ``jit``.  ``output``: ``'ptx'`` only.
 
-    Raises ValueError for an unknown ``output`` or ``abi``; NotImplementedError for
-    ``output='ltoir'``, ``abi_info``, ``forceinline`` or ``launch_bounds``; TypingError /
-    CompileError for code that does not compile."""
+    ``launch_bounds``: an int or 1–3 ints (max threads per block, min blocks per SM, max
+    blocks per cluster) for a kernel, as the jit option; ``cc`` may be ``(9, 0, 'a')`` for the
+    architecture-specific target (``.target sm_90a``).
+
+    Raises ValueError for an unknown ``output`` or ``abi``, more than three launch bounds or
+    launch bounds on a device function; NotImplementedError for ``output='ltoir'``,
+    ``abi_info`` or ``forceinline``; TypingError / CompileError for code that does not
+    compile."""
     from .dispatcher import compile_ptx as _compile
     if output not in ("ptx", "ltoir"):
         raise ValueError(f"output must be 'ptx' or 'ltoir', got {output!r}")
@@ -45,11 +50,11 @@ def compile(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=False
     if abi_info is not None:
         raise NotImplementedError("cujit.compile(abi_info=...): renaming the compiled "
                                   "function is not supported")
-    if forceinline or launch_bounds is not None:
-        which = "forceinline" if forceinline else "launch_bounds"
-        raise NotImplementedError(f"cujit.compile({which}=...) is not supported")
+    if forceinline:
+        raise NotImplementedError("cujit.compile(forceinline=...) is not supported")
     return _compile(pyfunc, sig, debug=bool(debug), lineinfo=bool(lineinfo), device=device,
-                    fastmath=bool(fastmath), cc=cc, opt=True if opt is None else opt)
+                    fastmath=bool(fastmath), cc=cc, opt=True if opt is None else opt,
+                    launch_bounds=launch_bounds)
 
 
 def compile_for_current_device(pyfunc, sig, debug=None, lineinfo=False, device=True,
