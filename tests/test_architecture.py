@@ -275,14 +275,6 @@ def test_only_driver_layer_calls_cuda():
     assert callers and all(layer_of(m) == "driver" for m in callers), callers
 
 
-# ``TypedFunction.info`` records that are not calls (statements, subscripts, attributes):
-# still ``(key, data)`` tuples.  Calls are typed ``Call(kind, payload)`` records
-# (compiler/callkinds.py), one handler per kind in each backend.
-NON_CALL_RECORDS = {"sreg", "index", "field", "tuple_slice", "tuple_const", "tuple_dyn",
-                    "copy", "fill", "augassign", "iter_multi", "iter_array", "iter_tuple",
-                    "raise", "assert"}
-
-
 def _is_info(node):
     """True for ``X.info`` and ``X.info[...]`` (a ``TypedFunction.info`` read or write)."""
     if isinstance(node, ast.Subscript):
@@ -290,42 +282,39 @@ def _is_info(node):
     return isinstance(node, ast.Attribute) and node.attr == "info"
 
 
-def string_keyed_call_records(trees):
-    """``(module, line)`` of each string-keyed call record in ``trees`` ({module: ast}): an
-    ``X.info[...] = (key, ...)`` whose key is not a non-call record's string, and a
-    ``....info...[0] == 'name'`` (or ``in``) test of a call kind's name."""
-    from cujit.compiler.callkinds import CallKind
-    call_names = {k.value for k in CallKind} - NON_CALL_RECORDS
+def string_keyed_records(trees):
+    """``(module, line)`` of each string-keyed ``TypedFunction.info`` record in ``trees``
+    ({module: ast}): an ``X.info[...] = (key, ...)`` tuple, and a ``....info...[0] == 'key'``
+    (or ``in``) test.  The typer's records are typed: ``Call(kind, payload)`` for calls
+    (compiler/callkinds.py), a ``compiler/nodeinfo.py`` class for anything else."""
     found = set()
     for m, tree in trees.items():
         for node in ast.walk(tree):
             if isinstance(node, ast.Assign) and any(_is_info(t) for t in node.targets) \
-                    and isinstance(node.value, ast.Tuple) and node.value.elts:
-                key = node.value.elts[0]
-                if not (isinstance(key, ast.Constant) and key.value in NON_CALL_RECORDS):
-                    found.add((m, node.lineno))
+                    and isinstance(node.value, ast.Tuple):
+                found.add((m, node.lineno))
             elif isinstance(node, ast.Compare) and isinstance(node.left, ast.Subscript) and \
                     isinstance(node.left.slice, ast.Constant) and node.left.slice.value == 0:
                 base = node.left.value
                 if not (_is_info(base) or isinstance(base, ast.Name) and "info" in base.id):
                     continue
-                names = {c.value for c in ast.walk(ast.Tuple(node.comparators, ast.Load()))
-                         if isinstance(c, ast.Constant)}
-                if names & call_names:
+                if any(isinstance(c, ast.Constant) and isinstance(c.value, str)
+                       for c in ast.walk(ast.Tuple(node.comparators, ast.Load()))):
                     found.add((m, node.lineno))
     return found
 
 
-def test_no_string_keyed_call_records():
-    assert string_keyed_call_records(TREES) == set()
+def test_no_string_keyed_call_or_node_records():
+    assert string_keyed_records(TREES) == set()
 
 
-def test_string_keyed_call_record_checker_sees_a_write_and_a_read():
+def test_string_keyed_record_checker_sees_a_write_and_a_read():
     tree = ast.parse("tf.info[node] = ('atomic', op)\n"
-                     "tf.info[node] = ('sreg', ('laneid', None))\n"
+                     "tf.info[node] = Call(CallKind.ATOMIC, Atomic(op))\n"
                      "if info[0] == 'popc': pass\n"
-                     "if info[0] == 'sreg': pass\n")
-    assert string_keyed_call_records({"m": tree}) == {("m", 1), ("m", 3)}
+                     "if info[0] in ('grid', 'gridsize'): pass\n"
+                     "if isinstance(info, SpecialRegister): pass\n")
+    assert string_keyed_records({"m": tree}) == {("m", 1), ("m", 3), ("m", 4)}
 
 
 def test_checker_sees_a_circle_and_an_upward_import():

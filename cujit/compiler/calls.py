@@ -17,6 +17,7 @@ from .. import kernelapi as K
 from .. import types as T
 from . import calls_impl, rules
 from .callkinds import ArraySpec, Call, CallKind, ConstArray, GridAxes, Reshape
+from .nodeinfo import SpecialRegister
 from .calls_device import type_starred_call
 from .calls_ext import type_bit_count
 from .const_types import CONST_LIMIT, MATH_BINARY, MATH_UNARY, STATIC_SHARED_LIMIT, const_type
@@ -35,7 +36,7 @@ def global_attr(typer, node, obj, attr):
     if isinstance(obj, K.Dim3Stub):
         if attr not in ("x", "y", "z"):
             raise typer.error(f"{obj!r} has no attribute '{attr}' (use .x, .y or .z)", node)
-        typer.tf.info[node] = ("sreg", (_DIM3[id(obj)], attr))
+        typer.tf.info[node] = SpecialRegister(_DIM3[id(obj)], attr)
         return T.int32
     if obj is K.shared or obj is K.local:
         if attr != "array":
@@ -51,7 +52,7 @@ def global_attr(typer, node, obj, attr):
             raise typer.error(f"cujit.atomic has no operation '{attr}'", node)
         return Func("atomic." + ("cas0" if attr == "compare_and_swap" else name))
     if attr == "laneid" and getattr(obj, "__name__", None) in ("cujit", "cujit.kernelapi"):
-        typer.tf.info[node] = ("sreg", ("laneid", None))
+        typer.tf.info[node] = SpecialRegister("laneid")
         return T.int32
     try:
         value = getattr(obj, attr)

@@ -11,6 +11,7 @@ import enum
 
 from .. import types as T
 from . import rules
+from .nodeinfo import ArrayIndex, RecordField, SliceStore, TupleDynamic, TupleItem, TupleSlice
 from .rules import BoundMethod, Global
 
 __all__ = ["getitem", "setitem", "array_attr", "index_parts", "nested_store_ok"]
@@ -102,7 +103,7 @@ def getitem(typer, node):
         if parts is None:
             return None
         n_int = sum(1 for p in parts if p[0] in ("int", "tuple"))
-        typer.tf.info[node] = ("index", parts)
+        typer.tf.info[node] = ArrayIndex(parts)
         if n_int == base.ndim:
             return base.dtype
         return T.Array(base.dtype, base.ndim - n_int, _view_layout(base, parts), base.readonly)
@@ -112,7 +113,7 @@ def getitem(typer, node):
         ok, key = typer._const(node.slice)
         if ok and isinstance(key, str) and key in base.fields:
             ft = base.fields[key][0]
-            typer.tf.info[node] = ("field", key)
+            typer.tf.info[node] = RecordField(key)
             return T.Array(ft.dtype, ft.ndim, "C") if isinstance(ft, T.NestedArray) else ft
         raise typer.error(f"record index must be a constant field name of {base}", node.slice)
     if isinstance(base, Global) and isinstance(base.obj, enum.EnumMeta):
@@ -139,20 +140,20 @@ def _tuple_getitem(typer, node, base):
                 raise typer.error("tuple slice bounds must be constant integers", s)
             vals.append(v)
         idx = list(range(base.count))[slice(*vals)]
-        typer.tf.info[node] = ("tuple_slice", idx)
+        typer.tf.info[node] = TupleSlice(tuple(idx))
         return T.Tuple(tuple(base.types[i] for i in idx))
     ok, v = typer._const(sl)
     if ok and isinstance(v, int) and not isinstance(v, bool):
         if not -base.count <= v < base.count:
             raise typer.error(f"tuple index {v} is out of range for a tuple of {base.count}",
                               sl)
-        typer.tf.info[node] = ("tuple_const", v % base.count)
+        typer.tf.info[node] = TupleItem(v % base.count)
         return base.types[v]
     it = typer.expr(sl)
     if it is None:
         return None
     if isinstance(base, T.UniTuple) and rules.is_int(it):
-        typer.tf.info[node] = ("tuple_dyn", None)
+        typer.tf.info[node] = TupleDynamic()
         return base.dtype
     raise typer.error(f"a tuple of mixed types ({base}) can only be indexed by a constant "
                       "integer", sl)
@@ -183,13 +184,13 @@ def setitem(typer, target, vt):
                 and rules.is_number(rt.dtype) and not (rules.is_complex(vt.dtype) and
                                                        not rules.is_complex(rt.dtype)):
             # element-wise copy of an array of the same shape (not checked, like indexing)
-            typer.tf.info[target] = ("copy", typer.tf.info[target][1])
+            typer.tf.info[target] = SliceStore(typer.tf.info[target].parts, True)
             return
         if not rules.is_number(vt) or not rules.is_number(rt.dtype):
             raise typer.error(f"only a scalar or an array of the same number of dimensions "
                               f"({rt.ndim}) can be assigned to an array slice (got {vt})",
                               target)
-        typer.tf.info[target] = ("fill", typer.tf.info[target][1])
+        typer.tf.info[target] = SliceStore(typer.tf.info[target].parts, False)
         return
     if isinstance(rt, T.Record):
         if vt is not rt:

@@ -7,6 +7,7 @@ import ast
 
 from .. import types as T
 from ..compiler.callkinds import CallKind, call_of
+from ..compiler.nodeinfo import AugAssign, SpecialRegister
 from . import libdevice_sim, scalars
 
 __all__ = ["Rewriter", "compare_types"]
@@ -232,9 +233,9 @@ class Rewriter:
         info = self.tf.info.get(s)
         op = _OPNAMES.get(type(s.op))
         st = self.store_type(s.target)
-        if info is None or info[0] != "augassign" or not _numeric(st):
+        if not isinstance(info, AugAssign) or not _numeric(st):
             return self.generic(s)
-        cur, res = info[1]
+        cur, res = info.current, info.result
         rhs_t = self.ty(s.value)
         if not (_numeric(cur) and _numeric(res) and _numeric(rhs_t)):
             return self.generic(s)
@@ -334,7 +335,7 @@ class Rewriter:
         if not isinstance(t, T.Integer):
             return False
         info = self.tf.info.get(node)
-        if isinstance(info, tuple) and info[0] == "sreg":
+        if isinstance(info, SpecialRegister):
             return True
         if isinstance(node, ast.Attribute) and node.attr in ("size", "ndim") and \
                 isinstance(self.ty(node.value), T.Array):

@@ -33,6 +33,8 @@ import warnings
 import weakref
 
 from ..compiler.callkinds import Call, CallKind
+from ..compiler.nodeinfo import (ArrayIndex, AugAssign, Iteration, RecordField, SliceStore,
+                                 SpecialRegister, TupleDynamic, TupleItem, TupleSlice)
 from .typedast import Rewriter
 
 __all__ = ["typed_function", "needs_threads", "cooperative"]
@@ -41,9 +43,8 @@ __all__ = ["typed_function", "needs_threads", "cooperative"]
 # greenlets): every ``TypedFunction.info`` record and call kind that never waits for other
 # threads.  Anything else (barriers, warp calls, records this module does not know) keeps
 # the greenlet schedule.
-_NON_WAITING = frozenset((
-    "index", "iter_tuple", "iter_array", "iter_multi", "augassign", "fill", "copy",
-    "tuple_dyn", "sreg", "tuple_const", "tuple_slice", "field"))
+_NON_WAITING = (ArrayIndex, Iteration, AugAssign, SliceStore, TupleDynamic, SpecialRegister,
+                TupleItem, TupleSlice, RecordField)
 _K = CallKind
 _NON_WAITING_CALLS = frozenset((
     _K.CAST, _K.CONST_ARRAY, _K.DEVICE, _K.ATOMIC, _K.RESHAPE, _K.CONJUGATE,
@@ -120,8 +121,7 @@ def _waits(tf):
                 if record.kind not in _NON_WAITING_CALLS:
                     return True
                 continue
-            key = record[0] if isinstance(record, tuple) and record else None
-            if key not in _NON_WAITING:
+            if not isinstance(record, _NON_WAITING):
                 return True
     return False
 

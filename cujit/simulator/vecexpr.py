@@ -10,6 +10,7 @@ import numpy as np
 
 from .. import types as T
 from ..compiler.callkinds import CallKind, call_of
+from ..compiler.nodeinfo import ArrayIndex, SpecialRegister
 from . import scalars, vecops
 from .typedast import Rewriter, _OPNAMES, _numeric, _widens, compare_types
 from .vecmem import gload, gstore, lload, lstore, vatomic
@@ -106,11 +107,11 @@ class _Uniform(Rewriter):
 
     def expr(self, node):
         info = self.tf.info.get(node)
-        if isinstance(info, tuple) and info[0] == "sreg":
-            data = info[1]
-            if isinstance(data, tuple) and data[0] in self.regs:
-                return ast.copy_location(ast.Name(f"__{data[0]}_{data[1]}", ast.Load()), node)
-            raise Unsupported(f"register {data}")
+        if isinstance(info, SpecialRegister):
+            if info.register in self.regs:
+                return ast.copy_location(ast.Name(f"__{info.register}_{info.axis}",
+                                                  ast.Load()), node)
+            raise Unsupported(f"register {(info.register, info.axis)}")
         c = call_of(self.tf, node)
         if c is not None and c.kind is CallKind.GRIDSIZE:
             nd = c.data.ndim
@@ -232,11 +233,12 @@ class ExprGen:
 
     def v_Attribute(self, node, m):
         info = self.tf.info.get(node)
-        if info and info[0] == "sreg" and info[1][0] == "threadIdx":
-            ax = "xyz".index(info[1][1])
+        reg = info.register if isinstance(info, SpecialRegister) else None
+        if reg == "threadIdx":
+            ax = "xyz".index(info.axis)
             return f"__blk.tid({ax}, {self.helper(self.ty(node).dtype, 'dt')})"
-        if info and info[0] == "sreg" and info[1][0] == "blockIdx" and self.multi:
-            ax = "xyz".index(info[1][1])
+        if reg == "blockIdx" and self.multi:
+            ax = "xyz".index(info.axis)
             return f"__blk.bidx({ax}, {self.helper(self.ty(node).dtype, 'dt')})"
         raise Unsupported("attribute")
 
@@ -369,8 +371,8 @@ class ExprGen:
             raise Unsupported("array expression")
         info = self.tf.info.get(node)
         at = self.ty(node.value)
-        if not info or info[0] != "index" or len(info[1]) != at.ndim or \
-                any(k[0] != "int" for k in info[1]) or not isinstance(at.dtype, _SCALAR):
+        if not isinstance(info, ArrayIndex) or len(info.parts) != at.ndim or \
+                any(k[0] != "int" for k in info.parts) or not isinstance(at.dtype, _SCALAR):
             raise Unsupported("index form")
         idx = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
         codes = []

@@ -15,6 +15,7 @@ import ast
 
 from .. import types as T
 from ..compiler.callkinds import CallKind, call_of
+from ..compiler.nodeinfo import AugAssign
 from .typedast import _OPNAMES, _numeric
 from .vecexpr import _SCALAR, ExprGen
 from .vectorize import Unsupported
@@ -172,9 +173,9 @@ class _Gen(ExprGen):
     def s_AugAssign(self, s, m, ctl):
         info = self.tf.info.get(s)
         op = _OPNAMES.get(type(s.op))
-        if info is None or info[0] != "augassign" or op is None:
+        if not isinstance(info, AugAssign) or op is None:
             raise Unsupported("augassign")
-        cur, res = info[1]
+        cur, res = info.current, info.result
         tgt = s.target
         if not (isinstance(cur, _SCALAR) and isinstance(res, _SCALAR)):
             raise Unsupported("augassign types")

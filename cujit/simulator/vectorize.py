@@ -12,6 +12,7 @@ import ast
 
 from .. import types as T
 from ..compiler.callkinds import CallKind, call_of
+from ..compiler.nodeinfo import SpecialRegister
 
 __all__ = ["Unsupported", "varying_locals", "is_varying", "UNIFORM_CALLS"]
 
@@ -35,10 +36,8 @@ def is_varying(tf, node, varying, multi=False):
         if isinstance(n, ast.Name) and n.id in varying:
             return True
         info = tf.info.get(n)
-        key = info[0] if isinstance(info, tuple) else None
-        if key == "sreg":
-            data = info[1]
-            if not (isinstance(data, tuple) and data[0] in uniform_regs):
+        if isinstance(info, SpecialRegister):
+            if info.register not in uniform_regs:
                 return True
         elif isinstance(n, ast.Subscript) and isinstance(tf.typemap.get(n.value), T.Array):
             return True
