@@ -24,7 +24,7 @@ import numpy as np
 
 from .. import types as T
 
-__all__ = ["caster", "wrapper", "int_range", "int_floordiv", "int_mod", "int_shl",
+__all__ = ["caster", "wrapper", "int_range", "float_to_int_limits", "int_floordiv", "int_mod", "int_shl",
            "int_shr", "int_pow", "complex_pow", "math_func", "float_floordiv", "float_mod",
            "square", "cube", "fma", "printer", "is_text"]
 
@@ -64,14 +64,24 @@ _wrappers = {}
 _NARROW_FLOATS = (np.float32, np.float16)
 
 
-def _int_caster(t):
-    # Integers are Python ints in the simulator (within the type's range): NumPy integer
-    # scalars would send every index through the checked arrays' slow path.
+def float_to_int_limits(t):
+    """``(lo, hi, nan_from_float64, nan_from_narrow)`` of a float → integer type ``t``
+    conversion, for both executors (:func:`caster`, :func:`.vecops.vcaster`): values
+    saturate to ``[lo, hi]``; NaN gives the minimum of int64 (from any float) and of int32
+    (from float64), 0 otherwise (what ``cvt.rzi`` gives on an H200; from float32/float16
+    to int32 it is 0)."""
     lo, hi = int_range(t)
-    wrap = wrapper(t)
     signed = lo < 0
     nan_wide = lo if signed and t.bitwidth >= 32 else 0      # from float64
     nan_narrow = lo if signed and t.bitwidth == 64 else 0    # from float32 / float16
+    return lo, hi, nan_wide, nan_narrow
+
+
+def _int_caster(t):
+    # Integers are Python ints in the simulator (within the type's range): NumPy integer
+    # scalars would send every index through the checked arrays' slow path.
+    lo, hi, nan_wide, nan_narrow = float_to_int_limits(t)
+    wrap = wrapper(t)
 
     def to_int(x):
         if x.__class__ is int:
@@ -202,32 +212,32 @@ def int_pow(x, n):
     return 0
 
 
+# Float ``//`` and ``%`` are defined once, for NumPy scalars and arrays alike: the
+# per-thread executor calls them on the scalars of one thread, the vector executor
+# (:mod:`.vecops`) on lane arrays, so a fix lands in both.  ``[()]`` turns the 0-d result of
+# scalar operands back into a NumPy scalar (an array stays an array).
 def float_mod(x, y):
-    """Float ``x % y`` (same NumPy float type) as the lowering computes it (CPython's
-    ``float_rem``): ``fmod``, plus ``y`` when the remainder is nonzero and its sign differs
-    from ``y``'s; a zero result takes ``y``'s sign."""
+    """Float ``x % y`` (NumPy scalars or arrays of one float type; a lane array and a
+    scalar broadcast) as the lowering computes it (CPython's ``float_rem``): ``fmod``, plus
+    ``y`` when the remainder is nonzero and its sign differs from ``y``'s; a zero result
+    takes ``y``'s sign.  Returns a NumPy scalar for scalars, else an array."""
     r = np.fmod(x, y)
-    if r != 0 and r == r and (r < 0) != (y < 0):
-        r = r + y
-    if r == 0:
-        return np.copysign(x.__class__(0), y)
-    return r
+    r = np.where((r != 0) & (r == r) & ((r < 0) != (y < 0)), r + y, r)
+    r = np.where(r == 0, np.copysign(np.zeros_like(r), y), r)
+    return r[()]
 
 
 def float_floordiv(x, y):
-    """Float ``x // y`` (same NumPy float type) as the lowering computes it (CPython's
-    ``float_floor_div``: from ``fmod``, so that ``//`` and ``%`` agree)."""
-    typ = x.__class__
+    """Float ``x // y`` (NumPy scalars or arrays of one float type, as :func:`float_mod`)
+    as the lowering computes it (CPython's ``float_floor_div``: from ``fmod``, so that
+    ``//`` and ``%`` agree).  Returns a NumPy scalar for scalars, else an array."""
+    typ = np.result_type(x, y).type
     mod = np.fmod(x, y)
     div = (x - mod) / y
-    if mod != 0 and mod == mod and (y < 0) != (mod < 0):
-        div = div - typ(1)
+    div = np.where((mod != 0) & (mod == mod) & ((y < 0) != (mod < 0)), div - typ(1), div)
     fl = np.floor(div)
-    if div - fl > typ(0.5):
-        fl = fl + typ(1)
-    if div == 0:
-        return np.copysign(typ(0), x / y)
-    return fl
+    fl = np.where(div - fl > typ(0.5), fl + typ(1), fl)
+    return np.where(div == 0, np.copysign(np.zeros_like(fl), x / y), fl)[()]
 
 
 def square(x):

@@ -274,7 +274,7 @@ class ExprGen:
             if op == "/":
                 raise Unsupported("int /")
         elif isinstance(rt, T.Float) and op in ("//", "%"):
-            fn = vecops.vfloat_floordiv if op == "//" else vecops.vfloat_mod
+            fn = scalars.float_floordiv if op == "//" else scalars.float_mod
             return f"{self.helper(fn, 'vf')}({a}, {b})"
         if isinstance(rt, T.Float) and op in ("+", "*"):
             fn = vecops.vadd if op == "+" else vecops.vmul

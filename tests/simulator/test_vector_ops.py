@@ -51,17 +51,37 @@ def test_conversions_match_scalar(src, dst):
 
 
 @pytest.mark.parametrize("t", FLOATS, ids=str)
-def test_float_floordiv_and_mod_match_scalar(t):
+def test_float_floordiv_and_mod_on_lane_arrays_match_each_lane(t):
+    # one definition for both executors: the vector executor's call on lane arrays gives,
+    # lane by lane, the per-thread executor's call on that lane's scalars
     a = _edge(t.dtype)
     x = np.repeat(a, len(a))
     y = np.tile(a, len(a))
-    for vf, sf in ((vecops.vfloat_mod, scalars.float_mod),
-                   (vecops.vfloat_floordiv, scalars.float_floordiv)):
+    for fn in (scalars.float_mod, scalars.float_floordiv):
         with np.errstate(all="ignore"):
-            got = vf(x, y)
-            want = [sf(p, q) for p, q in zip(x, y)]
+            got = fn(x, y)
+            want = [fn(p, q) for p, q in zip(x, y)]
+        assert isinstance(got, np.ndarray) and got.dtype == t.dtype
+        assert all(type(w) is t.dtype.type for w in want)
         np.testing.assert_array_equal(got.view(np.uint8), _bits(want, t.dtype),
-                                      err_msg=vf.__name__)
+                                      err_msg=fn.__name__)
+
+
+def test_float64_floordiv_and_mod_are_cpythons():
+    # the lowering emits CPython's float_rem / float_floor_div: Python floats are the
+    # reference wherever CPython does not raise (a zero divisor)
+    a = _edge(np.float64)
+    for p in a:
+        for q in a:
+            if q == 0:
+                continue
+            for fn, op in ((scalars.float_mod, float.__mod__),
+                           (scalars.float_floordiv, float.__floordiv__)):
+                with np.errstate(all="ignore"):
+                    got = fn(p, q)
+                want = op(float(p), float(q))
+                assert np.float64(want).tobytes() == np.float64(got).tobytes() or \
+                    (want != want and got != got), (fn.__name__, p, q, got, want)
 
 
 @pytest.mark.parametrize("t", INTS, ids=str)
