@@ -11,7 +11,8 @@ import enum
 
 from .. import types as T
 from . import rules
-from .nodeinfo import ArrayIndex, RecordField, SliceStore, TupleDynamic, TupleItem, TupleSlice
+from .nodeinfo import (ArrayIndex, IntIndex, RecordField, SliceIndex, SliceStore,
+                       TupleDynamic, TupleIndex, TupleItem, TupleSlice)
 from .rules import BoundMethod, Global
 
 __all__ = ["getitem", "setitem", "array_attr", "index_parts", "nested_store_ok"]
@@ -20,7 +21,7 @@ __all__ = ["getitem", "setitem", "array_attr", "index_parts", "nested_store_ok"]
 def index_parts(typer, node, aty):
     """Type each index of ``node`` (a Subscript on an array of type ``aty``).
 
-    Returns a list of ``('int', ast)`` / ``('slice', ast.Slice)`` / ``('tuple', ast, n)``
+    Returns a list of :class:`~.nodeinfo.IntIndex` / ``SliceIndex`` / ``TupleIndex``
     entries, or None when some index is not typed yet.  Raises TypingError for indices that
     are not integers or slices, or too many of them.
     """
@@ -38,7 +39,7 @@ def index_parts(typer, node, aty):
                 if not (rules.is_int(st) or isinstance(st, T.Boolean)) \
                         and not isinstance(st, T.NoneType):
                     raise typer.error(f"slice bounds must be integers, got {st}", sub)
-            parts.append(("slice", e))
+            parts.append(SliceIndex(e))
             continue
         if isinstance(e, ast.Constant) and e.value is Ellipsis:
             raise typer.error("'...' in an index is not supported in kernels", e)
@@ -46,9 +47,9 @@ def index_parts(typer, node, aty):
         if t is None:
             return None
         if rules.is_int(t):
-            parts.append(("int", e))
+            parts.append(IntIndex(e))
         elif isinstance(t, T.UniTuple) and rules.is_int(t.dtype) and len(elts) == 1:
-            parts.extend(("tuple", e, k) for k in range(t.count))
+            parts.extend(TupleIndex(e, k) for k in range(t.count))
         elif isinstance(t, T.Tuple) and t.count == 0 and len(elts) == 1:
             pass
         elif isinstance(t, Global) and isinstance(t.obj, str) and \
@@ -68,19 +69,18 @@ def index_parts(typer, node, aty):
 def _view_layout(aty, parts):
     if aty.layout == "A":
         return "A"
-    kinds = [p[0] for p in parts] + ["full"] * (aty.ndim - len(parts))
+    padded = parts + [None] * (aty.ndim - len(parts))      # None: a full slice
     if aty.layout == "F":
-        return "F" if all(k == "full" or _is_full(p) for k, p in
-                          zip(kinds, parts + [None] * (aty.ndim - len(parts)))) else "A"
+        return "F" if all(_is_full(p) for p in padded) else "A"
     seen_slice = False
-    for k, p in zip(kinds, parts + [None] * (aty.ndim - len(parts))):
-        if k in ("int", "tuple"):
+    for p in padded:
+        if isinstance(p, (IntIndex, TupleIndex)):
             if seen_slice:
                 return "A"
         else:
-            if seen_slice and not (k == "full" or _is_full(p)):
+            if seen_slice and not _is_full(p):
                 return "A"
-            if not seen_slice and p is not None and p[1].step is not None:
+            if not seen_slice and p is not None and p.node.step is not None:
                 return "A"
             seen_slice = True
     return "C"
@@ -89,8 +89,10 @@ def _view_layout(aty, parts):
 def _is_full(p):
     if p is None:
         return True
-    s = p[1]
-    return p[0] == "slice" and s.lower is None and s.upper is None and s.step is None
+    if not isinstance(p, SliceIndex):
+        return False
+    s = p.node
+    return s.lower is None and s.upper is None and s.step is None
 
 
 def getitem(typer, node):
@@ -102,7 +104,7 @@ def getitem(typer, node):
         parts = index_parts(typer, node, base)
         if parts is None:
             return None
-        n_int = sum(1 for p in parts if p[0] in ("int", "tuple"))
+        n_int = sum(1 for p in parts if isinstance(p, (IntIndex, TupleIndex)))
         typer.tf.info[node] = ArrayIndex(parts)
         if n_int == base.ndim:
             return base.dtype

@@ -13,7 +13,7 @@ from llvmlite import ir
 from .. import types as T
 from . import rules
 from .ltypes import I8, I8P, I32, I64, alignment_of, cast, ltype, mtype
-from .nodeinfo import SliceStore, TupleItem, TupleSlice
+from .nodeinfo import IntIndex, SliceStore, TupleIndex, TupleItem, TupleSlice
 
 __all__ = ["make_array", "dim", "array_attr", "load_subscript", "store_subscript",
            "subscript_pointer", "load_elem", "store_elem", "load_field", "store_field",
@@ -102,20 +102,22 @@ def _wrap(lw, idx, it, n):
 
 
 def _index_values(lw, parts):
-    """Evaluate index parts: list of ('int', value, type) / ('slice', ast.Slice)."""
+    """Evaluate index parts (``nodeinfo`` records): list of ``('int', value, type)`` /
+    ``('slice', ast.Slice)``."""
     out = []
     tuple_cache = {}
     for p in parts:
-        if p[0] == "int":
-            out.append(("int", lw.expr(p[1]), lw.ty(p[1])))
-        elif p[0] == "tuple":
-            node = p[1]
+        if isinstance(p, IntIndex):
+            out.append(("int", lw.expr(p.node), lw.ty(p.node)))
+        elif isinstance(p, TupleIndex):
+            node = p.node
             if id(node) not in tuple_cache:
                 tuple_cache[id(node)] = lw.expr(node)
             tt = lw.ty(node)
-            out.append(("int", lw.b.extract_value(tuple_cache[id(node)], p[2]), tt.dtype))
+            out.append(("int", lw.b.extract_value(tuple_cache[id(node)], p.position),
+                        tt.dtype))
         else:
-            out.append(p)
+            out.append(("slice", p.node))
     return out
 
 

@@ -6,7 +6,7 @@ misspelled key string was a silently dead branch.
 """
 import dataclasses
 
-__all__ = ["SpecialRegister", "ArrayIndex", "RecordField", "TupleSlice", "TupleItem",
+__all__ = ["SpecialRegister", "IntIndex", "TupleIndex", "SliceIndex", "ArrayIndex", "RecordField", "TupleSlice", "TupleItem",
            "TupleDynamic", "SliceStore", "AugAssign", "Iteration", "Raise", "Assert"]
 
 
@@ -20,9 +20,30 @@ class SpecialRegister:
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
+class IntIndex:
+    """One integer index of an array subscript: its expression node."""
+    node: object
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class TupleIndex:
+    """One integer of a tuple used as the whole index (``a[idx]``, ``idx`` a homogeneous
+    tuple of integers): the tuple's node and the position in it."""
+    node: object
+    position: int
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class SliceIndex:
+    """One slice of an array subscript: its ``ast.Slice`` (bounds typed as integers)."""
+    node: object
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
 class ArrayIndex:
-    """``arr[...]`` of an array: ``parts``, one per index as :func:`.indexing.index_parts`
-    gives them (``('int', node, type)``, ``('tuple', …)``, ``('slice', …)``)."""
+    """``arr[...]`` of an array: ``parts``, one :class:`IntIndex` / :class:`TupleIndex` /
+    :class:`SliceIndex` per indexed dimension, as :func:`.indexing.index_parts` gives them
+    (fewer than the array's dimensions: the rest are full slices)."""
     parts: list
 
 

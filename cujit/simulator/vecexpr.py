@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import types as T
 from ..compiler.callkinds import CallKind, call_of
-from ..compiler.nodeinfo import ArrayIndex, SpecialRegister
+from ..compiler.nodeinfo import ArrayIndex, IntIndex, SpecialRegister
 from . import scalars, vecops
 from .typedast import Rewriter, _OPNAMES, _numeric, _widens, compare_types
 from .vecmem import gload, gstore, lload, lstore, vatomic
@@ -372,7 +372,8 @@ class ExprGen:
         info = self.tf.info.get(node)
         at = self.ty(node.value)
         if not isinstance(info, ArrayIndex) or len(info.parts) != at.ndim or \
-                any(k[0] != "int" for k in info.parts) or not isinstance(at.dtype, _SCALAR):
+                not all(isinstance(k, IntIndex) for k in info.parts) or \
+                not isinstance(at.dtype, _SCALAR):
             raise Unsupported("index form")
         idx = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
         codes = []
