@@ -214,30 +214,36 @@ def int_pow(x, n):
 
 # Float ``//`` and ``%`` are defined once, for NumPy scalars and arrays alike: the
 # per-thread executor calls them on the scalars of one thread, the vector executor
-# (:mod:`.vecops`) on lane arrays, so a fix lands in both.  ``[()]`` turns the 0-d result of
-# scalar operands back into a NumPy scalar (an array stays an array).
+# (:mod:`.vecops`) on lane arrays, so a fix lands in both.
+def _select(c, a, b):
+    """``a`` where ``c`` holds, else ``b``: ``np.where`` for lane arrays, a plain choice for
+    one thread's scalars (``np.where`` would cost the per-thread path 4x)."""
+    if isinstance(c, np.ndarray):
+        return np.where(c, a, b)
+    return a if c else b
+
+
 def float_mod(x, y):
     """Float ``x % y`` (NumPy scalars or arrays of one float type; a lane array and a
     scalar broadcast) as the lowering computes it (CPython's ``float_rem``): ``fmod``, plus
     ``y`` when the remainder is nonzero and its sign differs from ``y``'s; a zero result
     takes ``y``'s sign.  Returns a NumPy scalar for scalars, else an array."""
     r = np.fmod(x, y)
-    r = np.where((r != 0) & (r == r) & ((r < 0) != (y < 0)), r + y, r)
-    r = np.where(r == 0, np.copysign(np.zeros_like(r), y), r)
-    return r[()]
+    r = _select((r != 0) & (r == r) & ((r < 0) != (y < 0)), r + y, r)
+    return _select(r == 0, np.copysign(r.dtype.type(0), y), r)
 
 
 def float_floordiv(x, y):
     """Float ``x // y`` (NumPy scalars or arrays of one float type, as :func:`float_mod`)
     as the lowering computes it (CPython's ``float_floor_div``: from ``fmod``, so that
     ``//`` and ``%`` agree).  Returns a NumPy scalar for scalars, else an array."""
-    typ = np.result_type(x, y).type
     mod = np.fmod(x, y)
     div = (x - mod) / y
-    div = np.where((mod != 0) & (mod == mod) & ((y < 0) != (mod < 0)), div - typ(1), div)
+    typ = div.dtype.type
+    div = _select((mod != 0) & (mod == mod) & ((y < 0) != (mod < 0)), div - typ(1), div)
     fl = np.floor(div)
-    fl = np.where(div - fl > typ(0.5), fl + typ(1), fl)
-    return np.where(div == 0, np.copysign(np.zeros_like(fl), x / y), fl)[()]
+    fl = _select(div - fl > typ(0.5), fl + typ(1), fl)
+    return _select(div == 0, np.copysign(typ(0), x / y), fl)
 
 
 def square(x):
