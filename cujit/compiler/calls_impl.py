@@ -109,7 +109,10 @@ def type_func(typer, node, ft, args, kws):
     """Result type of call ``node`` of the recognised callable ``ft`` (a ``Func``) with
     argument types ``args`` and keyword types ``kws``; records the call's :class:`Call` in
     ``typer.tf.info[node]``.  TypingError for a call the kernel language does not accept."""
-    c = _Site(typer, node, ft, args, kws)
+    try:
+        c = _Site(typer, node, ft, args, kws)
+    except ValueError:
+        raise typer.error(f"{ft.key}() is not supported in kernels", node) from None
     own = _OWN_CHECKS.get(c.kind)
     if own is not None:
         return own(c)
@@ -117,9 +120,12 @@ def type_func(typer, node, ft, args, kws):
         raise typer.error(f"{c.key}() takes no keyword arguments in kernels", node)
     if c.kind in _ELEMENTWISE:
         _no_array_ufunc(typer, node, c.key, args)
+    typing = _TYPERS.get(c.kind)
+    if typing is None:      # a kind typed with its constant arguments or as a method
+        raise typer.error(f"{ft.key}() is not supported in kernels", node)
     if c.kind.payload is type(None):
         c.record()
-    return _TYPERS[c.kind](c)
+    return typing(c)
 
 
 def _t_device(c):

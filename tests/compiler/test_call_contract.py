@@ -11,6 +11,8 @@ from cujit import types as T
 from cujit.compiler import calls_impl, const_types, lower_calls
 from cujit.compiler.callkinds import (Atomic, Call, CallKind, Cast, Extremum, GridAxes,
                                       MathFunc, ValueType, call_of)
+from cujit.compiler.errors import TypingError
+from cujit.compiler.rules import Func
 from cujit.compiler.typeinfer import infer
 from cujit.simulator import typedast, vecexpr
 
@@ -67,6 +69,22 @@ def test_every_kind_the_typer_dispatches_has_a_typer():
 def test_resolve_refuses_an_unknown_key():
     with pytest.raises(ValueError, match="nonsense"):
         calls_impl.resolve("nonsense")
+
+
+class _StubTyper:
+    """The parts of the typer ``calls_impl.type_func`` uses before it types a call."""
+    def __init__(self):
+        self.tf = type("TF", (), {"info": {}})()
+
+    def error(self, msg, node):
+        return TypingError(msg)
+
+
+@pytest.mark.parametrize("key", ["nonsense", "reshape"])
+def test_type_func_refuses_a_key_it_does_not_type(key):
+    node = ast.parse("f(1)").body[0].value
+    with pytest.raises(TypingError, match=rf"{key}\(\) is not supported in kernels"):
+        calls_impl.type_func(_StubTyper(), node, Func(key), [T.int64], {})
 
 
 def test_call_checks_its_kind_and_payload_type():
