@@ -142,6 +142,17 @@ def caster(t):
     return c
 
 
+# Integer and float ``//`` and ``%`` are defined once, for one thread's scalars and for
+# lane arrays alike: the per-thread executor calls them on the scalars of one thread, the
+# vector executor (:mod:`.vecexpr`) on lane arrays, so a fix lands in both.
+def _select(c, a, b):
+    """``a`` where ``c`` holds, else ``b``: ``np.where`` for lane arrays, a plain choice for
+    one thread's scalars (``np.where`` would cost the per-thread path 4x)."""
+    if isinstance(c, np.ndarray):
+        return np.where(c, a, b)
+    return a if c else b
+
+
 def _zero_divisor():
     # jit(debug=True) sets NumPy's divide error to "raise" (simulator/debugmode.py): the
     # compiled debug kernel raises ZeroDivisionError there
@@ -151,15 +162,23 @@ def _zero_divisor():
 
 
 def int_floordiv(x, y):
-    """Integer ``x // y`` (Python ints): floor division, 0 for a zero divisor (Numba's NumPy
-    error model, as the lowering); ZeroDivisionError under ``jit(debug=True)``."""
-    return x // y if y else _zero_divisor()
+    """Integer ``x // y``: floor division, 0 for a zero divisor (Numba's NumPy error model,
+    as the lowering); ZeroDivisionError under ``jit(debug=True)``.  On one thread's Python
+    ints (before wrapping: the caller wraps) or on integer lane arrays of one dtype (the
+    vector executor; NumPy wraps ``INT_MIN // -1`` natively)."""
+    nz = y != 0
+    if not isinstance(nz, np.ndarray) and not nz:        # one thread's zero divisor
+        return _zero_divisor()
+    return _select(nz, x // _select(nz, y, 1), 0)
 
 
 def int_mod(x, y):
-    """Integer ``x % y`` (Python ints): the sign of the divisor, 0 for a zero divisor
-    (ZeroDivisionError under ``jit(debug=True)``)."""
-    return x % y if y else _zero_divisor()
+    """Integer ``x % y``: the sign of the divisor, 0 for a zero divisor (ZeroDivisionError
+    under ``jit(debug=True)``); Python ints or lane arrays, as :func:`int_floordiv`."""
+    nz = y != 0
+    if not isinstance(nz, np.ndarray) and not nz:        # one thread's zero divisor
+        return _zero_divisor()
+    return _select(nz, x % _select(nz, y, 1), 0)
 
 
 def int_shl(x, n, bits=64):
@@ -210,17 +229,6 @@ def int_pow(x, n):
     if x == -1:
         return -1 if n & 1 else 1
     return 0
-
-
-# Float ``//`` and ``%`` are defined once, for NumPy scalars and arrays alike: the
-# per-thread executor calls them on the scalars of one thread, the vector executor
-# (:mod:`.vecops`) on lane arrays, so a fix lands in both.
-def _select(c, a, b):
-    """``a`` where ``c`` holds, else ``b``: ``np.where`` for lane arrays, a plain choice for
-    one thread's scalars (``np.where`` would cost the per-thread path 4x)."""
-    if isinstance(c, np.ndarray):
-        return np.where(c, a, b)
-    return a if c else b
 
 
 def float_mod(x, y):

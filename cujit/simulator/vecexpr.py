@@ -273,6 +273,9 @@ class ExprGen:
                         f"{self.helper(rt.dtype, 'dt')})")
             if op == "/":
                 raise Unsupported("int /")
+            if op in ("//", "%"):
+                fn = scalars.int_floordiv if op == "//" else scalars.int_mod
+                return f"{self.helper(fn, 'vi')}({a}, {b})"
         elif isinstance(rt, T.Float) and op in ("//", "%"):
             fn = scalars.float_floordiv if op == "//" else scalars.float_mod
             return f"{self.helper(fn, 'vf')}({a}, {b})"

@@ -9,8 +9,9 @@ the reference, and it equals the compiled kernel):
 - float → integer conversion truncates and saturates, NaN giving the value
   :func:`.scalars.caster` gives; int64/uint64 → float32/float16 round once, as the GPU's
   ``cvt.rn`` does (NumPy's array cast);
-- integer ``//`` and ``%`` give 0 for a zero divisor (NumPy's array result too: the
-  executor never runs kernels compiled with ``debug=True``, where it raises);
+- integer ``//`` and ``%`` give 0 for a zero divisor: the vector executor calls
+  :func:`.scalars.int_floordiv` / :func:`.scalars.int_mod` themselves (it never runs
+  kernels compiled with ``debug=True``, where they raise);
 - shifts by a count outside ``[0, bits)`` shift every bit out;
 - float ``//`` and ``%``: the vector executor calls :func:`.scalars.float_floordiv` /
   :func:`.scalars.float_mod` themselves (one definition, for scalars and arrays);

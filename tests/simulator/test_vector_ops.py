@@ -97,6 +97,35 @@ def test_shifts_match_scalar(t):
     np.testing.assert_array_equal(vecops.vshr(x2, n2, t.bitwidth), np.array(want_r, t.dtype))
 
 
+@pytest.mark.parametrize("t", INTS, ids=str)
+def test_int_floordiv_and_mod_on_lane_arrays_match_each_lane(t):
+    # one definition for both executors: on lane arrays (wrapping natively) it gives, lane
+    # by lane, what it gives on one thread's Python ints once wrapped; 0 for a zero divisor
+    x = _edge(t.dtype)
+    x2, y2 = np.repeat(x, len(x)), np.tile(x, len(x))
+    wrap = scalars.wrapper(t)
+    for fn in (scalars.int_floordiv, scalars.int_mod):
+        with np.errstate(all="ignore"):
+            got = fn(x2, y2)
+        want = [wrap(fn(int(p), int(q))) for p, q in zip(x2, y2)]
+        assert got.dtype == t.dtype
+        np.testing.assert_array_equal(got, np.array(want, t.dtype), err_msg=fn.__name__)
+        assert fn(7, 0) == 0 and fn(x2, np.zeros_like(x2)).tolist() == [0] * len(x2)
+    assert scalars.int_floordiv(-7, 2) == -4 and scalars.int_mod(-7, 2) == 1
+    assert scalars.int_mod(7, -2) == -1
+    # NumPy integer scalars (a uniform operand) follow the same rules
+    assert scalars.int_mod(np.int64(7), np.int64(-2)) == -1
+    assert scalars.int_floordiv(np.int32(7), np.int32(0)) == 0
+
+
+def test_int_floordiv_by_zero_raises_under_debug_error_state():
+    with np.errstate(divide="raise"):
+        with pytest.raises(ZeroDivisionError):
+            scalars.int_floordiv(1, 0)
+        with pytest.raises(ZeroDivisionError):
+            scalars.int_mod(1, 0)
+
+
 @pytest.mark.parametrize("op", ["<", "<=", ">", ">=", "==", "!="])
 def test_compare_int64_uint64_exactly(op):
     a = np.array([-1, 0, 1, 2 ** 63 - 1, -2 ** 63, 5], np.int64)
