@@ -244,7 +244,7 @@ def _t_iterator(c):
         if rules.element_type(t) is None:
             raise typer.error(f"{key}() in a kernel takes ranges, arrays or homogeneous "
                               f"tuples, got {t}", a)
-    return rules.IterType(key, args)
+    return rules.IterType(c.kind, args)
 
 
 def _t_print(c):

@@ -132,8 +132,8 @@ FUNCTIONS = _parse(_SPEC)
 
 def type_libdevice(typer, node, name, args, kws):
     """Type the call ``libdevice.<name>(*args)`` (argument types ``args``); records
-    ``tf.info[node] = Call(CallKind.LIBDEVICE, Libdevice(LibdeviceFunction))``.  As numba.cuda's concrete
-    signatures, each argument is converted to the declared type (a float64 passed to
+    ``tf.info[node] = Call(CallKind.LIBDEVICE, Libdevice(LibdeviceFunction))``.  As
+    numba.cuda's concrete signatures, each argument is converted to the declared type (a float64 passed to
     ``sinf`` is rounded to float32, a float passed to ``popc`` truncated); a complex or
     non-scalar argument, a keyword argument or a wrong count is a TypingError."""
     fn = FUNCTIONS[name]

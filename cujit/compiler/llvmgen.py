@@ -18,6 +18,7 @@ from . import lower_calls as LC
 from . import lower_exceptions as LX
 from . import lower_ops as LO
 from . import rules
+from .callkinds import CallKind
 from .errors import CompileError
 from .nodeinfo import SpecialRegister
 from .ltypes import I1, I64, cast, const, ltype, truth
@@ -251,7 +252,7 @@ class FunctionLowerer:
             tup_t = rules.element_type(t)
 
             def item(k):
-                vals = ([k] if t.kind == "enumerate" else []) + [g(k) for _, g in parts]
+                vals = ([k] if t.kind is CallKind.ENUMERATE else []) + [g(k) for _, g in parts]
                 out = ir.Constant(ltype(tup_t), ir.Undefined)
                 for i, v in enumerate(vals):
                     out = b.insert_value(out, v, i)

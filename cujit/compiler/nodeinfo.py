@@ -6,8 +6,9 @@ misspelled key string was a silently dead branch.
 """
 import dataclasses
 
-__all__ = ["SpecialRegister", "IntIndex", "TupleIndex", "SliceIndex", "ArrayIndex", "RecordField", "TupleSlice", "TupleItem",
-           "TupleDynamic", "SliceStore", "AugAssign", "Iteration", "Raise", "Assert"]
+__all__ = ["SpecialRegister", "IntIndex", "TupleIndex", "SliceIndex", "ArrayIndex",
+           "RecordField", "TupleSlice", "TupleItem", "TupleDynamic", "SliceStore", "AugAssign",
+           "Iteration", "Raise", "Assert"]
 
 
 @dataclasses.dataclass(frozen=True)

@@ -8,6 +8,7 @@ signed), mixing integers and floats follows NumPy promotion (``int32 * float32``
 import numpy as np
 
 from .. import types as T
+from .callkinds import CallKind
 
 __all__ = ["is_int", "is_float", "is_complex", "is_number", "is_scalar", "promote",
            "unify", "binop_type", "unary_type", "int_result", "PseudoType", "Global", "Func",
@@ -100,7 +101,8 @@ class RangeType(PseudoType):
 
 class IterType(PseudoType):
     """``enumerate(x)`` / ``zip(x, y, ...)`` of ranges, arrays or homogeneous tuples (only as
-    the iterable of a ``for``): ``kind`` and the types of the iterables ``inners``."""
+    the iterable of a ``for``): ``kind`` (``CallKind.ENUMERATE`` or ``CallKind.ZIP``) and the
+    types of the iterables ``inners``."""
     __slots__ = ("kind", "inners")
 
     def __init__(self, kind, inners):
@@ -115,7 +117,7 @@ class IterType(PseudoType):
         return hash((self.kind, self.inners))
 
     def __repr__(self):
-        return f"{self.kind}({', '.join(map(str, self.inners))})"
+        return f"{self.kind.value}({', '.join(map(str, self.inners))})"
 
 
 def element_type(t):
@@ -128,7 +130,7 @@ def element_type(t):
         return t.dtype
     if isinstance(t, IterType):
         inner = tuple(element_type(x) for x in t.inners)
-        return T.Tuple(((T.int64,) if t.kind == "enumerate" else ()) + inner)
+        return T.Tuple(((T.int64,) if t.kind is CallKind.ENUMERATE else ()) + inner)
     return None
 
 

@@ -24,8 +24,8 @@ import numpy as np
 
 from .. import types as T
 
-__all__ = ["caster", "wrapper", "int_range", "float_to_int_limits", "int_floordiv", "int_mod", "int_shl",
-           "int_shr", "int_pow", "complex_pow", "math_func", "float_floordiv", "float_mod",
+__all__ = ["caster", "wrapper", "int_range", "float_to_int_limits", "int_floordiv", "int_mod",
+           "int_shl", "int_shr", "int_pow", "complex_pow", "math_func", "float_floordiv", "float_mod",
            "square", "cube", "fma", "printer", "is_text"]
 
 _casters = {}

@@ -444,7 +444,8 @@ class ExprGen:
         rt = self.ty(node)
         site, _ = self.site(node)
         v = self.new("c")
-        self.emit(f"{v} = __truth({self.arr(*self.val(node.args[0], '__live'), self.ty(node.args[0]))})")
+        pred = self.arr(*self.val(node.args[0], '__live'), self.ty(node.args[0]))
+        self.emit(f"{v} = __truth({pred})")
         self.emit(f"__blk.syncthreads(__live, {site.split(': ', 1)[0]!r})")
         kind = c.kind.value[len("syncthreads_"):]
         return (f"__full(__N, __blk.reduce_pred({kind!r}, {v}, __live), "
