@@ -89,8 +89,8 @@ class DeviceCall:
 
 @dataclasses.dataclass(frozen=True, eq=False)
 class ClosureCall:
-    """A call of a ``def`` nested in the kernel: its ``TypedFunction`` and the enclosing
-    locals it reads (passed as trailing parameters)."""
+    """A call of a ``def`` nested in the kernel: its ``TypedFunction`` and the names of the
+    enclosing locals it reads (a tuple of str, passed as trailing parameters)."""
     function: object
     free: tuple
 

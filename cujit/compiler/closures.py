@@ -114,5 +114,5 @@ def type_closure_call(typer, node, inner, args, kws):
             env.stack.pop()
         env.typed[key] = tf
     typer.tf.callees.append(tf)
-    typer.tf.info[node] = Call(CallKind.CLOSURE, ClosureCall(tf, free))
+    typer.tf.info[node] = Call(CallKind.CLOSURE, ClosureCall(tf, tuple(free)))
     return tf.return_type
