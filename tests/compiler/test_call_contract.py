@@ -11,7 +11,7 @@ from cujit import types as T
 from cujit.compiler import calls_impl, const_types, lower_calls
 from cujit.compiler.callkinds import (Atomic, Call, CallKind, Cast, Extremum, GridAxes,
                                       MathFunc, ValueType, call_of)
-from cujit.compiler.errors import TypingError
+from cujit.compiler.errors import CompileError, TypingError
 from cujit.compiler.rules import Func
 from cujit.compiler.typeinfer import infer
 from cujit.simulator import typedast, vecexpr
@@ -135,3 +135,26 @@ def test_the_typer_records_kinds_with_typed_payloads():
     assert rec["float"].data == Cast(T.float64)
     assert rec["cuda.shfl_down_sync"].data == ValueType(T.float32)
     assert rec["cuda.popc"].data is None
+
+
+class _StubLowerer:
+    """The parts of the NVVM lowerer ``lower_calls.call`` uses before a handler runs."""
+    def __init__(self, info):
+        self.tf = type("TF", (), {"info": info})()
+
+    def error(self, msg, node):
+        return CompileError(msg)
+
+
+def test_lowering_refuses_an_unrecorded_call_and_an_iterator_called_as_a_value():
+    node = ast.parse("f(1)").body[0].value
+    with pytest.raises(CompileError, match=r"call of 'f' cannot be lowered"):
+        lower_calls.call(_StubLowerer({}), node)
+    with pytest.raises(CompileError, match=r"call of 'range' cannot be lowered"):
+        lower_calls.call(_StubLowerer({node: Call(CallKind.RANGE)}), node)
+
+
+def test_vector_executor_sends_a_refused_kind_per_thread():
+    node = ast.parse("cuda.popc(i)").body[0].value
+    with pytest.raises(vecexpr.Unsupported, match="call popc"):
+        vecexpr._VCALLS[CallKind.POPC](None, node, Call(CallKind.POPC), None)
