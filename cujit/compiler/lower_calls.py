@@ -14,6 +14,7 @@ from .. import types as T
 from . import cooperative, intrinsics_extra
 from . import lower_arrays as LA
 from . import lower_atomics, lower_complex, lower_fp16, lower_libdevice, lower_scalars
+from . import lower_wmma
 from . import rules
 from .callkinds import Call, CallKind
 from .lower_device import lower_closure_call, lower_device_call
@@ -440,5 +441,8 @@ _HANDLERS = {
     K.NANOSLEEP: intrinsics_extra.lower_nanosleep,
     K.MATCH_ANY_SYNC: intrinsics_extra.lower_match, K.MATCH_ALL_SYNC: intrinsics_extra.lower_match,
     K.THIS_GRID: cooperative.lower_this_grid, K.GRID_SYNC: cooperative.lower_grid_sync,
+    K.WMMA_FRAGMENT: lower_wmma.lower_fragment, K.WMMA_FILL: lower_wmma.lower_fill,
+    K.WMMA_LOAD: lower_wmma.lower_load, K.WMMA_MMA: lower_wmma.lower_mma,
+    K.WMMA_STORE: lower_wmma.lower_store,
 }
 del K

@@ -60,6 +60,12 @@ def _rounded(values, precision):
 
 def _fill(t, frag, value):
     ft = _check_frag(frag, "wmma.fill_fragment", ("matrix_a", "matrix_b", "accumulator"))
+    if ft.precision == "tf32":
+        # the compiled fill converts with cvt.rna.tf32.f32: nearest, ties away from zero
+        bits = np.float32(value).view(np.uint32)
+        v = np.uint32((int(bits) + 0x1000) & 0xFFFFE000).view(np.float32)
+        frag.tile[...] = float(v)
+        return
     frag.tile[...] = _rounded(float(value), ft.precision)
 
 
