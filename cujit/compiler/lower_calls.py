@@ -49,6 +49,8 @@ def _shared(lw, node, c):
     if dynamic:
         return LA.dynamic_shared_array(lw, dtype, aty)
     g = lw.m.static_shared(shape, dtype)
+    if lw.tf.uses_wmma:
+        g.align = max(g.align, 32)      # wmma.load/store need 32-byte aligned tile addresses
     return LA.static_array(lw, g, shape, dtype, aty)
 
 

@@ -404,3 +404,12 @@ def test_gpu_bf16_and_tf32_tiles_agree_with_the_model():
     # the hardware may round rather than truncate the tf32 inputs: one more tf32 ulp each
     assert np.all(np.abs(C - model(ta, tb)) <= tolerance(ta, tb) +
                   2.0 ** -9 * (np.abs(ta) @ np.abs(tb)))
+
+
+@pytest.mark.compile
+def test_shared_tiles_of_a_wmma_kernel_are_32_byte_aligned():
+    from cujit.compiler.compile_api import compile_ptx
+    ptx, _ = compile_ptx(shared_tiles.py_func, (T.float16[:, ::1], T.float16[:, ::1],
+                                                T.float32[:, ::1]), cc=(9, 0))
+    shared = [l for l in ptx.splitlines() if l.strip().startswith(".shared")]
+    assert len(shared) == 2 and all(".align 32" in l for l in shared)
