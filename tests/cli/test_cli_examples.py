@@ -34,11 +34,6 @@ def test_tensor_core_gemm_matches_numpy():
     assert words[:3] == ["128x128x128", "fp16", "wmma:"] and words[-1] == "(ok)"
 
 
-def test_tensor_core_gemm_fma_variant_matches_numpy():
-    words = _run("tensor_core_gemm.py", "--fma")
-    assert words[2] == "fma:" and words[-1] == "(ok)"
-
-
 def test_constant_memory_results():
     out = " ".join(_run("constant_memory.py"))
     assert "[1. 2. 3. 1. 2. 3. 1. 2. 3.]" in out
