@@ -64,6 +64,12 @@ ROWS = {
     "stream_100_launches_us": ("100 small kernels on a stream, per kernel (+sync)", "us", None),
     "graph_100_launches_us": ("same, replayed as one CUDA graph, per kernel", "us", None),
     "graph_speedup_x": ("CUDA graph speed-up over stream launches", "x", ("min", 3.0)),
+    # tensor cores (benchmarks/gemm.py): cujit.wmma against cuBLAS (>= 50%) and plain FMA (>= 4x)
+    "gemm_wmma_tflops": ("fp16 GEMM 4096^3, cujit.wmma (CuPy: cupy.matmul, cuBLAS)", "TFLOP/s",
+                         ("ratio", "cupy", 2.0)),
+    "gemm_fma_tflops": ("same GEMM, plain FMA cujit kernel", "TFLOP/s", None),
+    "gemm_wmma_over_fma_x": ("cujit.wmma GEMM speed-up over the FMA kernel", "x",
+                             ("min", 4.0)),
     # two GPUs (benchmarks/multi_gpu.py; "needs 2 GPUs" in the errors with fewer)
     "peer_copy_256m_gbps": ("peer copy 256 MiB GPU0->GPU1 (bare: cuMemcpyPeerAsync)", "GB/s",
                             ("ratio", "bare", 1 / 0.9)),  # >= 90% of bare
@@ -136,6 +142,10 @@ def merge(docs):
     return merged
 
 
+# units where more is better: the cost ratio is the peer's figure over cujit's
+_THROUGHPUTS = ("GB/s", "TFLOP/s")
+
+
 def _unit(key):
     return ROWS[key][1] if key in ROWS else ("GB/s" if key.endswith("_gbps") else
                                              "s" if key.endswith("_s") else "us")
@@ -145,7 +155,7 @@ def cost_ratio(key, mine, theirs):
     """cujit's cost relative to a peer's (below 1: cujit faster); None when not computable."""
     if mine is None or theirs is None or mine <= 0 or theirs <= 0:
         return None
-    return theirs / mine if _unit(key) == "GB/s" else mine / theirs
+    return theirs / mine if _unit(key) in _THROUGHPUTS else mine / theirs
 
 
 def target_text(target):
@@ -287,8 +297,8 @@ def smoke_warning(merged):
             "their figures only show that every measurement works, not how fast anything is.")
 
 
-# the GPU problem sizes named in ROWS labels: "(2^26 f32)", "2048^2", "256 MiB"
-_GPU_SIZE = re.compile(r"\(2\^\d+ \w+\)|\b\d+\^2\b|\b\d+ [MG]iB\b")
+# the GPU problem sizes named in ROWS labels: "(2^26 f32)", "2048^2", "4096^3", "256 MiB"
+_GPU_SIZE = re.compile(r"\(2\^\d+ \w+\)|\b\d+\^[23]\b|\b\d+ [MG]iB\b")
 
 
 def smoke_rows(rows):
@@ -317,8 +327,8 @@ def results_markdown(merged, rows, when=None, picture=None):
     skipped = [f"{n}: {d['skipped']}" for n, d in merged["sides"].items() if d.get("skipped")]
     parts = [f"# Benchmark results\n\nLatest run: {when} on {', '.join(sorted(devices)) or '?'}"
              f" (`python -m cujit bench`).\n\nVersions: {vers}.\n",
-             "Medians: microseconds (us), GB/s (10^9 B/s), seconds (s).  Ratios are cujit's "
-             "cost over the peer's (below 1: cujit faster).\n"]
+             "Medians: microseconds (us), GB/s (10^9 B/s), TFLOP/s (10^12 flop/s), seconds (s).  "
+             "Ratios are cujit's cost over the peer's (below 1: cujit faster).\n"]
     if smoke_warning(merged):
         parts.append(f"**{smoke_warning(merged)}**\n")
     parts += [format_table(rows), ""]
