@@ -29,7 +29,7 @@ from . import launcher as _ln
 from . import launch_args as _la
 from .build import CompiledKernel, build_kernel
 from .build import target as _target
-from .errors import TypingError
+from .errors import CujitCompileError, TypingError
 from .frontend import DeviceFunctionLike, SourceOwner
 from .jitoptions import check_launch_bounds as _check_launch_bounds
 from .jitoptions import check_options as _check_options
@@ -313,7 +313,9 @@ class Dispatcher(_InspectMixin, SourceOwner):
             self._disk = DiskCache(py_func)
         if sigs is not None:
             self._declared = [self._check_sig(s) for s in sigs]
-            for argtypes in self._declared:
+            # a kernel sized by an argument compiles per value, at launch
+            eager = () if self.source().sizing_params() else self._declared
+            for argtypes in eager:
                 if _on_simulator():     # runs py_func, but types it now as the GPU would
                     from .typecheck import typecheck
                     typecheck(py_func, argtypes, kernel=True, source=self.source())
@@ -403,7 +405,9 @@ class Dispatcher(_InspectMixin, SourceOwner):
         return self._specialized
 
     def _compile_pending(self):
-        for argtypes in list(self._declared or ()) + self._sim_sigs:
+        # a kernel sized by an argument compiles only for the values it was launched with
+        declared = [] if self.source().sizing_params() else list(self._declared or ())
+        for argtypes in declared + self._sim_sigs:
             self._compiled(argtypes)
 
     def _argtypes_of_values(self, args):
@@ -445,11 +449,16 @@ class Dispatcher(_InspectMixin, SourceOwner):
                     self._specs[argtypes] = spec
         return spec
 
-    def _pick_signature(self, argtypes):
+    def _pick_signature(self, argtypes, values=None):
+        """The specialisation for launch argument types ``argtypes`` (and, for parameters
+        that size local/shared arrays, their ``values``: one specialisation per value)."""
         spec = self._specs.get(argtypes)
         if spec is not None:
             return spec
-        return self._compiled(self._match_declared(argtypes))
+        argtypes = self._match_declared(argtypes)
+        if values is not None:
+            argtypes = self.source().literal_argtypes(argtypes, values)
+        return self._compiled(argtypes)
 
     def _match_declared(self, argtypes):
         """``argtypes`` itself for a lazy kernel; for an eagerly declared one, the first
@@ -530,11 +539,20 @@ class Dispatcher(_InspectMixin, SourceOwner):
                 # an int for a narrower integer wraps): the value the GPU gets
                 args = convert_declared_scalars(argtypes, args) or args
             _ln.check_launch_bound(cfg, self.py_func.__qualname__, self._max_threads)
-            if None not in argtypes and argtypes not in self._sim_sigs:
-                self._sim_sigs.append(argtypes)
+            new = None
+            if None not in argtypes:
+                argtypes = self.source().literal_argtypes(argtypes, args)
+                if argtypes not in self._sim_sigs:
+                    new = argtypes
+                    self._sim_sigs.append(argtypes)
             from ..simulator.kernel import run_kernel
-            run_kernel(self.sim_kernel, cfg.griddim, cfg.blockdim, cfg.stream_handle,
-                       cfg.sharedmem, args, debug=bool(self.targetoptions.get("debug")))
+            try:
+                run_kernel(self.sim_kernel, cfg.griddim, cfg.blockdim, cfg.stream_handle,
+                           cfg.sharedmem, args, debug=bool(self.targetoptions.get("debug")))
+            except CujitCompileError:
+                if new is not None:         # not a signature that compiles: not listed
+                    self._sim_sigs.remove(new)
+                raise
             return
         for f in self._fasts:
             if f.info not in cfg.ok:        # a new configuration: check it for this kernel

@@ -272,7 +272,13 @@ def _prepare(kern, args, sig, debug=False):
             type_launch = None
         else:
             raise
-    key = (sig, type_launch, bool(debug))
+    if type_launch is not None and kern.source is None:
+        from ..compiler.frontend import FunctionSource
+        kern.source = FunctionSource.from_pyfunc(kern.pyfunc)
+    # parameters that size local/shared arrays: one typing per value (as the GPU compiles)
+    sizing = kern.source.sizing_params() if kern.source is not None else ()
+    key = (sig, tuple(int(args[i]) if isinstance(args[i], (int, np.integer)) else args[i]
+                      for i in sorted(sizing)), type_launch, bool(debug))
     tk = kern.prepared.get(key)
     if tk is not None:
         return tk
