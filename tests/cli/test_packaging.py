@@ -162,7 +162,9 @@ def test_gpu_backend_without_cuda_bindings_names_the_extra(tmp_path):
     ''', sim=False)
     assert r.returncode == 0, r.stderr
     assert "error: the CUDA driver backend needs cujit's GPU toolchain" in r.stdout
-    assert "cuda.bindings cannot be imported" in r.stdout and "cujit[cu13]" in r.stdout
+    # "cuda" where the namespace package itself is absent (a real lean install)
+    assert re.search(r"\(cuda(\.bindings)? cannot be imported", r.stdout)
+    assert "cujit[cu13]" in r.stdout
 
 
 def test_demo_on_a_driver_machine_without_the_extra_says_so_and_runs_on_the_simulator(tmp_path):
