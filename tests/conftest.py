@@ -49,6 +49,26 @@ def _toolchain_missing():
 
 
 TOOLCHAIN_MISSING = _toolchain_missing()
+
+
+class _ModuleNeedingToolchain(pytest.Module):
+    """A test module that may import the NVVM backend at its top (``cujit.compiler.lowering``):
+    without the toolchain that import fails, and the module is skipped instead of erroring."""
+
+    def collect(self):
+        try:
+            return super().collect()
+        except self.CollectError as exc:
+            if "needs cujit's GPU toolchain" not in str(exc):
+                raise
+            pytest.skip(f"needs the GPU toolchain ({', '.join(TOOLCHAIN_MISSING)} not "
+                        "installed): pip install 'cujit[cu13]'", allow_module_level=True)
+
+
+def pytest_pycollect_makemodule(module_path, parent):
+    if TOOLCHAIN_MISSING:
+        return _ModuleNeedingToolchain.from_parent(parent, path=module_path)
+    return None
 if not ON_GPU:
     os.environ["CUJIT_ENABLE_CUDASIM"] = "1"
 
