@@ -29,7 +29,8 @@ extensions = [
 ]
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 root_doc = "index"
-exclude_patterns = ["_build", "Thumbs.db", ".DS_Store"]
+# _api_sections.md is written by _write_api_sections (below) and included by api.md
+exclude_patterns = ["_build", "Thumbs.db", ".DS_Store", "_api_sections.md"]
 
 # Markdown: ``{eval-rst}`` blocks for autosummary, heading anchors for #section links
 myst_enable_extensions = ["colon_fence"]
@@ -39,7 +40,8 @@ myst_heading_anchors = 3
 suppress_warnings = ["myst.xref_missing"]
 
 templates_path = ["_templates"]
-autosummary_generate = True
+# the files whose autosummary directives get a page per name
+autosummary_generate = ["_api_sections.md"]
 autosummary_imported_members = True
 autodoc_default_options = {"members": False, "undoc-members": False}
 autodoc_member_order = "bysource"
@@ -51,7 +53,31 @@ html_theme = "alabaster"
 html_title = f"cujit {release}"
 
 
+def api_sections():
+    """The API reference's groups (Markdown with autosummary blocks) from ``cujit``'s lazy
+    name table: one group per defining module, then the settings object and submodules."""
+    groups = [(f"`{mod}`", names) for mod, names in cujit._SOURCES.items()]
+    groups.append(("Settings, the lane id and submodules",
+                   sorted(set(cujit.__all__) - set(cujit._WHERE))))
+    lines = []
+    for title, names in groups:
+        lines += [f"## {title}", "", "```{eval-rst}", ".. currentmodule:: cujit", "",
+                  ".. autosummary::", "   :toctree: generated", ""]
+        lines += [f"   {n}" for n in names] + ["```", ""]
+    return "\n".join(lines)
+
+
+def _write_api_sections(app):
+    path = os.path.join(app.srcdir, "_api_sections.md")
+    text = api_sections()
+    if not os.path.exists(path) or open(path).read() != text:
+        with open(path, "w") as f:
+            f.write(text)
+
+
 def setup(app):
+    # before autosummary's own builder-inited handler (priority 500) reads the file
+    app.connect("builder-inited", _write_api_sections, priority=100)
     # design.md's ```layers block is read by tests/test_architecture.py (the fence's name is
     # how it is found); it is shown as plain text.
     from pygments.lexers.special import TextLexer
