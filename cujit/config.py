@@ -24,6 +24,9 @@ Settings (attribute — environment suffix — type, default):
   reports (peers of each other, for multi-GPU code and its tests).
 - ``ACCESS_REPORT`` — ``CUJIT_ACCESS_REPORT`` only — bool, False: record the memory accesses of
   every simulated launch for ``kernel.access_report()`` (docs/access-report.md).
+- ``NUMBA_ALIAS`` — ``CUJIT_NUMBA_ALIAS`` only — bool, False: a new Python process resolves
+  ``numba.cuda`` to cujit (set by ``python -m cujit run`` for the processes it starts; read by
+  cujit's own ``sitecustomize``, docs/numba-alias.md).
 
 A malformed value raises ``ValueError`` naming the variable and the value; so does a value
 out of range (a negative count, ratio or capacity, a NaN or infinite ratio).
@@ -100,6 +103,7 @@ _SETTINGS = {
     "SIM_CHECKS": ("SIM_CHECKS", _parse_bool, True, False),
     "SIM_DEVICES": ("SIM_DEVICES", _device_count, 1, False),
     "ACCESS_REPORT": ("ACCESS_REPORT", _parse_bool, False, False),
+    "NUMBA_ALIAS": ("NUMBA_ALIAS", _parse_bool, False, False),
 }
 
 

@@ -29,6 +29,7 @@ from . import launch_args as _la
 from .build import CompiledKernel, build_kernel
 from .build import target as _target
 from .frontend import DeviceFunctionLike
+from .jitoptions import check_launch_bounds as _check_launch_bounds
 from .jitoptions import check_options as _check_options
 from .introspect import InspectMixin as _InspectMixin
 from .introspect import check_extensions as _check_extensions
@@ -39,7 +40,8 @@ __all__ = ["jit", "Dispatcher", "DeviceFunction", "CompiledKernel", "compile_ptx
            "compile_ptx_for_current_device"]
 
 _OPTIONS = {"device", "link", "debug", "opt", "lineinfo", "cache", "fastmath",
-            "max_registers", "inline", "forceinline", "boundscheck", "lto", "extensions"}
+            "max_registers", "inline", "forceinline", "boundscheck", "lto", "extensions",
+            "launch_bounds", "shared_memory_carveout"}
 _MISSING_CONFIG = ("kernel launch configuration was not specified; launch a kernel with "
                    "kernel[griddim, blockdim](args...), kernel[griddim, blockdim, stream]"
                    "(args...) or kernel[griddim, blockdim, stream, dynamic_shared_bytes](args...)")
@@ -55,7 +57,10 @@ def jit(func_or_sig=None, device=False, **options):
     when used as ``@jit(...)``.  Options: ``device`` (bool), ``link`` (paths of .ptx/.cubin/
     .o/.a/.ltoir to link), ``debug``, ``opt`` (bool or 0–3), ``lineinfo``, ``cache`` (on-disk
     cache), ``fastmath``, ``max_registers``, ``extensions`` (numba's argument handlers: objects
-    with ``prepare_args(ty, val, **kwargs)``, see :mod:`.introspect`); ``inline``,
+    with ``prepare_args(ty, val, **kwargs)``, see :mod:`.introspect`), ``launch_bounds`` (an
+    int or 1–3 ints: max threads per block, min blocks per SM, max blocks per cluster),
+    ``shared_memory_carveout`` (-1..100 or ``"MaxL1"``/``"MaxShared"``/``"default"``; see
+    :mod:`.jitoptions`); ``inline``,
     ``forceinline``, ``boundscheck`` and ``lto`` are accepted for compatibility and ignored.
 
     Raises TypeError for an unknown option or a signature of the wrong kind, ValueError for a
@@ -238,6 +243,8 @@ class Dispatcher(_InspectMixin):
         self._specializations = {}  # argtypes -> Dispatcher (specialize)
         self._specialized = False
         self._extensions = list(options.get("extensions") or ())
+        bounds = _check_launch_bounds(options.get("launch_bounds"))
+        self._max_threads = bounds[0] if bounds else None
         self._disk = None
         if options.get("cache"):
             from .cache import DiskCache
@@ -435,6 +442,7 @@ class Dispatcher(_InspectMixin):
                 # each scalar as its declared type (a Python float for float32 is rounded,
                 # an int for a narrower integer wraps): the value the GPU gets
                 args = convert_declared_scalars(argtypes, args) or args
+            _ln.check_launch_bound(cfg, self.py_func.__qualname__, self._max_threads)
             if None not in argtypes and argtypes not in self._sim_sigs:
                 self._sim_sigs.append(argtypes)
             from ..simulator.kernel import run_kernel
@@ -499,25 +507,30 @@ def _on_simulator():
 
 
 def compile_ptx(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath=False,
-                cc=None, opt=True):
+                cc=None, opt=True, launch_bounds=None):
     """PTX (str) of ``pyfunc`` for signature ``sig`` and its return type, as
     ``numba.cuda.compile_ptx``: ``(ptx, return_type)``.  ``cc``: target compute capability
-    (default (9, 0)); ``device``: compile a device function instead of a kernel.  Needs no GPU.
-    Raises TypingError/CompileError for code that does not compile."""
+    (default (9, 0); ``(9, 0, 'a')`` for sm_90a); ``device``: compile a device function instead
+    of a kernel; ``launch_bounds``: as the jit option (kernels only).  Needs no GPU.  Raises
+    TypingError/CompileError for code that does not compile, TypeError/ValueError for bad
+    ``cc`` or ``launch_bounds``."""
     from .lowering import compile_to_llvm
     from .nvvm import compile_ptx as _ptx
     if isinstance(pyfunc, (Dispatcher, DeviceFunction)):
         pyfunc = pyfunc.py_func
     sig = ct.parse_signature(sig)
+    bounds = _check_launch_bounds(launch_bounds)
+    if bounds is not None and device:
+        raise ValueError("launch_bounds apply to kernels, not device functions (device=True)")
     lowered = compile_to_llvm(pyfunc, sig.args, kernel=not device, debug=bool(debug),
-                              lineinfo=bool(lineinfo))
+                              lineinfo=bool(lineinfo), launch_bounds=bounds)
     ptx = _ptx(lowered.llvm_ir, tuple(cc) if cc else (9, 0), opt=3 if opt is True else opt,
                fastmath=fastmath, debug=debug, lineinfo=lineinfo, name=lowered.name)
     return ptx, getattr(lowered, "return_type", ct.void)
 
 
 def compile_ptx_for_current_device(pyfunc, sig, debug=False, lineinfo=False, device=False,
-                                   fastmath=False, opt=True):
+                                   fastmath=False, opt=True, launch_bounds=None):
     """:func:`compile_ptx` for the current device's compute capability."""
     return compile_ptx(pyfunc, sig, debug=debug, lineinfo=lineinfo, device=device,
-                       fastmath=fastmath, cc=_target()[0], opt=opt)
+                       fastmath=fastmath, cc=_target()[0], opt=opt, launch_bounds=launch_bounds)
