@@ -83,7 +83,7 @@ if TYPE_CHECKING:
     from .driver.errors import CudaSupportError, CudaDriverError, CudaAPIError
     from .runtime.devices import (select_device, get_current_device, close, current_context,
                                   synchronize, defer_cleanup, Device, Context)
-    from .runtime.device_list import (gpus, list_devices, detect, is_available)
+    from .runtime.device_list import (gpus, list_devices, detect, is_available, cuda_error)
     from .memory import (MemoryPointer, AutoFreePointer, OwnedPointer, MappedMemory,
                          PinnedMemory, ManagedMemory, MemoryInfo, IpcHandle,
                          BaseCUDAMemoryManager, HostOnlyCUDAMemoryManager, GetIpcHandleMixin,
@@ -95,13 +95,17 @@ if TYPE_CHECKING:
                          from_dlpack, open_ipc_array)
     from .runtime.api import (stream, default_stream, legacy_default_stream,
                               per_thread_default_stream, external_stream, event,
-                              is_float16_supported, is_bfloat16_supported, require_context)
+                              is_float16_supported, is_bfloat16_supported, is_fp8_supported,
+                              require_context)
     from .runtime.streams import Stream, Event, event_elapsed_time
     from .runtime.graphs import graph, Graph
     from .compiler import jit, TypingError, CompileError
+    from .compiler.errors import KernelRuntimeError
     from .compiler.launch_args import In, Out, InOut
-    from .compiler.compile_api import (compile, compile_for_current_device, compile_ptx,
-                                       compile_ptx_for_current_device, declare_device)
+    from .compiler.compile_api import (compile, compile_all, compile_for_current_device,
+                                       compile_ptx, compile_ptx_for_current_device,
+                                       declare_device, config_default_cc,
+                                       numba_cuda_default_ptx_cc)
     from .profiler import profile_start, profile_stop, profiling
     from .tracing import trace
     from .simulator.access import access_report
@@ -112,12 +116,20 @@ if TYPE_CHECKING:
                             shfl_up_sync, shfl_down_sync, shfl_xor_sync, ballot_sync, all_sync,
                             any_sync, eq_sync, activemask, lanemask_lt, popc, brev, clz, ffs,
                             fma, cbrt, selp, mulhi, nanosleep, match_any_sync, match_all_sync,
-                            cg)
+                            cg, Dim3)
+    from .kernelapi_extra import GridGroup, literal_unroll
+    from .cache_hints import (ldca, ldcg, ldcs, ldlu, ldcv, stcg, stcs, stwb, stwt)
+    from .arrays.layout import prepare_shape_strides_dtype
+    from .runtime import is_supported_version
+    from .numba_alias import HAS_NUMBA
     from .ufuncs import vectorize, guvectorize
     from .reduction import reduce, Reduce
     from .types import (boolean, bool_, int8, int16, int32, int64, uint8, uint16, uint32,
                         uint64, float16, float32, float64, complex64, complex128, intp, uintp,
                         void)
+    from .type_names import (b1, bool, byte, i1, i2, i4, i8, u1, u2, u4, u8, f4, f8, c8, c16,
+                             double, char, uchar, short, ushort, int_, uint, intc, uintc, long_,
+                             ulong, longlong, ulonglong, ssize_t, size_t, none)
     from . import fp16, libdevice, random, runtime
     laneid: int
 
