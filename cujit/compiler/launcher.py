@@ -18,6 +18,7 @@ slot, aligned to its size, because the driver reads each ``void*`` entry separat
 import ctypes
 import struct
 import threading
+import weakref
 
 import numpy as np
 
@@ -81,15 +82,43 @@ def normalize_dims(value, what, text):
 class LaunchConfig:
     """A validated launch configuration.
 
-    ``griddim``/``blockdim``: 3-tuples of int; ``stream``: the user's stream object;
+    ``griddim``/``blockdim``: 3-tuples of int; ``stream``: the user's stream object (None
+    once a configuration that holds it weakly, :meth:`hold_stream_weakly`, outlived it);
     ``stream_handle``: int; ``sharedmem``: dynamic shared bytes; ``nthreads``: threads per
     block; ``largs``: the first eight ``cuLaunchKernel`` arguments after the function
     (grid xyz, block xyz, shared bytes, stream) so the hot path passes them with one ``*``."""
-    __slots__ = ("griddim", "blockdim", "stream", "stream_handle", "sharedmem", "nthreads",
+    __slots__ = ("griddim", "blockdim", "_stream", "stream_handle", "sharedmem", "nthreads",
                  "largs", "text", "ordinal", "ok")
 
     def __repr__(self):
         return f"<LaunchConfig {self.text}>"
+
+    @property
+    def stream(self):
+        s = self._stream
+        return s() if s.__class__ is weakref.ref else s
+
+    @stream.setter
+    def stream(self, value):
+        self._stream = value
+
+    def hold_stream_weakly(self):
+        """Refer to the stream weakly from now on (a configuration cached by its kernel must
+        not keep a stream the program dropped alive); False when the stream object cannot
+        be referred to weakly (then the configuration must not be cached)."""
+        s = self._stream
+        if s is None or s.__class__ is int or s.__class__ is weakref.ref:
+            return True
+        try:
+            self._stream = weakref.ref(s)
+        except TypeError:
+            return False
+        return True
+
+    def stream_dropped(self):
+        """True when the stream this configuration refers to weakly no longer exists."""
+        s = self._stream
+        return s.__class__ is weakref.ref and s() is None
 
 
 def make_config(griddim, blockdim, stream, sharedmem, ordinal, cu_stream=None, cls=None):

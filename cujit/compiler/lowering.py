@@ -324,7 +324,7 @@ _LAUNCH_BOUND_PROPS = ("maxntidx", "minctasm", "cluster_max_blocks")
 
 
 def compile_to_llvm(pyfunc, argtypes, kernel=True, debug=False, lineinfo=False,
-                    launch_bounds=None):
+                    launch_bounds=None, source=None):
     """Type and lower ``pyfunc`` for ``argtypes`` (tuple of cujit types, a Signature or a
     signature string) into one NVVM IR module.  ``debug``: numba.cuda's ``debug=True``
     (assertions compiled, division by zero checked, raises recorded for the host: see
@@ -332,6 +332,7 @@ def compile_to_llvm(pyfunc, argtypes, kernel=True, debug=False, lineinfo=False,
     (:mod:`.debuginfo`), which libNVVM turns into ``.loc`` directives.  ``launch_bounds``:
     a kernel's bounds as :func:`.jitoptions.check_launch_bounds` returns them (only the total
     threads per block is bounded, y and z taken as 1, as numba-cuda and CUDA C do).
+    ``source``: the FunctionSource ``pyfunc``'s owner keeps (parsed again when None).
 
     Returns a ``LoweredFunction``.  Raises ``TypingError`` (untypable or unsupported code)
     or ``CompileError`` (resource limits: 48 KiB static shared, 64 KiB constant memory) whose
@@ -339,7 +340,7 @@ def compile_to_llvm(pyfunc, argtypes, kernel=True, debug=False, lineinfo=False,
     """
     argtypes = _argtypes_of(argtypes)
     env = CompileEnv(debug=debug)
-    tf = infer(pyfunc, argtypes, kernel=kernel, env=env)
+    tf = infer(pyfunc, argtypes, kernel=kernel, env=env, source=source)
     fsrc = tf.fsrc
     digest = hashlib.sha1(repr((fsrc.qualname, fsrc.filename, argtypes)).encode()).hexdigest()
     name = f"_cujit_{_safe(fsrc.qualname)}_{digest[:12]}"

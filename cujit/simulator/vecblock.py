@@ -243,9 +243,10 @@ def run_vector(launch, bids, step):
     executor's.  The rest of the launch runs per thread once FAILED_CHUNKS chunks in a row
     raised; before that the next chunk runs vector again."""
     from .threads import Block
-    lanes = Lanes(launch.blockdim, launch.vfn._cj_filename)
-    fn, args = launch.vfn, launch.args
-    multi = getattr(fn, "_cj_multi", None)
+    lanes = Lanes(launch.blockdim, launch.vfn.filename)
+    fn, args = launch.vfn.fn, launch.args
+    multi = launch.vfn.multi
+    multi = multi.fn if multi is not None else None
     gx, gy, gz = launch.griddim
     per = max(1, CHUNK_LANES // lanes.n)
     bids = iter(bids)

@@ -214,6 +214,39 @@ def test_const_is_frozen_at_first_launch(launch):
         MUTABLE[0] = 1.0
 
 
+_MODULE_WITH_A_BIG_GLOBAL = """
+import numpy as np
+import cujit as cuda
+big = cuda.device_array(8 << 20, np.uint8)      # never named by the kernel
+small = np.array([5.0])
+
+@cuda.jit
+def k(out):
+    out[0] = small[0]
+"""
+
+
+def test_a_kernel_keeps_only_the_globals_it_names(tmp_path, monkeypatch):
+    import gc
+    import importlib
+    (tmp_path / "mod_big_global.py").write_text(_MODULE_WITH_A_BIG_GLOBAL)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    mod = importlib.import_module("mod_big_global")
+    out = cuda.device_array(1)
+    mod.k[1, 1](out)
+    assert out.copy_to_host()[0] == 5.0
+    mm = cuda.current_context().memory_manager
+    before = mm.get_stats().bytes_in_use
+    del mod.big
+    gc.collect()
+    mm.deallocations.clear()
+    assert mm.get_stats().bytes_in_use <= before - (8 << 20)
+    mod.small[0] = 7.0
+    mod.k[1, 1](out)
+    assert out.copy_to_host()[0] == 5.0     # a named host array stays frozen (numba)
+    monkeypatch.delitem(__import__("sys").modules, "mod_big_global")
+
+
 def write_const(out):
     c = cuda.const.array_like(CONST_32K)
     c[0] = 1

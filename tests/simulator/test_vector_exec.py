@@ -350,11 +350,12 @@ def test_env_var_turns_vector_off(monkeypatch):
 def test_generated_function_is_observable():
     from cujit import types as T
     from cujit.simulator.typedexec import typed_function
-    fn = typed_function(block_sum, (T.Array(T.float32, 1, "C"),) * 2)
-    assert fn._cj_vector is not None
-    assert "def __cj_vblock" in fn._cj_vector._cj_source
-    fn = typed_function(shuffle, (T.Array(T.int64, 1, "C"),))
-    assert fn._cj_vector is None
+    tk = typed_function(block_sum, (T.Array(T.float32, 1, "C"),) * 2)
+    assert tk.vector is not None and tk.why_not is None
+    assert "def __cj_vblock" in tk.vector.source
+    tk = typed_function(shuffle, (T.Array(T.int64, 1, "C"),))
+    assert tk.vector is None
+    assert tk.why_not
 
 
 # -- breadth: atomics, barrier reductions, min/max/abs ------------------------------------
@@ -433,10 +434,10 @@ def test_blocks_run_together(monkeypatch):
     from cujit.simulator import vectorgen
     from cujit import types as T
     from cujit.simulator.typedexec import typed_function
-    fn = typed_function(block_ids, (T.Array(T.int64, 1, "C"),))
-    assert fn._cj_vector._cj_multi is not None
+    tk = typed_function(block_ids, (T.Array(T.int64, 1, "C"),))
+    assert tk.vector.multi is not None
     assert typed_function(block_sum, (T.Array(T.float32, 1, "C"),) * 2) \
-        ._cj_vector._cj_multi is None      # shared memory: one block at a time
+        .vector.multi is None      # shared memory: one block at a time
     out = compare(monkeypatch, block_ids, 300, 8, np.zeros(2400, np.int64))[0]
     assert out[2399] == 299 * 1000 + 7
     assert vectorgen is not None
