@@ -65,19 +65,16 @@ def test_notebook_kernels_defined_in_cells_run(style):
         assert "x[i] += 1.0" in str(ns["caught"])
 
 
-def test_notebook_runs_under_jupyter(tmp_path):
+def test_notebook_runs_under_jupyter(tmp_path, monkeypatch):
     """The real thing, where nbclient and ipykernel are installed (not in cujit's [test])."""
     nbformat = pytest.importorskip("nbformat")
     nbclient = pytest.importorskip("nbclient")
     pytest.importorskip("ipykernel")
     nb = nbformat.read(NOTEBOOK, as_version=4)
-    env_path = os.environ.get("PYTHONPATH", "")
-    os.environ["PYTHONPATH"] = ROOT + os.pathsep + env_path     # the kernel inherits it
-    try:
-        nbclient.NotebookClient(nb, timeout=300, kernel_name="python3",
-                                resources={"metadata": {"path": str(tmp_path)}}).execute()
-    finally:
-        os.environ["PYTHONPATH"] = env_path
+    # the kernel process inherits this one's environment: this checkout's cujit
+    monkeypatch.setenv("PYTHONPATH", ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    nbclient.NotebookClient(nb, timeout=300, kernel_name="python3",
+                            resources={"metadata": {"path": str(tmp_path)}}).execute()
     printed = "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code"
                       for o in c.outputs)
     assert "[0. 2. 4. 6.]" in printed
