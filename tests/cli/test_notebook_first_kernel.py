@@ -7,8 +7,8 @@ under ipykernel) and registers the cell's text in ``linecache`` under that name,
 where cujit's front end (``inspect.getsource``) reads a kernel's source.  The executor below
 does exactly that for each code cell, in one namespace; it is not Jupyter itself (nbclient
 and ipykernel run the notebook for real in the last test, where they are installed).
-Kernels whose source is in no file and not in ``linecache`` (``exec`` of a bare string,
-``python -c``) are another matter: see docs/kernel-language.md.
+Kernels whose text is in no file and not in ``linecache`` (``exec`` of a bare string,
+``python -c``) are rebuilt from their bytecode instead, a path of its own with its own tests.
 """
 import hashlib
 import json
