@@ -193,3 +193,16 @@ def test_demo_without_a_driver_or_the_extra_runs_on_the_simulator(tmp_path):
     assert "cuda-bindings cannot be imported" in r.stdout.splitlines()[0]
     assert "cujit[cu13]" not in r.stdout.splitlines()[0]
     assert "1/1 checks passed" in r.stdout
+
+
+def test_info_without_the_toolchain_says_what_is_missing_and_names_the_extra(tmp_path):
+    r = _run_lean(tmp_path, '''
+        from cujit.cli import main
+        sys.exit(main(["info"]))
+    ''', sim=False)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert "  libNVVM          not found - cuda-pathfinder is not installed" in lines
+    assert any("PTX from         nothing (llvmlite, which builds the NVVM IR, is not installed)"
+               in ln for ln in lines)
+    assert any("pip install 'cujit[cu13]'" in ln for ln in lines[lines.index("toolchain:"):])
