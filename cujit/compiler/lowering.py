@@ -15,7 +15,16 @@ pointer; bool is an i8; complex is two floats; a tuple is its elements in order.
 import hashlib
 import re
 
-from llvmlite import ir
+from ..driver.errors import CudaSupportError, missing_toolchain_message
+
+# This module is the NVVM backend's entry (build.py and compile_ptx import it when they compile
+# for the GPU; the simulator never does), so the lean install's missing llvmlite is reported
+# here, naming the extra, before any of the lower_* modules fails on it.
+try:
+    from llvmlite import ir
+except ImportError as exc:
+    raise CudaSupportError(missing_toolchain_message(
+        "compiling a kernel to PTX (a GPU launch, compile_ptx, inspect_asm)", exc)) from exc
 
 from .. import types as T
 from .errors import CompileError, TypingError
