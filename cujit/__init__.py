@@ -37,7 +37,7 @@ _SOURCES = {
     "cujit.compiler.compile_api": ["compile", "compile_for_current_device", "compile_ptx",
                                    "compile_ptx_for_current_device", "declare_device"],
     "cujit.profiler": ["profile_start", "profile_stop", "profiling"],
-    "cujit.tracing": ["trace"],
+    "cujit.tracing": ["trace", "TraceWarning"],
     "cujit.simulator.access": ["access_report"],
     "cujit.kernelapi": ["threadIdx", "blockIdx", "blockDim", "gridDim", "grid", "gridsize",
                         "warpsize", "shared", "local", "const", "syncthreads",

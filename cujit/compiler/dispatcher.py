@@ -18,6 +18,7 @@ fake device's limits and calls :func:`cujit.simulator.kernel.run_kernel`.
 """
 import functools
 import threading
+from time import perf_counter_ns as _now
 
 import numpy as np
 
@@ -25,6 +26,7 @@ from .. import types as ct
 from ..numba_types import is_numba_object
 from ..kernelstate import state as _state
 from . import launcher as _ln
+from .launcher import launched as _launched
 from . import launch_args as _la
 from .build import CompiledKernel, build_kernel
 from .build import target as _target
@@ -182,9 +184,12 @@ class _Configured(_ln.LaunchConfig):
     def __call__(self, *args):
         if _capturing and self.stream_handle in _capturing:
             _keep_for_graph(self.stream_handle, *args)     # a graph replays with these
+        t0 = _launched.listeners and _now()
         fast = self.dispatcher._fast
         if fast is None or not fast(self, args):
             self.dispatcher._launch_slow(self, args)
+        if t0:
+            _launched.emit(self, t0)
 
     def __repr__(self):
         return f"<{self.dispatcher.py_func.__qualname__}{self.text}>"
@@ -207,8 +212,11 @@ class _ConfiguredExt(_Configured):
 
     def __call__(self, *args):
         from .introspect import prepare_args
+        t0 = _launched.listeners and _now()
         args, retr = prepare_args(self.dispatcher._extensions, args, self.stream)
         self.dispatcher._launch_prepared(self, args)
+        if t0:
+            _launched.emit(self, t0)
         for r in retr:
             r()
 

@@ -17,11 +17,13 @@ import atexit
 import contextlib
 import os
 import threading
+import time
 import warnings
 import weakref
 from collections import deque
 
 from ..config import config
+from .events import free_queued, flushed
 
 __all__ = ["PendingDeallocs", "DeallocationWarning", "is_exiting", "check_settings"]
 
@@ -182,9 +184,13 @@ class PendingDeallocs:
         if retire is not None:
             retire(handle)
         total = self._size = self._size + size
-        if not self._disable_count and (len(cons) > _max_count()
-                                        or total > _max_ratio() * self._capacity):
-            self.clear()
+        if free_queued.listeners:
+            free_queued.emit(self, handle, size)
+        if not self._disable_count:
+            if len(cons) > _max_count():
+                self._clear("count limit")
+            elif total > _max_ratio() * self._capacity:
+                self._clear("byte limit")
 
     def _over_limits(self):
         return len(self._cons) > _max_count() or self._size > _max_ratio() * self._capacity
@@ -194,6 +200,10 @@ class PendingDeallocs:
 
         A free that raises stops this flush; the rest stay queued; the error is counted,
         kept in ``last_error`` and warned as :class:`DeallocationWarning`."""
+        self._clear("clear()")
+
+    def _clear(self, reason):
+        """:meth:`clear`, announcing ``reason`` to :data:`.events.flushed`'s listeners."""
         if self._disable_count or not self._cons or _Exit.exiting:
             return
         me = threading.get_ident()
@@ -202,7 +212,7 @@ class PendingDeallocs:
         with self._lock:
             self._flusher = me
             try:
-                self._flush()
+                self._flush(reason)
             finally:
                 self._flusher = None
 
@@ -217,11 +227,20 @@ class PendingDeallocs:
         with self._lock:
             self._flusher = me
             try:
-                self._flush()
+                self._flush("reset or close")
             finally:
                 self._flusher = None
 
-    def _flush(self):
+    def _flush(self, reason):
+        if not flushed.listeners:
+            return self._flush_queue()
+        t0, n0, b0 = time.perf_counter_ns(), len(self._cons), self._size
+        try:
+            return self._flush_queue()
+        finally:
+            flushed.emit(self, reason, t0, n0, b0)
+
+    def _flush_queue(self):
         ctx = self._context
         as_current = getattr(ctx, "as_current", None)
         if as_current is None:
@@ -275,7 +294,7 @@ class PendingDeallocs:
         finally:
             self._disable_count -= 1
             if not self._disable_count and self._cons and self._over_limits():
-                self.clear()
+                self._clear("end of defer_cleanup")
 
     # numba.cuda's queue attributes, with numba's meaning (docs/guide.md names them)
     @property
