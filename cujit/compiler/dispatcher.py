@@ -36,6 +36,7 @@ from .introspect import InspectMixin as _InspectMixin
 from .introspect import check_extensions as _check_extensions
 from ..runtime.streams import Stream as _Stream
 from ..runtime.graphs import capturing as _capturing, keep_for_graph as _keep_for_graph
+from ..config import config
 
 __all__ = ["jit", "Dispatcher", "DeviceFunction", "CompiledKernel", "compile_ptx",
            "compile_ptx_for_current_device"]
@@ -141,9 +142,8 @@ def _prefetch_toolchain():
     if _prefetched:
         return
     _prefetched = True
-    import os
     from ..driver import simulator_enabled
-    if os.environ.get("CUJIT_PREFETCH", "1") == "0" or simulator_enabled():
+    if not config.PREFETCH or simulator_enabled():
         return
     threading.Thread(target=_warm_toolchain, name="cujit-toolchain-prefetch",
                      daemon=True).start()

@@ -10,10 +10,10 @@ the typed-pointer syntax and upgrades the old ``nvvm.annotations``); libdevice i
 and every function that came from it is internalised so that the optimiser drops what is
 unused.  ``CUJIT_NVVM_BACKEND=llvmlite`` forces this path (``=nvvm`` forbids it).
 """
-import os
 import threading
 
 from .errors import ToolchainError
+from ..config import config
 
 __all__ = ["NvvmError", "compile_ptx", "libdevice_path", "nvvm_available", "nvvm_version",
            "backend_name", "arch_option"]
@@ -32,7 +32,7 @@ def _nvvm():
     global _nvvm_state
     st = _nvvm_state
     if st is None:
-        if os.environ.get("CUJIT_NVVM_BACKEND", "").lower() == "llvmlite":
+        if config.NVVM_BACKEND == "llvmlite":
             st = (None, "CUJIT_NVVM_BACKEND=llvmlite")
         else:
             try:
@@ -115,7 +115,7 @@ def compile_ptx(llvm_ir, cc=(9, 0), *, opt=3, fastmath=False, debug=False, linei
     arch = arch_option(cc)
     nvvm = _nvvm()
     if nvvm is None:
-        if os.environ.get("CUJIT_NVVM_BACKEND", "").lower() == "nvvm":
+        if config.NVVM_BACKEND == "nvvm":
             raise NvvmError(_nvvm_state[1] + " (and CUJIT_NVVM_BACKEND=nvvm forbids llvmlite)")
         return _compile_llvmlite(text, arch, opt, fastmath, libdevice)
     return _compile_nvvm(nvvm, text, _options(arch, opt, fastmath, debug, lineinfo),

@@ -68,69 +68,13 @@ def _after_fork_in_child():
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_after_fork_in_child)
 
-_MISSING = object()
-
-
-class _Invalid:
-    """A cached parse failure: the ValueError config raised for that text."""
-    __slots__ = ("error",)
-
-    def __init__(self, error):
-        self.error = error
-
-
 def _setting_reader(attr, strict=True):
-    """A no-argument function returning ``getattr(config, attr)``, fast on the common path.
-
-    ``config`` re-reads the environment at every access (two ``os.environ`` lookups with key
-    encoding).  The queue reads two settings per free, so this reads the same sources
-    directly: the override dict, then the pre-encoded environment keys, parsing each distinct
-    text once.  A malformed value raises config's ValueError (naming the variable) when
-    ``strict``; otherwise the default is returned: the queue reads its limits inside
-    finalisers, where an exception is swallowed and would leave every later free queued
-    forever.  Allocations read the settings strictly (:func:`check_settings`), so the user
-    still sees the error."""
-    data = getattr(os.environ, "_data", None)
-    encode = getattr(os.environ, "encodekey", None)
-    if data is None or encode is None:      # pragma: no cover - unusual os.environ
-        return lambda: getattr(config, attr)
-    overrides = config._overrides
-    keys = [encode(name) for name in config.env_names(attr)]
-    get = data.get
-    first = keys[0]
-    second = keys[1] if len(keys) > 1 else first
-    parsed = {}
-    default = _default_of(attr)
-
-    def read():
-        if overrides:
-            value = overrides.get(attr, _MISSING)
-            if value is not _MISSING:
-                return value
-        text = get(first)
-        if text is None:
-            text = get(second)
-            if text is None:
-                return default
-        value = parsed.get(text, _MISSING)
-        if value is _MISSING:
-            try:
-                value = getattr(config, attr)   # parses, or raises a clear ValueError
-            except ValueError as exc:
-                value = _Invalid(exc)
-            parsed[text] = value
-        if type(value) is _Invalid:
-            if strict:
-                getattr(config, attr)           # the error naming the variable set now
-                raise ValueError(str(value.error))
-            return default
-        return value
-
-    return read
-
-
-def _default_of(attr):
-    return config.default(attr)
+    """``config.reader(attr, strict)``: the queue reads two settings per free, so it reads
+    them through config's fast reader.  Not ``strict`` for the limits read inside
+    finalisers (add_item, the end of defer_cleanup): an exception there is swallowed and
+    would leave every later free queued forever.  Allocations read the settings strictly
+    (:func:`check_settings`), so the user still sees the error."""
+    return config.reader(attr, strict)
 
 
 # Inside finalisers (add_item, the end of defer_cleanup): never raise, use the defaults.

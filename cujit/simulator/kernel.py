@@ -142,8 +142,9 @@ class Launch:
                 # thread: always slower than running that thread (user trial: 40x)
                 one_lane = bx * by * bz == 1 and (
                     nblocks == 1 or getattr(self.vfn, "_cj_multi", None) is None)
-                if self.vfn is not None and rec is None and not one_lane and \
-                        vecblock.vector_enabled() and not _aliased(self.args):
+                # the setting first: a malformed CUJIT_SIM_VECTOR is an error in every launch
+                if vecblock.vector_enabled() and self.vfn is not None and rec is None and \
+                        not one_lane and not _aliased(self.args):
                     vecblock.launches["vector"] += 1
                     vecblock.run_vector(self, bids, step)
                     return

@@ -28,11 +28,11 @@ function keeps the kernel's file name and line numbers, so reports and call-site
 rewrite off (the kernel then runs as written).
 """
 import ast
-import os
 import warnings
 import weakref
 
 from .typedast import Rewriter
+from ..config import config
 
 __all__ = ["typed_function", "needs_threads", "cooperative"]
 
@@ -55,8 +55,7 @@ _cache = weakref.WeakKeyDictionary()
 
 
 def _enabled():
-    return os.environ.get("CUJIT_SIM_TYPED", "1").strip().lower() not in ("0", "false", "no",
-                                                                          "off")
+    return config.SIM_TYPED
 
 
 def typed_function(pyfunc, argtypes, kernel=True):

@@ -11,6 +11,7 @@ from .errors import BarrierDivergenceError, fmt_dim
 from .memory import SharedMemory, as_dtype, check_shape
 from .vecops import LANES
 from .vecshared import VShared
+from ..config import config
 
 __all__ = ["VectorBlock", "ChunkBlock", "Lanes", "Sparse", "run_vector", "launches",
            "vector_enabled"]
@@ -187,9 +188,9 @@ launches = {"vector": 0, "thread": 0, "rerun": 0}
 
 
 def vector_enabled():
-    """False when ``CUJIT_SIM_VECTOR`` is 0/false/no/off (the vector executor is off)."""
-    return os.environ.get("CUJIT_SIM_VECTOR", "1").strip().lower() not in (
-        "0", "false", "no", "off")
+    """False when ``CUJIT_SIM_VECTOR`` is 0/false/no/off (the vector executor is off;
+    ``config.SIM_VECTOR``).  ValueError naming the variable for any other value."""
+    return config.SIM_VECTOR
 
 
 #: Lanes per vector of a multi-block run (blocks of a kernel without shared memory or
