@@ -300,20 +300,28 @@ def run_kernel(pyfunc, griddim, blockdim, stream_handle, dynamic_shared_bytes, a
                 kargs[i] = CheckedArray(a, name)
     consts = info.consts.setdefault(sig, {})
 
-    rec = _access.start(pyfunc)
-    if rec is not None:
-        rec.record_args(kargs, info.params)
+    def prepared(rec):
+        """The Launch, recording its accesses with ``rec`` (an access Recorder or None)."""
+        la = list(kargs)
+        if rec is not None:
+            rec.record_args(la, info.params)
 
-    def wrap(view, name):
-        v = CheckedArray(view, name) if checks and isinstance(view, np.ndarray) else view
-        return v if rec is None else rec.wrap(v, "global", name)
-    fn = _keep_waits(rebind(fn, _convert, wrap), fn)
-    if debug:
-        from .debugmode import debug_kernel
-        fn = debug_kernel(fn)
-    launch = Launch(fn, kargs, tuple(griddim), tuple(blockdim), dyn, checks, consts)
-    launch.recorder = rec
-    drv.run_on_stream(stream_handle, launch.run)
+        def wrap(view, name):
+            v = CheckedArray(view, name) if checks and isinstance(view, np.ndarray) else view
+            return v if rec is None else rec.wrap(v, "global", name)
+        f = _keep_waits(rebind(fn, _convert, wrap), fn)
+        if debug:
+            from .debugmode import debug_kernel
+            f = debug_kernel(f)
+        launch = Launch(f, la, tuple(griddim), tuple(blockdim), dyn, checks, consts)
+        launch.recorder = rec
+        return launch
+
+    if drv.stream_is_capturing(stream_handle):
+        prepared(None)      # the launch's own errors are the capturing call's, as on a GPU
+    # Built when the work runs: a graph replays it later, maybe outside the access report
+    # active at capture, so the recorder (and its grid limit) is the one of each replay.
+    drv.run_on_stream(stream_handle, lambda: prepared(_access.start(pyfunc)).run())
 
 
 def _aliased(args):
