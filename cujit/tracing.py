@@ -264,16 +264,20 @@ class trace:
             ACTIVE = None
         try:
             self._write(self.path)
-        except OSError as err:
-            # the recording is not lost: it goes to the temporary folder instead
-            spare = os.path.join(tempfile.gettempdir(), f"cujit-trace-{os.getpid()}.json")
-            try:
-                self._write(spare)
-                where = f"; the trace was written to {spare!r} instead"
-            except OSError:
-                where = ""
+        except Exception as err:
+            where = ""
+            if isinstance(err, OSError):
+                # the recording is not lost: it goes to the temporary folder instead
+                spare = os.path.join(tempfile.gettempdir(), f"cujit-trace-{os.getpid()}.json")
+                try:
+                    self._write(spare)
+                    where = f"; the trace was written to {spare!r} instead"
+                except Exception:
+                    pass
             if exc_type is None:
-                raise type(err)(err.errno, f"{err.strerror}{where}", err.filename) from err
+                if isinstance(err, OSError) and where:
+                    raise type(err)(err.errno, f"{err.strerror}{where}", err.filename) from err
+                raise
             # the block's own exception is the one that propagates
             warnings.warn(f"cujit.trace: could not write {self.path!r}: {err}{where}",
                           TraceWarning, stacklevel=2)

@@ -212,11 +212,8 @@ class _ConfiguredExt(_Configured):
 
     def __call__(self, *args):
         from .introspect import prepare_args
-        t0 = _launched.listeners and _now()
         args, retr = prepare_args(self.dispatcher._extensions, args, self.stream)
         self.dispatcher._launch_prepared(self, args)
-        if t0:
-            _launched.emit(self, t0)
         for r in retr:
             r()
 
@@ -310,10 +307,14 @@ class Dispatcher(_InspectMixin):
 
     def _launch_prepared(self, cfg, args):
         """Launch with configuration ``cfg`` and arguments already through the
-        ``extensions=`` handlers (what ``_Configured.__call__`` does without them)."""
+        ``extensions=`` handlers (what ``_Configured.__call__`` does without them); also
+        ``forall``'s launch."""
+        t0 = _launched.listeners and _now()
         fast = self._fast
         if fast is None or not fast(cfg, args):
             self._launch_slow(cfg, args)
+        if t0:
+            _launched.emit(cfg, t0)
 
     # -- compilation ---------------------------------------------------------------------
     @property
