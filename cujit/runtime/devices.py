@@ -474,7 +474,26 @@ def _checked_memalloc(manager):
     announce = not isinstance(manager, (NumbaCUDAMemoryManager, PoolMemoryManager))
 
     def memalloc(bytesize):
+        if announce and allocated.listeners:
+            return _announced(bytesize)
         mem = fn(bytesize)
+        return check(mem, bytesize)
+
+    def _announced(bytesize):
+        # a plugin that allocates through a built-in manager is announced by it: announce
+        # here only what no manager announced in this thread during the call
+        me, inner = threading.get_ident(), []
+
+        def probe(kind, mem, nbytes, stream):
+            if threading.get_ident() == me:
+                inner.append(nbytes)
+        with allocated.listening(probe):
+            mem = check(fn(bytesize), bytesize)
+        if not inner:
+            allocated.emit("device", mem, bytesize, 0)
+        return mem
+
+    def check(mem, bytesize):
         ptr = getattr(mem, "device_pointer_value", None)
         if not isinstance(ptr, int) and not (ptr is None and bytesize == 0 and mem is not None):
             raise TypeError(f"EMM plugin {name}({bytesize}) returned {mem!r} of type "
@@ -483,8 +502,6 @@ def _checked_memalloc(manager):
         if isinstance(size, int) and size < bytesize:
             raise ValueError(f"EMM plugin {name}({bytesize}) returned {size} bytes; "
                              f"{bytesize} bytes were asked for")
-        if announce and allocated.listeners:
-            allocated.emit("device", mem, bytesize, 0)
         return mem
     return memalloc
 
