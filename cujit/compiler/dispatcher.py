@@ -184,12 +184,11 @@ class _Configured(_ln.LaunchConfig):
     def __call__(self, *args):
         if _capturing and self.stream_handle in _capturing:
             _keep_for_graph(self.stream_handle, *args)     # a graph replays with these
-        t0 = _launched.listeners and _now()
+        if _launched.listeners:             # the hot path's one test of the hook point
+            return self.dispatcher._launch_prepared(self, args)
         fast = self.dispatcher._fast
         if fast is None or not fast(self, args):
             self.dispatcher._launch_slow(self, args)
-        if t0:
-            _launched.emit(self, t0)
 
     def __repr__(self):
         return f"<{self.dispatcher.py_func.__qualname__}{self.text}>"

@@ -17,6 +17,7 @@ import numpy as np
 
 from ..config import config
 from ..kernelstate import state as _state
+from ..runtime.graphs import capturing as _capturing
 from . import access as _access
 from .checked import CheckedArray
 from .memory import cai_view, device_view, shared_limit
@@ -302,8 +303,9 @@ def run_kernel(pyfunc, griddim, blockdim, stream_handle, dynamic_shared_bytes, a
 
     def prepared(rec):
         """The Launch, recording its accesses with ``rec`` (an access Recorder or None)."""
-        la = list(kargs)
+        la = kargs
         if rec is not None:
+            la = list(kargs)            # wrapped for this launch only: a replay starts over
             rec.record_args(la, info.params)
 
         def wrap(view, name):
@@ -317,7 +319,7 @@ def run_kernel(pyfunc, griddim, blockdim, stream_handle, dynamic_shared_bytes, a
         launch.recorder = rec
         return launch
 
-    if drv.stream_is_capturing(stream_handle):
+    if _capturing and stream_handle in _capturing:
         prepared(None)      # the launch's own errors are the capturing call's, as on a GPU
     # Built when the work runs: a graph replays it later, maybe outside the access report
     # active at capture, so the recorder (and its grid limit) is the one of each replay.

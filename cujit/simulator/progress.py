@@ -15,8 +15,12 @@ __all__ = ["BlockProgress", "PROGRESS_AFTER_S"]
 PROGRESS_AFTER_S = 2.0
 
 
+# read at every launch: config's fast reader (two dict lookups when nothing is set)
+_setting = config.reader("SIM_PROGRESS")
+
+
 def _wanted():
-    v = config.SIM_PROGRESS
+    v = _setting()
     if v is not None:
         return v
     try:
@@ -38,7 +42,7 @@ class BlockProgress:
         self.bar = None
         # read at every launch, so a malformed CUJIT_SIM_PROGRESS is an error at once, not
         # only in a launch long enough to show a bar
-        self.off = config.SIM_PROGRESS is False or total < 2
+        self.off = _setting() is False or total < 2
 
     def step(self):
         self.done += 1

@@ -187,10 +187,14 @@ class Lanes:
 launches = {"vector": 0, "thread": 0, "rerun": 0}
 
 
+# read at every launch: config's fast reader (two dict lookups when nothing is set)
+_vector_setting = config.reader("SIM_VECTOR")
+
+
 def vector_enabled():
     """False when ``CUJIT_SIM_VECTOR`` is 0/false/no/off (the vector executor is off;
     ``config.SIM_VECTOR``).  ValueError naming the variable for any other value."""
-    return config.SIM_VECTOR
+    return _vector_setting()
 
 
 #: Lanes per vector of a multi-block run (blocks of a kernel without shared memory or
