@@ -38,6 +38,7 @@ _SOURCES = {
                                    "compile_ptx_for_current_device", "declare_device"],
     "cujit.profiler": ["profile_start", "profile_stop", "profiling"],
     "cujit.tracing": ["trace", "TraceWarning"],
+    "cujit.hooks": ["HookPoint"],
     "cujit.simulator.access": ["access_report"],
     "cujit.kernelapi": ["threadIdx", "blockIdx", "blockDim", "gridDim", "grid", "gridsize",
                         "warpsize", "shared", "local", "const", "syncthreads",
