@@ -20,10 +20,16 @@ Settings (attribute — environment suffix — type, default):
 - ``SIM_DEVICE_MEMORY`` — ``CUJIT_SIM_DEVICE_MEMORY`` only — int bytes, 4 GiB: the simulated
   device's capacity.
 - ``SIM_CHECKS`` — ``CUJIT_SIM_CHECKS`` only — bool, True: simulator bounds/race/divergence checks.
+- ``SIM_GLOBAL_RACES`` — ``CUJIT_SIM_GLOBAL_RACES`` only — bool, True: with ``SIM_CHECKS`` on,
+  report unsynchronised conflicting accesses to global memory as ``DataRaceError``; off for
+  kernels with deliberate benign races (a ``found[0] = 1`` flag set by many threads).
 - ``SIM_DEVICES`` — ``CUJIT_SIM_DEVICES`` only — int 1..16, 1: how many devices the simulator
   reports (peers of each other, for multi-GPU code and its tests).
 - ``ACCESS_REPORT`` — ``CUJIT_ACCESS_REPORT`` only — bool, False: record the memory accesses of
   every simulated launch for ``kernel.access_report()`` (docs/access-report.md).
+- ``NUMBA_ALIAS`` — ``CUJIT_NUMBA_ALIAS`` only — bool, False: a new Python process resolves
+  ``numba.cuda`` to cujit (set by ``python -m cujit run`` for the processes it starts; read by
+  cujit's own ``sitecustomize``, docs/numba-alias.md).
 - ``SIM_VECTOR`` — ``CUJIT_SIM_VECTOR`` only — bool, True: the simulator's vector executor.
 - ``SIM_TYPED`` — ``CUJIT_SIM_TYPED`` only — bool, True: simulated kernels run rewritten to the
   compiler's inferred types.
@@ -138,6 +144,7 @@ _SETTINGS = {
     "CUDA_ARRAY_INTERFACE_SYNC": ("CUDA_ARRAY_INTERFACE_SYNC", _parse_bool, True, True),
     "SIM_DEVICE_MEMORY": ("SIM_DEVICE_MEMORY", _capacity, 4 << 30, False),
     "SIM_CHECKS": ("SIM_CHECKS", _parse_bool, True, False),
+    "SIM_GLOBAL_RACES": ("SIM_GLOBAL_RACES", _parse_bool, True, False),
     "SIM_DEVICES": ("SIM_DEVICES", _device_count, 1, False),
     "ACCESS_REPORT": ("ACCESS_REPORT", _parse_bool, False, False),
     "SIM_VECTOR": ("SIM_VECTOR", _parse_bool, True, False),
@@ -148,6 +155,7 @@ _SETTINGS = {
     "CACHE_DIR": ("CACHE_DIR", _path, "", True),
     "CUDA_HOME": (("CUDA_HOME",), _path, "", False),
     "CUDA_PATH": (("CUDA_PATH",), _path, "", False),
+    "NUMBA_ALIAS": ("NUMBA_ALIAS", _parse_bool, False, False),
 }
 
 
@@ -243,6 +251,22 @@ class Config:
             ("1" if value else "0") if isinstance(value, bool) else str(value))
         os.environ[self.env_names(attr)[0]] = text
 
+    def environment(self):
+        """A copy (dict) of the process environment, for a process cujit starts (``python -m
+        cujit run``, the numba alias's children): config is the one reader of
+        ``os.environ``."""
+        return dict(os.environ)
+
+    def update_environment(self, mapping):
+        """Set the environment variables of ``mapping`` (str -> str) in this process, so the
+        processes it starts inherit them (the numba alias's pytest plugin).  TypeError for a
+        name or value that is not a str, before anything is set."""
+        items = dict(mapping).items()
+        for k, v in items:
+            if not isinstance(k, str) or not isinstance(v, str):
+                raise TypeError(f"environment variables are str -> str, got {k!r}: {v!r}")
+        os.environ.update(items)
+
     def reader(self, attr, strict=True):
         """A no-argument function returning ``getattr(config, attr)``, fast on the common
         path (for settings read on hot paths, such as the pending queue's limits).
@@ -294,7 +318,7 @@ class Config:
 
     def __dir__(self):
         return list(_SETTINGS) + ["env_names", "source", "reset", "as_dict", "export",
-                                  "reader", "default"]
+                                  "reader", "default", "environment", "update_environment"]
 
 
 _MISSING = object()

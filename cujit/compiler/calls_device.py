@@ -17,7 +17,7 @@ import ast
 from .. import types as T
 from . import rules
 from .const_types import const_type
-from .frontend import FunctionSource
+from .frontend import FunctionSource, SourceOwner
 
 __all__ = ["type_device_call", "type_starred_call"]
 
@@ -62,7 +62,8 @@ def type_device_call(typer, node, dev, args, kws, positional=None):
     pyfunc = getattr(dev, "py_func", None)
     if pyfunc is None:
         raise typer.error(f"device function {dev!r} has no .py_func", node)
-    fsrc = FunctionSource.from_pyfunc(pyfunc)
+    # a device function object keeps its parsed source (it dies with the object)
+    fsrc = dev.source() if isinstance(dev, SourceOwner) else FunctionSource.from_pyfunc(pyfunc)
     a = fsrc.node.args
     params = [p.arg for p in a.args]
     name = fsrc.name
@@ -112,7 +113,7 @@ def type_device_call(typer, node, dev, args, kws, positional=None):
         tt = T.Tuple(tuple(t for _, t in extra))
         bound.append(("star", [n for n, _ in extra], tt))
         argtypes.append(tt)
-    callee = typer.infer_device(pyfunc, tuple(argtypes))
+    callee = typer.infer_device(pyfunc, tuple(argtypes), source=fsrc)
     opts = getattr(dev, "targetoptions", None) or {}
     # numba: inline="always" inlines when typing, forceinline=True asks LLVM to; both are
     # alwaysinline here (NVVM inlines internal device functions anyway)

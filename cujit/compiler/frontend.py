@@ -4,7 +4,9 @@
 ``def`` with ``ast`` (stable across Python versions, and every node has a line and column for
 error messages — ARCHITECTURE.md "Compiler notes"), and keeps ``f.__globals__`` and the closure
 cells so that the typer resolves ``cuda.threadIdx``, ``math.sqrt``, ``np.float32`` … by the
-identity of the object they name.  Sources are cached per code object.
+identity of the object they name.  No module-level cache keeps a function's source: its owner
+(the ``@jit`` dispatcher or device function, :class:`SourceOwner`) keeps it, so it dies with
+the owner; only each file's parse is shared (:func:`_from_module_file`).
 """
 import ast
 import copy
@@ -15,9 +17,7 @@ import textwrap
 
 from .errors import SourceLocation, TypingError
 
-__all__ = ["FunctionSource", "DeviceFunctionLike"]
-
-_cache = {}
+__all__ = ["FunctionSource", "DeviceFunctionLike", "SourceOwner"]
 
 
 class DeviceFunctionLike:
@@ -27,6 +27,22 @@ class DeviceFunctionLike:
     ``DeviceFunction`` inherits it."""
     __slots__ = ()
     _cujit_device_function = True
+
+
+class SourceOwner:
+    """What owns a jitted function's parsed source: an object with ``py_func`` (the
+    dispatcher, a device function).  :meth:`source` parses ``py_func`` once and keeps the
+    :class:`FunctionSource` on this object, so the source, the module globals and closure
+    values it refers to live exactly as long as the owner (nothing else caches them)."""
+    __slots__ = ()
+
+    def source(self):
+        """The :class:`FunctionSource` of ``self.py_func`` (parsed on the first call).
+        Raises TypingError as :meth:`FunctionSource.from_pyfunc` does."""
+        fsrc = self.__dict__.get("_fsrc")
+        if fsrc is None:
+            fsrc = self.__dict__["_fsrc"] = FunctionSource.from_pyfunc(self.py_func)
+        return fsrc
 
 
 class FunctionSource:
@@ -73,9 +89,6 @@ class FunctionSource:
         if not inspect.isfunction(pyfunc):
             raise TypingError(f"a kernel must be a Python function, got {pyfunc!r}")
         code = pyfunc.__code__
-        hit = _cache.get(code)
-        if hit is not None and hit.pyfunc is pyfunc:
-            return hit
         filename = code.co_filename
         node, all_lines = _from_module_file(filename, code.co_firstlineno, pyfunc.__name__)
         if node is not None:
@@ -85,7 +98,6 @@ class FunctionSource:
             self = cls._from_inspect(pyfunc)
         self._check_signature()
         self.node = _operator_calls_as_syntax(self)
-        _cache[code] = self
         return self
 
     @classmethod
@@ -242,6 +254,9 @@ def _indent_of(line):
     return len(line) - len(line.lstrip())
 
 
+# filename -> (its linecache lines, {(first line, name): FunctionDef}): one parse per source
+# file, shared by every function defined in it; replaced when linecache reloads the file.
+# Holds the file's syntax tree only, never a function, its globals or a typing.
 _modules = {}
 
 

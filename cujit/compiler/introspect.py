@@ -234,7 +234,7 @@ class InspectMixin:
         every access: run with ``CUJIT_ENABLE_CUDASIM=1`` or ``python -m cujit
         access-report script.py``) and when no launch of this kernel was recorded."""
         from ..simulator.access import last_report
-        rep = last_report(self.py_func)
+        rep = last_report(self._sim)
         if rep is not None:
             return rep
         from ..driver import simulator_enabled

@@ -72,17 +72,21 @@ class TypedFunction:
         return order
 
 
-def infer(pyfunc, argtypes, kernel=True, env=None):
-    """Type ``pyfunc`` for ``argtypes`` (cujit types).  Raises TypingError / CompileError."""
+def infer(pyfunc, argtypes, kernel=True, env=None, source=None):
+    """Type ``pyfunc`` for ``argtypes`` (cujit types).  ``source``: its FunctionSource when
+    the function's owner keeps one (parsed here otherwise).  Raises TypingError /
+    CompileError."""
     env = env or CompileEnv()
     key = (pyfunc, tuple(argtypes))
     hit = env.typed.get(key)
     if hit is not None:
         return hit
-    fsrc = FunctionSource.from_pyfunc(pyfunc)
-    if kernel and (fsrc.node.args.vararg is not None or fsrc.node.args.defaults):
-        raise TypingError("kernels cannot have *args or default argument values (device "
-                          "functions can)", fsrc.location(fsrc.node))
+    fsrc = source if source is not None else FunctionSource.from_pyfunc(pyfunc)
+    a = fsrc.node.args
+    if kernel and (a.vararg is not None or a.kwarg is not None or a.kwonlyargs):
+        # defaults are filled in by the launch (Dispatcher._bind): the kernel takes them all
+        raise TypingError("kernels cannot have *args, **kwargs or keyword-only arguments "
+                          "(device functions can have *args)", fsrc.location(fsrc.node))
     if len(argtypes) != len(fsrc.argnames):
         raise TypingError(f"{fsrc.qualname}() takes {len(fsrc.argnames)} argument(s) "
                           f"({', '.join(fsrc.argnames)}) but {len(argtypes)} were given",
@@ -131,10 +135,11 @@ class _Typer(scopes.ConstEval):
         self.unbound = []
 
     # ---- callees: the typing of calls (calls_device, closures) reaches back here ----------
-    def infer_device(self, pyfunc, argtypes):
+    def infer_device(self, pyfunc, argtypes, source=None):
         """The TypedFunction of device function ``pyfunc`` for ``argtypes``, typed in this
-        kernel's environment (cached; recursion is a TypingError)."""
-        return infer(pyfunc, argtypes, kernel=False, env=self.env)
+        kernel's environment (cached; recursion is a TypingError); ``source``: its
+        FunctionSource, kept by the device function object."""
+        return infer(pyfunc, argtypes, kernel=False, env=self.env, source=source)
 
     def type_function(self, fsrc, argtypes):
         """Type ``fsrc`` (a FunctionSource, e.g. a closure's) as a device function for
@@ -453,6 +458,7 @@ class _Typer(scopes.ConstEval):
         if base is None or vt is None:
             return
         if isinstance(base, T.Record) and target.attr in base.fields:
+            indexing.check_record_writable(self, target.value, target)
             ft = base.fields[target.attr][0]
             if isinstance(ft, T.NestedArray) and nested_store_ok(
                     T.Array(ft.dtype, ft.ndim, "C"), vt):

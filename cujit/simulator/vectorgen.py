@@ -18,7 +18,7 @@ from .typedast import _OPNAMES, _numeric
 from .vecexpr import _SCALAR, ExprGen
 from .vectorize import Unsupported
 
-__all__ = ["vector_function", "Unsupported"]
+__all__ = ["VectorKernel", "vector_function", "Unsupported"]
 
 
 class _Gen(ExprGen):
@@ -443,17 +443,29 @@ def _has_loop_exit(stmts, nested_ok=True):
     return False
 
 
-#: qualname -> why the last kernel of that name runs per thread (for diagnosing; bounded)
-why_not = {}
+class VectorKernel:
+    """A kernel's whole-block vector function: ``fn(blk, *args)``, ``source`` (its generated
+    code), ``filename`` (the kernel's file), ``multi`` (the VectorKernel running several
+    blocks at once, for kernels without shared memory or barriers, or None).  Kept by the
+    kernel's :class:`~.typedexec.TypedKernel`."""
+    __slots__ = ("fn", "source", "filename", "multi")
+
+    def __init__(self, fn, source, filename, multi=None):
+        self.fn, self.source, self.filename, self.multi = fn, source, filename, multi
+
+    def __call__(self, blk, *args):
+        return self.fn(blk, *args)
 
 
 def vector_function(tf, ns, multi=False, build=None):
-    """The block function of kernel ``tf`` (a ``TypedFunction``), generated in namespace
-    ``ns`` (the per-thread typed function's globals and helpers), or None when the kernel
-    uses something the vector executor does not handle (it then runs per thread).
-    ``multi``: the function of several blocks at once (kernels without shared memory or
-    barriers), or None.  ``build``: device function ``TypedFunction`` -> its per-thread
-    typed function (device functions of scalars run lane by lane)."""
+    """The :class:`VectorKernel` of kernel ``tf`` (a ``TypedFunction``), generated in
+    namespace ``ns`` (the per-thread typed function's globals and helpers), or None for a
+    device function.  Raises :class:`Unsupported` (saying why) when the kernel uses something
+    the vector executor does not handle: it then runs per thread.  ``multi``: the function of
+    several blocks at once (kernels without shared memory or barriers; None when not
+    possible, never raises).  ``build``:
+    device function ``TypedFunction`` -> its per-thread typed function (device functions of
+    scalars run lane by lane)."""
     from .checked import unwrap
     if not tf.kernel:
         return None
@@ -461,15 +473,12 @@ def vector_function(tf, ns, multi=False, build=None):
     try:
         gen = _Gen(tf, ns, multi, build)
         src = gen.function()
-    except Unsupported as e:
-        if len(why_not) < 256 and not multi:
-            why_not[tf.fsrc.qualname] = str(e)
-        return None
+    except Unsupported:
+        if multi:
+            return None
+        raise
     ns["__unwrap"] = unwrap
     code = compile(src, f"<cujit vector block {tf.fsrc.qualname}>", "exec")
     exec(code, ns)
-    fn = ns["__cj_vblock"]
-    fn._cj_source = src
-    fn._cj_filename = tf.fsrc.filename
-    fn._cj_multi = vector_function(tf, ns, True, build) if not multi else None
-    return fn
+    return VectorKernel(ns["__cj_vblock"], src, tf.fsrc.filename,
+                        vector_function(tf, ns, True, build) if not multi else None)

@@ -153,3 +153,16 @@ def test_reader_is_getattr_fast_and_lenient_when_asked(monkeypatch):
     assert lenient() == 1                              # the default, never an exception
     with pytest.raises(AttributeError, match="no setting 'NOPE'"):
         config.reader("NOPE")
+
+
+def test_environment_copies_and_update_environment_checks_types(monkeypatch):
+    import os
+    monkeypatch.setenv("CUJIT_TEST_ENV_COPY", "a")
+    env = config.environment()
+    env["CUJIT_TEST_ENV_COPY"] = "b"                   # a copy: the process is unchanged
+    assert os.environ["CUJIT_TEST_ENV_COPY"] == "a"
+    with pytest.raises(TypeError, match="str -> str"):
+        config.update_environment({"CUJIT_TEST_ENV_COPY": "c", "CUJIT_TEST_ENV_N": 1})
+    assert os.environ["CUJIT_TEST_ENV_COPY"] == "a" and "CUJIT_TEST_ENV_N" not in os.environ
+    config.update_environment({"CUJIT_TEST_ENV_COPY": "d"})
+    assert os.environ["CUJIT_TEST_ENV_COPY"] == "d"
