@@ -35,7 +35,8 @@ from .driver.probe import probe_gpu  # noqa: E402,F401
 
 
 def _use_simulator():
-    os.environ["CUJIT_ENABLE_CUDASIM"] = "1"
+    from .config import config
+    config.export("ENABLE_CUDASIM", True)
 
 
 def _select_backend(force_sim):

@@ -19,6 +19,7 @@ fake device's limits and calls :func:`cujit.simulator.kernel.run_kernel`.
 import functools
 import threading
 import weakref
+from time import perf_counter_ns as _now
 
 import numpy as np
 
@@ -26,6 +27,7 @@ from .. import types as ct
 from ..numba_types import is_numba_object
 from ..kernelstate import state as _state
 from . import launcher as _ln
+from .launcher import launched as _launched
 from . import launch_args as _la
 from .build import CompiledKernel, build_kernel
 from .build import target as _target
@@ -37,6 +39,7 @@ from .introspect import InspectMixin as _InspectMixin
 from .introspect import check_extensions as _check_extensions
 from ..runtime.streams import Stream as _Stream
 from ..runtime.graphs import capturing as _capturing, keep_for_graph as _keep_for_graph
+from ..config import config
 
 __all__ = ["jit", "Dispatcher", "DeviceFunction", "CompiledKernel", "compile_ptx",
            "compile_ptx_for_current_device"]
@@ -188,9 +191,8 @@ def _prefetch_toolchain():
     if _prefetched:
         return
     _prefetched = True
-    import os
     from ..driver import simulator_enabled
-    if os.environ.get("CUJIT_PREFETCH", "1") == "0" or simulator_enabled():
+    if not config.PREFETCH or simulator_enabled():
         return
     threading.Thread(target=_warm_toolchain, name="cujit-toolchain-prefetch",
                      daemon=True).start()
@@ -235,6 +237,8 @@ class _Configured(_ln.LaunchConfig):
             args = self.dispatcher._bind(args, kwargs)
         if _capturing and self.stream_handle in _capturing:
             _keep_for_graph(self.stream_handle, *args)     # a graph replays with these
+        if _launched.listeners:             # the hot path's one test of the hook point
+            return self.dispatcher._launch_prepared(self, args)
         fast = self.dispatcher._fast
         if fast is None or not fast(self, args):
             self.dispatcher._launch_slow(self, args)
@@ -376,10 +380,14 @@ class Dispatcher(_InspectMixin, SourceOwner):
 
     def _launch_prepared(self, cfg, args):
         """Launch with configuration ``cfg`` and arguments already through the
-        ``extensions=`` handlers (what ``_Configured.__call__`` does without them)."""
+        ``extensions=`` handlers (what ``_Configured.__call__`` does without them); also
+        ``forall``'s launch."""
+        t0 = _launched.listeners and _now()
         fast = self._fast
         if fast is None or not fast(cfg, args):
             self._launch_slow(cfg, args)
+        if t0:
+            _launched.emit(cfg, t0)
 
     # -- compilation ---------------------------------------------------------------------
     @property

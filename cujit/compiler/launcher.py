@@ -24,10 +24,22 @@ import numpy as np
 
 from .. import types as ct
 from ..driver.errors import CudaAPIError, CUDA_ERROR_INVALID_VALUE, last_launch
+from ..hooks import HookPoint
 
 __all__ = ["LaunchConfig", "normalize_dims", "make_config", "device_limits",
            "check_function_limits", "ArgPacker", "param_layout", "FunctionInfo",
-           "LoadedKernel", "load_kernel", "convert_arg", "launch_converted", "make_fast"]
+           "LoadedKernel", "load_kernel", "convert_arg", "launch_converted", "make_fast",
+           "launched"]
+
+#: Hook point of every kernel launch ``kernel[griddim, blockdim, stream, shared](*args)``,
+#: whichever path runs it (the fast path, the slow path that compiles and converts, a kernel
+#: with ``extensions=``, a cooperative launch, a simulated one; and a launch made while its
+#: stream is captured into a graph, which the graph then replays: see
+#: :data:`cujit.runtime.events.graph_launched`): ``(config, started_ns)`` once the launch
+#: returned, ``config`` the :class:`LaunchConfig` bound to its kernel (``config.dispatcher``,
+#: ``griddim``, ``blockdim``, ``sharedmem``, ``stream_handle``), ``started_ns``
+#: ``time.perf_counter_ns()`` when the call began.  A launch that raises is not announced.
+launched = HookPoint("launch.launched", ("config", "started_ns"))
 
 _LIMIT_NAMES = ("MAX_THREADS_PER_BLOCK", "MAX_BLOCK_DIM_X", "MAX_BLOCK_DIM_Y",
                 "MAX_BLOCK_DIM_Z", "MAX_GRID_DIM_X", "MAX_GRID_DIM_Y", "MAX_GRID_DIM_Z",

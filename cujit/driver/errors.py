@@ -134,6 +134,13 @@ class CudaAPIError(CudaDriverError):
 _forked = None
 
 
+def mark_forked(parent, child):
+    """Record that this process (pid ``child``) was forked from ``parent`` after the driver
+    was initialised: :func:`fork_error` gives the error to raise from then on."""
+    global _forked
+    _forked = (parent, child)
+
+
 def fork_error():
     """The ``CudaDriverError`` to raise for CUDA use in a child forked after CUDA was
     initialised (numba.cuda: "CUDA initialized before forking"), or None in other processes.
