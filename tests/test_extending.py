@@ -5,6 +5,7 @@ import math
 
 import numpy as np
 import pytest
+from llvmlite import ir
 
 import cujit as cuda
 from cujit import extending, types
@@ -220,7 +221,6 @@ def umulhi(typingctx, a, b):
     sig = types.uint32(types.uint32, types.uint32)
 
     def codegen(context, builder, signature, args):
-        from llvmlite import ir
         i32 = context.get_value_type(types.uint32)
         asm = ir.InlineAsm(ir.FunctionType(i32, [i32, i32]), "mul.hi.u32 $0, $1, $2;",
                            "=r,r,r")

@@ -137,3 +137,27 @@ def test_numba_cuda_monte_carlo_example_runs(tmp_path):
         """)
     assert out.returncode == 0, out.stderr
     assert "MONTECARLO ok" in out.stdout
+
+
+@pytest.mark.skipif(not NUMBA, reason="numba is not installed in this interpreter")
+def test_numbas_own_register_jitable_is_refused_naming_the_cuda_one(tmp_path):
+    out = _run_aliased(tmp_path, """
+        import numpy as np
+        from numba import cuda
+        from numba.extending import register_jitable
+
+        @register_jitable
+        def half(x):
+            return x / 2
+
+        @cuda.jit
+        def k(out):
+            out[0] = half(3.0)
+        try:
+            k[1, 1](np.zeros(1))
+        except cuda.TypingError as e:
+            print("REFUSED", e)
+        """)
+    assert out.returncode == 0, out.stderr
+    assert "REFUSED 'half'" in out.stdout
+    assert "@cujit.extending.register_jitable" in out.stdout

@@ -59,10 +59,21 @@ def _triple(x):
     return triple_impl
 
 
+@extending.register_jitable(inline="always")
+def halve_inline(x):
+    return x // 2
+
+
+@extending.register_jitable
+def halve(x):
+    return x // 2
+
+
 def k_uses(out, a):
     i = cuda.grid(1)
     out[i] = umulhi_asm(a[i], np.uint32(7)) + triple(a[i])
     store_nothing(np.int32(1))
+    out[i] += halve_inline(a[i]) + halve(a[i])
 
 
 def test_intrinsic_instruction_is_in_the_ptx():
@@ -74,7 +85,13 @@ def test_intrinsic_instruction_is_in_the_ptx():
 def test_overload_implementation_is_a_device_function_in_the_ir():
     from cujit.compiler.lowering import compile_to_llvm
     text = compile_to_llvm(k_uses, (types.uint32[::1], types.uint32[::1])).llvm_ir
-    assert any("triple_impl" in ln for ln in text.splitlines() if ln.startswith("define"))
+    defs = {ln.split("@")[1].split("(")[0].strip('"'): ln for ln in text.splitlines()
+            if ln.startswith("define internal")}
+    assert any("triple_impl" in name for name in defs)
+    # register_jitable(inline="always") marks the implementation alwaysinline
+    (inline,) = [ln for name, ln in defs.items() if "halve_inline" in name]
+    (plain,) = [ln for name, ln in defs.items() if "halve_" in name and "inline" not in name]
+    assert "alwaysinline" in inline and "alwaysinline" not in plain
 
 
 @pytest.mark.parametrize("intr, match", [
