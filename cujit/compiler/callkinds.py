@@ -14,7 +14,7 @@ import enum
 
 __all__ = ["CallKind", "Call", "Cast", "Extremum", "MathFunc", "ArraySpec", "ConstArray",
            "GridAxes", "ValueType", "Atomic", "Libdevice", "DeviceCall", "ClosureCall",
-           "Reshape", "OverloadCall", "UserIntrinsic", "call_of"]
+           "Reshape", "OverloadCall", "UserIntrinsic", "call_of", "resolve"]
 
 
 # ---- payloads ------------------------------------------------------------------------------
@@ -220,6 +220,29 @@ class Call:
         if not isinstance(self.data, self.kind.payload):
             raise TypeError(f"a {self.kind.name} call carries a "
                             f"{self.kind.payload.__name__}, got {self.data!r}")
+
+
+def resolve(key):
+    """``(CallKind, name)`` of the typer's key ``key`` of a recognised callable (the key
+    ``const_types`` gives it: ``'math.sin'``, ``'atomic.add'``, ``'npfloor'``,
+    ``'syncthreads'``); ``name`` is the function's name in its family (None for kinds of one
+    function).  ValueError for a key no kind covers."""
+    family, dot, name = key.partition(".")
+    if dot and family in _FAMILIES:
+        if family == "math" and name in _MATH_PARTS:
+            return CallKind.MATH_PARTS, name
+        return _FAMILIES[family], name
+    if key in _NP_ROUNDING:
+        return CallKind.NP_ROUNDING, key[2:]
+    if key in ("int", "float", "bool"):
+        return CallKind.CAST, key
+    return CallKind(key), None
+
+
+_FAMILIES = {"math": CallKind.MATH, "cmath": CallKind.CMATH, "fp16": CallKind.FP16,
+             "atomic": CallKind.ATOMIC, "libdevice": CallKind.LIBDEVICE}
+_MATH_PARTS = ("modf", "frexp", "ldexp")
+_NP_ROUNDING = ("npfloor", "npceil", "nptrunc")
 
 
 def call_of(tf, node):

@@ -72,13 +72,13 @@ def type_call(typer, node):
     ft = typer.expr(node.func)
     if ft is None:
         return None
-    if isinstance(ft, Func) and ft.key in _CONST_ARG_CALLS:
-        return _CONST_ARG_CALLS[ft.key](typer, node, ft)
+    if isinstance(ft, Func) and ft.kind in _CONST_ARG_CALLS:
+        return _CONST_ARG_CALLS[ft.kind](typer, node, ft)
     for kw in node.keywords:
         if kw.arg is None:
             raise typer.error("**kwargs in calls are not supported in kernels", kw.value)
     if any(isinstance(a, ast.Starred) for a in node.args):
-        if isinstance(ft, Func) and ft.key == "device":
+        if isinstance(ft, Func) and ft.kind is CallKind.DEVICE:
             return type_starred_call(typer, node, ft.data)
         raise typer.error("*args in calls are supported only for device functions", node)
     args = [typer.expr(a) for a in node.args]
@@ -185,7 +185,7 @@ def _shared_array(typer, node, ft):
     dtype = _dtype_value(typer, a["dtype"], what)
     tf = typer.tf
     itemsize = dtype.dtype.itemsize
-    dynamic = ft.key == "shared.array" and 0 in shape
+    dynamic = ft.kind is CallKind.SHARED_ARRAY and 0 in shape
     if dynamic:
         if len(shape) != 1:
             raise typer.error(f"dynamic shared memory (a 0 in the shape) must be 1-D, as in "
@@ -193,7 +193,7 @@ def _shared_array(typer, node, ft):
         tf.uses_dynamic_shared = True
     else:
         nbytes = int(np.prod(shape, dtype=np.int64)) * itemsize
-        if ft.key == "shared.array":
+        if ft.kind is CallKind.SHARED_ARRAY:
             tf.shared_bytes += nbytes
             if nbytes > STATIC_SHARED_LIMIT:
                 raise CompileError(
@@ -206,7 +206,7 @@ def _shared_array(typer, node, ft):
             raise CompileError(f"local.array of shape {shape} and dtype {dtype} asks {nbytes} "
                                "bytes per thread; local arrays must be far smaller",
                                typer.loc(node))
-    tf.info[node] = Call(CallKind(ft.key), ArraySpec(shape, dtype, dynamic))
+    tf.info[node] = Call(ft.kind, ArraySpec(shape, dtype, dynamic))
     return T.Array(dtype, len(shape), "C")
 
 
@@ -242,9 +242,10 @@ def _grid(typer, node, ft):
     n = typer.const_eval(a["ndim"], f"the argument of {ft.key}")
     if n not in (1, 2, 3) or isinstance(n, bool):
         raise typer.error(f"{ft.key}(ndim) takes 1, 2 or 3, got {n!r}", a["ndim"])
-    typer.tf.info[node] = Call(CallKind(ft.key), GridAxes(n))
+    typer.tf.info[node] = Call(ft.kind, GridAxes(n))
     return T.int64 if n == 1 else T.UniTuple(T.int64, n)
 
 
-_CONST_ARG_CALLS = {"shared.array": _shared_array, "local.array": _shared_array,
-                    "const.array_like": _const_array_like, "grid": _grid, "gridsize": _grid}
+_CONST_ARG_CALLS = {CallKind.SHARED_ARRAY: _shared_array, CallKind.LOCAL_ARRAY: _shared_array,
+                    CallKind.CONST_ARRAY: _const_array_like, CallKind.GRID: _grid,
+                    CallKind.GRIDSIZE: _grid}

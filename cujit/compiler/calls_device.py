@@ -24,7 +24,7 @@ __all__ = ["type_device_call", "bind_device_call", "type_starred_call"]
 
 
 def _check_value(typer, anode, t):
-    if isinstance(t, rules.Func) and t.key == "closure":
+    if isinstance(t, rules.Func) and t.kind is CallKind.CLOSURE:
         raise typer.error("a function defined inside a kernel cannot be passed to a device "
                           "function (call it where it is defined)", anode)
     if isinstance(t, rules.PseudoType) and not isinstance(t, rules.Func):

@@ -16,7 +16,7 @@ from .libdevice_table import type_libdevice
 from .const_types import MATH_BINARY
 from .rules import Global, RangeType
 
-__all__ = ["type_func", "resolve"]
+__all__ = ["type_func"]
 
 
 def _scalar(typer, node, t, what):
@@ -58,38 +58,14 @@ def _float_of(t):
     return T.float64
 
 
-def resolve(key):
-    """``(CallKind, name)`` of the typer's key ``key`` of a recognised callable (a
-    ``Func`` key: ``'math.sin'``, ``'atomic.add'``, ``'npfloor'``, ``'syncthreads'``);
-    ``name`` is the function's name in its family (None for kinds of one function).
-    ValueError for a key no kind covers."""
-    family, dot, name = key.partition(".")
-    if dot and family in _FAMILIES:
-        if family == "math" and name in _MATH_PARTS:
-            return CallKind.MATH_PARTS, name
-        return _FAMILIES[family], name
-    if key in _NP_ROUNDING:
-        return CallKind.NP_ROUNDING, key[2:]
-    if key in ("int", "float", "bool"):
-        return CallKind.CAST, key
-    return CallKind(key), None
-
-
-_FAMILIES = {"math": CallKind.MATH, "cmath": CallKind.CMATH, "fp16": CallKind.FP16,
-             "atomic": CallKind.ATOMIC, "libdevice": CallKind.LIBDEVICE}
-_MATH_PARTS = ("modf", "frexp", "ldexp")
-_NP_ROUNDING = ("npfloor", "npceil", "nptrunc")
-
-
 class _Site:
-    """One call being typed: the typer, the ``ast.Call``, the callee's ``Func``, its kind
-    and family name, the argument types and keyword types."""
+    """One call being typed: the typer, the ``ast.Call``, the callee's ``Func`` (its key,
+    kind and family name), the argument types and keyword types."""
     __slots__ = ("typer", "node", "ft", "key", "kind", "name", "args", "kws")
 
     def __init__(self, typer, node, ft, args, kws):
         self.typer, self.node, self.ft, self.args, self.kws = typer, node, ft, args, kws
-        self.key = ft.key
-        self.kind, self.name = resolve(ft.key)
+        self.key, self.kind, self.name = ft.key, ft.kind, ft.name
 
     def record(self, data=None):
         self.typer.tf.info[self.node] = Call(self.kind, data)
@@ -110,10 +86,7 @@ def type_func(typer, node, ft, args, kws):
     """Result type of call ``node`` of the recognised callable ``ft`` (a ``Func``) with
     argument types ``args`` and keyword types ``kws``; records the call's :class:`Call` in
     ``typer.tf.info[node]``.  TypingError for a call the kernel language does not accept."""
-    try:
-        c = _Site(typer, node, ft, args, kws)
-    except ValueError:
-        raise typer.error(f"{ft.key}() is not supported in kernels", node) from None
+    c = _Site(typer, node, ft, args, kws)
     own = _OWN_CHECKS.get(c.kind)
     if own is not None:
         return own(c)

@@ -167,6 +167,7 @@ def setitem(typer, target, vt):
     if base is None:
         return
     if isinstance(base, T.Record):
+        check_record_writable(typer, target.value, target)
         rt = getitem(typer, target)
         if vt is not None and not (rules.is_number(rt) and rules.is_number(vt)) \
                 and not nested_store_ok(rt, vt):
@@ -204,6 +205,17 @@ def setitem(typer, target, vt):
         raise typer.error(f"cannot store a value of type {vt} into an array of {rt}", target)
     if rules.is_complex(vt) and not rules.is_complex(rt):
         raise typer.error(f"cannot store a complex value into an array of {rt}", target)
+
+
+def check_record_writable(typer, rec, target):
+    """TypingError when the record ``rec`` (an ast expression of Record type) whose field
+    ``target`` stores is an element of a read-only array (``x[i]['a'] = v``, ``x[i].a = v``
+    with ``x`` a const array or a read-only argument), as a store into ``x[i]`` is."""
+    if isinstance(rec, ast.Subscript):
+        at = typer.tf.typemap.get(rec.value)
+        if isinstance(at, T.Array) and at.readonly:
+            raise typer.error("this array is read-only (a const array, or a read-only "
+                              "argument): its records' fields cannot be written", target)
 
 
 def array_attr(typer, node, aty, attr):

@@ -8,7 +8,7 @@ signed), mixing integers and floats follows NumPy promotion (``int32 * float32``
 import numpy as np
 
 from .. import types as T
-from .callkinds import CallKind
+from .callkinds import CallKind, resolve
 
 __all__ = ["is_int", "is_float", "is_complex", "is_number", "is_scalar", "promote",
            "unify", "binop_type", "unary_type", "int_result", "PseudoType", "Global", "Func",
@@ -46,11 +46,14 @@ class Global(PseudoType):
 
 class Func(PseudoType):
     """A function the compiler recognises: ``key`` (e.g. ``'syncthreads'``, ``'math.sqrt'``,
-    ``'cast'``, ``'device'``) and ``data`` (the target type of a cast, the device function)."""
-    __slots__ = ("key", "data")
+    ``'cast'``, ``'device'``: how messages name it), its ``kind`` (a ``CallKind``) and family
+    ``name`` (``callkinds.resolve``), and ``data`` (the target type of a cast, the device
+    function).  ValueError for a key no ``CallKind`` covers."""
+    __slots__ = ("key", "kind", "name", "data")
 
     def __init__(self, key, data=None):
         self.key = key
+        self.kind, self.name = resolve(key)
         self.data = data
 
     def __eq__(self, other):

@@ -459,6 +459,7 @@ class _Typer(scopes.ConstEval):
         if base is None or vt is None:
             return
         if isinstance(base, T.Record) and target.attr in base.fields:
+            indexing.check_record_writable(self, target.value, target)
             ft = base.fields[target.attr][0]
             if isinstance(ft, T.NestedArray) and nested_store_ok(
                     T.Array(ft.dtype, ft.ndim, "C"), vt):
