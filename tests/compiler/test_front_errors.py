@@ -209,10 +209,15 @@ def test_wrong_arg_count():
     assert "takes 1 argument(s) (a) but 2 were given" in str(e)
 
 
-def test_lambda_kernel_source_unavailable():
-    f = eval("lambda a: None")
-    with pytest.raises(TypingError, match="cannot read the source"):
-        infer(f, (T.int32,))
+def test_lambda_kernel_without_source_is_typed_from_its_bytecode():
+    f = eval("lambda a: None")      # no file behind it: rebuilt from bytecode
+    tf = infer(f, (T.int32,))
+    assert tf.fsrc.filename == "<string>" and tf.fsrc.argnames == ["a"]
+
+
+def test_lambda_kernel_returning_a_value_is_refused_from_bytecode_too():
+    with pytest.raises(TypingError, match="return"):
+        infer(eval("lambda a: a + 1"), (T.int32,))
 
 
 def test_not_a_function():
