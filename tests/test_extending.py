@@ -77,6 +77,25 @@ def test_overload_takes_keyword_arguments_and_defaults():
     assert out.tolist() == [[2 * v, 3 * v] for v in range(4)]
 
 
+def cube(x):
+    raise NotImplementedError
+
+
+@extending.overload(cube)
+def _cube(x):
+    return lambda x: x * x * x       # Numba's usual spelling of an implementation
+
+
+def k_cube(out, x):
+    out[0] = cube(x[0])
+
+
+def test_overload_implementation_may_be_a_lambda():
+    out = np.zeros(1, np.int64)
+    cuda.jit(k_cube)[1, 1](out, np.array([3], np.int64))
+    assert out[0] == 27
+
+
 def k_area_of_tuple(out, x):
     out[0] = area((x[0], x[1]))
 
