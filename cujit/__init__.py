@@ -76,7 +76,7 @@ _SOURCES = {
 _WHERE = {name: mod for mod, names in _SOURCES.items() for name in names}
 # Submodules reachable as attributes without an import (``cuda.random``, as in numba.cuda).
 _SUBMODULES = {"random": "cujit.random", "libdevice": "cujit.libdevice",
-               "runtime": "cujit.runtime"}
+               "runtime": "cujit.runtime", "extending": "cujit.extending"}
 
 if TYPE_CHECKING:
     # The names the lazy table resolves, for IDEs and type checkers (which never run
@@ -136,7 +136,7 @@ if TYPE_CHECKING:
 
 # ``laneid`` differs per simulated thread, so it is computed on every access.
 __all__ = sorted(list(_WHERE) + ["config", "laneid", "fp16", "random", "libdevice",
-                                     "runtime", "implementation"])
+                                     "runtime", "implementation", "extending"])
 
 
 def _current_context():

@@ -55,6 +55,7 @@ SUBMODULES = {
     "numba.cuda.libdevice": "cujit.libdevice",
     "numba.cuda.fp16": "cujit.fp16",
     "numba.cuda.types": "cujit.types",
+    "numba.cuda.extending": "cujit.extending",
 }
 
 # The directory holding cujit's own sitecustomize.py, put first on a child's PYTHONPATH.

@@ -10,6 +10,7 @@ typed payload) for the backends.
 Compile-time values and the table of recognised callables are in :mod:`.const_types`.
 """
 import ast
+import types
 
 import numpy as np
 
@@ -92,8 +93,16 @@ def type_call(typer, node):
     if isinstance(ft, BoundMethod):
         return _method(typer, node, ft, args, kws)
     if not isinstance(ft, Func):
+        hint = ""
+        if isinstance(ft, Global) and isinstance(ft.obj, types.FunctionType):
+            # numba.extending.register_jitable registers in Numba's CPU registry, which
+            # cujit does not read: name the decorators that reach cujit
+            hint = ("; a Python function called from a kernel must be a device function: "
+                    "decorate it with @cuda.jit(device=True) or "
+                    "@cujit.extending.register_jitable (numba.extending.register_jitable "
+                    "registers it for Numba's CPU target only)")
         raise typer.error(f"'{ast.unparse(node.func)}' ({_describe(ft)}) cannot be called in a "
-                          "kernel", node.func)
+                          f"kernel{hint}", node.func)
     return calls_impl.type_func(typer, node, ft, args, kws)
 
 

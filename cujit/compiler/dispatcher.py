@@ -24,7 +24,7 @@ from time import perf_counter_ns as _now
 import numpy as np
 
 from .. import types as ct
-from ..numba_types import is_numba_object
+from ..numba_types import is_numba_object, numba_jit_function
 from ..kernelstate import state as _state
 from . import launcher as _ln
 from .launcher import launched as _launched
@@ -157,6 +157,8 @@ def _cache_key(key, configs):
 def _make(pyfunc, sigs, options):
     if isinstance(pyfunc, (Dispatcher, DeviceFunction)):
         pyfunc = pyfunc.py_func
+    elif numba_jit_function(pyfunc) is not None:     # cuda.jit(a numba.njit function)
+        pyfunc = numba_jit_function(pyfunc)
     if not callable(pyfunc) or not hasattr(pyfunc, "__code__"):
         raise TypeError(f"jit needs a Python function, got {pyfunc!r}")
     if options.get("device"):
