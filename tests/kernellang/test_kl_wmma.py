@@ -413,3 +413,94 @@ def test_shared_tiles_of_a_wmma_kernel_are_32_byte_aligned():
                                                 T.float32[:, ::1]), cc=(9, 0))
     shared = [l for l in ptx.splitlines() if l.strip().startswith(".shared")]
     assert len(shared) == 2 and all(".align 32" in l for l in shared)
+
+
+def test_fragment_type_refuses_bad_precisions_and_layouts():
+    with pytest.raises(ValueError, match="float16, bfloat16 or tf32"):
+        T.Fragment("matrix_a", 16, 16, 16, "float32", "row_major")
+    with pytest.raises(ValueError, match="needs a layout"):
+        T.Fragment("matrix_b", 16, 16, 16, "float16")
+    with pytest.raises(ValueError, match="float32 values"):
+        T.Fragment("accumulator", 16, 16, 16, "float16")
+
+
+def test_call_argument_errors_name_the_call():
+    def many(C):
+        acc = W.fragment("accumulator", 16, 16, 16, np.float32)
+        W.fill_fragment(acc, 1.0, 2.0)
+    assert "wmma.fill_fragment() takes at most 2" in _typing_error(many, "void(float32[:])")
+
+    def unknown_kw(C):
+        acc = W.fragment("accumulator", 16, 16, 16, np.float32)
+        W.store_matrix_sync(C, acc, 16, order="row_major")
+    assert "unexpected or repeated argument 'order'" in _typing_error(unknown_kw,
+                                                                      "void(float32[:])")
+
+    def missing(C):
+        acc = W.fragment("accumulator", 16, 16, 16, np.float32)
+        W.store_matrix_sync(C, acc, 16)
+    assert "missing argument(s): layout" in _typing_error(missing, "void(float32[:])")
+
+    def float_m(C):
+        W.fragment("accumulator", 16.0, 16, 16, np.float32)
+    assert "m must be an int" in _typing_error(float_m, "void(float32[:])")
+
+    def complex_fill(C):
+        acc = W.fragment("accumulator", 16, 16, 16, np.float32)
+        W.fill_fragment(acc, 1j)
+    assert "real number" in _typing_error(complex_fill, "void(float32[:])")
+
+    def float_ldm(C):
+        acc = W.fragment("accumulator", 16, 16, 16, np.float32)
+        W.store_matrix_sync(C, acc, 16.0, "row_major")
+    assert "ldm" in _typing_error(float_ldm, "void(float32[:])")
+
+
+def test_input_layout_is_the_fragments_own():
+    def k(A):
+        a = W.fragment("matrix_a", 16, 16, 16, np.float16, "row_major")
+        W.load_matrix_sync(a, A, 16, "col_major")
+    assert "layout of a matrix_a fragment is its own" in _typing_error(k, "void(float16[:])")
+
+
+def test_store_to_a_read_only_array_is_refused():
+    def k(C):
+        acc = W.fragment("accumulator", 16, 16, 16, np.float32)
+        W.store_matrix_sync(C, acc, 16, "row_major")
+    assert "read-only" in _typing_error(k, (T.Array(T.float32, 1, "C", True),))
+
+
+def test_mma_of_fragments_of_different_shapes_is_refused():
+    def k(C):
+        a = W.fragment("matrix_a", 16, 16, 16, np.float16, "row_major")
+        b = W.fragment("matrix_b", 16, 16, 16, np.float16, "row_major")
+        acc = W.fragment("accumulator", 16, 16, 8, np.float32)
+        W.mma_sync(acc, a, b, acc)
+    assert "different shapes" in _typing_error(k, "void(float32[:])")
+
+
+# the simulator's own checks, for kernels it runs untyped (CUJIT_SIM_TYPED=0)
+class _Lane:
+    laneid = 0
+
+
+@pytest.mark.parametrize("op, args, err, what", [
+    ("fill", (np.zeros(3), 1.0), TypeError, "fragment made by wmma.fragment"),
+    ("load", (None, np.zeros(256, np.float16), 16, None), TypeError, "made by wmma.fragment"),
+    ("load", ("a", [0.0] * 256, 16, None), TypeError, "1-d or 2-d array"),
+    ("load", ("a", np.zeros(256, np.float32), 16, None), TypeError, "float16 array"),
+    ("load", ("a", np.zeros(256, np.float16), 16.0, None), TypeError, "ldm must be an integer"),
+    ("load", ("a", np.zeros(512, np.float16)[::2], 16, None), ValueError, "contiguous"),
+    ("load", ("a", np.zeros(256, np.float16), 16, "col_major"), ValueError, "its own"),
+    ("load", ("c", np.zeros(256, np.float32), 16, None), ValueError, "needs layout"),
+    ("store", (np.zeros(256, np.float32), "c", 16, "diag"), ValueError, "layout must be"),
+    ("mma", ("c", "a", "t", "c"), ValueError, "different shapes or input precisions"),
+])
+def test_simulator_refuses_bad_wmma_arguments(op, args, err, what):
+    from cujit.simulator.wmma_sim import wmma_call
+    frags = {"a": W.FragmentValue(T.Fragment("matrix_a", 16, 16, 16, "float16", "row_major")),
+             "c": W.FragmentValue(T.Fragment("accumulator", 16, 16, 16, "float32")),
+             "t": W.FragmentValue(T.Fragment("matrix_b", 16, 16, 8, "tf32", "row_major"))}
+    args = tuple(frags[a] if isinstance(a, str) and a in frags else a for a in args)
+    with pytest.raises(err, match=what):
+        wmma_call(_Lane(), op, args)
