@@ -504,3 +504,28 @@ def test_simulator_refuses_bad_wmma_arguments(op, args, err, what):
     args = tuple(frags[a] if isinstance(a, str) and a in frags else a for a in args)
     with pytest.raises(err, match=what):
         wmma_call(_Lane(), op, args)
+
+
+@cuda.jit
+def handoff(C, sync):
+    s = cuda.shared.array((16, 16), np.float32)
+    acc = W.fragment("accumulator", 16, 16, 16, np.float32)
+    if cuda.threadIdx.x < 32:
+        W.fill_fragment(acc, 3.0)
+        W.store_matrix_sync(s, acc, 16, "row_major")
+    if sync:
+        cuda.syncthreads()
+    if cuda.threadIdx.x >= 32:
+        W.load_matrix_sync(acc, s, 16, "row_major")
+        W.store_matrix_sync(C, acc, 16, "row_major")
+
+
+@pytest.mark.skipif(cuda.is_available() and not cuda.config.ENABLE_CUDASIM,
+                    reason="simulator checks")
+def test_race_checks_see_each_lanes_tile_accesses():
+    from cujit.simulator.errors import DataRaceError
+    C = np.zeros((16, 16), np.float32)
+    handoff[1, 64](C, True)                  # warp 0 stores, barrier, warp 1 loads
+    np.testing.assert_array_equal(C, np.full((16, 16), 3.0, np.float32))
+    with pytest.raises(DataRaceError):
+        handoff[1, 64](C, False)
