@@ -58,7 +58,7 @@ def cujit_figures(side, cuda, event_us):
             _check(a, b, d_c.copy_to_host(), kernel.__name__)
             return _tflops(n, event_us(cuda, once, side.reps(10, 3, 1)))
 
-        results[key] = side.measure(key, figure)
+        results[key] = side.measure(key, figure, size=f"{n}^3")
     if results["gemm_wmma_tflops"] and results["gemm_fma_tflops"]:
         side.measure("gemm_wmma_over_fma_x",
                      lambda: results["gemm_wmma_tflops"] / results["gemm_fma_tflops"])
@@ -72,4 +72,4 @@ def cupy_figures(side, cp, event_us):
     out = cp.empty((n, n), cp.float16)
     side.measure("gemm_wmma_tflops",
                  lambda: _tflops(n, event_us(lambda: cp.matmul(a, b, out=out),
-                                             side.reps(10, 3, 1))))
+                                             side.reps(10, 3, 1))), size=f"{n}^3")
