@@ -529,3 +529,37 @@ def test_race_checks_see_each_lanes_tile_accesses():
     np.testing.assert_array_equal(C, np.full((16, 16), 3.0, np.float32))
     with pytest.raises(DataRaceError):
         handoff[1, 64](C, False)
+
+
+@cuda.jit(device=True)
+def _mma_step(acc, a, b, A, B):
+    W.load_matrix_sync(a, A, 16)
+    W.load_matrix_sync(b, B, 16)
+    W.mma_sync(acc, a, b, acc)
+
+
+@cuda.jit
+def through_device_function(A, B, C):
+    a = W.fragment("matrix_a", 16, 16, 16, np.float16, "row_major")
+    b = W.fragment("matrix_b", 16, 16, 16, np.float16, "row_major")
+    acc = W.fragment("accumulator", 16, 16, 16, np.float32)
+    W.fill_fragment(acc, 0.0)
+    _mma_step(acc, a, b, A, B)         # updates the caller's fragments in place
+    _mma_step(acc, a, b, A, B)
+    W.store_matrix_sync(C, acc, 16, "row_major")
+
+
+def test_device_functions_update_the_callers_fragments():
+    A, B = _inputs(16, 16, 16, seed=8)
+    C = np.zeros((16, 16), np.float32)
+    through_device_function[1, 32](A, B, C)
+    once = model(A, B)
+    np.testing.assert_array_equal(C, model(A, B, once))
+
+
+@pytest.mark.compile
+def test_fragments_passed_to_device_functions_stay_in_registers():
+    from cujit.compiler.compile_api import compile_ptx
+    ptx, _ = compile_ptx(through_device_function.py_func,
+                         (T.float16[:, ::1], T.float16[:, ::1], T.float32[:, ::1]), cc=(9, 0))
+    assert ptx.count("wmma.mma.sync") == 2 and "st.local" not in ptx
