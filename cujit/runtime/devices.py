@@ -143,6 +143,8 @@ class Context:
         self.closed = False
         self._streams = {}
         self.peer_access = {}       # peer Context -> bool (runtime/peer.py)
+        # stream handle -> Graph capturing it (runtime/graphs.py): reset()/close() end them
+        self.captures = {}
         try:
             drv.ctx_set_current(self.handle)
             _tls.bound, _tls.bound_gen, _tls.ctx = self, 0, None   # current_context() rebinds
@@ -344,13 +346,19 @@ class Context:
             self.deallocations.drop_all()
             # Default-stream objects stay valid (fixed handles); created streams are gone.
 
-    def _release_owned(self):
+    def _release_owned(self, why="Context.reset()"):
         """Free every allocation, stream, event and module cujit made in this context, then
         start a new generation.  Never cuDevicePrimaryCtxReset: the primary context is
         shared with CuPy, PyTorch, ... and their resources must survive
         (:mod:`cujit.memory.release`)."""
         from ..memory.release import release_owned
         self.make_current()
+        # A capture in progress on one of our streams ends first: the stream is about to be
+        # destroyed, and a capture left open refuses every later synchronous call
+        # (CUDA_ERROR_STREAM_CAPTURE_IMPLICIT) for good; the synchronise below would
+        # invalidate it anyway.  Its `with graph(...)` block then raises.
+        for g in list(self.captures.values()):
+            g.abandon(why)
         try:
             self._drv.ctx_synchronize()     # kernels in flight may still use the memory
         except CudaAPIError:
@@ -385,7 +393,7 @@ class Context:
             return
         drv = self._drv
         try:
-            self._release_owned()
+            self._release_owned("cujit.close()")
         finally:
             self.closed = True
             for _ in range(self._retains):

@@ -22,6 +22,8 @@ copies to or from pageable host memory.  The simulator records and replays the s
 """
 import threading
 
+from ..driver.errors import CudaAPIError, CUDA_ERROR_STREAM_CAPTURE_INVALIDATED
+
 __all__ = ["Graph", "graph"]
 
 # stream handle -> Graph being captured on it.  Read by the launch and copy paths (one dict
@@ -54,6 +56,7 @@ class Graph:
         self._graph = None
         self._exec = None
         self._deferred = None
+        self._abandoned = None      # what ended the capture early (reset/close), if anything
         self._lock = threading.Lock()
 
     # -- capture -------------------------------------------------------------------------
@@ -79,7 +82,29 @@ class Graph:
             self._undefer()
             raise
         capturing[h] = self
+        ctx.captures[h] = self
         return self
+
+    def abandon(self, why):
+        """End the capture now and discard what it recorded (cuStreamEndCapture +
+        cuGraphDestroy), because ``why`` (a context reset or close) is about to destroy the
+        captured stream.  The ``with`` block then raises CudaAPIError
+        (CUDA_ERROR_STREAM_CAPTURE_INVALIDATED) instead of instantiating a graph.  Driver
+        errors are ignored: an invalidated capture has no graph to destroy."""
+        h = self._handle
+        if capturing.get(h) is self:
+            del capturing[h]
+        self._ctx.captures.pop(h, None)
+        if self._abandoned is not None or self._deferred is None:
+            return
+        self._abandoned = why
+        drv = _driver()
+        try:
+            drv.graph_destroy(drv.stream_end_capture(h))
+        except CudaAPIError:
+            pass
+        finally:
+            self._undefer()
 
     def _undefer(self):
         deferred, self._deferred = self._deferred or [], []
@@ -88,7 +113,15 @@ class Graph:
 
     def __exit__(self, exc_type, exc, tb):
         drv = _driver()
+        if self._abandoned is not None:
+            if exc_type is None:
+                raise CudaAPIError(CUDA_ERROR_STREAM_CAPTURE_INVALIDATED,
+                                   f"{self._abandoned} inside the `with graph(...)` block ended "
+                                   f"the capture of stream {self._handle:#x} and destroyed the "
+                                   "stream; nothing was captured", "cuStreamEndCapture")
+            return False
         capturing.pop(self._handle, None)
+        self._ctx.captures.pop(self._handle, None)
         try:
             try:
                 graph = drv.stream_end_capture(self._handle)
