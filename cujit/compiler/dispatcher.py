@@ -181,6 +181,8 @@ class _Configured(_ln.LaunchConfig):
 
     def __call__(self, *args):
         if _capturing and self.stream_handle in _capturing:
+            _la.refuse_host_copies_in_capture(args, self.dispatcher.py_func.__name__,
+                                              self.stream_handle)
             _keep_for_graph(self.stream_handle, *args)     # a graph replays with these
         fast = self.dispatcher._fast
         if fast is None or not fast(self, args):

@@ -17,7 +17,8 @@ afterwards cannot free memory the graph still reads or writes.  No deferred free
 during the capture (a flush may call ``cuMemFree``, which would end it).  What CUDA cannot
 capture raises ``CudaAPIError`` with a ``CUDA_ERROR_STREAM_CAPTURE_*`` code: synchronising the
 captured stream, work on the legacy default stream (synchronous copies and memsets included),
-copies to or from pageable host memory.  The simulator records and replays the same work
+copies to or from pageable host memory, kernels given host arrays (their copies in and back
+would be synchronous: pass device, mapped or managed arrays).  The simulator records and replays the same work
 (``driver/sim_graph.py``).
 """
 import threading

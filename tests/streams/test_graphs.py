@@ -252,3 +252,37 @@ def test_close_inside_capture_while_another_exception_propagates_keeps_it():
             cujit.close()
             raise KeyError("mine")
     assert cujit.to_device(np.ones(2)).copy_to_host().tolist() == [1.0, 1.0]
+
+
+@pytest.mark.parametrize("make", [
+    lambda: np.zeros(8),
+    lambda: cujit.pinned_array(8),
+    lambda: cujit.InOut(np.zeros(8)),
+    lambda: cujit.In(np.zeros(8)),
+    lambda: (np.zeros(8),),
+], ids=["pageable", "pinned", "InOut", "In", "tuple"])
+def test_kernel_on_a_host_array_cannot_be_captured(s, make):
+    """A launch during capture that would copy a host array to the device and back is refused
+    before anything is recorded, on the simulator as on a GPU; nothing writes the host array
+    afterwards."""
+    arg = make()
+    with pytest.raises(CudaAPIError, match="argument 0 of kernel add_one is a host") as info:
+        with cujit.graph(s) as g:
+            add_one[1, 8, s](arg)
+    assert info.value.name == "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED"
+    assert g.node_count is None
+    host = arg.value if hasattr(arg, "value") else arg[0] if isinstance(arg, tuple) else arg
+    assert host.tolist() == [0.0] * 8
+
+
+def test_capture_refusing_a_host_array_leaves_device_and_mapped_arrays_capturable(s):
+    d = cujit.to_device(np.zeros(8))
+    m = cujit.mapped_array(8)
+    m[:] = 0
+    with cujit.graph(s) as g:
+        add_one[1, 8, s](d)
+        add_one[1, 8, s](m)
+    g.launch()
+    g.launch()
+    s.synchronize()
+    assert d.copy_to_host().tolist() == [2.0] * 8 and m.tolist() == [2.0] * 8
