@@ -141,6 +141,7 @@ class Context:
         self._drv = drv
         self.handle = drv.primary_ctx_retain(device.id)
         self._retains = 1
+        self._outliving = 0         # managed allocations freed after a reset/close (release.py)
         self.generation = 0
         self.closed = False
         self._streams = {}
@@ -392,7 +393,9 @@ class Context:
             self._drv.ctx_synchronize()     # kernels in flight may still use the memory
         except CudaAPIError:
             pass                            # a sticky error: the frees will warn
-        release_owned(self, self._queues(), self._queue_resource)
+        _, outliving = release_owned(self, self._queues(), self._queue_resource)
+        with _lock:
+            self._outliving += outliving
         trim = getattr(self.memory_manager, "trim", None)
         if trim is not None:        # a caching manager (the pool) gives its cache back
             try:
@@ -420,13 +423,43 @@ class Context:
         try:
             self._release_owned("cujit.close()")
         finally:
-            self.closed = True
-            for _ in range(self._retains):
-                try:
-                    drv.primary_ctx_release(self.device.id)
-                except CudaAPIError:
-                    break
-            self._retains = 0
+            with _lock:
+                self.closed = True
+                # managed memory still read through NumPy must stay mapped: one retain stays
+                # until the last of it is freed (free_outlived), or the driver would destroy
+                # the primary context, and the memory with it, under the live arrays
+                keep = 1 if self._outliving else 0
+                for _ in range(self._retains - keep):
+                    try:
+                        drv.primary_ctx_release(self.device.id)
+                    except CudaAPIError:
+                        break
+                self._retains = keep
+
+    def free_outlived(self, dtor, handle):
+        """Run ``dtor(handle)`` (cuMemFree) for managed memory that outlived a reset or close
+        of this context, once nothing references it (:mod:`cujit.memory.release`): with this
+        primary context current in the driver (even after :func:`close`, which kept it
+        retained), the calling thread's binding put back afterwards.  After ``close()`` the
+        last such free releases the retain kept for them.  The driver's CudaAPIError
+        propagates (the finaliser calling this warns)."""
+        drv = self._drv
+        prev = getattr(_tls, "bound", None)
+        try:
+            drv.ctx_set_current(self.handle)
+            dtor(handle)
+        finally:
+            if prev is not None and prev is not self and not prev.closed:
+                drv.ctx_set_current(prev.handle)
+            elif prev is not self:
+                _tls.bound = None       # the next make_current() binds again
+            with _lock:
+                self._outliving -= 1
+                release = self.closed and not self._outliving and self._retains
+                if release:
+                    self._retains = 0
+            if release:
+                drv.primary_ctx_release(self.device.id)
 
     def __repr__(self):
         return f"<CUDA context {self.handle:#x} of device {self.device.id}>"
