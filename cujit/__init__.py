@@ -12,12 +12,15 @@ from .config import config
 from .driver import set_default_context_provider as _set_default_context_provider
 
 __version__ = "0.1.0"
+# numba.cuda's name for which CUDA target this is ("NVIDIA" for numba-cuda).
+implementation = "cujit"
 
 _SOURCES = {
     "cujit.driver.errors": ["CudaSupportError", "CudaDriverError", "CudaAPIError"],
     "cujit.runtime.devices": ["select_device", "get_current_device", "close", "current_context",
                               "synchronize", "defer_cleanup", "Device", "Context"],
-    "cujit.runtime.device_list": ["gpus", "list_devices", "detect", "is_available"],
+    "cujit.runtime.device_list": ["gpus", "list_devices", "detect", "is_available",
+                                  "cuda_error"],
     "cujit.memory": ["MemoryPointer", "AutoFreePointer", "OwnedPointer", "MappedMemory",
                      "PinnedMemory", "ManagedMemory", "MemoryInfo", "IpcHandle",
                      "BaseCUDAMemoryManager", "HostOnlyCUDAMemoryManager", "GetIpcHandleMixin",
@@ -29,13 +32,17 @@ _SOURCES = {
                      "from_cuda_array_interface", "from_dlpack", "open_ipc_array"],
     "cujit.runtime.api": ["stream", "default_stream", "legacy_default_stream",
                           "per_thread_default_stream", "external_stream", "event",
-                          "is_float16_supported", "is_bfloat16_supported", "require_context"],
+                          "is_float16_supported", "is_bfloat16_supported", "is_fp8_supported",
+                          "require_context"],
     "cujit.runtime.streams": ["Stream", "Event", "event_elapsed_time"],
     "cujit.runtime.graphs": ["graph", "Graph"],
     "cujit.compiler": ["jit", "TypingError", "CompileError"],
+    "cujit.compiler.errors": ["KernelRuntimeError"],
     "cujit.compiler.launch_args": ["In", "Out", "InOut"],
-    "cujit.compiler.compile_api": ["compile", "compile_for_current_device", "compile_ptx",
-                                   "compile_ptx_for_current_device", "declare_device"],
+    "cujit.compiler.compile_api": ["compile", "compile_all", "compile_for_current_device",
+                                   "compile_ptx", "compile_ptx_for_current_device",
+                                   "declare_device", "config_default_cc",
+                                   "numba_cuda_default_ptx_cc"],
     "cujit.profiler": ["profile_start", "profile_stop", "profiling"],
     "cujit.tracing": ["trace"],
     "cujit.simulator.access": ["access_report"],
@@ -46,12 +53,22 @@ _SOURCES = {
                         "shfl_sync", "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync",
                         "ballot_sync", "all_sync", "any_sync", "eq_sync", "activemask",
                         "lanemask_lt", "popc", "brev", "clz", "ffs", "fma", "cbrt", "selp",
-                        "mulhi", "nanosleep", "match_any_sync", "match_all_sync", "cg"],
+                        "mulhi", "nanosleep", "match_any_sync", "match_all_sync", "cg", "Dim3"],
+    "cujit.kernelapi_extra": ["GridGroup", "literal_unroll"],
+    "cujit.cache_hints": ["ldca", "ldcg", "ldcs", "ldlu", "ldcv", "stcg", "stcs", "stwb",
+                          "stwt"],
+    "cujit.arrays.layout": ["prepare_shape_strides_dtype"],
+    "cujit.runtime": ["is_supported_version"],
+    "cujit.numba_alias": ["HAS_NUMBA"],
     "cujit.ufuncs": ["vectorize", "guvectorize"],
     "cujit.reduction": ["reduce", "Reduce"],
     "cujit.types": ["boolean", "bool_", "int8", "int16", "int32", "int64", "uint8", "uint16",
                     "uint32", "uint64", "float16", "float32", "float64", "complex64",
                     "complex128", "intp", "uintp", "void"],
+    "cujit.type_names": ["b1", "bool", "byte", "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8",
+                         "f4", "f8", "c8", "c16", "double", "char", "uchar", "short", "ushort",
+                         "int_", "uint", "intc", "uintc", "long_", "ulong", "longlong",
+                         "ulonglong", "ssize_t", "size_t", "none"],
 }
 
 _WHERE = {name: mod for mod, names in _SOURCES.items() for name in names}
@@ -61,7 +78,7 @@ _SUBMODULES = {"random": "cujit.random", "libdevice": "cujit.libdevice",
 
 # ``laneid`` differs per simulated thread, so it is computed on every access.
 __all__ = sorted(list(_WHERE) + ["config", "laneid", "fp16", "random", "libdevice",
-                                     "runtime"])
+                                     "runtime", "implementation"])
 
 
 def _current_context():

@@ -13,6 +13,8 @@ script).
   CuPy when importable; the peers under ``--peers-python`` or ``$CUJIT_BENCH_PEERS_PYTHON``).
 - ``access-report script.py [--grid-limit N] [--json PATH] [-- ARGS]``: the script's kernels on
   the simulator with the access recorder on, then the report (:mod:`cujit.access_cli`).
+- ``run [--sim] SCRIPT [ARGS]`` / ``run [--sim] -m MODULE [ARGS]``: unmodified code that says
+  ``from numba import cuda`` runs on cujit, child processes included (:mod:`cujit.run_cli`).
 
 Backend choice happens here, before anything touches a driver: ``--sim`` (or
 ``CUJIT_ENABLE_CUDASIM=1`` / ``NUMBA_ENABLE_CUDASIM=1``) selects the simulator; otherwise a GPU
@@ -372,12 +374,18 @@ def _parser():
                    help="seconds each side may run (default 300)")
     from .access_cli import add_parser
     add_parser(sub)
+    from .run_cli import add_parser as add_run_parser
+    add_run_parser(sub)
     return p
 
 
 def main(argv=None):
     """Entry point; returns the process exit status (int)."""
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["run"]:
+        # the program's own options follow (``run -m pytest -x``): not for argparse
+        from .run_cli import cmd_run
+        return cmd_run(argv[1:])
     script_args = []
     if argv[:1] == ["access-report"] and "--" in argv:
         # the script's own arguments (argparse's subcommands do not take ``--`` well)

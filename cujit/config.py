@@ -20,10 +20,16 @@ Settings (attribute — environment suffix — type, default):
 - ``SIM_DEVICE_MEMORY`` — ``CUJIT_SIM_DEVICE_MEMORY`` only — int bytes, 4 GiB: the simulated
   device's capacity.
 - ``SIM_CHECKS`` — ``CUJIT_SIM_CHECKS`` only — bool, True: simulator bounds/race/divergence checks.
+- ``SIM_GLOBAL_RACES`` — ``CUJIT_SIM_GLOBAL_RACES`` only — bool, True: with ``SIM_CHECKS`` on,
+  report unsynchronised conflicting accesses to global memory as ``DataRaceError``; off for
+  kernels with deliberate benign races (a ``found[0] = 1`` flag set by many threads).
 - ``SIM_DEVICES`` — ``CUJIT_SIM_DEVICES`` only — int 1..16, 1: how many devices the simulator
   reports (peers of each other, for multi-GPU code and its tests).
 - ``ACCESS_REPORT`` — ``CUJIT_ACCESS_REPORT`` only — bool, False: record the memory accesses of
   every simulated launch for ``kernel.access_report()`` (docs/access-report.md).
+- ``NUMBA_ALIAS`` — ``CUJIT_NUMBA_ALIAS`` only — bool, False: a new Python process resolves
+  ``numba.cuda`` to cujit (set by ``python -m cujit run`` for the processes it starts; read by
+  cujit's own ``sitecustomize``, docs/numba-alias.md).
 
 A malformed value raises ``ValueError`` naming the variable and the value; so does a value
 out of range (a negative count, ratio or capacity, a NaN or infinite ratio).
@@ -98,8 +104,10 @@ _SETTINGS = {
     "CUDA_ARRAY_INTERFACE_SYNC": ("CUDA_ARRAY_INTERFACE_SYNC", _parse_bool, True, True),
     "SIM_DEVICE_MEMORY": ("SIM_DEVICE_MEMORY", _capacity, 4 << 30, False),
     "SIM_CHECKS": ("SIM_CHECKS", _parse_bool, True, False),
+    "SIM_GLOBAL_RACES": ("SIM_GLOBAL_RACES", _parse_bool, True, False),
     "SIM_DEVICES": ("SIM_DEVICES", _device_count, 1, False),
     "ACCESS_REPORT": ("ACCESS_REPORT", _parse_bool, False, False),
+    "NUMBA_ALIAS": ("NUMBA_ALIAS", _parse_bool, False, False),
 }
 
 

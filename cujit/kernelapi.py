@@ -22,7 +22,7 @@ __all__ = ["threadIdx", "blockIdx", "blockDim", "gridDim", "grid", "gridsize", "
            "threadfence_system", "atomic", "shfl_sync", "shfl_up_sync", "shfl_down_sync",
            "shfl_xor_sync", "ballot_sync", "all_sync", "any_sync", "eq_sync", "activemask",
            "lanemask_lt", "popc", "brev", "clz", "ffs", "fma", "cbrt", "laneid", "selp",
-           "mulhi", "nanosleep", "match_any_sync", "match_all_sync", "cg"]
+           "mulhi", "nanosleep", "match_any_sync", "match_all_sync", "cg", "Dim3"]
 
 #: The warp size of every CUDA device so far.
 warpsize = 32
@@ -59,6 +59,9 @@ class Dim3Stub:
     def __repr__(self):
         return f"cujit.{self._name}"
 
+
+# numba.cuda's name (there the type of these objects in its typing; here their class).
+Dim3 = Dim3Stub
 
 threadIdx = Dim3Stub("threadIdx")
 blockIdx = Dim3Stub("blockIdx")

@@ -17,7 +17,7 @@ import numpy as np
 from .kernelstate import current_thread as _thread
 
 __all__ = ["selp", "mulhi", "nanosleep", "match_any_sync", "match_all_sync", "brev", "ffs",
-           "cg", "this_grid", "grid_sync", "GridGroup"]
+           "cg", "this_grid", "grid_sync", "GridGroup", "literal_unroll"]
 
 
 def _int_info(x):
@@ -162,3 +162,12 @@ class _CooperativeGroups:
 
 
 cg = _CooperativeGroups()
+
+
+def literal_unroll(container):
+    """numba's ``literal_unroll``: ``container`` itself.  That is its whole meaning outside a
+    kernel (numba's too); in a numba kernel ``for x in literal_unroll(tup)`` unrolls the loop
+    so that ``x`` may take a different type in each iteration (a tuple of mixed types).
+    cujit's typing does not unroll yet: a kernel that calls it is a TypingError, and a
+    kernel may loop directly over a tuple of one numeric type (docs/numba-names.md)."""
+    return container

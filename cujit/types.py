@@ -25,6 +25,10 @@ from .types_core import (  # noqa: F401 - the public module re-exports the core
 from .types_enum import (EnumMember, IntEnumMember, enum_member_type, is_int_enum_member,
                          is_plain_enum_member)
 from .types_tuples import NamedTuple, NamedUniTuple, named_tuple
+from .type_names import C_NAMES
+from .type_names import (  # noqa: F401 - numba.types has the short and C names too
+    b1, i1, i2, i4, i8, u1, u2, u4, u8, f2, f4, f8, c8, c16, double, char, uchar, short,
+    ushort, int_, uint, intc, uintc, long_, ulong, longlong, ulonglong, ssize_t, size_t)
 
 __all__ = ["Type", "Boolean", "Integer", "Float", "Complex", "NoneType", "Array", "Record",
            "NestedArray", "UniTuple", "Tuple", "NamedUniTuple", "NamedTuple", "named_tuple",
@@ -162,8 +166,9 @@ def parse_signature(sig):
         return Signature(None, args)
     if isinstance(sig, str):
         try:
-            res = eval(sig, {"__builtins__": {}}, dict(_NAMES, Array=Array, Record=Record,
-                                                        UniTuple=UniTuple, Tuple=Tuple))
+            res = eval(sig, {"__builtins__": {}}, dict(_NAMES, **C_NAMES, Array=Array,
+                                                        Record=Record, UniTuple=UniTuple,
+                                                        Tuple=Tuple))
         except Exception as e:
             raise ValueError(f"cannot parse signature {sig!r}: {e}") from None
         if isinstance(res, Type) and not isinstance(res, NoneType):

@@ -275,6 +275,48 @@ def test_only_driver_layer_calls_cuda():
     assert callers and all(layer_of(m) == "driver" for m in callers), callers
 
 
+def _is_info(node):
+    """True for ``X.info`` and ``X.info[...]`` (a ``TypedFunction.info`` read or write)."""
+    if isinstance(node, ast.Subscript):
+        node = node.value
+    return isinstance(node, ast.Attribute) and node.attr == "info"
+
+
+def string_keyed_records(trees):
+    """``(module, line)`` of each string-keyed ``TypedFunction.info`` record in ``trees``
+    ({module: ast}): an ``X.info[...] = (key, ...)`` tuple, and a ``....info...[0] == 'key'``
+    (or ``in``) test.  The typer's records are typed: ``Call(kind, payload)`` for calls
+    (compiler/callkinds.py), a ``compiler/nodeinfo.py`` class for anything else."""
+    found = set()
+    for m, tree in trees.items():
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Assign) and any(_is_info(t) for t in node.targets) \
+                    and isinstance(node.value, ast.Tuple):
+                found.add((m, node.lineno))
+            elif isinstance(node, ast.Compare) and isinstance(node.left, ast.Subscript) and \
+                    isinstance(node.left.slice, ast.Constant) and node.left.slice.value == 0:
+                base = node.left.value
+                if not (_is_info(base) or isinstance(base, ast.Name) and "info" in base.id):
+                    continue
+                if any(isinstance(c, ast.Constant) and isinstance(c.value, str)
+                       for c in ast.walk(ast.Tuple(node.comparators, ast.Load()))):
+                    found.add((m, node.lineno))
+    return found
+
+
+def test_no_string_keyed_call_or_node_records():
+    assert string_keyed_records(TREES) == set()
+
+
+def test_string_keyed_record_checker_sees_a_write_and_a_read():
+    tree = ast.parse("tf.info[node] = ('atomic', op)\n"
+                     "tf.info[node] = Call(CallKind.ATOMIC, Atomic(op))\n"
+                     "if info[0] == 'popc': pass\n"
+                     "if info[0] in ('grid', 'gridsize'): pass\n"
+                     "if isinstance(info, SpecialRegister): pass\n")
+    assert string_keyed_records({"m": tree}) == {("m", 1), ("m", 3), ("m", 4)}
+
+
 def test_checker_sees_a_circle_and_an_upward_import():
     # The checkers themselves: a made-up graph with a circle, and a known upward arrow.
     assert circles({"a": {"b"}, "b": {"a"}, "c": set()}) == [("a", "b")]
@@ -341,3 +383,151 @@ def test_front_end_types_without_a_backend(tmp_path):
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert "LOADED []" in out.stdout, out.stdout
+
+
+# ---- a kernel's state lives on its kernel (issue 25) ----------------------------------------
+_MAPPING_CALLS = {"dict", "defaultdict", "OrderedDict", "WeakKeyDictionary",
+                  "WeakValueDictionary", "Counter"}
+_MEMO_DECORATORS = {"lru_cache", "cache"}
+
+
+def _call_name(node):
+    f = node.func if isinstance(node, ast.Call) else node
+    if isinstance(f, ast.Attribute):
+        return f.attr
+    if isinstance(f, ast.Name):
+        return f.id
+    return None
+
+
+def _mutated_in_functions(tree):
+    """Module-level names a function body writes into: ``NAME[k] = v`` / ``NAME[k] += v``,
+    ``del NAME[k]``, ``NAME.setdefault/update/pop/popitem/clear(...)``."""
+    out = set()
+    for fn in ast.walk(tree):
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            continue
+        for node in ast.walk(fn):
+            if isinstance(node, ast.Subscript) and isinstance(node.ctx, (ast.Store, ast.Del)) \
+                    and isinstance(node.value, ast.Name):
+                out.add(node.value.id)
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                    and isinstance(node.func.value, ast.Name) and node.func.attr in (
+                        "setdefault", "update", "pop", "popitem", "clear", "__setitem__"):
+                out.add(node.func.value.id)
+    return out
+
+
+def module_caches(prefixes=("cujit.compiler", "cujit.simulator")):
+    """``(module, name)`` of every module-level mapping the code fills at run time (a dict,
+    defaultdict, WeakKeyDictionary … that a function writes into; weak dictionaries always
+    count) and every ``lru_cache``/``functools.cache`` function or method, in the modules
+    under ``prefixes``: the places where state could outlive the kernel it belongs to."""
+    found = set()
+    for m, tree in TREES.items():
+        if not m.startswith(prefixes):
+            continue
+        written = _mutated_in_functions(tree)
+        for node in tree.body:
+            if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                v = node.value
+                mapping = isinstance(v, (ast.Dict, ast.DictComp)) or (
+                    isinstance(v, ast.Call) and _call_name(v) in _MAPPING_CALLS)
+                weak = isinstance(v, ast.Call) and _call_name(v) in (
+                    "WeakKeyDictionary", "WeakValueDictionary")
+                for t in targets:
+                    if isinstance(t, ast.Name) and mapping and (weak or t.id in written):
+                        found.add((m, t.id))
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                for d in node.decorator_list:
+                    if _call_name(d) in _MEMO_DECORATORS:
+                        found.add((m, node.name))
+    return found
+
+
+# Module-level caches that hold no kernel state, with the reason.  Anything per kernel (its
+# source, typings, generated code, compiled or loaded code, configurations, reports) lives on
+# the dispatcher (docs/design.md "Where a kernel's state lives").
+ALLOWED_CACHES = {
+    ("cujit.compiler.frontend", "_modules"): "one parse per source file (its syntax tree and "
+        "lines), shared by every function in it; no function, globals or typing",
+    ("cujit.compiler.launcher", "_limits_cache"): "launch limits per device ordinal",
+    ("cujit.compiler.ltypes", "_cache"): "LLVM type per cujit type",
+    ("cujit.simulator.checked", "_offset_tables"): "element offsets per (shape, strides, "
+        "offset) of a shared view, bounded",
+    ("cujit.simulator.libdevice_sim", "_CACHE"): "NumPy implementation per libdevice function",
+    ("cujit.simulator.memory", "_dtype_cache"): "NumPy dtype per dtype-like",
+    ("cujit.simulator.scalars", "_casters"): "conversion function per scalar type",
+    ("cujit.simulator.scalars", "_wrappers"): "wrap-around function per integer type",
+    ("cujit.simulator.thread", "_names"): "array name per (file, line, kind) of the source",
+    ("cujit.simulator.vecexpr", "_anyconvs"): "vector conversion per scalar type",
+    ("cujit.simulator.vecops", "_vcasters"): "vector conversion per scalar type",
+    ("cujit.simulator.vecblock", "launches"): "launch counts per executor (tests read them)",
+}
+# Module-level caches that still hold per-kernel state (may only shrink).
+KNOWN_KERNEL_CACHES = set()
+
+
+def test_checker_finds_module_caches():
+    tree = ast.parse("import functools, weakref\n_c = {}\n_w = weakref.WeakKeyDictionary()\n"
+                     "_TABLE = {1: 2}\n@functools.lru_cache(None)\ndef f(x):\n    return x\n"
+                     "def g(k, v):\n    _c[k] = v\n")
+    TREES["cujit.compiler._made_up"] = tree
+    try:
+        found = {n for m, n in module_caches() if m == "cujit.compiler._made_up"}
+    finally:
+        del TREES["cujit.compiler._made_up"]
+    assert found == {"_c", "_w", "f"}
+
+
+def test_module_caches_known():
+    assert module_caches() - set(ALLOWED_CACHES) == KNOWN_KERNEL_CACHES
+
+
+def test_allowed_caches_exist():
+    # an allowed cache that is gone is dropped from the list, so the list stays true
+    assert set(ALLOWED_CACHES) <= module_caches()
+
+
+def cj_attribute_stores():
+    """``(module, attribute)`` for each ``x._cj_name = ...`` or ``setattr(x, "_cj_name",
+    ...)`` in the package: state hung on functions (the user's or generated ones) instead of
+    on the object that owns it."""
+    found = set()
+    for m, tree in TREES.items():
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) \
+                    and node.attr.startswith("_cj_"):
+                found.add((m, node.attr))
+            elif isinstance(node, ast.Call) and _call_name(node) == "setattr" \
+                    and len(node.args) >= 2:
+                a = node.args[1]
+                if not (isinstance(a, ast.Constant) and isinstance(a.value, str)):
+                    continue
+                if a.value.startswith("_cj_"):
+                    found.add((m, a.value))
+    return found
+
+
+ALLOWED_CJ_ATTRIBUTES = {
+    ("cujit.simulator.typedast", "_cj_exact"): "marks a syntax node the rewriter generated "
+                                                "(no function, no kernel state)",
+}
+KNOWN_CJ_ATTRIBUTES = set()
+
+
+def test_no_state_set_on_functions():
+    assert cj_attribute_stores() - set(ALLOWED_CJ_ATTRIBUTES) == KNOWN_CJ_ATTRIBUTES
+    assert set(ALLOWED_CJ_ATTRIBUTES) <= cj_attribute_stores()
+
+
+def test_checker_finds_function_attributes():
+    TREES["cujit.simulator._made_up"] = ast.parse(
+        "def f(fn):\n    fn._cj_waits = True\n    setattr(fn, '_cj_coop', False)\n")
+    try:
+        found = {n for m, n in cj_attribute_stores() if m == "cujit.simulator._made_up"}
+    finally:
+        del TREES["cujit.simulator._made_up"]
+    assert found == {"_cj_waits", "_cj_coop"}

@@ -14,7 +14,7 @@ import numpy as np
 __all__ = ["normalize_shape", "normalize_dtype", "contiguous_strides", "is_c_contiguous",
            "is_f_contiguous", "layout_code", "index", "axis_order", "packed_strides_like",
            "reshape", "squeeze", "transpose", "view_dtype", "extent", "normalize_strides",
-           "reject_masked"]
+           "reject_masked", "prepare_shape_strides_dtype"]
 
 
 _DTYPES = {}
@@ -96,6 +96,29 @@ def normalize_shape(shape, what="shape"):
 def shape_str(shape):
     """``shape`` as NumPy prints it in error messages: ``(2,3)``, ``(4,)``, ``()``."""
     return "(" + ",".join(str(n) for n in shape) + ("," if len(shape) == 1 else "") + ")"
+
+
+def prepare_shape_strides_dtype(shape, strides, dtype, order):
+    """``(shape, strides, dtype)`` normalised as numba.cuda's ``prepare_shape_strides_dtype``
+    does for its array constructors: ``shape`` (int or sequence of ints) → tuple of ints;
+    ``strides`` (bytes: an int, a sequence, or None/empty for packed ``order`` 'C' or 'F')
+    → tuple; ``dtype`` → ``np.dtype``.  Packed strides are numba's: a zero-length axis
+    gives its outer axes zero strides.
+
+    Raises TypeError for a non-integer shape (floats included) or dtype, ValueError for a
+    negative dimension, strides whose length is not the shape's, or an ``order`` other than
+    'C'/'F' when the strides are to be filled in."""
+    dtype = normalize_dtype(dtype)
+    shape = normalize_shape(shape)
+    if not (strides is None or (isinstance(strides, (tuple, list)) and not strides)):
+        return shape, normalize_strides(strides, len(shape)), dtype
+    if order not in ("C", "F"):
+        raise ValueError(f"order must be 'C' or 'F' to fill in the strides, got {order!r}")
+    out, acc = [0] * len(shape), dtype.itemsize
+    for i in (range(len(shape) - 1, -1, -1) if order == "C" else range(len(shape))):
+        out[i] = acc
+        acc *= shape[i]
+    return shape, tuple(out), dtype
 
 
 def normalize_strides(strides, ndim):

@@ -11,6 +11,7 @@ import threading
 from ..driver.api import STATIC_SHARED_LIMIT
 from . import launcher as _ln
 from .errors import CompileError
+from .jitoptions import carveout_percent, check_launch_bounds
 
 __all__ = ["CompiledKernel", "target", "build_kernel"]
 
@@ -19,9 +20,10 @@ class CompiledKernel:
     """One specialisation: ``argtypes`` (tuple of cujit types), ``name`` (kernel symbol),
     ``llvm_ir`` (str), ``ptx`` (str), ``cubin`` (bytes, or None without nvJitLink),
     ``static_shared_bytes``, ``uses_dynamic_shared``, ``const_bytes``, ``cc`` (target compute
-    capability).  Loaded lazily once per context by :meth:`loaded`."""
+    capability), ``launch_bounds`` (tuple or None), ``shared_memory_carveout`` (percent or
+    None: the driver's choice).  Loaded lazily once per context by :meth:`loaded`."""
 
-    def __init__(self, argtypes, entry, cc):
+    def __init__(self, argtypes, entry, cc, launch_bounds=None, carveout=None):
         self.argtypes = tuple(argtypes)
         self.name = entry["name"]
         self.llvm_ir = entry["llvm_ir"]
@@ -37,6 +39,8 @@ class CompiledKernel:
         # extra files given to ``link=`` exist only in the cubin
         self.needs_cubin = bool(entry.get("linked_files", False))
         self.cc = cc
+        self.launch_bounds = launch_bounds
+        self.shared_memory_carveout = carveout
         self._loaded = {}       # Context -> LoadedKernel
         self._lock = threading.Lock()
 
@@ -47,6 +51,19 @@ class CompiledKernel:
         docs example); ValueError for a bad ``blockdim``."""
         from .introspect import cooperative_grid_blocks
         return cooperative_grid_blocks(self, blockdim, dynsmemsize)
+
+    def set_shared_memory_carveout(self, carveout):
+        """Prefer ``carveout`` percent of the unified L1/shared storage as shared memory for
+        this specialisation (an int -1..100 or ``"MaxL1"``/``"MaxShared"``/``"default"``, as
+        the ``shared_memory_carveout`` jit option), in every context it is loaded in now and
+        later (cuFuncSetAttribute(CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT); a hint
+        the driver may round).  ValueError/TypeError for a bad value (nothing changed)."""
+        pct = carveout_percent(carveout)
+        with self._lock:
+            self.shared_memory_carveout = pct
+            loaded = list(self._loaded.values())
+        for lk in loaded:
+            _ln.apply_carveout(lk, pct)
 
     def loaded(self, ctx, drv):
         """The :class:`~cujit.compiler.launcher.LoadedKernel` for ``ctx`` (loading it the
@@ -76,19 +93,22 @@ def target():
     return tuple(dev.compute_capability), dev.id
 
 
-def build_kernel(py_func, argtypes, options, disk=None):
+def build_kernel(py_func, argtypes, options, disk=None, source=None):
     """Compile kernel ``py_func`` for ``argtypes`` (tuple of cujit types) with the jit
     ``options`` (dict) for the current device (:func:`target`) → CompiledKernel: lowering to
     NVVM IR, libNVVM (PTX), nvJitLink (cubin, when available); ``disk``: the kernel's
-    DiskCache (``cache=True``), read first and filled after.  Raises TypingError/CompileError
+    DiskCache (``cache=True``), read first and filled after; ``source``: the kernel's
+    FunctionSource, kept by the dispatcher.  Raises TypingError/CompileError
     for code that does not compile, CompileError for static shared memory beyond the
     device's MAX_SHARED_MEMORY_PER_BLOCK."""
     from .nvvm import compile_ptx
     from .linker import link_cubin, nvjitlink_available
     cc, ordinal = target()
     o = options
+    bounds = check_launch_bounds(o.get("launch_bounds"))
     opts = {k: o.get(k) for k in ("debug", "opt", "lineinfo", "fastmath", "max_registers",
                                   "inline")}
+    opts["launch_bounds"] = bounds
     opts["link"] = tuple(str(p) for p in (o.get("link") or ()))
     entry = key = None
     if disk is not None:
@@ -98,7 +118,8 @@ def build_kernel(py_func, argtypes, options, disk=None):
     if entry is None:
         from .lowering import compile_to_llvm
         lowered = compile_to_llvm(py_func, tuple(argtypes), kernel=True,
-                                  debug=bool(o.get("debug")), lineinfo=bool(o.get("lineinfo")))
+                                  debug=bool(o.get("debug")), lineinfo=bool(o.get("lineinfo")),
+                                  launch_bounds=bounds, source=source)
         limit = (STATIC_SHARED_LIMIT if ordinal is None
                  else _ln.device_limits(ordinal)["MAX_SHARED_MEMORY_PER_BLOCK"])
         static = int(getattr(lowered, "static_shared_bytes", 0) or 0)
@@ -126,4 +147,5 @@ def build_kernel(py_func, argtypes, options, disk=None):
                  "cooperative": bool(getattr(lowered, "uses_grid_sync", False))}
         if disk is not None:
             disk.save(key, entry)
-    return CompiledKernel(argtypes, entry, cc)
+    return CompiledKernel(argtypes, entry, cc, launch_bounds=bounds,
+                          carveout=carveout_percent(o.get("shared_memory_carveout")))

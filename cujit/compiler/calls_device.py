@@ -16,14 +16,15 @@ import ast
 
 from .. import types as T
 from . import rules
+from .callkinds import Call, CallKind, DeviceCall
 from .const_types import const_type
-from .frontend import FunctionSource
+from .frontend import FunctionSource, SourceOwner
 
 __all__ = ["type_device_call", "type_starred_call"]
 
 
 def _check_value(typer, anode, t):
-    if isinstance(t, rules.Func) and t.key == "closure":
+    if isinstance(t, rules.Func) and t.kind is CallKind.CLOSURE:
         raise typer.error("a function defined inside a kernel cannot be passed to a device "
                           "function (call it where it is defined)", anode)
     if isinstance(t, rules.PseudoType) and not isinstance(t, rules.Func):
@@ -62,7 +63,8 @@ def type_device_call(typer, node, dev, args, kws, positional=None):
     pyfunc = getattr(dev, "py_func", None)
     if pyfunc is None:
         raise typer.error(f"device function {dev!r} has no .py_func", node)
-    fsrc = FunctionSource.from_pyfunc(pyfunc)
+    # a device function object keeps its parsed source (it dies with the object)
+    fsrc = dev.source() if isinstance(dev, SourceOwner) else FunctionSource.from_pyfunc(pyfunc)
     a = fsrc.node.args
     params = [p.arg for p in a.args]
     name = fsrc.name
@@ -112,11 +114,11 @@ def type_device_call(typer, node, dev, args, kws, positional=None):
         tt = T.Tuple(tuple(t for _, t in extra))
         bound.append(("star", [n for n, _ in extra], tt))
         argtypes.append(tt)
-    callee = typer.infer_device(pyfunc, tuple(argtypes))
+    callee = typer.infer_device(pyfunc, tuple(argtypes), source=fsrc)
     opts = getattr(dev, "targetoptions", None) or {}
     # numba: inline="always" inlines when typing, forceinline=True asks LLVM to; both are
     # alwaysinline here (NVVM inlines internal device functions anyway)
     callee.force_inline = opts.get("inline") in ("always", True) or bool(opts.get("forceinline"))
     typer.tf.callees.append(callee)
-    typer.tf.info[node] = ("device", (callee, bound))
+    typer.tf.info[node] = Call(CallKind.DEVICE, DeviceCall(callee, bound))
     return callee.return_type

@@ -13,8 +13,13 @@ directly, as numba's ``abi='c'``) whichever ``abi`` is named.
 """
 from .. import types as ct
 
-__all__ = ["compile", "compile_for_current_device", "compile_ptx",
-           "compile_ptx_for_current_device", "declare_device"]
+__all__ = ["compile", "compile_all", "compile_for_current_device", "compile_ptx",
+           "compile_ptx_for_current_device", "declare_device", "config_default_cc",
+           "numba_cuda_default_ptx_cc"]
+
+#: The compute capability that ``compile`` & co. target when given no ``cc`` (numba.cuda's
+#: two names for its default; numba-cuda's value is (7, 5), cujit's is sm_90).
+config_default_cc = numba_cuda_default_ptx_cc = (9, 0)
 
 _ABIS = ("c", "numba")
 
@@ -31,9 +36,14 @@ def compile(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=False
     (default (9, 0)); ``opt``: optimise (None/True → level 3, False/0 → none); ``debug``,
     ``lineinfo``, ``fastmath``: as for ``jit``.  ``output``: ``'ptx'`` only.
 
-    Raises ValueError for an unknown ``output`` or ``abi``; NotImplementedError for
-    ``output='ltoir'``, ``abi_info``, ``forceinline`` or ``launch_bounds``; TypingError /
-    CompileError for code that does not compile."""
+    ``launch_bounds``: an int or 1–3 ints (max threads per block, min blocks per SM, max
+    blocks per cluster) for a kernel, as the jit option; ``cc`` may be ``(9, 0, 'a')`` for the
+    architecture-specific target (``.target sm_90a``).
+
+    Raises ValueError for an unknown ``output`` or ``abi``, more than three launch bounds or
+    launch bounds on a device function; NotImplementedError for ``output='ltoir'``,
+    ``abi_info`` or ``forceinline``; TypingError / CompileError for code that does not
+    compile."""
     from .dispatcher import compile_ptx as _compile
     if output not in ("ptx", "ltoir"):
         raise ValueError(f"output must be 'ptx' or 'ltoir', got {output!r}")
@@ -45,11 +55,28 @@ def compile(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=False
     if abi_info is not None:
         raise NotImplementedError("cujit.compile(abi_info=...): renaming the compiled "
                                   "function is not supported")
-    if forceinline or launch_bounds is not None:
-        which = "forceinline" if forceinline else "launch_bounds"
-        raise NotImplementedError(f"cujit.compile({which}=...) is not supported")
+    if forceinline:
+        raise NotImplementedError("cujit.compile(forceinline=...) is not supported")
     return _compile(pyfunc, sig, debug=bool(debug), lineinfo=bool(lineinfo), device=device,
-                    fastmath=bool(fastmath), cc=cc, opt=True if opt is None else opt)
+                    fastmath=bool(fastmath), cc=cc, opt=True if opt is None else opt,
+                    launch_bounds=launch_bounds)
+
+
+def compile_all(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=False,
+                cc=None, opt=None, abi="c", abi_info=None, output="ltoir", forceinline=False,
+                launch_bounds=None):
+    """numba.cuda's ``compile_all``: :func:`compile`, returning ``([code], return_type)``,
+    the list holding the compiled function and the external code it links.  cujit links no
+    external code (:func:`declare_device` is not supported), so the list has one entry.
+
+    ``output`` defaults to ``'ltoir'`` as in numba, which cujit cannot make: pass
+    ``output='ptx'``.  Raises what :func:`compile` raises (NotImplementedError for
+    ``'ltoir'``, ValueError for an unknown ``output`` or ``abi``)."""
+    code, restype = compile(pyfunc, sig, debug=debug, lineinfo=lineinfo, device=device,
+                            fastmath=fastmath, cc=cc, opt=opt, abi=abi, abi_info=abi_info,
+                            output=output, forceinline=forceinline,
+                            launch_bounds=launch_bounds)
+    return [code], restype
 
 
 def compile_for_current_device(pyfunc, sig, debug=None, lineinfo=False, device=True,

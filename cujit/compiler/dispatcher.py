@@ -18,6 +18,7 @@ fake device's limits and calls :func:`cujit.simulator.kernel.run_kernel`.
 """
 import functools
 import threading
+import weakref
 
 import numpy as np
 
@@ -28,7 +29,9 @@ from . import launcher as _ln
 from . import launch_args as _la
 from .build import CompiledKernel, build_kernel
 from .build import target as _target
-from .frontend import DeviceFunctionLike
+from .errors import TypingError
+from .frontend import DeviceFunctionLike, SourceOwner
+from .jitoptions import check_launch_bounds as _check_launch_bounds
 from .jitoptions import check_options as _check_options
 from .introspect import InspectMixin as _InspectMixin
 from .introspect import check_extensions as _check_extensions
@@ -39,7 +42,8 @@ __all__ = ["jit", "Dispatcher", "DeviceFunction", "CompiledKernel", "compile_ptx
            "compile_ptx_for_current_device"]
 
 _OPTIONS = {"device", "link", "debug", "opt", "lineinfo", "cache", "fastmath",
-            "max_registers", "inline", "forceinline", "boundscheck", "lto", "extensions"}
+            "max_registers", "inline", "forceinline", "boundscheck", "lto", "extensions",
+            "launch_bounds", "shared_memory_carveout"}
 _MISSING_CONFIG = ("kernel launch configuration was not specified; launch a kernel with "
                    "kernel[griddim, blockdim](args...), kernel[griddim, blockdim, stream]"
                    "(args...) or kernel[griddim, blockdim, stream, dynamic_shared_bytes](args...)")
@@ -55,7 +59,10 @@ def jit(func_or_sig=None, device=False, **options):
     when used as ``@jit(...)``.  Options: ``device`` (bool), ``link`` (paths of .ptx/.cubin/
     .o/.a/.ltoir to link), ``debug``, ``opt`` (bool or 0–3), ``lineinfo``, ``cache`` (on-disk
     cache), ``fastmath``, ``max_registers``, ``extensions`` (numba's argument handlers: objects
-    with ``prepare_args(ty, val, **kwargs)``, see :mod:`.introspect`); ``inline``,
+    with ``prepare_args(ty, val, **kwargs)``, see :mod:`.introspect`), ``launch_bounds`` (an
+    int or 1–3 ints: max threads per block, min blocks per SM, max blocks per cluster),
+    ``shared_memory_carveout`` (-1..100 or ``"MaxL1"``/``"MaxShared"``/``"default"``; see
+    :mod:`.jitoptions`); ``inline``,
     ``forceinline``, ``boundscheck`` and ``lto`` are accepted for compatibility and ignored.
 
     Raises TypeError for an unknown option or a signature of the wrong kind, ValueError for a
@@ -100,6 +107,48 @@ def _plain_key(key):
             continue
         return False
     return True
+
+
+class _StreamKey:
+    """A stream object in a cached launch-configuration key, referred to weakly: it hashes
+    and compares as the stream (so the user's ``(grid, block, stream)`` tuple finds the entry
+    with one dict lookup) and never keeps it alive; when the stream dies ``forget`` (the
+    weakref callback) drops the entry."""
+    __slots__ = ("ref", "hash")
+
+    def __init__(self, stream, forget):
+        self.ref = weakref.ref(stream, forget)
+        self.hash = hash(stream)
+
+    def __hash__(self):
+        return self.hash
+
+    def __eq__(self, other):
+        s = self.ref()
+        return s is other or (s is not None and s == other)
+
+
+def _cache_key(key, configs):
+    """``key`` (a plain launch-configuration tuple) as stored in ``configs``: each stream
+    object in it as a :class:`_StreamKey` whose death removes the entry; None when a stream
+    object cannot be referred to weakly (such a configuration is not cached)."""
+    if all(v is None or v.__class__ is int or v.__class__ is tuple for v in key):
+        return key
+    stored = []
+
+    def forget(_ref):
+        configs.pop(stored[0], None)
+    items = []
+    for v in key:
+        if v is None or v.__class__ is int or v.__class__ is tuple:
+            items.append(v)
+            continue
+        try:
+            items.append(_StreamKey(v, forget))
+        except TypeError:       # a foreign stream object: no weak reference, or unhashable
+            return None
+    stored.append(tuple(items))
+    return stored[0]
 
 
 def _make(pyfunc, sigs, options):
@@ -147,11 +196,13 @@ def _prefetch_toolchain():
                      daemon=True).start()
 
 
-class DeviceFunction(DeviceFunctionLike):
+class DeviceFunction(DeviceFunctionLike, SourceOwner):
     """A ``@jit(device=True)`` function: callable from kernels (the compiler finds it by
     ``_cujit_device_function``, :class:`~.frontend.DeviceFunctionLike`, and compiles
     ``py_func``), or directly inside a simulated kernel.  ``sigs``: the eager signatures
-    given, or None."""
+    given, or None.  It keeps its parsed source (:class:`~.frontend.SourceOwner`); the
+    typings and code made for it belong to the kernels that call it (a kernel keeps the
+    device functions it calls alive, never the other way round)."""
 
     def __init__(self, py_func, sigs, options):
         self.py_func = py_func
@@ -179,7 +230,9 @@ class _Configured(_ln.LaunchConfig):
     kernel; call it with the kernel's arguments."""
     __slots__ = ("dispatcher",)
 
-    def __call__(self, *args):
+    def __call__(self, *args, **kwargs):
+        if kwargs or len(args) != self.dispatcher._nargs:
+            args = self.dispatcher._bind(args, kwargs)
         if _capturing and self.stream_handle in _capturing:
             _la.refuse_host_copies_in_capture(args, self.dispatcher.py_func.__name__,
                                               self.stream_handle)
@@ -207,21 +260,30 @@ class _ConfiguredExt(_Configured):
     handlers first, and what they put in ``retr`` runs after the launch (numba's protocol)."""
     __slots__ = ()
 
-    def __call__(self, *args):
+    def __call__(self, *args, **kwargs):
         from .introspect import prepare_args
+        if kwargs or len(args) != self.dispatcher._nargs:
+            args = self.dispatcher._bind(args, kwargs)
         args, retr = prepare_args(self.dispatcher._extensions, args, self.stream)
         self.dispatcher._launch_prepared(self, args)
         for r in retr:
             r()
 
 
-class Dispatcher(_InspectMixin):
+class Dispatcher(_InspectMixin, SourceOwner):
     """A kernel: ``py_func``, ``targetoptions``, specialisations per argument-type tuple.
 
     ``kernel[griddim, blockdim(, stream(, dynamic_shared_bytes))](*args)`` launches;
     ``compile(sig)`` compiles eagerly; ``inspect_llvm()``/``inspect_asm()`` return the LLVM IR
     and PTX of the compiled signatures; ``signatures`` lists them.  Calling the kernel without
-    a launch configuration raises ValueError."""
+    a launch configuration raises ValueError.
+
+    The dispatcher is the one home of everything made for its kernel: the parsed source
+    (:meth:`source`), one CompiledKernel per signature (``_specs``; each holds its modules
+    loaded per context, unloaded through the context's deferred queue when it dies), the
+    simulator's :attr:`sim_kernel` (typings and typed functions per signature), launch
+    configurations and fast paths.  No module-level cache refers to any of it, so dropping
+    the dispatcher frees all of it."""
 
     _cujit_kernel = True
 
@@ -230,8 +292,12 @@ class Dispatcher(_InspectMixin):
         self.targetoptions = dict(options)
         functools.update_wrapper(self, py_func)
         self._nargs = py_func.__code__.co_argcount
+        self._pysig = None          # inspect.Signature, made on the first keyword launch
         self._specs = {}            # argtypes -> CompiledKernel
-        self._configs = {}          # launch-config key -> _Configured
+        self._configs = {}          # launch-config key -> _Configured (streams held weakly)
+        # the last configuration's key: ``k[g, b, cuda.stream()](...)`` drops its stream
+        # between the lookup and the call, and the launch must find it alive
+        self._last_key = None
         self._fast = None           # the last fast path that launched
         self._fasts = []            # other fast paths, tried by the slow path first
         self._lock = threading.RLock()
@@ -239,7 +305,10 @@ class Dispatcher(_InspectMixin):
         self._sim_sigs = []         # argtypes launched on the simulator (compiled on demand)
         self._specializations = {}  # argtypes -> Dispatcher (specialize)
         self._specialized = False
+        self._sim = None            # the simulator's SimKernel, made at the first launch there
         self._extensions = list(options.get("extensions") or ())
+        bounds = _check_launch_bounds(options.get("launch_bounds"))
+        self._max_threads = bounds[0] if bounds else None
         self._disk = None
         if options.get("cache"):
             from .cache import DiskCache
@@ -249,7 +318,7 @@ class Dispatcher(_InspectMixin):
             for argtypes in self._declared:
                 if _on_simulator():     # runs py_func, but types it now as the GPU would
                     from .typecheck import typecheck
-                    typecheck(py_func, argtypes, kernel=True)
+                    typecheck(py_func, argtypes, kernel=True, source=self.source())
                 else:
                     self._compiled(argtypes)
 
@@ -265,6 +334,7 @@ class Dispatcher(_InspectMixin):
         # 1.0 == True == 1 (same hash): only a key of plain values may reuse a cached
         # configuration; any other goes through validation (which rejects floats and bools)
         if _plain_key(key):
+            self._last_key = key
             return conf
         return self._configure_key(key)
 
@@ -279,14 +349,16 @@ class Dispatcher(_InspectMixin):
                              f"dynamic_shared_bytes]; got [{key!r}]")
         g, b, s, sh = (key + (0, 0))[:4]
         conf = self._make_config(g, b, s, sh)
+        self._last_key = key
         if not _plain_key(key):
             return conf
-        try:
-            if len(self._configs) >= _MAX_CONFIGS:
-                self._configs.clear()
-            self._configs[key] = conf
-        except TypeError:
-            pass
+        configs = self._configs
+        stored = _cache_key(key, configs)
+        if stored is None or not conf.hold_stream_weakly():
+            return conf
+        if len(configs) >= _MAX_CONFIGS:
+            configs.clear()
+        configs[stored] = conf
         return conf
 
     def _make_config(self, g, b, s, sh):
@@ -371,7 +443,7 @@ class Dispatcher(_InspectMixin):
                 spec = self._specs.get(argtypes)
                 if spec is None:
                     spec = build_kernel(self.py_func, argtypes, self.targetoptions,
-                                        self._disk)
+                                        self._disk, source=self.source())
                     self._specs[argtypes] = spec
         return spec
 
@@ -410,6 +482,24 @@ class Dispatcher(_InspectMixin):
         return d
 
     # -- launching -----------------------------------------------------------------------
+    def _bind(self, args, kwargs):
+        """The launch's positional arguments from ``args`` and keyword arguments ``kwargs``,
+        the kernel's default values filled in (a cujit extension: numba.cuda kernels take
+        neither).  Python's binding rules and words: TypeError for a missing argument, an
+        unexpected keyword, several values for one argument or too many positional ones."""
+        if not kwargs and not self.py_func.__defaults__:
+            self._check_nargs(args)
+        sig = self._pysig
+        if sig is None:
+            import inspect
+            sig = self._pysig = inspect.signature(self.py_func)
+        try:
+            bound = sig.bind(*args, **kwargs)
+        except TypeError as exc:
+            raise TypeError(f"kernel {self.py_func.__qualname__}(): {exc}") from None
+        bound.apply_defaults()
+        return bound.args
+
     def _check_nargs(self, args):
         if len(args) != self._nargs:
             raise TypeError(f"kernel {self.py_func.__qualname__} takes {self._nargs} "
@@ -419,6 +509,10 @@ class Dispatcher(_InspectMixin):
         from ..runtime.devices import current_context
         from ..driver import get_driver
         self._check_nargs(args)
+        if cfg.stream_dropped():
+            raise ValueError(f"the stream of launch configuration {cfg.text} of kernel "
+                             f"{self.py_func.__qualname__} no longer exists (the program "
+                             f"dropped it): keep the stream alive while launching on it")
         ctx = current_context()
         if cfg.ordinal != ctx.device.id:
             # validated for another device: check this one's limits too, then keep using
@@ -437,10 +531,11 @@ class Dispatcher(_InspectMixin):
                 # each scalar as its declared type (a Python float for float32 is rounded,
                 # an int for a narrower integer wraps): the value the GPU gets
                 args = convert_declared_scalars(argtypes, args) or args
+            _ln.check_launch_bound(cfg, self.py_func.__qualname__, self._max_threads)
             if None not in argtypes and argtypes not in self._sim_sigs:
                 self._sim_sigs.append(argtypes)
             from ..simulator.kernel import run_kernel
-            run_kernel(self.py_func, cfg.griddim, cfg.blockdim, cfg.stream_handle,
+            run_kernel(self.sim_kernel, cfg.griddim, cfg.blockdim, cfg.stream_handle,
                        cfg.sharedmem, args, debug=bool(self.targetoptions.get("debug")))
             return
         for f in self._fasts:
@@ -456,6 +551,23 @@ class Dispatcher(_InspectMixin):
                                     bool(self.targetoptions.get("debug")), ctx, drv, cfg, args)
         if fast is not None:
             self._install_fast(fast)
+
+    @property
+    def sim_kernel(self):
+        """The simulator's :class:`~cujit.simulator.kernel.SimKernel` of this kernel (its
+        typings, typed functions and constant arrays per signature), made on first use."""
+        sim = self._sim
+        if sim is None:
+            with self._lock:
+                sim = self._sim
+                if sim is None:
+                    from ..simulator.kernel import SimKernel
+                    try:
+                        source = self.source()
+                    except TypingError:     # raised again, as the compiler says it, when typed
+                        source = None
+                    sim = self._sim = SimKernel(self.py_func, source)
+        return sim
 
     def _install_fast(self, fast):
         """Make ``fast`` the first one tried; keep the ``_MAX_FAST`` most recent."""
@@ -501,25 +613,30 @@ def _on_simulator():
 
 
 def compile_ptx(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath=False,
-                cc=None, opt=True):
+                cc=None, opt=True, launch_bounds=None):
     """PTX (str) of ``pyfunc`` for signature ``sig`` and its return type, as
     ``numba.cuda.compile_ptx``: ``(ptx, return_type)``.  ``cc``: target compute capability
-    (default (9, 0)); ``device``: compile a device function instead of a kernel.  Needs no GPU.
-    Raises TypingError/CompileError for code that does not compile."""
+    (default (9, 0); ``(9, 0, 'a')`` for sm_90a); ``device``: compile a device function instead
+    of a kernel; ``launch_bounds``: as the jit option (kernels only).  Needs no GPU.  Raises
+    TypingError/CompileError for code that does not compile, TypeError/ValueError for bad
+    ``cc`` or ``launch_bounds``."""
     from .lowering import compile_to_llvm
     from .nvvm import compile_ptx as _ptx
     if isinstance(pyfunc, (Dispatcher, DeviceFunction)):
         pyfunc = pyfunc.py_func
     sig = ct.parse_signature(sig)
+    bounds = _check_launch_bounds(launch_bounds)
+    if bounds is not None and device:
+        raise ValueError("launch_bounds apply to kernels, not device functions (device=True)")
     lowered = compile_to_llvm(pyfunc, sig.args, kernel=not device, debug=bool(debug),
-                              lineinfo=bool(lineinfo))
+                              lineinfo=bool(lineinfo), launch_bounds=bounds)
     ptx = _ptx(lowered.llvm_ir, tuple(cc) if cc else (9, 0), opt=3 if opt is True else opt,
                fastmath=fastmath, debug=debug, lineinfo=lineinfo, name=lowered.name)
     return ptx, getattr(lowered, "return_type", ct.void)
 
 
 def compile_ptx_for_current_device(pyfunc, sig, debug=False, lineinfo=False, device=False,
-                                   fastmath=False, opt=True):
+                                   fastmath=False, opt=True, launch_bounds=None):
     """:func:`compile_ptx` for the current device's compute capability."""
     return compile_ptx(pyfunc, sig, debug=debug, lineinfo=lineinfo, device=device,
-                       fastmath=fastmath, cc=_target()[0], opt=opt)
+                       fastmath=fastmath, cc=_target()[0], opt=opt, launch_bounds=launch_bounds)

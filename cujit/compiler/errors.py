@@ -8,7 +8,8 @@ constant memory) is exceeded.  Both subclass ``Exception`` directly (Numba's ``T
 is not a ``TypeError`` either).
 """
 
-__all__ = ["CujitCompileError", "TypingError", "CompileError", "SourceLocation"]
+__all__ = ["CujitCompileError", "TypingError", "CompileError", "SourceLocation",
+           "KernelRuntimeError"]
 
 
 class SourceLocation:
@@ -62,3 +63,19 @@ class ToolchainError(CompileError):
     def __init__(self, msg, log=""):
         self.log = log
         super().__init__(f"{msg}\n{log}" if log else msg)
+
+
+class KernelRuntimeError(RuntimeError):
+    """numba.cuda's ``KernelRuntimeError(msg, tid=None, ctaid=None)``: ``.msg``, ``.tid`` and
+    ``.ctaid`` (the thread and block index, or None), ``str()`` naming them as numba does.
+
+    Neither cujit nor numba-cuda 0.30.4 raises it: an exception raised in a kernel reaches
+    the host as its own class with numba's ``tid=[..] ctaid=[..]`` prefix (on the simulator;
+    on a GPU with ``debug=True``).  It exists so that code naming it (``except
+    cuda.KernelRuntimeError``) runs unchanged."""
+
+    def __init__(self, msg, tid=None, ctaid=None):
+        self.tid = tid
+        self.ctaid = ctaid
+        self.msg = msg
+        super().__init__(f"An exception was raised in thread={tid} block={ctaid}\n\t{msg}")

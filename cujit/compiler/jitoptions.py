@@ -3,7 +3,7 @@ error at decoration time rather than ignored (on the simulator a kernel is never
 so a bad value would otherwise never be reported)."""
 import numpy as np
 
-__all__ = ["check_options"]
+__all__ = ["check_options", "check_launch_bounds", "carveout_percent"]
 
 _FLAG_OPTIONS = ("device", "debug", "lineinfo", "cache", "inline", "forceinline",
                  "boundscheck", "lto")
@@ -41,6 +41,8 @@ def check_options(device, options):
         if bad:
             raise ValueError(f"jit() option fastmath: unknown flag(s) {bad}; known: "
                              f"{sorted(_FASTMATH_FLAGS)}")
+    check_launch_bounds(options.get("launch_bounds"))
+    carveout_percent(options.get("shared_memory_carveout"))
     mr = options.get("max_registers")
     if mr is not None:
         if mr.__class__ is not int and not isinstance(mr, np.integer):
@@ -48,3 +50,69 @@ def check_options(device, options):
                             "per thread) or None")
         if mr < 1:
             raise ValueError(f"jit() option max_registers={mr!r} must be >= 1")
+
+
+_LAUNCH_BOUND_NAMES = ("max_threads_per_block", "min_blocks_per_sm", "max_blocks_per_cluster")
+
+
+def check_launch_bounds(bounds):
+    """``launch_bounds`` (numba-cuda 0.14's jit option) as a tuple of 1–3 ints, or None.
+
+    ``bounds``: None, an int (the maximum threads per block) or a tuple/list of one to three
+    ints ``(max_threads_per_block, min_blocks_per_sm, max_blocks_per_cluster)``, as CUDA C's
+    ``__launch_bounds__``; they become the PTX directives ``.maxntid``, ``.minnctapersm`` and
+    ``.maxclusterrank``.  Raises TypeError for a value that is not an int, ValueError for more
+    than three bounds (numba's wording: "Got N launch bounds") or a bound below 1."""
+    if bounds is None:
+        return None
+    if bounds.__class__ is int or isinstance(bounds, np.integer):
+        bounds = (bounds,)
+    if not isinstance(bounds, (tuple, list)):
+        raise TypeError(f"jit() option launch_bounds={bounds!r} must be an int or a tuple of "
+                        f"one to three ints {_LAUNCH_BOUND_NAMES}")
+    if len(bounds) > 3:
+        raise ValueError(f"Got {len(bounds)} launch bounds: {tuple(bounds)}. A maximum of "
+                         f"three are supported: (max_threads_per_block, min_blocks_per_sm, "
+                         f"max_blocks_per_cluster)")
+    if not bounds:
+        raise ValueError("jit() option launch_bounds=() needs at least the maximum number of "
+                         "threads per block")
+    out = []
+    for name, b in zip(_LAUNCH_BOUND_NAMES, bounds):
+        if b.__class__ is bool or not (b.__class__ is int or isinstance(b, np.integer)):
+            raise TypeError(f"launch bound {name}={b!r} must be an int")
+        if not 1 <= b <= 2**31 - 1:
+            raise ValueError(f"launch bound {name}={b!r} must be between 1 and 2**31 - 1")
+        out.append(int(b))
+    return tuple(out)
+
+
+_CARVEOUT_NAMES = {"default": -1, "maxl1": 0, "maxshared": 100}
+
+
+def carveout_percent(carveout):
+    """``shared_memory_carveout`` (numba-cuda 0.23's jit option) → the percentage (int,
+    -1 for the driver's default) passed as CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
+    or None when not given.
+
+    ``carveout``: an int from -1 to 100 (percent of the unified L1/shared storage to use as
+    shared memory; -1 the default), or ``"MaxL1"`` (0), ``"MaxShared"`` (100) or
+    ``"default"`` (-1), in any case.  Raises ValueError for an int outside -1..100 ("must be
+    between -1 and 100") or an unknown name ("Invalid carveout value"), TypeError for any
+    other type."""
+    if carveout is None:
+        return None
+    if isinstance(carveout, str):
+        try:
+            return _CARVEOUT_NAMES[carveout.lower()]
+        except KeyError:
+            raise ValueError(f"Invalid carveout value: {carveout!r}. Must be -1 to 100 or one "
+                             f"of {sorted(_CARVEOUT_NAMES)} (any case)") from None
+    if carveout.__class__ is bool or not (carveout.__class__ is int or
+                                          isinstance(carveout, np.integer)):
+        raise TypeError(f"shared_memory_carveout must be str or int, got "
+                        f"{type(carveout).__name__}")
+    if not -1 <= carveout <= 100:
+        raise ValueError(f"shared_memory_carveout={carveout!r}: Carveout must be between -1 "
+                         f"and 100 (percent of shared memory)")
+    return int(carveout)

@@ -18,11 +18,12 @@ slot, aligned to its size, because the driver reads each ``void*`` entry separat
 import ctypes
 import struct
 import threading
+import weakref
 
 import numpy as np
 
 from .. import types as ct
-from ..driver.errors import last_launch
+from ..driver.errors import CudaAPIError, CUDA_ERROR_INVALID_VALUE, last_launch
 
 __all__ = ["LaunchConfig", "normalize_dims", "make_config", "device_limits",
            "check_function_limits", "ArgPacker", "param_layout", "FunctionInfo",
@@ -81,15 +82,43 @@ def normalize_dims(value, what, text):
 class LaunchConfig:
     """A validated launch configuration.
 
-    ``griddim``/``blockdim``: 3-tuples of int; ``stream``: the user's stream object;
+    ``griddim``/``blockdim``: 3-tuples of int; ``stream``: the user's stream object (None
+    once a configuration that holds it weakly, :meth:`hold_stream_weakly`, outlived it);
     ``stream_handle``: int; ``sharedmem``: dynamic shared bytes; ``nthreads``: threads per
     block; ``largs``: the first eight ``cuLaunchKernel`` arguments after the function
     (grid xyz, block xyz, shared bytes, stream) so the hot path passes them with one ``*``."""
-    __slots__ = ("griddim", "blockdim", "stream", "stream_handle", "sharedmem", "nthreads",
+    __slots__ = ("griddim", "blockdim", "_stream", "stream_handle", "sharedmem", "nthreads",
                  "largs", "text", "ordinal", "ok")
 
     def __repr__(self):
         return f"<LaunchConfig {self.text}>"
+
+    @property
+    def stream(self):
+        s = self._stream
+        return s() if s.__class__ is weakref.ref else s
+
+    @stream.setter
+    def stream(self, value):
+        self._stream = value
+
+    def hold_stream_weakly(self):
+        """Refer to the stream weakly from now on (a configuration cached by its kernel must
+        not keep a stream the program dropped alive); False when the stream object cannot
+        be referred to weakly (then the configuration must not be cached)."""
+        s = self._stream
+        if s is None or s.__class__ is int or s.__class__ is weakref.ref:
+            return True
+        try:
+            self._stream = weakref.ref(s)
+        except TypeError:
+            return False
+        return True
+
+    def stream_dropped(self):
+        """True when the stream this configuration refers to weakly no longer exists."""
+        s = self._stream
+        return s.__class__ is weakref.ref and s() is None
 
 
 def make_config(griddim, blockdim, stream, sharedmem, ordinal, cu_stream=None, cls=None):
@@ -151,15 +180,30 @@ class FunctionInfo:
     (bytes), ``dyn_limit`` (dynamic shared bytes the function may use now without raising
     MAX_DYNAMIC_SHARED_SIZE_BYTES), ``optin`` (the device's opt-in maximum per block)."""
     __slots__ = ("handle", "max_threads", "static_shared", "dyn_limit", "optin", "default_shared",
-                 "name")
+                 "name", "launch_bound")
 
-    def __init__(self, handle, name, max_threads, static_shared, default_shared, optin):
+    def __init__(self, handle, name, max_threads, static_shared, default_shared, optin,
+                 launch_bound=None):
         self.handle, self.name = handle, name
+        self.launch_bound = launch_bound
         self.max_threads = max_threads
         self.static_shared = static_shared
         self.default_shared = default_shared
         self.optin = optin
         self.dyn_limit = max(default_shared - static_shared, 0)
+
+
+def check_launch_bound(cfg, name, max_threads):
+    """CudaAPIError(CUDA_ERROR_INVALID_VALUE), what cuLaunchKernel returns for a kernel
+    compiled with ``.maxntid``, when configuration ``cfg`` asks more threads per block than
+    ``max_threads`` (the kernel's first launch bound; None: unbounded).  The simulator calls
+    this too, so both refuse the same launches."""
+    if max_threads is not None and cfg.nthreads > max_threads:
+        raise CudaAPIError(CUDA_ERROR_INVALID_VALUE,
+                           f"kernel {name!r} was compiled with launch_bounds "
+                           f"max_threads_per_block={max_threads}; the launch asks "
+                           f"{cfg.nthreads} threads per block (launch configuration "
+                           f"{cfg.text})", call="cuLaunchKernel")
 
 
 def check_function_limits(cfg, info, set_attribute):
@@ -168,7 +212,10 @@ def check_function_limits(cfg, info, set_attribute):
     when it needs more dynamic shared memory than the default 48 KiB budget allows.
 
     ValueError naming the limit and the value when threads per block exceed the function's
-    MAX_THREADS_PER_BLOCK, or static + dynamic shared bytes exceed the opt-in maximum."""
+    MAX_THREADS_PER_BLOCK, or static + dynamic shared bytes exceed the opt-in maximum;
+    CudaAPIError(CUDA_ERROR_INVALID_VALUE) beyond its ``launch_bounds``
+    (:func:`check_launch_bound`)."""
+    check_launch_bound(cfg, info.name, info.launch_bound)
     if cfg.nthreads > info.max_threads:
         raise ValueError(f"kernel {info.name!r} can run at most {info.max_threads} threads per "
                          f"block (its MAX_THREADS_PER_BLOCK, limited by its registers); the "
@@ -287,7 +334,8 @@ class LoadedKernel:
     (FunctionInfo), ``packer`` (ArgPacker), ``lock`` (guards the packer's buffer between
     packing and the launch call), ``context``, ``generation`` (the context's reset count when
     loaded), ``cu_func`` (what cuda-bindings' cuLaunchKernel takes)."""
-    __slots__ = ("module", "info", "packer", "lock", "context", "generation", "cu_func", "fasts")
+    __slots__ = ("module", "info", "packer", "lock", "context", "generation", "cu_func", "fasts",
+                 "drv")
 
 
 def _module_image(compiled, drv):
@@ -315,7 +363,6 @@ def load_kernel(compiled, ctx, drv):
     """Load ``compiled`` (``.cubin`` and/or ``.ptx``, ``.name``, ``.argtypes``,
     ``.static_shared_bytes``) into context ``ctx`` → LoadedKernel (see :func:`_module_image`
     for which image)."""
-    from ..driver.errors import CudaAPIError
     image, fallback = _module_image(compiled, drv)
     try:
         module = ctx.load_module(image)
@@ -334,13 +381,24 @@ def load_kernel(compiled, ctx, drv):
     lk.module, lk.context, lk.generation = module, ctx, ctx.generation
     lk.info = FunctionInfo(handle, compiled.name, max_threads, static,
                            lim["MAX_SHARED_MEMORY_PER_BLOCK"],
-                           lim["MAX_SHARED_MEMORY_PER_BLOCK_OPTIN"])
+                           lim["MAX_SHARED_MEMORY_PER_BLOCK_OPTIN"],
+                           launch_bound=(getattr(compiled, "launch_bounds", None) or (None,))[0])
     lk.packer = ArgPacker(compiled.argtypes)
+    lk.drv = drv
+    carveout = getattr(compiled, "shared_memory_carveout", None)
+    if carveout is not None:
+        apply_carveout(lk, carveout)
     lk.lock = threading.Lock()
     lk.fasts = {}
     ref = getattr(drv, "function_ref", None)
     lk.cu_func = ref(handle) if ref is not None else handle
     return lk
+
+
+def apply_carveout(lk, percent):
+    """Set loaded kernel ``lk``'s preferred shared-memory carveout (``percent``: -1..100)
+    through cuFuncSetAttribute(CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT)."""
+    lk.drv.func_set_attribute(lk.info.handle, "PREFERRED_SHARED_MEMORY_CARVEOUT", int(percent))
 
 
 _PLAIN_SCALARS = (int, float, bool, complex)

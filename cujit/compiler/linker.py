@@ -10,6 +10,7 @@ import re
 import threading
 
 from .errors import ToolchainError
+from .nvvm import arch_suffix
 
 __all__ = ["LinkerError", "link_cubin", "nvjitlink_available", "nvjitlink_version",
            "sm_option", "fit_ptx_version", "driver_ptx_isa"]
@@ -46,10 +47,10 @@ def nvjitlink_version():
 
 
 def sm_option(cc):
-    """``'sm_90'`` from ``(9, 0)`` or an arch string."""
+    """``'sm_90'`` from ``(9, 0)`` (``'sm_90a'`` from ``(9, 0, 'a')``) or an arch string."""
     if isinstance(cc, str):
         return cc if cc.startswith("sm_") else "sm_" + cc.split("_")[-1]
-    return f"sm_{cc[0]}{cc[1]}"
+    return "sm_" + arch_suffix(cc)
 
 
 _KINDS = {".ptx": "PTX", ".cubin": "CUBIN", ".fatbin": "FATBIN", ".o": "OBJECT",

@@ -309,12 +309,21 @@ def _argtypes_of(argtypes):
     return argtypes
 
 
-def compile_to_llvm(pyfunc, argtypes, kernel=True, debug=False, lineinfo=False):
+# NVVM IR's kernel properties for launch_bounds' three values (NVVM IR spec, "Global
+# property annotation"); libNVVM turns them into .maxntid, .minnctapersm, .maxclusterrank.
+_LAUNCH_BOUND_PROPS = ("maxntidx", "minctasm", "cluster_max_blocks")
+
+
+def compile_to_llvm(pyfunc, argtypes, kernel=True, debug=False, lineinfo=False,
+                    launch_bounds=None, source=None):
     """Type and lower ``pyfunc`` for ``argtypes`` (tuple of cujit types, a Signature or a
     signature string) into one NVVM IR module.  ``debug``: numba.cuda's ``debug=True``
     (assertions compiled, division by zero checked, raises recorded for the host: see
     :mod:`.lower_exceptions`); ``debug`` or ``lineinfo``: source lines as debug metadata
-    (:mod:`.debuginfo`), which libNVVM turns into ``.loc`` directives.
+    (:mod:`.debuginfo`), which libNVVM turns into ``.loc`` directives.  ``launch_bounds``:
+    a kernel's bounds as :func:`.jitoptions.check_launch_bounds` returns them (only the total
+    threads per block is bounded, y and z taken as 1, as numba-cuda and CUDA C do).
+    ``source``: the FunctionSource ``pyfunc``'s owner keeps (parsed again when None).
 
     Returns a ``LoweredFunction``.  Raises ``TypingError`` (untypable or unsupported code)
     or ``CompileError`` (resource limits: 48 KiB static shared, 64 KiB constant memory) whose
@@ -322,7 +331,7 @@ def compile_to_llvm(pyfunc, argtypes, kernel=True, debug=False, lineinfo=False):
     """
     argtypes = _argtypes_of(argtypes)
     env = CompileEnv(debug=debug)
-    tf = infer(pyfunc, argtypes, kernel=kernel, env=env)
+    tf = infer(pyfunc, argtypes, kernel=kernel, env=env, source=source)
     fsrc = tf.fsrc
     digest = hashlib.sha1(repr((fsrc.qualname, fsrc.filename, argtypes)).encode()).hexdigest()
     name = f"_cujit_{_safe(fsrc.qualname)}_{digest[:12]}"
@@ -339,6 +348,8 @@ def compile_to_llvm(pyfunc, argtypes, kernel=True, debug=False, lineinfo=False):
         argvals = [_rebuild(lw.b, t, it) for t in argtypes]
         lw.lower(argvals)
         m.module.add_named_metadata("nvvm.annotations", [fn, "kernel", ir.Constant(I32, 1)])
+        for prop, bound in zip(_LAUNCH_BOUND_PROPS, launch_bounds or ()):
+            m.module.add_named_metadata("nvvm.annotations", [fn, prop, ir.Constant(I32, bound)])
     else:
         params = [ltype(t) for t in argtypes]
         fn = ir.Function(m.module, ir.FunctionType(ltype(tf.return_type), params), name)

@@ -81,12 +81,31 @@ def _libdevice_bytes():
     return _libdevice
 
 
+def arch_suffix(cc):
+    """``'90'`` / ``'90a'`` / ``'100f'``: the digits and feature suffix of compute capability
+    ``cc`` — ``(major, minor)``, or ``(major, minor, 'a')`` for the architecture-specific
+    target (numba-cuda 0.24; e.g. sm_90a for wgmma), or ``(major, minor, 'f')`` for the family
+    target.  Raises ValueError for another shape or suffix, TypeError for non-int versions."""
+    if len(cc) not in (2, 3):
+        raise ValueError(f"compute capability {cc!r} must be (major, minor) or "
+                         f"(major, minor, 'a'|'f')")
+    major, minor = cc[0], cc[1]
+    if not all(v.__class__ is int or hasattr(v, "__index__") for v in (major, minor)) or \
+            isinstance(major, bool) or isinstance(minor, bool):
+        raise TypeError(f"compute capability {cc!r}: major and minor must be ints")
+    suffix = cc[2] if len(cc) == 3 else ""
+    if suffix not in ("", "a", "f"):
+        raise ValueError(f"compute capability {cc!r}: the third item must be 'a' "
+                         f"(architecture-specific) or 'f' (family-specific), got {suffix!r}")
+    return f"{int(major)}{int(minor)}{suffix}"
+
+
 def arch_option(cc):
-    """``'compute_90'`` from a compute capability ``(9, 0)`` or an arch string."""
+    """``'compute_90'`` from a compute capability ``(9, 0)`` (``'compute_90a'`` from
+    ``(9, 0, 'a')``, see :func:`arch_suffix`) or an arch string."""
     if isinstance(cc, str):
         return cc if cc.startswith("compute_") else "compute_" + cc.split("_")[-1]
-    major, minor = cc
-    return f"compute_{major}{minor}"
+    return "compute_" + arch_suffix(cc)
 
 
 def _options(arch, opt, fastmath, debug, lineinfo):
@@ -177,7 +196,7 @@ def _compile_llvmlite(text, arch, opt, fastmath, libdevice):
                         f.linkage = "internal"
             mod.verify()
             sm = "sm_" + arch.split("_")[-1]
-            major = int(arch.split("_")[-1][:-1])
+            major = int(arch.split("_")[-1].rstrip("af")[:-1])
             feats = _LLVM_PTX.get(major, "+ptx80")
             level = 3 if opt is True else 0 if opt is False else int(opt)
             target = llvm.Target.from_triple("nvptx64-nvidia-cuda")

@@ -9,9 +9,9 @@ import functools
 
 from .devices import current_context
 
-__all__ = ["is_float16_supported", "is_bfloat16_supported", "require_context",
-           "stream", "default_stream", "legacy_default_stream", "per_thread_default_stream",
-           "external_stream", "event"]
+__all__ = ["is_float16_supported", "is_bfloat16_supported", "is_fp8_supported",
+           "require_context", "stream", "default_stream", "legacy_default_stream",
+           "per_thread_default_stream", "external_stream", "event"]
 
 
 def stream():
@@ -59,6 +59,13 @@ def is_bfloat16_supported():
     """False: cujit kernels have no bfloat16 type or ``cuda.bf16`` intrinsics (numba.cuda's
     ``is_bfloat16_supported`` says whether the device can run them; for cujit the answer is
     no on any device)."""
+    return False
+
+
+def is_fp8_supported():
+    """False: cujit kernels have no FP8 types or ``cuda.fp8`` intrinsics yet (numba.cuda's
+    ``is_fp8_supported`` says whether the current device, compute capability >= 8.9, can run
+    them; for cujit the answer is no on any device until FP8 support lands)."""
     return False
 
 

@@ -6,7 +6,7 @@ from ..driver import get_driver
 from ..driver.errors import CudaSupportError, CudaAPIError
 from .devices import _device, _context_for, _tls, select_device
 
-__all__ = ["gpus", "list_devices", "is_available", "detect"]
+__all__ = ["gpus", "list_devices", "is_available", "detect", "cuda_error"]
 
 
 class _DeviceContextManager:
@@ -92,6 +92,16 @@ def is_available():
         return get_driver().get_device_count() > 0
     except (CudaSupportError, CudaAPIError):
         return False
+
+
+def cuda_error():
+    """None when the CUDA driver (or the simulator) initialises, else the message (str) of
+    the error that stops it, as numba.cuda's ``cuda_error()``; never raises for that."""
+    try:
+        get_driver().get_device_count()
+    except (CudaSupportError, CudaAPIError) as exc:
+        return str(exc)
+    return None
 
 
 def detect():

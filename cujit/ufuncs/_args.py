@@ -59,6 +59,72 @@ def select(sigs, values):
     return matches[0]
 
 
+# jit options a CUDA ufunc/gufunc passes on to its device function and kernels (cujit's; numba's
+# CUDA gufuncs take none but nopython=True)
+COMPILE_OPTIONS = ("fastmath", "debug", "lineinfo", "opt")
+
+
+def compile_options(kws, what):
+    """The compile options among ufunc/gufunc builder keywords ``kws`` (dict) →
+    ``{name: value}``; ``what``: ``'vectorize'`` or ``'guvectorize'`` (for numba's errors).
+
+    ``nopython=True`` is accepted (and redundant); ``nopython=False`` → TypeError("nopython
+    flag must be True"); ``cache=True`` → TypeError("caching is not supported");
+    ``writable_args`` → TypeError; any other unknown keyword → TypeError ("The following
+    target options are not supported: 'x', 'y'", numba-cuda's gufunc wording; numba's
+    vectorize raises KeyError there, cujit a TypeError for both)."""
+    kws = dict(kws)
+    if not kws.pop("nopython", True):
+        raise TypeError("nopython flag must be True")
+    if kws.pop("cache", False):
+        raise TypeError(f"caching is not supported (cujit.{what}(cache=True))")
+    if kws.pop("writable_args", ()):
+        raise TypeError("writable_args are not supported")
+    options = {k: kws.pop(k) for k in COMPILE_OPTIONS if k in kws}
+    if kws:
+        raise TypeError("The following target options are not supported: "
+                        + ", ".join(repr(k) for k in kws))
+    return options
+
+
+def select_castable(sigs, values):
+    """The gufunc signature for ``values`` → ``(sig, values)`` with host arrays cast to it:
+    :func:`select`'s exact rule first; failing that, as numba-cuda's gufuncs, the first
+    signature to which every host input can be cast (cujit: NumPy's ``same_kind`` rule from
+    the input's dtype to the signature's, so float64 data runs a float32 signature) and
+    every device input already matches.  Raises TypeError when none does — for a device
+    input that would need a cast with numba's words ("compatible signature is possible by
+    casting but ... does not support .astype()")."""
+    try:
+        return select(sigs, values), values
+    except TypeError as exact_error:
+        for sig in sigs:
+            need_device_cast = None
+            ok = True
+            for v, t in zip(values, sig.args):
+                if is_scalar(v):
+                    continue
+                have, want = np.dtype(v.dtype), _sig_dtype(t)
+                if have == want:
+                    continue
+                if not np.can_cast(have, want, "same_kind"):
+                    ok = False
+                    break
+                if is_device(v):
+                    need_device_cast = v
+            if not ok:
+                continue
+            if need_device_cast is not None:
+                raise TypeError(f"compatible signature {sig} is possible by casting but "
+                                f"{type(need_device_cast).__name__} does not support "
+                                ".astype(); copy the device array to the signature's dtype "
+                                "first") from None
+            return sig, [v if is_scalar(v) or np.dtype(v.dtype) == _sig_dtype(t)
+                         else np.asarray(v).astype(_sig_dtype(t))
+                         for v, t in zip(values, sig.args)]
+        raise exact_error
+
+
 def _sig_dtype(t):
     return np.dtype(t.dtype.dtype) if isinstance(t, ct.Array) else np.dtype(t.dtype)
 

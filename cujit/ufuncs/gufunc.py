@@ -58,11 +58,14 @@ def guvectorize(ftylist, layout, target="cuda", **kws):
 
     ``ftylist``: signatures such as ``'void(float32[:], float32[:], float32[:])'`` (one
     argument per input and output, arrays of the layout's core rank, scalars allowed for
-    ``()`` inputs); ``layout``: ``"(n),(n)->(n)"``.  Raises ValueError for another target or a
-    bad layout, TypeError when a signature does not fit the layout.
+    ``()`` inputs); ``layout``: ``"(n),(n)->(n)"``.  Keywords: ``nopython=True`` (redundant),
+    and cujit's compile options ``fastmath``, ``debug``, ``lineinfo``, ``opt``.  Raises
+    ValueError for another target or a bad layout, TypeError when a signature does not fit
+    the layout or returns a value ("guvectorized functions cannot return values"), for
+    ``nopython=False``, ``cache=True`` or an unknown keyword (numba-cuda's messages).
     """
     _check_target(target)
-    options = {k: kws[k] for k in ("fastmath", "debug", "lineinfo", "opt") if k in kws}
+    options = _args.compile_options(kws, "guvectorize")
     if isinstance(ftylist, (str, ct.Signature)):
         ftylist = [ftylist]
     sigs = [ct.parse_signature(s) for s in ftylist]
@@ -119,6 +122,9 @@ class CUDAGUFunc:
         self.__name__ = getattr(func, "__name__", "gufunc")
         self._kernels = {}
         for s in sigs:
+            if s.return_type is not None and s.return_type is not ct.void:
+                raise TypeError(f"guvectorized functions cannot return values: signature {s} "
+                                f"specifies {s.return_type} return type")
             if len(s.args) != self.nin + self.nout:
                 raise TypeError(f"signature {s} has {len(s.args)} argument(s); the layout has "
                                 f"{self.nin} input(s) and {self.nout} output(s)")
@@ -159,17 +165,22 @@ class CUDAGUFunc:
         from ..runtime.streams import stream_handle
         stream_handle(stream)
         stream = stream or 0
+        if out is not None and len(args) > self.nin:
+            raise ValueError("cannot specify argument 'out' as both positional and keyword")
         if len(args) == self.nin + self.nout and out is None:
             args, out = args[:self.nin], args[self.nin:]
         elif len(args) != self.nin:
-            raise TypeError(f"{self.__name__} takes {self.nin} input(s) (or {self.nin} inputs "
-                            f"and {self.nout} output(s)), got {len(args)}")
+            def n_args(n):
+                return f"{n} positional argument{'s' * (n != 1)}"
+            raise TypeError(f"{self.__name__}: This gufunc accepts {n_args(self.nin)} (when "
+                            f"providing input only) or {n_args(self.nin + self.nout)} (when "
+                            f"providing input and output). Got {n_args(len(args))}.")
         if out is not None and not isinstance(out, (tuple, list)):
             out = (out,)
         if out is not None and len(out) != self.nout:
             raise TypeError(f"{self.__name__} has {self.nout} output(s), got {len(out)}")
         values = [_args.as_device_or_host(a) for a in args]
-        sig = _args.select(self._sigs, values)
+        sig, values = _args.select_castable(self._sigs, values)
         sizes, loops = {}, []
         for v, core, t in zip(values, self._ins, sig.args):
             shape = tuple(np.shape(v)) if not _args.is_scalar(v) else ()

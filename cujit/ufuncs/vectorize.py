@@ -30,15 +30,17 @@ def vectorize(ftylist_or_function=(), target="cuda", identity=None, **kws):
 
     ``ftylist_or_function``: a list of signatures (``'float32(float32, float32)'``, cujit or
     Numba signatures), or the function itself (legacy spelling: signatures are made lazily
-    from the argument types of each call).  ``target``: only ``'cuda'``.  Other numba options
-    (``identity``, ``nopython``, ``fastmath`` ...) are accepted; ``fastmath``/``debug`` are
-    passed on to the compiler, the rest ignored.
+    from the argument types of each call).  ``target``: only ``'cuda'``.  ``identity`` and
+    ``nopython=True`` are accepted (numba's); ``fastmath``, ``debug``, ``lineinfo`` and ``opt``
+    are passed on to the compiler.
 
     Raises ValueError for another target or a signature that does not parse, TypeError for a
-    signature whose arguments are not scalars.
+    signature whose arguments are not scalars, for ``nopython=False``, ``cache=True`` or an
+    unknown keyword ("The following target options are not supported: ..."; numba raises
+    KeyError for the last).
     """
     _check_target(target)
-    options = {k: kws[k] for k in ("fastmath", "debug", "lineinfo", "opt") if k in kws}
+    options = _args.compile_options(kws, "vectorize")
     if callable(ftylist_or_function) and not isinstance(ftylist_or_function, (str, list)):
         return CUDAUFunc(ftylist_or_function, None, options)
     sigs = ftylist_or_function
@@ -82,7 +84,7 @@ class CUDAUFunc:
 
     Inputs: host arrays, device arrays (or CUDA Array Interface objects) and scalars,
     broadcast together.  Returns a device array when an input is on the device, otherwise a
-    host array (or a scalar when every input is one); with ``out=`` (host or device array of
+    host array (a 1-element array when every input is a scalar, as numba's); with ``out=`` (host or device array of
     the broadcast shape and the signature's return dtype) the result is written there and
     ``out`` returned.  ``stream``: 0 or a Stream; with a stream, host results are copied back
     asynchronously (synchronise before reading them).
@@ -191,12 +193,9 @@ class CUDAUFunc:
             dev_out = device_array(shape, rdtype, stream=stream)
         if n:
             self._run(sig, values, shape, dev_out, stream)
-        result = _args.deliver(dev_out, out, any_device, stream)
-        if all_scalar and out is None:
-            if hasattr(stream, "synchronize"):
-                stream.synchronize()
-            return result[0]
-        return result
+        # all inputs scalars: a 1-element array, as numba's CUDA ufuncs (they run on
+        # ``np.array([x])``), not NumPy's scalar
+        return _args.deliver(dev_out, out, any_device, stream)
 
     def _run(self, sig, values, shape, dev_out, stream):
         ndim = len(shape)

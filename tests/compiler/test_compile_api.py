@@ -63,7 +63,6 @@ def test_compile_kernel_returning_value_is_typing_error():
     ({"abi": "fortran"}, ValueError, "'fortran'"),
     ({"abi_info": {"abi_name": "f"}}, NotImplementedError, "abi_info"),
     ({"forceinline": True}, NotImplementedError, "forceinline"),
-    ({"launch_bounds": 128}, NotImplementedError, "launch_bounds"),
 ])
 def test_compile_unsupported_options(kw, exc, text):
     with pytest.raises(exc, match=text.replace("(", r"\(")):

@@ -102,12 +102,14 @@ def test_lazy_signatures_use_the_compilers_types():
     assert lazy_add(1, 2) == 3
 
 
-def test_all_scalars_give_a_scalar():
+def test_all_scalars_give_a_one_element_array():
+    """As numba's CUDA ufuncs, which run on ``np.array([x])`` (numba's test_scalar)."""
     r = axpy(np.float64(2.0), 3.0, 1.0)
-    assert r == 7.0 and r.dtype == np.float64
-    # numba's test_scalar: Python floats are float64 first
+    assert isinstance(r, np.ndarray) and r.shape == (1,) and r.dtype == np.float64
+    assert r[0] == 7.0
+    # Python floats are float64 first
     r = axpy(1.2, 2.3, 0.5)
-    assert r == 1.2 * 2.3 + 0.5 and r.dtype == np.float64
+    assert r.shape == (1,) and r[0] == 1.2 * 2.3 + 0.5 and r.dtype == np.float64
 
 
 def test_tuples_and_namedtuples_are_arrays():
