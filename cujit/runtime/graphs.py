@@ -22,6 +22,9 @@ would be synchronous: pass device, mapped or managed arrays).  The simulator rec
 (``driver/sim_graph.py``).
 """
 import threading
+from time import perf_counter_ns as _now
+
+from .events import graph_launched
 
 from ..driver.errors import CudaAPIError, CUDA_ERROR_STREAM_CAPTURE_INVALIDATED
 
@@ -161,7 +164,10 @@ class Graph:
             h = stream_handle(stream)
         if self._ctx.generation != self._gen:
             raise RuntimeError("Graph.launch: the graph's context was reset or closed")
+        t0 = graph_launched.listeners and _now()
         _driver().graph_launch(exe, h)
+        if t0:
+            graph_launched.emit(self, h, t0)
 
     def close(self):
         """Destroy the graph and release what it kept alive (also when garbage-collected).
