@@ -296,10 +296,13 @@ def _check_device_id(device_id, device_type):
                          f"`with cuda.gpus[{device_id}]:`")
 
 
-def from_dlpack(obj):
+def from_dlpack(obj, *, stream=1):
     """Zero-copy ``DeviceNDArray`` of a CUDA array exported through DLPack: ``obj`` has
     ``__dlpack__``/``__dlpack_device__`` (CuPy, PyTorch, JAX, cujit) or is a DLPack capsule.
-    TypeError for host (CPU) arrays and unsupported dtypes."""
+    ``stream``: the consumer's stream as ``__dlpack__`` takes it (1: the legacy default
+    stream, 2: the per-thread one, a handle, -1: no synchronisation); the producer orders
+    its pending work on the array before work queued next on it.  TypeError for host (CPU)
+    arrays and unsupported dtypes."""
     producer = obj
     if hasattr(obj, "__dlpack__"):
         if hasattr(obj, "__dlpack_device__"):
@@ -315,9 +318,9 @@ def from_dlpack(obj):
                                 f"{dev_type}, not CUDA; use numpy.from_dlpack for host arrays")
             _check_device_id(int(dev[1]), dev_type)
         try:
-            capsule = obj.__dlpack__(stream=1, max_version=DLPACK_VERSION)
+            capsule = obj.__dlpack__(stream=stream, max_version=DLPACK_VERSION)
         except TypeError:
-            capsule = obj.__dlpack__(stream=1)
+            capsule = obj.__dlpack__(stream=stream)
     else:
         capsule = obj
     if _PyCapsule_IsValid(capsule, _NAME_V):

@@ -23,7 +23,8 @@ from . import layout as L
 from .cai import cai_dict
 from .devicearray import DeviceNDArray
 
-__all__ = ["cai_dict", "is_cuda_array", "as_cuda_array", "from_cuda_array_interface"]
+__all__ = ["cai_dict", "is_cuda_array", "as_cuda_array", "from_cuda_array_interface",
+           "wait_for_exporter"]
 
 
 def is_cuda_array(obj):
@@ -126,6 +127,24 @@ def from_cuda_array_interface(desc, owner=None, sync=True):
     if desc["data"][1]:
         mem.readonly = True
     return DeviceNDArray._make(shape, strides, dtype, ptr, mem, stream)
+
+
+def wait_for_exporter(producer, consumer):
+    """Order work queued next on stream ``consumer`` after the work queued so far on the
+    exporter's stream ``producer`` (both ints as the interface writes them: 1 legacy default,
+    2 per-thread default, else a handle), without blocking the host: cuEventRecord on
+    ``producer``, cuStreamWaitEvent on ``consumer``.  This is the kernel-launch side of the
+    interface's v3 rule (numba.cuda's "CUDA Array Interface (Version 3)": a consumer on
+    another stream must synchronise with ``stream`` first); :func:`as_cuda_array` still
+    synchronises the exporter's stream on the host, as numba.cuda does.  Raises CudaAPIError
+    when the driver refuses a handle."""
+    drv = _runtime.driver()
+    ev = drv.event_create(timing=False)
+    try:
+        drv.event_record(ev, producer)
+        drv.stream_wait_event(consumer, ev)
+    finally:
+        drv.event_destroy(ev)
 
 
 devicearray.provide(as_cuda_array=as_cuda_array)
