@@ -361,3 +361,26 @@ def test_foreign_and_device_arrays_mix_with_scalars(env):
     last = env.launches()[-1]
     assert last[0] == "fast"
     assert last[2][:6] == [0x1000, 4, 4, d.device_ctypes_pointer.value, 4, 4]
+
+
+def test_foreign_arrays_give_their_values_on_the_simulator():
+    # no driver double: the simulator runs the kernel on the exporter's memory
+    src = cujit.to_device(np.arange(6, dtype=np.float32))
+    dst = cujit.device_array(6, np.float32)
+
+    class View:
+        def __init__(self, dev):
+            self.dev = dev
+
+        @property
+        def __cuda_array_interface__(self):
+            return self.dev.__cuda_array_interface__
+
+    def copy(a, b):
+        i = cujit.grid(1)
+        if i < a.size:
+            b[i] = a[i] * 2
+    k = cujit.jit(copy)
+    for _ in range(2):
+        k[1, 8](View(src), View(dst))
+    np.testing.assert_array_equal(dst.copy_to_host(), np.arange(6, dtype=np.float32) * 2)
