@@ -219,6 +219,7 @@ def measure(reps):
         driver.get_driver, devices.current_context = saved[0], saved[1]
         devices._tls.ctx = saved[2]
     out["as_cuda_array_cai_v3"] = us(lambda: cujit.as_cuda_array(ca), reps)
+    out["as_cuda_array_cai_v2"] = us(lambda: cujit.as_cuda_array(ta), reps)
     out["device_array_slice"] = us(lambda: a[1:], reps)
     return out
 
