@@ -152,13 +152,12 @@ def empty5(a, b, c, x, n):
     pass
 
 
-def _kernel_n(nargs, prefix):
+def _kernel_n(nargs, prefix, folder):
     # kernels are compiled from their source file, so the generated one gets a file
-    import tempfile
     names = ", ".join(f"{prefix}{i}" for i in range(nargs))
     src = f"def k({names}):\n    pass\n"
-    fd, path = tempfile.mkstemp(suffix=".py", prefix=f"cujit_host_launch_{nargs}_")
-    with os.fdopen(fd, "w") as f:
+    path = os.path.join(folder, f"k_{prefix}_{nargs}.py")
+    with open(path, "w") as f:
         f.write(src)
     ns = {}
     exec(compile(src, path, "exec"), ns)
@@ -179,6 +178,12 @@ def us(fn, reps):
 
 def measure(reps):
     """``{row: microseconds}`` of every row (see the module docstring)."""
+    import tempfile
+    with tempfile.TemporaryDirectory(prefix="cujit_host_launch_") as folder:
+        return _measure(reps, folder)
+
+
+def _measure(reps, folder):
     from cujit.compiler.dispatcher import Dispatcher
     from cujit.runtime import devices
     from cujit import driver
@@ -194,9 +199,9 @@ def measure(reps):
     devices._tls.ctx = ctx
     try:
         k0, k1, k5 = (Dispatcher(f, None, {}) for f in (empty0, empty1, empty5))
-        k16s = Dispatcher(_kernel_n(16, "x"), None, {})
-        k16a = Dispatcher(_kernel_n(16, "a"), None, {})
-        k256 = Dispatcher(_kernel_n(256, "x"), None, {})
+        k16s = Dispatcher(_kernel_n(16, "x", folder), None, {})
+        k16a = Dispatcher(_kernel_n(16, "a", folder), None, {})
+        k256 = Dispatcher(_kernel_n(256, "x", folder), None, {})
         f1, f5 = k1[1, 32], k5[1, 32]
         ca, cb, cc = CaiV3(0x1000, 1024), CaiV3(0x2000, 1024), CaiV3(0x3000, 1024)
         alpha, n = np.float32(2.0), 1024
