@@ -5,8 +5,10 @@ been seen before: one dict lookup for the configuration (cached per tuple, valid
 the device's limits when first built), then the specialisation's generated ``fast`` function:
 identity checks of each argument's type/dtype/ndim/layout, one ``struct.pack_into`` of every
 kernel parameter into a preallocated buffer whose slots a preallocated ``void*[]`` already
-points at, and the bound ``cuLaunchKernel`` of cuda-bindings.  Anything unusual (a new
-signature, a host array, a foreign array, a different context) falls back to the slow path in
+points at, and the bound ``cuLaunchKernel`` of cuda-bindings.  Foreign arrays (objects with
+``__cuda_array_interface__``) take it too, their interface read on every launch
+(:func:`make_fast`).  Anything unusual (a new signature, a host array, a DLPack-only object,
+a different context) falls back to the slow path in
 :mod:`cujit.compiler.dispatcher`, which converts, compiles and validates, then packs through
 the same generated code.
 
