@@ -615,8 +615,10 @@ def _foreign_guard(i, a, t, ns):
     desc = a.__cuda_array_interface__
     ns[f"TS{i}"] = desc["typestr"]
     ns[f"W{i}"] = not desc["data"][1]
+    # a negative extent would pack (it fits an i64): the slow path refuses it by name
     conds = [f"d{i}['typestr'] != TS{i}", f"len(s{i}) != {t.ndim}",
-             f"(not p{i}[1]) is not W{i}", f"not p{i}[0]", f"d{i}.get('mask') is not None"]
+             f"(not p{i}[1]) is not W{i}", f"not p{i}[0]", f"d{i}.get('mask') is not None"] + [
+        f"s{i}[{k}] < 0" for k in range(t.ndim)]
     lines = [f"        d{i} = a{i}.__cuda_array_interface__",
              f"        s{i} = d{i}['shape']",
              f"        p{i} = d{i}['data']"]

@@ -322,6 +322,17 @@ def test_malformed_interface_after_the_fast_path_gets_the_slow_paths_error(env):
         k[1, 32](x)
 
 
+def test_negative_extent_after_the_fast_path_is_refused_not_packed(env):
+    k = Dispatcher(one, None, {})
+    x = Exporter(0x1000, (10,))
+    k[1, 32](x)
+    k[1, 32](x)
+    x.shape = (-3,)
+    with pytest.raises(ValueError, match="negative"):
+        k[1, 32](x)
+    assert len(env.launches()) == 2
+
+
 def test_v2_array_with_dlpack_gets_the_handshake_on_the_launch_stream(env):
     dev = cujit.device_array(10, np.float32)
     t = TorchLike(dev)
@@ -384,3 +395,15 @@ def test_foreign_arrays_give_their_values_on_the_simulator():
     for _ in range(2):
         k[1, 8](View(src), View(dst))
     np.testing.assert_array_equal(dst.copy_to_host(), np.arange(6, dtype=np.float32) * 2)
+
+
+def test_per_thread_default_stream_launch_matches_an_exporter_on_stream_2(env, monkeypatch):
+    monkeypatch.setattr(config, "CUDA_PER_THREAD_DEFAULT_STREAM", True)
+    k = Dispatcher(one, None, {})
+    x = Exporter(0x1000, (10,), stream=2)
+    k[1, 32](x)
+    k[1, 32](x)
+    x.stream = 1            # the legacy default stream is another stream then
+    k[1, 32](x)
+    assert [c[:2] for c in env.calls] == [("slow", 0), ("fast", 0), ("record", 1),
+                                          ("wait", 2), ("fast", 0)]
