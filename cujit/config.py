@@ -20,6 +20,9 @@ Settings (attribute — environment suffix — type, default):
 - ``SIM_DEVICE_MEMORY`` — ``CUJIT_SIM_DEVICE_MEMORY`` only — int bytes, 4 GiB: the simulated
   device's capacity.
 - ``SIM_CHECKS`` — ``CUJIT_SIM_CHECKS`` only — bool, True: simulator bounds/race/divergence checks.
+- ``SIM_GLOBAL_RACES`` — ``CUJIT_SIM_GLOBAL_RACES`` only — bool, True: with ``SIM_CHECKS`` on,
+  report unsynchronised conflicting accesses to global memory as ``DataRaceError``; off for
+  kernels with deliberate benign races (a ``found[0] = 1`` flag set by many threads).
 - ``SIM_DEVICES`` — ``CUJIT_SIM_DEVICES`` only — int 1..16, 1: how many devices the simulator
   reports (peers of each other, for multi-GPU code and its tests).
 - ``ACCESS_REPORT`` — ``CUJIT_ACCESS_REPORT`` only — bool, False: record the memory accesses of
@@ -101,6 +104,7 @@ _SETTINGS = {
     "CUDA_ARRAY_INTERFACE_SYNC": ("CUDA_ARRAY_INTERFACE_SYNC", _parse_bool, True, True),
     "SIM_DEVICE_MEMORY": ("SIM_DEVICE_MEMORY", _capacity, 4 << 30, False),
     "SIM_CHECKS": ("SIM_CHECKS", _parse_bool, True, False),
+    "SIM_GLOBAL_RACES": ("SIM_GLOBAL_RACES", _parse_bool, True, False),
     "SIM_DEVICES": ("SIM_DEVICES", _device_count, 1, False),
     "ACCESS_REPORT": ("ACCESS_REPORT", _parse_bool, False, False),
     "NUMBA_ALIAS": ("NUMBA_ALIAS", _parse_bool, False, False),

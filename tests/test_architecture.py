@@ -275,6 +275,48 @@ def test_only_driver_layer_calls_cuda():
     assert callers and all(layer_of(m) == "driver" for m in callers), callers
 
 
+def _is_info(node):
+    """True for ``X.info`` and ``X.info[...]`` (a ``TypedFunction.info`` read or write)."""
+    if isinstance(node, ast.Subscript):
+        node = node.value
+    return isinstance(node, ast.Attribute) and node.attr == "info"
+
+
+def string_keyed_records(trees):
+    """``(module, line)`` of each string-keyed ``TypedFunction.info`` record in ``trees``
+    ({module: ast}): an ``X.info[...] = (key, ...)`` tuple, and a ``....info...[0] == 'key'``
+    (or ``in``) test.  The typer's records are typed: ``Call(kind, payload)`` for calls
+    (compiler/callkinds.py), a ``compiler/nodeinfo.py`` class for anything else."""
+    found = set()
+    for m, tree in trees.items():
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Assign) and any(_is_info(t) for t in node.targets) \
+                    and isinstance(node.value, ast.Tuple):
+                found.add((m, node.lineno))
+            elif isinstance(node, ast.Compare) and isinstance(node.left, ast.Subscript) and \
+                    isinstance(node.left.slice, ast.Constant) and node.left.slice.value == 0:
+                base = node.left.value
+                if not (_is_info(base) or isinstance(base, ast.Name) and "info" in base.id):
+                    continue
+                if any(isinstance(c, ast.Constant) and isinstance(c.value, str)
+                       for c in ast.walk(ast.Tuple(node.comparators, ast.Load()))):
+                    found.add((m, node.lineno))
+    return found
+
+
+def test_no_string_keyed_call_or_node_records():
+    assert string_keyed_records(TREES) == set()
+
+
+def test_string_keyed_record_checker_sees_a_write_and_a_read():
+    tree = ast.parse("tf.info[node] = ('atomic', op)\n"
+                     "tf.info[node] = Call(CallKind.ATOMIC, Atomic(op))\n"
+                     "if info[0] == 'popc': pass\n"
+                     "if info[0] in ('grid', 'gridsize'): pass\n"
+                     "if isinstance(info, SpecialRegister): pass\n")
+    assert string_keyed_records({"m": tree}) == {("m", 1), ("m", 3), ("m", 4)}
+
+
 def test_checker_sees_a_circle_and_an_upward_import():
     # The checkers themselves: a made-up graph with a circle, and a known upward arrow.
     assert circles({"a": {"b"}, "b": {"a"}, "c": set()}) == [("a", "b")]

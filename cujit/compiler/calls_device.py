@@ -16,6 +16,7 @@ import ast
 
 from .. import types as T
 from . import rules
+from .callkinds import Call, CallKind, DeviceCall
 from .const_types import const_type
 from .frontend import FunctionSource, SourceOwner
 
@@ -23,7 +24,7 @@ __all__ = ["type_device_call", "type_starred_call"]
 
 
 def _check_value(typer, anode, t):
-    if isinstance(t, rules.Func) and t.key == "closure":
+    if isinstance(t, rules.Func) and t.kind is CallKind.CLOSURE:
         raise typer.error("a function defined inside a kernel cannot be passed to a device "
                           "function (call it where it is defined)", anode)
     if isinstance(t, rules.PseudoType) and not isinstance(t, rules.Func):
@@ -119,5 +120,5 @@ def type_device_call(typer, node, dev, args, kws, positional=None):
     # alwaysinline here (NVVM inlines internal device functions anyway)
     callee.force_inline = opts.get("inline") in ("always", True) or bool(opts.get("forceinline"))
     typer.tf.callees.append(callee)
-    typer.tf.info[node] = ("device", (callee, bound))
+    typer.tf.info[node] = Call(CallKind.DEVICE, DeviceCall(callee, bound))
     return callee.return_type

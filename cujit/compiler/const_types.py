@@ -15,6 +15,7 @@ from .. import kernelapi as K
 from .. import types as T
 from ..driver.api import STATIC_SHARED_LIMIT
 from ..numba_types import from_numba_type, is_numba_object
+from .nodeinfo import SpecialRegister
 from .rules import Func, Global
 
 __all__ = ["const_type", "MATH_UNARY", "MATH_BINARY", "STATIC_SHARED_LIMIT", "CONST_LIMIT"]
@@ -82,10 +83,10 @@ def _np_cast_target(value):
 
 
 def const_type(value):
-    """``(type, info)`` of a value known at compile time.  ``info`` is None, or the
-    ``(key, data)`` the lowering needs (e.g. ``('sreg', 'laneid')``)."""
+    """``(type, info)`` of a value known at compile time.  ``info`` is None, or the record
+    the backends need (``nodeinfo.SpecialRegister('laneid')``)."""
     if value is K.laneid:
-        return T.int32, ("sreg", ("laneid", None))
+        return T.int32, SpecialRegister("laneid")
     if isinstance(value, bool) or isinstance(value, np.bool_):
         return T.boolean, None
     if isinstance(value, int):

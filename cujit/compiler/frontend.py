@@ -7,6 +7,8 @@ cells so that the typer resolves ``cuda.threadIdx``, ``math.sqrt``, ``np.float32
 identity of the object they name.  No module-level cache keeps a function's source: its owner
 (the ``@jit`` dispatcher or device function, :class:`SourceOwner`) keeps it, so it dies with
 the owner; only each file's parse is shared (:func:`_from_module_file`).
+A function without readable source (the REPL, ``python -c``, stdin, ``exec``) gets the
+same tree rebuilt from its bytecode (:mod:`.bytecode`).
 """
 import ast
 import copy
@@ -15,6 +17,7 @@ import linecache
 import operator
 import textwrap
 
+from .bytecode import decompile
 from .errors import SourceLocation, TypingError
 
 __all__ = ["FunctionSource", "DeviceFunctionLike", "SourceOwner"]
@@ -81,10 +84,10 @@ class FunctionSource:
     def from_pyfunc(cls, pyfunc):
         """Parse ``pyfunc`` (a plain Python function).
 
-        Raises TypingError when it is not a function, its source cannot be read (lambdas
-        defined inline, functions typed at the REPL), or it uses ``**kwargs``/keyword-only/
-        positional-only arguments (``*args`` and defaults are for device functions: see
-        :mod:`.calls_device`).
+        Raises TypingError when it is not a function, when it has no readable source and its
+        bytecode holds constructs outside the kernel language (:mod:`.bytecode`), or when it
+        uses ``**kwargs``/keyword-only/positional-only arguments (``*args`` and defaults are
+        for device functions: see :mod:`.calls_device`).
         """
         if not inspect.isfunction(pyfunc):
             raise TypingError(f"a kernel must be a Python function, got {pyfunc!r}")
@@ -106,23 +109,32 @@ class FunctionSource:
         code = pyfunc.__code__
         try:
             lines, firstlineno = inspect.getsourcelines(pyfunc)
-        except (OSError, TypeError) as e:
-            raise TypingError(f"cannot read the source of {pyfunc.__qualname__}: {e}; kernels "
-                              "must be defined in a file (or a notebook cell)") from None
+        except (OSError, TypeError):
+            return cls._from_bytecode(pyfunc)
         filename = inspect.getsourcefile(pyfunc) or code.co_filename
         col_offset = _indent_of(lines[0]) if lines else 0
         try:
             tree = ast.parse(textwrap.dedent("".join(lines)))
-        except SyntaxError as e:
-            raise TypingError(f"cannot parse the source of {pyfunc.__qualname__}: {e}") from None
+        except SyntaxError:
+            # lines that are not the function's (a lambda inside an expression, a file
+            # changed since): its bytecode is what runs
+            return cls._from_bytecode(pyfunc)
         node = _find_def(tree, pyfunc.__name__)
         if node is None:
-            raise TypingError(f"cannot find 'def {pyfunc.__name__}' in its source; lambdas and "
-                              "generated functions cannot be compiled")
+            return cls._from_bytecode(pyfunc)
         all_lines = linecache.getlines(filename)
         if len(all_lines) < firstlineno + len(lines) - 1:
             all_lines = [""] * (firstlineno - 1) + list(lines)
         return cls(pyfunc, node, filename, firstlineno, all_lines, firstlineno - 1, col_offset)
+
+    @classmethod
+    def _from_bytecode(cls, pyfunc):
+        """No source to read (the REPL, ``python -c``, stdin, ``exec``): the tree rebuilt from
+        the code object (:mod:`.bytecode`); its positions are the code object's lines."""
+        code = pyfunc.__code__
+        node = decompile(pyfunc)
+        lines = linecache.getlines(code.co_filename)
+        return cls(pyfunc, node, code.co_filename, code.co_firstlineno, lines, 0, 0)
 
     def _check_signature(self):
         a = self.node.args

@@ -46,7 +46,9 @@ def types_listing(pyfunc, argtypes, debug=False):
             by_line.setdefault(node.lineno, []).append(node.arg)
     lines = [f"{fsrc.qualname} ({', '.join(map(str, argtypes))})", "-" * 80]
     first = fsrc.node.lineno
-    source = ast.get_source_segment(_file_text(fsrc), fsrc.node) if fsrc.filename else None
+    text = _file_text(fsrc) if fsrc.filename else ""
+    # a kernel without a file (compiled from bytecode) is listed as its rebuilt tree
+    source = ast.get_source_segment(text, fsrc.node) if text else None
     src_lines = (source or ast.unparse(fsrc.node)).splitlines()
     for k, text in enumerate(src_lines):
         lineno = first + k

@@ -23,6 +23,7 @@ from .errors import CompileError, TypingError
 from .exceptions import type_assert, type_raise
 from .frontend import FunctionSource
 from .indexing import nested_store_ok
+from .nodeinfo import AugAssign, Iteration
 from .rules import BoundMethod, Func, Global, PseudoType, RangeType
 
 __all__ = ["TypedFunction", "CompileEnv", "infer", "STATIC_SHARED_LIMIT", "CONST_LIMIT"]
@@ -316,7 +317,7 @@ class _Typer(scopes.ConstEval):
         if cur is None or rhs is None:
             return
         res = self.binop_types(op, cur, rhs, s)
-        self.tf.info[s] = ("augassign", (cur, res))
+        self.tf.info[s] = AugAssign(cur, res)
         self.assign(s.target, res, s.value)
 
     def s_If(self, s):
@@ -348,15 +349,15 @@ class _Typer(scopes.ConstEval):
             return
         if isinstance(it, rules.IterType):
             elt = rules.element_type(it)
-            self.tf.info[s] = ("iter_multi", it)
+            self.tf.info[s] = Iteration(it)
         elif isinstance(it, RangeType):
             elt = it.dtype
         elif isinstance(it, T.Array) and it.ndim >= 1:
             elt = it.dtype if it.ndim == 1 else it.copy(ndim=it.ndim - 1, layout="A")
-            self.tf.info[s] = ("iter_array", it)
+            self.tf.info[s] = Iteration(it)
         elif isinstance(it, T.UniTuple):
             elt = it.dtype
-            self.tf.info[s] = ("iter_tuple", it)
+            self.tf.info[s] = Iteration(it)
         else:
             what = f"'{ast.unparse(s.iter):.60}' (a compile-time constant)" \
                 if isinstance(it, Global) else f"a value of type {it}"
@@ -458,6 +459,7 @@ class _Typer(scopes.ConstEval):
         if base is None or vt is None:
             return
         if isinstance(base, T.Record) and target.attr in base.fields:
+            indexing.check_record_writable(self, target.value, target)
             ft = base.fields[target.attr][0]
             if isinstance(ft, T.NestedArray) and nested_store_ok(
                     T.Array(ft.dtype, ft.ndim, "C"), vt):

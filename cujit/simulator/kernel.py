@@ -19,8 +19,9 @@ import numpy as np
 from ..config import config
 from ..kernelstate import state as _state
 from . import access as _access
-from .checked import CheckedArray
-from .memory import cai_view, device_view, shared_limit
+from .checked import CheckedArray, GlobalCheckedArray
+from .globalrace import GlobalRaces
+from .memory import cai_view, check_aligned, device_view, shared_limit
 from .captured import rebind
 from .records import as_kernel_record
 from .thread import Dim3
@@ -80,8 +81,11 @@ class Launch:
     ``blockdim`` (3-tuples), ``dynamic_shared_bytes``, ``checks`` (bool), ``consts`` (call
     site -> frozen const array, shared by all launches of a signature) and ``const_views``
     (this launch's, checked when checks are on).  ``recorder``: the access recorder
-    (:mod:`.access`) when this launch records its memory accesses, else None."""
+    (:mod:`.access`) when this launch records its memory accesses, else None.  ``races``:
+    the launch's :class:`~.globalrace.GlobalRaces` when global-memory races are checked
+    (``config.SIM_CHECKS`` and ``config.SIM_GLOBAL_RACES``), else None."""
     recorder = None
+    races = None
 
     def __init__(self, fn, typed, args, griddim, blockdim, dynamic_shared_bytes, checks,
                  consts):
@@ -117,9 +121,10 @@ class Launch:
             checks = self.checks
 
             rec = self.recorder
+            races = self.races
 
             def wrap(view, name):
-                v = CheckedArray(view, name) if checks and isinstance(view, np.ndarray) \
+                v = checked(view, name, races) if checks and isinstance(view, np.ndarray) \
                     else view
                 return v if rec is None else rec.wrap(v, "global", name)
             fn = self._rebound[pyfunc] = rebind(pyfunc, _convert, wrap)
@@ -179,6 +184,20 @@ class Launch:
             finally:
                 progress.close()
                 _state.current = outer
+
+
+def checked(a, name, races):
+    """NumPy array ``a`` as a kernel's checked global array named ``name``: race-tracked
+    through ``races`` (a :class:`~.globalrace.GlobalRaces`) unless that is None."""
+    return CheckedArray(a, name) if races is None else GlobalCheckedArray(a, name, races)
+
+
+def global_races(griddim, blockdim, checks):
+    """The race records of a launch of ``griddim`` blocks of ``blockdim`` threads
+    (3-tuples), or None when checks or ``config.SIM_GLOBAL_RACES`` are off."""
+    if checks and config.SIM_GLOBAL_RACES:
+        return GlobalRaces(griddim, blockdim)
+    return None
 
 
 def _convert(value):
@@ -280,7 +299,10 @@ def run_kernel(kernel, griddim, blockdim, stream_handle, dynamic_shared_bytes, a
     Raises: the compiler's ``TypingError``/``CompileError`` for kernels it rejects (bad
     shared/local shape or dtype, shared memory over 48 KiB, constant memory over 64 KiB);
     ``ValueError`` when ``dynamic_shared_bytes`` is negative or over the device's opt-in
-    maximum; with checks on (``config.SIM_CHECKS``), ``OutOfBoundsError``, ``DataRaceError``,
+    maximum, alone or with the kernel's static shared memory (raised when the block makes
+    its static arrays), as the GPU launcher does; ``CudaAPIError`` 716
+    (CUDA_ERROR_MISALIGNED_ADDRESS) for a device-array argument whose data pointer or
+    strides are not multiples of its dtype's alignment (the GPU faults on it); with checks on (``config.SIM_CHECKS``), ``OutOfBoundsError``, ``DataRaceError``,
     ``BarrierDivergenceError``, ``WarpDivergenceError`` (:mod:`cujit.simulator.errors`);
     any exception raised by a thread, its message prefixed with the thread and block ids;
     ``CudaAPIError`` from the driver for an unknown stream or unallocated memory.
@@ -302,16 +324,24 @@ def run_kernel(kernel, griddim, blockdim, stream_handle, dynamic_shared_bytes, a
     typed = _prepare(info, args, sig, debug)
     checks = bool(config.SIM_CHECKS)
     for i, a in enumerate(args):
+        name = info.params[i] if i < len(info.params) else f"arg{i}"
         ptr = getattr(a, "_data_ptr", None)
         if ptr is not None:
-            drv.check_kernel_access(ptr, info.params[i] if i < len(info.params) else f"arg{i}")
+            drv.check_kernel_access(ptr, name)
+            check_aligned(name, ptr, a.shape, a.strides, a.dtype)
+        elif not isinstance(a, np.ndarray) and hasattr(a, "__cuda_array_interface__"):
+            desc = a.__cuda_array_interface__
+            dt = np.dtype(desc["typestr"])
+            check_aligned(name, desc["data"][0] or 0, tuple(desc["shape"]),
+                          tuple(desc.get("strides") or ()), dt)
     kargs = [_convert(a) for a in args]
+    races = global_races(tuple(griddim), tuple(blockdim), checks)
     if checks:
         params = info.params
         for i, a in enumerate(kargs):
             if isinstance(a, np.ndarray):
                 name = params[i] if i < len(params) else f"arg{i}"
-                kargs[i] = CheckedArray(a, name)
+                kargs[i] = checked(a, name, races)
     consts = info.consts.setdefault(sig, {})
 
     rec = _access.start(info)
@@ -319,7 +349,7 @@ def run_kernel(kernel, griddim, blockdim, stream_handle, dynamic_shared_bytes, a
         rec.record_args(kargs, info.params)
 
     def wrap(view, name):
-        v = CheckedArray(view, name) if checks and isinstance(view, np.ndarray) else view
+        v = checked(view, name, races) if checks and isinstance(view, np.ndarray) else view
         return v if rec is None else rec.wrap(v, "global", name)
     fn = rebind(typed.fn, _convert, wrap)
     if debug:
@@ -327,6 +357,7 @@ def run_kernel(kernel, griddim, blockdim, stream_handle, dynamic_shared_bytes, a
         fn = debug_kernel(fn)
     launch = Launch(fn, typed, kargs, tuple(griddim), tuple(blockdim), dyn, checks, consts)
     launch.recorder = rec
+    launch.races = races
     drv.run_on_stream(stream_handle, launch.run)
 
 
@@ -379,13 +410,15 @@ def simulate(kernel, griddim, blockdim, *args, dynamic_shared_bytes=0):
     typed = _prepare(info, args, sig)
     checks = bool(config.SIM_CHECKS)
     kargs = list(args)
+    races = global_races(dims[0], dims[1], checks)
     if checks:
         params = info.params
         for i, a in enumerate(kargs):
             if isinstance(a, np.ndarray):
-                kargs[i] = CheckedArray(a, params[i] if i < len(params) else f"arg{i}")
+                kargs[i] = checked(a, params[i] if i < len(params) else f"arg{i}", races)
     consts = info.consts.setdefault(sig, {})
     launch = Launch(typed.fn, typed, kargs, dims[0], dims[1], dyn, checks, consts)
+    launch.races = races
     launch.recorder = rec = _access.start(info)
     if rec is not None:
         rec.record_args(kargs, info.params)

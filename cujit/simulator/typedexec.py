@@ -32,22 +32,28 @@ import ast
 import os
 import warnings
 
+from ..compiler.callkinds import Call, CallKind
+from ..compiler.nodeinfo import (ArrayIndex, AugAssign, Iteration, RecordField, SliceStore,
+                                 SpecialRegister, TupleDynamic, TupleItem, TupleSlice)
 from .typedast import Rewriter
 
 __all__ = ["TypedKernel", "typed_kernel", "typed_function", "needs_threads", "cooperative"]
 
 # What a kernel may do and still run its threads one after another as plain calls (no
-# greenlets): every ``TypedFunction.info`` key that never waits for other threads.  Anything
-# else (barriers, warp calls, keys this module does not know) keeps the greenlet schedule.
-_NON_WAITING = frozenset((
-    "index", "cast", "iter_tuple", "iter_array", "iter_multi", "const.array_like",
-    "augassign", "device", "atomic", "reshape", "conjugate", "fill", "copy", "tuple_dyn",
-    "sreg", "tuple_const", "tuple_slice", "field", "shared.array", "local.array", "grid",
-    "gridsize", "min", "max", "abs", "round", "pow", "len", "range", "enumerate", "zip",
-    "print", "npfloor", "npceil", "nptrunc", "threadfence", "threadfence_block",
-    "threadfence_system", "popc", "brev", "clz", "ffs", "fma", "cbrt",
-    "lanemask_lt", "int", "float", "bool", "complex", "libdevice"))   # activemask waits:
-# see thread.py
+# greenlets): every ``TypedFunction.info`` record and call kind that never waits for other
+# threads.  Anything else (barriers, warp calls, records this module does not know) keeps
+# the greenlet schedule.
+_NON_WAITING = (ArrayIndex, Iteration, AugAssign, SliceStore, TupleDynamic, SpecialRegister,
+                TupleItem, TupleSlice, RecordField)
+_K = CallKind
+_NON_WAITING_CALLS = frozenset((
+    _K.CAST, _K.CONST_ARRAY, _K.DEVICE, _K.ATOMIC, _K.RESHAPE, _K.CONJUGATE,
+    _K.SHARED_ARRAY, _K.LOCAL_ARRAY, _K.GRID, _K.GRIDSIZE, _K.MIN, _K.MAX, _K.ABS, _K.ROUND,
+    _K.POW, _K.LEN, _K.RANGE, _K.ENUMERATE, _K.ZIP, _K.PRINT, _K.NP_ROUNDING, _K.MATH,
+    _K.MATH_PARTS, _K.THREADFENCE, _K.THREADFENCE_BLOCK, _K.THREADFENCE_SYSTEM, _K.POPC,
+    _K.BREV, _K.CLZ, _K.FFS, _K.FMA, _K.CBRT, _K.LANEMASK_LT, _K.COMPLEX,
+    _K.LIBDEVICE))   # activemask waits: see thread.py
+del _K
 
 
 def _enabled():
@@ -123,19 +129,20 @@ def cooperative(tk):
 
 def _grid_syncs(tf):
     for f in tf.all_functions():
-        for key_data in f.info.values():
-            if isinstance(key_data, tuple) and key_data and key_data[0] == "cg.grid_sync":
+        for record in f.info.values():
+            if isinstance(record, Call) and record.kind is CallKind.GRID_SYNC:
                 return True
     return False
 
 
 def _waits(tf):
     for f in tf.all_functions():
-        for key_data in f.info.values():
-            key = key_data[0] if isinstance(key_data, tuple) and key_data else None
-            if not isinstance(key, str):
-                return True
-            if key not in _NON_WAITING and not key.startswith(("math.", "atomic.")):
+        for record in f.info.values():
+            if isinstance(record, Call):
+                if record.kind not in _NON_WAITING_CALLS:
+                    return True
+                continue
+            if not isinstance(record, _NON_WAITING):
                 return True
     return False
 

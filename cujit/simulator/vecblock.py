@@ -9,6 +9,7 @@ import numpy as np
 
 from .errors import BarrierDivergenceError, fmt_dim
 from .memory import SharedMemory, as_dtype, check_shape
+from .vecmem import Conflict
 from .vecops import LANES
 from .vecshared import VShared
 
@@ -34,6 +35,7 @@ class VectorBlock:
         self.undo = []          # (array, index, old values) of each global store
         self.locals = {}
         self.glog = {}          # id(array) -> _GlobalLog of this barrier interval
+        self.races = launch.races
         self.iters = 0          # loop iterations run (see spin)
         self.slots = 0          # lanes of the sampled iterations
         self.busy = 0           # active lanes of the sampled iterations
@@ -113,8 +115,19 @@ class VectorBlock:
                 self.iters >= SPARSE_EVERY * SPARSE_SAMPLES:
             raise Sparse()
 
-    def end_interval(self):
-        """Forget the global-memory records of the barrier interval."""
+    def end_interval(self, fold=True):
+        """Fold the barrier interval's global accesses into the launch's cross-block records
+        (``fold`` and global races checked; :class:`~.vecmem.Conflict` when they conflict with
+        another block's) and forget them."""
+        races = self.races
+        if fold and races is not None:
+            commits = []
+            for log in self.glog.values():
+                got = log.cross_block(self, races)
+                if got is None:
+                    raise Conflict()
+                commits.extend(got)
+            races.commit(commits)
         for log in self.glog.values():
             log.reset()
         self.glog.clear()
@@ -270,8 +283,9 @@ def run_vector(launch, bids, step):
         try:
             with np.errstate(all="ignore"):
                 run(blk, *args)
-        except Exception:     # a checker's error, a Conflict, anything: per thread
             blk.end_interval()
+        except Exception:     # a checker's error, a Conflict, anything: per thread
+            blk.end_interval(fold=False)
             blk.rollback()
             launches["rerun"] += 1
             for b in chunk:
@@ -288,7 +302,6 @@ def run_vector(launch, bids, step):
                 Block(launch, b).run()
                 step()
             return
-        blk.end_interval()
         blk.undo.clear()
         failed = 0
         for _ in chunk:

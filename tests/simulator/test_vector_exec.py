@@ -255,6 +255,8 @@ def shift_right(a):
 
 
 def test_global_conflict_runs_per_thread(monkeypatch):
+    # the thread order of a deliberate race, with the global race check off
+    monkeypatch.setenv("CUJIT_SIM_GLOBAL_RACES", "0")
     a = compare(monkeypatch, shift_right, 1, 8, np.arange(8, dtype=np.int32),
                 expect="rerun")[0]
     assert a.tolist() == [0] * 8
@@ -454,6 +456,7 @@ def oob_in_block_two(x, out):
 
 
 def test_blocks_together_keep_per_thread_errors_and_order(monkeypatch):
+    monkeypatch.setenv("CUJIT_SIM_GLOBAL_RACES", "0")
     x = np.arange(64, dtype=np.float64)
     out = compare(monkeypatch, last_writer, 8, 8, np.zeros(1), x, expect="rerun")[0]
     assert out[0] == 63.0
@@ -494,6 +497,7 @@ def test_in_place_updates_stay_vector(monkeypatch):
 
 
 def test_cross_thread_global_access_reruns(monkeypatch):
+    monkeypatch.setenv("CUJIT_SIM_GLOBAL_RACES", "0")
     compare(monkeypatch, neighbour_after_write, 2, 32, np.zeros(64, np.int64),
             np.zeros(64, np.int64), expect="rerun")
     out = compare(monkeypatch, grid_stride_accumulate, 2, 32, np.zeros(64, np.int64), 1000,
