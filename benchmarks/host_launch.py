@@ -8,7 +8,7 @@ CUDA Array Interface v3 stream rule and packing.
 
 Rows: ``empty``, 1 device array, 1 / 3+2 foreign CAI v3 arrays (a fake exporter that builds
 its dict per access, as CuPy does), 1 / 3+2 CAI v2 + ``__dlpack__`` arrays (a PyTorch-like
-fake: the DLPack handshake orders the producer's stream), 16 scalars, 16 arrays, 256
+fake: the DLPack handshake orders the producer's stream), 1 DLPack-only array, 16 scalars, 16 arrays, 256
 scalars; ``as_cuda_array`` of a fake exporter against a device-array slice.  Medians of
 microseconds.  The driver double lives here, never in the package.
 """
@@ -140,6 +140,19 @@ class TorchLike:
         return self.dev.__dlpack_device__()
 
 
+class DLPackOnly:
+    """A cuda.core-like exporter: ``__dlpack__`` only (cujit's own exporter underneath)."""
+
+    def __init__(self, dev):
+        self.dev = dev
+
+    def __dlpack__(self, stream=None, max_version=None):
+        return self.dev.__dlpack__(stream=stream, max_version=max_version)
+
+    def __dlpack_device__(self):
+        return self.dev.__dlpack_device__()
+
+
 def empty0():
     pass
 
@@ -192,6 +205,7 @@ def _measure(reps, folder):
     c = cujit.device_array(1024, np.float32)
     arrays16 = [cujit.device_array(16, np.float32) for _ in range(16)]
     ta, tb, tc = TorchLike(a), TorchLike(b), TorchLike(c)
+    da = DLPackOnly(a)
     drv, ctx = NullDriver(driver.get_driver()), NullContext(devices.current_context())
     saved = driver.get_driver, devices.current_context, getattr(devices._tls, "ctx", None)
     driver.get_driver = lambda: drv
@@ -215,6 +229,7 @@ def _measure(reps, folder):
             "cai_v3_3_scalars_2": lambda: f5(ca, cb, cc, alpha, n),
             "cai_v2_dlpack_1": lambda: f1(ta),
             "cai_v2_dlpack_3_scalars_2": lambda: f5(ta, tb, tc, alpha, n),
+            "dlpack_only_1": lambda: f1(da),
             "scalars_16": lambda: k16s[1, 32](*s16),
             "arrays_16": lambda: k16a[1, 32](*arrays16),
             "scalars_256": lambda: k256[1, 32](*s256),

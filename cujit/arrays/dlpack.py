@@ -285,11 +285,13 @@ def _check_device_id(device_id, device_type):
     or something else, in the current context).  Managed memory is usable from any device."""
     if device_type == kDLCUDAManaged:
         return
+    current = _runtime.current_context().device.id
+    if device_id == current:        # the usual case: no device count needed
+        return
     n = _runtime.driver().get_device_count()
     if not 0 <= device_id < n:
         raise ValueError(f"from_dlpack: the tensor reports CUDA device {device_id}, but this "
                          f"process has {n} device(s) (ids 0..{n - 1})")
-    current = _runtime.current_context().device.id
     if device_id != current:
         raise ValueError(f"from_dlpack: the tensor lives on CUDA device {device_id}, but the "
                          f"current device is {current}; import it inside "

@@ -6,9 +6,9 @@ the device's limits when first built), then the specialisation's generated ``fas
 identity checks of each argument's type/dtype/ndim/layout, one ``struct.pack_into`` of every
 kernel parameter into a preallocated buffer whose slots a preallocated ``void*[]`` already
 points at, and the bound ``cuLaunchKernel`` of cuda-bindings.  Foreign arrays (objects with
-``__cuda_array_interface__``) take it too, their interface read on every launch
-(:func:`make_fast`).  Anything unusual (a new signature, a host array, a DLPack-only object,
-a different context) falls back to the slow path in
+``__cuda_array_interface__``) and DLPack exporters take it too, their interface read (or
+their ``__dlpack__`` called) on every launch (:func:`make_fast`).  Anything unusual (a new
+signature, a host array, a different context) falls back to the slow path in
 :mod:`cujit.compiler.dispatcher`, which converts, compiles and validates, then packs through
 the same generated code.
 
@@ -437,7 +437,8 @@ def convert_arg(index, value, stream):
         return _convert_foreign(value, stream)
     if hasattr(value, "__dlpack__") and hasattr(value, "__dlpack_device__"):
         from ..arrays import from_dlpack
-        return from_dlpack(value, stream=_consumer_stream(stream)), None, False
+        dev = from_dlpack(value, stream=_consumer_stream(stream))
+        return dev, None, dev.size > 0
     if isinstance(value, tuple):
         from .launch_args import convert_tuple
         return convert_tuple(index, value, stream, convert_arg)
@@ -581,11 +582,13 @@ def launch_converted(pick_signature, name, debug, ctx, drv, cfg, args):
         key = (threading.get_ident(),) + tuple(
             (type(a), a.dtype, a.ndim, a._layout) if hasattr(a, "_layout")
             else _fast_foreign_key(a, a.__cuda_array_interface__)
-            if hasattr(a, "__cuda_array_interface__") else type(a)
-            for a in args)
+            if hasattr(a, "__cuda_array_interface__") else (type(a), c.dtype, c.ndim, c._layout,
+                                                            bool(c._readonly))
+            if _dlpack_only(a) else type(a)
+            for a, c in zip(args, conv))
         f = lk.fasts.get(key)
         if f is None:
-            f = lk.fasts[key] = make_fast(lk, args, drv, label)
+            f = lk.fasts[key] = make_fast(lk, args, drv, label, conv)
         return f
     return None
 
@@ -640,7 +643,13 @@ def _foreign_guard(i, a, t, ns):
     return lines
 
 
-def make_fast(lk, args, drv, label=None):
+def _dlpack_only(value):
+    """True for a DLPack exporter without ``__cuda_array_interface__`` (cuda.core buffers)."""
+    return (not hasattr(value, "_layout") and not hasattr(value, "__cuda_array_interface__")
+            and hasattr(value, "__dlpack__") and hasattr(value, "__dlpack_device__"))
+
+
+def make_fast(lk, args, drv, label=None, conv=None):
     """Generate the fast launch function for ``lk`` and arguments shaped like ``args`` (device
     arrays with ``_layout``, scalars, and foreign arrays: objects with
     ``__cuda_array_interface__``): ``fast(cfg, args) -> bool``, False when any check fails
@@ -661,20 +670,34 @@ def make_fast(lk, args, drv, label=None):
     path's (:func:`_convert_foreign`): a ``stream`` other than the launch's, with
     ``NUMBA_CUDA_ARRAY_INTERFACE_SYNC`` on, makes the launch stream wait for it
     (:func:`cujit.arrays.wait_for_exporter`); a v2 object with ``__dlpack__`` gets the DLPack
-    handshake, ``__dlpack__(stream=launch stream)``, its capsule dropped unused."""
+    handshake, ``__dlpack__(stream=launch stream)``, its capsule dropped unused.  A DLPack
+    exporter without the interface (cuda.core buffers) is imported with
+    :func:`cujit.arrays.from_dlpack` on the launch stream every launch, and the view it gives
+    packed like a device array (guarded on dtype, ndim, layout, read-only; ``conv``: this
+    launch's converted values, whose imports say what the specialisation was made for)."""
     from ..runtime.devices import thread_binding
-    from ..arrays import wait_for_exporter
+    from ..arrays import wait_for_exporter, from_dlpack
     from ..arrays.layout import layout_code
     from ..config import config
     n = len(args)
     packer = ArgPacker(lk.packer.argtypes)
     ns = dict(packer.namespace)
-    guards, foreign, exprs = [], [], []
+    guards, foreign, exprs, dlpacks = [], [], [], []
     for i, (a, t) in enumerate(zip(args, packer.argtypes)):
         ns[f"T{i}"] = type(a)
         if not hasattr(a, "_layout") and hasattr(a, "__cuda_array_interface__"):
             foreign.append((i, a, t))
             exprs += _foreign_exprs(i, a, t)
+            continue
+        if _dlpack_only(a):
+            # imported through DLPack each launch (the handshake on the launch stream),
+            # then packed as the device array it gives; ``c`` is this launch's import
+            c = conv[i]
+            ns[f"D{i}"], ns[f"R{i}"] = c.dtype, bool(c._readonly)
+            dlpacks.append((i, f"v{i}.dtype != D{i} or v{i}.ndim != {c.ndim} or "
+                               f"v{i}._layout != {c._layout!r} or not v{i}.size or "
+                               f"bool(v{i}._readonly) is not R{i}"))
+            exprs += [e for _, e in param_layout(t, f"v{i}")]
             continue
         exprs += [e for _, e in param_layout(t, f"a{i}")]
         if hasattr(a, "_layout"):
@@ -701,7 +724,8 @@ def make_fast(lk, args, drv, label=None):
               LAUNCH=drv.raw_launch, FN=lk.cu_func, PARAMS=packer.params,
               RAISE=_raise_launch, _StructError=struct.error, get_ident=threading.get_ident,
               OWNER=threading.get_ident(), _packer=packer, LAST=last_launch,
-              NAME=label or lk.info.name, WAIT=wait_for_exporter, CONFIG=config, LAYOUT=layout_code)
+              NAME=label or lk.info.name, WAIT=wait_for_exporter, CONFIG=config,
+              LAYOUT=layout_code, DLPACK=from_dlpack)
     types = []
     for i, a in enumerate(args):
         # ``x.__class__`` is ``type(x)`` for the built-in scalar types (it cannot be assigned
@@ -722,6 +746,9 @@ def make_fast(lk, args, drv, label=None):
              "            return False"]
     for i, a, t in foreign:
         lines += _foreign_guard(i, a, t, ns)
+    for i, guard in dlpacks:
+        lines += [f"        v{i} = DLPACK(a{i}, stream=cfg.cai_stream)",
+                  f"        if {guard}:", "            return False"]
     lines += [f"        _pack_into(_buf, 0{', ' if exprs else ''}{packed})",
               # a wrong argument count (unpacking), a thread without a current context
               # (TLS.ctx), a malformed interface and a value that does not fit its parameter

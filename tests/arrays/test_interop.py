@@ -243,3 +243,17 @@ def test_cai_plain_parse_leaves_bad_interfaces_to_the_full_checks(override, err)
     a = cujit.device_array((3, 4), np.int32)
     with pytest.raises(err, match="malformed __cuda_array_interface__"):
         cujit.as_cuda_array(Foreign(a, **override))
+
+
+def test_dlpack_import_refuses_a_device_no_process_device_has():
+    a = cujit.device_array(4, np.float32)
+
+    class Elsewhere:
+        def __dlpack__(self, stream=None, max_version=None):
+            return a.__dlpack__(stream=stream, max_version=max_version)
+
+        def __dlpack_device__(self):
+            return (dlpack.kDLCUDA, 99)
+    with pytest.raises(ValueError, match="reports CUDA device 99"):
+        cujit.from_dlpack(Elsewhere())
+    assert cujit.from_dlpack(a).shape == (4,)       # the current device's: imported

@@ -407,3 +407,39 @@ def test_per_thread_default_stream_launch_matches_an_exporter_on_stream_2(env, m
     k[1, 32](x)
     assert [c[:2] for c in env.calls] == [("slow", 0), ("fast", 0), ("record", 1),
                                           ("wait", 2), ("fast", 0)]
+
+
+class DLPackOnly:
+    """A cuda.core-like exporter: ``__dlpack__`` only; records the consumer streams."""
+
+    def __init__(self, dev):
+        self.dev, self.handshakes = dev, []
+
+    def __dlpack__(self, stream=None, max_version=None):
+        self.handshakes.append(stream)
+        return self.dev.__dlpack__(stream=-1, max_version=max_version)
+
+    def __dlpack_device__(self):
+        return self.dev.__dlpack_device__()
+
+
+def test_dlpack_only_exporter_takes_the_fast_path_with_a_fresh_import(env):
+    s = cujit.stream()
+    k = Dispatcher(one, None, {})
+    a, b = cujit.device_array(10, np.float32), cujit.device_array(5, np.float32)
+    x = DLPackOnly(a)
+    k[1, 32](x)
+    k[1, 32, s](x)
+    x.dev = b                       # the exporter now holds other memory
+    k[1, 32](x)
+    assert [c[0] for c in env.launches()] == ["slow", "fast", "fast"]
+    assert env.launches()[2][2] == [b.device_ctypes_pointer.value, 5, 4]
+    assert x.handshakes == [1, s.handle, 1]
+
+
+def test_dlpack_only_exporter_of_another_dtype_takes_the_slow_path(env):
+    k = Dispatcher(one, None, {})
+    k[1, 32](DLPackOnly(cujit.device_array(4, np.float32)))
+    k[1, 32](DLPackOnly(cujit.device_array(4, np.float64)))
+    assert [c[0] for c in env.launches()] == ["slow", "slow"]
+    assert len(k.signatures) == 2
