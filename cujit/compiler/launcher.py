@@ -490,15 +490,14 @@ def _fast_foreign_key(value, desc):
     ndim, strides given, read-only, has a stream entry, handshakes)``; None when the fast
     path cannot take it (records, masks, size 0 or a NULL pointer: the slow path's rules)."""
     try:
-        typestr, shape, data = desc["typestr"], tuple(desc["shape"]), desc["data"]
-    except (KeyError, TypeError):
+        typestr, shape, ptr = desc["typestr"], tuple(desc["shape"]), desc["data"][0]
+    except (KeyError, TypeError, IndexError):
         return None
-    if desc.get("mask") is not None or desc.get("descr") is not None and typestr[1:2] == "V":
+    if desc.get("mask") is not None or not isinstance(typestr, str) or typestr[1:2] == "V" \
+            or not ptr:
         return None
-    if not isinstance(typestr, str) or typestr[1:2] == "V" or not data[0]:
-        return None
-    return (type(value), typestr, len(shape), desc.get("strides") is not None, bool(data[1]),
-            "stream" in desc, _handshakes(value, desc))
+    return (type(value), typestr, len(shape), desc.get("strides") is not None,
+            bool(desc["data"][1]), "stream" in desc, _handshakes(value, desc))
 
 
 def _pack_error(kernel_name, argtypes, values, exc):

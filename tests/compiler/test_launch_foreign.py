@@ -443,3 +443,20 @@ def test_dlpack_only_exporter_of_another_dtype_takes_the_slow_path(env):
     k[1, 32](DLPackOnly(cujit.device_array(4, np.float64)))
     assert [c[0] for c in env.launches()] == ["slow", "slow"]
     assert len(k.signatures) == 2
+
+
+def test_record_dtype_foreign_array_always_takes_the_slow_path(env):
+    def noop(a):
+        pass
+    rec = np.dtype([("a", np.int32), ("b", np.float32)])
+    k = Dispatcher(noop, None, {})
+
+    class RecordExporter(Exporter):
+        @property
+        def __cuda_array_interface__(self):
+            return dict(Exporter.__cuda_array_interface__.fget(self), descr=rec.descr)
+    r = RecordExporter(0x1000, (4,), typestr=rec.str)
+    k[1, 32](r)
+    k[1, 32](r)
+    assert [c[0] for c in env.launches()] == ["slow", "slow"]
+    assert env.launches()[1][2] == [0x1000, 4, 8]
