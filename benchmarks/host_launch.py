@@ -207,10 +207,15 @@ def _measure(reps, folder):
     ta, tb, tc = TorchLike(a), TorchLike(b), TorchLike(c)
     da = DLPackOnly(a)
     drv, ctx = NullDriver(driver.get_driver()), NullContext(devices.current_context())
-    saved = driver.get_driver, devices.current_context, getattr(devices._tls, "ctx", None)
+    from cujit.arrays import _runtime
+    import cujit.runtime.api        # noqa: F401  (binds current_context by name on import)
+    saved = (driver.get_driver, devices.current_context, getattr(devices._tls, "ctx", None),
+             _runtime._driver, _runtime._current_context)
     driver.get_driver = lambda: drv
     devices.current_context = lambda: ctx
     devices._tls.ctx = ctx
+    # the arrays layer keeps the functions it resolved: point them at the doubles too
+    _runtime._driver, _runtime._current_context = drv, lambda: ctx
     try:
         k0, k1, k5 = (Dispatcher(f, None, {}) for f in (empty0, empty1, empty5))
         k16s = Dispatcher(_kernel_n(16, "x", folder), None, {})
@@ -238,6 +243,7 @@ def _measure(reps, folder):
     finally:
         driver.get_driver, devices.current_context = saved[0], saved[1]
         devices._tls.ctx = saved[2]
+        _runtime._driver, _runtime._current_context = saved[3], saved[4]
     out["as_cuda_array_cai_v3"] = us(lambda: cujit.as_cuda_array(ca), reps)
     out["as_cuda_array_cai_v2"] = us(lambda: cujit.as_cuda_array(ta), reps)
     out["device_array_slice"] = us(lambda: a[1:], reps)

@@ -153,11 +153,18 @@ def two(a, b):
 def env(monkeypatch):
     from cujit.runtime import devices
     from cujit import driver
+    # modules that bind current_context by name when first imported must be imported now,
+    # or they would keep the double below for the rest of the session
+    import cujit.runtime.api        # noqa: F401
+    import cujit.cudadrv.devices    # noqa: F401
     real_ctx = devices.current_context()
     drv = RecordingDriver(driver.get_driver(), 3)
     ctx = FakeContext(real_ctx)
     monkeypatch.setattr(driver, "get_driver", lambda: drv)
     monkeypatch.setattr(_runtime, "_driver", drv)
+    # the arrays layer resolves current_context once and keeps it: give it the double now,
+    # and the real one back afterwards
+    monkeypatch.setattr(_runtime, "_current_context", lambda: ctx)
     monkeypatch.setattr(devices, "current_context", lambda: ctx)
     monkeypatch.setattr(devices._tls, "ctx", ctx, raising=False)
     return drv
