@@ -208,7 +208,7 @@ def _measure(reps, folder):
     da = DLPackOnly(a)
     drv, ctx = NullDriver(driver.get_driver()), NullContext(devices.current_context())
     from cujit.arrays import _runtime
-    import cujit.runtime.api        # noqa: F401  (binds current_context by name on import)
+    from cujit.runtime import api  # noqa: F401  (binds current_context by name on import)
     saved = (driver.get_driver, devices.current_context, getattr(devices._tls, "ctx", None),
              _runtime._driver, _runtime._current_context)
     driver.get_driver = lambda: drv
