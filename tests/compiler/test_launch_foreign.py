@@ -155,8 +155,8 @@ def env(monkeypatch):
     from cujit import driver
     # modules that bind current_context by name when first imported must be imported now,
     # or they would keep the double below for the rest of the session
-    import cujit.runtime.api        # noqa: F401
-    import cujit.cudadrv.devices    # noqa: F401
+    from cujit.runtime import api               # noqa: F401
+    from cujit.cudadrv import devices as _cd    # noqa: F401
     real_ctx = devices.current_context()
     drv = RecordingDriver(driver.get_driver(), 3)
     ctx = FakeContext(real_ctx)
