@@ -26,10 +26,22 @@ import numpy as np
 
 from .. import types as ct
 from ..driver.errors import CudaAPIError, CUDA_ERROR_INVALID_VALUE, last_launch
+from ..hooks import HookPoint
 
 __all__ = ["LaunchConfig", "normalize_dims", "make_config", "device_limits",
            "check_function_limits", "ArgPacker", "param_layout", "FunctionInfo",
-           "LoadedKernel", "load_kernel", "convert_arg", "launch_converted", "make_fast"]
+           "LoadedKernel", "load_kernel", "convert_arg", "launch_converted", "make_fast",
+           "launched"]
+
+#: Hook point of every kernel launch ``kernel[griddim, blockdim, stream, shared](*args)``,
+#: whichever path runs it (the fast path, the slow path that compiles and converts, a kernel
+#: with ``extensions=``, a cooperative launch, a simulated one; and a launch made while its
+#: stream is captured into a graph, which the graph then replays: see
+#: :data:`cujit.runtime.events.graph_launched`): ``(config, started_ns)`` once the launch
+#: returned, ``config`` the :class:`LaunchConfig` bound to its kernel (``config.dispatcher``,
+#: ``griddim``, ``blockdim``, ``sharedmem``, ``stream_handle``), ``started_ns``
+#: ``time.perf_counter_ns()`` when the call began.  A launch that raises is not announced.
+launched = HookPoint("launch.launched", ("config", "started_ns"))
 
 _LIMIT_NAMES = ("MAX_THREADS_PER_BLOCK", "MAX_BLOCK_DIM_X", "MAX_BLOCK_DIM_Y",
                 "MAX_BLOCK_DIM_Z", "MAX_GRID_DIM_X", "MAX_GRID_DIM_Y", "MAX_GRID_DIM_Z",
@@ -515,7 +527,7 @@ def _pack_error(kernel_name, argtypes, values, exc):
 
 def launch_converted(pick_signature, name, debug, ctx, drv, cfg, args):
     """The slow path of a launch on a real driver: convert the values, pick (or compile) the
-    specialisation (``pick_signature(argtypes) -> spec``, the dispatcher's), load it in
+    specialisation (``pick_signature(argtypes, values) -> spec``, the dispatcher's), load it in
     ``ctx``, check the kernel's own limits, pack, launch and copy host arrays back.
 
     Returns the fast launch function for arguments shaped like these (made once per
@@ -546,7 +558,7 @@ def launch_converted(pick_signature, name, debug, ctx, drv, cfg, args):
             # typed read-only (as on the simulator and in Numba) so writes are TypingErrors
             t = t.copy(readonly=True)
         argtypes.append(t)
-    spec = pick_signature(tuple(argtypes))
+    spec = pick_signature(tuple(argtypes), conv)
     lk = spec.loaded(ctx, drv)
     check_function_limits(cfg, lk.info, drv.func_set_attribute)
     conv = tuple(conv)
@@ -578,16 +590,17 @@ def launch_converted(pick_signature, name, debug, ctx, drv, cfg, args):
     if back and cfg.stream_handle:
         drv.stream_synchronize(cfg.stream_handle)
     if fast_ok and not debug and not coop and getattr(drv, "raw_launch", None) is not None:
+        literals = spec.literal_args
         key = (threading.get_ident(),) + tuple(
             (type(a), a.dtype, a.ndim, a._layout) if hasattr(a, "_layout")
             else _fast_foreign_key(a, a.__cuda_array_interface__)
             if hasattr(a, "__cuda_array_interface__") else (type(a), c.dtype, c.ndim, c._layout,
                                                             bool(c._readonly))
             if _dlpack_only(a) else type(a)
-            for a, c in zip(args, conv))
+            for a, c in zip(args, conv)) + tuple(sorted(literals.items()))
         f = lk.fasts.get(key)
         if f is None:
-            f = lk.fasts[key] = make_fast(lk, args, drv, label, conv)
+            f = lk.fasts[key] = make_fast(lk, args, drv, label, literals, conv)
         return f
     return None
 
@@ -648,7 +661,7 @@ def _dlpack_only(value):
             and hasattr(value, "__dlpack__") and hasattr(value, "__dlpack_device__"))
 
 
-def make_fast(lk, args, drv, label=None, conv=None):
+def make_fast(lk, args, drv, label=None, literals=None, conv=None):
     """Generate the fast launch function for ``lk`` and arguments shaped like ``args`` (device
     arrays with ``_layout``, scalars, and foreign arrays: objects with
     ``__cuda_array_interface__``): ``fast(cfg, args) -> bool``, False when any check fails
@@ -660,7 +673,9 @@ def make_fast(lk, args, drv, label=None, conv=None):
     configuration was checked against this kernel's limits in its context" (set by the slow
     path), and the context check is the identity of the thread's current context.  ``label``
     (default: the kernel symbol) is recorded as the most recently launched kernel, which a
-    later sticky error names (:func:`cujit.driver.errors.api_error`).
+    later sticky error names (:func:`cujit.driver.errors.api_error`).  ``literals``:
+    ``{argument index: value}`` the specialisation was compiled for (arguments sizing a
+    local/shared array): other values fail the guard.
 
     A foreign array's interface is read on every launch (its pointer is never kept: the
     exporter may have freed or moved it) and must match what this specialisation was made
@@ -733,7 +748,8 @@ def make_fast(lk, args, drv, label=None, conv=None):
             types.append(f"a{i}.__class__ is not T{i}")
         else:
             types.append(f"type(a{i}) is not T{i}")
-    checks = ["INFO not in cfg.ok", "get_ident() != OWNER"] + types + guards + [
+    literal_checks = [f"a{i} != {int(v)}" for i, v in sorted((literals or {}).items())]
+    checks = ["INFO not in cfg.ok", "get_ident() != OWNER"] + types + literal_checks + guards + [
         "TLS.ctx is not CTX", "CTX.generation != GEN"]
     if exprs == [f"a{i}" for i in range(n)] and n:
         packed = "*args"        # scalars only, each its own parameter, in order

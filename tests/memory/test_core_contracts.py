@@ -16,8 +16,8 @@ def test_setting_reader_precedence_and_parsing(monkeypatch):
     from cujit.config import config
     monkeypatch.delenv("CUJIT_CUDA_MAX_PENDING_DEALLOCS_COUNT", raising=False)
     monkeypatch.delenv("NUMBA_CUDA_MAX_PENDING_DEALLOCS_COUNT", raising=False)
-    read = D._setting_reader("CUDA_DEALLOCS_COUNT")
-    assert read() == 10 == D._default_of("CUDA_DEALLOCS_COUNT")          # the default
+    read = config.reader("CUDA_DEALLOCS_COUNT")
+    assert read() == 10 == config.default("CUDA_DEALLOCS_COUNT")        # the default
     monkeypatch.setenv("NUMBA_CUDA_MAX_PENDING_DEALLOCS_COUNT", "7")
     assert read() == 7                                                    # second spelling
     monkeypatch.setenv("CUJIT_CUDA_MAX_PENDING_DEALLOCS_COUNT", "5")
@@ -34,7 +34,7 @@ def test_setting_reader_precedence_and_parsing(monkeypatch):
         read()
     monkeypatch.delenv("CUJIT_CUDA_MAX_PENDING_DEALLOCS_COUNT")
     monkeypatch.delenv("NUMBA_CUDA_MAX_PENDING_DEALLOCS_COUNT")
-    ratio = D._setting_reader("CUDA_DEALLOCS_RATIO")
+    ratio = config.reader("CUDA_DEALLOCS_RATIO")
     assert ratio() == 0.2
     monkeypatch.setenv("NUMBA_CUDA_MAX_PENDING_DEALLOCS_RATIO", "0.5")
     assert ratio() == 0.5
@@ -476,7 +476,7 @@ def test_device_limits_are_the_device_attributes():
 
 
 def test_stream_handle_rules():
-    from cujit.streams import stream_handle
+    from cujit.runtime.streams import stream_handle
     s = cujit.stream()
     assert stream_handle(0) == 0 and stream_handle(None) == 0 and stream_handle(s) == s.handle
     for bad in (1, 1.0, "s", True):
@@ -610,7 +610,7 @@ def test_callback_on_a_stale_stream_names_cu_launch_host_func():
 
 
 def test_callback_exception_warning_names_the_exception_type():
-    from cujit.streams import CallbackWarning
+    from cujit.runtime.streams import CallbackWarning
     s = cujit.stream()
 
     def boom(stream, status, arg):
@@ -621,7 +621,7 @@ def test_callback_exception_warning_names_the_exception_type():
 
 
 def test_stream_handle_of_a_protocol_object_names_it():
-    from cujit.streams import stream_handle
+    from cujit.runtime.streams import stream_handle
 
     class Proto:
         def __cuda_stream__(self):
