@@ -8,8 +8,8 @@ CUDA Array Interface v3 stream rule and packing.
 
 Rows: ``empty``, 1 device array, 1 / 3+2 foreign CAI v3 arrays (a fake exporter that builds
 its dict per access, as CuPy does), 1 / 3+2 CAI v2 + ``__dlpack__`` arrays (a PyTorch-like
-fake: the DLPack handshake orders the producer's stream), 1 DLPack-only array, 16 scalars, 16 arrays, 256
-scalars; ``as_cuda_array`` of a fake exporter against a device-array slice.  Medians of
+fake: the DLPack handshake orders the producer's stream), 1 DLPack-only array, 16 scalars,
+16 arrays, 256 scalars; ``as_cuda_array`` of the fakes against a device-array slice.  Medians of
 microseconds.  The driver double lives here, never in the package.
 """
 import argparse

@@ -467,3 +467,20 @@ def test_record_dtype_foreign_array_always_takes_the_slow_path(env):
     k[1, 32](r)
     assert [c[0] for c in env.launches()] == ["slow", "slow"]
     assert env.launches()[1][2] == [0x1000, 4, 8]
+
+
+def sized(a, n):
+    tmp = cujit.local.array(n, cujit.float32)
+    for j in range(n):
+        tmp[j] = j
+    a[0] = tmp[n - 1]
+
+
+def test_foreign_array_with_a_launch_sized_local_array_guards_the_value(env):
+    env.nparams = 4
+    k = Dispatcher(sized, None, {})
+    x = Exporter(0x1000, (10,))
+    for n in (2, 2, 3, 3, 2):
+        k[1, 32](x, n)
+    assert [c[0] for c in env.launches()] == ["slow", "fast", "slow", "fast", "fast"]
+    assert [c[2][3] for c in env.launches()] == [2, 2, 3, 3, 2]
