@@ -63,7 +63,8 @@ def test_intrinsic_result_wraps_to_its_return_type(monkeypatch):
     assert out.tolist() == [2, -56, 56, 88]
 
 
-captured = cuda.to_device(np.array([10.0, 20.0, 30.0]))
+captured = None      # a device array made by the test: one made at import would not
+                     # outlive another test's context reset
 
 
 def offset(i):
@@ -84,6 +85,8 @@ def k_offset(out):
 
 
 def test_overload_implementation_reads_a_captured_device_array():
+    global captured
+    captured = cuda.to_device(np.array([10.0, 20.0, 30.0]))
     out = np.zeros(3)
     cuda.jit(k_offset)[1, 3](out)
     assert out.tolist() == [11.0, 21.0, 31.0]
