@@ -14,7 +14,7 @@ import enum
 
 __all__ = ["CallKind", "Call", "Cast", "Extremum", "MathFunc", "ArraySpec", "ConstArray",
            "GridAxes", "ValueType", "Atomic", "Libdevice", "DeviceCall", "ClosureCall",
-           "Reshape", "OverloadCall", "UserIntrinsic", "call_of", "resolve"]
+           "Reshape", "OverloadCall", "UserIntrinsic", "ExternCall", "call_of", "resolve"]
 
 
 # ---- payloads ------------------------------------------------------------------------------
@@ -122,6 +122,14 @@ class UserIntrinsic:
     codegen: object
 
 
+@dataclasses.dataclass(frozen=True, eq=False)
+class ExternCall:
+    """A call of an external device function declared with ``cuda.declare_device``: the
+    ``function`` (a ``declared.DeclaredFunction``: symbol ``name``, ``sig``, ``abi``,
+    ``link``, ``sim``)."""
+    function: object
+
+
 # ---- kinds ---------------------------------------------------------------------------------
 class CallKind(enum.Enum):
     """What a recognised call is.  Each member's value is its name and the payload class its
@@ -204,6 +212,8 @@ class CallKind(enum.Enum):
     # the extension API (cujit.extending)
     OVERLOAD = ("overload", OverloadCall)
     USER_INTRINSIC = ("user_intrinsic", UserIntrinsic)
+    # external code (cuda.declare_device)
+    EXTERN = ("extern", ExternCall)
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
