@@ -662,7 +662,8 @@ def compile_ptx(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath
         raise ValueError("launch_bounds apply to kernels, not device functions (device=True)")
     lowered = compile_to_llvm(pyfunc, sig.args, kernel=not device, debug=bool(debug),
                               lineinfo=bool(lineinfo), launch_bounds=bounds,
-                              abi_name=abi_name)
+                              abi_name=abi_name,
+                              return_type=sig.return_type if device else None)
     code = _ptx(lowered.llvm_ir, tuple(cc) if cc else (9, 0), opt=3 if opt is True else opt,
                 fastmath=fastmath, debug=debug, lineinfo=lineinfo, name=lowered.name, lto=lto)
     restype = getattr(lowered, "return_type", ct.void)
