@@ -87,7 +87,7 @@ def link_cubin(ptx, cc=(9, 0), *, files=(), max_registers=None, debug=False, lin
     cubin (bytes, an ELF image) for ``cc`` (``(9, 0)`` or ``'sm_90'``).  ``lto``: link-time
     optimisation (nvJitLink ``-lto``; NVRTC then makes LTO-IR).  ``output='ptx'``: the
     linked PTX (str) instead, which nvJitLink makes for LTO links only (``-ptx``: what
-    ``inspect_lto_ptx`` shows).
+    ``inspect_lto_ptx`` shows; inputs other than LTO-IR are left out).
 
     Raises LinkerError with nvJitLink's log when linking fails (a declared function no input
     defines, for one), or when nvJitLink is absent; NvrtcError with NVRTC's log for CUDA
@@ -115,6 +115,10 @@ def link_cubin(ptx, cc=(9, 0), *, files=(), max_registers=None, debug=False, lin
         opts.append("-lineinfo")
     cc_tuple = cc if not isinstance(cc, str) else _cc_of(cc)
     inputs = _inputs(nj, files, cc_tuple, lto, debug, lineinfo)
+    if output == "ptx":
+        # nvJitLink makes PTX only from LTO-IR; the other inputs are left out, as numba's
+        # get_lto_ptx does (their functions stay calls of external symbols)
+        inputs = [i for i in inputs if i[0] == nj.InputType.LTOIR]
     with _lock:
         h = nj.create(len(opts), opts)
         try:

@@ -151,6 +151,26 @@ def test_kernel_links_ptx_text():
 
 @needs_tools
 @pytest.mark.compile
+def test_kernel_links_a_cubin_object_and_becomes_cooperative():
+    from cuda.bindings import nvrtc as nv
+    err, prog = nv.nvrtcCreateProgram(FUNCS_CU.encode(), b"funcs.cu", 0, [], [])
+    assert not int(nv.nvrtcCompileProgram(prog, 2, [b"-arch=sm_90", b"-rdc=true"])[0])
+    _, n = nv.nvrtcGetCUBINSize(prog)
+    cubin = b" " * n
+    nv.nvrtcGetCUBIN(prog, cubin)
+    nv.nvrtcDestroyProgram(prog)
+    mul = cuda.declare_device("mul_f32_f32", "float32(float32, float32)",
+                              link=cuda.Cubin(cubin, name="funcs.cubin"), use_cooperative=True)
+
+    @cuda.jit
+    def k(r, x, y):
+        r[0] = mul(x[0], y[0])
+    spec = _build(k, (F32, F32, F32))
+    assert spec.cubin[:4] == b"\x7fELF" and spec.cooperative
+
+
+@needs_tools
+@pytest.mark.compile
 def test_missing_function_is_linker_error_with_log():
     absent = cuda.declare_device("not_defined_anywhere", "int32(int32)")
 
@@ -204,6 +224,22 @@ def test_lto_with_an_ltoir_object():
     def k(r, x, y):
         r[0] = add(x[0], y[0])
     assert _build(k, (F32, F32, F32)).cubin[:4] == b"\x7fELF"
+
+
+@needs_tools
+@pytest.mark.compile
+def test_inspect_lto_ptx_of_a_compiled_signature(funcs_cu):
+    mul = cuda.declare_device("mul_f32_f32", "float32(float32, float32)", link=funcs_cu)
+
+    @cuda.jit(lto=True)
+    def k(r, x, y):
+        r[0] = mul(x[0], y[0])
+    k.compile((F32, F32, F32))
+    ptx = k.inspect_lto_ptx((F32, F32, F32))
+    assert ".entry" in ptx and "mul.f32" in ptx
+    assert list(k.inspect_lto_ptx()) == [(F32, F32, F32)]
+    with pytest.raises(KeyError, match="no compiled signature"):
+        k.inspect_lto_ptx((T.float64[::1],) * 3)
 
 
 def test_inspect_lto_ptx_needs_lto():
