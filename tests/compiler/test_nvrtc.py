@@ -25,7 +25,7 @@ def test_headers_are_found():
     # directory (wheel or toolkit) must be passed
     if not nvrtc.include_dirs():
         pytest.skip("no CUDA headers installed")
-    src = "#include <cuda_fp16.h>\n" + SRC
+    src = "#include <cuda_fp16.h>\n#include <cuda/std/cmath>\n" + SRC
     assert b"twice" in nvrtc.compile_cuda(src)
 
 
