@@ -79,6 +79,23 @@ def test_call_with_wrong_arguments_is_typing_error():
     with pytest.raises(TypingError, match="cannot be passed as float32"):
         cuda.compile_ptx(array_arg, "void(float32[::1])")
 
+    def keyword(r):
+        r[0] = f(1.0, y=2.0)
+    with pytest.raises(TypingError, match="takes no keyword arguments"):
+        cuda.compile_ptx(keyword, "void(float32[::1])")
+
+
+@pytest.mark.compile
+def test_one_symbol_declared_with_two_signatures_is_compile_error():
+    f32 = cuda.declare_device("same_name", "float32(float32)")
+    i32 = cuda.declare_device("same_name", "int32(int32)")
+
+    def k(r, s):
+        r[0] = f32(r[0])
+        s[0] = i32(s[0])
+    with pytest.raises(cuda.CompileError, match="same_name is declared twice"):
+        cuda.compile_ptx(k, "void(float32[::1], int32[::1])")
+
 
 # ---- PTX: the two ABIs ---------------------------------------------------------------------
 @pytest.mark.compile
@@ -281,6 +298,13 @@ def test_python_device_function_links_into_cuda_cpp():
     def k(r):
         r[0] = twice(r[0])
     assert _build(k, (F32,)).cubin[:4] == b"\x7fELF"
+
+
+def test_ltoir_output_needs_libnvvm(monkeypatch):
+    from cujit.compiler import nvvm
+    monkeypatch.setattr(nvvm, "_nvvm_state", (None, "libNVVM is not available: test"))
+    with pytest.raises(nvvm.NvvmError, match="LTO-IR for m needs libNVVM"):
+        nvvm.compile_ptx("", (9, 0), lto=True, name="m")
 
 
 @pytest.mark.compile
