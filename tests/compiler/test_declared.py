@@ -14,15 +14,15 @@ needs_tools = pytest.mark.skipif(
     not (linker.nvjitlink_available() and nvrtc.nvrtc_available()),
     reason="nvJitLink or NVRTC not installed")
 
-FUNCS_CU = r'''
+MUL_CU = r'''
 extern "C" __device__ int mul_f32_f32(float* return_value, float x, float y)
 {
     *return_value = x * y;
     return 0;
 }
-
-extern "C" __device__ float add_c(float x, float y) { return x + y; }
 '''
+ADD_CU = 'extern "C" __device__ float add_c(float x, float y) { return x + y; }\n'
+FUNCS_CU = MUL_CU + ADD_CU
 
 F32 = T.float32[::1]
 
@@ -333,10 +333,12 @@ def test_compile_all_returns_the_linked_code(funcs_cu):
 
 # ---- on a GPU --------------------------------------------------------------------------------
 @pytest.mark.gpu
-def test_gpu_kernel_calls_cuda_cpp(funcs_cu):
-    mul = cuda.declare_device("mul_f32_f32", "float32(float32, float32)", link=funcs_cu)
+def test_gpu_kernel_calls_cuda_cpp(tmp_path):
+    mul_cu = tmp_path / "mul.cu"
+    mul_cu.write_text(MUL_CU)
+    mul = cuda.declare_device("mul_f32_f32", "float32(float32, float32)", link=str(mul_cu))
     add = cuda.declare_device("add_c", "float32(float32, float32)", abi="c",
-                              link=cuda.CUSource(FUNCS_CU.replace("mul_f32_f32", "unused_mul")))
+                              link=cuda.CUSource(ADD_CU, name="add.cu"))
 
     @cuda.jit
     def k(r, x, y):
