@@ -410,4 +410,6 @@ def compile_to_llvm(pyfunc, argtypes, kernel=True, debug=False, lineinfo=False,
         source_info={"filename": fsrc.filename, "firstlineno": fsrc.firstlineno,
                      "qualname": fsrc.qualname},
         param_types=[str(p) for p in params], exceptions=list(m.exceptions),
-        uses_grid_sync=m.uses_grid_sync, linked=tuple(m.linked))
+        uses_grid_sync=m.uses_grid_sync,
+        linked=tuple(m.linked) + tuple(x for x in env.linked
+                                       if not any(same_entry(x, y) for y in m.linked)))

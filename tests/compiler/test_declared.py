@@ -144,6 +144,27 @@ def test_kernel_link_option_gives_the_code_once(funcs_cu):
 
 @needs_tools
 @pytest.mark.compile
+def test_device_function_link_goes_with_its_callers(funcs_cu):
+    mul = cuda.declare_device("mul_f32_f32", "float32(float32, float32)")
+
+    @cuda.jit(device=True, link=[funcs_cu])
+    def square(x):
+        return mul(x, x)
+
+    @cuda.jit(link=[funcs_cu])
+    def k(r):
+        r[0] = square(r[0]) + square(r[1])
+    spec = _build(k, (F32,))
+    assert spec.cubin[:4] == b"\x7fELF" and spec.link_files == (funcs_cu,)
+
+    @cuda.jit
+    def k2(r):
+        r[0] = square(r[0])
+    assert _build(k2, (F32,)).link_files == (funcs_cu,)
+
+
+@needs_tools
+@pytest.mark.compile
 def test_kernel_links_a_cusource_object():
     add = cuda.declare_device("add_c", "float32(float32, float32)", abi="c",
                               link=cuda.CUSource(FUNCS_CU, name="funcs.cu"))
