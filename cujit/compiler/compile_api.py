@@ -39,7 +39,7 @@ def compile(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=False
     ``device``: True (the default here, as in numba) for a device function, False for a
     kernel (whose return type must be void).  ``cc``: target compute capability tuple
     (default (9, 0)); ``opt``: optimise (None/True → level 3, False/0 → none); ``debug``,
-    ``lineinfo``, ``fastmath``: as for ``jit``.  ``output``: ``'ptx'`` only.
+    ``lineinfo``, ``fastmath``: as for ``jit``.
 
     ``output``: ``'ptx'`` (str) or ``'ltoir'`` (bytes, libNVVM's LTO-IR).  ``abi='c'``
     with ``abi_info={'abi_name': name}`` (a device function only) gives the function the
@@ -94,8 +94,9 @@ def compile_all(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=F
                 launch_bounds=None):
     """numba.cuda's ``compile_all``: :func:`compile`, returning ``(codes, return_type)``,
     ``codes`` a list holding the compiled function first, then the code it links: the
-    ``link=`` entries of the declared functions it calls, CUDA C/C++ compiled by NVRTC to
-    ``output`` (PTX text or LTO-IR bytes), other entries as their bytes (PTX as str).
+    ``link=`` entries of the declared and device functions it calls, CUDA C/C++ compiled by
+    NVRTC to ``output`` (PTX text or LTO-IR bytes), other entries as their bytes (PTX as
+    str).
 
     ``output`` defaults to ``'ltoir'`` as in numba.  Raises what :func:`compile` raises, and
     NvrtcError for linked CUDA C/C++ that does not compile."""

@@ -62,7 +62,8 @@ def jit(func_or_sig=None, device=False, **options):
     when used as ``@jit(...)``.  Options: ``device`` (bool), ``link`` (a list of paths of
     .cu/.ptx/.cubin/.fatbin/.o/.a/.ltoir files or linkable-code objects such as
     ``cujit.CUSource``, linked into the kernel; CUDA C/C++ is compiled with NVRTC), ``lto``
-    (link-time optimisation through nvJitLink: the kernel is compiled to LTO-IR), ``debug``, ``opt`` (bool or 0–3), ``lineinfo``, ``cache`` (on-disk
+    (link-time optimisation through nvJitLink: the kernel is compiled to LTO-IR),
+    ``debug``, ``opt`` (bool or 0–3), ``lineinfo``, ``cache`` (on-disk
     cache), ``fastmath``, ``max_registers``, ``extensions`` (numba's argument handlers: objects
     with ``prepare_args(ty, val, **kwargs)``, see :mod:`.introspect`), ``launch_bounds`` (an
     int or 1–3 ints: max threads per block, min blocks per SM, max blocks per cluster),
@@ -652,8 +653,8 @@ def compile_ptx(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath
     of a kernel; ``launch_bounds``: as the jit option (kernels only); ``abi_name``: the
     device function's symbol; ``lto``: LTO-IR (bytes) instead of PTX; ``with_links``:
     return ``(code, return_type, linked)``, ``linked`` the ``link=`` code of the declared
-    functions it calls.  Needs no GPU.  Raises TypingError/CompileError for code that does
-    not compile, TypeError/ValueError for bad ``cc`` or ``launch_bounds``."""
+    and device functions it calls.  Needs no GPU.  Raises TypingError/CompileError for code
+    that does not compile, TypeError/ValueError for bad ``cc`` or ``launch_bounds``."""
     from .lowering import compile_to_llvm
     from .nvvm import compile_ptx as _ptx
     if isinstance(pyfunc, (Dispatcher, DeviceFunction)):

@@ -49,7 +49,7 @@ class LoweredFunction:
     ``static_shared_bytes`` (int, bytes of all static shared arrays), ``const_bytes`` (int,
     bytes placed in constant memory), ``source_info`` (dict: filename, firstlineno,
     qualname), ``param_types`` (list of str, the LLVM type of each kernel parameter, in order),
-    ``linked`` (tuple: the ``link=`` code of the declared device functions it calls).
+    ``linked`` (tuple: the ``link=`` code of the declared and device functions it calls).
     """
 
     def __init__(self, **kw):
