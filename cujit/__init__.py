@@ -44,6 +44,8 @@ _SOURCES = {
                                    "compile_ptx", "compile_ptx_for_current_device",
                                    "declare_device", "config_default_cc",
                                    "numba_cuda_default_ptx_cc"],
+    "cujit.compiler.linkable": ["LinkableCode", "CUSource", "PTXSource", "Cubin", "Fatbin",
+                                "LTOIR", "Archive", "Object"],
     "cujit.profiler": ["profile_start", "profile_stop", "profiling"],
     "cujit.tracing": ["trace", "TraceWarning"],
     "cujit.hooks": ["HookPoint"],
@@ -108,6 +110,8 @@ if TYPE_CHECKING:
                                        compile_ptx, compile_ptx_for_current_device,
                                        declare_device, config_default_cc,
                                        numba_cuda_default_ptx_cc)
+    from .compiler.linkable import (LinkableCode, CUSource, PTXSource, Cubin, Fatbin, LTOIR,
+                                    Archive, Object)
     from .profiler import profile_start, profile_stop, profiling
     from .tracing import trace, TraceWarning
     from .hooks import HookPoint

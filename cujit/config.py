@@ -40,6 +40,8 @@ Settings (attribute — environment suffix — type, default):
 - ``NVVM_BACKEND`` — ``CUJIT_NVVM_BACKEND`` only — ``llvmlite``, ``nvvm`` or empty, empty:
   who compiles NVVM IR to PTX (empty: libNVVM, llvmlite where it is missing).
 - ``CACHE_DIR`` — ``CACHE_DIR`` — path, empty: where ``@jit(cache=True)`` stores kernels.
+- ``CUDA_NVRTC_EXTRA_SEARCH_PATHS`` — ``CUDA_NVRTC_EXTRA_SEARCH_PATHS`` — paths joined by
+  ``:``, empty: more include directories for NVRTC when ``link=`` compiles CUDA C/C++.
 - ``CUDA_HOME``, ``CUDA_PATH`` — those exact names — path, empty: CUDA toolkits searched for
   ``nvdisasm`` (``inspect_sass``).
 
@@ -153,6 +155,7 @@ _SETTINGS = {
     "PREFETCH": ("PREFETCH", _parse_bool, True, False),
     "NVVM_BACKEND": ("NVVM_BACKEND", _nvvm_backend, "", False),
     "CACHE_DIR": ("CACHE_DIR", _path, "", True),
+    "CUDA_NVRTC_EXTRA_SEARCH_PATHS": ("CUDA_NVRTC_EXTRA_SEARCH_PATHS", _path, "", True),
     "CUDA_HOME": (("CUDA_HOME",), _path, "", False),
     "CUDA_PATH": (("CUDA_PATH",), _path, "", False),
     "NUMBA_ALIAS": ("NUMBA_ALIAS", _parse_bool, False, False),

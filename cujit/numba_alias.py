@@ -50,6 +50,7 @@ SUBMODULES = {
     "numba.cuda.cudadrv.devicearray": "cujit.cudadrv.devicearray",
     "numba.cuda.cudadrv.devices": "cujit.cudadrv.devices",
     "numba.cuda.cudadrv.error": "cujit.cudadrv.error",
+    "numba.cuda.cudadrv.linkable_code": "cujit.cudadrv.linkable_code",
     "numba.cuda.cudadrv.runtime": "cujit.cudadrv.runtime",
     "numba.cuda.random": "cujit.random",
     "numba.cuda.libdevice": "cujit.libdevice",

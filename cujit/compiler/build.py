@@ -13,14 +13,17 @@ from ..driver.api import STATIC_SHARED_LIMIT
 from . import launcher as _ln
 from .errors import CompileError
 from .jitoptions import carveout_percent, check_launch_bounds
+from .linkable import LinkableCode, same_entry
 
-__all__ = ["CompiledKernel", "target", "build_kernel"]
+__all__ = ["CompiledKernel", "target", "build_kernel", "link_entries", "link_key"]
 
 
 class CompiledKernel:
     """One specialisation: ``argtypes`` (tuple of cujit types), ``name`` (kernel symbol),
     ``llvm_ir`` (str), ``ptx`` (str), ``cubin`` (bytes, or None without nvJitLink),
-    ``static_shared_bytes``, ``uses_dynamic_shared``, ``const_bytes``, ``cc`` (target compute
+    ``ltoir`` (bytes with ``lto=True``, else None), ``link_files`` (the ``link=`` code linked
+    in: the kernel's and that of the declared functions it calls), ``static_shared_bytes``,
+    ``uses_dynamic_shared``, ``const_bytes``, ``cc`` (target compute
     capability), ``launch_bounds`` (tuple or None), ``shared_memory_carveout`` (percent or
     None: the driver's choice).  Loaded lazily once per context by :meth:`loaded`."""
 
@@ -35,6 +38,8 @@ class CompiledKernel:
         self.llvm_ir = entry["llvm_ir"]
         self.ptx = entry["ptx"]
         self.cubin = entry["cubin"]
+        self.ltoir = entry.get("ltoir")     # bytes: the kernel's LTO-IR (jit(lto=True))
+        self.link_files = ()        # the link= entries linked with it (set by build_kernel)
         self.static_shared_bytes = entry["static_shared_bytes"]
         self.uses_dynamic_shared = entry["uses_dynamic_shared"]
         self.const_bytes = entry["const_bytes"]
@@ -115,12 +120,17 @@ def build_kernel(py_func, argtypes, options, disk=None, source=None):
     opts = {k: o.get(k) for k in ("debug", "opt", "lineinfo", "fastmath", "max_registers",
                                   "inline")}
     opts["launch_bounds"] = bounds
-    opts["link"] = tuple(str(p) for p in (o.get("link") or ()))
+    links = link_entries(o.get("link"))
+    opts["link"] = tuple(link_key(p) for p in links)
+    lto = bool(o.get("lto"))
+    if lto:
+        opts["lto"] = True
     entry = key = None
     if disk is not None:
         from .cache import cache_key
         key = cache_key(py_func, argtypes, opts, cc)
         entry = disk.load(key)
+    files = links
     if entry is None:
         from .lowering import compile_to_llvm
         lowered = compile_to_llvm(py_func, tuple(argtypes), kernel=True,
@@ -135,23 +145,49 @@ def build_kernel(py_func, argtypes, options, disk=None, source=None):
                                f"of {limit} bytes (MAX_SHARED_MEMORY_PER_BLOCK); use dynamic "
                                f"shared memory (shared.array(0, dtype) and the 4th launch "
                                f"parameter) for more")
+        # the code of the declared functions it calls joins the kernel's own link= list
+        files = links + tuple(x for x in getattr(lowered, "linked", ())
+                              if not any(same_entry(x, y) for y in links))
         opt = o.get("opt")
-        ptx = compile_ptx(lowered.llvm_ir, cc, opt=3 if opt is None else opt,
-                          fastmath=bool(o.get("fastmath")), debug=bool(o.get("debug")),
-                          lineinfo=bool(o.get("lineinfo")), name=lowered.name)
+        nv = dict(opt=3 if opt is None else opt, fastmath=bool(o.get("fastmath")),
+                  debug=bool(o.get("debug")), lineinfo=bool(o.get("lineinfo")),
+                  name=lowered.name)
+        ptx = compile_ptx(lowered.llvm_ir, cc, **nv)
+        ltoir = compile_ptx(lowered.llvm_ir, cc, lto=True, **nv) if lto else None
         cubin = None
-        if nvjitlink_available():
-            cubin = link_cubin(ptx, cc, files=opts["link"], max_registers=o.get("max_registers"),
+        if lto or nvjitlink_available():
+            # lto needs nvJitLink: link_cubin raises LinkerError saying so when it is absent
+            cubin = link_cubin(ltoir if lto else ptx, cc, files=files, ltoir=lto,
+                               max_registers=o.get("max_registers"),
                                debug=bool(o.get("debug")), lineinfo=bool(o.get("lineinfo")),
-                               name=lowered.name + ".ptx")
+                               name=lowered.name + (".ltoir" if lto else ".ptx"))
         entry = {"name": lowered.name, "llvm_ir": lowered.llvm_ir, "ptx": ptx, "cubin": cubin,
+                 "ltoir": ltoir,
                  "static_shared_bytes": static,
                  "uses_dynamic_shared": bool(getattr(lowered, "uses_dynamic_shared", False)),
                  "const_bytes": int(getattr(lowered, "const_bytes", 0) or 0),
-                 "linked_files": bool(opts["link"]),
+                 "linked_files": bool(files),
                  "exceptions": lowered.exceptions,
                  "cooperative": bool(getattr(lowered, "uses_grid_sync", False))}
         if disk is not None:
             disk.save(key, entry)
-    return CompiledKernel(argtypes, entry, cc, launch_bounds=bounds,
-                          carveout=carveout_percent(o.get("shared_memory_carveout")))
+    kernel = CompiledKernel(argtypes, entry, cc, launch_bounds=bounds,
+                            carveout=carveout_percent(o.get("shared_memory_carveout")))
+    kernel.link_files = files
+    return kernel
+
+
+def link_entries(link):
+    """The jit ``link=`` option as a tuple of entries (None: none; one path or linkable-code
+    object: that one)."""
+    if link is None:
+        return ()
+    if isinstance(link, (list, tuple)):
+        return tuple(link)
+    return (link,)
+
+
+def link_key(entry):
+    """What stands for ``link=`` entry ``entry`` in a cache key: a path's text, a
+    linkable-code object's class, name and data digest."""
+    return entry.key() if isinstance(entry, LinkableCode) else str(entry)

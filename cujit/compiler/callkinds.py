@@ -14,8 +14,8 @@ import enum
 
 __all__ = ["CallKind", "Call", "Cast", "Extremum", "MathFunc", "ArraySpec", "ConstArray",
            "GridAxes", "ValueType", "Atomic", "Libdevice", "DeviceCall", "ClosureCall",
-           "Reshape", "OverloadCall", "UserIntrinsic", "WmmaFragment", "WmmaFill",
-           "WmmaLoad", "WmmaMma", "WmmaStore", "call_of", "resolve"]
+           "Reshape", "OverloadCall", "UserIntrinsic", "ExternCall", "WmmaFragment",
+           "WmmaFill", "WmmaLoad", "WmmaMma", "WmmaStore", "call_of", "resolve"]
 
 
 # ---- payloads ------------------------------------------------------------------------------
@@ -121,6 +121,14 @@ class UserIntrinsic:
     intrinsic: object
     signature: object
     codegen: object
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class ExternCall:
+    """A call of an external device function declared with ``cuda.declare_device``: the
+    ``function`` (a ``declared.DeclaredFunction``: symbol ``name``, ``sig``, ``abi``,
+    ``link``, ``sim``)."""
+    function: object
 
 
 # ---- tensor cores (cujit.wmma) ---------------------------------------------------------------
@@ -248,6 +256,8 @@ class CallKind(enum.Enum):
     # the extension API (cujit.extending)
     OVERLOAD = ("overload", OverloadCall)
     USER_INTRINSIC = ("user_intrinsic", UserIntrinsic)
+    # external code (cuda.declare_device)
+    EXTERN = ("extern", ExternCall)
 
 
 @dataclasses.dataclass(frozen=True, eq=False)

@@ -19,6 +19,7 @@ from . import rules
 from .callkinds import Call, CallKind, DeviceCall
 from .const_types import const_type
 from .frontend import FunctionSource, SourceOwner
+from .linkable import same_entry
 
 __all__ = ["type_device_call", "bind_device_call", "type_starred_call"]
 
@@ -59,9 +60,16 @@ def type_device_call(typer, node, dev, args, kws, positional=None):
     """Type call ``node`` of device function ``dev`` with positional types ``args`` and
     keyword types ``kws`` ({name: type}); records its ``Call(DEVICE, DeviceCall)``.
     ``positional``: ``(ast node or ("elt", tuple node, index), type)`` per positional
-    argument when a ``*tuple`` was expanded (default: ``node.args``)."""
+    argument when a ``*tuple`` was expanded (default: ``node.args``).  The function's
+    ``link=`` entries join ``typer.env.linked``."""
     dc = bind_device_call(typer, node, dev, args, kws, positional)
     typer.tf.info[node] = Call(CallKind.DEVICE, dc)
+    # jit(device=True, link=[...]): the code goes with every kernel calling the function
+    link = (getattr(dev, "targetoptions", None) or {}).get("link")
+    if link:
+        for entry in link if isinstance(link, (list, tuple)) else (link,):
+            if not any(same_entry(entry, x) for x in typer.env.linked):
+                typer.env.linked.append(entry)
     return dc.callee.return_type
 
 

@@ -7,7 +7,8 @@ from .. import kernelapi_extra as KX
 from .. import types as T
 from . import intrinsics_types as IX
 from . import rules
-from .callkinds import Atomic, Call, CallKind, Cast, Extremum, MathFunc, ValueType
+from .callkinds import (Atomic, Call, CallKind, Cast, ExternCall, Extremum, MathFunc,
+                        ValueType)
 from .calls_device import type_device_call
 from .calls_extending import type_overload_call, type_user_intrinsic
 from .calls_ext import type_ext
@@ -119,6 +120,24 @@ def _t_overload(c):
 
 def _t_user_intrinsic(c):
     return type_user_intrinsic(c.typer, c.node, c.ft.data, c.args, c.kws)
+
+
+def _t_extern(c):
+    fn = c.ft.data
+    if c.kws:
+        raise c.typer.error(f"declared device function {fn.name}() takes no keyword "
+                            f"arguments", c.node)
+    params = fn.sig.args
+    if len(c.args) != len(params):
+        raise c.typer.error(f"declared device function {fn.name}{fn.sig} takes "
+                            f"{len(params)} argument(s), the call passes {len(c.args)}",
+                            c.node)
+    for a, t, p in zip(c.node.args, c.args, params):
+        if not rules.is_number(t) or isinstance(t, T.Complex):
+            raise c.typer.error(f"declared device function {fn.name}(): an argument of type "
+                                f"{t} cannot be passed as {p} (pass scalars)", a)
+    c.record(ExternCall(fn))
+    return fn.sig.return_type
 
 
 def _t_closure(c):
@@ -428,6 +447,7 @@ _OWN_CHECKS = {CallKind.DEVICE: _t_device, CallKind.CLOSURE: _t_closure,
                CallKind.LIBDEVICE: _t_libdevice, CallKind.CMATH: _t_ext,
                CallKind.FP16: _t_ext, CallKind.MATH_PARTS: _t_ext,
                CallKind.OVERLOAD: _t_overload, CallKind.USER_INTRINSIC: _t_user_intrinsic,
+               CallKind.EXTERN: _t_extern,
                CallKind.WMMA_FILL: _t_wmma, CallKind.WMMA_LOAD: _t_wmma,
                CallKind.WMMA_MMA: _t_wmma, CallKind.WMMA_STORE: _t_wmma}
 # Kinds that refuse whole-array arguments with numba's ufunc advice.

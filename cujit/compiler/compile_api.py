@@ -6,12 +6,17 @@ lowering to NVVM IR, libNVVM) and need no GPU: the target is ``cc`` or, for the
 ``*_for_current_device`` forms, the current device's compute capability.  Each returns
 ``(code, return_type)`` as numba.cuda does.
 
-Differences from numba.cuda, reported rather than ignored: ``output='ltoir'`` and
-``abi_info`` raise NotImplementedError (cujit makes no LTO-IR and does not rename entry
-points); device functions are emitted with cujit's calling convention (the value returned
-directly, as numba's ``abi='c'``) whichever ``abi`` is named.
+``output='ltoir'`` is libNVVM's LTO-IR (``-gen-lto``; bytes), for nvJitLink's link-time
+optimisation.  ``abi='c'`` with ``abi_info={'abi_name': name}`` names the device function's
+symbol, so CUDA C/C++ can declare and call it (``extern "C" __device__ T name(...)``).
+
+Difference from numba.cuda, reported rather than hidden: device functions are emitted with
+the C calling convention (the value returned directly) whichever ``abi`` is named; numba's
+``abi='numba'`` passes a pointer to the result and returns a status.
 """
-from .. import types as ct
+from .declared import declare_device as _declare_device
+from .linkable import CUSource, linkable_of
+from .nvrtc import compile_cuda
 
 __all__ = ["compile", "compile_all", "compile_for_current_device", "compile_ptx",
            "compile_ptx_for_current_device", "declare_device", "config_default_cc",
@@ -34,49 +39,80 @@ def compile(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=False
     ``device``: True (the default here, as in numba) for a device function, False for a
     kernel (whose return type must be void).  ``cc``: target compute capability tuple
     (default (9, 0)); ``opt``: optimise (None/True → level 3, False/0 → none); ``debug``,
-    ``lineinfo``, ``fastmath``: as for ``jit``.  ``output``: ``'ptx'`` only.
+    ``lineinfo``, ``fastmath``: as for ``jit``.
+
+    ``output``: ``'ptx'`` (str) or ``'ltoir'`` (bytes, libNVVM's LTO-IR).  ``abi='c'``
+    with ``abi_info={'abi_name': name}`` (a device function only) gives the function the
+    symbol ``name``.
 
     ``launch_bounds``: an int or 1–3 ints (max threads per block, min blocks per SM, max
     blocks per cluster) for a kernel, as the jit option; ``cc`` may be ``(9, 0, 'a')`` for the
     architecture-specific target (``.target sm_90a``).
 
-    Raises ValueError for an unknown ``output`` or ``abi``, more than three launch bounds or
-    launch bounds on a device function; NotImplementedError for ``output='ltoir'``,
-    ``abi_info`` or ``forceinline``; TypingError / CompileError for code that does not
-    compile."""
-    from .dispatcher import compile_ptx as _compile
-    if output not in ("ptx", "ltoir"):
-        raise ValueError(f"output must be 'ptx' or 'ltoir', got {output!r}")
-    if output == "ltoir":
-        raise NotImplementedError("cujit.compile(output='ltoir'): cujit does not generate "
-                                  "LTO-IR; use output='ptx'")
+    Raises ValueError for an unknown ``output`` or ``abi``, more than three launch bounds,
+    launch bounds on a device function, or an ``abi_info`` that is not a dict with a C
+    identifier ``'abi_name'``, given for a kernel or with ``abi='numba'``;
+    NotImplementedError for ``forceinline``; NvvmError for ``'ltoir'`` without libNVVM;
+    TypingError / CompileError for code that does not compile."""
+    code, restype, _ = _compile(pyfunc, sig, debug, lineinfo, device, fastmath, cc, opt, abi,
+                                abi_info, output, forceinline, launch_bounds)
+    return code, restype
+
+
+def _abi_name(abi, abi_info, device):
     if abi not in _ABIS:
         raise ValueError(f"abi must be one of {_ABIS}, got {abi!r}")
-    if abi_info is not None:
-        raise NotImplementedError("cujit.compile(abi_info=...): renaming the compiled "
-                                  "function is not supported")
+    if abi_info is None:
+        return None
+    if not isinstance(abi_info, dict) or set(abi_info) - {"abi_name"}:
+        raise ValueError(f"abi_info must be a dict with the key 'abi_name', got {abi_info!r}")
+    if abi != "c" or not device:
+        raise ValueError(f"abi_info={abi_info!r} names a device function's C symbol: it "
+                         f"needs abi='c' and device=True")
+    name = abi_info.get("abi_name")
+    if name is not None and not (isinstance(name, str) and name.isidentifier()):
+        raise ValueError(f"abi_info['abi_name'] must be a C identifier, got {name!r}")
+    return name
+
+
+def _compile(pyfunc, sig, debug, lineinfo, device, fastmath, cc, opt, abi, abi_info, output,
+             forceinline, launch_bounds):
+    from .dispatcher import compile_ptx as _compile_ptx
+    if output not in ("ptx", "ltoir"):
+        raise ValueError(f"output must be 'ptx' or 'ltoir', got {output!r}")
+    abi_name = _abi_name(abi, abi_info, device)
     if forceinline:
         raise NotImplementedError("cujit.compile(forceinline=...) is not supported")
-    return _compile(pyfunc, sig, debug=bool(debug), lineinfo=bool(lineinfo), device=device,
-                    fastmath=bool(fastmath), cc=cc, opt=True if opt is None else opt,
-                    launch_bounds=launch_bounds)
+    return _compile_ptx(pyfunc, sig, debug=bool(debug), lineinfo=bool(lineinfo),
+                        device=device, fastmath=bool(fastmath), cc=cc,
+                        opt=True if opt is None else opt, launch_bounds=launch_bounds,
+                        abi_name=abi_name, lto=output == "ltoir", with_links=True)
 
 
 def compile_all(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=False,
                 cc=None, opt=None, abi="c", abi_info=None, output="ltoir", forceinline=False,
                 launch_bounds=None):
-    """numba.cuda's ``compile_all``: :func:`compile`, returning ``([code], return_type)``,
-    the list holding the compiled function and the external code it links.  cujit links no
-    external code (:func:`declare_device` is not supported), so the list has one entry.
+    """numba.cuda's ``compile_all``: :func:`compile`, returning ``(codes, return_type)``,
+    ``codes`` a list holding the compiled function first, then the code it links: the
+    ``link=`` entries of the declared and device functions it calls, CUDA C/C++ compiled by
+    NVRTC to ``output`` (PTX text or LTO-IR bytes), other entries as their bytes (PTX as
+    str).
 
-    ``output`` defaults to ``'ltoir'`` as in numba, which cujit cannot make: pass
-    ``output='ptx'``.  Raises what :func:`compile` raises (NotImplementedError for
-    ``'ltoir'``, ValueError for an unknown ``output`` or ``abi``)."""
-    code, restype = compile(pyfunc, sig, debug=debug, lineinfo=lineinfo, device=device,
-                            fastmath=fastmath, cc=cc, opt=opt, abi=abi, abi_info=abi_info,
-                            output=output, forceinline=forceinline,
-                            launch_bounds=launch_bounds)
-    return [code], restype
+    ``output`` defaults to ``'ltoir'`` as in numba.  Raises what :func:`compile` raises, and
+    NvrtcError for linked CUDA C/C++ that does not compile."""
+    code, restype, linked = _compile(pyfunc, sig, debug, lineinfo, device, fastmath, cc, opt,
+                                     abi, abi_info, output, forceinline, launch_bounds)
+    codes = [code]
+    target = tuple(cc) if cc else config_default_cc
+    for entry in linked:
+        lc = linkable_of(entry)
+        if isinstance(lc, CUSource):
+            out = compile_cuda(lc.data, target, name=lc.name, lto=output == "ltoir",
+                               debug=bool(debug), lineinfo=bool(lineinfo))
+            codes.append(out if output == "ltoir" else out.decode())
+        else:
+            codes.append(lc.data)
+    return codes, restype
 
 
 def compile_for_current_device(pyfunc, sig, debug=None, lineinfo=False, device=True,
@@ -110,13 +146,8 @@ def compile_ptx_for_current_device(pyfunc, sig, debug=None, lineinfo=False, devi
                        launch_bounds=launch_bounds)
 
 
-def declare_device(name, sig, link=None, use_cooperative=False):
-    """numba.cuda's declaration of an external device function (implemented in linked
-    CUDA C/C++ or PTX).  Not supported by cujit: raises NotImplementedError naming
-    ``name``; ValueError/TypeError first for a malformed ``name`` or ``sig``."""
-    if not isinstance(name, str) or not name.isidentifier():
-        raise ValueError(f"declare_device: name must be a C identifier string, got {name!r}")
-    ct.parse_signature(sig)
-    raise NotImplementedError(f"cujit.declare_device({name!r}, {sig!r}): external device "
-                              "functions are not supported by cujit (write the function in "
-                              "Python with cujit.jit(device=True))")
+def declare_device(name, sig, link=None, use_cooperative=False, abi="numba", sim=None):
+    """numba.cuda's declaration of an external device function (CUDA C/C++, PTX or any code
+    nvJitLink links): see :func:`cujit.compiler.declared.declare_device`, which it is."""
+    return _declare_device(name, sig, link=link, use_cooperative=use_cooperative, abi=abi,
+                           sim=sim)

@@ -15,6 +15,7 @@ from .. import kernelapi as K
 from .. import types as T
 from ..driver.api import STATIC_SHARED_LIMIT
 from ..numba_types import from_numba_type, is_numba_object, numba_jit_function
+from .declared import DeclaredFunction
 from .extensions import Intrinsic, overloads
 from .calls_wmma import table_entries as wmma_entries
 from .nodeinfo import SpecialRegister
@@ -118,6 +119,8 @@ def const_type(value):
         return Func("device", value), None
     if isinstance(value, Intrinsic):
         return Func("user_intrinsic", value), None
+    if isinstance(value, DeclaredFunction):
+        return Func("extern", value), None
     if numba_jit_function(value) is not None:
         # numba.jit / njit: compiled for the GPU from its Python function, as numba-cuda
         # does ("CPU-GPU compatibility")

@@ -59,17 +59,21 @@ def jit(func_or_sig=None, device=False, **options):
 
     ``func_or_sig``: the function, or a signature (string such as ``"void(float32[:])"``, a
     ``Signature``, a tuple of types) or a list of signatures for eager compilation, or None
-    when used as ``@jit(...)``.  Options: ``device`` (bool), ``link`` (paths of .ptx/.cubin/
-    .o/.a/.ltoir to link), ``debug``, ``opt`` (bool or 0–3), ``lineinfo``, ``cache`` (on-disk
+    when used as ``@jit(...)``.  Options: ``device`` (bool), ``link`` (a list of paths of
+    .cu/.ptx/.cubin/.fatbin/.o/.a/.ltoir files or linkable-code objects such as
+    ``cujit.CUSource``, linked into the kernel; CUDA C/C++ is compiled with NVRTC), ``lto``
+    (link-time optimisation through nvJitLink: the kernel is compiled to LTO-IR),
+    ``debug``, ``opt`` (bool or 0–3), ``lineinfo``, ``cache`` (on-disk
     cache), ``fastmath``, ``max_registers``, ``extensions`` (numba's argument handlers: objects
     with ``prepare_args(ty, val, **kwargs)``, see :mod:`.introspect`), ``launch_bounds`` (an
     int or 1–3 ints: max threads per block, min blocks per SM, max blocks per cluster),
     ``shared_memory_carveout`` (-1..100 or ``"MaxL1"``/``"MaxShared"``/``"default"``; see
     :mod:`.jitoptions`); ``inline``,
-    ``forceinline``, ``boundscheck`` and ``lto`` are accepted for compatibility and ignored.
+    ``forceinline`` and ``boundscheck`` are accepted for compatibility and ignored.
 
-    Raises TypeError for an unknown option or a signature of the wrong kind, ValueError for a
-    signature string that does not parse.
+    Raises TypeError for an unknown option, a signature of the wrong kind or a ``link`` entry
+    that is neither a path nor a linkable-code object, ValueError for a signature string that
+    does not parse or a ``link`` path of an unknown extension.
     """
     unknown = set(options) - _OPTIONS
     if unknown:
@@ -641,13 +645,16 @@ def _on_simulator():
 
 
 def compile_ptx(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath=False,
-                cc=None, opt=True, launch_bounds=None):
+                cc=None, opt=True, launch_bounds=None, abi_name=None, lto=False,
+                with_links=False):
     """PTX (str) of ``pyfunc`` for signature ``sig`` and its return type, as
     ``numba.cuda.compile_ptx``: ``(ptx, return_type)``.  ``cc``: target compute capability
     (default (9, 0); ``(9, 0, 'a')`` for sm_90a); ``device``: compile a device function instead
-    of a kernel; ``launch_bounds``: as the jit option (kernels only).  Needs no GPU.  Raises
-    TypingError/CompileError for code that does not compile, TypeError/ValueError for bad
-    ``cc`` or ``launch_bounds``."""
+    of a kernel; ``launch_bounds``: as the jit option (kernels only); ``abi_name``: the
+    device function's symbol; ``lto``: LTO-IR (bytes) instead of PTX; ``with_links``:
+    return ``(code, return_type, linked)``, ``linked`` the ``link=`` code of the declared
+    and device functions it calls.  Needs no GPU.  Raises TypingError/CompileError for code
+    that does not compile, TypeError/ValueError for bad ``cc`` or ``launch_bounds``."""
     from .lowering import compile_to_llvm
     from .nvvm import compile_ptx as _ptx
     if isinstance(pyfunc, (Dispatcher, DeviceFunction)):
@@ -657,10 +664,15 @@ def compile_ptx(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath
     if bounds is not None and device:
         raise ValueError("launch_bounds apply to kernels, not device functions (device=True)")
     lowered = compile_to_llvm(pyfunc, sig.args, kernel=not device, debug=bool(debug),
-                              lineinfo=bool(lineinfo), launch_bounds=bounds)
-    ptx = _ptx(lowered.llvm_ir, tuple(cc) if cc else (9, 0), opt=3 if opt is True else opt,
-               fastmath=fastmath, debug=debug, lineinfo=lineinfo, name=lowered.name)
-    return ptx, getattr(lowered, "return_type", ct.void)
+                              lineinfo=bool(lineinfo), launch_bounds=bounds,
+                              abi_name=abi_name,
+                              return_type=sig.return_type if device else None)
+    code = _ptx(lowered.llvm_ir, tuple(cc) if cc else (9, 0), opt=3 if opt is True else opt,
+                fastmath=fastmath, debug=debug, lineinfo=lineinfo, name=lowered.name, lto=lto)
+    restype = getattr(lowered, "return_type", ct.void)
+    if with_links:
+        return code, restype, tuple(getattr(lowered, "linked", ()))
+    return code, restype
 
 
 def compile_ptx_for_current_device(pyfunc, sig, debug=False, lineinfo=False, device=False,

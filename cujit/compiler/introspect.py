@@ -274,6 +274,29 @@ class InspectMixin:
         """PTX (str) of one specialisation, or ``{argtypes: str}`` for all when None."""
         return self._inspect("ptx", signature)
 
+    def inspect_lto_ptx(self, signature=None):
+        """The PTX nvJitLink makes when it links this kernel with link-time optimisation
+        (str), for ``signature`` (argument types) or ``{argtypes: str}`` for all, as
+        numba.cuda's ``inspect_lto_ptx``: the kernel and the LTO-IR of its ``link=`` code
+        optimised together.  ValueError when the kernel was not compiled with
+        ``lto=True``; KeyError for a signature not compiled; LinkerError from nvJitLink."""
+        if not self.targetoptions.get("lto"):
+            raise ValueError(f"inspect_lto_ptx(): kernel {self.py_func.__qualname__} was not "
+                             f"compiled with link-time optimisation; use @jit(lto=True)")
+        from .linker import link_cubin
+        self._compile_pending()
+
+        def linked(spec):
+            return link_cubin(spec.ltoir, spec.cc, files=spec.link_files, ltoir=True,
+                              output="ptx", name=spec.name + ".ltoir")
+        if signature is None:
+            return {k: linked(v) for k, v in self._specs.items()}
+        signature = self._sig_key(signature)
+        if signature not in self._specs:
+            raise KeyError(f"kernel {self.py_func.__qualname__} has no compiled signature "
+                           f"{signature}; compiled: {list(self._specs)}")
+        return linked(self._specs[signature])
+
     def _inspect(self, attr, signature):
         self._compile_pending()
         if signature is None:

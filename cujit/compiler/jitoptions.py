@@ -1,9 +1,13 @@
 """Checks of ``jit()`` option values (types and ranges), so that a misspelt value is an
 error at decoration time rather than ignored (on the simulator a kernel is never compiled,
 so a bad value would otherwise never be reported)."""
+import os
+
 import numpy as np
 
-__all__ = ["check_options", "check_launch_bounds", "carveout_percent"]
+from .linkable import EXTENSIONS, LinkableCode
+
+__all__ = ["check_options", "check_launch_bounds", "carveout_percent", "check_link"]
 
 _FLAG_OPTIONS = ("device", "debug", "lineinfo", "cache", "inline", "forceinline",
                  "boundscheck", "lto")
@@ -15,10 +19,30 @@ def _is_flag(v):
         (v.__class__ is int and v in (0, 1))
 
 
+def check_link(link):
+    """TypeError for a ``link=`` option that is not a path, a linkable-code object or a
+    list/tuple of them; ValueError for a path whose extension is not one nvJitLink or NVRTC
+    takes (:data:`.linkable.EXTENSIONS`).  Files are read when the kernel is compiled."""
+    if link is None:
+        return
+    for entry in link if isinstance(link, (list, tuple)) else (link,):
+        if isinstance(entry, LinkableCode):
+            continue
+        if not isinstance(entry, (str, os.PathLike)):
+            raise TypeError(f"jit() option link: entries must be file paths or linkable-code "
+                            f"objects (cujit.CUSource, PTXSource, Cubin, Fatbin, LTOIR, "
+                            f"Archive, Object), got {entry!r}")
+        ext = os.path.splitext(os.fspath(entry))[1].lower()
+        if ext not in EXTENSIONS:
+            raise ValueError(f"jit() option link: cannot link {os.fspath(entry)!r}: its "
+                             f"extension {ext!r} is not one of {', '.join(sorted(EXTENSIONS))}")
+
+
 def check_options(device, options):
     """TypeError/ValueError for a jit() option of the wrong type or range (Numba's meaning:
     flags are bools; ``opt`` a bool or 0-3; ``fastmath`` a bool or a set of LLVM fast-math
     flag names; ``max_registers`` None or an int >= 1)."""
+    check_link(options.get("link"))
     for name in _FLAG_OPTIONS:
         v = device if name == "device" else options.get(name)
         if name == "inline" and isinstance(v, str):

@@ -5,11 +5,12 @@ the driver's PTX ISA (driver 580 = CUDA 13.0 takes ≤ 9.0), so the launcher loa
 whenever nvJitLink is present and falls back to PTX (its ``.version`` lowered to what the driver
 reads, :func:`fit_ptx_version`) otherwise.
 """
-import os
 import re
 import threading
 
 from .errors import ToolchainError
+from .linkable import linkable_of
+from .nvrtc import compile_cuda
 from .nvvm import arch_suffix
 
 __all__ = ["LinkerError", "link_cubin", "nvjitlink_available", "nvjitlink_version",
@@ -53,8 +54,19 @@ def sm_option(cc):
     return "sm_" + arch_suffix(cc)
 
 
-_KINDS = {".ptx": "PTX", ".cubin": "CUBIN", ".fatbin": "FATBIN", ".o": "OBJECT",
-          ".a": "LIBRARY", ".ltoir": "LTOIR"}
+def _inputs(nj, files, cc, lto, debug, lineinfo):
+    """``(InputType, bytes, name)`` of each ``link=`` entry; ``.cu`` code through NVRTC."""
+    out = []
+    for entry in files:
+        code = linkable_of(entry)
+        if code.kind == "cu":
+            data = compile_cuda(code.data, cc, name=code.name, lto=lto, debug=debug,
+                                lineinfo=lineinfo)
+            kind = "LTOIR" if lto else "PTX"
+        else:
+            data, kind = code.data_bytes(), code.kind
+        out.append((getattr(nj.InputType, kind), data, code.name))
+    return out
 
 
 def _text(nj, getter_size, getter, h):
@@ -68,49 +80,78 @@ def _text(nj, getter_size, getter, h):
 
 
 def link_cubin(ptx, cc=(9, 0), *, files=(), max_registers=None, debug=False, lineinfo=False,
-               name="cujit_module.ptx"):
-    """Link PTX (str or bytes) and extra ``files`` (paths of .ptx/.cubin/.fatbin/.o/.a/.ltoir)
-    into one cubin (bytes, an ELF image) for ``cc`` (``(9, 0)`` or ``'sm_90'``).
+               name="cujit_module.ptx", lto=False, ltoir=False, output="cubin"):
+    """Link PTX (str or bytes; with ``ltoir``, LTO-IR bytes from libNVVM's ``-gen-lto``) and
+    the ``link=`` entries ``files`` (paths of .cu/.ptx/.cubin/.fatbin/.o/.a/.ltoir, or
+    :mod:`.linkable` objects; CUDA C/C++ is compiled by NVRTC for ``cc`` first) into one
+    cubin (bytes, an ELF image) for ``cc`` (``(9, 0)`` or ``'sm_90'``).  ``lto``: link-time
+    optimisation (nvJitLink ``-lto``; NVRTC then makes LTO-IR).  ``output='ptx'``: the
+    linked PTX (str) instead, which nvJitLink makes for LTO links only (``-ptx``: what
+    ``inspect_lto_ptx`` shows; inputs other than LTO-IR are left out).
 
-    Raises LinkerError with nvJitLink's log when linking fails, or when nvJitLink is absent;
-    ValueError for a file whose kind cannot be told from its extension.
+    Raises LinkerError with nvJitLink's log when linking fails (a declared function no input
+    defines, for one), or when nvJitLink is absent; NvrtcError with NVRTC's log for CUDA
+    C/C++ that does not compile; ValueError for a file whose kind cannot be told from its
+    extension or an ``output`` other than 'cubin'/'ptx'; TypeError for an entry that is
+    neither a path nor a linkable-code object.
     """
+    if output not in ("cubin", "ptx"):
+        raise ValueError(f"output must be 'cubin' or 'ptx', got {output!r}")
     nj = _nvjitlink()
     if nj is None:
         raise LinkerError("nvJitLink is not available (install nvidia-nvjitlink)")
     data = ptx.encode() if isinstance(ptx, str) else bytes(ptx)
+    lto = bool(lto or ltoir)
     opts = [f"-arch={sm_option(cc)}"]
+    if lto:
+        opts.append("-lto")
+    if output == "ptx":
+        opts.append("-ptx")
     if max_registers:
         opts.append(f"-maxrregcount={int(max_registers)}")
     if debug:
         opts.append("-g")
     elif lineinfo:
         opts.append("-lineinfo")
-    kinds = []
-    for path in files:
-        ext = os.path.splitext(str(path))[1].lower()
-        if ext not in _KINDS:
-            raise ValueError(f"cannot link {path!r}: its extension {ext!r} is not one of "
-                             f"{', '.join(sorted(_KINDS))}")
-        kinds.append((str(path), getattr(nj.InputType, _KINDS[ext])))
+    cc_tuple = cc if not isinstance(cc, str) else _cc_of(cc)
+    inputs = _inputs(nj, files, cc_tuple, lto, debug, lineinfo)
+    if output == "ptx":
+        # nvJitLink makes PTX only from LTO-IR; the other inputs are left out, as numba's
+        # get_lto_ptx does (their functions stay calls of external symbols)
+        inputs = [i for i in inputs if i[0] == nj.InputType.LTOIR]
     with _lock:
         h = nj.create(len(opts), opts)
         try:
             try:
-                nj.add_data(h, nj.InputType.PTX, data, len(data), name)
-                for path, kind in kinds:
-                    nj.add_file(h, kind, path)
+                nj.add_data(h, nj.InputType.LTOIR if ltoir else nj.InputType.PTX, data,
+                            len(data), name)
+                for kind, blob, what in inputs:
+                    nj.add_data(h, kind, blob, len(blob), what)
                 nj.complete(h)
             except nj.nvJitLinkError as exc:
                 log = _text(nj, nj.get_error_log_size, nj.get_error_log, h)
                 raise LinkerError(f"nvJitLink could not link {name} for {opts[0][6:]}: {exc}",
                                   log) from None
+            if output == "ptx":
+                n = nj.get_linked_ptx_size(h)
+                buf = bytearray(n)
+                nj.get_linked_ptx(h, buf)
+                return bytes(buf).rstrip(b"\0").decode()
             n = nj.get_linked_cubin_size(h)
             buf = bytearray(n)
             nj.get_linked_cubin(h, buf)
         finally:
             nj.destroy(h)
     return bytes(buf)
+
+
+def _cc_of(arch):
+    """``(9, 0)`` / ``(9, 0, 'a')`` from ``'sm_90'`` / ``'sm_90a'``."""
+    digits = arch.split("_")[-1]
+    suffix = digits[-1] if digits[-1].isalpha() else ""
+    digits = digits.rstrip("af")
+    cc = (int(digits[:-1]), int(digits[-1]))
+    return cc + (suffix,) if suffix else cc
 
 
 def driver_ptx_isa(driver_version):

@@ -16,6 +16,7 @@ from . import lower_arrays as LA
 from . import lower_atomics, lower_complex, lower_extending, lower_fp16, lower_libdevice
 from . import lower_scalars
 from . import lower_wmma
+from .lower_extern import lower_extern_call
 from . import rules
 from .callkinds import Call, CallKind
 from .lower_device import lower_closure_call, lower_device_call
@@ -449,6 +450,7 @@ _HANDLERS = {
     K.MATCH_ANY_SYNC: intrinsics_extra.lower_match, K.MATCH_ALL_SYNC: intrinsics_extra.lower_match,
     K.THIS_GRID: cooperative.lower_this_grid, K.GRID_SYNC: cooperative.lower_grid_sync,
     K.OVERLOAD: _overload, K.USER_INTRINSIC: lower_extending.lower_user_intrinsic,
+    K.EXTERN: lower_extern_call,
     K.WMMA_FRAGMENT: lower_wmma.lower_fragment, K.WMMA_FILL: lower_wmma.lower_fill,
     K.WMMA_LOAD: lower_wmma.lower_load, K.WMMA_MMA: lower_wmma.lower_mma,
     K.WMMA_STORE: lower_wmma.lower_store,

@@ -28,7 +28,8 @@ except ImportError as exc:
 
 from .. import types as T
 from .errors import CompileError, TypingError
-from .ltypes import I8, I8P, I32, I64, alignment_of, ltype, mtype, passes_param
+from .linkable import same_entry
+from .ltypes import I8, I8P, I32, I64, alignment_of, cast, ltype, mtype, passes_param
 from .rules import PseudoType
 from .typeinfer import CompileEnv, infer
 
@@ -47,7 +48,8 @@ class LoweredFunction:
     (tuple of cujit types), ``return_type``, ``uses_dynamic_shared`` (bool),
     ``static_shared_bytes`` (int, bytes of all static shared arrays), ``const_bytes`` (int,
     bytes placed in constant memory), ``source_info`` (dict: filename, firstlineno,
-    qualname), ``param_types`` (list of str, the LLVM type of each kernel parameter, in order).
+    qualname), ``param_types`` (list of str, the LLVM type of each kernel parameter, in order),
+    ``linked`` (tuple: the ``link=`` code of the declared and device functions it calls).
     """
 
     def __init__(self, **kw):
@@ -123,6 +125,7 @@ class ModuleContext:
         self.debug = debug          # jit(debug=True): record raises for the host
         self.debuginfo = None       # DebugInfo when lineinfo/debug ask for source lines
         self.uses_grid_sync = False     # cg grid.sync(): needs a cooperative launch
+        self.linked = []            # link= code of the declared functions called (in order)
         self.exceptions = []        # (class, args, SourceLocation) per raise site, code - 1
         self.module = ir.Module(name=name)
         self.module.triple = TRIPLE
@@ -138,6 +141,15 @@ class ModuleContext:
         self.static_shared_bytes = 0
         self.const_bytes = 0
         self.uses_dynamic_shared = False
+
+    def record_extern(self, fn):
+        """Note a call of declared function ``fn``: its ``link=`` code joins the kernel's
+        link (each entry once) and its ``use_cooperative`` the kernel's launch."""
+        for item in fn.link:
+            if not any(same_entry(item, x) for x in self.linked):
+                self.linked.append(item)
+        if fn.use_cooperative:
+            self.uses_grid_sync = True
 
     def unique(self, stem):
         self._n += 1
@@ -324,7 +336,7 @@ _LAUNCH_BOUND_PROPS = ("maxntidx", "minctasm", "cluster_max_blocks")
 
 
 def compile_to_llvm(pyfunc, argtypes, kernel=True, debug=False, lineinfo=False,
-                    launch_bounds=None, source=None):
+                    launch_bounds=None, source=None, abi_name=None, return_type=None):
     """Type and lower ``pyfunc`` for ``argtypes`` (tuple of cujit types, a Signature or a
     signature string) into one NVVM IR module.  ``debug``: numba.cuda's ``debug=True``
     (assertions compiled, division by zero checked, raises recorded for the host: see
@@ -333,6 +345,11 @@ def compile_to_llvm(pyfunc, argtypes, kernel=True, debug=False, lineinfo=False,
     a kernel's bounds as :func:`.jitoptions.check_launch_bounds` returns them (only the total
     threads per block is bounded, y and z taken as 1, as numba-cuda and CUDA C do).
     ``source``: the FunctionSource ``pyfunc``'s owner keeps (parsed again when None).
+    ``abi_name``: the symbol of a device function (``kernel=False``) instead of cujit's
+    mangled name (``compile(abi_info={'abi_name': ...})``).  ``return_type``: a device
+    function's declared result type (a signature's); when the inferred one differs, the
+    symbol is a wrapper converting to it, so that callers declaring that type (C++ code
+    linked with it) read the value right.
 
     Returns a ``LoweredFunction``.  Raises ``TypingError`` (untypable or unsupported code)
     or ``CompileError`` (resource limits: 48 KiB static shared, 64 KiB constant memory) whose
@@ -343,7 +360,7 @@ def compile_to_llvm(pyfunc, argtypes, kernel=True, debug=False, lineinfo=False,
     tf = infer(pyfunc, argtypes, kernel=kernel, env=env, source=source)
     fsrc = tf.fsrc
     digest = hashlib.sha1(repr((fsrc.qualname, fsrc.filename, argtypes)).encode()).hexdigest()
-    name = f"_cujit_{_safe(fsrc.qualname)}_{digest[:12]}"
+    name = abi_name or f"_cujit_{_safe(fsrc.qualname)}_{digest[:12]}"
     m = ModuleContext(name, debug=bool(debug))
     if debug or lineinfo:
         from .debuginfo import DebugInfo
@@ -358,24 +375,41 @@ def compile_to_llvm(pyfunc, argtypes, kernel=True, debug=False, lineinfo=False,
         argvals = [_rebuild(lw.b, t, it) for t in abi]
         lw.lower(argvals)
         m.module.add_named_metadata("nvvm.annotations", [fn, "kernel", ir.Constant(I32, 1)])
+        # libNVVM's LTO-IR (-gen-lto) lets nvJitLink drop a kernel nothing marks as used
+        used = ir.GlobalVariable(m.module, ir.ArrayType(I8P, 1), "llvm.used")
+        used.linkage = "appending"
+        used.section = "llvm.metadata"
+        used.initializer = ir.Constant(ir.ArrayType(I8P, 1), [fn.bitcast(I8P)])
         for prop, bound in zip(_LAUNCH_BOUND_PROPS, launch_bounds or ()):
             m.module.add_named_metadata("nvvm.annotations", [fn, prop, ir.Constant(I32, bound)])
     else:
         params = [ltype(t) for t in tf.argtypes]
-        fn = ir.Function(m.module, ir.FunctionType(ltype(tf.return_type), params), name)
+        rt = tf.return_type
+        wrap = return_type is not None and return_type != rt and \
+            isinstance(rt, T.Scalar) and isinstance(return_type, T.Scalar)
+        fn = ir.Function(m.module, ir.FunctionType(ltype(rt), params),
+                         name + "_impl" if wrap else name)
         FunctionLowerer(m, tf, fn).lower(list(fn.args))
+        if wrap:
+            fn.linkage = "internal"
+            outer = ir.Function(m.module, ir.FunctionType(ltype(return_type), params), name)
+            b = ir.IRBuilder(outer.append_basic_block("entry"))
+            b.ret(cast(b, b.call(fn, list(outer.args)), rt, return_type))
     m.module.add_named_metadata("nvvmir.version",
                                 [ir.Constant(I32, v) for v in NVVMIR_VERSION])
     try:
         text = str(m.module)
     except Exception as e:     # pragma: no cover - an llvmlite formatting bug
         raise CompileError(f"could not print the LLVM module: {e}") from e
+    declared = return_type if not kernel and return_type is not None else tf.return_type
     return LoweredFunction(
-        llvm_ir=text, name=name, argtypes=tf.argtypes, return_type=tf.return_type,
+        llvm_ir=text, name=name, argtypes=tf.argtypes, return_type=declared,
         uses_dynamic_shared=m.uses_dynamic_shared or any(
             f.uses_dynamic_shared for f in tf.all_functions()),
         static_shared_bytes=m.static_shared_bytes, const_bytes=m.const_bytes,
         source_info={"filename": fsrc.filename, "firstlineno": fsrc.firstlineno,
                      "qualname": fsrc.qualname},
         param_types=[str(p) for p in params], exceptions=list(m.exceptions),
-        uses_grid_sync=m.uses_grid_sync)
+        uses_grid_sync=m.uses_grid_sync,
+        linked=tuple(m.linked) + tuple(x for x in env.linked
+                                       if not any(same_entry(x, y) for y in m.linked)))

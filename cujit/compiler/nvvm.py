@@ -120,14 +120,16 @@ def _options(arch, opt, fastmath, debug, lineinfo):
 
 
 def compile_ptx(llvm_ir, cc=(9, 0), *, opt=3, fastmath=False, debug=False, lineinfo=False,
-                libdevice=None, name="cujit_module"):
-    """Compile one NVVM IR module (text, str or bytes) to PTX (str).
+                libdevice=None, name="cujit_module", lto=False):
+    """Compile one NVVM IR module (text, str or bytes) to PTX (str), or with ``lto`` to
+    LTO-IR (bytes: libNVVM's ``-gen-lto``, for nvJitLink's link-time optimisation).
 
     ``cc``: target compute capability ``(major, minor)`` or ``'compute_XY'``; ``opt``: 0–3
     (or bool); ``fastmath``: flush denormals and approximate div/sqrt; ``libdevice``: link
     libdevice (default: when the IR names a ``__nv_`` function).  Raises NvvmError with the
     compiler's log when the module is rejected, ValueError naming ``CUJIT_NVVM_BACKEND``
-    when it holds something other than ``llvmlite``, ``nvvm`` or nothing.
+    when it holds something other than ``llvmlite``, ``nvvm`` or nothing; NvvmError for
+    ``lto`` without libNVVM (llvmlite makes no LTO-IR).
     """
     backend = config.NVVM_BACKEND    # read at every compile: a malformed value is an error
     text = llvm_ir.encode() if isinstance(llvm_ir, str) else bytes(llvm_ir)
@@ -135,6 +137,12 @@ def compile_ptx(llvm_ir, cc=(9, 0), *, opt=3, fastmath=False, debug=False, linei
         libdevice = b"@__nv_" in text or b"@\"__nv_" in text   # llvmlite quotes names
     arch = arch_option(cc)
     nvvm = _nvvm()
+    if lto:
+        if nvvm is None:
+            raise NvvmError(f"LTO-IR for {name} needs libNVVM (-gen-lto): "
+                            + (_nvvm_state[1] or "it is not available"))
+        return _compile_nvvm(nvvm, text, _options(arch, opt, fastmath, debug, lineinfo)
+                             + ["-gen-lto"], libdevice, name, binary=True)
     if nvvm is None:
         if backend == "nvvm":
             raise NvvmError(_nvvm_state[1] + " (and CUJIT_NVVM_BACKEND=nvvm forbids llvmlite)")
@@ -153,7 +161,7 @@ def _log(nvvm, prog):
         return ""
 
 
-def _compile_nvvm(nvvm, text, opts, libdevice, name):
+def _compile_nvvm(nvvm, text, opts, libdevice, name, binary=False):
     with _lock:     # libNVVM programs are not shared, but numba and CuPy serialise too
         prog = nvvm.create_program()
         try:
@@ -171,7 +179,7 @@ def _compile_nvvm(nvvm, text, opts, libdevice, name):
             nvvm.get_compiled_result(prog, buf)
         finally:
             nvvm.destroy_program(prog)
-    return bytes(buf).rstrip(b"\0").decode()
+    return bytes(buf) if binary else bytes(buf).rstrip(b"\0").decode()
 
 
 # PTX ISA that LLVM's NVPTX back end is asked for, per target major version: the lowest that

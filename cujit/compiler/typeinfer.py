@@ -33,12 +33,14 @@ _MAX_PASSES = 50
 
 class CompileEnv:
     """State shared by a kernel and the device functions it calls: typed functions cached by
-    ``(pyfunc, argtypes)`` and the stack of functions being typed (to reject recursion)."""
+    ``(pyfunc, argtypes)``, the stack of functions being typed (to reject recursion) and the
+    ``link=`` code of the device functions called (``linked``, linked with the kernel)."""
 
     def __init__(self, debug=False):
         self.typed = {}
         self.stack = []
         self.debug = bool(debug)    # jit(debug=True): assertions and division checks
+        self.linked = []
 
 
 class TypedFunction:

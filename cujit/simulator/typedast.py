@@ -576,6 +576,15 @@ class Rewriter:
             return call
         return self.conv(call, None, sig.return_type, node)
 
+    def c_extern(self, node, c):
+        # as an intrinsic: the arguments as the declared types, the result converted back
+        fn = c.data.function
+        args = [self.conv(self.expr(a), self.ty(a), t, a) for a, t in zip(node.args, fn.sig.args)]
+        call = self.call(fn, "ext", args, node)     # runs fn.sim, or raises naming fn
+        if not _numeric(fn.sig.return_type):
+            return call
+        return self.conv(call, None, fn.sig.return_type, node)
+
     def c_print(self, node, c):
         if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
             return None
@@ -688,6 +697,7 @@ def _call_table():
                                R.c_as_written))
     table.update({K.CAST: R.c_cast, K.DEVICE: R.c_device, K.PRINT: R.c_print,
                   K.OVERLOAD: R.c_overload, K.USER_INTRINSIC: R.c_user_intrinsic,
+                  K.EXTERN: R.c_extern,
                   K.POW: R.c_pow, K.LIBDEVICE: R.c_libdevice, K.ABS: R.c_abs,
                   K.MATH: R.c_math, K.NP_ROUNDING: R.c_math,
                   K.ATOMIC: R.c_atomic, K.FMA: R.c_fma, K.CBRT: R.c_cbrt})

@@ -16,7 +16,8 @@ tomllib = pytest.importorskip("tomllib")     # Python 3.11+
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-TOOLCHAIN = {"cuda-bindings", "cuda-pathfinder", "llvmlite", "nvidia-nvvm", "nvidia-nvjitlink"}
+TOOLCHAIN = {"cuda-bindings", "cuda-pathfinder", "llvmlite", "nvidia-nvvm", "nvidia-nvjitlink",
+             "nvidia-cuda-nvrtc", "nvidia-cuda-runtime", "nvidia-cuda-cccl"}
 LEAN = {"numpy", "greenlet", "tqdm"}
 
 
@@ -45,14 +46,17 @@ def test_cu13_extra_is_the_gpu_toolchain_for_cuda_13():
     cu13 = _extra("cu13")
     assert set(cu13) == TOOLCHAIN
     assert cu13["cuda-bindings"] == ">=13.0,<14"
-    assert cu13["nvidia-nvvm"] == cu13["nvidia-nvjitlink"] == "==13.0.*"
+    assert all(cu13[n] == "==13.0.*" for n in cu13 if n.startswith("nvidia-"))
 
 
 def test_cu12_extra_pins_cuda_12_packages():
     cu12 = _extra("cu12")
     assert cu12["cuda-bindings"] == ">=12.8,<13"
     assert {n for n in cu12 if n.startswith("nvidia-")} == {"nvidia-cuda-nvcc-cu12",
-                                                          "nvidia-nvjitlink-cu12"}
+                                                          "nvidia-nvjitlink-cu12",
+                                                          "nvidia-cuda-nvrtc-cu12",
+                                                          "nvidia-cuda-runtime-cu12",
+                                                          "nvidia-cuda-cccl-cu12"}
     assert all(cu12[n] == "==12.*" for n in cu12 if n.startswith("nvidia-"))
     assert {"llvmlite", "cuda-pathfinder"} <= set(cu12)
 

@@ -27,6 +27,10 @@ NAMES = {
         "CudaDriverError": cujit.CudaDriverError, "CudaSupportError": cujit.CudaSupportError,
         "NvvmError": NvvmError},
     "cujit.cudadrv.runtime": {"runtime": cujit.runtime, "get_version": get_version},
+    "cujit.cudadrv.linkable_code": {
+        name: getattr(cujit, name) for name in ("LinkableCode", "CUSource", "PTXSource",
+                                                "Cubin", "Fatbin", "LTOIR", "Archive",
+                                                "Object")},
 }
 
 
