@@ -63,7 +63,7 @@ _SOURCES = {
     "cujit.ufuncs": ["vectorize", "guvectorize"],
     "cujit.reduction": ["reduce", "Reduce"],
     "cujit.types": ["boolean", "bool_", "int8", "int16", "int32", "int64", "uint8", "uint16",
-                    "uint32", "uint64", "float16", "float32", "float64", "complex64",
+                    "uint32", "uint64", "float16", "float32", "float64", "bfloat16", "complex64",
                     "complex128", "intp", "uintp", "void"],
     "cujit.type_names": ["b1", "bool", "byte", "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8",
                          "f4", "f8", "c8", "c16", "double", "char", "uchar", "short", "ushort",
@@ -74,10 +74,10 @@ _SOURCES = {
 _WHERE = {name: mod for mod, names in _SOURCES.items() for name in names}
 # Submodules reachable as attributes without an import (``cuda.random``, as in numba.cuda).
 _SUBMODULES = {"random": "cujit.random", "libdevice": "cujit.libdevice",
-               "runtime": "cujit.runtime"}
+               "runtime": "cujit.runtime", "bf16": "cujit.bf16", "fp8": "cujit.fp8"}
 
 # ``laneid`` differs per simulated thread, so it is computed on every access.
-__all__ = sorted(list(_WHERE) + ["config", "laneid", "fp16", "random", "libdevice",
+__all__ = sorted(list(_WHERE) + ["config", "laneid", "fp16", "bf16", "fp8", "random", "libdevice",
                                      "runtime", "implementation"])
 
 
