@@ -20,6 +20,7 @@ a float: convert with ``bfloat16(x)`` first).
 import numpy as np
 
 from . import narrow_floats as nf
+from . import types_core as _T
 from .bf16_scalar import BF16
 from .types_core import bfloat16
 
@@ -349,10 +350,47 @@ for _t in ("int8", "uint8"):
 for _alias, _target in _ALIASES.items():
     globals()[_alias] = globals()[_target]
 
+def _signature(name):
+    """(parameter types, result type) of intrinsic ``name`` in kernels."""
+    fn = globals()[name]
+    base = fn.__name__
+    bf = bfloat16
+    ints = {t: getattr(_T, t) for t in INT_TYPES}
+    if base in ("hfma", "hfma_sat", "hfma_relu"):
+        return (bf, bf, bf), bf
+    if base in ("hneg", "habs") or base in UNARY:
+        return (bf,), bf
+    if base in ("hisnan",):
+        return (bf,), _T.boolean
+    if base == "hisinf":
+        return (bf,), _T.int32
+    if base.startswith("h"):
+        cmp = base in ("heq", "hne", "hge", "hgt", "hle", "hlt", "hequ", "hneu", "hgeu",
+                       "hgtu", "hleu", "hltu")
+        return (bf, bf), (_T.boolean if cmp else bf)
+    if base == "bfloat16_to_float32":
+        return (bf,), _T.float32
+    if base.startswith("float32_to_bfloat16"):
+        return (_T.float32,), bf
+    if base == "float64_to_bfloat16":
+        return (_T.float64,), bf
+    if base.startswith("bfloat16_as_"):
+        return (bf,), ints[base[len("bfloat16_as_"):]]
+    if base.endswith("_as_bfloat16"):
+        return (ints[base[:-len("_as_bfloat16")]],), bf
+    if base.startswith("bfloat16_to_"):
+        return (bf,), ints[base[len("bfloat16_to_"):-3]]
+    return (ints[base[:base.index("_to_bfloat16")]],), bf
+
+
 #: Every intrinsic's name (the aliases included).
 INTRINSICS = tuple(sorted(n for n, v in globals().items()
                           if callable(v) and not n.startswith("_") and n not in (
                               "BF16", "bfloat16")
                           and getattr(v, "__module__", None) == __name__))
 __all__ = ["bfloat16"] + list(INTRINSICS)
+#: ``name: (parameter types, result type)`` of every intrinsic in kernels; an argument of
+#: another integer or float type is converted to the parameter's type (bfloat16 parameters
+#: take bfloat16 values only).
+SIGNATURES = {n: _signature(n) for n in INTRINSICS}
 del _n, _fn, _ld, _m, _t, _c, _s, _w, _alias, _target

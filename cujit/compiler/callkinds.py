@@ -33,7 +33,7 @@ class Extremum:
 @dataclasses.dataclass(frozen=True)
 class MathFunc:
     """A function of a maths family, by its name in that family (``'sin'`` of ``math``,
-    ``'floor'`` of ``np.floor``, ``'rect'`` of ``cmath``, ``'hadd'`` of ``cuda.fp16``)."""
+    ``'floor'`` of ``np.floor``, ``'rect'`` of ``cmath``, ``'hadd'`` of ``cuda.fp16`` or ``cuda.bf16``)."""
     name: str
 
 
@@ -131,6 +131,7 @@ class CallKind(enum.Enum):
     MATH_PARTS = ("math_parts", MathFunc)  # math.modf, frexp, ldexp
     CMATH = ("cmath", MathFunc)
     FP16 = ("fp16", MathFunc)
+    BF16 = ("bf16", MathFunc)              # cuda.bf16.* and math.* of a bfloat16
     BIT_COUNT = ("bit_count", type(None))
     CONJUGATE = ("conjugate", type(None))
     # arrays
@@ -215,7 +216,7 @@ def resolve(key):
     return CallKind(key), None
 
 
-_FAMILIES = {"math": CallKind.MATH, "cmath": CallKind.CMATH, "fp16": CallKind.FP16,
+_FAMILIES = {"math": CallKind.MATH, "cmath": CallKind.CMATH, "fp16": CallKind.FP16, "bf16": CallKind.BF16,
              "atomic": CallKind.ATOMIC, "libdevice": CallKind.LIBDEVICE}
 _MATH_PARTS = ("modf", "frexp", "ldexp")
 _NP_ROUNDING = ("npfloor", "npceil", "nptrunc")

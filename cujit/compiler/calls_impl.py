@@ -9,7 +9,7 @@ from . import intrinsics_types as IX
 from . import rules
 from .callkinds import Atomic, Call, CallKind, Cast, Extremum, MathFunc, ValueType
 from .calls_device import type_device_call
-from .calls_ext import type_ext
+from .calls_ext import type_bf16_math, type_ext
 from .closures import type_closure_call
 from .libdevice_table import type_libdevice
 from .const_types import MATH_BINARY
@@ -121,6 +121,15 @@ def _t_libdevice(c):
 
 def _t_cast(c):
     typer, node, args = c.typer, c.node, c.args
+    if c.name is None and len(args) == 1 and not c.kws and (
+            isinstance(c.ft.data, T.BFloat16) or isinstance(args[0], T.BFloat16)):
+        # bfloat16(x) of a real number, or a real type / bool of a bfloat16
+        other = args[0] if isinstance(c.ft.data, T.BFloat16) else c.ft.data
+        if not (isinstance(other, T.BFloat16) or rules.is_int(other) or rules.is_float(other)
+                or isinstance(other, T.Boolean)):
+            raise typer.error(f"cannot convert {args[0]} to {c.ft.data}", node)
+        c.record(Cast(c.ft.data))
+        return c.ft.data
     c.need(1)
     if c.name is None:
         if rules.is_complex(args[0]) and not rules.is_complex(c.ft.data):
@@ -232,6 +241,8 @@ def _t_print(c):
 
 
 def _t_math(c):
+    if c.args and isinstance(c.args[0], T.BFloat16):
+        return type_bf16_math(c.typer, c.node, c.name, c.args)
     c.record(MathFunc(c.name))
     return _math(c.typer, c.node, c.name, c.args, c.need)
 
@@ -412,7 +423,7 @@ def _t_cbrt(c):
 # Kinds that check their keyword arguments themselves (typed in their own modules).
 _OWN_CHECKS = {CallKind.DEVICE: _t_device, CallKind.CLOSURE: _t_closure,
                CallKind.LIBDEVICE: _t_libdevice, CallKind.CMATH: _t_ext,
-               CallKind.FP16: _t_ext, CallKind.MATH_PARTS: _t_ext}
+               CallKind.FP16: _t_ext, CallKind.BF16: _t_ext, CallKind.MATH_PARTS: _t_ext}
 # Kinds that refuse whole-array arguments with numba's ufunc advice.
 _ELEMENTWISE = frozenset((CallKind.MATH, CallKind.NP_ROUNDING, CallKind.ABS, CallKind.MIN,
                           CallKind.MAX))

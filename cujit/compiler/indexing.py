@@ -201,6 +201,12 @@ def setitem(typer, target, vt):
                               f"of {rt} (a whole record needs a record of the same dtype)",
                               target)
         return      # whole-record copy (lower_records.copy_record)
+    if isinstance(rt, T.BFloat16) or isinstance(vt, T.BFloat16):
+        if vt is not rt:
+            raise typer.error(f"cannot store a value of type {vt} into an array of {rt} "
+                              "(bfloat16 arrays take bfloat16 values: convert with "
+                              "bfloat16(x) / float32(x))", target)
+        return
     if not rules.is_number(vt):
         raise typer.error(f"cannot store a value of type {vt} into an array of {rt}", target)
     if rules.is_complex(vt) and not rules.is_complex(rt):

@@ -22,6 +22,7 @@ import weakref
 
 import numpy as np
 
+from .. import bf16_scalar
 from .. import types as ct
 from ..driver.errors import CudaAPIError, CUDA_ERROR_INVALID_VALUE, last_launch
 
@@ -263,6 +264,8 @@ def param_layout(t, expr):
         return [(f, f"{expr}.real"), (f, f"{expr}.imag")]
     if isinstance(t, (ct.Boolean, ct.Integer, ct.Float)):
         return [(_scalar_fmt(t), expr)]
+    if isinstance(t, ct.BFloat16):     # a BF16 or an ml_dtypes.bfloat16: its 16 bits
+        return [("H", f"_bf16({expr}).bits")]
     if isinstance(t, ct.Record):
         return [("Q", f"_ptr({expr})")]
     if isinstance(t, ct.EnumMember):
@@ -313,7 +316,7 @@ class ArgPacker:
         self.params = ctypes.addressof(self.param_array)
         self.exprs = ", ".join(e for _, e in items)
         self.namespace = {"_pack_into": self.struct.pack_into, "_buf": self.buffer,
-                          "_ptr": _record_ptr}
+                          "_ptr": _record_ptr, "_bf16": bf16_scalar.from_storage}
         names = ", ".join(f"a{i}" for i in range(len(self.argtypes)))
         unpack = f"    {names}, = args\n" if self.argtypes else ""
         src = (f"def pack(args):\n{unpack}"
