@@ -18,7 +18,7 @@ import numpy as np
 
 from . import bf16_scalar
 from .types_core import (  # noqa: F401 - the public module re-exports the core
-    Array, BFloat16, Boolean, Complex, Float, Integer, NestedArray, NoneType, Record, Scalar, Signature,
+    Array, BFloat16, Boolean, Complex, Float, Integer, IntegerLiteral, NestedArray, NoneType, Record, Scalar, Signature,
     Tuple, Type, UniTuple, _BY_DTYPE, _CACHE, _Interned, _NAMES, _alignment_of,
     _array_from_slices, _field_type, _rebuild, as_dtype_type, bool_, boolean, byte, complex128,
     bfloat16, complex64, complex_domain, float16, float32, float64, from_dtype, int16, int32,
@@ -32,7 +32,7 @@ from .type_names import (  # noqa: F401 - numba.types has the short and C names 
     b1, i1, i2, i4, i8, u1, u2, u4, u8, f2, f4, f8, c8, c16, double, char, uchar, short,
     ushort, int_, uint, intc, uintc, long_, ulong, longlong, ulonglong, ssize_t, size_t)
 
-__all__ = ["Type", "Boolean", "Integer", "Float", "BFloat16", "Complex", "NoneType", "Array", "Record",
+__all__ = ["Type", "Boolean", "Integer", "IntegerLiteral", "Float", "BFloat16", "Complex", "NoneType", "Array", "Record",
            "NestedArray", "UniTuple", "Tuple", "NamedUniTuple", "NamedTuple", "named_tuple",
            "EnumMember", "IntEnumMember",
            "Signature", "boolean", "bool_", "int8",

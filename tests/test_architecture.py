@@ -215,9 +215,6 @@ ALLOWED_PRIVATE = {
     "_laneid": "cujit.laneid differs per simulated thread: the package __getattr__ computes "
                "it from kernelapi on each access",
     "_getframe": "sys._getframe (the standard library's), not a cujit name",
-    "_Configured": "the class of ``kernel[grid, block]`` (compiler/dispatcher): cujit.trace "
-                   "wraps its __call__ while a trace records (the launch lane); the compiler "
-                   "has no public name for it yet",
 }
 KNOWN_PRIVATE = set()
 
@@ -383,6 +380,171 @@ def test_front_end_types_without_a_backend(tmp_path):
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert "LOADED []" in out.stdout, out.stdout
+
+
+def _top_level_defs(tree):
+    return {n.name for n in tree.body if isinstance(n, (ast.ClassDef, ast.FunctionDef))}
+
+
+def _imported_cujit_objects(mod, trees):
+    """Names ``mod`` binds by importing a cujit module, or a class or function defined at
+    the top of one (what a monkeypatch would change), anywhere in it."""
+    defs = {m: _top_level_defs(t) for m, t in trees.items()}
+    names = set()
+    is_pkg = MODULES[mod].name == "__init__.py" if mod in MODULES else False
+    pkg = mod if is_pkg else mod.rpartition(".")[0]
+    for node in ast.walk(trees[mod]):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name.split(".")[0] == "cujit":
+                    names.add(a.asname or a.name.partition(".")[0])
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = pkg.split(".")[: len(pkg.split(".")) - node.level + 1]
+                base = ".".join(parts + ([base] if base else []))
+            if base.split(".")[0] != "cujit":
+                continue
+            for a in node.names:
+                if f"{base}.{a.name}" in trees or a.name in defs.get(base, ()):
+                    names.add(a.asname or a.name)
+    return names
+
+
+def _patched_name(target, imported):
+    """The imported name whose attribute ``target`` rebinds, or None: ``mod.x = ...``,
+    ``Cls.x = ...``, ``mod.__dict__[k] = ...``, ``vars(mod)[k] = ...``."""
+    if isinstance(target, ast.Subscript):
+        v = target.value
+        if isinstance(v, ast.Attribute) and v.attr == "__dict__":
+            target = v
+        elif isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id == "vars" \
+                and v.args:
+            target = ast.Attribute(value=v.args[0], attr="?", ctx=ast.Store())
+        else:
+            return None
+    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
+            and target.value.id in imported:
+        return target.value.id
+    return None
+
+
+def monkeypatches(trees):
+    """``(module, name)`` for each place a module rebinds an attribute of another cujit
+    module, or of a class or function it imported from one: ``mod.f = ...``,
+    ``Cls.method = ...``, ``mod.__dict__[k] = ...``, ``vars(mod)[k] = ...``, and
+    ``setattr``/``delattr`` on such a name.  (Writing the attributes of an object, such as
+    a state or thread-local instance, is that object's interface and is not counted.)"""
+    found = set()
+    for m, tree in trees.items():
+        imported = _imported_cujit_objects(m, trees)
+        for fn in ast.walk(tree):
+            if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                continue
+            # a helper that patches whatever it is handed: it reads attribute N of a
+            # parameter P (getattr(P, N) or P.__dict__[N]) and sets it (setattr(P, N, ...))
+            params = {a.arg for a in fn.args.args + fn.args.kwonlyargs} - {"self", "cls"}
+            read, written = set(), set()
+            for node in ast.walk(fn):
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+                        and len(node.args) >= 2 and isinstance(node.args[0], ast.Name) \
+                        and node.args[0].id in params:
+                    key = (node.args[0].id, ast.dump(node.args[1]))
+                    if node.func.id == "getattr":
+                        read.add(key)
+                    elif node.func.id in ("setattr", "delattr"):
+                        written.add(key)
+                elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) \
+                        and node.value.attr == "__dict__" \
+                        and isinstance(node.value.value, ast.Name) \
+                        and node.value.value.id in params:
+                    read.add((node.value.value.id, ast.dump(node.slice)))
+            found.update((m, p) for p, _ in read & written)
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Assign, ast.AugAssign)):
+                for t in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                    # obj.__dict__[k] = ...: an instance's methods replaced from outside
+                    if isinstance(t, ast.Subscript) and isinstance(t.value, ast.Attribute) \
+                            and t.value.attr == "__dict__" and not (
+                                isinstance(t.value.value, ast.Name)
+                                and t.value.value.id in ("self", "cls")):
+                        found.add((m, "__dict__"))
+            targets = []
+            if isinstance(node, (ast.Assign, ast.Delete)):
+                targets = node.targets
+            elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+                targets = [node.target]
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+                    and node.func.id in ("setattr", "delattr") and node.args:
+                targets = [ast.Attribute(value=node.args[0], attr="?", ctx=ast.Store())]
+            for t in targets:
+                name = _patched_name(t, imported)
+                if name is not None:
+                    found.add((m, name))
+    return found
+
+
+def test_no_monkeypatching():
+    # Observers subscribe to hook points (cujit/hooks.py); nothing replaces another
+    # module's functions or methods, so what runs is what the source of its owner says.
+    assert monkeypatches(TREES) == set()
+
+
+def test_monkeypatch_checker_sees_patches():
+    trees = {"cujit.a": ast.parse("class Stream:\n    pass\nstate = object()\n"),
+             "cujit.m": ast.parse(
+                 "from . import a\nfrom .a import Stream, state\nimport cujit.a\n"
+                 "a.memalloc = None\nsetattr(Stream, 'synchronize', None)\n"
+                 "vars(a)['x'] = 1\nstate.current = 3\ncujit.y = 2\n"
+                 "class Own:\n    pass\nsetattr(Own, 'y', 1)\n"
+                 "def patch(owner, name):\n    f = getattr(owner, name)\n"
+                 "    setattr(owner, name, f)\n"
+                 "def copy(new, old, n):\n    setattr(new, n, getattr(old, n))\n"
+                 "def own(self, x):\n    self.__dict__['f'] = x\n    x.__dict__['g'] = 1\n")}
+    found = monkeypatches(trees)
+    assert found == {("cujit.m", "a"), ("cujit.m", "Stream"), ("cujit.m", "cujit"),
+                     ("cujit.m", "owner"), ("cujit.m", "__dict__")}
+
+
+def _environ_reads(trees):
+    """``(module, what)`` for each use of the process environment outside cujit/config.py:
+    ``os.environ`` (any use), ``os.getenv``/``os.putenv``/``os.unsetenv``, ``environ``
+    imported from os, and reads of config's private state (``_overrides``, ``_data``)."""
+    found = set()
+    for m, tree in trees.items():
+        if m == "cujit.config":
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute):
+                if node.attr in ("environ", "getenv", "putenv", "unsetenv", "environb") \
+                        and isinstance(node.value, ast.Name) and node.value.id == "os":
+                    found.add((m, f"os.{node.attr}"))
+                elif node.attr in ("_overrides", "_data") and not (
+                        isinstance(node.value, ast.Name) and node.value.id == "self"):
+                    found.add((m, node.attr))
+            elif isinstance(node, ast.ImportFrom) and node.module == "os":
+                found.update((m, f"from os import {a.name}") for a in node.names
+                             if a.name in ("environ", "getenv", "environb"))
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+                    and node.func.id in ("getattr", "hasattr") and len(node.args) >= 2 \
+                    and isinstance(node.args[1], ast.Constant) \
+                    and node.args[1].value in ("_data", "_overrides", "environ"):
+                found.add((m, node.args[1].value))
+    return found
+
+
+def test_only_config_reads_the_environment():
+    # Every environment variable cujit reads is declared, validated and shown (python -m
+    # cujit info) by cujit/config.py; nothing else looks at os.environ.
+    assert _environ_reads(TREES) == set()
+
+
+def test_environ_checker_sees_reads():
+    src = ("import os\nfrom os import getenv\nx = os.environ.get('A')\n"
+           "y = getattr(os.environ, '_data', None)\nz = config._overrides\n")
+    found = _environ_reads({"m": ast.parse(src)})
+    assert found == {("m", "os.environ"), ("m", "from os import getenv"), ("m", "_data"),
+                     ("m", "_overrides")}
 
 
 # ---- a kernel's state lives on its kernel (issue 25) ----------------------------------------

@@ -8,6 +8,7 @@ dispatcher state (it gets the function, the argument types, the options and the 
 """
 import threading
 
+from .. import types as ct
 from ..driver.api import STATIC_SHARED_LIMIT
 from . import launcher as _ln
 from .errors import CompileError
@@ -24,7 +25,12 @@ class CompiledKernel:
     None: the driver's choice).  Loaded lazily once per context by :meth:`loaded`."""
 
     def __init__(self, argtypes, entry, cc, launch_bounds=None, carveout=None):
-        self.argtypes = tuple(argtypes)
+        # IntegerLiteral arguments (they size local/shared arrays) are passed as their base
+        # type; the values are this specialisation's (literal_args: {index: value})
+        self.literal_args = {i: t.value for i, t in enumerate(argtypes)
+                             if isinstance(t, ct.IntegerLiteral)}
+        self.argtypes = tuple(t.base if isinstance(t, ct.IntegerLiteral) else t
+                              for t in argtypes)
         self.name = entry["name"]
         self.llvm_ir = entry["llvm_ir"]
         self.ptx = entry["ptx"]

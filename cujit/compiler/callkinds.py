@@ -14,7 +14,7 @@ import enum
 
 __all__ = ["CallKind", "Call", "Cast", "Extremum", "MathFunc", "ArraySpec", "ConstArray",
            "GridAxes", "ValueType", "Atomic", "Libdevice", "DeviceCall", "ClosureCall",
-           "Reshape", "call_of", "resolve"]
+           "Reshape", "OverloadCall", "UserIntrinsic", "call_of", "resolve"]
 
 
 # ---- payloads ------------------------------------------------------------------------------
@@ -101,6 +101,27 @@ class Reshape:
     ndim: int
 
 
+@dataclasses.dataclass(frozen=True, eq=False)
+class OverloadCall:
+    """A call of a function registered with ``cujit.extending.overload`` (or
+    ``register_jitable``): the overloaded ``function``, the ``implementation`` (the Python
+    function its typing function chose for these argument types) and ``call``, the
+    :class:`DeviceCall` of that implementation (compiled as a device function)."""
+    function: object
+    implementation: object
+    call: DeviceCall
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class UserIntrinsic:
+    """A call of a ``cujit.extending.intrinsic``: the ``intrinsic`` object, the
+    ``signature`` its typing function gave (a cujit ``Signature``: ``return_type``, ``args``)
+    and its ``codegen`` (``codegen(context, builder, signature, args)``, NVVM backend)."""
+    intrinsic: object
+    signature: object
+    codegen: object
+
+
 # ---- kinds ---------------------------------------------------------------------------------
 class CallKind(enum.Enum):
     """What a recognised call is.  Each member's value is its name and the payload class its
@@ -181,6 +202,9 @@ class CallKind(enum.Enum):
     # user functions
     DEVICE = ("device", DeviceCall)
     CLOSURE = ("closure", ClosureCall)
+    # the extension API (cujit.extending)
+    OVERLOAD = ("overload", OverloadCall)
+    USER_INTRINSIC = ("user_intrinsic", UserIntrinsic)
 
 
 @dataclasses.dataclass(frozen=True, eq=False)

@@ -10,6 +10,7 @@ typed payload) for the backends.
 Compile-time values and the table of recognised callables are in :mod:`.const_types`.
 """
 import ast
+import types
 
 import numpy as np
 
@@ -24,7 +25,12 @@ from .const_types import CONST_LIMIT, MATH_BINARY, MATH_UNARY, STATIC_SHARED_LIM
 from .errors import CompileError
 from .rules import BoundMethod, Func, Global
 
-__all__ = ["const_type", "global_attr", "type_call", "MATH_UNARY", "MATH_BINARY"]
+__all__ = ["const_type", "global_attr", "type_call", "MATH_UNARY", "MATH_BINARY", "LOCAL_LIMIT"]
+
+#: Local memory one thread may use (bytes): CUDA's 512 KiB per thread on every architecture
+#: since compute capability 2.0 (CUDA C Programming Guide, "Features and Technical
+#: Specifications").
+LOCAL_LIMIT = 512 * 1024
 
 # The four index stubs by identity (their names are theirs: kernelapi keeps them private).
 _DIM3 = {id(K.threadIdx): "threadIdx", id(K.blockIdx): "blockIdx", id(K.blockDim): "blockDim",
@@ -87,8 +93,16 @@ def type_call(typer, node):
     if isinstance(ft, BoundMethod):
         return _method(typer, node, ft, args, kws)
     if not isinstance(ft, Func):
+        hint = ""
+        if isinstance(ft, Global) and isinstance(ft.obj, types.FunctionType):
+            # numba.extending.register_jitable registers in Numba's CPU registry, which
+            # cujit does not read: name the decorators that reach cujit
+            hint = ("; a Python function called from a kernel must be a device function: "
+                    "decorate it with @cuda.jit(device=True) or "
+                    "@cujit.extending.register_jitable (numba.extending.register_jitable "
+                    "registers it for Numba's CPU target only)")
         raise typer.error(f"'{ast.unparse(node.func)}' ({_describe(ft)}) cannot be called in a "
-                          "kernel", node.func)
+                          f"kernel{hint}", node.func)
     return calls_impl.type_func(typer, node, ft, args, kws)
 
 
@@ -193,9 +207,15 @@ def _shared_array(typer, node, ft):
                     f"memory is {STATIC_SHARED_LIMIT} bytes (48 KiB). Use dynamic shared "
                     "memory (shared.array(0, dtype) and the 4th launch value) for more",
                     typer.loc(node))
-        elif nbytes > (1 << 24):
-            raise CompileError(f"local.array of shape {shape} and dtype {dtype} asks {nbytes} "
-                               "bytes per thread; local arrays must be far smaller",
+        elif nbytes > LOCAL_LIMIT:
+            sized = sorted(n for n in tf.literal_args
+                           if any(isinstance(m, ast.Name) and m.id == n
+                                  for m in ast.walk(a["shape"])))
+            given = (f" (from kernel argument(s) {', '.join(f'{n}={tf.literal_args[n]}' for n in sized)})"
+                     if sized else "")
+            raise CompileError(f"local.array of shape {shape}{given} and dtype {dtype} asks "
+                               f"{nbytes} bytes per thread, more than the device's local "
+                               f"memory per thread ({LOCAL_LIMIT} bytes, 512 KiB)",
                                typer.loc(node))
     tf.info[node] = Call(ft.kind, ArraySpec(shape, dtype, dynamic))
     return T.Array(dtype, len(shape), "C")

@@ -20,7 +20,7 @@ from .callkinds import Call, CallKind, DeviceCall
 from .const_types import const_type
 from .frontend import FunctionSource, SourceOwner
 
-__all__ = ["type_device_call", "type_starred_call"]
+__all__ = ["type_device_call", "bind_device_call", "type_starred_call"]
 
 
 def _check_value(typer, anode, t):
@@ -57,9 +57,18 @@ def type_starred_call(typer, node, dev):
 
 def type_device_call(typer, node, dev, args, kws, positional=None):
     """Type call ``node`` of device function ``dev`` with positional types ``args`` and
-    keyword types ``kws`` ({name: type}); records ``("device", (callee, binding))``.
+    keyword types ``kws`` ({name: type}); records its ``Call(DEVICE, DeviceCall)``.
     ``positional``: ``(ast node or ("elt", tuple node, index), type)`` per positional
     argument when a ``*tuple`` was expanded (default: ``node.args``)."""
+    dc = bind_device_call(typer, node, dev, args, kws, positional)
+    typer.tf.info[node] = Call(CallKind.DEVICE, dc)
+    return dc.callee.return_type
+
+
+def bind_device_call(typer, node, dev, args, kws, positional=None):
+    """The :class:`DeviceCall` of call ``node`` of ``dev`` (an object with ``py_func`` and
+    optionally ``targetoptions``), its callee typed for the bound argument types; records
+    nothing (the caller records the call's kind).  Arguments as :func:`type_device_call`."""
     pyfunc = getattr(dev, "py_func", None)
     if pyfunc is None:
         raise typer.error(f"device function {dev!r} has no .py_func", node)
@@ -120,5 +129,4 @@ def type_device_call(typer, node, dev, args, kws, positional=None):
     # alwaysinline here (NVVM inlines internal device functions anyway)
     callee.force_inline = opts.get("inline") in ("always", True) or bool(opts.get("forceinline"))
     typer.tf.callees.append(callee)
-    typer.tf.info[node] = Call(CallKind.DEVICE, DeviceCall(callee, bound))
-    return callee.return_type
+    return DeviceCall(callee, bound)

@@ -9,6 +9,7 @@ from . import intrinsics_types as IX
 from . import rules
 from .callkinds import Atomic, Call, CallKind, Cast, Extremum, MathFunc, ValueType
 from .calls_device import type_device_call
+from .calls_extending import type_overload_call, type_user_intrinsic
 from .calls_ext import type_bf16_math, type_ext
 from .closures import type_closure_call
 from .libdevice_table import type_libdevice
@@ -109,6 +110,14 @@ def _t_ext(c):
     if c.kws:
         raise c.typer.error(f"{c.key}() takes no keyword arguments in kernels", c.node)
     return type_ext(c.typer, c.node, c.key, c.args)
+
+
+def _t_overload(c):
+    return type_overload_call(c.typer, c.node, c.ft.data, c.args, c.kws)
+
+
+def _t_user_intrinsic(c):
+    return type_user_intrinsic(c.typer, c.node, c.ft.data, c.args, c.kws)
 
 
 def _t_closure(c):
@@ -423,7 +432,8 @@ def _t_cbrt(c):
 # Kinds that check their keyword arguments themselves (typed in their own modules).
 _OWN_CHECKS = {CallKind.DEVICE: _t_device, CallKind.CLOSURE: _t_closure,
                CallKind.LIBDEVICE: _t_libdevice, CallKind.CMATH: _t_ext,
-               CallKind.FP16: _t_ext, CallKind.BF16: _t_ext, CallKind.MATH_PARTS: _t_ext}
+               CallKind.FP16: _t_ext, CallKind.BF16: _t_ext, CallKind.MATH_PARTS: _t_ext,
+               CallKind.OVERLOAD: _t_overload, CallKind.USER_INTRINSIC: _t_user_intrinsic}
 # Kinds that refuse whole-array arguments with numba's ufunc advice.
 _ELEMENTWISE = frozenset((CallKind.MATH, CallKind.NP_ROUNDING, CallKind.ABS, CallKind.MIN,
                           CallKind.MAX))

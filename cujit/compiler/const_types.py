@@ -14,7 +14,8 @@ import numpy as np
 from .. import kernelapi as K
 from .. import types as T
 from ..driver.api import STATIC_SHARED_LIMIT
-from ..numba_types import from_numba_type, is_numba_object
+from ..numba_types import from_numba_type, is_numba_object, numba_jit_function
+from .extensions import Intrinsic, overloads
 from .nodeinfo import SpecialRegister
 from .rules import Func, Global
 
@@ -113,6 +114,14 @@ def const_type(value):
         return Func(key), None
     if getattr(value, "_cujit_device_function", False):
         return Func("device", value), None
+    if isinstance(value, Intrinsic):
+        return Func("user_intrinsic", value), None
+    if numba_jit_function(value) is not None:
+        # numba.jit / njit: compiled for the GPU from its Python function, as numba-cuda
+        # does ("CPU-GPU compatibility")
+        return Func("device", value), None
+    if callable(value) and value in overloads:
+        return Func("overload", value), None
     libdevice = getattr(value, "cujit_libdevice", None)
     if libdevice.__class__ is str:     # a cujit.libdevice stub (top layer: known by mark)
         return Func("libdevice." + libdevice), None

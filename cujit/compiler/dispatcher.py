@@ -19,17 +19,19 @@ fake device's limits and calls :func:`cujit.simulator.kernel.run_kernel`.
 import functools
 import threading
 import weakref
+from time import perf_counter_ns as _now
 
 import numpy as np
 
 from .. import types as ct
-from ..numba_types import is_numba_object
+from ..numba_types import is_numba_object, numba_jit_function
 from ..kernelstate import state as _state
 from . import launcher as _ln
+from .launcher import launched as _launched
 from . import launch_args as _la
 from .build import CompiledKernel, build_kernel
 from .build import target as _target
-from .errors import TypingError
+from .errors import CujitCompileError, TypingError
 from .frontend import DeviceFunctionLike, SourceOwner
 from .jitoptions import check_launch_bounds as _check_launch_bounds
 from .jitoptions import check_options as _check_options
@@ -37,6 +39,7 @@ from .introspect import InspectMixin as _InspectMixin
 from .introspect import check_extensions as _check_extensions
 from ..runtime.streams import Stream as _Stream
 from ..runtime.graphs import capturing as _capturing, keep_for_graph as _keep_for_graph
+from ..config import config
 
 __all__ = ["jit", "Dispatcher", "DeviceFunction", "CompiledKernel", "compile_ptx",
            "compile_ptx_for_current_device"]
@@ -154,6 +157,8 @@ def _cache_key(key, configs):
 def _make(pyfunc, sigs, options):
     if isinstance(pyfunc, (Dispatcher, DeviceFunction)):
         pyfunc = pyfunc.py_func
+    elif numba_jit_function(pyfunc) is not None:     # cuda.jit(a numba.njit function)
+        pyfunc = numba_jit_function(pyfunc)
     if not callable(pyfunc) or not hasattr(pyfunc, "__code__"):
         raise TypeError(f"jit needs a Python function, got {pyfunc!r}")
     if options.get("device"):
@@ -188,9 +193,8 @@ def _prefetch_toolchain():
     if _prefetched:
         return
     _prefetched = True
-    import os
     from ..driver import simulator_enabled
-    if os.environ.get("CUJIT_PREFETCH", "1") == "0" or simulator_enabled():
+    if not config.PREFETCH or simulator_enabled():
         return
     threading.Thread(target=_warm_toolchain, name="cujit-toolchain-prefetch",
                      daemon=True).start()
@@ -235,6 +239,8 @@ class _Configured(_ln.LaunchConfig):
             args = self.dispatcher._bind(args, kwargs)
         if _capturing and self.stream_handle in _capturing:
             _keep_for_graph(self.stream_handle, *args)     # a graph replays with these
+        if _launched.listeners:             # the hot path's one test of the hook point
+            return self.dispatcher._launch_prepared(self, args)
         fast = self.dispatcher._fast
         if fast is None or not fast(self, args):
             self.dispatcher._launch_slow(self, args)
@@ -313,7 +319,9 @@ class Dispatcher(_InspectMixin, SourceOwner):
             self._disk = DiskCache(py_func)
         if sigs is not None:
             self._declared = [self._check_sig(s) for s in sigs]
-            for argtypes in self._declared:
+            # a kernel sized by an argument compiles per value, at launch
+            eager = () if self.source().sizing_params() else self._declared
+            for argtypes in eager:
                 if _on_simulator():     # runs py_func, but types it now as the GPU would
                     from .typecheck import typecheck
                     typecheck(py_func, argtypes, kernel=True, source=self.source())
@@ -374,10 +382,14 @@ class Dispatcher(_InspectMixin, SourceOwner):
 
     def _launch_prepared(self, cfg, args):
         """Launch with configuration ``cfg`` and arguments already through the
-        ``extensions=`` handlers (what ``_Configured.__call__`` does without them)."""
+        ``extensions=`` handlers (what ``_Configured.__call__`` does without them); also
+        ``forall``'s launch."""
+        t0 = _launched.listeners and _now()
         fast = self._fast
         if fast is None or not fast(cfg, args):
             self._launch_slow(cfg, args)
+        if t0:
+            _launched.emit(cfg, t0)
 
     # -- compilation ---------------------------------------------------------------------
     @property
@@ -403,7 +415,9 @@ class Dispatcher(_InspectMixin, SourceOwner):
         return self._specialized
 
     def _compile_pending(self):
-        for argtypes in list(self._declared or ()) + self._sim_sigs:
+        # a kernel sized by an argument compiles only for the values it was launched with
+        declared = [] if self.source().sizing_params() else list(self._declared or ())
+        for argtypes in declared + self._sim_sigs:
             self._compiled(argtypes)
 
     def _argtypes_of_values(self, args):
@@ -445,11 +459,16 @@ class Dispatcher(_InspectMixin, SourceOwner):
                     self._specs[argtypes] = spec
         return spec
 
-    def _pick_signature(self, argtypes):
+    def _pick_signature(self, argtypes, values=None):
+        """The specialisation for launch argument types ``argtypes`` (and, for parameters
+        that size local/shared arrays, their ``values``: one specialisation per value)."""
         spec = self._specs.get(argtypes)
         if spec is not None:
             return spec
-        return self._compiled(self._match_declared(argtypes))
+        argtypes = self._match_declared(argtypes)
+        if values is not None:
+            argtypes = self.source().literal_argtypes(argtypes, values)
+        return self._compiled(argtypes)
 
     def _match_declared(self, argtypes):
         """``argtypes`` itself for a lazy kernel; for an eagerly declared one, the first
@@ -530,11 +549,20 @@ class Dispatcher(_InspectMixin, SourceOwner):
                 # an int for a narrower integer wraps): the value the GPU gets
                 args = convert_declared_scalars(argtypes, args) or args
             _ln.check_launch_bound(cfg, self.py_func.__qualname__, self._max_threads)
-            if None not in argtypes and argtypes not in self._sim_sigs:
-                self._sim_sigs.append(argtypes)
+            new = None
+            if None not in argtypes:
+                argtypes = self.source().literal_argtypes(argtypes, args)
+                if argtypes not in self._sim_sigs:
+                    new = argtypes
+                    self._sim_sigs.append(argtypes)
             from ..simulator.kernel import run_kernel
-            run_kernel(self.sim_kernel, cfg.griddim, cfg.blockdim, cfg.stream_handle,
-                       cfg.sharedmem, args, debug=bool(self.targetoptions.get("debug")))
+            try:
+                run_kernel(self.sim_kernel, cfg.griddim, cfg.blockdim, cfg.stream_handle,
+                           cfg.sharedmem, args, debug=bool(self.targetoptions.get("debug")))
+            except CujitCompileError:
+                if new is not None:         # not a signature that compiles: not listed
+                    self._sim_sigs.remove(new)
+                raise
             return
         for f in self._fasts:
             if f.info not in cfg.ok:        # a new configuration: check it for this kernel

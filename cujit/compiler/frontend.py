@@ -17,6 +17,9 @@ import linecache
 import operator
 import textwrap
 
+import numpy as np
+
+from .. import types as T
 from .bytecode import decompile
 from .errors import SourceLocation, TypingError
 
@@ -48,6 +51,15 @@ class SourceOwner:
         return fsrc
 
 
+def _array_ctor(func):
+    """True for ``….local.array`` / ``….shared.array`` / ``local.array`` as written."""
+    if not (isinstance(func, ast.Attribute) and func.attr == "array"):
+        return False
+    v = func.value
+    return (isinstance(v, ast.Attribute) and v.attr in ("local", "shared")) or \
+        (isinstance(v, ast.Name) and v.id in ("local", "shared"))
+
+
 class FunctionSource:
     """One Python function ready for typing.
 
@@ -56,6 +68,47 @@ class FunctionSource:
     ({name: value}), ``argnames`` (list of str), ``name``, ``qualname``, ``line_offset``
     (lines between the start of the parsed source and the ``def``: add it to an ast line).
     """
+
+    def sizing_params(self):
+        """Indices of the parameters named in the shape of a ``local.array`` /
+        ``shared.array`` call of this function's body (as written: ``cuda.local.array(n,
+        float32)``, ``shared.array((n, 4), …)``) and never assigned there: a kernel is
+        specialised on their values, so the shape is known when it is compiled (a cujit
+        extension; numba #6549).  A frozenset, computed once."""
+        got = self.__dict__.get("_sizing")
+        if got is None:
+            names = {a: i for i, a in enumerate(self.argnames)}
+            stored, used = set(), set()
+            for n in ast.walk(self.node):
+                if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
+                    stored.add(n.id)
+                elif isinstance(n, ast.Call) and _array_ctor(n.func):
+                    shape = n.args[0] if n.args else next(
+                        (k.value for k in n.keywords if k.arg == "shape"), None)
+                    if shape is not None:
+                        used.update(m.id for m in ast.walk(shape) if isinstance(m, ast.Name))
+            got = self.__dict__["_sizing"] = frozenset(
+                names[u] for u in used - stored if u in names)
+        return got
+
+    def literal_argtypes(self, argtypes, values):
+        """``argtypes`` (tuple of cujit types of the launch ``values``) with each
+        :meth:`sizing_params` parameter's type made ``IntegerLiteral(type, value)``, the key
+        of a specialisation for those values.  Raises TypeError naming the parameter when its
+        value is not an integer (bools and floats included)."""
+        sizing = self.sizing_params()
+        if not sizing:
+            return argtypes
+        out = list(argtypes)
+        for i in sizing:
+            v, t = values[i], argtypes[i]
+            if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or \
+                    not isinstance(t, T.Integer):
+                raise TypeError(f"argument {i} ({self.argnames[i]!r}) of kernel "
+                                f"{self.qualname} gives the shape of a local or shared array, "
+                                f"so it must be an integer; got {v!r} ({type(v).__name__})")
+            out[i] = T.IntegerLiteral(t, int(v))
+        return tuple(out)
 
     def __init__(self, pyfunc, node, filename, firstlineno, lines, line_offset, col_offset):
         self.pyfunc = pyfunc

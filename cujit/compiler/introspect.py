@@ -26,6 +26,7 @@ import tempfile
 import numpy as np
 
 from .. import types as ct
+from ..config import config
 
 __all__ = ["InspectMixin", "types_listing", "sass_of", "find_nvdisasm", "ForAll", "check_extensions",
            "prepare_args", "cooperative_grid_blocks"]
@@ -77,8 +78,8 @@ def find_nvdisasm():
     hit = shutil.which("nvdisasm")
     if hit:
         return hit
-    dirs = [os.path.join(os.environ[v], "bin") for v in ("CUDA_HOME", "CUDA_PATH")
-            if os.environ.get(v)] + ["/usr/local/cuda/bin"]
+    dirs = [os.path.join(d, "bin") for d in (config.CUDA_HOME, config.CUDA_PATH)
+            if d] + ["/usr/local/cuda/bin"]
     try:
         import nvidia
         for root in nvidia.__path__:

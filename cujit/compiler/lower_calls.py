@@ -13,7 +13,8 @@ from llvmlite import ir
 from .. import types as T
 from . import cooperative, intrinsics_extra
 from . import lower_arrays as LA
-from . import lower_atomics, lower_bf16, lower_complex, lower_fp16, lower_libdevice
+from . import lower_atomics, lower_bf16, lower_complex, lower_extending, lower_fp16
+from . import lower_libdevice
 from . import lower_scalars
 from . import rules
 from .callkinds import Call, CallKind
@@ -401,6 +402,10 @@ def _atomic(lw, node, c):
     return lower_atomics.lower_atomic(lw, node, c.data.op)
 
 
+def _overload(lw, node, c):
+    return lower_device_call(lw, node, c.data.call.callee, c.data.call.bound)
+
+
 def _closure(lw, node, c):
     return lower_closure_call(lw, node, c.data.function, c.data.free)
 
@@ -442,5 +447,6 @@ _HANDLERS = {
     K.NANOSLEEP: intrinsics_extra.lower_nanosleep,
     K.MATCH_ANY_SYNC: intrinsics_extra.lower_match, K.MATCH_ALL_SYNC: intrinsics_extra.lower_match,
     K.THIS_GRID: cooperative.lower_this_grid, K.GRID_SYNC: cooperative.lower_grid_sync,
+    K.OVERLOAD: _overload, K.USER_INTRINSIC: lower_extending.lower_user_intrinsic,
 }
 del K

@@ -23,9 +23,13 @@ def typecheck(pyfunc, argtypes, kernel=True, debug=False, source=None):
 
 def type_launch(pyfunc, args, debug=False, source=None):
     """The ``TypedFunction`` of kernel ``pyfunc`` for the launch values ``args`` (typed with
-    :func:`cujit.types.typeof`); raises as :func:`typecheck_kernel`."""
-    return typecheck(pyfunc, tuple(T.typeof(a) for a in args), kernel=True, debug=debug,
-                     source=source)
+    :func:`cujit.types.typeof`; parameters that size local/shared arrays typed as literals of
+    their values, :meth:`FunctionSource.literal_argtypes`); raises as
+    :func:`typecheck_kernel`, and TypeError for a non-integer sizing argument."""
+    argtypes = tuple(T.typeof(a) for a in args)
+    if source is not None:
+        argtypes = source.literal_argtypes(argtypes, args)
+    return typecheck(pyfunc, argtypes, kernel=True, debug=debug, source=source)
 
 
 def typecheck_kernel(pyfunc, args, debug=False, source=None):

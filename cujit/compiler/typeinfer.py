@@ -46,7 +46,12 @@ class TypedFunction:
 
     def __init__(self, fsrc, argtypes, kernel):
         self.fsrc = fsrc
-        self.argtypes = tuple(argtypes)
+        # an IntegerLiteral argument is passed as its base type; its value is a compile-time
+        # constant of this specialisation (literal_args: {parameter name: value})
+        self.literal_args = {n: t.value for n, t in zip(fsrc.argnames, argtypes)
+                             if isinstance(t, T.IntegerLiteral)}
+        self.argtypes = tuple(t.base if isinstance(t, T.IntegerLiteral) else t
+                              for t in argtypes)
         self.kernel = kernel
         self.typemap = {}
         self.vartypes = {}

@@ -32,6 +32,7 @@ import threading
 import numpy as np
 
 from ..config import config
+from ..hooks import HookPoint
 from ..kernelstate import state as _state
 from .access_report import AccessReport, SiteTable
 from .checked import CheckedArray, WRAPPER_CODES
@@ -39,7 +40,12 @@ from .thread import array_name
 from .threads import Block
 
 __all__ = ["RecordingArray", "Recorder", "start", "access_report", "last_report",
-           "enabled", "SAMPLE_BLOCKS"]
+           "enabled", "SAMPLE_BLOCKS", "recorded"]
+
+#: Hook point of every recorded simulated launch: ``(pyfunc, table)`` when the launch of
+#: kernel function ``pyfunc`` ended, ``table`` its :class:`~.access_report.SiteTable`.  Each
+#: :class:`access_report` block subscribes for its duration and collects the tables.
+recorded = HookPoint("simulator.access_recorded", ("pyfunc", "table"))
 
 _getframe = sys._getframe
 _OFF_BITS = 40
@@ -362,8 +368,8 @@ class Recorder:
         with _lock:
             if self.owner is not None:
                 self.owner.last_access = self.table
-            for c in _contexts:
-                c._add(self.table)
+        if recorded.listeners:
+            recorded.emit(getattr(self.owner, "pyfunc", None), self.table)
 
 
 class RecordingBlock(Block):
@@ -431,16 +437,19 @@ class access_report:
         self.report = AccessReport([])
         self.thread = None                  # ident of the thread that entered the block
 
-    def _add(self, table):
-        self.report._add(table)
+    def _add(self, pyfunc, table):
+        with _lock:
+            self.report._add(table)
 
     def __enter__(self):
         self.thread = threading.get_ident()
         with _lock:
-            _contexts.append(self)
+            _contexts.append(self)      # what start() records with (limits, sampling)
+        recorded.subscribe(self._add)
         return self.report
 
     def __exit__(self, *exc):
+        recorded.unsubscribe(self._add)
         with _lock:
             _contexts.remove(self)
         return False

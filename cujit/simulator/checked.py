@@ -500,14 +500,25 @@ class GlobalCheckedArray(CheckedArray):
         self._races.read(self._byte(t), self, t)
         return self._a[t]
 
+    def _silent(self, idx, value):
+        """True when storing ``value`` at ``idx`` leaves the element's bytes as they are
+        (a silent write, see :mod:`.globalrace`)."""
+        a = self._a
+        try:
+            return a.dtype.type(value).tobytes() == a[idx].tobytes()
+        except (TypeError, ValueError, OverflowError, AttributeError):
+            return False
+
     def __setitem__(self, idx, value):
         c = idx.__class__
         if c is int and self.ndim == 1:
             if not 0 <= idx < self._n0:
                 idx = self._wrap0(idx)
-            self._races.write(self._addr + idx * self._s0, self, idx)
+            self._races.write(self._addr + idx * self._s0, self, idx,
+                              self._silent(idx, value))
         elif c is tuple and (p := self._pair(idx)) is not None:
-            self._races.write(self._addr + p[0] * self._s0 + p[1] * self._s1, self, idx)
+            self._races.write(self._addr + p[0] * self._s0 + p[1] * self._s1, self, idx,
+                              self._silent(idx, value))
         else:
             t = self._norm(idx)
             if t is None:

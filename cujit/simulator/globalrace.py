@@ -29,6 +29,16 @@ Bookkeeping, in two tiers so that memory stays bounded:
   there, as one inside a vector block, makes the block run again per thread, which reports
   it in the per-thread executor's words.
 
+*Silent writes*: a write that stores the value the element already holds (compared bit for
+bit, in the array's dtype) changes nothing another thread can observe, whatever the order: it
+is checked against nothing, and a later read by another thread does not conflict with it (a
+later *changing* write still does, since the order of the two writes decides the value).
+So ``flag[0] = 1`` from many threads, and STUMPY's ``p_norm_out[0] = p_norm_first[j]`` (every
+thread storing the same value), are not reported; the racy counter, whose threads store
+different values, is.  (CUDA's memory model still calls such writes a race; on every GPU the
+element ends with that value.)  The vector executor treats every write as changing: a
+conflict there reruns the block per thread, which tells silent writes apart.
+
 Blind spots: record-field stores (``a[i].x = v``), accesses through views whose item size is
 smaller than the smallest of the launch's arrays over that buffer (registered after the
 summary was made), and overlapping accesses of different widths at different start bytes.
@@ -74,7 +84,8 @@ def _extent(a):
 
 class _Buffer:
     """Summary of one buffer (the NumPy root of the launch's arrays over it)."""
-    __slots__ = ("root", "lo", "hi", "gran", "arrays", "w", "r1", "r2", "off", "written")
+    __slots__ = ("root", "lo", "hi", "gran", "arrays", "w", "r1", "r2", "ws", "off",
+                 "written")
 
     def __init__(self, root):
         self.root = root            # kept alive: its id keys the registry
@@ -82,6 +93,7 @@ class _Buffer:
         self.gran = None
         self.arrays = []            # (name, array) registered, for reports
         self.w = self.r1 = self.r2 = None
+        self.ws = None              # per element: the summary's writer wrote silently
         self.off = False            # not checked across blocks
         self.written = False        # a write folded in since the summary (re)started
 
@@ -108,9 +120,9 @@ class _Buffer:
             self.off = True
             return
         shift = (self.lo - lo) // self.gran
-        for attr in ("w", "r1", "r2"):
-            new = np.zeros(n, np.int64)
+        for attr in ("w", "r1", "r2", "ws"):
             old = getattr(self, attr)
+            new = np.zeros(n, old.dtype)
             new[shift:shift + len(old)] = old
             setattr(self, attr, new)
         self.lo, self.hi = lo, hi
@@ -125,6 +137,7 @@ class _Buffer:
                 self.off = True
                 return False
             self.w, self.r1, self.r2 = (np.zeros(n, np.int64) for _ in range(3))
+            self.ws = np.zeros(n, bool)
         return True
 
     def index_of(self, addr):
@@ -213,10 +226,11 @@ class GlobalRaces:
         if rec is None:
             f = _getframe(2)
             recs[addr] = [0, None, base + me, (f.f_code, f.f_lasti, blk.warp_gen[t.warp]),
-                          0, None]
+                          0, None, False]
             return
         w = rec[0]
-        if w > base and w - base != me and not _ordered(blk, w - base, rec[1], t):
+        if w > base and w - base != me and not rec[6] and \
+                not _ordered(blk, w - base, rec[1], t):
             self._report(arr, idx, "reads", "wrote", w - base, rec[1])
         r1 = rec[2]
         if r1 <= base:
@@ -228,9 +242,10 @@ class GlobalRaces:
             rec[4] = base + me
             rec[5] = (f.f_code, f.f_lasti, blk.warp_gen[t.warp])
 
-    def write(self, addr, arr, idx):
+    def write(self, addr, arr, idx, silent=False):
         """Thread ``state.current`` writes the element at ``addr``; DataRaceError when
-        another thread of its block read or wrote it in this barrier interval."""
+        another thread of its block read or wrote it in this barrier interval, unless the
+        write is ``silent`` (stores the value the element holds: see the module's notes)."""
         t = _state.current
         blk = t.block
         recs = blk.grecs
@@ -240,19 +255,23 @@ class GlobalRaces:
         f = _getframe(2)
         site = (f.f_code, f.f_lasti, blk.warp_gen[t.warp])
         if rec is None:
-            recs[addr] = [base + me, site, 0, None, 0, None]
+            recs[addr] = [base + me, site, 0, None, 0, None, silent]
             return
-        w = rec[0]
-        if w > base and w - base != me and not _ordered(blk, w - base, rec[1], t):
-            self._report(arr, idx, "writes", "wrote", w - base, rec[1])
-        r = rec[2]
-        if r > base and r - base != me and not _ordered(blk, r - base, rec[3], t):
-            self._report(arr, idx, "writes", "read", r - base, rec[3])
-        r = rec[4]
-        if r > base and r - base != me and not _ordered(blk, r - base, rec[5], t):
-            self._report(arr, idx, "writes", "read", r - base, rec[5])
+        if not silent:
+            w = rec[0]
+            if w > base and w - base != me and not _ordered(blk, w - base, rec[1], t):
+                self._report(arr, idx, "writes", "wrote", w - base, rec[1])
+            r = rec[2]
+            if r > base and r - base != me and not _ordered(blk, r - base, rec[3], t):
+                self._report(arr, idx, "writes", "read", r - base, rec[3])
+            r = rec[4]
+            if r > base and r - base != me and not _ordered(blk, r - base, rec[5], t):
+                self._report(arr, idx, "writes", "read", r - base, rec[5])
+        elif rec[0] > base and not rec[6]:
+            silent = False      # the element's last write in this interval changed it
         rec[0] = base + me
         rec[1] = site
+        rec[6] = silent
 
     def _report(self, arr, idx, verb, other_verb, other, site):
         from .checked import _fmt_idx, _line_at
@@ -283,6 +302,7 @@ class GlobalRaces:
         gbase = self.block_lin(blk.bid) * self.nthreads
         span = (gbase + 1, gbase + 1 + self.nthreads)      # its gtid + 1 values
         # stamps are epoch * 2048 + lin + 1: the low 11 bits are lin + 1 (0: no access)
+        silent = np.fromiter((bool(v[6]) for v in vals), bool, n)
         cols = []
         for k in (0, 2, 4):
             st = np.fromiter((v[k] for v in vals), np.int64, n) & 2047
@@ -299,8 +319,14 @@ class GlobalRaces:
             if not inside.any() or not buf.records():
                 continue
             el_all = (addrs - buf.lo) // buf.gran
+            if cols[0] is not None:
+                quiet = inside & cols[0][0] & silent
+                if quiet.any():         # silent writes: checked against nothing
+                    lo, hi = span[0] << _SITE_BITS, span[1] << _SITE_BITS
+                    self.commit(((buf, el_all[quiet], cols[0][1][quiet], True, lo, hi, True),))
             for write, ks in ((True, (0,)), (False, (1, 2))):
-                parts = [(inside & cols[k][0], cols[k][1]) for k in ks if cols[k] is not None]
+                parts = [(inside & cols[k][0] & (~silent if write else True), cols[k][1])
+                         for k in ks if cols[k] is not None]
                 if not parts:
                     continue
                 sel = np.concatenate([np.flatnonzero(m) for m, _ in parts])
@@ -349,7 +375,9 @@ class GlobalRaces:
             return -1               # nothing of this buffer written yet: reads cannot conflict
         W = buf.w[el]
         bad = ((W < lo) & (W != 0)) | (W >= hi)
-        if write:
+        if not write:
+            bad &= ~buf.ws[el]      # a silent write changed nothing a read could see
+        else:
             for r in (buf.r1, buf.r2):
                 R = r[el]
                 bad |= ((R < lo) & (R != 0)) | (R >= hi)
@@ -360,9 +388,10 @@ class GlobalRaces:
     @staticmethod
     def commit(folds):
         """Fold checked accesses (from :meth:`lanes_check`) into the summary."""
-        for buf, el, packed, write, lo, hi in folds:
+        for buf, el, packed, write, lo, hi, *quiet in folds:
             if write:
                 buf.w[el] = packed
+                buf.ws[el] = bool(quiet and quiet[0])
                 buf.written = True
                 continue
             R1 = buf.r1[el]
@@ -412,6 +441,7 @@ class GlobalRaces:
                 buf.w[:] = 0
                 buf.r1[:] = 0
                 buf.r2[:] = 0
+                buf.ws[:] = False
                 buf.written = False
 
 

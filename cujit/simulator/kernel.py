@@ -18,6 +18,7 @@ import numpy as np
 
 from ..config import config
 from ..kernelstate import state as _state
+from ..runtime.graphs import capturing as _capturing
 from . import access as _access
 from .checked import CheckedArray, GlobalCheckedArray
 from .globalrace import GlobalRaces
@@ -170,8 +171,9 @@ class Launch:
                 # thread: always slower than running that thread (user trial: 40x)
                 one_lane = bx * by * bz == 1 and (
                     nblocks == 1 or self.vfn is None or self.vfn.multi is None)
-                if self.vfn is not None and rec is None and not one_lane and \
-                        vecblock.vector_enabled() and not _aliased(self.args):
+                # the setting first: a malformed CUJIT_SIM_VECTOR is an error in every launch
+                if vecblock.vector_enabled() and self.vfn is not None and rec is None and \
+                        not one_lane and not _aliased(self.args):
                     vecblock.launches["vector"] += 1
                     vecblock.run_vector(self, bids, step)
                     return
@@ -272,7 +274,13 @@ def _prepare(kern, args, sig, debug=False):
             type_launch = None
         else:
             raise
-    key = (sig, type_launch, bool(debug))
+    if type_launch is not None and kern.source is None:
+        from ..compiler.frontend import FunctionSource
+        kern.source = FunctionSource.from_pyfunc(kern.pyfunc)
+    # parameters that size local/shared arrays: one typing per value (as the GPU compiles)
+    sizing = kern.source.sizing_params() if kern.source is not None else ()
+    key = (sig, tuple(int(args[i]) if isinstance(args[i], (int, np.integer)) else args[i]
+                      for i in sorted(sizing)), type_launch, bool(debug))
     tk = kern.prepared.get(key)
     if tk is not None:
         return tk
@@ -344,21 +352,30 @@ def run_kernel(kernel, griddim, blockdim, stream_handle, dynamic_shared_bytes, a
                 kargs[i] = checked(a, name, races)
     consts = info.consts.setdefault(sig, {})
 
-    rec = _access.start(info)
-    if rec is not None:
-        rec.record_args(kargs, info.params)
+    def prepared(rec):
+        """The Launch, recording its accesses with ``rec`` (an access Recorder or None)."""
+        la = kargs
+        if rec is not None:
+            la = list(kargs)            # wrapped for this launch only: a replay starts over
+            rec.record_args(la, info.params)
 
-    def wrap(view, name):
-        v = checked(view, name, races) if checks and isinstance(view, np.ndarray) else view
-        return v if rec is None else rec.wrap(v, "global", name)
-    fn = rebind(typed.fn, _convert, wrap)
-    if debug:
-        from .debugmode import debug_kernel
-        fn = debug_kernel(fn)
-    launch = Launch(fn, typed, kargs, tuple(griddim), tuple(blockdim), dyn, checks, consts)
-    launch.recorder = rec
-    launch.races = races
-    drv.run_on_stream(stream_handle, launch.run)
+        def wrap(view, name):
+            v = checked(view, name, races) if checks and isinstance(view, np.ndarray) else view
+            return v if rec is None else rec.wrap(v, "global", name)
+        f = rebind(typed.fn, _convert, wrap)
+        if debug:
+            from .debugmode import debug_kernel
+            f = debug_kernel(f)
+        launch = Launch(f, typed, la, tuple(griddim), tuple(blockdim), dyn, checks, consts)
+        launch.recorder = rec
+        launch.races = races
+        return launch
+
+    if _capturing and stream_handle in _capturing:
+        prepared(None)      # the launch's own errors are the capturing call's, as on a GPU
+    # Built when the work runs: a graph replays it later, maybe outside the access report
+    # active at capture, so the recorder (and its grid limit) is the one of each replay.
+    drv.run_on_stream(stream_handle, lambda: prepared(_access.start(info)).run())
 
 
 def _aliased(args):

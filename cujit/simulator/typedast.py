@@ -8,6 +8,7 @@ import ast
 from .. import bf16 as B
 from .. import bf16_scalar
 from .. import types as T
+from ..kernelstate import state as _state
 from ..compiler.callkinds import CallKind, call_of
 from ..compiler.nodeinfo import AugAssign, SpecialRegister
 from . import libdevice_sim, scalars
@@ -34,6 +35,23 @@ def _captures_device_arrays(pyfunc):
         except ValueError:
             pass
     return False
+
+
+def _in_launch(pyfunc):
+    """``pyfunc`` called as a simulated device function is: its captured device arrays seen
+    as the launch's simulated views (``SimLaunch.rebound``)."""
+    def call(*args, **kwargs):
+        return _state.current.block.launch.rebound(pyfunc)(*args, **kwargs)
+    return call
+
+
+def _no_sim(intr):
+    """The simulator's stand-in for an intrinsic without a Python implementation."""
+    def call(*args):
+        raise NotImplementedError(
+            f"intrinsic {intr.__name__}() has no simulator implementation: give one with "
+            f"@intrinsic(sim=python_function) or @{intr.__name__}.simulator")
+    return call
 
 
 def _widens(src, dst, same=False):
@@ -565,6 +583,28 @@ class Rewriter:
                              [self.generic(k) for k in node.keywords]), node)
         return _mark(call) if _numeric(callee.return_type) else call
 
+    def c_overload(self, node, c):
+        callee = c.data.call.callee
+        if _captures_device_arrays(callee.fsrc.pyfunc):
+            fn = _in_launch(c.data.implementation)
+        else:
+            fn = self.build(callee)
+        args = [self.expr(a) for a in node.args]
+        call = _loc(ast.Call(ast.Name(self.helper(fn, "ovl"), ast.Load()), args,
+                             [self.generic(k) for k in node.keywords]), node)
+        return _mark(call) if _numeric(callee.return_type) else call
+
+    def c_user_intrinsic(self, node, c):
+        # the Python implementation gets each argument as the signature's type and its
+        # result is converted to the return type, as the compiled call converts them
+        sig = c.data.signature
+        sim = c.data.intrinsic.sim or _no_sim(c.data.intrinsic)
+        args = [self.conv(self.expr(a), self.ty(a), t, a) for a, t in zip(node.args, sig.args)]
+        call = self.call(sim, "intr", args, node)
+        if not _numeric(sig.return_type):
+            return call
+        return self.conv(call, None, sig.return_type, node)
+
     def c_print(self, node, c):
         if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
             return None
@@ -683,6 +723,7 @@ def _call_table():
                                 K.EQ_SYNC, K.ACTIVEMASK, K.LANEMASK_LT, K.MATH_PARTS),
                                R.c_as_written))
     table.update({K.CAST: R.c_cast, K.DEVICE: R.c_device, K.PRINT: R.c_print,
+                  K.OVERLOAD: R.c_overload, K.USER_INTRINSIC: R.c_user_intrinsic,
                   K.POW: R.c_pow, K.LIBDEVICE: R.c_libdevice, K.ABS: R.c_abs,
                   K.MATH: R.c_math, K.NP_ROUNDING: R.c_math,
                   K.ATOMIC: R.c_atomic, K.FMA: R.c_fma, K.CBRT: R.c_cbrt,

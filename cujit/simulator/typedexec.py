@@ -29,13 +29,13 @@ function keeps the kernel's file name and line numbers, so reports and call-site
 rewrite off (the kernel then runs as written).
 """
 import ast
-import os
 import warnings
 
 from ..compiler.callkinds import Call, CallKind
 from ..compiler.nodeinfo import (ArrayIndex, AugAssign, Iteration, RecordField, SliceStore,
                                  SpecialRegister, TupleDynamic, TupleItem, TupleSlice)
 from .typedast import Rewriter
+from ..config import config
 
 __all__ = ["TypedKernel", "typed_kernel", "typed_function", "needs_threads", "cooperative"]
 
@@ -57,8 +57,7 @@ del _K
 
 
 def _enabled():
-    return os.environ.get("CUJIT_SIM_TYPED", "1").strip().lower() not in ("0", "false", "no",
-                                                                          "off")
+    return config.SIM_TYPED
 
 
 class TypedKernel:

@@ -12,6 +12,7 @@ from .memory import SharedMemory, as_dtype, check_shape
 from .vecmem import Conflict
 from .vecops import LANES
 from .vecshared import VShared
+from ..config import config
 
 __all__ = ["VectorBlock", "ChunkBlock", "Lanes", "Sparse", "run_vector", "launches",
            "vector_enabled"]
@@ -199,10 +200,14 @@ class Lanes:
 launches = {"vector": 0, "thread": 0, "rerun": 0}
 
 
+# read at every launch: config's fast reader (two dict lookups when nothing is set)
+_vector_setting = config.reader("SIM_VECTOR")
+
+
 def vector_enabled():
-    """False when ``CUJIT_SIM_VECTOR`` is 0/false/no/off (the vector executor is off)."""
-    return os.environ.get("CUJIT_SIM_VECTOR", "1").strip().lower() not in (
-        "0", "false", "no", "off")
+    """False when ``CUJIT_SIM_VECTOR`` is 0/false/no/off (the vector executor is off;
+    ``config.SIM_VECTOR``).  ValueError naming the variable for any other value."""
+    return _vector_setting()
 
 
 #: Lanes per vector of a multi-block run (blocks of a kernel without shared memory or

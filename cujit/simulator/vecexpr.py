@@ -97,7 +97,8 @@ def _merge(m, new, old):
 
 # Calls a uniform expression may not make once for the whole block: each thread's call has
 # its own effect (a print line, an update, a device function's stores).
-_NOT_UNIFORM = frozenset((CallKind.DEVICE, CallKind.PRINT, CallKind.ATOMIC))
+_NOT_UNIFORM = frozenset((CallKind.DEVICE, CallKind.PRINT, CallKind.ATOMIC, CallKind.OVERLOAD,
+                          CallKind.USER_INTRINSIC))
 
 
 class _Uniform(Rewriter):
@@ -423,6 +424,11 @@ class ExprGen:
     def vc_device(self, node, c, m):
         return self.device_call(node, c.data.callee, self.ty(node), m)
 
+    def vc_overload(self, node, c, m):
+        if node.keywords:
+            return self.vc_per_thread(node, c, m)
+        return self.device_call(node, c.data.call.callee, self.ty(node), m)
+
     def vc_fma(self, node, c, m):
         rt = self.ty(node)
         if not (isinstance(rt, T.Float) and rt is not T.float16 and len(node.args) == 3):
@@ -542,8 +548,9 @@ def _vcall_table():
         K.SHFL_UP_SYNC, K.SHFL_DOWN_SYNC, K.SHFL_XOR_SYNC, K.BALLOT_SYNC, K.ALL_SYNC,
         K.ANY_SYNC, K.EQ_SYNC, K.MATCH_ANY_SYNC, K.MATCH_ALL_SYNC, K.ACTIVEMASK,
         K.LANEMASK_LT, K.POPC, K.BREV, K.CLZ, K.FFS, K.CBRT, K.SELP, K.MULHI, K.NANOSLEEP,
-        K.LIBDEVICE, K.CLOSURE), E.vc_per_thread)
+        K.LIBDEVICE, K.CLOSURE, K.USER_INTRINSIC), E.vc_per_thread)
     table.update({K.CAST: E.vc_cast, K.GRID: E.vc_grid, K.DEVICE: E.vc_device,
+                  K.OVERLOAD: E.vc_overload,
                   K.FMA: E.vc_fma, K.ATOMIC: E.vc_atomic, K.SYNCTHREADS_COUNT: E.vc_sync_pred,
                   K.SYNCTHREADS_AND: E.vc_sync_pred, K.SYNCTHREADS_OR: E.vc_sync_pred,
                   K.MIN: E.vc_extremum, K.MAX: E.vc_extremum, K.ABS: E.vc_abs,

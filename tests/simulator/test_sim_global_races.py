@@ -42,6 +42,18 @@ def set_flag(x, found):
         found[0] = 1
 
 
+def set_flag_to_index(x, found):
+    i = cuda.grid(1)
+    if x[i] > 0:
+        found[0] = i             # the threads store different values: the order decides
+
+
+def same_value_then_read(out, first):
+    i = cuda.grid(1)
+    out[0] = first[0]            # every thread stores the same value (STUMPY's p_norm_out)
+    out[i + 1] = out[0] + i
+
+
 def atomic_counter(counter):
     cuda.atomic.add(counter, 0, 1)
 
@@ -119,14 +131,36 @@ def test_report_names_the_two_different_lines(monkeypatch):
            f"read at test_sim_global_races.py:{rline}" in ref[0]
 
 
-def test_flag_set_by_many_threads_is_a_race_and_the_switch_turns_it_off(monkeypatch):
+def test_flag_set_to_different_values_is_a_race_and_the_switch_turns_it_off(monkeypatch):
     x = np.zeros(128)
     x[[5, 70]] = 1
-    vec, ref = raised(monkeypatch, DataRaceError, set_flag, 4, 32, x, np.zeros(1))
+    vec, ref = raised(monkeypatch, DataRaceError, set_flag_to_index, 4, 32, x, np.zeros(1))
     assert "writes found[0]" in ref[0] and "blockIdx=(2, 0, 0)" in ref[0]
     monkeypatch.setenv("CUJIT_SIM_GLOBAL_RACES", "0")
+    found = compare(monkeypatch, set_flag_to_index, 4, 32, x, np.zeros(1), expect=None)[1]
+    assert found[0] == 70
+
+
+def test_silent_writes_of_the_same_value_are_not_races(monkeypatch):
+    """Threads storing the value the element already holds change nothing another thread
+    can observe, in any order: not reported (found flags, STUMPY's shared first value)."""
+    x = np.zeros(128)
+    x[[5, 70, 71]] = 1
     found = compare(monkeypatch, set_flag, 4, 32, x, np.zeros(1), expect=None)[1]
     assert found[0] == 1
+    out = compare(monkeypatch, same_value_then_read, 2, 32, np.zeros(65), np.full(1, 7.0),
+                  expect=None)[0]
+    np.testing.assert_array_equal(out, np.r_[7.0, 7.0 + np.arange(64)])
+
+
+def test_changing_write_after_a_silent_one_is_still_a_race(monkeypatch):
+    """A silent write followed by another thread's changing write: the order decides which
+    value stays, so it is reported (the silent write is still a writer)."""
+    x = np.zeros(128)
+    x[[1, 40]] = 1
+    found = np.ones(1)          # thread 1's store of 1 is silent, thread 40's of 40 is not
+    vec, ref = raised(monkeypatch, DataRaceError, set_flag_to_index, 4, 32, x, found)
+    assert "writes found[0]" in ref[0]
 
 
 def test_config_attribute_turns_only_the_global_check_off():
@@ -225,7 +259,7 @@ def long_loop_then_neighbour(a, out, reps):
         acc += a[i]                  # many reads of one interval: folded as the loop runs
     out[i] = acc
     if cuda.blockIdx.x == 1:
-        a[(i + 32) % a.size] = 1.0   # block 1 writes what block 0 read
+        a[(i + 32) % a.size] = 2.0   # block 1 changes what block 0 read
 
 
 def test_long_interval_of_a_vector_block_is_folded_as_it_runs(monkeypatch):
