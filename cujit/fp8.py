@@ -9,8 +9,11 @@ with :data:`saturation_t.SATFINITE` out-of-range values and ±inf clamp to ±lar
 gives ``0x7F``.  To E8M0 (``cudaRoundMode``-like ``'rz'`` / ``'ru'``) see
 ``narrow_floats.float_to_e8m0_bits``.
 
-Kernels do not take FP8 values yet (no ``fp8_e4m3`` type in the kernel language); these
-functions convert host values and arrays of bits.
+In kernels (and the simulator) FP8 values are their bits in a ``uint8``: the kernel
+functions :data:`KERNEL_FUNCTIONS` (``float32_to_e4m3(x)``, ``e4m3_to_float32(bits)``, the
+same for E5M2) are the saturating conversions, lowered to ``cvt.rn.satfinite.e4m3x2.f32`` /
+``cvt.rn.f16x2.e4m3x2`` (sm_89+).  There is no ``fp8_e4m3`` type in the kernel language yet
+(numba-cuda's ``cuda_fp8`` bindings' classes); the ``cvt_*`` functions are host functions.
 """
 import enum
 
@@ -20,7 +23,8 @@ from . import narrow_floats as nf
 
 __all__ = ["saturation_t", "fp8_interpretation_t", "cvt_float_to_fp8", "cvt_double_to_fp8",
            "cvt_fp8_to_float", "cvt_float_to_e8m0", "cvt_double_to_e8m0",
-           "cvt_e8m0_to_float"]
+           "cvt_e8m0_to_float", "float32_to_e4m3", "float32_to_e5m2", "e4m3_to_float32",
+           "e5m2_to_float32", "KERNEL_FUNCTIONS"]
 
 
 class saturation_t(enum.IntEnum):
@@ -81,3 +85,29 @@ def cvt_double_to_e8m0(x, saturate, mode="rz"):
 def cvt_e8m0_to_float(bits):
     """The float32 value ``2**(bits - 127)`` of E8M0 ``bits`` (0xFF is NaN)."""
     return nf.e8m0_bits_to_f32(bits)
+
+
+def float32_to_e4m3(x):
+    """E4M3 bits (int) of float32 ``x``, saturating (``cvt.rn.satfinite.e4m3x2.f32``)."""
+    return nf.float_to_fp8_bits(np.float32(x), "e4m3", True)
+
+
+def float32_to_e5m2(x):
+    """E5M2 bits (int) of float32 ``x``, saturating (``cvt.rn.satfinite.e5m2x2.f32``)."""
+    return nf.float_to_fp8_bits(np.float32(x), "e5m2", True)
+
+
+def e4m3_to_float32(bits):
+    """The float32 value of E4M3 ``bits`` (the low 8 bits of an integer; exact)."""
+    return nf.fp8_bits_to_f32(int(bits) & 0xFF, "e4m3")
+
+
+def e5m2_to_float32(bits):
+    """The float32 value of E5M2 ``bits`` (the low 8 bits of an integer; exact)."""
+    return nf.fp8_bits_to_f32(int(bits) & 0xFF, "e5m2")
+
+
+#: The functions kernels call: ``name: (format, direction)`` (``'to'``: float32 → bits,
+#: ``'from'``: bits → float32).
+KERNEL_FUNCTIONS = {"float32_to_e4m3": ("e4m3", "to"), "float32_to_e5m2": ("e5m2", "to"),
+                    "e4m3_to_float32": ("e4m3", "from"), "e5m2_to_float32": ("e5m2", "from")}

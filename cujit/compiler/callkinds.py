@@ -153,6 +153,7 @@ class CallKind(enum.Enum):
     CMATH = ("cmath", MathFunc)
     FP16 = ("fp16", MathFunc)
     BF16 = ("bf16", MathFunc)              # cuda.bf16.* and math.* of a bfloat16
+    FP8 = ("fp8", MathFunc)                # cuda.fp8's kernel conversions
     BIT_COUNT = ("bit_count", type(None))
     CONJUGATE = ("conjugate", type(None))
     # arrays
@@ -241,6 +242,7 @@ def resolve(key):
 
 
 _FAMILIES = {"math": CallKind.MATH, "cmath": CallKind.CMATH, "fp16": CallKind.FP16, "bf16": CallKind.BF16,
+             "fp8": CallKind.FP8,
              "atomic": CallKind.ATOMIC, "libdevice": CallKind.LIBDEVICE}
 _MATH_PARTS = ("modf", "frexp", "ldexp")
 _NP_ROUNDING = ("npfloor", "npceil", "nptrunc")

@@ -8,12 +8,12 @@ Lowering: ``lower_complex.py``, ``lower_fp16.py``, ``lower_scalars.py``.
 import cmath
 import math
 
-from .. import bf16
+from .. import bf16, fp8
 from .. import types as T
 from . import rules
 from .callkinds import Call, CallKind, MathFunc
 
-__all__ = ["table_entries", "type_ext", "type_bf16", "type_bf16_math", "CMATH_UNARY",
+__all__ = ["table_entries", "type_ext", "type_bf16", "type_bf16_math", "type_fp8", "CMATH_UNARY",
            "FP16_UNARY",
            "FP16_BINARY", "FP16_COMPARE"]
 
@@ -38,6 +38,8 @@ def table_entries():
         t[id(getattr(fp16, name))] = "fp16." + name
     for name in bf16.INTRINSICS:
         t[id(getattr(bf16, name))] = "bf16." + name
+    for name in fp8.KERNEL_FUNCTIONS:
+        t[id(getattr(fp8, name))] = "fp8." + name
     return t
 
 
@@ -52,6 +54,8 @@ def type_ext(typer, node, key, args):
     mod, name = key.split(".", 1)
     if mod == "bf16":
         return type_bf16(typer, node, name, args)
+    if mod == "fp8":
+        return type_fp8(typer, node, name, args)
     kind = {"cmath": CallKind.CMATH, "fp16": CallKind.FP16, "math": CallKind.MATH_PARTS}[mod]
     typer.tf.info[node] = Call(kind, MathFunc(name))
 
@@ -122,6 +126,23 @@ def type_bf16(typer, node, name, args):
             raise typer.error(f"cuda.bf16.{name}() takes a {p} value, got {t}", a)
     typer.tf.info[node] = Call(CallKind.BF16, MathFunc(getattr(bf16, name).__name__))
     return result
+
+
+def type_fp8(typer, node, name, args):
+    """Result type of ``cuda.fp8.<name>(x)``: ``float32_to_e4m3`` / ``_e5m2`` take a real
+    number (converted to float32) and give the bits as ``uint8``; ``e4m3_to_float32`` /
+    ``e5m2_to_float32`` take an integer (its low 8 bits) and give ``float32``.  TypingError
+    for a wrong count or kind."""
+    _, direction = fp8.KERNEL_FUNCTIONS[name]
+    if len(args) != 1:
+        raise typer.error(f"cuda.fp8.{name}() takes 1 argument, got {len(args)}", node)
+    t = args[0]
+    ok = (rules.is_int(t) or rules.is_float(t)) if direction == "to" else rules.is_int(t)
+    if not ok:
+        want = "a real number" if direction == "to" else "an integer (the FP8 bits)"
+        raise typer.error(f"cuda.fp8.{name}() takes {want}, got {t}", node.args[0])
+    typer.tf.info[node] = Call(CallKind.FP8, MathFunc(name))
+    return T.uint8 if direction == "to" else T.float32
 
 
 def type_bf16_math(typer, node, name, args):

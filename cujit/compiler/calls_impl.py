@@ -432,7 +432,8 @@ def _t_cbrt(c):
 # Kinds that check their keyword arguments themselves (typed in their own modules).
 _OWN_CHECKS = {CallKind.DEVICE: _t_device, CallKind.CLOSURE: _t_closure,
                CallKind.LIBDEVICE: _t_libdevice, CallKind.CMATH: _t_ext,
-               CallKind.FP16: _t_ext, CallKind.BF16: _t_ext, CallKind.MATH_PARTS: _t_ext,
+               CallKind.FP16: _t_ext, CallKind.BF16: _t_ext, CallKind.FP8: _t_ext,
+               CallKind.MATH_PARTS: _t_ext,
                CallKind.OVERLOAD: _t_overload, CallKind.USER_INTRINSIC: _t_user_intrinsic}
 # Kinds that refuse whole-array arguments with numba's ufunc advice.
 _ELEMENTWISE = frozenset((CallKind.MATH, CallKind.NP_ROUNDING, CallKind.ABS, CallKind.MIN,

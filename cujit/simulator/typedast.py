@@ -6,7 +6,7 @@ module's docstring for the rules).  The typed ``ast`` is never modified (its nod
 import ast
 
 from .. import bf16 as B
-from .. import bf16_scalar
+from .. import bf16_scalar, fp8
 from .. import types as T
 from ..kernelstate import state as _state
 from ..compiler.callkinds import CallKind, call_of
@@ -685,6 +685,16 @@ class Rewriter:
                 for a, p in zip(node.args, params)]
         return self.call(getattr(B, c.data.name), "bf16_" + c.data.name + "_", args, node)
 
+    def c_fp8(self, node, c):
+        # cuda.fp8 conversions: the argument as the compiled call converts it (to float32,
+        # or the integer as uint8), the result as its type
+        fmt, direction = fp8.KERNEL_FUNCTIONS[c.data.name]
+        a = node.args[0]
+        arg = self.conv(self.expr(a), self.ty(a), T.float32 if direction == "to" else T.uint8,
+                        a)
+        out = self.call(getattr(fp8, c.data.name), "fp8_" + c.data.name + "_", [arg], node)
+        return _mark(out)
+
     def c_fma(self, node, c):
         rt = self.ty(node)
         if isinstance(rt, T.Float) and rt is not T.float16 and len(node.args) == 3 \
@@ -727,7 +737,7 @@ def _call_table():
                   K.POW: R.c_pow, K.LIBDEVICE: R.c_libdevice, K.ABS: R.c_abs,
                   K.MATH: R.c_math, K.NP_ROUNDING: R.c_math,
                   K.ATOMIC: R.c_atomic, K.FMA: R.c_fma, K.CBRT: R.c_cbrt,
-                  K.BF16: R.c_bf16})
+                  K.BF16: R.c_bf16, K.FP8: R.c_fp8})
     return table
 
 

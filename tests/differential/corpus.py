@@ -18,8 +18,8 @@ import math
 import numpy as np
 
 import cujit as cuda
-from corpus_kernels import (arith, basic_math, bf16_ops, compare_ops, conversions, int_bits,
-                            int_histogram, literals, transcendental, warp_sum)
+from corpus_kernels import (arith, basic_math, bf16_ops, compare_ops, conversions, fp8_convs,
+                            int_bits, int_histogram, literals, transcendental, warp_sum)
 from kernels_common import benchmark_kernels, example
 
 __all__ = ["CASES", "Case", "EDGES", "edge_array", "result_dtype", "compare", "expected",
@@ -216,10 +216,49 @@ def _bf16_expected(ins):
     return res
 
 
+def _fp8_value(code, fmt):
+    """The value of FP8 ``code`` from the format's definition (E4M3: bias 7, S.1111.111 is
+    NaN, no inf; E5M2: bias 15, IEEE inf and NaN)."""
+    s = -1.0 if code & 0x80 else 1.0
+    if fmt == "e4m3":
+        e, m = (code >> 3) & 0xF, code & 7
+        if e == 15 and m == 7:
+            return math.nan
+        return s * (2.0 ** -6 * m / 8 if e == 0 else 2.0 ** (e - 7) * (1 + m / 8))
+    e, m = (code >> 2) & 0x1F, code & 3
+    if e == 31:
+        return s * math.inf if m == 0 else math.nan
+    return s * (2.0 ** -14 * m / 4 if e == 0 else 2.0 ** (e - 15) * (1 + m / 4))
+
+
+def _fp8_code(x, fmt):
+    """Saturating round-to-nearest-even FP8 code of float ``x``: the nearest finite code of
+    ``x``'s sign (ties to the even code), NaN 0x7F (cvt.rn.satfinite)."""
+    from fractions import Fraction
+    if math.isnan(x):
+        return 0x7F
+    sign = 0x80 if math.copysign(1.0, x) < 0 else 0
+    cands = [c for c in range(sign, sign + 0x80) if math.isfinite(_fp8_value(c, fmt))]
+    if math.isinf(x):
+        return max(cands, key=lambda c: abs(_fp8_value(c, fmt)))
+    return min(cands, key=lambda c: (abs(Fraction(_fp8_value(c, fmt)) - Fraction(x)), c & 1))
+
+
+def _fp8_expected(ins):
+    out = {}
+    for fmt, short in (("e4m3", "4"), ("e5m2", "5")):
+        codes = [_fp8_code(float(v), fmt) for v in ins["x"]]
+        out["e" + short] = np.array(codes, np.uint8)
+        out["back" + short] = np.array([_fp8_value(c, fmt) for c in codes], np.float32)
+    return out
+
+
 def expected(name, ins):
     """Expected outputs {output name: array} of case ``name`` for input arrays ``ins``."""
     if name == "bf16_ops":
         return _bf16_expected(ins)
+    if name == "fp8_convs":
+        return _fp8_expected(ins)
     with np.errstate(all="ignore"):
         if name == "arith":
             a, b = ins["a"], ins["b"]
@@ -436,8 +475,24 @@ def _cases():
         cases.append(_elementwise("transcendental", transcendental, ("a",), tuple(ulp), (f,),
                                   {k: ("ulp", v) for k, v in ulp.items()}))
     cases.append(_bf16_case())
+    cases.append(_fp8_case())
     cases += _kernel_cases()
     return cases
+
+
+def _fp8_case():
+    """FP8 E4M3 / E5M2 conversions (and back) of float32 edge values, values around both
+    formats' largest finite values and subnormal steps."""
+    def make(rng, arrays=None):
+        x = edge_array(rng, np.float32, 64)
+        x[-12:] = [448.0, 464.0, 465.0, -480.0, 57344.0, 61440.0, 61441.0, 2.0 ** -9,
+                   2.0 ** -10, 3 * 2.0 ** -11, 2.0 ** -16, 2.0 ** -17]
+        outs = {"e4": np.zeros(64, np.uint8), "e5": np.zeros(64, np.uint8),
+                "back4": np.zeros(64, np.float32), "back5": np.zeros(64, np.float32)}
+        return {"x": x}, outs, 2, 32, [x, outs["e4"], outs["e5"], outs["back4"],
+                                       outs["back5"]]
+    return Case("fp8_convs[float32]", fp8_convs, make,
+                dict.fromkeys(("e4", "e5", "back4", "back5"), ("exact", 0)))
 
 
 def _bf16_case():
