@@ -110,15 +110,18 @@ def type_ext(typer, node, key, args):
 def type_bf16(typer, node, name, args):
     """Result type of ``cuda.bf16.<name>(...)`` (numba-cuda's signatures, ``bf16.SIGNATURES``);
     records ``Call(BF16, MathFunc(<the function's own name>))`` (aliases such as
-    ``float2bfloat16`` record the function they name).  TypingError for a wrong count, a
-    non-bfloat16 argument to a bfloat16 parameter, or a non-number elsewhere."""
+    ``float2bfloat16`` record the function they name).  A real argument to a bfloat16
+    parameter is converted as ``bfloat16(x)``.  TypingError for a wrong count or an argument
+    that is not a number (complex, arrays ...)."""
     params, result = bf16.SIGNATURES[name]
     if len(args) != len(params):
         raise typer.error(f"cuda.bf16.{name}() takes {len(params)} argument(s), got "
                           f"{len(args)}", node)
     for a, t, p in zip(node.args, args, params):
         if isinstance(p, T.BFloat16):
-            if t is not p:
+            # numba-cuda converts a real argument as bfloat16(x) does (its tests pass int16)
+            if not (t is p or rules.is_int(t) or rules.is_float(t)
+                    or isinstance(t, T.Boolean)):
                 raise typer.error(f"cuda.bf16.{name}() takes bfloat16 values, got {t} "
                                   "(convert with bfloat16(x))", a)
         elif not (rules.is_int(t) or isinstance(t, T.Boolean)

@@ -202,10 +202,12 @@ def setitem(typer, target, vt):
                               target)
         return      # whole-record copy (lower_records.copy_record)
     if isinstance(rt, T.BFloat16) or isinstance(vt, T.BFloat16):
-        if vt is not rt:
-            raise typer.error(f"cannot store a value of type {vt} into an array of {rt} "
-                              "(bfloat16 arrays take bfloat16 values: convert with "
-                              "bfloat16(x) / float32(x))", target)
+        # converted as bfloat16(x) / float32(x) ... would (numba-cuda converts implicitly)
+        other = vt if isinstance(rt, T.BFloat16) else rt
+        if not (isinstance(other, (T.BFloat16, T.Boolean)) or rules.is_int(other)
+                or rules.is_float(other)):
+            raise typer.error(f"cannot store a value of type {vt} into an array of {rt}",
+                              target)
         return
     if not rules.is_number(vt):
         raise typer.error(f"cannot store a value of type {vt} into an array of {rt}", target)

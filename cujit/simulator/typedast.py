@@ -237,7 +237,11 @@ class Rewriter:
             st = self.store_type(s.targets[0])
             if _numeric(st) and _numeric(vt):
                 value = self.conv(value, vt, st, s.value)
+            elif _numeric(st) and isinstance(vt, T.BFloat16):
+                value = self.conv(self.bf16_to_f32(value, s.value), T.float32, st, s.value)
             elif isinstance(st, T.BFloat16) and isinstance(s.targets[0], ast.Subscript):
+                if not isinstance(vt, T.BFloat16):
+                    value = self.call(bf16_scalar.BF16, "bf16_", [value], s.value)
                 value = self.bf16_store(value, s.value)
             return _loc(ast.Assign([self.target(s.targets[0])], value), s)
         new = _loc(ast.Assign([self.target(t) for t in s.targets], value), s)
@@ -256,6 +260,10 @@ class Rewriter:
         if isinstance(t, ast.Name):
             return t
         return self.generic(t)
+
+    def bf16_to_f32(self, value, like):
+        """``value`` (a BF16) as its exact np.float32."""
+        return self.call(bf16_scalar.BF16.to_float32, "bf16_f32_", [value], like)
 
     def bf16_store(self, value, like):
         """``value`` (a BF16) as an element of a bfloat16 array (its storage dtype)."""
@@ -561,9 +569,8 @@ class Rewriter:
             return self.call(bf16_scalar.BF16, "bf16_", [self.expr(node.args[0])], node)
         if len(node.args) == 1 and isinstance(self.ty(node.args[0]), T.BFloat16) \
                 and _numeric(target):
-            f = self.call(bf16_scalar.BF16.to_float32, "bf16_f32_",
-                          [self.expr(node.args[0])], node)
-            return self.conv(f, T.float32, target, node)
+            return self.conv(self.bf16_to_f32(self.expr(node.args[0]), node), T.float32,
+                             target, node)
         if not (_numeric(target) and len(node.args) == 1 and not node.keywords):
             return None
         arg = node.args[0]
@@ -680,9 +687,14 @@ class Rewriter:
         # cuda.bf16 functions (and math.* of a bfloat16) by their own name, the arguments
         # converted to the parameter types as the compiled call converts them
         params, _ = B.SIGNATURES[c.data.name]
-        args = [self.expr(a) if isinstance(p, T.BFloat16)
-                else self.conv(self.expr(a), self.ty(a), p, a)
-                for a, p in zip(node.args, params)]
+        args = []
+        for a, p in zip(node.args, params):
+            new = self.expr(a)
+            if not isinstance(p, T.BFloat16):
+                new = self.conv(new, self.ty(a), p, a)
+            elif not isinstance(self.ty(a), T.BFloat16):
+                new = self.call(bf16_scalar.BF16, "bf16_", [new], a)
+            args.append(new)
         return self.call(getattr(B, c.data.name), "bf16_" + c.data.name + "_", args, node)
 
     def c_fp8(self, node, c):

@@ -207,6 +207,10 @@ def test_bf16_ml_dtypes_arrays_type_as_bfloat16():
     assert T.typeof(BF16(1)) is T.bfloat16
 
 
+def stores_float(out, x):
+    out[0] = x
+
+
 def mixes(out, x):
     out[0] = float32(bfloat16(x) + x)
 
@@ -215,17 +219,31 @@ def needs_bf16(out, x):
     out[0] = float32(B.hadd(x, x))
 
 
-def stores_float(out, x):
-    out[0] = x
+def converts(out, ints, x, n):
+    out[0] = x                                  # a float stored: bfloat16(x)
+    out[1] = B.hadd(x, n)                       # real arguments: bfloat16(x)
+    ints[0] = B.int16_as_bfloat16(n)            # 0x3FC0 is 1.5; stored into int16: 1
+    ints[1] = B.int16_as_bfloat16(B.bfloat16_as_int16(n))     # n -> bfloat16(16320.0) -> n
+
+
+def test_bf16_implicit_conversions_of_arguments_and_stores():
+    # numba-cuda's test_bfloat16_as_bitcast passes an int16 to bfloat16_as_int16
+    out = np.zeros(2, STORAGE_DTYPE)
+    ints = np.zeros(2, np.int16)
+    sig = (T.bfloat16[::1], T.int16[::1], T.float64, T.int16)
+    cuda.jit(sig)(converts)[1, 1](out, ints, 3.14159, np.int16(0x3FC0))
+    x, n = BF16(3.14159), BF16(0x3FC0)        # the int16 argument converted as bfloat16(n)
+    assert out.view(np.uint16).tolist() == [x.bits, B.hadd(x, n).bits]
+    assert ints.tolist() == [1, 0x3FC0]
 
 
 def test_bf16_typing_errors():
     with pytest.raises(cuda.TypingError, match="bfloat16"):
         cuda.jit(mixes)[1, 1](np.zeros(1, np.float32), 1.0)
     with pytest.raises(cuda.TypingError, match="takes bfloat16 values"):
-        cuda.jit(needs_bf16)[1, 1](np.zeros(1, np.float32), 1.0)
-    with pytest.raises(cuda.TypingError, match="bfloat16 arrays take bfloat16"):
-        cuda.jit((T.bfloat16[::1], T.float32))(stores_float)
+        cuda.jit(needs_bf16)[1, 1](np.zeros(1, np.float32), 1j)
+    with pytest.raises(cuda.TypingError, match="cannot store a value of type complex128"):
+        cuda.jit((T.bfloat16[::1], T.complex128))(stores_float)
     with pytest.raises(TypeError, match="bfloat16"):
         BF16("1.0")
     with pytest.raises(TypeError, match="bfloat16 values"):
