@@ -139,6 +139,16 @@ def _t_cast(c):
             raise typer.error(f"cannot convert {args[0]} to {c.ft.data}", node)
         c.record(Cast(c.ft.data))
         return c.ft.data
+    if c.name == "float" and len(args) == 1 and not c.kws and isinstance(args[0], Global) \
+            and isinstance(args[0].obj, str):
+        # float("nan"), float("inf"): a compile-time constant (numba-cuda's tests write them)
+        try:
+            value = float(args[0].obj)
+        except ValueError:
+            raise typer.error(f"float() of {args[0].obj!r}: not a number", node) from None
+        typer.tf.constvals[node] = value
+        c.record(Cast(T.float64))
+        return T.float64
     c.need(1)
     if c.name is None:
         if rules.is_complex(args[0]) and not rules.is_complex(c.ft.data):
