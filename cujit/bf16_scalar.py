@@ -10,7 +10,9 @@ operations with other number types are TypeError, as in kernels (convert first).
 
 Storage: :data:`STORAGE_DTYPE` is ``ml_dtypes.bfloat16`` when the ``ml_dtypes`` package is
 installed (what numba-cuda's tests use for host arrays), otherwise ``uint16`` holding the bits
-(pass such arrays with an explicit ``bfloat16[:]`` signature).  :func:`from_storage` /
+with the dtype metadata ``{"cujit": "bfloat16"}`` (``np.zeros(n, STORAGE_DTYPE)``, or
+``bits.view(STORAGE_DTYPE)``), which types as ``bfloat16`` where a plain uint16 array stays
+``uint16``.  :func:`from_storage` /
 :func:`to_storage` convert between array elements and :class:`BF16`.
 """
 import numpy as np
@@ -22,18 +24,29 @@ try:        # optional: the bfloat16 NumPy dtype of numba-cuda's tests
 except ImportError:     # pragma: no cover - depends on the environment
     _ml_dtypes = None
 
-__all__ = ["BF16", "STORAGE_DTYPE", "HAVE_ML_DTYPES", "from_storage", "to_storage"]
+__all__ = ["BF16", "STORAGE_DTYPE", "HAVE_ML_DTYPES", "is_storage_dtype", "from_storage",
+           "to_storage"]
 
 HAVE_ML_DTYPES = _ml_dtypes is not None
 #: The NumPy dtype of bfloat16 array elements.
-STORAGE_DTYPE = np.dtype(_ml_dtypes.bfloat16) if HAVE_ML_DTYPES else np.dtype(np.uint16)
+STORAGE_DTYPE = np.dtype(_ml_dtypes.bfloat16) if HAVE_ML_DTYPES else \
+    np.dtype(np.uint16, metadata={"cujit": "bfloat16"})
+
+
+def is_storage_dtype(dtype):
+    """True when NumPy ``dtype`` is bfloat16 storage (``ml_dtypes.bfloat16``, or uint16 with
+    cujit's bfloat16 metadata)."""
+    dt = np.dtype(dtype)
+    if HAVE_ML_DTYPES and dt == STORAGE_DTYPE:
+        return True
+    return bool(dt.metadata) and dt.metadata.get("cujit") == "bfloat16"
 
 
 def _bits_of(value):
     """bfloat16 bits (int) of a host value converted as ``bfloat16(value)`` in a kernel."""
     if isinstance(value, BF16):
         return value.bits
-    if isinstance(value, np.generic) and value.dtype == STORAGE_DTYPE and HAVE_ML_DTYPES:
+    if isinstance(value, np.generic) and HAVE_ML_DTYPES and value.dtype == STORAGE_DTYPE:
         return int(np.asarray(value).view(np.uint16))
     if isinstance(value, (bool, np.bool_)):
         return nf.int_to_bf16_bits(int(value))

@@ -404,6 +404,8 @@ def from_dtype(dtype):
     Raises TypeError for dtypes kernels cannot use (objects, strings, datetimes).
     """
     dt = np.dtype(dtype)
+    if dt.metadata and bf16_scalar.is_storage_dtype(dt):
+        return bfloat16             # uint16 bits marked as bfloat16 (no ml_dtypes)
     t = _BY_DTYPE.get(dt)
     if t is not None:
         return t

@@ -176,3 +176,13 @@ def test_bf16_value_conversions_and_storage():
         BF16(1.0) + 1.0
     with pytest.raises(TypeError, match="bfloat16"):
         BF16([1.0])
+
+
+def test_uint16_marked_as_bfloat16_types_as_bfloat16():
+    from cujit import types as T
+    from cujit.bf16_scalar import is_storage_dtype
+    marked = np.dtype(np.uint16, metadata={"cujit": "bfloat16"})
+    assert T.from_dtype(marked) is T.bfloat16 and is_storage_dtype(marked)
+    assert T.typeof(np.zeros(3, marked)) == T.bfloat16[::1]
+    assert T.from_dtype(np.uint16) is T.uint16 and not is_storage_dtype(np.uint16)
+    assert is_storage_dtype(STORAGE_DTYPE)
