@@ -168,10 +168,15 @@ class BF16:
 
 def from_storage(element):
     """The :class:`BF16` of one bfloat16 array element (an ``ml_dtypes.bfloat16`` scalar or
-    the uint16 bits)."""
+    the uint16 bits).  TypeError for anything else (a float is not bfloat16 storage: convert
+    it with ``bfloat16(x)``)."""
     if isinstance(element, BF16):
         return element
-    return BF16.from_bits(int(np.asarray(element).view(np.uint16)))
+    if isinstance(element, np.generic) and (element.dtype == STORAGE_DTYPE
+                                            or element.dtype == np.uint16):
+        return BF16.from_bits(int(np.asarray(element).view(np.uint16)))
+    raise TypeError(f"{element!r} is not a bfloat16 value or its storage (convert with "
+                    "bfloat16(x))")
 
 
 def to_storage(value):

@@ -176,6 +176,9 @@ def test_bf16_value_conversions_and_storage():
         BF16(1.0) + 1.0
     with pytest.raises(TypeError, match="bfloat16"):
         BF16([1.0])
+    with pytest.raises(TypeError, match="not a bfloat16 value"):
+        from_storage(1.5)
+    assert from_storage(np.uint16(0x3FC0)).bits == 0x3FC0
 
 
 def test_uint16_marked_as_bfloat16_types_as_bfloat16():

@@ -416,7 +416,7 @@ def apply_carveout(lk, percent):
     lk.drv.func_set_attribute(lk.info.handle, "PREFERRED_SHARED_MEMORY_CARVEOUT", int(percent))
 
 
-_PLAIN_SCALARS = (int, float, bool, complex)
+_PLAIN_SCALARS = (int, float, bool, complex, bf16_scalar.BF16)
 
 
 def convert_arg(index, value, stream):
@@ -467,7 +467,8 @@ def _pack_error(kernel_name, argtypes, values, exc):
         items = param_layout(t, "v")
         try:
             struct.pack("<" + "".join(c for c, _ in items),
-                        *[eval(e, {"v": v, "_ptr": _record_ptr}) for _, e in items])
+                        *[eval(e, {"v": v, "_ptr": _record_ptr,
+                                   "_bf16": bf16_scalar.from_storage}) for _, e in items])
         except (struct.error, TypeError, AttributeError) as e:
             return TypeError(f"argument {i} of kernel {kernel_name!r} ({v!r:.60}) cannot be "
                              f"passed as {t}: {e}")
