@@ -301,3 +301,15 @@ def test_bf16_every_intrinsic_compiles():
     sig = (T.int64[::1], T.boolean[::1], T.bfloat16, T.int32, T.float32, T.float64)
     ptx = compile_ptx(compile_to_llvm(ns["every"], sig).llvm_ir)
     assert link_cubin(ptx, (9, 0))[:4] == b"\x7fELF"
+
+
+def test_bf16_scalar_arguments_pack_as_their_bits():
+    # the real driver's parameter buffer: a BF16 or an array element of the storage dtype
+    # is its 16 bits (the i16 parameter of the kernel ABI)
+    from cujit.compiler.launcher import ArgPacker
+    from cujit.bf16_scalar import to_storage
+    p = ArgPacker((T.bfloat16, T.int32, T.bfloat16))
+    p.pack((BF16(1.5), 7, to_storage(BF16(-2.0))))
+    raw = bytes(p.buffer)
+    assert raw[0:2] == (0x3FC0).to_bytes(2, "little")
+    assert raw[8:10] == (0xC000).to_bytes(2, "little")
