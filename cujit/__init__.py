@@ -67,7 +67,7 @@ _SOURCES = {
     "cujit.ufuncs": ["vectorize", "guvectorize"],
     "cujit.reduction": ["reduce", "Reduce"],
     "cujit.types": ["boolean", "bool_", "int8", "int16", "int32", "int64", "uint8", "uint16",
-                    "uint32", "uint64", "float16", "float32", "float64", "complex64",
+                    "uint32", "uint64", "float16", "float32", "float64", "bfloat16", "complex64",
                     "complex128", "intp", "uintp", "void"],
     "cujit.type_names": ["b1", "bool", "byte", "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8",
                          "f4", "f8", "c8", "c16", "double", "char", "uchar", "short", "ushort",
@@ -79,7 +79,7 @@ _WHERE = {name: mod for mod, names in _SOURCES.items() for name in names}
 # Submodules reachable as attributes without an import (``cuda.random``, as in numba.cuda).
 _SUBMODULES = {"random": "cujit.random", "libdevice": "cujit.libdevice",
                "runtime": "cujit.runtime", "extending": "cujit.extending",
-               "wmma": "cujit.wmma"}
+               "bf16": "cujit.bf16", "fp8": "cujit.fp8", "wmma": "cujit.wmma"}
 
 if TYPE_CHECKING:
     # The names the lazy table resolves, for IDEs and type checkers (which never run
@@ -132,17 +132,17 @@ if TYPE_CHECKING:
     from .ufuncs import vectorize, guvectorize
     from .reduction import reduce, Reduce
     from .types import (boolean, bool_, int8, int16, int32, int64, uint8, uint16, uint32,
-                        uint64, float16, float32, float64, complex64, complex128, intp, uintp,
-                        void)
+                        uint64, float16, float32, float64, bfloat16, complex64, complex128, intp,
+                        uintp, void)
     from .type_names import (b1, bool, byte, i1, i2, i4, i8, u1, u2, u4, u8, f4, f8, c8, c16,
                              double, char, uchar, short, ushort, int_, uint, intc, uintc, long_,
                              ulong, longlong, ulonglong, ssize_t, size_t, none)
-    from . import extending, fp16, libdevice, random, runtime, wmma
+    from . import bf16, extending, fp16, fp8, libdevice, random, runtime, wmma
     laneid: int
 
 # ``laneid`` differs per simulated thread, so it is computed on every access.
-__all__ = sorted(list(_WHERE) + ["config", "laneid", "fp16", "random", "libdevice",
-                                     "runtime", "implementation", "extending", "wmma"])
+__all__ = sorted(list(_WHERE) + ["config", "laneid", "fp16", "bf16", "fp8", "random",
+                                 "libdevice", "runtime", "implementation", "extending", "wmma"])
 
 
 def _current_context():

@@ -55,6 +55,8 @@ SUBMODULES = {
     "numba.cuda.random": "cujit.random",
     "numba.cuda.libdevice": "cujit.libdevice",
     "numba.cuda.fp16": "cujit.fp16",
+    "numba.cuda.bf16": "cujit.bf16",
+    "numba.cuda.fp8": "cujit.fp8",
     "numba.cuda.types": "cujit.types",
     "numba.cuda.extending": "cujit.extending",
 }

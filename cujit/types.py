@@ -6,7 +6,8 @@ hot path compares types by identity and they hash cheaply.  Names, spelling and 
 signatures").
 
 - Scalars: ``boolean``/``bool_``, ``int8..int64``, ``uint8..uint64``, ``float16/32/64``,
-  ``complex64/128``, ``intp``/``uintp``, ``void``.  Calling one with a value casts it
+  ``complex64/128``, ``intp``/``uintp``, ``void``; ``bfloat16`` (``BFloat16``: its values
+  are ``bf16_scalar.BF16``, its dtype ``ml_dtypes.bfloat16`` or the uint16 bits).  Calling one with a value casts it
   (``float32(1.5)`` → ``np.float32(1.5)``); calling one with types builds a signature
   (``void(float32[:], int32)``).  ``.dtype`` is the NumPy dtype, so ``np.dtype(float32)`` works.
 - Arrays: ``float32[:]`` (any layout, 'A'), ``float32[::1]`` / ``float32[:, ::1]`` (C),
@@ -15,12 +16,13 @@ signatures").
 """
 import numpy as np
 
+from . import bf16_scalar
 from .types_core import (  # noqa: F401 - the public module re-exports the core
-    Array, Boolean, Complex, Float, Integer, IntegerLiteral, NestedArray, NoneType, Record, Scalar, Signature,
+    Array, BFloat16, Boolean, Complex, Float, Integer, IntegerLiteral, NestedArray, NoneType, Record, Scalar, Signature,
     Tuple, Type, UniTuple, _BY_DTYPE, _CACHE, _Interned, _NAMES, _alignment_of,
     _array_from_slices, _field_type, _rebuild, as_dtype_type, bool_, boolean, byte, complex128,
-    complex64, complex_domain, float16, float32, float64, from_dtype, int16, int32, int64,
-    int8, integer_domain, intp, none, number_domain, real_domain, uint16, uint32, uint64,
+    bfloat16, complex64, complex_domain, float16, float32, float64, from_dtype, int16, int32,
+    int64, int8, integer_domain, intp, none, number_domain, real_domain, uint16, uint32, uint64,
     uint8, uintp, void, from_numba_type, from_numba_signature)
 from .types_enum import (EnumMember, IntEnumMember, enum_member_type, is_int_enum_member,
                          is_plain_enum_member)
@@ -31,12 +33,12 @@ from .type_names import (  # noqa: F401 - numba.types has the short and C names 
     b1, i1, i2, i4, i8, u1, u2, u4, u8, f2, f4, f8, c8, c16, double, char, uchar, short,
     ushort, int_, uint, intc, uintc, long_, ulong, longlong, ulonglong, ssize_t, size_t)
 
-__all__ = ["Type", "Boolean", "Integer", "IntegerLiteral", "Float", "Complex", "NoneType", "Array", "Record",
+__all__ = ["Type", "Boolean", "Integer", "IntegerLiteral", "Float", "BFloat16", "Complex", "NoneType", "Array", "Record",
            "NestedArray", "UniTuple", "Tuple", "NamedUniTuple", "NamedTuple", "named_tuple",
            "EnumMember", "IntEnumMember", "Fragment",
            "Signature", "boolean", "bool_", "int8",
            "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16",
-           "float32", "float64", "complex64", "complex128", "intp", "uintp", "void",
+           "float32", "float64", "bfloat16", "complex64", "complex128", "intp", "uintp", "void",
            "none", "typeof", "from_dtype", "as_dtype_type", "parse_signature",
            "integer_domain", "real_domain", "complex_domain", "number_domain"]
 
@@ -140,6 +142,7 @@ def typeof(value):
 
 _FAST = {float: float64, bool: boolean, complex: complex128}
 _FAST.update({t.dtype.type: t for t in _BY_DTYPE.values()})
+_FAST[bf16_scalar.BF16] = bfloat16
 
 
 def parse_signature(sig):

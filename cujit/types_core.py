@@ -17,6 +17,7 @@ reference: Numba's "Types and signatures" documentation.
 """
 import numpy as np
 
+from . import bf16_scalar
 
 
 class _Interned(type):
@@ -158,6 +159,32 @@ class Float(Scalar):
 
     def _ctor_args(self):
         return (self.bitwidth,)
+
+
+class BFloat16(Scalar):
+    """``bfloat16``: 1 sign, 8 exponent and 7 mantissa bits (float32's range, 8 bits of
+    precision).  Its values are :class:`cujit.bf16_scalar.BF16` on the host and in the
+    simulator and 16-bit registers on the GPU; ``bfloat16(x)`` rounds ``x`` to nearest even
+    (``cvt.rn.bf16.*``).  ``.dtype`` is the storage dtype of bfloat16 arrays
+    (``ml_dtypes.bfloat16`` when that package is installed, else ``uint16``; see
+    ``bf16_scalar``).  Not a :class:`Float`: it mixes with no other number type (numba-cuda's
+    ``numba.cuda.types.bfloat16``)."""
+    @classmethod
+    def _key_of(cls):
+        return ()
+
+    def __init__(self):
+        super().__init__("bfloat16", bf16_scalar.STORAGE_DTYPE)
+
+    def _ctor_args(self):
+        return ()
+
+    def __call__(self, *args):
+        """``bfloat16(x)``: the :class:`~cujit.bf16_scalar.BF16` of ``x`` (TypeError for a
+        value that is not a number); ``bfloat16(type, ...)`` builds a signature."""
+        if len(args) == 1 and not isinstance(args[0], Type):
+            return bf16_scalar.BF16(args[0])
+        return Type.__call__(self, *args)
 
 
 class Complex(Scalar):
@@ -348,6 +375,7 @@ int8, int16, int32, int64 = (Integer(b) for b in (8, 16, 32, 64))
 uint8, uint16, uint32, uint64 = (Integer(b, False) for b in (8, 16, 32, 64))
 float16, float32, float64 = Float(16), Float(32), Float(64)
 complex64, complex128 = Complex(64), Complex(128)
+bfloat16 = BFloat16()
 intp, uintp = int64, uint64
 void = none = NoneType()
 byte = uint8
@@ -360,7 +388,10 @@ number_domain = integer_domain | real_domain | complex_domain
 _BY_DTYPE = {t.dtype: t for t in [boolean] + sorted(number_domain, key=str)}
 
 # Names usable in signature strings and as dtype strings (Numba's, plus NumPy aliases).
+if bf16_scalar.HAVE_ML_DTYPES:    # with uint16 storage the dtype stays uint16's
+    _BY_DTYPE[bfloat16.dtype] = bfloat16
 _NAMES = {str(t): t for t in _BY_DTYPE.values()}
+_NAMES["bfloat16"] = bfloat16
 _NAMES.update(boolean=boolean, bool_=boolean, b1=boolean, intp=intp, uintp=uintp, void=void,
               none=void, byte=byte, f4=float32, f8=float64, f2=float16, i1=int8, i2=int16,
               i4=int32, i8=int64, u1=uint8, u2=uint16, u4=uint32, u8=uint64, c8=complex64,
@@ -373,6 +404,8 @@ def from_dtype(dtype):
     Raises TypeError for dtypes kernels cannot use (objects, strings, datetimes).
     """
     dt = np.dtype(dtype)
+    if dt.metadata and bf16_scalar.is_storage_dtype(dt):
+        return bfloat16             # uint16 bits marked as bfloat16 (no ml_dtypes)
     t = _BY_DTYPE.get(dt)
     if t is not None:
         return t

@@ -34,7 +34,7 @@ class Extremum:
 @dataclasses.dataclass(frozen=True)
 class MathFunc:
     """A function of a maths family, by its name in that family (``'sin'`` of ``math``,
-    ``'floor'`` of ``np.floor``, ``'rect'`` of ``cmath``, ``'hadd'`` of ``cuda.fp16``)."""
+    ``'floor'`` of ``np.floor``, ``'rect'`` of ``cmath``, ``'hadd'`` of ``cuda.fp16`` or ``cuda.bf16``)."""
     name: str
 
 
@@ -198,6 +198,8 @@ class CallKind(enum.Enum):
     MATH_PARTS = ("math_parts", MathFunc)  # math.modf, frexp, ldexp
     CMATH = ("cmath", MathFunc)
     FP16 = ("fp16", MathFunc)
+    BF16 = ("bf16", MathFunc)              # cuda.bf16.* and math.* of a bfloat16
+    FP8 = ("fp8", MathFunc)                # cuda.fp8's kernel conversions
     BIT_COUNT = ("bit_count", type(None))
     CONJUGATE = ("conjugate", type(None))
     # arrays
@@ -293,7 +295,8 @@ def resolve(key):
     return CallKind(key), None
 
 
-_FAMILIES = {"math": CallKind.MATH, "cmath": CallKind.CMATH, "fp16": CallKind.FP16,
+_FAMILIES = {"math": CallKind.MATH, "cmath": CallKind.CMATH, "fp16": CallKind.FP16, "bf16": CallKind.BF16,
+             "fp8": CallKind.FP8,
              "atomic": CallKind.ATOMIC, "libdevice": CallKind.LIBDEVICE}
 _MATH_PARTS = ("modf", "frexp", "ldexp")
 _NP_ROUNDING = ("npfloor", "npceil", "nptrunc")

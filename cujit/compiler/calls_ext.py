@@ -8,11 +8,13 @@ Lowering: ``lower_complex.py``, ``lower_fp16.py``, ``lower_scalars.py``.
 import cmath
 import math
 
+from .. import bf16, fp8
 from .. import types as T
 from . import rules
 from .callkinds import Call, CallKind, MathFunc
 
-__all__ = ["table_entries", "type_ext", "CMATH_UNARY", "FP16_UNARY",
+__all__ = ["table_entries", "type_ext", "type_bf16", "type_bf16_math", "type_fp8", "CMATH_UNARY",
+           "FP16_UNARY",
            "FP16_BINARY", "FP16_COMPARE"]
 
 CMATH_UNARY = ("exp", "log", "log10", "sqrt", "sin", "cos", "tan", "asin", "acos", "atan",
@@ -34,6 +36,10 @@ def table_entries():
         t[id(getattr(math, name))] = "math." + name
     for name in FP16_BINARY + FP16_COMPARE + FP16_UNARY + ("hfma",):
         t[id(getattr(fp16, name))] = "fp16." + name
+    for name in bf16.INTRINSICS:
+        t[id(getattr(bf16, name))] = "bf16." + name
+    for name in fp8.KERNEL_FUNCTIONS:
+        t[id(getattr(fp8, name))] = "fp8." + name
     return t
 
 
@@ -46,6 +52,10 @@ def type_ext(typer, node, key, args):
     types ``args``; records its :class:`~.callkinds.Call` in ``tf.info[node]``.  TypingError
     for a wrong count or kind."""
     mod, name = key.split(".", 1)
+    if mod == "bf16":
+        return type_bf16(typer, node, name, args)
+    if mod == "fp8":
+        return type_fp8(typer, node, name, args)
     kind = {"cmath": CallKind.CMATH, "fp16": CallKind.FP16, "math": CallKind.MATH_PARTS}[mod]
     typer.tf.info[node] = Call(kind, MathFunc(name))
 
@@ -95,6 +105,58 @@ def type_ext(typer, node, key, args):
     if name == "frexp":
         return T.Tuple((ft, T.int32))
     return ft
+
+
+def type_bf16(typer, node, name, args):
+    """Result type of ``cuda.bf16.<name>(...)`` (numba-cuda's signatures, ``bf16.SIGNATURES``);
+    records ``Call(BF16, MathFunc(<the function's own name>))`` (aliases such as
+    ``float2bfloat16`` record the function they name).  A real argument to a bfloat16
+    parameter is converted as ``bfloat16(x)``.  TypingError for a wrong count or an argument
+    that is not a number (complex, arrays ...)."""
+    params, result = bf16.SIGNATURES[name]
+    if len(args) != len(params):
+        raise typer.error(f"cuda.bf16.{name}() takes {len(params)} argument(s), got "
+                          f"{len(args)}", node)
+    for a, t, p in zip(node.args, args, params):
+        if isinstance(p, T.BFloat16):
+            # numba-cuda converts a real argument as bfloat16(x) does (its tests pass int16)
+            if not (t is p or rules.is_int(t) or rules.is_float(t)
+                    or isinstance(t, T.Boolean)):
+                raise typer.error(f"cuda.bf16.{name}() takes bfloat16 values, got {t} "
+                                  "(convert with bfloat16(x))", a)
+        elif not (rules.is_int(t) or isinstance(t, T.Boolean)
+                  or (rules.is_float(t) and rules.is_float(p))):
+            raise typer.error(f"cuda.bf16.{name}() takes a {p} value, got {t}", a)
+    typer.tf.info[node] = Call(CallKind.BF16, MathFunc(getattr(bf16, name).__name__))
+    return result
+
+
+def type_fp8(typer, node, name, args):
+    """Result type of ``cuda.fp8.<name>(x)``: ``float32_to_e4m3`` / ``_e5m2`` take a real
+    number (converted to float32) and give the bits as ``uint8``; ``e4m3_to_float32`` /
+    ``e5m2_to_float32`` take an integer (its low 8 bits) and give ``float32``.  TypingError
+    for a wrong count or kind."""
+    _, direction = fp8.KERNEL_FUNCTIONS[name]
+    if len(args) != 1:
+        raise typer.error(f"cuda.fp8.{name}() takes 1 argument, got {len(args)}", node)
+    t = args[0]
+    ok = (rules.is_int(t) or rules.is_float(t)) if direction == "to" else rules.is_int(t)
+    if not ok:
+        want = "a real number" if direction == "to" else "an integer (the FP8 bits)"
+        raise typer.error(f"cuda.fp8.{name}() takes {want}, got {t}", node.args[0])
+    typer.tf.info[node] = Call(CallKind.FP8, MathFunc(name))
+    return T.uint8 if direction == "to" else T.float32
+
+
+def type_bf16_math(typer, node, name, args):
+    """``math.<name>(x)`` of a bfloat16 ``x``: the ``cuda.bf16`` function numba-cuda binds to
+    it (``math.sqrt`` → ``hsqrt``), typed and recorded as that call.  TypingError for a math
+    function with no bfloat16 version."""
+    h = bf16.MATH_FUNCTIONS.get(name)
+    if h is None or len(args) != 1:
+        raise typer.error(f"math.{name}() of a bfloat16 is not supported (bfloat16 has "
+                          f"{', '.join('math.' + n for n in bf16.MATH_FUNCTIONS)})", node)
+    return type_bf16(typer, node, h, args)
 
 
 def type_bit_count(typer, node, recv, args):

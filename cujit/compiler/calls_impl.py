@@ -11,7 +11,7 @@ from .callkinds import (Atomic, Call, CallKind, Cast, ExternCall, Extremum, Math
                         ValueType)
 from .calls_device import type_device_call
 from .calls_extending import type_overload_call, type_user_intrinsic
-from .calls_ext import type_ext
+from .calls_ext import type_bf16_math, type_ext
 from .calls_wmma import type_wmma_call
 from .closures import type_closure_call
 from .libdevice_table import type_libdevice
@@ -154,6 +154,25 @@ def _t_libdevice(c):
 
 def _t_cast(c):
     typer, node, args = c.typer, c.node, c.args
+    if c.name is None and len(args) == 1 and not c.kws and (
+            isinstance(c.ft.data, T.BFloat16) or isinstance(args[0], T.BFloat16)):
+        # bfloat16(x) of a real number, or a real type / bool of a bfloat16
+        other = args[0] if isinstance(c.ft.data, T.BFloat16) else c.ft.data
+        if not (isinstance(other, T.BFloat16) or rules.is_int(other) or rules.is_float(other)
+                or isinstance(other, T.Boolean)):
+            raise typer.error(f"cannot convert {args[0]} to {c.ft.data}", node)
+        c.record(Cast(c.ft.data))
+        return c.ft.data
+    if c.name == "float" and len(args) == 1 and not c.kws and isinstance(args[0], Global) \
+            and isinstance(args[0].obj, str):
+        # float("nan"), float("inf"): a compile-time constant (numba-cuda's tests write them)
+        try:
+            value = float(args[0].obj)
+        except ValueError:
+            raise typer.error(f"float() of {args[0].obj!r}: not a number", node) from None
+        typer.tf.constvals[node] = value
+        c.record(Cast(T.float64))
+        return T.float64
     c.need(1)
     if c.name is None:
         if rules.is_complex(args[0]) and not rules.is_complex(c.ft.data):
@@ -265,6 +284,8 @@ def _t_print(c):
 
 
 def _t_math(c):
+    if c.args and isinstance(c.args[0], T.BFloat16):
+        return type_bf16_math(c.typer, c.node, c.name, c.args)
     c.record(MathFunc(c.name))
     return _math(c.typer, c.node, c.name, c.args, c.need)
 
@@ -445,7 +466,8 @@ def _t_cbrt(c):
 # Kinds that check their keyword arguments themselves (typed in their own modules).
 _OWN_CHECKS = {CallKind.DEVICE: _t_device, CallKind.CLOSURE: _t_closure,
                CallKind.LIBDEVICE: _t_libdevice, CallKind.CMATH: _t_ext,
-               CallKind.FP16: _t_ext, CallKind.MATH_PARTS: _t_ext,
+               CallKind.FP16: _t_ext, CallKind.BF16: _t_ext, CallKind.FP8: _t_ext,
+               CallKind.MATH_PARTS: _t_ext,
                CallKind.OVERLOAD: _t_overload, CallKind.USER_INTRINSIC: _t_user_intrinsic,
                CallKind.EXTERN: _t_extern,
                CallKind.WMMA_FILL: _t_wmma, CallKind.WMMA_LOAD: _t_wmma,

@@ -201,6 +201,14 @@ def setitem(typer, target, vt):
                               f"of {rt} (a whole record needs a record of the same dtype)",
                               target)
         return      # whole-record copy (lower_records.copy_record)
+    if isinstance(rt, T.BFloat16) or isinstance(vt, T.BFloat16):
+        # converted as bfloat16(x) / float32(x) ... would (numba-cuda converts implicitly)
+        other = vt if isinstance(rt, T.BFloat16) else rt
+        if not (isinstance(other, (T.BFloat16, T.Boolean)) or rules.is_int(other)
+                or rules.is_float(other)):
+            raise typer.error(f"cannot store a value of type {vt} into an array of {rt}",
+                              target)
+        return
     if not rules.is_number(vt):
         raise typer.error(f"cannot store a value of type {vt} into an array of {rt}", target)
     if rules.is_complex(vt) and not rules.is_complex(rt):

@@ -24,6 +24,7 @@ import weakref
 
 import numpy as np
 
+from .. import bf16_scalar
 from .. import types as ct
 from ..driver.errors import CudaAPIError, CUDA_ERROR_INVALID_VALUE, last_launch
 from ..hooks import HookPoint
@@ -282,6 +283,8 @@ def param_layout(t, expr):
         return [(f, f"{expr}.real"), (f, f"{expr}.imag")]
     if isinstance(t, (ct.Boolean, ct.Integer, ct.Float)):
         return [(_scalar_fmt(t), expr)]
+    if isinstance(t, ct.BFloat16):     # a BF16 or an ml_dtypes.bfloat16: its 16 bits
+        return [("H", f"_bf16({expr}).bits")]
     if isinstance(t, ct.Record):
         return [("Q", f"_ptr({expr})")]
     if isinstance(t, ct.EnumMember):
@@ -332,7 +335,7 @@ class ArgPacker:
         self.params = ctypes.addressof(self.param_array)
         self.exprs = ", ".join(e for _, e in items)
         self.namespace = {"_pack_into": self.struct.pack_into, "_buf": self.buffer,
-                          "_ptr": _record_ptr}
+                          "_ptr": _record_ptr, "_bf16": bf16_scalar.from_storage}
         names = ", ".join(f"a{i}" for i in range(len(self.argtypes)))
         unpack = f"    {names}, = args\n" if self.argtypes else ""
         src = (f"def pack(args):\n{unpack}"
@@ -420,7 +423,7 @@ def apply_carveout(lk, percent):
     lk.drv.func_set_attribute(lk.info.handle, "PREFERRED_SHARED_MEMORY_CARVEOUT", int(percent))
 
 
-_PLAIN_SCALARS = (int, float, bool, complex)
+_PLAIN_SCALARS = (int, float, bool, complex, bf16_scalar.BF16)
 
 
 def convert_arg(index, value, stream):
@@ -517,7 +520,8 @@ def _pack_error(kernel_name, argtypes, values, exc):
         items = param_layout(t, "v")
         try:
             struct.pack("<" + "".join(c for c, _ in items),
-                        *[eval(e, {"v": v, "_ptr": _record_ptr}) for _, e in items])
+                        *[eval(e, {"v": v, "_ptr": _record_ptr,
+                                   "_bf16": bf16_scalar.from_storage}) for _, e in items])
         except (struct.error, TypeError, AttributeError) as e:
             return TypeError(f"argument {i} of kernel {kernel_name!r} ({v!r:.60}) cannot be "
                              f"passed as {t}: {e}")

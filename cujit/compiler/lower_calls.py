@@ -13,7 +13,8 @@ from llvmlite import ir
 from .. import types as T
 from . import cooperative, intrinsics_extra
 from . import lower_arrays as LA
-from . import lower_atomics, lower_complex, lower_extending, lower_fp16, lower_libdevice
+from . import lower_atomics, lower_bf16, lower_complex, lower_extending, lower_fp16
+from . import lower_fp8, lower_libdevice
 from . import lower_scalars
 from . import lower_wmma
 from .lower_extern import lower_extern_call
@@ -443,6 +444,7 @@ _HANDLERS = {
     K.LEN: _len, K.POW: _pow, K.ATOMIC: _atomic, K.CLOSURE: _closure,
     K.RANGE: _iterated, K.ENUMERATE: _iterated, K.ZIP: _iterated,
     K.CMATH: lower_complex.lower_cmath, K.FP16: lower_fp16.lower_fp16,
+    K.BF16: lower_bf16.lower_bf16, K.FP8: lower_fp8.lower_fp8,
     K.MATH_PARTS: lower_scalars.lower_math_parts, K.BIT_COUNT: lower_scalars.lower_bit_count,
     K.LIBDEVICE: lower_libdevice.lower_libdevice,
     K.SELP: intrinsics_extra.lower_selp, K.MULHI: intrinsics_extra.lower_mulhi,

@@ -7,7 +7,7 @@ import ast
 from llvmlite import ir
 
 from .. import types as T
-from . import rules
+from . import bf16_ptx, rules
 from .ltypes import I1, I32, cast, const, ltype, truth
 
 __all__ = ["BINOPS", "binop", "unary", "compare", "boolop", "range_args", "range_count",
@@ -47,6 +47,9 @@ def binop(lw, op, a, at, b_, bt, rt, node):
                 ">>": b.ashr if rt.signed else b.lshr}[op](x, y)
     if isinstance(rt, T.Boolean):
         return {"&": b.and_, "|": b.or_, "^": b.xor}[op](a, b_)
+    if isinstance(rt, T.BFloat16):
+        return {"+": bf16_ptx.add, "-": bf16_ptx.sub, "*": bf16_ptx.mul,
+                "/": bf16_ptx.div}[op](b, a, b_)
     if op == "**":
         return _power(lw, a, at, b_, bt, rt, node)
     if op == "/" and isinstance(rt, T.Float) and not isinstance(at, T.Float) \
@@ -269,6 +272,8 @@ def unary(lw, node):
     v = cast(b, v, at, rt)
     if op is ast.UAdd:
         return v
+    if isinstance(rt, T.BFloat16):
+        return bf16_ptx.neg(b, v)
     if op is ast.Invert:
         return b.xor(v, ir.Constant(v.type, -1 if not isinstance(rt, T.Boolean) else 1))
     if isinstance(v, ir.Constant) and isinstance(rt, (T.Integer, T.Float)) \
@@ -306,6 +311,9 @@ def _cmp2(lw, op, x, xt, y, yt):
     ct = rules.unify(xt, yt)
     if isinstance(xt, T.Boolean) and isinstance(yt, T.Boolean):
         ct = T.boolean
+    if isinstance(ct, T.BFloat16):      # exact in float32; '!=' unordered as CUDA's operator
+        x, y, ct = bf16_ptx.to_f32(b, x), bf16_ptx.to_f32(b, y), T.float32
+        return (b.fcmp_unordered if op == "!=" else b.fcmp_ordered)(op, x, y)
     x, y = cast(b, x, xt, ct), cast(b, y, yt, ct)
     if isinstance(ct, T.Boolean):
         return b.icmp_unsigned(op, x, y)

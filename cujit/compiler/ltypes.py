@@ -2,6 +2,7 @@
 
 Representation of values in registers (``ltype``) and in memory (``mtype``):
 ``boolean`` → i1 / i8; ``intN``/``uintN`` → iN; ``float16/32/64`` → half/float/double;
+``bfloat16`` → i16 (its bits; conversions are inline PTX, ``bf16_ptx``);
 ``complex64/128`` → ``{float, float}`` / ``{double, double}``; ``Array(dtype, ndim)`` →
 ``{elem*, [ndim x i64] shape, [ndim x i64] strides (bytes)}`` with a generic-address-space
 data pointer (NVVM infers shared/const/local from the ``addrspacecast``); ``Record`` → ``i8*``
@@ -11,7 +12,7 @@ data pointer (NVVM infers shared/const/local from the ``addrspacecast``); ``Reco
 from llvmlite import ir
 
 from .. import types as T
-from . import rules
+from . import bf16_ptx, rules
 
 __all__ = ["ltype", "mtype", "cast", "truth", "const", "passes_param", "I1", "I8", "I32", "I64", "I8P",
            "int_const", "array_ltype", "alignment_of"]
@@ -33,6 +34,8 @@ def ltype(t):
         r = ir.IntType(t.bitwidth)
     elif isinstance(t, T.Float):
         r = _FLOATS[t.bitwidth]
+    elif isinstance(t, T.BFloat16):
+        r = bf16_ptx.I16
     elif isinstance(t, T.Complex):
         f = _FLOATS[t.bitwidth // 2]
         r = ir.LiteralStructType([f, f])
@@ -100,6 +103,8 @@ def const(t, v):
                            else v)
     if isinstance(t, T.Float):
         return ir.Constant(ltype(t), float(v))
+    if isinstance(t, T.BFloat16):
+        return bf16_ptx.bits_const(t(v).bits)
     if isinstance(t, T.Complex):
         f = _FLOATS[t.bitwidth // 2]
         c = complex(v)
@@ -119,6 +124,8 @@ def truth(b, val, t):
         return b.icmp_unsigned("!=", val, ir.Constant(val.type, 0))
     if isinstance(t, T.Float):
         return b.fcmp_unordered("!=", val, ir.Constant(val.type, 0.0))
+    if isinstance(t, T.BFloat16):
+        return bf16_ptx.truth(b, val)
     if isinstance(t, T.Complex):
         re = b.extract_value(val, 0)
         im = b.extract_value(val, 1)
@@ -132,6 +139,8 @@ def cast(b, val, src, dst):
     float → int truncates toward zero)."""
     if src is dst or dst is None:
         return val
+    if isinstance(src, T.BFloat16) or isinstance(dst, T.BFloat16):
+        return _cast_bf16(b, val, src, dst)
     if isinstance(dst, T.Boolean):
         return truth(b, val, src)
     if isinstance(src, T.Boolean):
@@ -176,6 +185,24 @@ def cast(b, val, src, dst):
         return out
     if src == dst:
         return val
+    raise TypeError(f"cannot convert {src} to {dst}")
+
+
+def _cast_bf16(b, val, src, dst):
+    """Conversions to and from bfloat16: from it through its exact float32; to it rounded
+    once to nearest even by the PTX conversion of the source type (``bf16_ptx``)."""
+    if isinstance(src, T.BFloat16):
+        if isinstance(dst, T.Boolean):
+            return bf16_ptx.truth(b, val)
+        return cast(b, bf16_ptx.to_f32(b, val), T.float32, dst)
+    if isinstance(src, T.Boolean):
+        return bf16_ptx.from_int(b, val, False)
+    if isinstance(src, T.Integer):
+        return bf16_ptx.from_int(b, val, src.signed)
+    if isinstance(src, T.Float):
+        if src.bitwidth == 64:
+            return bf16_ptx.from_f64(b, val)
+        return bf16_ptx.from_f32(b, val if src.bitwidth == 32 else b.fpext(val, _FLOATS[32]))
     raise TypeError(f"cannot convert {src} to {dst}")
 
 

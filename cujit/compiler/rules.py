@@ -213,6 +213,9 @@ def _as_num(t):
 def binop_type(op, a, b):
     """Result type of scalar ``a <op> b`` (op: '+', '-', '*', '/', '//', '%', '**', '&', '|',
     '^', '<<', '>>'), or None when the operation is not defined for these types."""
+    if isinstance(a, T.BFloat16) or isinstance(b, T.BFloat16):
+        # numba-cuda defines bfloat16 operators for two bfloat16 operands only
+        return a if a is b and op in ("+", "-", "*", "/") else None
     if not (is_number(a) and is_number(b)):
         return None
     if op in ("&", "|", "^"):
@@ -250,6 +253,8 @@ def _mix_complex(a, b):
 
 def unary_type(op, a):
     """Result of unary ``op`` ('-', '+', '~', 'not') on scalar type ``a``, or None."""
+    if isinstance(a, T.BFloat16):
+        return a if op in ("-", "+") else T.boolean if op == "not" else None
     if not is_number(a):
         return None
     if op == "not":

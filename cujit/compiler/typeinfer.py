@@ -554,6 +554,11 @@ class _Typer(scopes.ConstEval):
                 from .containment import type_in
                 type_in(self, a, b, n)
                 continue
+            if isinstance(a, T.BFloat16) or isinstance(b, T.BFloat16):
+                if a is not b or isinstance(op, (ast.Is, ast.IsNot)):
+                    raise self.error(f"cannot compare {a} with {b} (bfloat16 compares with "
+                                     "bfloat16: convert with bfloat16(x))", n)
+                continue
             if not (rules.is_number(a) and rules.is_number(b)):
                 raise self.error(f"cannot compare {a} with {b}", n)
             if (rules.is_complex(a) or rules.is_complex(b)) and \

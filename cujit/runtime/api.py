@@ -7,6 +7,7 @@ devices.py.
 """
 import functools
 
+from ..driver import simulator_enabled
 from .devices import current_context
 
 __all__ = ["is_float16_supported", "is_bfloat16_supported", "is_fp8_supported",
@@ -56,17 +57,21 @@ def is_float16_supported():
 
 
 def is_bfloat16_supported():
-    """False: cujit kernels have no bfloat16 type or ``cuda.bf16`` intrinsics (numba.cuda's
-    ``is_bfloat16_supported`` says whether the device can run them; for cujit the answer is
-    no on any device)."""
-    return False
+    """True when the current device runs bfloat16 kernels: compute capability 8.0 or higher
+    (the ``fma.rn.bf16`` family the lowering uses), and always in the simulator, which
+    computes bfloat16 bit for bit as the GPU (numba.cuda's ``is_bfloat16_supported``).
+    Raises ``CudaSupportError`` when there is no usable driver or device."""
+    return current_context().device.compute_capability >= (8, 0)
 
 
 def is_fp8_supported():
-    """False: cujit kernels have no FP8 types or ``cuda.fp8`` intrinsics yet (numba.cuda's
-    ``is_fp8_supported`` says whether the current device, compute capability >= 8.9, can run
-    them; for cujit the answer is no on any device until FP8 support lands)."""
-    return False
+    """True when the current device has FP8 conversions: compute capability 8.9 or higher
+    (numba.cuda's ``is_fp8_supported``); False in the simulator, as numba.cuda's simulator
+    (cujit's FP8 conversions work on the host, ``cuda.fp8``, but kernels have no FP8 types
+    yet).  Raises ``CudaSupportError`` when there is no usable driver or device."""
+    if simulator_enabled():
+        return False
+    return current_context().device.compute_capability >= (8, 9)
 
 
 def require_context(fn):

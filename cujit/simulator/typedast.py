@@ -5,6 +5,8 @@ module's docstring for the rules).  The typed ``ast`` is never modified (its nod
 """
 import ast
 
+from .. import bf16 as B
+from .. import bf16_scalar, fp8
 from .. import types as T
 from ..kernelstate import state as _state
 from ..compiler.callkinds import CallKind, call_of
@@ -170,6 +172,11 @@ class Rewriter:
         for a, t in zip(self.tf.fsrc.argnames, self.tf.argtypes):
             if _numeric(t):
                 body.append(self.cast_name(a, t, node))
+            elif isinstance(t, T.BFloat16):     # a bfloat16 argument may come as its storage
+                value = self.call(bf16_scalar.from_storage, "bf16_load",
+                                  [_loc(ast.Name(a, ast.Load()), node)], node)
+                body.append(_loc(ast.Assign([_loc(ast.Name(a, ast.Store()), node)], value),
+                                 node))
         body += self.block(node.body)
         if not body:
             body = [_loc(ast.Pass(), node)]
@@ -209,7 +216,8 @@ class Rewriter:
             at = self.ty(target.value)
             if isinstance(at, T.Array):
                 t = self.ty(target)
-                return at.dtype if t is None or _numeric(t) else None
+                return at.dtype if t is None or _numeric(t) or \
+                    isinstance(t, T.BFloat16) else None
             return None
         if isinstance(target, ast.Attribute):
             return self.ty(target)
@@ -229,6 +237,12 @@ class Rewriter:
             st = self.store_type(s.targets[0])
             if _numeric(st) and _numeric(vt):
                 value = self.conv(value, vt, st, s.value)
+            elif _numeric(st) and isinstance(vt, T.BFloat16):
+                value = self.conv(self.bf16_to_f32(value, s.value), T.float32, st, s.value)
+            elif isinstance(st, T.BFloat16) and isinstance(s.targets[0], ast.Subscript):
+                if not isinstance(vt, T.BFloat16):
+                    value = self.call(bf16_scalar.BF16, "bf16_", [value], s.value)
+                value = self.bf16_store(value, s.value)
             return _loc(ast.Assign([self.target(s.targets[0])], value), s)
         new = _loc(ast.Assign([self.target(t) for t in s.targets], value), s)
         casts = []
@@ -247,10 +261,23 @@ class Rewriter:
             return t
         return self.generic(t)
 
+    def bf16_to_f32(self, value, like):
+        """``value`` (a BF16) as its exact np.float32."""
+        return self.call(bf16_scalar.BF16.to_float32, "bf16_f32_", [value], like)
+
+    def bf16_store(self, value, like):
+        """``value`` (a BF16) as an element of a bfloat16 array (its storage dtype)."""
+        return self.call(bf16_scalar.to_storage, "bf16_store", [value], like)
+
     def s_AugAssign(self, s):
         info = self.tf.info.get(s)
         op = _OPNAMES.get(type(s.op))
         st = self.store_type(s.target)
+        if isinstance(st, T.BFloat16) and isinstance(s.target, ast.Subscript) and op:
+            load = _loc(ast.Subscript(s.target.value, s.target.slice, ast.Load()), s.target)
+            cur = self.call(bf16_scalar.from_storage, "bf16_load", [self.generic(load)], s)
+            value = _loc(ast.BinOp(cur, type(s.op)(), self.expr(s.value)), s)
+            return _loc(ast.Assign([self.target(s.target)], self.bf16_store(value, s)), s)
         if not isinstance(info, AugAssign) or not _numeric(st):
             return self.generic(s)
         cur, res = info.current, info.result
@@ -342,6 +369,9 @@ class Rewriter:
         if isinstance(node, ast.Subscript) and isinstance(self.ty(node.value), T.Array) \
                 and _numeric(self.ty(node)) and not isinstance(self.ty(node), T.Integer):
             _mark(new)
+        elif isinstance(node, ast.Subscript) and isinstance(self.ty(node), T.BFloat16) and \
+                isinstance(self.ty(node.value), T.Array) and isinstance(node.ctx, ast.Load):
+            return self.call(bf16_scalar.from_storage, "bf16_load", [new], node)
         elif self._python_int(node):
             _mark(new)
         return new
@@ -535,6 +565,12 @@ class Rewriter:
 
     def c_cast(self, node, c):
         target = c.data.target
+        if len(node.args) == 1 and isinstance(target, T.BFloat16):
+            return self.call(bf16_scalar.BF16, "bf16_", [self.expr(node.args[0])], node)
+        if len(node.args) == 1 and isinstance(self.ty(node.args[0]), T.BFloat16) \
+                and _numeric(target):
+            return self.conv(self.bf16_to_f32(self.expr(node.args[0]), node), T.float32,
+                             target, node)
         if not (_numeric(target) and len(node.args) == 1 and not node.keywords):
             return None
         arg = node.args[0]
@@ -656,6 +692,30 @@ class Rewriter:
         return _loc(ast.Call(self.expr(node.func), args,
                              [self.generic(k) for k in node.keywords]), node)
 
+    def c_bf16(self, node, c):
+        # cuda.bf16 functions (and math.* of a bfloat16) by their own name, the arguments
+        # converted to the parameter types as the compiled call converts them
+        params, _ = B.SIGNATURES[c.data.name]
+        args = []
+        for a, p in zip(node.args, params):
+            new = self.expr(a)
+            if not isinstance(p, T.BFloat16):
+                new = self.conv(new, self.ty(a), p, a)
+            elif not isinstance(self.ty(a), T.BFloat16):
+                new = self.call(bf16_scalar.BF16, "bf16_", [new], a)
+            args.append(new)
+        return self.call(getattr(B, c.data.name), "bf16_" + c.data.name + "_", args, node)
+
+    def c_fp8(self, node, c):
+        # cuda.fp8 conversions: the argument as the compiled call converts it (to float32,
+        # or the integer as uint8), the result as its type
+        fmt, direction = fp8.KERNEL_FUNCTIONS[c.data.name]
+        a = node.args[0]
+        arg = self.conv(self.expr(a), self.ty(a), T.float32 if direction == "to" else T.uint8,
+                        a)
+        out = self.call(getattr(fp8, c.data.name), "fp8_" + c.data.name + "_", [arg], node)
+        return _mark(out)
+
     def c_fma(self, node, c):
         rt = self.ty(node)
         if isinstance(rt, T.Float) and rt is not T.float16 and len(node.args) == 3 \
@@ -700,7 +760,8 @@ def _call_table():
                   K.EXTERN: R.c_extern,
                   K.POW: R.c_pow, K.LIBDEVICE: R.c_libdevice, K.ABS: R.c_abs,
                   K.MATH: R.c_math, K.NP_ROUNDING: R.c_math,
-                  K.ATOMIC: R.c_atomic, K.FMA: R.c_fma, K.CBRT: R.c_cbrt})
+                  K.ATOMIC: R.c_atomic, K.FMA: R.c_fma, K.CBRT: R.c_cbrt,
+                  K.BF16: R.c_bf16, K.FP8: R.c_fp8})
     return table
 
 

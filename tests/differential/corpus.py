@@ -18,8 +18,8 @@ import math
 import numpy as np
 
 import cujit as cuda
-from corpus_kernels import (arith, basic_math, compare_ops, conversions, int_bits,
-                            int_histogram, literals, transcendental, warp_sum)
+from corpus_kernels import (arith, basic_math, bf16_ops, compare_ops, conversions, fp8_convs,
+                            int_bits, int_histogram, literals, transcendental, warp_sum)
 from kernels_common import benchmark_kernels, example
 
 __all__ = ["CASES", "Case", "EDGES", "edge_array", "result_dtype", "compare", "expected",
@@ -129,8 +129,136 @@ def _sat_int(x, dt):
     return out
 
 
+def _bf16_bits(v, like):
+    """bfloat16 bits (int) of the exact value ``v`` (a Fraction, or a float for non-finite
+    values) rounded to nearest even; ``like`` (a float of the same value computed in float64)
+    gives the sign of an exact zero.  NaN is the canonical 0x7FFF (CUDART_NAN_BF16).
+    Written from the bfloat16 format (8-bit significand, exponents -126..127), not from
+    cujit's implementation."""
+    from fractions import Fraction
+    if isinstance(v, float) and math.isnan(v):
+        return 0x7FFF
+    if isinstance(v, float) and math.isinf(v):
+        return 0xFF80 if v < 0 else 0x7F80
+    if v == 0:
+        return 0x8000 if math.copysign(1.0, like) < 0 else 0
+    sign = 0x8000 if v < 0 else 0
+    m = abs(Fraction(v))
+    e = m.numerator.bit_length() - m.denominator.bit_length()
+    if Fraction(2) ** e > m:
+        e -= 1
+    q = max(e, -126) - 7
+    scaled = m / Fraction(2) ** q
+    n = scaled.numerator // scaled.denominator
+    rem = scaled - n
+    if rem > Fraction(1, 2) or (rem == Fraction(1, 2) and n % 2):
+        n += 1
+    if n < 128:
+        return sign | n
+    k = n.bit_length() - 1
+    biased = k + q + 127
+    if biased >= 255:
+        return sign | 0x7F80
+    return sign | (biased << 7) | ((n >> (k - 7)) & 0x7F)
+
+
+def _bf16_value(bits):
+    return float(np.uint32(bits << 16).view(np.float32))
+
+
+def _as_i16(bits):
+    return bits - 0x10000 if bits & 0x8000 else bits
+
+
+def _bf16_expected(ins):
+    from fractions import Fraction
+    a, b, n = ins["a"], ins["b"], ins["n"]
+    out = {k: [] for k in ("add", "sub", "mul", "div", "fma_", "lt", "ne", "to_i32",
+                           "from_i32", "from_f64")}
+
+    def rnd(exact_fn, float_fn, *xs):
+        f = float_fn(*xs)
+        if not all(map(math.isfinite, xs)) or not math.isfinite(f) or (
+                exact_fn is None):
+            return _bf16_bits(f, f)
+        return _bf16_bits(exact_fn(*map(Fraction, xs)), f)
+
+    for k in range(a.size):
+        fa, fb = float(a[k]), float(b[k])
+        x = _bf16_value(_bf16_bits(Fraction(fa) if math.isfinite(fa) else fa, fa))
+        y = _bf16_value(_bf16_bits(Fraction(fb) if math.isfinite(fb) else fb, fb))
+        out["add"].append(rnd(lambda p, q: p + q, lambda p, q: p + q, x, y))
+        out["sub"].append(rnd(lambda p, q: p - q, lambda p, q: p - q, x, y))
+        out["mul"].append(rnd(lambda p, q: p * q, lambda p, q: p * q, x, y))
+        if y == 0 or not (math.isfinite(x) and math.isfinite(y)):
+            with np.errstate(all="ignore"):
+                q = float(np.float64(x) / np.float64(y))
+            out["div"].append(_bf16_bits(q, q))
+        else:
+            out["div"].append(_bf16_bits(Fraction(x) / Fraction(y), x / y))
+        out["fma_"].append(rnd(lambda p, q: p * q + p, lambda p, q: p * q + p, x, y))
+        out["lt"].append(x < y)
+        out["ne"].append(x != y)
+        if math.isnan(x):
+            out["to_i32"].append(0)
+        elif math.isinf(x):
+            out["to_i32"].append(2 ** 31 - 1 if x > 0 else -2 ** 31)
+        else:
+            out["to_i32"].append(min(max(round(x), -2 ** 31), 2 ** 31 - 1))
+        out["from_i32"].append(_bf16_bits(Fraction(int(n[k])), float(n[k])))
+        d = float(np.float64(fa) * 1.1)
+        out["from_f64"].append(_bf16_bits(Fraction(d) if math.isfinite(d) else d, d))
+    res = {k: np.array([_as_i16(v) for v in vals], np.int16)
+           for k, vals in out.items() if k not in ("lt", "ne", "to_i32")}
+    res["lt"] = np.array(out["lt"], np.bool_)
+    res["ne"] = np.array(out["ne"], np.bool_)
+    res["to_i32"] = np.array(out["to_i32"], np.int32)
+    return res
+
+
+def _fp8_value(code, fmt):
+    """The value of FP8 ``code`` from the format's definition (E4M3: bias 7, S.1111.111 is
+    NaN, no inf; E5M2: bias 15, IEEE inf and NaN)."""
+    s = -1.0 if code & 0x80 else 1.0
+    if fmt == "e4m3":
+        e, m = (code >> 3) & 0xF, code & 7
+        if e == 15 and m == 7:
+            return math.nan
+        return s * (2.0 ** -6 * m / 8 if e == 0 else 2.0 ** (e - 7) * (1 + m / 8))
+    e, m = (code >> 2) & 0x1F, code & 3
+    if e == 31:
+        return s * math.inf if m == 0 else math.nan
+    return s * (2.0 ** -14 * m / 4 if e == 0 else 2.0 ** (e - 15) * (1 + m / 4))
+
+
+def _fp8_code(x, fmt):
+    """Saturating round-to-nearest-even FP8 code of float ``x``: the nearest finite code of
+    ``x``'s sign (ties to the even code), NaN 0x7F (cvt.rn.satfinite)."""
+    from fractions import Fraction
+    if math.isnan(x):
+        return 0x7F
+    sign = 0x80 if math.copysign(1.0, x) < 0 else 0
+    cands = [c for c in range(sign, sign + 0x80) if math.isfinite(_fp8_value(c, fmt))]
+    if math.isinf(x):
+        return max(cands, key=lambda c: abs(_fp8_value(c, fmt)))
+    return min(cands, key=lambda c: (abs(Fraction(_fp8_value(c, fmt)) - Fraction(x)), c & 1))
+
+
+def _fp8_expected(ins):
+    out = {}
+    for fmt, short in (("e4m3", "4"), ("e5m2", "5")):
+        codes = [_fp8_code(float(v), fmt) for v in ins["x"]]
+        out["e" + short] = np.array(codes, np.uint8)
+        out["back" + short] = np.array([_fp8_value(c, fmt) for c in codes], np.float32)
+    return out
+
+
 def expected(name, ins):
     """Expected outputs {output name: array} of case ``name`` for input arrays ``ins``."""
+    if name == "bf16_ops":
+        return _bf16_expected(ins)
+    if name == "fp8_convs":
+        return _fp8_expected(ins)
     with np.errstate(all="ignore"):
         if name == "arith":
             a, b = ins["a"], ins["b"]
@@ -346,8 +474,52 @@ def _cases():
             {"sin_": 2, "cos_": 2, "exp_": 2, "log_": 2, "tanh_": 3, "atan2_": 3}
         cases.append(_elementwise("transcendental", transcendental, ("a",), tuple(ulp), (f,),
                                   {k: ("ulp", v) for k, v in ulp.items()}))
+    cases.append(_bf16_case())
+    cases.append(_fp8_case())
     cases += _kernel_cases()
     return cases
+
+
+def _fp8_case():
+    """FP8 E4M3 / E5M2 conversions (and back) of float32 edge values, values around both
+    formats' largest finite values and subnormal steps."""
+    def make(rng, arrays=None):
+        x = edge_array(rng, np.float32, 64)
+        x[-12:] = [448.0, 464.0, 465.0, -480.0, 57344.0, 61440.0, 61441.0, 2.0 ** -9,
+                   2.0 ** -10, 3 * 2.0 ** -11, 2.0 ** -16, 2.0 ** -17]
+        outs = {"e4": np.zeros(64, np.uint8), "e5": np.zeros(64, np.uint8),
+                "back4": np.zeros(64, np.float32), "back5": np.zeros(64, np.float32)}
+        return {"x": x}, outs, 2, 32, [x, outs["e4"], outs["e5"], outs["back4"],
+                                       outs["back5"]]
+    return Case("fp8_convs[float32]", fp8_convs, make,
+                dict.fromkeys(("e4", "e5", "back4", "back5"), ("exact", 0)))
+
+
+def _bf16_case():
+    """bfloat16 arithmetic, comparisons and conversions on float32 edge values and values
+    near bfloat16's rounding boundaries (ties of its 8-bit significand)."""
+    outs_i16 = ("add", "sub", "mul", "div", "fma_", "from_i32", "from_f64")
+
+    def make(rng, arrays=None):
+        n = 64
+        a = edge_array(rng, np.float32, n)
+        b = edge_array(rng, np.float32, n)[::-1].copy()
+        # float32 values on and next to bfloat16 ties: 1 + 2**-8 (+- 1 ulp), and big ones
+        ties = np.array([0x3F808000, 0x3F808001, 0x3F807FFF, 0x3F818000, 0x7F7FFFFF,
+                         0x7F7F8000, 0x00008000, 0x80018000], np.uint32).view(np.float32)
+        a[-8:] = ties
+        ints = rng.integers(-2 ** 31, 2 ** 31, n, dtype=np.int64).astype(np.int32)
+        ints[:6] = [789, -789, 257, 259, 2 ** 31 - 1, -2 ** 31]
+        ins = {"a": a, "b": b, "n": ints}
+        outs = {o: np.zeros(n, np.int16) for o in outs_i16}
+        outs["lt"] = np.zeros(n, np.bool_)
+        outs["ne"] = np.zeros(n, np.bool_)
+        outs["to_i32"] = np.zeros(n, np.int32)
+        args = [a, b, ints] + [outs[o] for o in ("add", "sub", "mul", "div", "fma_", "lt",
+                                                  "ne", "to_i32", "from_i32", "from_f64")]
+        return ins, outs, 2, 32, args
+    modes = dict.fromkeys(outs_i16 + ("lt", "ne", "to_i32"), ("exact", 0))
+    return Case("bf16_ops[float32,float32,int32]", bf16_ops, make, modes)
 
 
 def _kernel_cases():

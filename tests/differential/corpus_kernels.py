@@ -105,3 +105,32 @@ def int_histogram(x, bins, counts):
     if i < x.size:
         k = x[i] % bins
         cuda.atomic.add(counts, k, 1)
+
+
+@cuda.jit
+def bf16_ops(a, b, n, add, sub, mul, div, fma_, lt, ne, to_i32, from_i32, from_f64):
+    # bfloat16 results are stored as their bits (int16) so the comparison is bit for bit
+    i = cuda.grid(1)
+    if i < a.size:
+        x = cuda.bfloat16(a[i])
+        y = cuda.bfloat16(b[i])
+        add[i] = cuda.bf16.bfloat16_as_int16(x + y)
+        sub[i] = cuda.bf16.bfloat16_as_int16(x - y)
+        mul[i] = cuda.bf16.bfloat16_as_int16(x * y)
+        div[i] = cuda.bf16.bfloat16_as_int16(x / y)
+        fma_[i] = cuda.bf16.bfloat16_as_int16(cuda.bf16.hfma(x, y, x))
+        lt[i] = x < y
+        ne[i] = x != y
+        to_i32[i] = cuda.bf16.bfloat16_to_int32_rn(x)
+        from_i32[i] = cuda.bf16.bfloat16_as_int16(cuda.bf16.int32_to_bfloat16_rn(n[i]))
+        from_f64[i] = cuda.bf16.bfloat16_as_int16(cuda.bfloat16(np.float64(a[i]) * 1.1))
+
+
+@cuda.jit
+def fp8_convs(x, e4, e5, back4, back5):
+    i = cuda.grid(1)
+    if i < x.size:
+        e4[i] = cuda.fp8.float32_to_e4m3(x[i])
+        e5[i] = cuda.fp8.float32_to_e5m2(x[i])
+        back4[i] = cuda.fp8.e4m3_to_float32(e4[i])
+        back5[i] = cuda.fp8.e5m2_to_float32(e5[i])

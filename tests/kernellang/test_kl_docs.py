@@ -49,6 +49,7 @@ BODIES = {
     "iterating a tuple of mixed types": "for v in t:\n    a[0] += v",
     "`cuda.fp16` on non-float16 values": "a[0] = cuda.fp16.hadd(a[0], a[1])",
     "whole-record assignment between different dtypes": "a[0] = t",
+    "a bfloat16 mixed with another number type": "x = cuda.bfloat16(a[0]) + a[1]",
 }
 
 

@@ -152,3 +152,21 @@ def test_convert_declared_scalars():
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_scalars_compile(fn, argtypes):
     assert ".entry" in ptx_of(fn, argtypes=argtypes)
+
+
+def float_of_strings(out):
+    out[0] = float("nan")
+    out[1] = float("-inf")
+    out[2] = float("1.5") + 1.0
+
+
+def bad_float_string(out):
+    out[0] = float("one")
+
+
+def test_float_of_a_constant_string_is_a_constant():
+    out = np.zeros(3)
+    cuda.jit(float_of_strings)[1, 1](out)
+    assert np.isnan(out[0]) and out[1] == -np.inf and out[2] == 2.5
+    with pytest.raises(cuda.TypingError, match="not a number"):
+        cuda.jit(bad_float_string)[1, 1](out)

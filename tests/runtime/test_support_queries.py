@@ -19,9 +19,10 @@ def test_float16_is_supported_and_works_in_a_kernel():
     assert out[0] == 3
 
 
-def test_bfloat16_is_not_supported_by_cujit_kernels():
-    assert cuda.is_bfloat16_supported() is False
-    assert not hasattr(cuda, "bf16")
+def test_bfloat16_support_follows_the_device():
+    cc = cuda.get_current_device().compute_capability
+    assert cuda.is_bfloat16_supported() is (cc >= (8, 0))
+    assert cuda.bf16.bfloat16 is cuda.bfloat16
 
 
 def test_require_context_makes_the_context_then_calls():
