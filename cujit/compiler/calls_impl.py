@@ -8,9 +8,11 @@ from .. import types as T
 from . import intrinsics_types as IX
 from . import rules
 from .callkinds import Atomic, Call, CallKind, Cast, Extremum, MathFunc, ValueType
+from .calls_cachehint import type_cache_hint
 from .calls_device import type_device_call
 from .calls_extending import type_overload_call, type_user_intrinsic
 from .calls_ext import type_ext
+from .calls_vector import type_vector_make
 from .closures import type_closure_call
 from .libdevice_table import type_libdevice
 from .const_types import MATH_BINARY
@@ -418,11 +420,21 @@ def _t_cbrt(c):
     return _float_of(c.args[0])
 
 
+def _t_vector(c):
+    return type_vector_make(c.typer, c.node, c.ft.data, c.args, c.kws)
+
+
+def _t_cache_hint(c):
+    return type_cache_hint(c.typer, c.node, c.kind, c.ft.data, c.args, c.kws)
+
+
 # Kinds that check their keyword arguments themselves (typed in their own modules).
 _OWN_CHECKS = {CallKind.DEVICE: _t_device, CallKind.CLOSURE: _t_closure,
                CallKind.LIBDEVICE: _t_libdevice, CallKind.CMATH: _t_ext,
                CallKind.FP16: _t_ext, CallKind.MATH_PARTS: _t_ext,
-               CallKind.OVERLOAD: _t_overload, CallKind.USER_INTRINSIC: _t_user_intrinsic}
+               CallKind.OVERLOAD: _t_overload, CallKind.USER_INTRINSIC: _t_user_intrinsic,
+               CallKind.VECTOR: _t_vector, CallKind.CACHE_LOAD: _t_cache_hint,
+               CallKind.CACHE_STORE: _t_cache_hint}
 # Kinds that refuse whole-array arguments with numba's ufunc advice.
 _ELEMENTWISE = frozenset((CallKind.MATH, CallKind.NP_ROUNDING, CallKind.ABS, CallKind.MIN,
                           CallKind.MAX))

@@ -15,6 +15,8 @@ from . import cooperative, intrinsics_extra
 from . import lower_arrays as LA
 from . import lower_atomics, lower_complex, lower_extending, lower_fp16, lower_libdevice
 from . import lower_scalars
+from .lower_cache_hints import lower_cache_load, lower_cache_store
+from .lower_vector import lower_vector_make
 from . import rules
 from .callkinds import Call, CallKind
 from .lower_device import lower_closure_call, lower_device_call
@@ -446,5 +448,7 @@ _HANDLERS = {
     K.MATCH_ANY_SYNC: intrinsics_extra.lower_match, K.MATCH_ALL_SYNC: intrinsics_extra.lower_match,
     K.THIS_GRID: cooperative.lower_this_grid, K.GRID_SYNC: cooperative.lower_grid_sync,
     K.OVERLOAD: _overload, K.USER_INTRINSIC: lower_extending.lower_user_intrinsic,
+    K.VECTOR: lower_vector_make, K.CACHE_LOAD: lower_cache_load,
+    K.CACHE_STORE: lower_cache_store,
 }
 del K

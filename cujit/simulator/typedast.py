@@ -682,7 +682,10 @@ def _call_table():
                                 K.SYNCTHREADS_COUNT, K.SYNCTHREADS_AND, K.SYNCTHREADS_OR,
                                 K.SYNCWARP, K.THREADFENCE, K.THREADFENCE_BLOCK,
                                 K.THREADFENCE_SYSTEM, K.BALLOT_SYNC, K.ALL_SYNC, K.ANY_SYNC,
-                                K.EQ_SYNC, K.ACTIVEMASK, K.LANEMASK_LT, K.MATH_PARTS),
+                                K.EQ_SYNC, K.ACTIVEMASK, K.LANEMASK_LT, K.MATH_PARTS,
+                                # a vector class converts its members as the GPU does;
+                                # a cache hint indexes the simulated array (its checks)
+                                K.VECTOR, K.CACHE_LOAD, K.CACHE_STORE),
                                R.c_as_written))
     table.update({K.CAST: R.c_cast, K.DEVICE: R.c_device, K.PRINT: R.c_print,
                   K.OVERLOAD: R.c_overload, K.USER_INTRINSIC: R.c_user_intrinsic,
