@@ -59,7 +59,7 @@ _SOURCES = {
     "cujit.kernelapi_extra": ["GridGroup", "literal_unroll"],
     "cujit.cache_hints": ["ldca", "ldcg", "ldcs", "ldlu", "ldcv", "stcg", "stcs", "stwb",
                           "stwt"],
-    "cujit.types_vector": ['int8x1', 'int8x2', 'int8x3', 'int8x4', 'int16x1',
+    "cujit.vector_types": ['int8x1', 'int8x2', 'int8x3', 'int8x4', 'int16x1',
                             'int16x2', 'int16x3', 'int16x4', 'int32x1', 'int32x2',
                             'int32x3', 'int32x4', 'int64x1', 'int64x2', 'int64x3',
                             'int64x4', 'uint8x1', 'uint8x2', 'uint8x3', 'uint8x4',
@@ -139,7 +139,7 @@ if TYPE_CHECKING:
                             cg, Dim3)
     from .kernelapi_extra import GridGroup, literal_unroll
     from .cache_hints import (ldca, ldcg, ldcs, ldlu, ldcv, stcg, stcs, stwb, stwt)
-    from .types_vector import (int8x1, int8x2, int8x3, int8x4, int16x1, int16x2,
+    from .vector_types import (int8x1, int8x2, int8x3, int8x4, int16x1, int16x2,
                                  int16x3, int16x4, int32x1, int32x2, int32x3,
                                  int32x4, int64x1, int64x2, int64x3, int64x4,
                                  uint8x1, uint8x2, uint8x3, uint8x4, uint16x1,

@@ -25,7 +25,7 @@ from .types_core import (  # noqa: F401 - the public module re-exports the core
 from .types_enum import (EnumMember, IntEnumMember, enum_member_type, is_int_enum_member,
                          is_plain_enum_member)
 from .types_tuples import NamedTuple, NamedUniTuple, named_tuple
-from .types_vector import VectorType, VectorValue
+from .vector_types import VectorType, VectorValue
 from .type_names import C_NAMES
 from .type_names import (  # noqa: F401 - numba.types has the short and C names too
     b1, i1, i2, i4, i8, u1, u2, u4, u8, f2, f4, f8, c8, c16, double, char, uchar, short,

@@ -5,7 +5,7 @@ numba-cuda's constructor overloads (``numba.cuda.vector_types``): every argument
 add up to the vector's member count.  Records a :class:`~.callkinds.VectorMake`.
 """
 from .. import types as T
-from ..types_vector import VectorType
+from ..vector_types import VectorType
 from . import rules
 from .callkinds import Call, CallKind, VectorMake
 

@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import kernelapi as K
 from .. import types as T
-from ..types_vector import is_vector_class
+from ..vector_types import is_vector_class
 from ..driver.api import STATIC_SHARED_LIMIT
 from ..numba_types import from_numba_type, is_numba_object, numba_jit_function
 from .extensions import Intrinsic, overloads

@@ -6,7 +6,7 @@ import pytest
 
 import cujit as cuda
 from cujit import types as T
-from cujit.types_vector import VECTOR_TYPE_NAMES, vector_types
+from cujit.vector_types import VECTOR_TYPE_NAMES, vector_types
 from _kl_helpers import ptx_of
 
 

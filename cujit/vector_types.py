@@ -127,7 +127,7 @@ def _make(base_name, n):
             "_fields": _ATTRS[:n], "aliases": [],
             "__doc__": f"CUDA vector type {name}: {n} {base_name} member(s) "
                        f"({', '.join('.' + a for a in _ATTRS[:n])}).  See "
-                       f"cujit.types_vector."}
+                       f"cujit.vector_types."}
     body.update({a: _member(i) for i, a in enumerate(_ATTRS[:n])})
     cls = type(name, (VectorValue,), body)
     cls.__module__ = "cujit"
@@ -169,4 +169,4 @@ def __getattr__(name):
     try:
         return vector_types.get(name) or _ALIAS_TABLE[name]
     except KeyError:
-        raise AttributeError(f"module 'cujit.types_vector' has no attribute {name!r}") from None
+        raise AttributeError(f"module 'cujit.vector_types' has no attribute {name!r}") from None
