@@ -6,8 +6,8 @@ Each of the 40 types ``<base>x<n>`` (``base`` one of ``int8 … int64``, ``uint8
 ``n`` members of ``base``, read as ``.x``, ``.y``, ``.z``, ``.w`` (read-only, as numba's).
 Constructing one takes scalars and vectors of the same base whose members add up to ``n``:
 ``float32x4(1, 2, 3, 4)``, ``float32x4(float32x2(1, 2), 3, 4)``, ``float32x3(f1, f2)`` (numba
-docs, "Vector Types"); scalars are converted to the base type (C conversion, as the kernel's
-cast does).  The C names are aliases of the same classes (``float4 is float32x4``, ``int2 is
+docs, "Vector Types"); scalars are converted to the base type (in kernels by the kernel's
+cast; on the host see ``VectorValue``).  The C names are aliases of the same classes (``float4 is float32x4``, ``int2 is
 int32x2``, ``long2`` is ``int64x2`` where NumPy's ``long`` is 64 bits), derived from NumPy's C
 type sizes as numba-cuda derives them.
 
@@ -19,6 +19,7 @@ Reference: numba-cuda's ``numba.cuda.vector_types`` and ``stubs`` (the names, th
 constructor overloads), CUDA C Programming Guide "Built-in Vector Types".
 """
 import itertools
+import math
 
 import numpy as np
 
@@ -58,9 +59,11 @@ class VectorType(NamedUniTuple):
 
 class VectorValue(tuple):
     """Base of the vector value classes.  ``cls(*parts)``: ``parts`` are scalars (converted
-    to the base type) and vectors of the same base type whose members, in order, make the
-    ``num_elements`` members.  TypeError for a part that is neither, a vector of another
-    base type, or a member count other than ``num_elements``."""
+    to the base type: an integer wraps, a float truncates) and vectors of the same base type
+    whose members, in order, make the ``num_elements`` members.  TypeError for a part that
+    is neither, a vector of another base type, or a member count other than
+    ``num_elements``; ValueError for a NaN, infinite or out-of-range float given to an
+    integer vector."""
     __slots__ = ()
     name = "?"
     base_type = None
@@ -102,11 +105,16 @@ class VectorValue(tuple):
 
 
 def _c_convert(value, base):
-    """``value`` as C converts it to ``base``: a float to an integer type truncates toward
-    zero and wraps (NumPy's cast of an out-of-range float is undefined, so the wrap is done
-    here on the truncated integer, as the device's 64-bit conversion does)."""
+    """``value`` converted to ``base`` on the host: an integer to an integer type wraps (as
+    ``cujit.int32(0xFFFFFFFF) == -1``); a float to an integer type truncates toward zero.
+    ValueError for a NaN, infinite or out-of-range float converted to an integer type (C
+    leaves it undefined; in kernels cujit's cast rules apply)."""
     if isinstance(base, T.Integer) and isinstance(value, (float, np.floating)):
-        value = int(value)
+        info = np.iinfo(base.dtype)
+        if not (math.isfinite(value) and info.min - 1 < value < info.max + 1):
+            raise ValueError(f"{value!r} is out of the range of {base} (a {base} vector "
+                             f"member)")
+        return int(value)
     if isinstance(base, T.Integer):
         bits = base.bitwidth
         value = int(value) & ((1 << bits) - 1)

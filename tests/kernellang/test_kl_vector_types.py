@@ -151,3 +151,39 @@ def test_construction_compiles_to_register_moves():
     ptx = ptx_of(kernel, argtypes=(T.float32[::1], T.float32[::1]))
     assert ".entry" in ptx
     assert "st.local" not in ptx and "ld.local" not in ptx    # an aggregate in registers
+
+
+def test_host_float_out_of_range_of_an_integer_vector_is_a_value_error():
+    with pytest.raises(ValueError, match="out of the range of int8"):
+        cuda.int8x2(1000.0, 1)
+    with pytest.raises(ValueError, match="nan"):
+        cuda.int32x1(float("nan"))
+
+
+def test_kernel_conversion_of_members_is_the_kernels_cast():
+    @cuda.jit
+    def convert(out, f):
+        v = cuda.int32x2(f[0], f[1])
+        w = cuda.uint8x2(300, f[0])
+        out[0] = v.x
+        out[1] = v.y
+        out[2] = w.x
+        out[3] = w.y
+        out[4] = cuda.int32(f[1])
+
+    out = np.zeros(5, np.int64)
+    convert[1, 1](out, np.array([2.9, -3.7]))
+    assert out.tolist() == [2, -3, 44, 2, -3]
+
+
+def test_kernel_members_from_nan_and_huge_floats_match_the_cast():
+    @cuda.jit
+    def convert(out, f):
+        for i in range(f.shape[0]):
+            out[i, 0] = cuda.int32x1(f[i]).x
+            out[i, 1] = cuda.int32(f[i])
+
+    f = np.array([np.nan, 1e30, -1e30, np.inf])
+    out = np.zeros((4, 2), np.int64)
+    convert[1, 1](out, f)
+    assert out[:, 0].tolist() == out[:, 1].tolist()
