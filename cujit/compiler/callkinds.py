@@ -161,6 +161,7 @@ class CallKind(enum.Enum):
     ROUND = ("round", type(None))
     POW = ("pow", type(None))
     LEN = ("len", type(None))
+    TUPLE = ("tuple", type(None))          # tuple(t) of a tuple: its members, as a tuple
     RANGE = ("range", type(None))          # iterated by a for loop, never called
     ENUMERATE = ("enumerate", type(None))  # likewise
     ZIP = ("zip", type(None))              # likewise

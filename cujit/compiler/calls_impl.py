@@ -195,6 +195,18 @@ def _t_pow(c):
     return c.typer.binop_types("**", c.args[0], c.args[1], c.node)
 
 
+def _t_tuple(c):
+    typer, node, args = c.typer, c.node, c.args
+    if len(args) != 1:
+        raise typer.error(f"tuple() takes 1 argument in kernels, got {len(args)}", node)
+    t = args[0]
+    if isinstance(t, T.UniTuple):          # a namedtuple or vector gives a plain tuple
+        return T.UniTuple(t.dtype, t.count)
+    if isinstance(t, T.Tuple):
+        return T.Tuple(t.types)
+    raise typer.error(f"tuple() in kernels takes a tuple, got a value of type {t}", node)
+
+
 def _t_len(c):
     typer, node, args = c.typer, c.node, c.args
     if len(args) != 1:
@@ -441,7 +453,7 @@ _ELEMENTWISE = frozenset((CallKind.MATH, CallKind.NP_ROUNDING, CallKind.ABS, Cal
 _TYPERS = {
     CallKind.CAST: _t_cast, CallKind.COMPLEX: _t_complex, CallKind.ROUND: _t_round,
     CallKind.MIN: _t_extremum, CallKind.MAX: _t_extremum, CallKind.ABS: _t_abs,
-    CallKind.POW: _t_pow, CallKind.LEN: _t_len, CallKind.RANGE: _t_range,
+    CallKind.POW: _t_pow, CallKind.LEN: _t_len, CallKind.TUPLE: _t_tuple, CallKind.RANGE: _t_range,
     CallKind.ENUMERATE: _t_iterator, CallKind.ZIP: _t_iterator, CallKind.PRINT: _t_print,
     CallKind.MATH: _t_math, CallKind.NP_ROUNDING: _t_np_rounding,
     CallKind.ATOMIC: _t_atomic,

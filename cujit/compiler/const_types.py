@@ -66,7 +66,7 @@ def _table():
         for name, key in _NP_BINARY.items():
             t[id(getattr(np, name))] = key if key in ("min", "max") else "math." + key
         for name in ("min", "max", "abs", "len", "range", "int", "float", "bool", "complex",
-                     "round", "print", "pow", "enumerate", "zip"):
+                     "round", "print", "pow", "enumerate", "zip", "tuple"):
             t[id(getattr(builtins, name))] = name
         from .calls_ext import table_entries
         t.update(table_entries())

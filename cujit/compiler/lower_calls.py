@@ -381,6 +381,10 @@ def _conjugate(lw, node, c):
     return b.insert_value(v, b.fsub(ir.Constant(im.type, -0.0), im), 1)
 
 
+def _tuple_of(lw, node, c):
+    return lw.expr(node.args[0])     # the same members, in the same LLVM aggregate
+
+
 def _len(lw, node, c):
     (v,), (t,) = _args(lw, node)
     if isinstance(t, T.Array):
@@ -438,7 +442,7 @@ _HANDLERS = {
     K.COMPLEX: _complex, K.MIN: _minmax, K.MAX: _minmax, K.ABS: _abs, K.ROUND: _round,
     K.MATH: _math, K.NP_ROUNDING: _np_round,
     K.PRINT: _print, K.DEVICE: _device, K.RESHAPE: _reshape, K.CONJUGATE: _conjugate,
-    K.LEN: _len, K.POW: _pow, K.ATOMIC: _atomic, K.CLOSURE: _closure,
+    K.LEN: _len, K.TUPLE: _tuple_of, K.POW: _pow, K.ATOMIC: _atomic, K.CLOSURE: _closure,
     K.RANGE: _iterated, K.ENUMERATE: _iterated, K.ZIP: _iterated,
     K.CMATH: lower_complex.lower_cmath, K.FP16: lower_fp16.lower_fp16,
     K.MATH_PARTS: lower_scalars.lower_math_parts, K.BIT_COUNT: lower_scalars.lower_bit_count,

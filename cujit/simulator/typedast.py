@@ -685,7 +685,7 @@ def _call_table():
                                 K.CLOSURE), R.c_intrinsic))
     # run as written: Python's builtins and the kernel API's simulator functions take
     # Python ints and give what the GPU gives
-    table.update(dict.fromkeys((K.COMPLEX, K.MIN, K.MAX, K.ROUND, K.LEN, K.RANGE,
+    table.update(dict.fromkeys((K.COMPLEX, K.MIN, K.MAX, K.ROUND, K.LEN, K.TUPLE, K.RANGE,
                                 K.ENUMERATE, K.ZIP, K.CONJUGATE, K.RESHAPE, K.SYNCTHREADS,
                                 K.SYNCTHREADS_COUNT, K.SYNCTHREADS_AND, K.SYNCTHREADS_OR,
                                 K.SYNCWARP, K.THREADFENCE, K.THREADFENCE_BLOCK,
