@@ -12,6 +12,8 @@ signatures").
 - Arrays: ``float32[:]`` (any layout, 'A'), ``float32[::1]`` / ``float32[:, ::1]`` (C),
   ``float32[::1, :]`` (F), or ``Array(dtype, ndim, layout)``.
 - ``Record`` (structured dtypes), ``UniTuple`` / ``Tuple``, ``Signature``.
+- ``VectorType``: CUDA vector types (``cujit.float32x4.vector_type``; the value classes are
+  in :mod:`cujit.vector_types`).
 """
 import numpy as np
 
