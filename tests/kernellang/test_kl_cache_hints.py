@@ -115,3 +115,11 @@ def test_hinted_loads_and_stores_on_the_gpu():
     r = np.zeros_like(x)
     f[1, 64](r, x)
     np.testing.assert_equal(r, 2 * x)
+
+
+def test_keyword_arguments_to_a_hint_are_a_typing_error():
+    def kw(x):
+        cuda.ldcg(x, i=0)
+
+    with pytest.raises(cuda.TypingError, match="ldcg\\(\\) takes no keyword arguments"):
+        cuda.compile_ptx(kw, "void(float32[::1])")

@@ -187,3 +187,22 @@ def test_kernel_members_from_nan_and_huge_floats_match_the_cast():
     out = np.zeros((4, 2), np.int64)
     convert[1, 1](out, f)
     assert out[:, 0].tolist() == out[:, 1].tolist()
+
+
+def test_the_base_class_and_unknown_names_are_refused():
+    from cujit import vector_types as V
+    with pytest.raises(TypeError, match="abstract"):
+        V.VectorValue(1, 2)
+    with pytest.raises(AttributeError, match="no attribute 'float5'"):
+        V.float5
+    assert V.float4 is cuda.float32x4 and V.is_vector_class(cuda.int2)
+    assert not V.is_vector_class(V.VectorValue) and not V.is_vector_class(tuple)
+
+
+def test_keyword_arguments_to_a_vector_are_a_typing_error():
+    def kw(out):
+        v = cuda.float32x2(1.0, y=2.0)
+        out[0] = v.x
+
+    with pytest.raises(cuda.TypingError, match="takes no keyword arguments"):
+        cuda.compile_ptx(kw, "void(float32[::1])")
