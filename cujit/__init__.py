@@ -127,7 +127,8 @@ if TYPE_CHECKING:
                                        declare_device, config_default_cc,
                                        numba_cuda_default_ptx_cc)
     from .profiler import profile_start, profile_stop, profiling
-    from .tracing import trace
+    from .tracing import trace, TraceWarning
+    from .hooks import HookPoint
     from .simulator.access import access_report
     from .kernelapi import (threadIdx, blockIdx, blockDim, gridDim, grid, gridsize, warpsize,
                             shared, local, const, syncthreads, syncthreads_count,
@@ -167,7 +168,7 @@ if TYPE_CHECKING:
     from .type_names import (b1, bool, byte, i1, i2, i4, i8, u1, u2, u4, u8, f4, f8, c8, c16,
                              double, char, uchar, short, ushort, int_, uint, intc, uintc, long_,
                              ulong, longlong, ulonglong, ssize_t, size_t, none)
-    from . import fp16, libdevice, random, runtime
+    from . import extending, fp16, libdevice, random, runtime
     laneid: int
 
 # ``laneid`` differs per simulated thread, so it is computed on every access.
