@@ -13,6 +13,7 @@ from .calls_device import type_device_call
 from .calls_extending import type_overload_call, type_user_intrinsic
 from .calls_ext import type_ext
 from .calls_vector import type_vector_make
+from .calls_wmma import type_wmma_call
 from .closures import type_closure_call
 from .libdevice_table import type_libdevice
 from .const_types import MATH_BINARY
@@ -124,6 +125,10 @@ def _t_user_intrinsic(c):
 
 def _t_closure(c):
     return type_closure_call(c.typer, c.node, c.ft.data, c.args, c.kws)
+
+
+def _t_wmma(c):
+    return type_wmma_call(c.typer, c.node, c.kind, c.args, c.kws)
 
 
 def _t_libdevice(c):
@@ -445,6 +450,8 @@ _OWN_CHECKS = {CallKind.DEVICE: _t_device, CallKind.CLOSURE: _t_closure,
                CallKind.LIBDEVICE: _t_libdevice, CallKind.CMATH: _t_ext,
                CallKind.FP16: _t_ext, CallKind.MATH_PARTS: _t_ext,
                CallKind.OVERLOAD: _t_overload, CallKind.USER_INTRINSIC: _t_user_intrinsic,
+               CallKind.WMMA_FILL: _t_wmma, CallKind.WMMA_LOAD: _t_wmma,
+               CallKind.WMMA_MMA: _t_wmma, CallKind.WMMA_STORE: _t_wmma,
                CallKind.VECTOR: _t_vector, CallKind.CACHE_LOAD: _t_cache_hint,
                CallKind.CACHE_STORE: _t_cache_hint}
 # Kinds that refuse whole-array arguments with numba's ufunc advice.

@@ -17,6 +17,7 @@ from ..vector_types import is_vector_class
 from ..driver.api import STATIC_SHARED_LIMIT
 from ..numba_types import from_numba_type, is_numba_object, numba_jit_function
 from .extensions import Intrinsic, overloads
+from .calls_wmma import table_entries as wmma_entries
 from .nodeinfo import SpecialRegister
 from .rules import Func, Global
 
@@ -70,6 +71,7 @@ def _table():
             t[id(getattr(builtins, name))] = name
         from .calls_ext import table_entries
         t.update(table_entries())
+        t.update(wmma_entries())
         _TABLE = t
     return _TABLE
 

@@ -17,6 +17,7 @@ from . import lower_atomics, lower_complex, lower_extending, lower_fp16, lower_l
 from . import lower_scalars
 from .lower_cache_hints import lower_cache_load, lower_cache_store
 from .lower_vector import lower_vector_make
+from . import lower_wmma
 from . import rules
 from .callkinds import Call, CallKind
 from .lower_device import lower_closure_call, lower_device_call
@@ -51,6 +52,8 @@ def _shared(lw, node, c):
     if dynamic:
         return LA.dynamic_shared_array(lw, dtype, aty)
     g = lw.m.static_shared(shape, dtype)
+    if lw.tf.uses_wmma:
+        g.align = max(g.align, 32)      # wmma.load/store need 32-byte aligned tile addresses
     return LA.static_array(lw, g, shape, dtype, aty)
 
 
@@ -454,5 +457,8 @@ _HANDLERS = {
     K.OVERLOAD: _overload, K.USER_INTRINSIC: lower_extending.lower_user_intrinsic,
     K.VECTOR: lower_vector_make, K.CACHE_LOAD: lower_cache_load,
     K.CACHE_STORE: lower_cache_store,
+    K.WMMA_FRAGMENT: lower_wmma.lower_fragment, K.WMMA_FILL: lower_wmma.lower_fill,
+    K.WMMA_LOAD: lower_wmma.lower_load, K.WMMA_MMA: lower_wmma.lower_mma,
+    K.WMMA_STORE: lower_wmma.lower_store,
 }
 del K

@@ -692,7 +692,9 @@ def _call_table():
                                 K.THREADFENCE_SYSTEM, K.BALLOT_SYNC, K.ALL_SYNC, K.ANY_SYNC,
                                 K.EQ_SYNC, K.ACTIVEMASK, K.LANEMASK_LT, K.MATH_PARTS,
                                 # a cache hint indexes the simulated array (its checks)
-                                K.CACHE_LOAD, K.CACHE_STORE),
+                                K.CACHE_LOAD, K.CACHE_STORE,
+                                K.WMMA_FRAGMENT, K.WMMA_FILL, K.WMMA_LOAD, K.WMMA_MMA,
+                                K.WMMA_STORE),
                                R.c_as_written))
     table.update({K.CAST: R.c_cast, K.DEVICE: R.c_device, K.PRINT: R.c_print,
                   K.VECTOR: R.c_vector,
