@@ -123,3 +123,16 @@ def test_keyword_arguments_to_a_hint_are_a_typing_error():
 
     with pytest.raises(cuda.TypingError, match="ldcg\\(\\) takes no keyword arguments"):
         cuda.compile_ptx(kw, "void(float32[::1])")
+
+
+def test_hinted_stores_are_race_checked_on_the_simulator():
+    if not cuda.config.ENABLE_CUDASIM:
+        pytest.skip("race checks are the simulator's")
+    from cujit.simulator.errors import DataRaceError
+
+    @cuda.jit
+    def racy(out):
+        cuda.stwt(out, 0, cuda.grid(1))       # every thread, one element, different values
+
+    with pytest.raises(DataRaceError):
+        racy[2, 32](np.zeros(1, np.int64))
