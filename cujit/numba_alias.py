@@ -59,6 +59,7 @@ SUBMODULES = {
     "numba.cuda.fp8": "cujit.fp8",
     "numba.cuda.types": "cujit.types",
     "numba.cuda.extending": "cujit.extending",
+    "numba.cuda.vector_types": "cujit.vector_types",
 }
 
 # The directory holding cujit's own sitecustomize.py, put first on a child's PYTHONPATH.

@@ -13,6 +13,8 @@ signatures").
 - Arrays: ``float32[:]`` (any layout, 'A'), ``float32[::1]`` / ``float32[:, ::1]`` (C),
   ``float32[::1, :]`` (F), or ``Array(dtype, ndim, layout)``.
 - ``Record`` (structured dtypes), ``UniTuple`` / ``Tuple``, ``Signature``.
+- ``VectorType``: CUDA vector types (``cujit.float32x4.vector_type``; the value classes are
+  in :mod:`cujit.vector_types`).
 """
 import numpy as np
 
@@ -27,6 +29,7 @@ from .types_core import (  # noqa: F401 - the public module re-exports the core
 from .types_enum import (EnumMember, IntEnumMember, enum_member_type, is_int_enum_member,
                          is_plain_enum_member)
 from .types_tuples import NamedTuple, NamedUniTuple, named_tuple
+from .vector_types import VectorType, VectorValue
 from .types_fragment import Fragment
 from .type_names import C_NAMES
 from .type_names import (  # noqa: F401 - numba.types has the short and C names too
@@ -35,6 +38,7 @@ from .type_names import (  # noqa: F401 - numba.types has the short and C names 
 
 __all__ = ["Type", "Boolean", "Integer", "IntegerLiteral", "Float", "BFloat16", "Complex", "NoneType", "Array", "Record",
            "NestedArray", "UniTuple", "Tuple", "NamedUniTuple", "NamedTuple", "named_tuple",
+           "VectorType",
            "EnumMember", "IntEnumMember", "Fragment",
            "Signature", "boolean", "bool_", "int8",
            "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16",
@@ -128,6 +132,8 @@ def typeof(value):
         return complex128
     if is_plain_enum_member(value):
         return enum_member_type(value, typeof)
+    if isinstance(value, VectorValue):
+        return cls.vector_type
     if isinstance(value, tuple):
         if hasattr(cls, "_fields"):
             return named_tuple(tuple(typeof(v) for v in value), cls)

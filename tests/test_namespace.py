@@ -149,7 +149,7 @@ def test_cache_hinted_kernel_compiles_to_ptx():
         cuda.stcg(out, i, cuda.ldcg(a, i))
     ptx, restype = cuda.compile_ptx(copy, "void(float32[::1], float32[::1])")
     assert restype == cuda.void
-    assert "ld.global" in ptx and "st.global" in ptx
+    assert "ld.global.cg.b32" in ptx and "st.global.cg.b32" in ptx
 
 
 @pytest.mark.compile

@@ -15,7 +15,8 @@ import enum
 __all__ = ["CallKind", "Call", "Cast", "Extremum", "MathFunc", "ArraySpec", "ConstArray",
            "GridAxes", "ValueType", "Atomic", "Libdevice", "DeviceCall", "ClosureCall",
            "Reshape", "OverloadCall", "UserIntrinsic", "ExternCall", "WmmaFragment",
-           "WmmaFill", "WmmaLoad", "WmmaMma", "WmmaStore", "call_of", "resolve"]
+           "WmmaFill", "WmmaLoad", "WmmaMma", "WmmaStore", "VectorMake", "CacheHint", "call_of",
+           "resolve"]
 
 
 # ---- payloads ------------------------------------------------------------------------------
@@ -168,6 +169,24 @@ class WmmaStore:
     layout: str
 
 
+@dataclasses.dataclass(frozen=True)
+class VectorMake:
+    """A vector-type construction (``cuda.float32x4(a, v2, d)``): the result ``type`` (a
+    ``VectorType``) and, per argument, how many members it gives (``0``: a scalar converted
+    to the base type; ``n``: a vector of ``n`` members of the same base)."""
+    type: object
+    parts: tuple
+
+
+@dataclasses.dataclass(frozen=True)
+class CacheHint:
+    """A cache-hinted load (``cuda.ldcg(arr, i)``) or store (``cuda.stcg(arr, i, v)``):
+    the PTX cache operator (``'ca'``, ``'cg'``, ``'cs'``, ``'lu'``, ``'cv'`` for loads;
+    ``'cg'``, ``'cs'``, ``'wb'``, ``'wt'`` for stores) and the function's name."""
+    operator: str
+    name: str
+
+
 # ---- kinds ---------------------------------------------------------------------------------
 class CallKind(enum.Enum):
     """What a recognised call is.  Each member's value is its name and the payload class its
@@ -188,6 +207,7 @@ class CallKind(enum.Enum):
     ROUND = ("round", type(None))
     POW = ("pow", type(None))
     LEN = ("len", type(None))
+    TUPLE = ("tuple", type(None))          # tuple(t) of a tuple: its members, as a tuple
     RANGE = ("range", type(None))          # iterated by a for loop, never called
     ENUMERATE = ("enumerate", type(None))  # likewise
     ZIP = ("zip", type(None))              # likewise
@@ -260,6 +280,10 @@ class CallKind(enum.Enum):
     USER_INTRINSIC = ("user_intrinsic", UserIntrinsic)
     # external code (cuda.declare_device)
     EXTERN = ("extern", ExternCall)
+    # CUDA vector types and cache-hinted memory access (issue #28)
+    VECTOR = ("vector", VectorMake)
+    CACHE_LOAD = ("cache_load", CacheHint)
+    CACHE_STORE = ("cache_store", CacheHint)
 
 
 @dataclasses.dataclass(frozen=True, eq=False)

@@ -9,9 +9,11 @@ from . import intrinsics_types as IX
 from . import rules
 from .callkinds import (Atomic, Call, CallKind, Cast, ExternCall, Extremum, MathFunc,
                         ValueType)
+from .calls_cachehint import type_cache_hint
 from .calls_device import type_device_call
 from .calls_extending import type_overload_call, type_user_intrinsic
 from .calls_ext import type_bf16_math, type_ext
+from .calls_vector import type_vector_make
 from .calls_wmma import type_wmma_call
 from .closures import type_closure_call
 from .libdevice_table import type_libdevice
@@ -234,6 +236,18 @@ def _t_abs(c):
 def _t_pow(c):
     c.need(2)
     return c.typer.binop_types("**", c.args[0], c.args[1], c.node)
+
+
+def _t_tuple(c):
+    typer, node, args = c.typer, c.node, c.args
+    if len(args) != 1:
+        raise typer.error(f"tuple() takes 1 argument in kernels, got {len(args)}", node)
+    t = args[0]
+    if isinstance(t, T.UniTuple):          # a namedtuple or vector gives a plain tuple
+        return T.UniTuple(t.dtype, t.count)
+    if isinstance(t, T.Tuple):
+        return T.Tuple(t.types)
+    raise typer.error(f"tuple() in kernels takes a tuple, got a value of type {t}", node)
 
 
 def _t_len(c):
@@ -463,6 +477,14 @@ def _t_cbrt(c):
     return _float_of(c.args[0])
 
 
+def _t_vector(c):
+    return type_vector_make(c.typer, c.node, c.ft.data, c.args, c.kws)
+
+
+def _t_cache_hint(c):
+    return type_cache_hint(c.typer, c.node, c.kind, c.ft.data, c.args, c.kws)
+
+
 # Kinds that check their keyword arguments themselves (typed in their own modules).
 _OWN_CHECKS = {CallKind.DEVICE: _t_device, CallKind.CLOSURE: _t_closure,
                CallKind.LIBDEVICE: _t_libdevice, CallKind.CMATH: _t_ext,
@@ -471,14 +493,16 @@ _OWN_CHECKS = {CallKind.DEVICE: _t_device, CallKind.CLOSURE: _t_closure,
                CallKind.OVERLOAD: _t_overload, CallKind.USER_INTRINSIC: _t_user_intrinsic,
                CallKind.EXTERN: _t_extern,
                CallKind.WMMA_FILL: _t_wmma, CallKind.WMMA_LOAD: _t_wmma,
-               CallKind.WMMA_MMA: _t_wmma, CallKind.WMMA_STORE: _t_wmma}
+               CallKind.WMMA_MMA: _t_wmma, CallKind.WMMA_STORE: _t_wmma,
+               CallKind.VECTOR: _t_vector, CallKind.CACHE_LOAD: _t_cache_hint,
+               CallKind.CACHE_STORE: _t_cache_hint}
 # Kinds that refuse whole-array arguments with numba's ufunc advice.
 _ELEMENTWISE = frozenset((CallKind.MATH, CallKind.NP_ROUNDING, CallKind.ABS, CallKind.MIN,
                           CallKind.MAX))
 _TYPERS = {
     CallKind.CAST: _t_cast, CallKind.COMPLEX: _t_complex, CallKind.ROUND: _t_round,
     CallKind.MIN: _t_extremum, CallKind.MAX: _t_extremum, CallKind.ABS: _t_abs,
-    CallKind.POW: _t_pow, CallKind.LEN: _t_len, CallKind.RANGE: _t_range,
+    CallKind.POW: _t_pow, CallKind.LEN: _t_len, CallKind.TUPLE: _t_tuple, CallKind.RANGE: _t_range,
     CallKind.ENUMERATE: _t_iterator, CallKind.ZIP: _t_iterator, CallKind.PRINT: _t_print,
     CallKind.MATH: _t_math, CallKind.NP_ROUNDING: _t_np_rounding,
     CallKind.ATOMIC: _t_atomic,

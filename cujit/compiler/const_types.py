@@ -13,6 +13,7 @@ import numpy as np
 
 from .. import kernelapi as K
 from .. import types as T
+from ..vector_types import is_vector_class
 from ..driver.api import STATIC_SHARED_LIMIT
 from ..numba_types import from_numba_type, is_numba_object, numba_jit_function
 from .declared import DeclaredFunction
@@ -67,7 +68,7 @@ def _table():
         for name, key in _NP_BINARY.items():
             t[id(getattr(np, name))] = key if key in ("min", "max") else "math." + key
         for name in ("min", "max", "abs", "len", "range", "int", "float", "bool", "complex",
-                     "round", "print", "pow", "enumerate", "zip"):
+                     "round", "print", "pow", "enumerate", "zip", "tuple"):
             t[id(getattr(builtins, name))] = name
         from .calls_ext import table_entries
         t.update(table_entries())
@@ -127,6 +128,11 @@ def const_type(value):
         return Func("device", value), None
     if callable(value) and value in overloads:
         return Func("overload", value), None
+    if is_vector_class(value):
+        return Func("vector", value), None
+    hint = getattr(value, "cujit_cache_hint", None)
+    if hint.__class__ is tuple:        # a cujit.cache_hints function (library layer: by mark)
+        return Func("cache_" + hint[0], hint[1]), None
     libdevice = getattr(value, "cujit_libdevice", None)
     if libdevice.__class__ is str:     # a cujit.libdevice stub (top layer: known by mark)
         return Func("libdevice." + libdevice), None

@@ -22,6 +22,7 @@ import numpy as np
 from .. import types as T
 from .bytecode import decompile
 from .errors import SourceLocation, TypingError
+from .loopvars import split_loop_variables
 
 __all__ = ["FunctionSource", "DeviceFunctionLike", "SourceOwner"]
 
@@ -153,7 +154,7 @@ class FunctionSource:
         else:
             self = cls._from_inspect(pyfunc)
         self._check_signature()
-        self.node = _operator_calls_as_syntax(self)
+        self.node = split_loop_variables(_operator_calls_as_syntax(self))
         return self
 
     @classmethod

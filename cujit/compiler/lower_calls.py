@@ -16,6 +16,8 @@ from . import lower_arrays as LA
 from . import lower_atomics, lower_bf16, lower_complex, lower_extending, lower_fp16
 from . import lower_fp8, lower_libdevice
 from . import lower_scalars
+from .lower_cache_hints import lower_cache_load, lower_cache_store
+from .lower_vector import lower_vector_make
 from . import lower_wmma
 from .lower_extern import lower_extern_call
 from . import rules
@@ -384,6 +386,10 @@ def _conjugate(lw, node, c):
     return b.insert_value(v, b.fsub(ir.Constant(im.type, -0.0), im), 1)
 
 
+def _tuple_of(lw, node, c):
+    return lw.expr(node.args[0])     # the same members, in the same LLVM aggregate
+
+
 def _len(lw, node, c):
     (v,), (t,) = _args(lw, node)
     if isinstance(t, T.Array):
@@ -441,7 +447,7 @@ _HANDLERS = {
     K.COMPLEX: _complex, K.MIN: _minmax, K.MAX: _minmax, K.ABS: _abs, K.ROUND: _round,
     K.MATH: _math, K.NP_ROUNDING: _np_round,
     K.PRINT: _print, K.DEVICE: _device, K.RESHAPE: _reshape, K.CONJUGATE: _conjugate,
-    K.LEN: _len, K.POW: _pow, K.ATOMIC: _atomic, K.CLOSURE: _closure,
+    K.LEN: _len, K.TUPLE: _tuple_of, K.POW: _pow, K.ATOMIC: _atomic, K.CLOSURE: _closure,
     K.RANGE: _iterated, K.ENUMERATE: _iterated, K.ZIP: _iterated,
     K.CMATH: lower_complex.lower_cmath, K.FP16: lower_fp16.lower_fp16,
     K.BF16: lower_bf16.lower_bf16, K.FP8: lower_fp8.lower_fp8,
@@ -453,6 +459,8 @@ _HANDLERS = {
     K.THIS_GRID: cooperative.lower_this_grid, K.GRID_SYNC: cooperative.lower_grid_sync,
     K.OVERLOAD: _overload, K.USER_INTRINSIC: lower_extending.lower_user_intrinsic,
     K.EXTERN: lower_extern_call,
+    K.VECTOR: lower_vector_make, K.CACHE_LOAD: lower_cache_load,
+    K.CACHE_STORE: lower_cache_store,
     K.WMMA_FRAGMENT: lower_wmma.lower_fragment, K.WMMA_FILL: lower_wmma.lower_fill,
     K.WMMA_LOAD: lower_wmma.lower_load, K.WMMA_MMA: lower_wmma.lower_mma,
     K.WMMA_STORE: lower_wmma.lower_store,

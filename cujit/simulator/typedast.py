@@ -563,6 +563,14 @@ class Rewriter:
     def c_untouched(self, node, c):
         return node
 
+    def c_vector(self, node, c):
+        # scalars converted by the simulator's casts (the GPU's float-to-integer rules), so
+        # the vector class receives members of its base type and converts nothing itself
+        base = c.data.type.base_type
+        args = [self.expr(a) if width else self.conv(self.expr(a), self.ty(a), base, a)
+                for a, width in zip(node.args, c.data.parts)]
+        return _loc(ast.Call(self.expr(node.func), args, []), node)
+
     def c_cast(self, node, c):
         target = c.data.target
         if len(node.args) == 1 and isinstance(target, T.BFloat16):
@@ -746,16 +754,19 @@ def _call_table():
                                 K.CLOSURE), R.c_intrinsic))
     # run as written: Python's builtins and the kernel API's simulator functions take
     # Python ints and give what the GPU gives
-    table.update(dict.fromkeys((K.COMPLEX, K.MIN, K.MAX, K.ROUND, K.LEN, K.RANGE,
+    table.update(dict.fromkeys((K.COMPLEX, K.MIN, K.MAX, K.ROUND, K.LEN, K.TUPLE, K.RANGE,
                                 K.ENUMERATE, K.ZIP, K.CONJUGATE, K.RESHAPE, K.SYNCTHREADS,
                                 K.SYNCTHREADS_COUNT, K.SYNCTHREADS_AND, K.SYNCTHREADS_OR,
                                 K.SYNCWARP, K.THREADFENCE, K.THREADFENCE_BLOCK,
                                 K.THREADFENCE_SYSTEM, K.BALLOT_SYNC, K.ALL_SYNC, K.ANY_SYNC,
                                 K.EQ_SYNC, K.ACTIVEMASK, K.LANEMASK_LT, K.MATH_PARTS,
+                                # a cache hint indexes the simulated array (its checks)
+                                K.CACHE_LOAD, K.CACHE_STORE,
                                 K.WMMA_FRAGMENT, K.WMMA_FILL, K.WMMA_LOAD, K.WMMA_MMA,
                                 K.WMMA_STORE),
                                R.c_as_written))
     table.update({K.CAST: R.c_cast, K.DEVICE: R.c_device, K.PRINT: R.c_print,
+                  K.VECTOR: R.c_vector,
                   K.OVERLOAD: R.c_overload, K.USER_INTRINSIC: R.c_user_intrinsic,
                   K.EXTERN: R.c_extern,
                   K.POW: R.c_pow, K.LIBDEVICE: R.c_libdevice, K.ABS: R.c_abs,

@@ -541,7 +541,7 @@ def _vcall_table():
     K, E = CallKind, ExprGen
     # kinds the vector executor leaves to the per-thread executor (the block reruns there)
     table = dict.fromkeys((
-        K.COMPLEX, K.ROUND, K.POW, K.LEN, K.RANGE, K.ENUMERATE, K.ZIP, K.PRINT, K.CMATH,
+        K.COMPLEX, K.ROUND, K.POW, K.LEN, K.TUPLE, K.RANGE, K.ENUMERATE, K.ZIP, K.PRINT, K.CMATH,
         K.FP16, K.BF16, K.FP8, K.MATH_PARTS, K.BIT_COUNT, K.CONJUGATE, K.SHARED_ARRAY, K.LOCAL_ARRAY,
         K.CONST_ARRAY, K.RESHAPE, K.GRIDSIZE, K.SYNCTHREADS, K.SYNCWARP, K.THREADFENCE,
         K.THREADFENCE_BLOCK, K.THREADFENCE_SYSTEM, K.THIS_GRID, K.GRID_SYNC, K.SHFL_SYNC,
@@ -549,7 +549,8 @@ def _vcall_table():
         K.ANY_SYNC, K.EQ_SYNC, K.MATCH_ANY_SYNC, K.MATCH_ALL_SYNC, K.ACTIVEMASK,
         K.LANEMASK_LT, K.POPC, K.BREV, K.CLZ, K.FFS, K.CBRT, K.SELP, K.MULHI, K.NANOSLEEP,
         K.LIBDEVICE, K.CLOSURE, K.USER_INTRINSIC, K.EXTERN, K.WMMA_FRAGMENT, K.WMMA_FILL,
-        K.WMMA_LOAD, K.WMMA_MMA, K.WMMA_STORE), E.vc_per_thread)
+        K.WMMA_LOAD, K.WMMA_MMA, K.WMMA_STORE, K.VECTOR, K.CACHE_LOAD, K.CACHE_STORE),
+       E.vc_per_thread)
     table.update({K.CAST: E.vc_cast, K.GRID: E.vc_grid, K.DEVICE: E.vc_device,
                   K.OVERLOAD: E.vc_overload,
                   K.FMA: E.vc_fma, K.ATOMIC: E.vc_atomic, K.SYNCTHREADS_COUNT: E.vc_sync_pred,

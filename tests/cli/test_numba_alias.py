@@ -379,3 +379,30 @@ def test_install_from_environment_follows_the_setting(alias_in_process, monkeypa
     monkeypatch.setenv("CUJIT_NUMBA_ALIAS", "maybe")
     with pytest.raises(ValueError, match="CUJIT_NUMBA_ALIAS='maybe'"):
         alias_in_process.install_from_environment()
+
+
+def test_run_resolves_numba_cuda_config_and_vector_types(program, tmp_path):
+    script = program("vt.py", """
+        import numpy as np
+        import numba.cuda
+        from numba import cuda
+        from numba.cuda import config
+        from numba.cuda.vector_types import vector_types
+        import cujit
+        assert config is cujit.config and numba.cuda.config is cujit.config
+        config.CUDA_DEALLOCS_COUNT = 3
+        assert cujit.config.CUDA_DEALLOCS_COUNT == 3        # one store: the settings object
+        assert vector_types["float32x4"] is cuda.float4 is cujit.float32x4
+
+        @cuda.jit
+        def k(out):
+            v = cuda.float4(cuda.float2(1, 2), 3, 4)
+            out[0] = v.x + v.y * 10 + v.z * 100 + v.w * 1000
+
+        out = np.zeros(1, np.float32)
+        k[1, 1](out)
+        print("VT", out[0], config.ENABLE_CUDASIM)
+        """)
+    out = _run(["-m", "cujit", "run", str(script)], tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert "VT 4321.0 True" in out.stdout

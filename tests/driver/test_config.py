@@ -166,3 +166,31 @@ def test_environment_copies_and_update_environment_checks_types(monkeypatch):
     assert os.environ["CUJIT_TEST_ENV_COPY"] == "a" and "CUJIT_TEST_ENV_N" not in os.environ
     config.update_environment({"CUJIT_TEST_ENV_COPY": "d"})
     assert os.environ["CUJIT_TEST_ENV_COPY"] == "d"
+
+
+def test_numbas_setting_names_read_and_write_the_one_settings_object(monkeypatch):
+    # numba.cuda.config's user-facing names that cujit has settings for (docs/environment.md)
+    import cujit
+    assert cujit.config is config
+    for name in ("ENABLE_CUDASIM", "CUDA_DEALLOCS_COUNT", "CUDA_DEALLOCS_RATIO",
+                 "CUDA_MEMORY_MANAGER", "CUDA_PER_THREAD_DEFAULT_STREAM",
+                 "CUDA_ARRAY_INTERFACE_SYNC", "CACHE_DIR"):
+        assert getattr(cujit.config, name) == getattr(config, name)
+    monkeypatch.setenv("NUMBA_CUDA_MAX_PENDING_DEALLOCS_COUNT", "7")
+    monkeypatch.delenv("CUJIT_CUDA_MAX_PENDING_DEALLOCS_COUNT", raising=False)
+    assert cujit.config.CUDA_DEALLOCS_COUNT == 7           # numba's variable, numba's name
+    try:
+        cujit.config.CUDA_DEALLOCS_COUNT = 2
+        assert config.CUDA_DEALLOCS_COUNT == 2 and config.source("CUDA_DEALLOCS_COUNT") == \
+            "override"
+    finally:
+        del cujit.config.CUDA_DEALLOCS_COUNT
+    assert config.CUDA_DEALLOCS_COUNT == 7
+
+
+def test_a_numba_setting_cujit_lacks_is_an_attribute_error_naming_the_known_ones():
+    import cujit
+    with pytest.raises(AttributeError, match="no setting 'DISABLE_JIT'; known: .*ENABLE_CUDASIM"):
+        cujit.config.DISABLE_JIT
+    with pytest.raises(AttributeError, match="no setting 'DISABLE_JIT'"):
+        cujit.config.DISABLE_JIT = 1

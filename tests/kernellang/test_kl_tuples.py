@@ -168,3 +168,30 @@ def test_shared_same_name_compiles_to_two_arrays():
     # NVVM folds the two arrays' values: r[0] = 3.0f, r[1] = 15.0f (aliasing would give 15.0
     # twice)
     assert "1077936128" in ptx and "1097859072" in ptx
+
+
+def test_tuple_of_a_tuple_is_its_members():
+    @cuda.jit
+    def as_tuple(out):
+        v = cuda.float32x3(1, 2, 3)
+        t = tuple(v)
+        out[0] = t[2] + len(tuple((1, 2.5)))
+        for w in tuple((v, v)):
+            out[1] += w.x
+
+    out = np.zeros(2)
+    as_tuple[1, 1](out)
+    assert out.tolist() == [5.0, 2.0]
+
+
+def test_tuple_of_a_non_tuple_is_a_typing_error():
+    def bad(out):
+        out[0] = tuple(out)[0]
+
+    def two(out):
+        out[0] = tuple((1,), (2,))[0]
+
+    with pytest.raises(cuda.TypingError, match="tuple\\(\\) in kernels takes a tuple"):
+        cuda.compile_ptx(bad, "void(float64[::1])")
+    with pytest.raises(cuda.TypingError, match="tuple\\(\\) takes 1 argument"):
+        cuda.compile_ptx(two, "void(float64[::1])")
