@@ -131,7 +131,11 @@ def test_cache_dir_takes_numba_spelling_second(monkeypatch, tmp_path):
 
 def test_export_sets_the_override_and_the_variable_for_child_processes(monkeypatch):
     import os
-    monkeypatch.delenv("CUJIT_SIM_CHECKS", raising=False)
+    # setenv first, so that monkeypatch restores the variable's state before the test (absent
+    # or set) and export's write does not outlive it: it would turn checks off for the rest
+    # of the run
+    monkeypatch.setenv("CUJIT_SIM_CHECKS", "1")
+    monkeypatch.delenv("CUJIT_SIM_CHECKS")
     try:
         config.export("SIM_CHECKS", False)
         assert config.SIM_CHECKS is False and config.source("SIM_CHECKS") == "override"
