@@ -11,7 +11,7 @@ from ..driver.errors import CudaAPIError, CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED
 
 __all__ = ["convert_tuple", "convert_host_record", "HostRecordBack", "wrap_declared_ints",
            "convert_declared_scalars", "check_alive", "In", "Out", "InOut", "unwrap_hints",
-           "convert_hint", "refuse_host_copies_in_capture"]
+           "convert_hint", "refuse_host_copies_in_capture", "classify_arg"]
 
 
 class _ArgHint:
@@ -45,6 +45,20 @@ class Out(_ArgHint):
 class InOut(_ArgHint):
     """A host array copied both ways (what a plain host array gets)."""
     __slots__ = ()
+
+
+def classify_arg(name, i, value):
+    """The cujit type of launch value ``value`` (None for a DLPack-only object, typed once
+    imported); TypeError naming argument ``i`` of kernel ``name`` when it cannot be a kernel
+    argument."""
+    from .. import types as ct
+    try:
+        if hasattr(value, "__dlpack__") and not hasattr(value, "__cuda_array_interface__") \
+                and not hasattr(value, "_data_ptr") and not isinstance(value, np.ndarray):
+            return None
+        return ct.typeof(value)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"argument {i} of kernel {name}: {exc}") from None
 
 
 def unwrap_hints(args, simulator):

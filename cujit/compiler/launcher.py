@@ -409,7 +409,7 @@ def load_kernel(compiled, ctx, drv):
         apply_carveout(lk, carveout)
     lk.lock = threading.Lock()
     lk.fasts = {}
-    ref = getattr(drv, "function_ref", None)
+    ref = drv.function_ref
     lk.cu_func = ref(handle) if ref is not None else handle
     return lk
 
@@ -589,7 +589,7 @@ def launch_converted(pick_signature, name, debug, ctx, drv, cfg, args):
             dev.copy_to_host(host, stream=cfg.stream)
     if back and cfg.stream_handle:
         drv.stream_synchronize(cfg.stream_handle)
-    if fast_ok and not debug and not coop and getattr(drv, "raw_launch", None) is not None:
+    if fast_ok and not debug and not coop and drv.raw_launch is not None:
         literals = spec.literal_args
         key = (threading.get_ident(),) + tuple(
             (type(a), a.dtype, a.ndim, a._layout) if hasattr(a, "_layout")
