@@ -19,8 +19,8 @@ from . import launcher as _ln
 from . import launch_args as _la
 from .errors import CujitCompileError
 
-__all__ = ["KernelBackend", "NvvmBackend", "SimulatorBackend", "backend_of",
-           "current_backend", "simulator_selected"]
+__all__ = ["KernelBackend", "NvvmBackend", "SimulatorBackend", "NVVM", "SIMULATOR",
+           "backend_of", "simulator_selected"]
 
 
 class KernelBackend:
@@ -157,16 +157,6 @@ def backend_of(drv):
     """The backend for driver ``drv`` (a :class:`cujit.driver.api.Driver`): the one place
     the dispatch layer reads ``drv.is_simulator``."""
     return SIMULATOR if drv.is_simulator else NVVM
-
-
-def current_backend():
-    """The backend of this process's driver (made now if needed); the NVVM backend when no
-    driver can be used at all (compile-only use: CudaSupportError is an ImportError)."""
-    from ..driver import get_driver
-    try:
-        return backend_of(get_driver())
-    except ImportError:
-        return NVVM
 
 
 def simulator_selected():
