@@ -753,3 +753,31 @@ def test_backend_branch_checker_sees_reads():
         ("cujit.m", "getattr('raw_launch')"), ("cujit.m", "hasattr('stream_ref')")}
     assert backend_branches({"cujit.compiler.backends": ast.parse(src),
                              "cujit.driver.sim": ast.parse(src)}) == set()
+
+
+def device_pointer_probes(trees):
+    """``(module, call)`` for each ``hasattr``/``getattr`` probe of ``"_data_ptr"`` outside
+    ``cujit.arrays.protocol``, whose ``has_device_pointer``/``device_pointer`` are the one
+    "is this cujit device memory" test (docs/interfaces.md)."""
+    found = set()
+    for m, tree in trees.items():
+        if m == "cujit.arrays.protocol":
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+                    and node.func.id in ("getattr", "hasattr") and len(node.args) >= 2 \
+                    and isinstance(node.args[1], ast.Constant) \
+                    and node.args[1].value == "_data_ptr":
+                found.add((m, node.func.id))
+    return found
+
+
+def test_device_memory_is_tested_through_the_protocol():
+    assert device_pointer_probes(TREES) == set()
+
+
+def test_device_pointer_probe_checker_sees_probes():
+    src = "a = hasattr(x, '_data_ptr')\nb = getattr(x, '_data_ptr', None)\nc = x._data_ptr\n"
+    assert device_pointer_probes({"cujit.m": ast.parse(src)}) == {
+        ("cujit.m", "hasattr"), ("cujit.m", "getattr")}
+    assert device_pointer_probes({"cujit.arrays.protocol": ast.parse(src)}) == set()

@@ -27,6 +27,7 @@ import numpy as np
 from .. import types as ct
 from ..driver.errors import CudaAPIError, CUDA_ERROR_INVALID_VALUE, last_launch
 from ..hooks import HookPoint
+from ..arrays.protocol import has_device_pointer, device_pointer
 
 __all__ = ["LaunchConfig", "normalize_dims", "make_config", "device_limits",
            "check_function_limits", "ArgPacker", "param_layout", "FunctionInfo",
@@ -295,7 +296,7 @@ def param_layout(t, expr):
 
 
 def _record_ptr(rec):
-    p = getattr(rec, "_data_ptr", None)
+    p = device_pointer(rec)
     if p is None:
         p = rec.device_ctypes_pointer.value or 0
     return p
@@ -431,7 +432,7 @@ def convert_arg(index, value, stream):
     (``cujit.arrays.auto_device``); CUDA-array-interface objects become views; ``__dlpack__``
     objects go through ``from_dlpack``.  ``fast_ok`` says whether later launches may skip
     this conversion (identity checks suffice)."""
-    if hasattr(value, "_data_ptr"):
+    if has_device_pointer(value):
         return value, None, hasattr(value, "_layout") and not isinstance(value, np.ndarray)
     if hasattr(value, "copy_out") and hasattr(value, "copy_in"):
         from .launch_args import _ArgHint, convert_hint
