@@ -10,9 +10,9 @@ One interface, two implementations, chosen from the driver in one place (:func:`
   simulator runs (``Dispatcher.sim_kernel``); a launch checks the configuration against the
   fake device and calls :func:`cujit.simulator.kernel.run_kernel`.
 
-The dispatcher keeps no backend branches: it asks :meth:`Dispatcher.backend
-<cujit.compiler.dispatcher.Dispatcher.backend>` (this module's choice, cached on the
-dispatcher with the driver it was made for) and delegates.  The warm launch never reaches
+The dispatcher keeps no backend branches: it asks ``Dispatcher.backend_for(drv)`` (this
+module's choice, kept on the dispatcher with the driver it was made for; ``backend`` for the
+process's driver) and delegates.  The warm launch never reaches
 this module: it is the generated fast path the NVVM backend returns.
 """
 from . import launcher as _ln
