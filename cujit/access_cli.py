@@ -58,7 +58,7 @@ def cmd_access_report(args):
     from .config import config
     config.export("ENABLE_CUDASIM", True)
     from .driver import get_driver
-    if not getattr(get_driver(), "is_simulator", False):
+    if not get_driver().is_simulator:
         print("python -m cujit access-report: a GPU driver is already in use in this process; "
               "the access report needs the simulator", file=sys.stderr)
         return 2

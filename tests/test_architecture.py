@@ -693,3 +693,91 @@ def test_checker_finds_function_attributes():
     finally:
         del TREES["cujit.simulator._made_up"]
     assert found == {"_cj_waits", "_cj_coop"}
+
+
+# ---- one place chooses the backend (issue 25) -----------------------------------------------
+_BACKEND_NAMES = ("is_simulator", "simulator_enabled")
+_CAPABILITIES = ("raw_launch", "function_ref", "stream_ref")
+
+
+def backend_branches(trees):
+    """``(module, what)`` for each read of ``is_simulator`` or ``simulator_enabled`` (as an
+    attribute, a name or a ``getattr`` string) and each ``getattr``/``hasattr`` probe of a
+    driver capability the contract declares (``raw_launch``, ``function_ref``,
+    ``stream_ref``), outside ``cujit.driver`` and ``cujit.compiler.backends``: the places
+    that decide between the GPU and the simulator themselves instead of asking the backend."""
+    found = set()
+    for m, tree in trees.items():
+        if m == "cujit.driver" or m.startswith("cujit.driver.") \
+                or m == "cujit.compiler.backends":
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) \
+                    and node.attr in _BACKEND_NAMES:
+                found.add((m, node.attr))
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) \
+                    and node.id in _BACKEND_NAMES:
+                found.add((m, node.id))
+            elif isinstance(node, ast.alias) and node.name in _BACKEND_NAMES:
+                found.add((m, node.name))
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+                    and node.func.id in ("getattr", "hasattr") and len(node.args) >= 2 \
+                    and isinstance(node.args[1], ast.Constant) \
+                    and node.args[1].value in _BACKEND_NAMES + _CAPABILITIES:
+                found.add((m, f"{node.func.id}({node.args[1].value!r})"))
+    return found
+
+
+# Reads of the backend choice outside the driver and the dispatch layer's backends, with the
+# reason (may only shrink; a listed one that is gone fails too).
+ALLOWED_BACKEND_BRANCHES = {
+    ("cujit.cli", "is_simulator"): "`python -m cujit info` reports which driver is in use",
+    ("cujit.access_cli", "is_simulator"): "`python -m cujit access-report` refuses to run "
+        "when a GPU driver is already in use (the report needs the simulator)",
+    ("cujit.random", "is_simulator"): "on the simulator more than 64 generator states are "
+        "seeded vectorised in NumPy instead of by the seeding kernel (~10 ms a thread)",
+}
+
+
+def test_backend_is_chosen_in_one_place():
+    assert backend_branches(TREES) == set(ALLOWED_BACKEND_BRANCHES)
+
+
+def test_backend_branch_checker_sees_reads():
+    src = ("from .driver import get_driver, simulator_enabled\n"
+           "a = get_driver().is_simulator\nb = simulator_enabled()\n"
+           "c = getattr(drv, 'raw_launch', None)\nd = hasattr(drv, 'stream_ref')\n"
+           "e = drv.raw_launch\n")
+    assert backend_branches({"cujit.m": ast.parse(src)}) == {
+        ("cujit.m", "is_simulator"), ("cujit.m", "simulator_enabled"),
+        ("cujit.m", "getattr('raw_launch')"), ("cujit.m", "hasattr('stream_ref')")}
+    assert backend_branches({"cujit.compiler.backends": ast.parse(src),
+                             "cujit.driver.sim": ast.parse(src)}) == set()
+
+
+def device_pointer_probes(trees):
+    """``(module, call)`` for each ``hasattr``/``getattr`` probe of ``"_data_ptr"`` outside
+    ``cujit.arrays.protocol``, whose ``has_device_pointer``/``device_pointer`` are the one
+    "is this cujit device memory" test (docs/interfaces.md)."""
+    found = set()
+    for m, tree in trees.items():
+        if m == "cujit.arrays.protocol":
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+                    and node.func.id in ("getattr", "hasattr") and len(node.args) >= 2 \
+                    and isinstance(node.args[1], ast.Constant) \
+                    and node.args[1].value == "_data_ptr":
+                found.add((m, node.func.id))
+    return found
+
+
+def test_device_memory_is_tested_through_the_protocol():
+    assert device_pointer_probes(TREES) == set()
+
+
+def test_device_pointer_probe_checker_sees_probes():
+    src = "a = hasattr(x, '_data_ptr')\nb = getattr(x, '_data_ptr', None)\nc = x._data_ptr\n"
+    assert device_pointer_probes({"cujit.m": ast.parse(src)}) == {
+        ("cujit.m", "hasattr"), ("cujit.m", "getattr")}
+    assert device_pointer_probes({"cujit.arrays.protocol": ast.parse(src)}) == set()

@@ -1,7 +1,8 @@
 """Device arrays, host memory kinds, transfers, CUDA Array Interface and DLPack.
 
-Modules, bottom first (each imports only modules before it): :mod:`._runtime` (doors to the
-layers below), :mod:`.layout` (shape/stride arithmetic, argument checks), :mod:`.transfer`
+Modules, bottom first (each imports only modules before it): :mod:`.protocol` (the
+device-memory protocol: :func:`has_device_pointer`, :func:`device_pointer`), :mod:`._runtime`
+(doors to the layers below), :mod:`.layout` (shape/stride arithmetic, argument checks), :mod:`.transfer`
 (strided copies), :mod:`.cai` (CUDA Array Interface export), :mod:`.hostmem`
 (pinned/mapped/managed host memory), :mod:`.staging` (pipelined large copies),
 :mod:`.devicearray` (``DeviceNDArray``), :mod:`.record` (``DeviceRecord``), :mod:`.ipc`,
@@ -10,6 +11,7 @@ layers below), :mod:`.layout` (shape/stride arithmetic, argument checks), :mod:`
 module above it get it through :func:`.devicearray.provide`, which those modules call when
 imported; this file imports them all, so every piece is in place before any array exists.
 """
+from .protocol import has_device_pointer, device_pointer
 from .devicearray import DeviceNDArray
 from .record import DeviceRecord, is_device_array
 from .api import device_array, device_array_like, to_device, auto_device, mapped
@@ -26,4 +28,4 @@ __all__ = ["device_array", "device_array_like", "to_device", "DeviceNDArray", "D
            "mapped_array", "mapped_array_like", "mapped", "managed_array", "as_cuda_array",
            "is_cuda_array", "from_cuda_array_interface", "from_dlpack", "open_ipc_array",
            "auto_device", "wait_for_exporter",
-           "is_device_array"]
+           "is_device_array", "has_device_pointer", "device_pointer"]

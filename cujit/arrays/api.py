@@ -14,6 +14,7 @@ from .devicearray import DeviceNDArray, _alloc, _copy_htod_contig
 from .record import DeviceRecord
 from .transfer import copy_htod
 from .layout import reject_masked
+from .protocol import device_pointer
 
 __all__ = ["device_array", "device_array_like", "to_device", "auto_device", "mapped"]
 
@@ -111,7 +112,7 @@ def to_device(obj, stream=0, copy=True, to=None):
     else:
         if isinstance(obj, (DeviceNDArray, DeviceRecord)):
             return obj
-        if getattr(obj, "_data_ptr", None) is not None \
+        if device_pointer(obj) is not None \
                 and hasattr(obj, "__cuda_array_interface__"):
             return obj      # mapped / managed arrays are device-accessible already
         if not isinstance(obj, np.ndarray) and hasattr(obj, "__cuda_array_interface__"):
@@ -158,7 +159,7 @@ def auto_device(obj, stream=0):
     is converted with ``np.asarray`` and copied to the device (True)."""
     if isinstance(obj, (DeviceNDArray, DeviceRecord)):
         return obj, False
-    if getattr(obj, "_data_ptr", None) is not None:
+    if device_pointer(obj) is not None:
         return obj, False
     if not isinstance(obj, np.ndarray):
         if hasattr(obj, "__cuda_array_interface__"):

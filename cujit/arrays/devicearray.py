@@ -18,6 +18,7 @@ from . import layout as L
 from .cai import cai_dict
 from .transfer import copy_htod, copy_dtoh, copy_device, host_ptr, host_values, copied
 from ..runtime.graphs import capturing as _capturing, keep_for_graph as _keep_for_graph
+from .protocol import has_device_pointer
 
 __all__ = ["DeviceNDArray", "provide"]
 
@@ -610,7 +611,7 @@ def _as_device_source(obj):
     memory (cujit arrays, mapped/managed arrays, CAI objects), else None."""
     if isinstance(obj, DeviceNDArray):
         return obj
-    if hasattr(obj, "_data_ptr") and hasattr(obj, "strides"):
+    if has_device_pointer(obj) and hasattr(obj, "strides"):
         return obj
     if isinstance(obj, np.ndarray):
         return None

@@ -31,6 +31,7 @@ import numpy as np
 from . import _runtime
 from . import layout as L
 from .cai import cai_dict
+from .protocol import device_pointer
 
 __all__ = ["pinned_array", "pinned_array_like", "pinned", "mapped_array", "mapped_array_like",
            "managed_array", "MappedNDArray", "ManagedNDArray", "is_pinned",
@@ -307,10 +308,10 @@ class _DeviceHostArray(np.ndarray):
     def __array_finalize__(self, obj):
         # Only arrays that lie inside the parent's device-mapped memory get ``_data_ptr``;
         # others (ufunc results, copies) are plain host memory and must not look like device
-        # arrays to the launcher, which tests ``hasattr(value, '_data_ptr')``.
+        # arrays to the launcher, which tests ``protocol.has_device_pointer(value)``.
         self.stream = getattr(obj, "stream", 0)
         self.gpu_data = None
-        base_ptr = getattr(obj, "_data_ptr", None)
+        base_ptr = device_pointer(obj)
         if base_ptr is None:
             return
         mem = obj.gpu_data
@@ -338,7 +339,7 @@ class _DeviceHostArray(np.ndarray):
 
     @property
     def __cuda_array_interface__(self):
-        if getattr(self, "_data_ptr", None) is None:
+        if device_pointer(self) is None:
             raise AttributeError("this array does not lie in device-mapped memory")
         mem = self.gpu_data
         if mem is not None and not mem.alive:

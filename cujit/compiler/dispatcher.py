@@ -10,11 +10,12 @@
   ``[griddim, blockdim, stream, dynamic_shared_bytes]``: launches are asynchronous; host NumPy
   arrays are copied in before and back after the launch (synchronously).
 
-The dispatcher picks the signature and keeps the specialisations; :mod:`.build` compiles one
-(:func:`cujit.compiler.lowering.compile_to_llvm` → :mod:`.nvvm` (PTX) → :mod:`.linker` (cubin)),
-loaded per context by :mod:`.launcher`, which also makes the fast path the dispatcher installs.  On the
-simulator (``get_driver().is_simulator``) a launch validates its configuration against the
-fake device's limits and calls :func:`cujit.simulator.kernel.run_kernel`.
+The dispatcher picks the signature and keeps the specialisations; how they are made and
+launched is its backend's (:mod:`.backends`, chosen from the driver): the NVVM backend compiles
+one with :mod:`.build` (:func:`cujit.compiler.lowering.compile_to_llvm` → :mod:`.nvvm` (PTX) →
+:mod:`.linker` (cubin)), loaded per context by :mod:`.launcher`, which also makes the fast path
+the dispatcher installs; the simulator backend validates the configuration against the fake
+device's limits and calls :func:`cujit.simulator.kernel.run_kernel`.
 """
 import functools
 import threading
@@ -29,6 +30,7 @@ from ..kernelstate import state as _state
 from . import launcher as _ln
 from .launcher import launched as _launched
 from . import launch_args as _la
+from . import backends as _backends
 from .build import CompiledKernel, build_kernel
 from .build import target as _target
 from .errors import CujitCompileError, TypingError
@@ -197,8 +199,7 @@ def _prefetch_toolchain():
     if _prefetched:
         return
     _prefetched = True
-    from ..driver import simulator_enabled
-    if not config.PREFETCH or simulator_enabled():
+    if not config.PREFETCH or _backends.simulator_selected():
         return
     threading.Thread(target=_warm_toolchain, name="cujit-toolchain-prefetch",
                      daemon=True).start()
@@ -316,6 +317,7 @@ class Dispatcher(_InspectMixin, SourceOwner):
         self._specializations = {}  # argtypes -> Dispatcher (specialize)
         self._specialized = False
         self._sim = None            # the simulator's SimKernel, made at the first launch there
+        self._backend = None        # (driver, KernelBackend) of the last slow-path launch
         self._extensions = list(options.get("extensions") or ())
         bounds = _check_launch_bounds(options.get("launch_bounds"))
         self._max_threads = bounds[0] if bounds else None
@@ -327,12 +329,10 @@ class Dispatcher(_InspectMixin, SourceOwner):
             self._declared = [self._check_sig(s) for s in sigs]
             # a kernel sized by an argument compiles per value, at launch
             eager = () if self.source().sizing_params() else self._declared
-            for argtypes in eager:
-                if _on_simulator():     # runs py_func, but types it now as the GPU would
-                    from .typecheck import typecheck
-                    typecheck(py_func, argtypes, kernel=True, source=self.source())
-                else:
-                    self._compiled(argtypes)
+            if eager:
+                backend = self.backend
+                for argtypes in eager:
+                    backend.declare(self, argtypes)
 
     def __repr__(self):
         return f"<cujit kernel {self.py_func.__qualname__}>"
@@ -378,7 +378,7 @@ class Dispatcher(_InspectMixin, SourceOwner):
         from ..driver import get_driver
         ordinal = current_context().device.id
         drv = get_driver()
-        conf = _ln.make_config(g, b, s, sh, ordinal, getattr(drv, "stream_ref", None),
+        conf = _ln.make_config(g, b, s, sh, ordinal, drv.stream_ref,
                                cls=_ConfiguredExt if self._extensions else _Configured)
         conf.dispatcher = self
         return conf
@@ -428,7 +428,9 @@ class Dispatcher(_InspectMixin, SourceOwner):
 
     def _argtypes_of_values(self, args):
         self._check_nargs(args)
-        return self._match_declared(tuple(_classify(self, i, a) for i, a in enumerate(args)))
+        name = self.py_func.__qualname__
+        return self._match_declared(tuple(_la.classify_arg(name, i, a)
+                                          for i, a in enumerate(args)))
 
     def forall(self, ntasks, tpb=0, stream=0, sharedmem=0):
         """numba.cuda's 1-D launch for ``ntasks`` items: ``kernel.forall(n)(*args)`` runs
@@ -542,47 +544,33 @@ class Dispatcher(_InspectMixin, SourceOwner):
             # ``cfg`` (its ``ok`` set may hold kernels of several contexts)
             self._make_config(cfg.griddim, cfg.blockdim, cfg.stream, cfg.sharedmem)
         drv = get_driver()
-        args = _la.unwrap_hints(args, drv.is_simulator)
+        backend = self.backend_for(drv)
+        args = backend.unwrap_hints(args)
         for i, a in enumerate(args):
             _la.check_alive(i, a.value if isinstance(a, _la._ArgHint) else a,
                             self.py_func.__qualname__)
-        if drv.is_simulator:
-            argtypes = tuple(_classify(self, i, a) for i, a in enumerate(args))
-            if self._declared is not None and None not in argtypes:
-                argtypes = self._match_declared(argtypes)
-                from .launch_args import convert_declared_scalars
-                # each scalar as its declared type (a Python float for float32 is rounded,
-                # an int for a narrower integer wraps): the value the GPU gets
-                args = convert_declared_scalars(argtypes, args) or args
-            _ln.check_launch_bound(cfg, self.py_func.__qualname__, self._max_threads)
-            new = None
-            if None not in argtypes:
-                argtypes = self.source().literal_argtypes(argtypes, args)
-                if argtypes not in self._sim_sigs:
-                    new = argtypes
-                    self._sim_sigs.append(argtypes)
-            from ..simulator.kernel import run_kernel
-            try:
-                run_kernel(self.sim_kernel, cfg.griddim, cfg.blockdim, cfg.stream_handle,
-                           cfg.sharedmem, args, debug=bool(self.targetoptions.get("debug")))
-            except CujitCompileError:
-                if new is not None:         # not a signature that compiles: not listed
-                    self._sim_sigs.remove(new)
-                raise
-            return
-        for f in self._fasts:
-            if f.info not in cfg.ok:        # a new configuration: check it for this kernel
-                try:
-                    _ln.check_function_limits(cfg, f.info, drv.func_set_attribute)
-                except ValueError:
-                    continue                # the full path below reports it if it matters
-            if f(cfg, args):
-                self._fast = f
-                return
-        fast = _ln.launch_converted(self._pick_signature, self.py_func.__qualname__,
-                                    bool(self.targetoptions.get("debug")), ctx, drv, cfg, args)
+        fast = backend.launch(self, cfg, args, ctx, drv)
         if fast is not None:
             self._install_fast(fast)
+
+    def backend_for(self, drv):
+        """The :class:`~.backends.KernelBackend` that runs this kernel on driver ``drv``
+        (chosen by :func:`.backends.backend_of` once per driver and kept here)."""
+        held = self._backend
+        if held is None or held[0] is not drv:
+            held = self._backend = (drv, _backends.backend_of(drv))
+        return held[1]
+
+    @property
+    def backend(self):
+        """The :class:`~.backends.KernelBackend` of this process's driver (the NVVM one when
+        no driver can be used: compile-only use)."""
+        from ..driver import get_driver
+        try:
+            drv = get_driver()
+        except ImportError:         # CudaSupportError
+            return _backends.NVVM
+        return self.backend_for(drv)
 
     @property
     def sim_kernel(self):
@@ -621,27 +609,6 @@ def _compatible(have, want):
     if isinstance(want, scal) and isinstance(have, scal):
         return isinstance(want, ct.Complex) or not isinstance(have, ct.Complex)
     return False
-
-
-def _classify(disp, i, value):
-    """The cujit type of launch value ``value`` (None for a DLPack-only object, typed once
-    imported); TypeError naming argument ``i`` when it cannot be a kernel argument."""
-    try:
-        if hasattr(value, "__dlpack__") and not hasattr(value, "__cuda_array_interface__") \
-                and not hasattr(value, "_data_ptr") and not isinstance(value, np.ndarray):
-            return None
-        return ct.typeof(value)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"argument {i} of kernel {disp.py_func.__qualname__}: {exc}") from None
-
-
-def _on_simulator():
-    """True when the simulator is the backend (False when no driver can be used at all)."""
-    try:
-        from ..driver import get_driver
-        return get_driver().is_simulator
-    except ImportError:         # CudaSupportError: compile-only use
-        return False
 
 
 def compile_ptx(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath=False,

@@ -137,15 +137,10 @@ class ForAll:
         if self.thread_per_block:
             return self.thread_per_block
         from ..driver import get_driver
-        drv = get_driver()
-        if drv.is_simulator:
-            return 128
         from ..runtime.devices import current_context
+        drv = get_driver()
         d = self.dispatcher
-        argtypes = d._argtypes_of_values(args)
-        spec = d._pick_signature(argtypes)
-        lk = spec.loaded(current_context(), drv)
-        return max(1, min(1024, int(lk.info.max_threads)))
+        return d.backend_for(drv).forall_block_size(d, args, current_context(), drv)
 
     def __call__(self, *args):
         if self.ntasks == 0:
@@ -239,9 +234,9 @@ class InspectMixin:
         rep = last_report(self._sim)
         if rep is not None:
             return rep
-        from ..driver import simulator_enabled
+        from .backends import simulator_selected
         name = self.py_func.__qualname__
-        if not simulator_enabled():
+        if not simulator_selected():
             raise RuntimeError(
                 f"access_report(): kernel {name} runs on the GPU in this process; the access "
                 f"report is made by the simulator, which sees every memory access: run with "
@@ -313,19 +308,19 @@ class InspectMixin:
         from ..runtime.devices import current_context
         from ..driver import get_driver
         drv = get_driver()
-        if drv.is_simulator:
-            raise RuntimeError(f"{name} of kernel {self.py_func.__qualname__} is a property of "
-                               "compiled GPU code; the simulator has none")
+        backend = self.backend_for(drv)
+        if not backend.compiled:    # no compiled code to look up, whatever the signature
+            return backend.func_attribute(self, None, name, None, drv)
         ctx = current_context()
         if signature is None:
-            return {k: int(drv.func_get_attribute(v.loaded(ctx, drv).info.handle, name))
+            return {k: backend.func_attribute(self, v, name, ctx, drv)
                     for k, v in self._specs.items()}
         signature = self._sig_key(signature)
         spec = self._specs.get(signature)
         if spec is None:
             raise KeyError(f"kernel {self.py_func.__qualname__} has no compiled signature "
                            f"{signature}; compiled: {list(self._specs)}")
-        return int(drv.func_get_attribute(spec.loaded(ctx, drv).info.handle, name))
+        return backend.func_attribute(self, spec, name, ctx, drv)
 
     def get_regs_per_thread(self, signature=None):
         """Registers per thread (cuFuncGetAttribute NUM_REGS) of one compiled signature, or
@@ -360,7 +355,7 @@ class InspectMixin:
         the limit its cooperative launches enforce."""
         from ..driver import get_driver
         nthreads = _block_threads(blockdim)
-        if get_driver().is_simulator:
+        if not self.backend_for(get_driver()).compiled:     # no specialisation needed
             return cooperative_grid_blocks(None, nthreads, dynsmemsize)
         self._compile_pending()
         if signature is None:
@@ -395,13 +390,10 @@ def cooperative_grid_blocks(spec, blockdim, dynsmemsize=0):
     threads alone (``spec`` unused).  Behind ``kernel.max_cooperative_grid_blocks`` and
     numba.cuda's ``kernel.overloads[sig].max_cooperative_grid_blocks(blockdim)``."""
     from ..driver import get_driver
+    from ..runtime.devices import current_context
+    from .backends import backend_of
     nthreads = _block_threads(blockdim)
     drv = get_driver()
-    if drv.is_simulator:
-        from ..simulator.grid import max_cooperative_blocks
-        return max_cooperative_blocks(nthreads)
-    from ..runtime.devices import current_context
-    ctx = current_context()
-    lk = spec.loaded(ctx, drv)
-    per_sm = drv.occupancy_max_active_blocks(lk.info.handle, nthreads, int(dynsmemsize))
-    return per_sm * int(drv.device_attribute(ctx.device.id, "MULTIPROCESSOR_COUNT"))
+    backend = backend_of(drv)
+    ctx = current_context() if backend.compiled else None
+    return backend.cooperative_grid_blocks(spec, nthreads, dynsmemsize, ctx, drv)

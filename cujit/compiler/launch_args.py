@@ -8,10 +8,11 @@ helpers extend ``launcher.convert_arg`` with that; top-level values keep its fas
 import numpy as np
 
 from ..driver.errors import CudaAPIError, CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED
+from ..arrays.protocol import has_device_pointer, device_pointer
 
 __all__ = ["convert_tuple", "convert_host_record", "HostRecordBack", "wrap_declared_ints",
            "convert_declared_scalars", "check_alive", "In", "Out", "InOut", "unwrap_hints",
-           "convert_hint", "refuse_host_copies_in_capture"]
+           "convert_hint", "refuse_host_copies_in_capture", "classify_arg"]
 
 
 class _ArgHint:
@@ -47,6 +48,20 @@ class InOut(_ArgHint):
     __slots__ = ()
 
 
+def classify_arg(name, i, value):
+    """The cujit type of launch value ``value`` (None for a DLPack-only object, typed once
+    imported); TypeError naming argument ``i`` of kernel ``name`` when it cannot be a kernel
+    argument."""
+    from .. import types as ct
+    try:
+        if hasattr(value, "__dlpack__") and not hasattr(value, "__cuda_array_interface__") \
+                and not has_device_pointer(value) and not isinstance(value, np.ndarray):
+            return None
+        return ct.typeof(value)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"argument {i} of kernel {name}: {exc}") from None
+
+
 def unwrap_hints(args, simulator):
     """``args`` with each ``In``/``Out``/``InOut`` replaced for the launch: on the simulator
     (which runs kernels on host arrays in place) by the array itself, or by a copy for
@@ -60,7 +75,7 @@ def unwrap_hints(args, simulator):
         if isinstance(a, _ArgHint):
             v = a.value
             if simulator and isinstance(v, np.ndarray) and not a.copy_out and \
-                    getattr(v, "_data_ptr", None) is None:
+                    device_pointer(v) is None:
                 v = v.copy()
                 v.flags.writeable = a.value.flags.writeable     # typed as the original
             out.append(v if simulator else a)
@@ -73,7 +88,7 @@ def convert_hint(index, hint, stream, convert_arg):
     """``launcher.convert_arg`` for an ``In``/``Out``/``InOut`` hint: ``(device value, host
     array to copy back or None, False)``."""
     v = hint.value
-    if not isinstance(v, np.ndarray) or getattr(v, "_data_ptr", None) is not None:
+    if not isinstance(v, np.ndarray) or device_pointer(v) is not None:
         value, back, _ = convert_arg(index, v, stream)
         return value, (back if hint.copy_out else None), False
     from ..arrays import device_array_like, to_device
@@ -192,7 +207,7 @@ def _host_copied(value):
     if isinstance(value, tuple):
         return any(_host_copied(v) for v in value)
     if isinstance(value, np.ndarray):
-        return getattr(value, "_data_ptr", None) is None
+        return device_pointer(value) is None
     return isinstance(value, np.generic) and value.dtype.fields is not None
 
 

@@ -28,6 +28,7 @@ from .. import bf16_scalar
 from .. import types as ct
 from ..driver.errors import CudaAPIError, CUDA_ERROR_INVALID_VALUE, last_launch
 from ..hooks import HookPoint
+from ..arrays.protocol import has_device_pointer, device_pointer
 
 __all__ = ["LaunchConfig", "normalize_dims", "make_config", "device_limits",
            "check_function_limits", "ArgPacker", "param_layout", "FunctionInfo",
@@ -298,7 +299,7 @@ def param_layout(t, expr):
 
 
 def _record_ptr(rec):
-    p = getattr(rec, "_data_ptr", None)
+    p = device_pointer(rec)
     if p is None:
         p = rec.device_ctypes_pointer.value or 0
     return p
@@ -412,7 +413,7 @@ def load_kernel(compiled, ctx, drv):
         apply_carveout(lk, carveout)
     lk.lock = threading.Lock()
     lk.fasts = {}
-    ref = getattr(drv, "function_ref", None)
+    ref = drv.function_ref
     lk.cu_func = ref(handle) if ref is not None else handle
     return lk
 
@@ -434,7 +435,7 @@ def convert_arg(index, value, stream):
     (``cujit.arrays.auto_device``); CUDA-array-interface objects become views; ``__dlpack__``
     objects go through ``from_dlpack``.  ``fast_ok`` says whether later launches may skip
     this conversion (identity checks suffice)."""
-    if hasattr(value, "_data_ptr"):
+    if has_device_pointer(value):
         return value, None, hasattr(value, "_layout") and not isinstance(value, np.ndarray)
     if hasattr(value, "copy_out") and hasattr(value, "copy_in"):
         from .launch_args import _ArgHint, convert_hint
@@ -593,7 +594,7 @@ def launch_converted(pick_signature, name, debug, ctx, drv, cfg, args):
             dev.copy_to_host(host, stream=cfg.stream)
     if back and cfg.stream_handle:
         drv.stream_synchronize(cfg.stream_handle)
-    if fast_ok and not debug and not coop and getattr(drv, "raw_launch", None) is not None:
+    if fast_ok and not debug and not coop and drv.raw_launch is not None:
         literals = spec.literal_args
         key = (threading.get_ident(),) + tuple(
             (type(a), a.dtype, a.ndim, a._layout) if hasattr(a, "_layout")

@@ -11,6 +11,7 @@ checks are on), so reads, writes, bounds and race checks behave as for arguments
 import types
 
 import numpy as np
+from ..arrays.protocol import has_device_pointer
 
 __all__ = ["rebind"]
 
@@ -19,7 +20,7 @@ def _is_device_array(value):
     if isinstance(value, (type, np.ndarray)):
         return False
     try:
-        return hasattr(value, "_data_ptr") or hasattr(value, "__cuda_array_interface__")
+        return has_device_pointer(value) or hasattr(value, "__cuda_array_interface__")
     except Exception:
         return False
 

@@ -26,6 +26,7 @@ from .memory import cai_view, check_aligned, device_view, shared_limit
 from .captured import rebind
 from .records import as_kernel_record
 from .thread import Dim3
+from ..arrays.protocol import has_device_pointer, device_pointer
 
 __all__ = ["run_kernel", "simulate", "Launch", "SimKernel"]
 
@@ -217,7 +218,7 @@ def _convert(value):
         return type(value)(*items) if hasattr(value, "_fields") else tuple(items)
     if isinstance(value, np.void):
         return as_kernel_record(value)
-    ptr = getattr(value, "_data_ptr", None)
+    ptr = device_pointer(value)
     if ptr is not None:
         view = device_view(ptr, tuple(value.shape), tuple(value.strides), value.dtype)
         if view.dtype.names:
@@ -236,7 +237,7 @@ def _import_dlpack(value):
     (kDLCPU) tensor through ``numpy.from_dlpack``, a device one through
     ``cujit.from_dlpack``, both zero-copy (R-CAI-3); anything else unchanged."""
     if isinstance(value, np.ndarray) or not hasattr(value, "__dlpack__") \
-            or hasattr(value, "__cuda_array_interface__") or hasattr(value, "_data_ptr"):
+            or hasattr(value, "__cuda_array_interface__") or has_device_pointer(value):
         return value
     dev = getattr(value, "__dlpack_device__", None)
     if dev is not None and dev()[0] == 1:
@@ -250,7 +251,7 @@ def _signature_key(args):
     for a in args:
         if isinstance(a, np.ndarray):
             key.append((type(a), a.dtype, len(a.shape), a.flags.writeable))
-        elif hasattr(a, "_data_ptr"):
+        elif has_device_pointer(a):
             # a read-only import types readonly: a signature of its own for the typecheck
             key.append((type(a), a.dtype, len(a.shape), not getattr(a, "_readonly", False)))
         elif isinstance(a, tuple):
@@ -333,7 +334,7 @@ def run_kernel(kernel, griddim, blockdim, stream_handle, dynamic_shared_bytes, a
     checks = bool(config.SIM_CHECKS)
     for i, a in enumerate(args):
         name = info.params[i] if i < len(info.params) else f"arg{i}"
-        ptr = getattr(a, "_data_ptr", None)
+        ptr = device_pointer(a)
         if ptr is not None:
             drv.check_kernel_access(ptr, name)
             check_aligned(name, ptr, a.shape, a.strides, a.dtype)
