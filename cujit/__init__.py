@@ -76,7 +76,8 @@ _SOURCES = {
 _WHERE = {name: mod for mod, names in _SOURCES.items() for name in names}
 # Submodules reachable as attributes without an import (``cuda.random``, as in numba.cuda).
 _SUBMODULES = {"random": "cujit.random", "libdevice": "cujit.libdevice",
-               "runtime": "cujit.runtime", "extending": "cujit.extending"}
+               "runtime": "cujit.runtime", "extending": "cujit.extending",
+               "wmma": "cujit.wmma"}
 
 if TYPE_CHECKING:
     # The names the lazy table resolves, for IDEs and type checkers (which never run
@@ -132,12 +133,12 @@ if TYPE_CHECKING:
     from .type_names import (b1, bool, byte, i1, i2, i4, i8, u1, u2, u4, u8, f4, f8, c8, c16,
                              double, char, uchar, short, ushort, int_, uint, intc, uintc, long_,
                              ulong, longlong, ulonglong, ssize_t, size_t, none)
-    from . import extending, fp16, libdevice, random, runtime
+    from . import extending, fp16, libdevice, random, runtime, wmma
     laneid: int
 
 # ``laneid`` differs per simulated thread, so it is computed on every access.
 __all__ = sorted(list(_WHERE) + ["config", "laneid", "fp16", "random", "libdevice",
-                                     "runtime", "implementation", "extending"])
+                                     "runtime", "implementation", "extending", "wmma"])
 
 
 def _current_context():
