@@ -352,12 +352,9 @@ class Dispatcher(_InspectMixin, SourceOwner):
 
     def _configure_key(self, key):
         if not isinstance(key, tuple) or not 2 <= len(key) <= 4:
-            # k[1, 32, 0, 0, 1] arrives as one tuple: show it as written, not as [(1, ...)]
-            shown = ", ".join(map(repr, key)) if isinstance(key, tuple) else repr(key)
             raise ValueError(f"a launch configuration is [griddim, blockdim], [griddim, "
                              f"blockdim, stream] or [griddim, blockdim, stream, "
-                             f"dynamic_shared_bytes]; got [{shown}] "
-                             f"({len(key) if isinstance(key, tuple) else 1} value(s))")
+                             f"dynamic_shared_bytes]; got [{key!r}]")
         g, b, s, sh = (key + (0, 0))[:4]
         conf = self._make_config(g, b, s, sh)
         self._last_key = key
