@@ -70,13 +70,32 @@ def _parse_bool(text):
 
 
 def _parse_bytes(text):
+    """Bytes: an integer, or a number with a unit (``512MiB``, ``1.5GiB``, ``2gb``).
+
+    Raises ValueError (never OverflowError: ``infGiB`` used to escape the caller's
+    ValueError handler unnamed) for anything else, non-finite numbers included."""
     t = text.strip().lower().replace("_", "")
     units = {"kib": 1 << 10, "mib": 1 << 20, "gib": 1 << 30, "tib": 1 << 40,
              "kb": 10**3, "mb": 10**6, "gb": 10**9, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30}
     for suffix, mult in sorted(units.items(), key=lambda kv: -len(kv[0])):
         if t.endswith(suffix):
-            return int(float(t[: -len(suffix)]) * mult)
-    return int(t)
+            number, scale = t[: -len(suffix)], mult
+            break
+    else:
+        number, scale = t, 1
+    try:
+        return int(number) * scale
+    except ValueError:
+        pass
+    try:
+        x = float(number) if scale > 1 else None     # fractions only with a unit
+    except ValueError:
+        x = None
+    if x is None or not math.isfinite(x):
+        raise ValueError(f"expected an integer number of bytes or a finite number with a unit "
+                         f"(k, m, g, kib, mib, gib, tib: powers of 2; kb, mb, gb: powers of 10), "
+                         f"e.g. 512MiB or 1.5GiB, got {text!r}")
+    return int(x * scale)
 
 
 def _count(text):

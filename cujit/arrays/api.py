@@ -129,6 +129,12 @@ def to_device(obj, stream=0, copy=True, to=None):
     h = _runtime.stream_handle(stream)
     dtype = ary.dtype
     if dtype.hasobject:
+        if not isinstance(obj, np.ndarray):
+            # None, [None, 1], a dict: name what was given, not what asarray made of it
+            raise TypeError(f"to_device needs an array or array-like of numbers, bools, "
+                            f"strings or records; got {type(obj).__name__} {obj!r:.60}, "
+                            f"which NumPy turns into an array of Python objects "
+                            f"(dtype {dtype})")
         raise TypeError(f"to_device: arrays of Python objects (dtype {dtype}) cannot be copied "
                         "to the device")
     shape = ary.shape

@@ -208,8 +208,16 @@ def copy_htod(dst_ptr, dst_shape, dst_strides, src, stream=0):
             copied.emit("HtoD", src.nbytes, stream, t0)
         return
     stage = _packed_like(dst_shape, dst_strides, src.dtype)
-    np.copyto(stage, src, casting="no")
     p = plan(dst_shape, dst_strides, stage.strides, itemsize)
+    if p is None:
+        # The stage is packed, so only a destination whose elements overlap (a stride of 0,
+        # or smaller than the item: device_array(4, strides=(0,))) has no plan; which write
+        # would win is unspecified, so refuse before writing anything.
+        raise ValueError(f"cannot copy into a device array whose elements overlap: shape "
+                         f"{tuple(dst_shape)}, strides {tuple(dst_strides)} for items of "
+                         f"{itemsize} bytes (every non-trivial axis needs |stride| >= the "
+                         f"extent of the axes inside it)")
+    np.copyto(stage, src, casting="no")
     _run(p, dst_ptr, host_ptr(stage), stream, drv)
     if t0:
         copied.emit("HtoD", src.nbytes, stream, t0)

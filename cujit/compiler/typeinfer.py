@@ -392,7 +392,12 @@ class _Typer(scopes.ConstEval):
 
     def e_Constant(self, node):
         v = node.value
-        t, extra = calls.const_type(v)
+        try:
+            t, extra = calls.const_type(v)
+        except (TypeError, ValueError) as e:
+            # an int literal beyond uint64: a TypingError at its line, not a bare ValueError
+            raise self.error(f"the constant {v!r:.60} cannot be used in a kernel: {e}",
+                             node) from None
         if extra is not None:
             self.tf.info[node] = extra
         if isinstance(t, T.Type) and not isinstance(t, T.NoneType):

@@ -47,6 +47,29 @@ def test_byte_sizes(monkeypatch):
     assert config.SIM_DEVICE_MEMORY == 64 << 20
 
 
+@pytest.mark.parametrize("text", ["infGiB", "-infk", "nanMiB", "1XB", "1.5", "1e3", " "])
+def test_bad_byte_size_is_value_error_naming_variable_and_units(monkeypatch, text):
+    # "infGiB" raised a bare OverflowError (int(inf)) that named neither the variable nor
+    # the accepted forms; the others gave int()'s "invalid literal" wording.
+    monkeypatch.setenv("CUJIT_SIM_DEVICE_MEMORY", text)
+    with pytest.raises(ValueError, match=r"CUJIT_SIM_DEVICE_MEMORY=.*mib.*1\.5GiB"):
+        config.SIM_DEVICE_MEMORY
+
+
+def test_infinite_byte_size_override_is_value_error_and_keeps_old_value():
+    before = config.SIM_DEVICE_MEMORY
+    with pytest.raises(ValueError, match="cujit.config.SIM_DEVICE_MEMORY = inf"):
+        config.SIM_DEVICE_MEMORY = float("inf")
+    assert config.SIM_DEVICE_MEMORY == before
+
+
+@pytest.mark.parametrize("text,value", [("12", 12), ("1.5GiB", 3 << 29), ("2kb", 2000),
+                                        ("1e3k", 1024000), ("64_MiB", 64 << 20)])
+def test_byte_size_forms_still_accepted(monkeypatch, text, value):
+    monkeypatch.setenv("CUJIT_SIM_DEVICE_MEMORY", text)
+    assert config.SIM_DEVICE_MEMORY == value
+
+
 def test_config_default_reads_the_built_in_value_and_rejects_unknown_names():
     from cujit.config import config
     config.CUDA_DEALLOCS_COUNT = 3
