@@ -27,6 +27,12 @@ Settings (attribute — environment suffix — type, default):
 - ``NUMBA_ALIAS`` — ``CUJIT_NUMBA_ALIAS`` only — bool, False: a new Python process resolves
   ``numba.cuda`` to cujit (set by ``python -m cujit run`` for the processes it starts; read by
   cujit's own ``sitecustomize``, docs/numba-alias.md).
+- ``CUDA_LOW_OCCUPANCY_WARNINGS`` — same — bool, True, and ``CUDA_WARN_ON_IMPLICIT_COPY`` —
+  same — bool, True: numba's switches for its performance warnings (a grid too small for the
+  device; a host array copied at launch).  cujit emits neither warning, so both are accepted
+  and kept for code that saves and restores them (numba-cuda's ``CUDATestCase`` does).
+- ``CONFORMANCE_TESTS`` — ``CUJIT_CONFORMANCE_TESTS`` only — str, "": numba-cuda's
+  ``numba/cuda/tests`` directory for ``python -m cujit conformance`` (docs/conformance.md).
 
 A malformed value raises ``ValueError`` naming the variable and the value; so does a value
 out of range (a negative count, ratio or capacity, a NaN or infinite ratio).
@@ -104,6 +110,9 @@ _SETTINGS = {
     "SIM_DEVICES": ("SIM_DEVICES", _device_count, 1, False),
     "ACCESS_REPORT": ("ACCESS_REPORT", _parse_bool, False, False),
     "NUMBA_ALIAS": ("NUMBA_ALIAS", _parse_bool, False, False),
+    "CUDA_LOW_OCCUPANCY_WARNINGS": ("CUDA_LOW_OCCUPANCY_WARNINGS", _parse_bool, True, True),
+    "CUDA_WARN_ON_IMPLICIT_COPY": ("CUDA_WARN_ON_IMPLICIT_COPY", _parse_bool, True, True),
+    "CONFORMANCE_TESTS": ("CONFORMANCE_TESTS", str, "", False),
 }
 
 

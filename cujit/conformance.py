@@ -1,0 +1,421 @@
+"""``python -m cujit conformance``: numba-cuda's own test modules, unmodified, on cujit.
+
+Each module of numba-cuda's ``tests/cudapy``, ``tests/cudadrv`` and ``tests/doc_examples``
+runs in its own pytest process under the numba alias, with numba-cuda's test infrastructure
+taken from the same numba-cuda copy (:mod:`cujit.conformance_harness`), and a per-module
+timeout.  The result is per-module counts (passed, failed, errors, skipped), the failure
+classes (the exception and its first line, or the numba-cuda module a test module could not
+import) and, for the whole run, the share of tests of the user-facing modules that pass.
+Modules that test numba's internals (its IR passes, debug-info layout, PTX text patterns,
+its compiler's extension API) are listed in :data:`INTERNAL_MODULES` with the reason, and
+counted apart.  docs/conformance.md has the table of the last measured run.
+
+numba-cuda's test directory is ``--tests DIR`` or ``CUJIT_CONFORMANCE_TESTS``
+(``cujit.config.CONFORMANCE_TESTS``): its ``numba/cuda/tests`` folder, from an unpacked wheel,
+an sdist or a git checkout of numba-cuda.  The interpreter running this command runs the
+modules, so it needs pytest and, for most modules, Numba (numba-cuda's tests import it).
+"""
+import argparse
+import ast
+import concurrent.futures
+import datetime
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import xml.etree.ElementTree as ET
+
+from .config import config
+
+__all__ = ["SUITES", "FAST_SUBSET", "INTERNAL_MODULES", "ModuleResult", "discover",
+           "count_tests", "parse_junit", "failure_class", "scope_of", "run_module",
+           "run_all", "summarize", "format_markdown", "add_parser", "cmd_conformance"]
+
+#: numba-cuda's test folders this command runs, in this order.
+SUITES = ("cudapy", "cudadrv", "doc_examples")
+
+#: The modules of ``--subset fast`` (CI's subset): quick, and touching launch, arrays,
+#: streams, events and the doc examples.
+FAST_SUBSET = (
+    "cudapy/test_blackscholes.py",
+    "cudapy/test_boolean.py",
+    "cudapy/test_idiv.py",
+    "cudadrv/test_events.py",
+    "doc_examples/test_vecadd.py",
+)
+
+#: numba-cuda test modules that test numba's own implementation rather than behaviour a user
+#: of ``numba.cuda`` sees; counted apart from the user-facing modules, each with the reason.
+INTERNAL_MODULES = {
+    "cudapy/test_analysis.py": "numba's IR analysis passes (dead-branch pruning on its IR)",
+    "cudapy/test_byteflow.py": "numba's bytecode flow analysis (its byteflow/controlflow "
+                               "classes)",
+    "cudapy/test_copy_propagate.py": "numba's IR copy-propagation pass",
+    "cudapy/test_ir.py": "numba's IR classes (numba.cuda.core.ir)",
+    "cudapy/test_ir_utils.py": "numba's IR utilities",
+    "cudapy/test_ssa.py": "numba's SSA reconstruction pass on its IR",
+    "cudapy/test_typeinfer.py": "numba's type-inference engine objects",
+    "cudapy/test_typeconv.py": "numba's type-conversion rules tables (numba.cuda.typeconv)",
+    "cudapy/test_make_function_to_jit_function.py": "numba's IR rewrite of closures "
+                                                    "(make_function)",
+    "cudapy/test_inline.py": "numba's IR inliner (inline='always' is checked on its IR)",
+    "cudapy/test_debuginfo.py": "the layout of numba's DWARF debug info in its LLVM IR",
+    "cudapy/test_debuginfo_types.py": "the layout of numba's DWARF debug info for types",
+    "cudapy/test_lineinfo.py": "line-info directives in numba's PTX text",
+    "cudapy/test_optimization.py": "patterns in numba's PTX text at each optimization level",
+    "cudapy/test_fastmath.py": "fast-math instruction patterns in numba's PTX text",
+    "cudapy/test_inspect.py": "the text of numba's LLVM IR, PTX and SASS (inspect_*)",
+    "cudapy/test_compiler.py": "numba's compile_* pipeline outputs, linkage and ABI text",
+    "cudapy/test_extending.py": "numba's extension API (@intrinsic, @overload typing "
+                                "templates, its data models)",
+    "cudapy/test_extending_types.py": "numba's extension API for types (data models, "
+                                      "make_attribute_wrapper)",
+    "cudapy/test_overload.py": "numba's @overload/@overload_method typing machinery",
+    "cudapy/test_cffi.py": "numba's cffi typing (numba.cuda.typing.cffi_utils)",
+    "cudadrv/test_nvvm_driver.py": "numba's libNVVM wrapper objects (numba.cuda.cudadrv.nvvm)",
+    "cudadrv/test_linker.py": "numba's linker classes and its PTX/cubin linking internals",
+    "cudadrv/test_nvjitlink.py": "numba's nvJitLink wrapper objects",
+    "cudadrv/test_nvrtc.py": "numba's NVRTC wrapper objects",
+    "cudadrv/test_module_callbacks.py": "numba's module setup/teardown callbacks of linked "
+                                        "code",
+    "cudadrv/test_inline_ptx.py": "numba's llvmlite inline-asm lowering (a numba internal "
+                                  "API)",
+}
+
+
+class ModuleResult(dict):
+    """One module's result: ``module`` (path under the test folder, e.g.
+    ``cudapy/test_array.py``), ``scope`` ('user-facing' or 'internals'), ``passed``,
+    ``failed``, ``errors``, ``skipped`` (ints), ``seconds`` (float), ``collected`` (False
+    when the module could not be imported: then ``errors`` is its number of test functions)
+    and ``classes`` (``{failure class: count}``).  A dict, so it is JSON as it is."""
+
+
+def discover(tests_dir, suites=SUITES):
+    """The test modules (``test_*.py``) of ``suites`` under ``tests_dir``, as sorted paths
+    relative to it (``'cudapy/test_array.py'``).
+
+    Raises ValueError when ``tests_dir`` is not numba-cuda's ``numba/cuda/tests`` folder (no
+    ``__init__.py`` in it or no ``testing.py`` beside it) or a suite folder is missing.
+    """
+    tests_dir = os.path.abspath(tests_dir)
+    if not os.path.isfile(os.path.join(tests_dir, "__init__.py")) or \
+            not os.path.isfile(os.path.join(os.path.dirname(tests_dir), "testing.py")):
+        raise ValueError(f"{tests_dir!r} is not numba-cuda's numba/cuda/tests folder "
+                         "(expected an __init__.py in it and a testing.py beside it)")
+    out = []
+    for suite in suites:
+        folder = os.path.join(tests_dir, suite)
+        if not os.path.isdir(folder):
+            raise ValueError(f"{tests_dir!r} has no {suite!r} folder")
+        out += [f"{suite}/{name}" for name in sorted(os.listdir(folder))
+                if name.startswith("test_") and name.endswith(".py")]
+    return out
+
+
+def count_tests(path):
+    """How many test functions the module at ``path`` defines: ``test*`` methods of its
+    classes and its top-level ``test*`` functions (what pytest would collect, before
+    parametrisation).  Used for a module that cannot be imported.  0 for a file that does not
+    parse."""
+    try:
+        tree = ast.parse(open(path, encoding="utf-8").read(), path)
+    except (SyntaxError, OSError, UnicodeDecodeError):
+        return 0
+    n = 0
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and \
+                node.name.startswith("test"):
+            n += 1
+        elif isinstance(node, ast.ClassDef):
+            n += sum(1 for b in node.body if isinstance(b, (ast.FunctionDef,
+                                                            ast.AsyncFunctionDef))
+                     and b.name.startswith("test"))
+    return n
+
+
+def _last_error_line(text):
+    """The exception line of a pytest traceback: the last ``E   `` line, else the last line."""
+    lines = [ln for ln in (text or "").splitlines() if ln.strip()]
+    errs = [ln[1:].strip() for ln in lines if ln.startswith("E ")]
+    picked = [e for e in errs if e and not e.startswith("E ") and ":" in e]
+    if picked:
+        line = picked[-1]
+    elif errs:
+        line = errs[-1]
+    else:
+        line = lines[-1].strip() if lines else ""
+    while line.startswith("E "):
+        line = line[1:].strip()
+    return line
+
+
+def failure_class(text):
+    """The failure class of one failed or errored test, from its message or traceback
+    ``text``: ``"imports numba.cuda.X"`` when a module of numba-cuda that the alias does not
+    map was imported, ``"numba internal: NAME"`` for a harness placeholder that was used, and
+    otherwise ``"ExceptionType: first line"`` cut to 160 characters."""
+    line = _last_error_line(text)
+    marker = "No module named '"
+    if "ModuleNotFoundError" in line and marker in line:
+        name = line.split(marker, 1)[1].split("'", 1)[0]
+        return f"imports {name}"
+    if "is a numba-cuda internal" in line:
+        name = line.split(": ", 1)[-1].split(" is a numba-cuda internal", 1)[0]
+        return f"numba internal: {name}"
+    if line.startswith("ImportError: cannot import name"):
+        return line[:160]
+    return line[:160]
+
+
+def parse_junit(xml_text):
+    """``(passed, failed, errors, skipped, classes, collected)`` from pytest's JUnit XML
+    (``--junitxml``).  ``classes`` counts :func:`failure_class` of each failure and error;
+    ``collected`` is False when a collection error was reported (the module did not
+    import).  Raises ValueError for text that is not JUnit XML."""
+    try:
+        root = ET.fromstring(xml_text)
+    except ET.ParseError as exc:
+        raise ValueError(f"not JUnit XML: {exc}") from None
+    passed = failed = errors = skipped = 0
+    classes = {}
+    collected = True
+    for case in root.iter("testcase"):
+        kinds = {child.tag: child for child in case}
+        if "failure" in kinds or "error" in kinds:
+            node = kinds.get("failure", kinds.get("error"))
+            if "error" in kinds and (node.get("message") or "").startswith("collection "
+                                                                              "failure"):
+                collected = False
+            cls = failure_class(node.text or node.get("message") or "")
+            classes[cls] = classes.get(cls, 0) + 1
+            if "failure" in kinds:
+                failed += 1
+            else:
+                errors += 1
+        elif "skipped" in kinds:
+            skipped += 1
+        else:
+            passed += 1
+    return passed, failed, errors, skipped, classes, collected
+
+
+def scope_of(module):
+    """'internals' for a module in :data:`INTERNAL_MODULES`, else 'user-facing'."""
+    return "internals" if module in INTERNAL_MODULES else "user-facing"
+
+
+def _child_env(tests_dir, sim):
+    env = dict(os.environ)
+    env["CUJIT_CONFORMANCE_TESTS"] = os.path.abspath(tests_dir)
+    if sim:
+        env["CUJIT_ENABLE_CUDASIM"] = "1"
+    else:
+        env.pop("CUJIT_ENABLE_CUDASIM", None)
+        env.pop("NUMBA_ENABLE_CUDASIM", None)
+    return env
+
+
+def run_module(tests_dir, module, sim, timeout, python=None):
+    """Run one numba-cuda test module (``module`` as :func:`discover` gives it) in a pytest
+    process of ``python`` (default: this interpreter) under
+    :mod:`cujit.conformance_harness`, on the simulator when ``sim``; kill it after
+    ``timeout`` seconds.  Returns a :class:`ModuleResult`.  A module that times out, or ends
+    without a report, counts its :func:`count_tests` functions as errors of class
+    ``"timeout after N s"`` or ``"no report: ..."``."""
+    tests_dir = os.path.abspath(tests_dir)
+    path = os.path.join(tests_dir, module)
+    start = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="cujit-conformance-") as tmp:
+        xml_path = os.path.join(tmp, "report.xml")
+        ini = os.path.join(tmp, "pytest.ini")
+        with open(ini, "w") as f:
+            # numba-cuda's own pytest.ini sets this: ``numba`` is a namespace package in it
+            f.write("[pytest]\nconsider_namespace_packages = true\n")
+        cmd = [python or sys.executable, "-m", "pytest", "-p", "cujit.conformance_harness",
+               "-p", "no:cacheprovider", "-q", "-c", ini, "--rootdir", tests_dir,
+               "--junitxml", xml_path, "-o", "junit_logging=no", path]
+        try:
+            proc = subprocess.run(cmd, env=_child_env(tests_dir, sim), cwd=tmp,
+                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                  timeout=timeout, text=True, errors="replace")
+            output = proc.stdout
+            timed_out = False
+        except subprocess.TimeoutExpired as exc:
+            output = exc.stdout if isinstance(exc.stdout, str) else ""
+            timed_out = True
+        report = None
+        if not timed_out and os.path.isfile(xml_path):
+            with open(xml_path, encoding="utf-8", errors="replace") as f:
+                report = f.read()
+    seconds = round(time.monotonic() - start, 1)
+    result = ModuleResult(module=module, scope=scope_of(module), seconds=seconds)
+    if report is not None:
+        try:
+            passed, failed, errors, skipped, classes, collected = parse_junit(report)
+        except ValueError:
+            report = None
+    if report is None:
+        n = max(count_tests(path), 1)
+        why = (f"timeout after {timeout:g} s" if timed_out else
+               "no report: " + (_last_error_line(output) or "the process wrote nothing")[:140])
+        result.update(passed=0, failed=0, errors=n, skipped=0, collected=False,
+                      classes={why: n})
+        return result
+    if not collected:
+        # one collection error stands for every test function of the module
+        n = max(count_tests(path), 1)
+        errors = errors - 1 + n
+        cls = next(iter(classes))
+        classes = {cls: n} if len(classes) == 1 else dict(classes, **{cls: classes[cls] - 1 + n})
+    result.update(passed=passed, failed=failed, errors=errors, skipped=skipped,
+                  collected=collected, classes=classes)
+    return result
+
+
+def run_all(tests_dir, modules, sim, timeout, jobs=1, python=None, out=None):
+    """:func:`run_module` for each of ``modules``, ``jobs`` at a time; ``out(line)`` (if
+    given) is called with a line per finished module.  Returns the results in the order of
+    ``modules``.  ValueError for ``jobs < 1`` or ``timeout <= 0``."""
+    if jobs < 1:
+        raise ValueError(f"jobs must be >= 1, got {jobs}")
+    if not timeout > 0:
+        raise ValueError(f"timeout must be > 0 seconds, got {timeout}")
+    results = {}
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        futures = {pool.submit(run_module, tests_dir, m, sim, timeout, python): m
+                   for m in modules}
+        for fut in concurrent.futures.as_completed(futures):
+            r = fut.result()
+            results[r["module"]] = r
+            if out is not None:
+                out(f"{r['module']:<52} {r['passed']:>4} passed {r['failed']:>3} failed "
+                    f"{r['errors']:>3} errors {r['skipped']:>3} skipped  ({r['seconds']} s)")
+    return [results[m] for m in modules]
+
+
+def summarize(results):
+    """Totals per scope: ``{scope: {passed, failed, errors, skipped, modules, pass_percent}}``
+    where ``pass_percent`` is passed / (passed + failed + errors) in percent (skipped tests
+    are not counted; None when nothing ran)."""
+    out = {}
+    for scope in ("user-facing", "internals"):
+        rows = [r for r in results if r["scope"] == scope]
+        t = {k: sum(r[k] for r in rows) for k in ("passed", "failed", "errors", "skipped")}
+        t["modules"] = len(rows)
+        ran = t["passed"] + t["failed"] + t["errors"]
+        t["pass_percent"] = round(100.0 * t["passed"] / ran, 1) if ran else None
+        out[scope] = t
+    return out
+
+
+def _classes_by_total(results):
+    total = {}
+    where = {}
+    for r in results:
+        for cls, n in r["classes"].items():
+            total[cls] = total.get(cls, 0) + n
+            where.setdefault(cls, []).append(r["module"])
+    return sorted(total.items(), key=lambda kv: (-kv[1], kv[0])), where
+
+
+def format_markdown(results, backend, date=None, meta=None):
+    """The markdown table of a run: one row per module (scope, counts, seconds), the totals
+    per scope with the user-facing pass share, then every failure class with its count and
+    modules.  ``backend`` names the column ('simulator' or the GPU); ``meta`` is a dict of
+    extra ``key: value`` lines (versions)."""
+    date = date or datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
+    L = [f"Run of {date} on {backend}."]
+    for k, v in (meta or {}).items():
+        L.append(f"- {k}: {v}")
+    L += ["", "| module | scope | passed | failed | errors | skipped | seconds |",
+          "|---|---|---:|---:|---:|---:|---:|"]
+    for r in results:
+        mark = "" if r.get("collected", True) else " (not imported)"
+        L.append(f"| {r['module']}{mark} | {r['scope']} | {r['passed']} | {r['failed']} | "
+                 f"{r['errors']} | {r['skipped']} | {r['seconds']} |")
+    s = summarize(results)
+    for scope, t in s.items():
+        pct = "n/a" if t["pass_percent"] is None else f"{t['pass_percent']}%"
+        L.append(f"| **{scope} total** ({t['modules']} modules) | | **{t['passed']}** | "
+                 f"**{t['failed']}** | **{t['errors']}** | **{t['skipped']}** | |")
+        L.append(f"| {scope}: passed / (passed + failed + errors) | | {pct} | | | | |")
+    L += ["", "| failure class | tests | modules |", "|---|---:|---|"]
+    ordered, where = _classes_by_total(results)
+    for cls, n in ordered:
+        mods = ", ".join(sorted(set(where[cls])))
+        L.append(f"| {cls.replace('|', '/')} | {n} | {mods} |")
+    return "\n".join(L) + "\n"
+
+
+def add_parser(sub):
+    """The ``conformance`` subcommand on argparse subparsers ``sub``."""
+    c = sub.add_parser("conformance", help="run numba-cuda's own test modules on cujit and "
+                                           "write per-module counts (docs/conformance.md)")
+    c.add_argument("--sim", action="store_true", help="run on the simulator")
+    c.add_argument("--tests", metavar="DIR",
+                   help="numba-cuda's numba/cuda/tests folder (default: "
+                        "$CUJIT_CONFORMANCE_TESTS)")
+    c.add_argument("--subset", choices=("fast", "all"), default="all",
+                   help="fast: the few modules CI runs; all (default): every module of "
+                        + ", ".join(SUITES))
+    c.add_argument("--modules", nargs="+", metavar="MODULE",
+                   help="run only these modules (paths like cudapy/test_array.py)")
+    c.add_argument("--timeout", type=float, default=600.0,
+                   help="seconds one module may run (default 600)")
+    c.add_argument("--jobs", type=int, default=1, help="modules run at once (default 1)")
+    c.add_argument("--json", metavar="OUT", help="write the results as JSON to OUT")
+    c.add_argument("--markdown", metavar="OUT", help="write the markdown table to OUT")
+    return c
+
+
+def cmd_conformance(args):
+    """``python -m cujit conformance``: returns 0 after a run (whatever the counts), 2 for
+    bad arguments (no test folder, an unknown module, a bad ``--jobs`` or ``--timeout``)."""
+    tests_dir = args.tests or config.CONFORMANCE_TESTS
+    err = sys.stderr
+    if not tests_dir:
+        print("python -m cujit conformance: give numba-cuda's numba/cuda/tests folder with "
+              "--tests DIR or CUJIT_CONFORMANCE_TESTS", file=err)
+        return 2
+    try:
+        modules = discover(tests_dir)
+    except ValueError as exc:
+        print(f"python -m cujit conformance: {exc}", file=err)
+        return 2
+    if args.modules:
+        unknown = [m for m in args.modules if m not in modules]
+        if unknown:
+            print(f"python -m cujit conformance: no such test module(s) {unknown} under "
+                  f"{tests_dir!r}", file=err)
+            return 2
+        modules = list(args.modules)
+    elif args.subset == "fast":
+        modules = [m for m in FAST_SUBSET if m in modules]
+    if args.jobs < 1 or not args.timeout > 0:
+        print(f"python -m cujit conformance: --jobs must be >= 1 and --timeout > 0 "
+              f"(got {args.jobs}, {args.timeout})", file=err)
+        return 2
+    backend = "the simulator" if args.sim else "the GPU"
+    print(f"cujit conformance: {len(modules)} numba-cuda test modules from {tests_dir} on "
+          f"{backend}", flush=True)
+    results = run_all(tests_dir, modules, args.sim, args.timeout, args.jobs,
+                      out=lambda line: print(line, flush=True))
+    s = summarize(results)
+    for scope, t in s.items():
+        print(f"{scope}: {t['modules']} modules, {t['passed']} passed, {t['failed']} failed, "
+              f"{t['errors']} errors, {t['skipped']} skipped; pass share "
+              f"{t['pass_percent']}%")
+    date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"date": date, "backend": "simulator" if args.sim else "gpu",
+                       "tests": os.path.abspath(tests_dir), "modules": results,
+                       "totals": s}, f, indent=2)
+            f.write("\n")
+    if args.markdown:
+        with open(args.markdown, "w") as f:
+            f.write(format_markdown(results, backend, date))
+    return 0
