@@ -31,7 +31,7 @@ from .config import config
 
 __all__ = ["SUITES", "FAST_SUBSET", "INTERNAL_MODULES", "ModuleResult", "discover",
            "count_tests", "parse_junit", "failure_class", "scope_of", "run_module",
-           "run_all", "summarize", "format_markdown", "add_parser", "cmd_conformance"]
+           "run_all", "format_result_line", "summarize", "format_markdown", "add_parser", "cmd_conformance"]
 
 #: numba-cuda's test folders this command runs, in this order.
 SUITES = ("cudapy", "cudadrv", "doc_examples")
@@ -155,7 +155,8 @@ def _last_error_line(text):
 def failure_class(text):
     """The failure class of one failed or errored test, from its message or traceback
     ``text``: ``"imports numba.cuda.X"`` when a module of numba-cuda that the alias does not
-    map was imported, ``"numba internal: NAME"`` for a harness placeholder that was used, and
+    map was imported (``"imports MODULE.NAME"`` for a name missing from a module that
+    exists), ``"numba internal: NAME"`` for a harness placeholder that was used, and
     otherwise ``"ExceptionType: first line"`` cut to 160 characters."""
     line = _last_error_line(text)
     marker = "No module named '"
@@ -165,8 +166,11 @@ def failure_class(text):
     if "is a numba-cuda internal" in line:
         name = line.split(": ", 1)[-1].split(" is a numba-cuda internal", 1)[0]
         return f"numba internal: {name}"
-    if line.startswith("ImportError: cannot import name"):
-        return line[:160]
+    marker = "ImportError: cannot import name '"
+    if line.startswith(marker):
+        name, _, rest = line[len(marker):].partition("' from '")
+        module = rest.split("'", 1)[0]
+        return f"imports {module}.{name}" if module else line[:160]
     return line[:160]
 
 
@@ -275,25 +279,30 @@ def run_module(tests_dir, module, sim, timeout, python=None):
     return result
 
 
-def run_all(tests_dir, modules, sim, timeout, jobs=1, python=None, out=None):
-    """:func:`run_module` for each of ``modules``, ``jobs`` at a time; ``out(line)`` (if
-    given) is called with a line per finished module.  Returns the results in the order of
-    ``modules``.  ValueError for ``jobs < 1`` or ``timeout <= 0``."""
+def run_all(tests_dir, modules, sim, timeout, jobs=1, python=None, on_result=None):
+    """:func:`run_module` for each of ``modules``, ``jobs`` at a time; ``on_result(result)``
+    (if given) is called with each :class:`ModuleResult` as its module finishes.  Returns the
+    results in the order of ``modules``.  ValueError for ``jobs < 1`` or ``timeout <= 0``."""
     if jobs < 1:
         raise ValueError(f"jobs must be >= 1, got {jobs}")
     if not timeout > 0:
         raise ValueError(f"timeout must be > 0 seconds, got {timeout}")
     results = {}
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-        futures = {pool.submit(run_module, tests_dir, m, sim, timeout, python): m
-                   for m in modules}
+        futures = [pool.submit(run_module, tests_dir, m, sim, timeout, python)
+                   for m in modules]
         for fut in concurrent.futures.as_completed(futures):
             r = fut.result()
             results[r["module"]] = r
-            if out is not None:
-                out(f"{r['module']:<52} {r['passed']:>4} passed {r['failed']:>3} failed "
-                    f"{r['errors']:>3} errors {r['skipped']:>3} skipped  ({r['seconds']} s)")
+            if on_result is not None:
+                on_result(r)
     return [results[m] for m in modules]
+
+
+def format_result_line(r):
+    """One module's counts on one line (what the command prints as each module finishes)."""
+    return (f"{r['module']:<52} {r['passed']:>4} passed {r['failed']:>3} failed "
+            f"{r['errors']:>3} errors {r['skipped']:>3} skipped  ({r['seconds']} s)")
 
 
 def summarize(results):
@@ -401,20 +410,32 @@ def cmd_conformance(args):
     backend = "the simulator" if args.sim else "the GPU"
     print(f"cujit conformance: {len(modules)} numba-cuda test modules from {tests_dir} on "
           f"{backend}", flush=True)
+    date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
+    done = []
+
+    def write_json(results, complete):
+        if not args.json:
+            return
+        doc = {"date": date, "backend": "simulator" if args.sim else "gpu",
+               "tests": os.path.abspath(tests_dir), "complete": complete,
+               "modules": results, "totals": summarize(results)}
+        with open(args.json, "w") as f:
+            json.dump(doc, f, indent=2)
+            f.write("\n")
+
+    def on_result(r):
+        print(format_result_line(r), flush=True)
+        done.append(r)
+        # a long run (hours on a GPU) that is stopped still leaves the modules it finished
+        write_json(done, complete=False)
+
     results = run_all(tests_dir, modules, args.sim, args.timeout, args.jobs,
-                      out=lambda line: print(line, flush=True))
-    s = summarize(results)
-    for scope, t in s.items():
+                      on_result=on_result)
+    for scope, t in summarize(results).items():
         print(f"{scope}: {t['modules']} modules, {t['passed']} passed, {t['failed']} failed, "
               f"{t['errors']} errors, {t['skipped']} skipped; pass share "
               f"{t['pass_percent']}%")
-    date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump({"date": date, "backend": "simulator" if args.sim else "gpu",
-                       "tests": os.path.abspath(tests_dir), "modules": results,
-                       "totals": s}, f, indent=2)
-            f.write("\n")
+    write_json(results, complete=True)
     if args.markdown:
         with open(args.markdown, "w") as f:
             f.write(format_markdown(results, backend, date))

@@ -82,6 +82,12 @@ def _no_toolkit_file(*args, **kwargs):
                             "libraries are looked up (cujit does not compile CUDA C)")
 
 
+def _as_dtype(typ):
+    """numba's ``numpy_support.as_dtype``: the NumPy dtype of a scalar or record type (cujit's
+    or Numba's), by :func:`cujit.types.as_dtype_type`; its TypeError for other types."""
+    return cujit.types.as_dtype_type(typ).dtype
+
+
 def _module_contents():
     """``{module name: {attribute: value}}`` of :data:`HARNESS_MODULES` (built when a child
     process imports one, so cujit's compiler is loaded only there)."""
@@ -111,7 +117,8 @@ def _module_contents():
             "OpaqueModel": internal("numba.cuda.datamodel.models.OpaqueModel")},
         "numba.cuda.np": {},
         "numba.cuda.np.numpy_support": {
-            "numpy_version": tuple(int(p) for p in np.__version__.split(".")[:2])},
+            "numpy_version": tuple(int(p) for p in np.__version__.split(".")[:2]),
+            "from_dtype": cujit.types.from_dtype, "as_dtype": _as_dtype},
     }
 
 

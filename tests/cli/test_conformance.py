@@ -13,6 +13,7 @@ import subprocess
 import sys
 import textwrap
 
+import numpy as np
 import pytest
 
 import cujit
@@ -173,6 +174,8 @@ def test_failure_class_names_the_numba_module_that_is_missing():
             "numba alias numba.cuda is cujit, which has no equivalent of it")
     assert conformance.failure_class(text) == "imports numba.cuda.core.ir"
     assert conformance.failure_class("E   TypeError: bad\nE   more") == "TypeError: bad"
+    text = "E   ImportError: cannot import name 'carray' from 'numba.cuda.np.numpy_support' (x)"
+    assert conformance.failure_class(text) == "imports numba.cuda.np.numpy_support.carray"
 
 
 def test_scope_of_reads_the_internal_modules_table():
@@ -269,6 +272,16 @@ def test_run_module_counts_a_module_past_its_timeout_as_errors(fake_tests):
     assert r["classes"] == {"timeout after 2 s": 1}
 
 
+def test_run_all_reports_each_module_as_it_finishes_and_keeps_the_order(fake_tests):
+    seen = []
+    modules = ["cudadrv/test_internal.py", "cudapy/test_mixed.py"]
+    results = conformance.run_all(fake_tests, modules, sim=True, timeout=300, jobs=2,
+                                  on_result=seen.append)
+    assert [r["module"] for r in results] == modules
+    assert sorted(r["module"] for r in seen) == sorted(modules)
+    assert "cudapy/test_mixed.py" in conformance.format_result_line(results[1])
+
+
 def test_run_all_rejects_bad_jobs_and_timeout(fake_tests):
     with pytest.raises(ValueError, match="jobs must be >= 1"):
         conformance.run_all(fake_tests, [], sim=True, timeout=10, jobs=0)
@@ -282,7 +295,7 @@ def test_command_writes_json_and_markdown(fake_tests, tmp_path, run_cli):
                 "--json", out_json, "--markdown", out_md)
     assert p.returncode == 0, p.stderr
     doc = json.load(open(out_json))
-    assert doc["backend"] == "simulator"
+    assert doc["backend"] == "simulator" and doc["complete"] is True
     assert [m["module"] for m in doc["modules"]] == conformance.discover(fake_tests)
     assert doc["totals"]["user-facing"]["passed"] == 1
     assert doc["totals"]["user-facing"]["errors"] == 2
@@ -330,3 +343,11 @@ def test_numba_cudas_fast_subset_passes_on_the_simulator():
         assert r["collected"], r
         assert r["failed"] == 0 and r["errors"] == 0, r
     assert sum(r["passed"] for r in results) >= 5
+
+
+def test_harness_numpy_support_converts_types_and_dtypes_with_cujits_functions(fake_tests):
+    nps = HarnessFinder(fake_tests).contents()["numba.cuda.np.numpy_support"]
+    assert nps["from_dtype"](np.dtype(np.complex64)) is cujit.complex64
+    assert nps["as_dtype"](cujit.float32) == np.dtype(np.float32)
+    with pytest.raises(TypeError, match="cannot be a dtype"):
+        nps["as_dtype"](cujit.float32[:])
