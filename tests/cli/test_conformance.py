@@ -351,3 +351,40 @@ def test_harness_numpy_support_converts_types_and_dtypes_with_cujits_functions(f
     assert nps["as_dtype"](cujit.float32) == np.dtype(np.float32)
     with pytest.raises(TypeError, match="cannot be a dtype"):
         nps["as_dtype"](cujit.float32[:])
+
+
+def test_merge_reports_replaces_modules_of_earlier_runs_and_rereads_scopes():
+    first = {"date": "2026-11-30", "backend": "simulator", "complete": True, "modules": [
+        _result("cudapy/test_a.py", "user-facing", 1, 1, 0, 0, {"TypeError: x": 1}),
+        _result("cudapy/test_ir.py", "user-facing", 0, 0, 3, 0, {"imports numba.cuda.core.ir": 3})]}
+    second = {"date": "2026-12-01", "backend": "simulator", "complete": True, "modules": [
+        _result("cudapy/test_a.py", "user-facing", 2, 0, 0, 0, {})]}
+    doc = conformance.merge_reports([first, second])
+    assert doc["date"] == "2026-12-01"
+    assert [(r["module"], r["scope"], r["passed"]) for r in doc["modules"]] == [
+        ("cudapy/test_a.py", "user-facing", 2), ("cudapy/test_ir.py", "internals", 0)]
+    assert doc["totals"]["user-facing"]["pass_percent"] == 100.0
+
+
+def test_merge_reports_rejects_mixed_backends_and_foreign_documents():
+    with pytest.raises(ValueError, match="different backends"):
+        conformance.merge_reports([{"backend": "gpu", "modules": []},
+                                   {"backend": "simulator", "modules": []}])
+    with pytest.raises(ValueError, match="without 'modules'"):
+        conformance.merge_reports([{"backend": "gpu"}])
+    with pytest.raises(ValueError, match="no reports"):
+        conformance.merge_reports([])
+
+
+def test_command_from_json_writes_the_markdown_without_running(tmp_path, run_cli):
+    report = tmp_path / "r.json"
+    report.write_text(json.dumps({"date": "2026-12-01", "backend": "gpu", "complete": True,
+                                  "modules": [_result("cudapy/test_a.py", "user-facing",
+                                                      3, 0, 0, 1, {})]}))
+    out_md = tmp_path / "r.md"
+    p = run_cli("conformance", "--from-json", str(report), "--markdown", str(out_md))
+    assert p.returncode == 0, p.stderr
+    assert open(out_md).read().startswith("Run of 2026-12-01 on the GPU.")
+    bad = tmp_path / "bad.json"
+    bad.write_text("{")
+    assert run_cli("conformance", "--from-json", str(bad)).returncode == 2
