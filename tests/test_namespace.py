@@ -258,6 +258,12 @@ def test_private_driver_reaches_raise_numbas_errors():
         driver._raise_driver_error("libcuda.so: cannot open")
 
 
+def test_private_have_nvjitlink_says_whether_nvjitlink_loads():
+    from cujit.cudadrv import driver
+    from cujit.compiler.linker import nvjitlink_version
+    assert driver._have_nvjitlink() is (nvjitlink_version() is not None)
+
+
 def test_cudadrv_devices_module():
     from cujit.cudadrv import devices
     assert devices.gpus is cuda.gpus and devices.require_context is cuda.require_context

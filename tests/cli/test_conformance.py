@@ -388,3 +388,9 @@ def test_command_from_json_writes_the_markdown_without_running(tmp_path, run_cli
     bad = tmp_path / "bad.json"
     bad.write_text("{")
     assert run_cli("conformance", "--from-json", str(bad)).returncode == 2
+
+
+def test_docs_list_every_internal_module_with_its_reason():
+    doc = open(os.path.join(ROOT, "docs", "conformance.md")).read()
+    for module, reason in conformance.INTERNAL_MODULES.items():
+        assert f"| `{module}` | {reason} |" in doc
