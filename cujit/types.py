@@ -26,6 +26,11 @@ from .types_enum import (EnumMember, IntEnumMember, enum_member_type, is_int_enu
                          is_plain_enum_member)
 from .types_tuples import NamedTuple, NamedUniTuple, named_tuple
 from .type_names import C_NAMES
+# numba.cuda.types has the short and C names too (``from numba.cuda.types import f2, i4``);
+# ``bool`` stays out of this module's globals, where it would hide the built-in.
+from .type_names import (b1, c8, c16, char, double, f2, f4, f8, i1, i2, i4, i8, int_, intc,
+                         long_, longlong, short, size_t, ssize_t, u1, u2, u4, u8, uchar, uint,
+                         uintc, ulong, ulonglong, ushort)
 
 __all__ = ["Type", "Boolean", "Integer", "Float", "Complex", "NoneType", "Array", "Record",
            "NestedArray", "UniTuple", "Tuple", "NamedUniTuple", "NamedTuple", "named_tuple",
@@ -34,7 +39,10 @@ __all__ = ["Type", "Boolean", "Integer", "Float", "Complex", "NoneType", "Array"
            "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16",
            "float32", "float64", "complex64", "complex128", "intp", "uintp", "void",
            "none", "typeof", "from_dtype", "as_dtype_type", "parse_signature",
-           "integer_domain", "real_domain", "complex_domain", "number_domain"]
+           "integer_domain", "real_domain", "complex_domain", "number_domain",
+           "b1", "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "f2", "f4", "f8", "c8",
+           "c16", "double", "char", "uchar", "short", "ushort", "int_", "uint", "intc",
+           "uintc", "long_", "ulong", "longlong", "ulonglong", "ssize_t", "size_t"]
 
 
 def _layout_of(shape, strides, itemsize):

@@ -74,6 +74,13 @@ def test_short_type_names_are_numbas():
     assert cuda.none is cuda.void
 
 
+def test_types_module_has_the_short_and_c_names_as_numba_cuda_types():
+    import cujit.types as t
+    assert (t.f2, t.i1, t.u8, t.c16) == (cuda.float16, cuda.int8, cuda.uint64, cuda.complex128)
+    assert t.size_t is cuda.size_t and t.double is cuda.float64
+    assert {"f2", "i4", "size_t"} <= set(t.__all__)
+
+
 def test_c_type_names_follow_the_platforms_c_sizes():
     def signed(np_type):
         return {1: cuda.int8, 2: cuda.int16, 4: cuda.int32, 8: cuda.int64}[
