@@ -88,11 +88,33 @@ def _as_dtype(typ):
     return cujit.types.as_dtype_type(typ).dtype
 
 
+def _signature(return_type, *args):
+    """numba's ``typing.signature(return_type, *args)``: cujit's
+    :class:`cujit.types.Signature` of those types."""
+    return cujit.types.Signature(return_type, args)
+
+
+#: numba's warning categories that numba-cuda's tests import (to filter or expect them).
+_NUMBA_WARNINGS = ("NumbaWarning", "NumbaPerformanceWarning", "NumbaDeprecationWarning",
+                   "NumbaDebugInfoWarning", "NumbaInvalidConfigWarning")
+
+
+def _numba_warning_classes():
+    """Numba's own warning classes (``numba.core.errors``) when Numba is installed, else none:
+    cujit emits none of them, so a test expecting one fails, and one that only filters them
+    runs."""
+    if not numba_alias.HAS_NUMBA:
+        return {}
+    errors = importlib.import_module("numba.core.errors")
+    return {n: getattr(errors, n) for n in _NUMBA_WARNINGS if hasattr(errors, n)}
+
+
 def _module_contents():
     """``{module name: {attribute: value}}`` of :data:`HARNESS_MODULES` (built when a child
     process imports one, so cujit's compiler is loaded only there)."""
     internal = Internal
-    errors = {"TypingError": cujit.TypingError, "CompileError": cujit.CompileError}
+    errors = {"TypingError": cujit.TypingError, "CompileError": cujit.CompileError,
+              **_numba_warning_classes()}
     return {
         "numba.cuda.utils": {"PYVERSION": sys.version_info[:2]},
         "numba.cuda.cuda_paths": {"get_conda_ctk_libdir": lambda: None},
@@ -104,7 +126,7 @@ def _module_contents():
         "numba.cuda.core.errors": errors,
         "numba.cuda.core.config": {},            # replaced by cujit.config itself below
         "numba.cuda.core.pythonapi": {"unbox": internal("numba.cuda.core.pythonapi.unbox")},
-        "numba.cuda.typing": {},
+        "numba.cuda.typing": {"signature": _signature},
         "numba.cuda.typing.cffi_utils": {"SUPPORTED": _cffi_supported()},
         "numba.cuda.memory_management": {},
         "numba.cuda.memory_management.nrt": {

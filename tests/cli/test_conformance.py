@@ -394,3 +394,15 @@ def test_docs_list_every_internal_module_with_its_reason():
     doc = open(os.path.join(ROOT, "docs", "conformance.md")).read()
     for module, reason in conformance.INTERNAL_MODULES.items():
         assert f"| `{module}` | {reason} |" in doc
+
+
+def test_harness_typing_signature_is_a_cujit_signature(fake_tests):
+    typing = HarnessFinder(fake_tests).contents()["numba.cuda.typing"]
+    sig = typing["signature"](cujit.void, cujit.float32[:], cujit.int32)
+    assert sig == cujit.void(cujit.float32[:], cujit.int32)
+
+
+def test_harness_errors_hold_cujits_typing_error(fake_tests):
+    errors = HarnessFinder(fake_tests).contents()["numba.cuda.core.errors"]
+    assert errors["TypingError"] is cujit.TypingError
+    assert ("NumbaPerformanceWarning" in errors) == cujit.HAS_NUMBA
