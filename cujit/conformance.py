@@ -29,7 +29,8 @@ import xml.etree.ElementTree as ET
 
 from .config import config
 
-__all__ = ["SUITES", "FAST_SUBSET", "INTERNAL_MODULES", "ModuleResult", "discover",
+__all__ = ["SUITES", "FAST_SUBSET", "INTERNAL_MODULES", "CLASS_REASONS", "reason_of",
+           "ModuleResult", "discover",
            "count_tests", "parse_junit", "failure_class", "scope_of", "run_module",
            "run_all", "format_result_line", "summarize", "merge_reports", "format_markdown", "add_parser", "cmd_conformance"]
 
@@ -78,6 +79,59 @@ INTERNAL_MODULES = {
     "cudadrv/test_inline_ptx.py": "numba's llvmlite inline-asm lowering (a numba internal "
                                   "API)",
 }
+
+
+#: What each failure class means: ``(substrings, category, reason)``, the first entry with a
+#: substring in the class wins (:func:`reason_of`).  Categories: "numba internals" (out of
+#: scope), "feature not yet built" (user-facing, planned), "environment" (a package or a
+#: file this machine lacks), and the default "differs from numba-cuda" (to fix or document).
+CLASS_REASONS = (
+    (("timeout after",), "environment",
+     "the module ran past its per-module timeout on this machine (raise --timeout)"),
+    (("bfloat16", "ml_dtypes", ".bf16"), "feature not yet built",
+     "bfloat16 (cuda.bf16, numba.cuda.types.bfloat16) is not in cujit yet"),
+    (("fp8",), "feature not yet built", "FP8 types and intrinsics are not in cujit yet"),
+    (("vector_types", "float32x", "int32x", "float4", "int2"), "feature not yet built",
+     "CUDA vector types (float32x4, int2...) are not in cujit yet"),
+    (("CUSource", "LinkableCode", "linkable_code", "PTXSource", "_Linker", "link="),
+     "feature not yet built",
+     "linking CUDA C/C++, PTX or LTO-IR into kernels (jit(link=...), CUSource) is not in "
+     "cujit yet"),
+    (("CPointer", "cffi"), "feature not yet built",
+     "C pointers and cffi functions in kernels are not in cujit yet"),
+    (("extending", "overload", "intrinsic", "numba internal: numba.cuda.core.pythonapi",
+      "numba internal: numba.cuda.datamodel"), "feature not yet built",
+     "numba's extension API (@overload, @intrinsic, typeof_impl, data models) is not in "
+     "cujit yet"),
+    (("CUDA_ENABLE_NRT", "nrt.rtsys"), "feature not yet built",
+     "numba's runtime (NRT: arrays allocated inside kernels, its allocation statistics) is "
+     "not in cujit"),
+    (("launchconfig",), "feature not yet built",
+     "numba-cuda 0.30's launch-configuration API (numba.cuda.launchconfig) is not in cujit "
+     "yet"),
+    (("cannot read the source of",), "feature not yet built",
+     "kernels made with exec() (no source file) are not compiled by cujit yet"),
+    (("imports numba.cuda.", "imports cujit."), "numba internals",
+     "the module imports a part of numba-cuda's implementation (its compiler, IR, typing or "
+     "driver wrappers) that cujit has no equivalent of, so none of its tests run"),
+    (("numba internal:",), "numba internals",
+     "the test uses a numba-cuda internal that the harness stands in for with a placeholder"),
+    (("imports cupy", "imports cuda.core", "imports scipy", "imports ml_dtypes"),
+     "environment", "an optional package numba-cuda's tests use is not installed"),
+    (("dtype |S", "dtype <U", "datetime64", "timedelta64"), "feature not yet built",
+     "string, bytes, datetime64 and timedelta64 arrays in kernels are not in cujit yet"),
+)
+
+
+def reason_of(failure_class):
+    """``(category, reason)`` of a failure class from :data:`CLASS_REASONS`;
+    ``("differs from numba-cuda", ...)`` when no entry matches."""
+    for subs, category, reason in CLASS_REASONS:
+        if any(sub in failure_class for sub in subs):
+            return category, reason
+    return ("differs from numba-cuda",
+            "cujit's behaviour differs from numba-cuda's here: a defect to fix or a "
+            "difference to document")
 
 
 class ModuleResult(dict):
@@ -346,11 +400,20 @@ def format_markdown(results, backend, date=None, meta=None):
         L.append(f"| **{scope} total** ({t['modules']} modules) | | **{t['passed']}** | "
                  f"**{t['failed']}** | **{t['errors']}** | **{t['skipped']}** | |")
         L.append(f"| {scope}: passed / (passed + failed + errors) | | {pct} | | | | |")
-    L += ["", "| failure class | tests | modules |", "|---|---:|---|"]
     ordered, where = _classes_by_total(results)
+    by_category = {}
+    for cls, n in ordered:
+        category, reason = reason_of(cls)
+        c = by_category.setdefault(category, [0, set()])
+        c[0] += n
+        c[1].add(reason)
+    L += ["", "| category | tests | reasons |", "|---|---:|---|"]
+    for category, (n, reasons) in sorted(by_category.items(), key=lambda kv: -kv[1][0]):
+        L.append(f"| {category} | {n} | {'; '.join(sorted(reasons))} |")
+    L += ["", "| failure class | tests | category | modules |", "|---|---:|---|---|"]
     for cls, n in ordered:
         mods = ", ".join(sorted(set(where[cls])))
-        L.append(f"| {cls.replace('|', '/')} | {n} | {mods} |")
+        L.append(f"| {cls.replace('|', '/')} | {n} | {reason_of(cls)[0]} | {mods} |")
     return "\n".join(L) + "\n"
 
 

@@ -178,6 +178,14 @@ def test_failure_class_names_the_numba_module_that_is_missing():
     assert conformance.failure_class(text) == "imports numba.cuda.np.numpy_support.carray"
 
 
+def test_reason_of_sorts_classes_into_categories():
+    assert conformance.reason_of("imports numba.cuda.core.ir")[0] == "numba internals"
+    assert conformance.reason_of("imports ml_dtypes")[0] == "feature not yet built"
+    assert conformance.reason_of("timeout after 600 s")[0] == "environment"
+    category, reason = conformance.reason_of("TypeError: bad argument")
+    assert category == "differs from numba-cuda" and "defect" in reason
+
+
 def test_scope_of_reads_the_internal_modules_table():
     assert conformance.scope_of("cudapy/test_ir.py") == "internals"
     assert conformance.INTERNAL_MODULES["cudapy/test_ir.py"]
@@ -201,7 +209,8 @@ def test_summarize_and_markdown_give_totals_and_classes():
     assert md.startswith("Run of 2026-12-01 on the simulator.")
     assert "| cudapy/test_a.py | user-facing | 18 | 1 | 1 | 2 | 1.0 |" in md
     assert "| user-facing: passed / (passed + failed + errors) | | 90.0% |" in md
-    assert "| imports numba.cuda.core.ir | 5 | cudapy/test_ir.py |" in md
+    assert "| imports numba.cuda.core.ir | 5 | numba internals | cudapy/test_ir.py |" in md
+    assert "| differs from numba-cuda | 2 |" in md
 
 
 # ---- the harness -------------------------------------------------------------------------------
@@ -299,7 +308,8 @@ def test_command_writes_json_and_markdown(fake_tests, tmp_path, run_cli):
     assert [m["module"] for m in doc["modules"]] == conformance.discover(fake_tests)
     assert doc["totals"]["user-facing"]["passed"] == 1
     assert doc["totals"]["user-facing"]["errors"] == 2
-    assert "| imports numba.cuda.core.ir | 2 | cudadrv/test_internal.py |" in open(out_md).read()
+    assert "| imports numba.cuda.core.ir | 2 | numba internals | cudadrv/test_internal.py |" \
+        in open(out_md).read()
 
 
 def test_command_takes_the_folder_from_the_environment(fake_tests, run_cli):
