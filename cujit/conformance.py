@@ -85,8 +85,9 @@ INTERNAL_MODULES = {
 
 #: What each failure class means: ``(substrings, category, reason)``, the first entry with a
 #: substring in the class wins (:func:`reason_of`).  Categories: "numba internals" (out of
-#: scope), "feature not yet built" (user-facing, planned), "environment" (a package or a
-#: file this machine lacks), and the default "differs from numba-cuda" (to fix or document).
+#: scope), "feature not yet built" (user-facing, planned), "name missing in cujit" (a name of
+#: a module the alias maps), "environment" (a package or a file this machine lacks), and the
+#: default "differs from numba-cuda" (to fix or document).
 CLASS_REASONS = (
     (("timeout after",), "environment",
      "the module ran past its per-module timeout on this machine (raise --timeout)"),
@@ -116,9 +117,12 @@ CLASS_REASONS = (
      "yet"),
     (("cannot read the source of",), "feature not yet built",
      "kernels made with exec() (no source file) are not compiled by cujit yet"),
-    (("imports numba.cuda.", "imports cujit."), "numba internals",
+    (("imports numba.cuda.",), "numba internals",
      "the module imports a part of numba-cuda's implementation (its compiler, IR, typing or "
      "driver wrappers) that cujit has no equivalent of, so none of its tests run"),
+    (("imports cujit.", "AttributeError: module 'cujit"), "name missing in cujit",
+     "a name of a numba.cuda module that cujit provides (cujit.X is numba.cuda.X under the "
+     "alias) is not there yet: a driver-level function, a devicearray helper or a submodule"),
     (("numba internal:",), "numba internals",
      "the test uses a numba-cuda internal that the harness stands in for with a placeholder"),
     (("imports cupy", "imports cuda.core", "imports scipy", "imports ml_dtypes"),

@@ -127,6 +127,7 @@ def _module_contents():
         "numba.cuda.core.config": {},            # replaced by cujit.config itself below
         "numba.cuda.core.pythonapi": {"unbox": internal("numba.cuda.core.pythonapi.unbox")},
         "numba.cuda.typing": {"signature": _signature},
+        "numba.cuda.typing.typeof": {"typeof": cujit.types.typeof},
         "numba.cuda.typing.cffi_utils": {"SUPPORTED": _cffi_supported()},
         "numba.cuda.memory_management": {},
         "numba.cuda.memory_management.nrt": {
@@ -149,7 +150,7 @@ def _module_contents():
 HARNESS_MODULES = ("numba.cuda.utils", "numba.cuda.cuda_paths", "numba.cuda.cudadrv.libs",
                    "numba.cuda.dispatcher", "numba.cuda.core", "numba.cuda.core.errors",
                    "numba.cuda.core.config", "numba.cuda.core.pythonapi", "numba.cuda.typing",
-                   "numba.cuda.typing.cffi_utils", "numba.cuda.memory_management",
+                   "numba.cuda.typing.typeof", "numba.cuda.typing.cffi_utils", "numba.cuda.memory_management",
                    "numba.cuda.memory_management.nrt", "numba.cuda.extending",
                    "numba.cuda.datamodel", "numba.cuda.datamodel.models", "numba.cuda.np",
                    "numba.cuda.np.numpy_support")

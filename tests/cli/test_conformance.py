@@ -182,6 +182,8 @@ def test_reason_of_sorts_classes_into_categories():
     assert conformance.reason_of("imports numba.cuda.core.ir")[0] == "numba internals"
     assert conformance.reason_of("imports ml_dtypes")[0] == "feature not yet built"
     assert conformance.reason_of("timeout after 600 s")[0] == "environment"
+    assert conformance.reason_of("imports cujit.cudadrv.driver.device_memset")[0] == \
+        "name missing in cujit"
     category, reason = conformance.reason_of("TypeError: bad argument")
     assert category == "differs from numba-cuda" and "defect" in reason
 
@@ -409,6 +411,8 @@ def test_harness_typing_signature_is_a_cujit_signature(fake_tests):
     typing = HarnessFinder(fake_tests).contents()["numba.cuda.typing"]
     sig = typing["signature"](cujit.void, cujit.float32[:], cujit.int32)
     assert sig == cujit.void(cujit.float32[:], cujit.int32)
+    typeof = HarnessFinder(fake_tests).contents()["numba.cuda.typing.typeof"]["typeof"]
+    assert typeof(np.zeros(3, np.float32)) == cujit.float32[::1]
 
 
 def test_harness_errors_hold_cujits_typing_error(fake_tests):
