@@ -81,6 +81,13 @@ def test_types_module_has_the_short_and_c_names_as_numba_cuda_types():
     assert {"f2", "i4", "size_t"} <= set(t.__all__)
 
 
+def test_types_module_has_numbas_signed_and_unsigned_domains():
+    import cujit.types as t
+    assert t.signed_domain == {cuda.int8, cuda.int16, cuda.int32, cuda.int64}
+    assert t.unsigned_domain == {cuda.uint8, cuda.uint16, cuda.uint32, cuda.uint64}
+    assert t.signed_domain | t.unsigned_domain == t.integer_domain
+
+
 def test_c_type_names_follow_the_platforms_c_sizes():
     def signed(np_type):
         return {1: cuda.int8, 2: cuda.int16, 4: cuda.int32, 8: cuda.int64}[
