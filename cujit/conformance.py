@@ -21,6 +21,7 @@ import concurrent.futures
 import datetime
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -115,11 +116,19 @@ CLASS_REASONS = (
     (("launchconfig",), "feature not yet built",
      "numba-cuda 0.30's launch-configuration API (numba.cuda.launchconfig) is not in cujit "
      "yet"),
-    (("cannot read the source of",), "feature not yet built",
-     "kernels made with exec() (no source file) are not compiled by cujit yet"),
+    (("cannot read the source of", "'-c', 'from numba import cuda"), "feature not yet built",
+     "kernels defined without a source file (made with exec(), or run with python -c) are "
+     "not compiled by cujit yet"),
+    (("must be a compile-time constant",), "feature not yet built",
+     "arguments of a device function that are literals at its call site are not constants "
+     "inside it (numba types them as literals, so they can be array shapes)"),
+    (("recursive call of device function",), "feature not yet built",
+     "recursive device functions are not in cujit yet"),
     (("imports numba.cuda.",), "numba internals",
      "the module imports a part of numba-cuda's implementation (its compiler, IR, typing or "
      "driver wrappers) that cujit has no equivalent of, so none of its tests run"),
+    (("cujit.config has no setting",), "name missing in cujit",
+     "a numba setting (numba.cuda.config.X) that cujit does not have"),
     (("imports cujit.", "AttributeError: module 'cujit"), "name missing in cujit",
      "a name of a numba.cuda module that cujit provides (cujit.X is numba.cuda.X under the "
      "alias) is not there yet: a driver-level function, a devicearray helper or a submodule"),
@@ -194,20 +203,22 @@ def count_tests(path):
     return n
 
 
+_EXCEPTION_LINE = re.compile(r"^[A-Za-z_][\w.]*(Error|Exception|Exit|Interrupt|Warning|"
+                             r"Failure|NotFound)\b")
+
+
 def _last_error_line(text):
-    """The exception line of a pytest traceback: the last ``E   `` line, else the last line."""
+    """The exception line of a pytest traceback: the last ``E   `` line that starts with an
+    exception's name (a TypingError's source excerpt follows it), else the last ``E`` line,
+    else the last line."""
     lines = [ln for ln in (text or "").splitlines() if ln.strip()]
     errs = [ln[1:].strip() for ln in lines if ln.startswith("E ")]
-    picked = [e for e in errs if e and not e.startswith("E ") and ":" in e]
-    if picked:
-        line = picked[-1]
-    elif errs:
-        line = errs[-1]
-    else:
-        line = lines[-1].strip() if lines else ""
-    while line.startswith("E "):
-        line = line[1:].strip()
-    return line
+    named = [e for e in errs if _EXCEPTION_LINE.match(e)]
+    if named:
+        return named[-1]
+    if errs:
+        return errs[-1]
+    return lines[-1].strip() if lines else ""
 
 
 def failure_class(text):

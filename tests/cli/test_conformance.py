@@ -174,6 +174,10 @@ def test_failure_class_names_the_numba_module_that_is_missing():
             "numba alias numba.cuda is cujit, which has no equivalent of it")
     assert conformance.failure_class(text) == "imports numba.cuda.core.ir"
     assert conformance.failure_class("E   TypeError: bad\nE   more") == "TypeError: bad"
+    text = ("E   cujit.compiler.errors.TypingError: recursive call of device function f\n"
+            "E   File \"x.py\", line 15, column 1\nE       def f(n):\nE       ^")
+    assert conformance.failure_class(text) == \
+        "cujit.compiler.errors.TypingError: recursive call of device function f"
     text = "E   ImportError: cannot import name 'carray' from 'numba.cuda.np.numpy_support' (x)"
     assert conformance.failure_class(text) == "imports numba.cuda.np.numpy_support.carray"
 
