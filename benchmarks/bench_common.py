@@ -2,7 +2,8 @@
 
 Every side script prints exactly one JSON object on its last stdout line:
 ``{"side": str, "versions": {...}, "device": str, "figures": {key: number}, "errors":
-{key: message}, "skipped": reason-or-null}``.  Figures are medians: microseconds for
+{key: message}, "sizes": {key: text}, "skipped": reason-or-null}``; ``sizes`` holds the
+problem size each sized figure ran at (``2^10 f32``, ``1 MiB``), which the table's label shows.  Figures are medians: microseconds for
 latencies and kernel times, GB/s (10^9 bytes per second) for bandwidths, seconds for
 ``first_launch_s``.  A figure that fails is left out and its error recorded, so one broken
 measurement never loses the others.
@@ -13,9 +14,29 @@ import sys
 import time
 import traceback
 
-__all__ = ["median", "host_us", "Side", "MiB"]
+__all__ = ["median", "host_us", "Side", "MiB", "count_text", "bytes_text"]
 
 MiB = 1 << 20
+
+
+def count_text(n):
+    """``n`` (int) as the table writes a size: ``2^26`` for a power of two, ``10^6`` for a
+    power of ten from 1000, else the digits."""
+    n = int(n)
+    if n > 0 and n & (n - 1) == 0:
+        return f"2^{n.bit_length() - 1}"
+    k = len(str(n)) - 1
+    if n >= 1000 and n == 10 ** k:
+        return f"10^{k}"
+    return str(n)
+
+
+def bytes_text(n):
+    """``n`` bytes (int) as ``256 MiB``, ``64 KiB`` or ``100 B``."""
+    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= size and n % size == 0:
+            return f"{n // size} {unit}"
+    return f"{n} B"
 
 
 def median(values):
@@ -56,7 +77,8 @@ class Side:
         # checks that every measurement works end to end.
         self.smoke = os.environ.get("CUJIT_ENABLE_CUDASIM", "0") not in ("", "0")
         self.doc = {"side": name, "versions": {}, "device": None, "figures": {},
-                    "errors": {}, "skipped": None, "quick": quick, "smoke": self.smoke}
+                    "errors": {}, "sizes": {}, "skipped": None, "quick": quick,
+                    "smoke": self.smoke}
         self.quick = quick
 
     def reps(self, full, quick, smoke=None):
@@ -66,7 +88,11 @@ class Side:
             return min(quick, 5) if smoke is None else smoke
         return quick if self.quick else full
 
-    def measure(self, key, fn):
+    def measure(self, key, fn, size=None):
+        """Store ``fn()`` as figure ``key`` (or its error); ``size`` (str): the problem size it
+        runs at, as the table's label should show it (smoke and quick runs are smaller)."""
+        if size is not None:
+            self.doc["sizes"][key] = size
         try:
             value = fn()
         except Exception as exc:

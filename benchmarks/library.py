@@ -15,7 +15,7 @@ import time
 
 import numpy as np
 
-from bench_common import host_us, median
+from bench_common import host_us, median, count_text
 
 
 def _vectorize(cuda):
@@ -38,7 +38,7 @@ def _random_figures(side, cuda, event_ms):
             times.append((time.perf_counter() - t) * 1e3)
         return median(times)
     rnd.create_xoroshiro128p_states(side.reps(1024, 1024, 8), seed=1)   # compile first
-    side.measure("lib_random_init_ms", init_ms)
+    side.measure("lib_random_init_ms", init_ms, count_text(n_init))
 
     n = side.reps(1 << 20, 1 << 18, 64)
     draws = side.reps(64, 64, 4)
@@ -56,7 +56,8 @@ def _random_figures(side, cuda, event_ms):
             out[i] = acc
 
     k = draw[(n + 255) // 256, 256]
-    side.measure("lib_random_uniform_us", lambda: event_ms(lambda: k(states, out, draws), 20))
+    side.measure("lib_random_uniform_us", lambda: event_ms(lambda: k(states, out, draws), 20),
+                 f"{count_text(n)} states x {draws}")
 
 
 def _vectorize_figures(side, cuda, event_ms):
@@ -79,9 +80,10 @@ def _vectorize_figures(side, cuda, event_ms):
     out = cuda.device_array(n, np.float32)
     a = np.float32(2.0)
     k = kaxpy[(n + 255) // 256, 256]
-    side.measure("lib_axpy_kernel_us", lambda: event_ms(lambda: k(out, a, x, y), 50))
+    size = f"{count_text(n)} f32"
+    side.measure("lib_axpy_kernel_us", lambda: event_ms(lambda: k(out, a, x, y), 50), size)
     side.measure("lib_vectorize_axpy_us",
-                 lambda: event_ms(lambda: vaxpy(a, x, y, out=out), 50))
+                 lambda: event_ms(lambda: vaxpy(a, x, y, out=out), 50), size)
     f = side.doc["figures"]
     if f.get("lib_axpy_kernel_us") and f.get("lib_vectorize_axpy_us"):
         side.measure("lib_vectorize_over_kernel",
@@ -93,7 +95,8 @@ def _reduce_figures(side, cuda):
     x = cuda.to_device(np.random.default_rng(1).random(n, dtype=np.float32))
     sum_reduce = cuda.reduce(lambda a, b: a + b)
     side.measure("lib_reduce_sum_us",
-                 lambda: host_us(lambda: sum_reduce(x), side.reps(200, 50, 2), 5))
+                 lambda: host_us(lambda: sum_reduce(x), side.reps(200, 50, 2), 5),
+                 f"{count_text(n)} f32")
 
 
 def run(side, cuda, events):

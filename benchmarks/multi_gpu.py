@@ -20,7 +20,7 @@ import time
 
 import numpy as np
 
-from bench_common import host_us, median, MiB
+from bench_common import host_us, median, MiB, bytes_text, count_text
 
 __all__ = ["cujit_figures", "bare_figures", "KEYS_CUJIT", "KEYS_BARE"]
 
@@ -43,15 +43,27 @@ def cujit_figures(side, cuda):
     count = len(cuda.gpus)
     if count < 2:
         return _needs_two(side, KEYS_CUJIT, count)
-    side.measure("peer_copy_256m_gbps", lambda: _cujit_peer_copy(side, cuda))
-    one = side.measure("multi_gpu_axpy_1gpu_us", lambda: _cujit_axpy(side, cuda, 1))
+    side.measure("peer_copy_256m_gbps", lambda: _cujit_peer_copy(side, cuda),
+                 bytes_text(_peer_copy_bytes(side)))
+    one = side.measure("multi_gpu_axpy_1gpu_us", lambda: _cujit_axpy(side, cuda, 1),
+                       f"{count_text(_axpy_elements(side))} f32")
     two = side.measure("multi_gpu_axpy_2gpu_us", lambda: _cujit_axpy(side, cuda, 2))
     if one and two:
         side.measure("multi_gpu_speedup_x", lambda: one / two)
 
 
+def _peer_copy_bytes(side):
+    """Bytes of the peer copy (all sides copy the same)."""
+    return side.reps(256 * MiB, 256 * MiB, MiB)
+
+
+def _axpy_elements(side):
+    """float32 elements of the multi-GPU axpy, split across the GPUs."""
+    return side.reps(1 << 28, 1 << 26, 1 << 10)
+
+
 def _cujit_peer_copy(side, cuda):
-    n = side.reps(256 * MiB, 256 * MiB, MiB)
+    n = _peer_copy_bytes(side)
     with cuda.gpus[0]:
         d0 = cuda.to_device(np.ones(n, np.uint8))
     with cuda.gpus[1]:
@@ -70,7 +82,7 @@ def _cujit_peer_copy(side, cuda):
 def _cujit_axpy(side, cuda, ngpus):
     """Microseconds per launch of axpy over ``n`` float32 split across ``ngpus`` GPUs."""
     import kernels as K
-    n = side.reps(1 << 28, 1 << 26, 1 << 10)
+    n = _axpy_elements(side)
     per = side.reps(PER_ROUND, PER_ROUND // 2, 1)
     rounds = side.reps(7, 3, 1)
     warm_s = 0.0 if side.smoke else 1.0     # an idle GPU's clocks ramp up (see suite.py)
@@ -146,11 +158,12 @@ def bare_figures(side, d):
     count = int(_ok(d.cuDeviceGetCount(), "cuDeviceGetCount"))
     if count < 2:
         return _needs_two(side, KEYS_BARE, count)
-    side.measure("peer_copy_256m_gbps", lambda: _bare_peer_copy(side, d))
+    side.measure("peer_copy_256m_gbps", lambda: _bare_peer_copy(side, d),
+                 bytes_text(_peer_copy_bytes(side)))
 
 
 def _bare_peer_copy(side, d):
-    n = side.reps(256 * MiB, 256 * MiB, MiB)
+    n = _peer_copy_bytes(side)
     devs = [_ok(d.cuDeviceGet(i), "cuDeviceGet") for i in (0, 1)]
     ctxs = [_ok(d.cuDevicePrimaryCtxRetain(dev), "cuDevicePrimaryCtxRetain") for dev in devs]
     bufs = []

@@ -73,6 +73,37 @@ ROWS = {
 }
 
 
+# key -> the problem size as the row's label writes it for a full run; a side reports the size
+# it ran (bench_common.Side.measure(size=...)) and the label shows that one instead
+LABEL_SIZES = {
+    "htod_pageable_256m_gbps": "256 MiB", "htod_pinned_256m_gbps": "256 MiB",
+    "dtoh_pageable_256m_gbps": "256 MiB", "dtoh_pinned_256m_gbps": "256 MiB",
+    "dtod_256m_gbps": "256 MiB", "kernel_axpy_us": "2^26 f32", "kernel_matmul_us": "2048^2",
+    "kernel_reduce_us": "2^26 f32", "kernel_stencil_us": "4096^2",
+    "kernel_matmul_conflict_free_us": "2048^2", "lib_random_init_ms": "10^6",
+    "lib_random_uniform_us": "2^20 states x 64", "lib_axpy_kernel_us": "2^26 f32",
+    "lib_vectorize_axpy_us": "2^26 f32", "lib_reduce_sum_us": "2^26 f32",
+    "peer_copy_256m_gbps": "256 MiB", "multi_gpu_axpy_1gpu_us": "2^28 f32",
+}
+
+
+def ran_size(merged, key):
+    """The size figure ``key`` ran at, as a side reported it (cujit's first), or None."""
+    sides = merged["sides"]
+    for name in ("cujit",) + tuple(n for n in sides if n != "cujit"):
+        size = (sides.get(name) or {}).get("sizes", {}).get(key)
+        if size:
+            return size
+    return None
+
+
+def sized_label(key, label, size):
+    """``label`` with its full-run problem size replaced by ``size`` (the one that ran)."""
+    if size is None or key not in LABEL_SIZES:
+        return label
+    return label.replace(LABEL_SIZES[key], size)
+
+
 # -- running the sides ----------------------------------------------------------------------
 def peers_python(option=None):
     """The interpreter that runs the peers' sides: ``option`` (``--peers-python``), else
@@ -174,10 +205,12 @@ def build_table(merged):
     rows = []
     for key in keys:
         label, unit, target = ROWS.get(key, (key, _unit(key), None))
+        size = ran_size(merged, key)
+        label = sized_label(key, label, size)
         vals = figures[key]
         mine = vals.get("cujit")
         ratios = {p: cost_ratio(key, mine, vals.get(p)) for p in PEER_COLUMNS}
-        rows.append({"key": key, "label": label, "unit": unit,
+        rows.append({"key": key, "label": label, "unit": unit, "size": size,
                      **{s: vals.get(s) for s in SIDES},
                      "ratios": ratios, "target": target_text(target),
                      "meets": meets(target, mine, ratios)})
@@ -292,12 +325,12 @@ _GPU_SIZE = re.compile(r"\(2\^\d+ \w+\)|\b\d+\^2\b|\b\d+ [MG]iB\b")
 
 
 def smoke_rows(rows):
-    """The rows of a smoke run as they should be shown: the GPU problem sizes in the labels
-    ("2^26 f32") replaced by "smoke size", and no target verdict (a simulator cannot miss
-    or meet a GPU target)."""
+    """The rows of a smoke run as they should be shown: no target verdict (a simulator cannot
+    miss or meet a GPU target); a label whose side reported no size (``row["size"]``, already
+    in the label) has its GPU problem size ("2^26 f32") replaced by "smoke size"."""
     out = []
     for r in rows:
-        label = _GPU_SIZE.sub("", r["label"])
+        label = r["label"] if r.get("size") else _GPU_SIZE.sub("", r["label"])
         if label != r["label"]:
             label = " ".join(label.split()) + " [smoke size]"
         out.append(dict(r, label=label, meets=None, target="-"))

@@ -14,7 +14,8 @@ Usage::
     PY benchmarks/sim_suite.py --side numba --kernel matmul
 
 The driver (no ``--side``) runs cujit with checks on and off (this interpreter) and numba-cuda
-with ``--peers-python`` (default ``$PEERS_PYTHON``, else ``/tmp/peers-venv/bin/python``), one
+under the interpreter named by ``--peers-python`` or ``$CUJIT_BENCH_PEERS_PYTHON`` (as
+``python -m cujit bench``; without either the numba side is not run and says why), one
 JSON line per run, then a summary line per kernel with the speed-ups (numba seconds / cujit
 seconds).  Each side prints ``{"bench", "kernel", "side", "checks", "seconds", "cpu_seconds",
 "correct"}`` (medians over the launches: wall seconds, and process CPU seconds, which a
@@ -31,6 +32,7 @@ import time
 import numpy as np
 
 RED_TPB = 256
+PEERS_PYTHON_ENV = "CUJIT_BENCH_PEERS_PYTHON"     # the runner's (benchmarks/runner.py) too
 TILE = 16
 
 # Bound by run_side: numba-cuda's simulator swaps its fake module in only where a kernel
@@ -195,11 +197,14 @@ def drive(kernels, peers, cujit_repeat, numba_repeat):
                                         str(checks), "--repeat", str(cujit_repeat)])
             print(json.dumps(r), flush=True)
             res["cujit_checks" if checks else "cujit_nochecks"] = r
-        if peers and os.path.exists(peers):
+        if not peers:
+            r = {"side": "numba", "error": "not run: no numba-cuda interpreter named "
+                 f"(--peers-python PYTHON or ${PEERS_PYTHON_ENV})"}
+        elif not os.path.exists(peers):
+            r = {"side": "numba", "error": f"no numba-cuda interpreter at {peers}"}
+        else:
             r = _child(peers, ["--side", "numba", "--kernel", kernel, "--repeat",
                                str(numba_repeat)])
-        else:
-            r = {"side": "numba", "error": f"no numba-cuda interpreter at {peers}"}
         print(json.dumps(r), flush=True)
         res["numba"] = r
         summary = {"bench": "sim_suite", "kernel": kernel}
@@ -227,8 +232,8 @@ def main(argv=None):
     p.add_argument("--access-cost", action="store_true",
                    help="measure the access recorder's cost (recording off and on "
                         "alternating in this process) for --kernels")
-    p.add_argument("--peers-python", default=os.environ.get("PEERS_PYTHON",
-                                                            "/tmp/peers-venv/bin/python"))
+    p.add_argument("--peers-python", default=os.environ.get(PEERS_PYTHON_ENV),
+                   help=f"the interpreter with numba-cuda (default ${PEERS_PYTHON_ENV})")
     a = p.parse_args(argv)
     if a.access_cost:
         for kernel in [k for k in a.kernels.split(",") if k]:

@@ -25,7 +25,7 @@ import sys
 import numpy as np
 
 import kernels as K
-from bench_common import host_us, median, MiB
+from bench_common import host_us, median, MiB, bytes_text, count_text
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -73,17 +73,19 @@ def _bulk_figures(side, cuda):
     def gbps(us):
         return n / (us * 1e-6) / 1e9
 
+    size = bytes_text(n)
     side.measure("htod_pageable_256m_gbps",
-                 lambda: gbps(host_us(lambda: d.copy_to_device(pageable), reps, 2)))
+                 lambda: gbps(host_us(lambda: d.copy_to_device(pageable), reps, 2)), size)
     side.measure("htod_pinned_256m_gbps",
-                 lambda: gbps(host_us(lambda: d.copy_to_device(pinned), reps, 2)))
+                 lambda: gbps(host_us(lambda: d.copy_to_device(pinned), reps, 2)), size)
     side.measure("dtoh_pageable_256m_gbps",
-                 lambda: gbps(host_us(lambda: d.copy_to_host(pageable), reps, 2)))
+                 lambda: gbps(host_us(lambda: d.copy_to_host(pageable), reps, 2)), size)
     side.measure("dtoh_pinned_256m_gbps",
-                 lambda: gbps(host_us(lambda: d.copy_to_host(pinned), reps, 2)))
+                 lambda: gbps(host_us(lambda: d.copy_to_host(pinned), reps, 2)), size)
     d2 = cuda.device_array(n, np.uint8)
     side.measure("dtod_256m_gbps", lambda: 2 * n / (
-        _events(side, cuda, lambda: d2.copy_to_device(d), side.reps(20, 5)) * 1e-6) / 1e9)
+        _events(side, cuda, lambda: d2.copy_to_device(d), side.reps(20, 5)) * 1e-6) / 1e9,
+        size)
 
 
 def event_us(cuda, fn, per_round, rounds=5, warmup=2):
@@ -138,10 +140,11 @@ def _kernel_figures(side, cuda, ks):
     axpy = ks["axpy"][(n + 255) // 256, 256]
     _warm_gpu(side, cuda, lambda: axpy(y, np.float32(2.0), x))
     side.measure("kernel_axpy_us", lambda: _events(side, cuda, lambda: axpy(y, np.float32(2.0), x),
-                                                    iters))
+                                                    iters), f"{count_text(n)} f32")
     out = cuda.to_device(np.zeros(1, np.float32))
     red = ks["reduce"][side.reps(1024, 256, 1), K.RED_TPB]
-    side.measure("kernel_reduce_us", lambda: _events(side, cuda, lambda: red(x, out), iters))
+    side.measure("kernel_reduce_us", lambda: _events(side, cuda, lambda: red(x, out), iters),
+                 f"{count_text(n)} f32")
     del x, y
     m = side.reps(2048, 512, 32)
     A = cuda.to_device(rng.random((m, m), dtype=np.float32))
@@ -150,12 +153,13 @@ def _kernel_figures(side, cuda, ks):
     mm = ks["matmul"][(m // K.TPB, m // K.TPB), (K.TPB, K.TPB)]
     _warm_gpu(side, cuda, lambda: mm(A, B, C), 0.5)
     side.measure("kernel_matmul_us", lambda: _events(side, cuda, lambda: mm(A, B, C),
-                                                      max(2, iters // 5)))
+                                                      max(2, iters // 5)), f"{m}^2")
     s = side.reps(4096, 1024, 32)
     a = cuda.to_device(rng.random((s, s), dtype=np.float32))
     b = cuda.device_array((s, s), np.float32)
     st = ks["stencil"][(s // 16, s // 16), (16, 16)]
-    side.measure("kernel_stencil_us", lambda: _events(side, cuda, lambda: st(a, b), iters))
+    side.measure("kernel_stencil_us", lambda: _events(side, cuda, lambda: st(a, b), iters),
+                 f"{s}^2")
     # the rewrites the access report suggests (docs/access-report.md), same sizes
     stc = ks["stencil_coalesced"][(s // 16, s // 16), (16, 16)]
     side.measure("kernel_stencil_coalesced_us",
@@ -163,7 +167,8 @@ def _kernel_figures(side, cuda, ks):
     mmc = ks["matmul_conflict_free"][(m // K.TPB, m // K.TPB), (K.TPB, K.TPB)]
     _warm_gpu(side, cuda, lambda: mmc(A, B, C), 0.5)
     side.measure("kernel_matmul_conflict_free_us",
-                 lambda: _events(side, cuda, lambda: mmc(A, B, C), max(2, iters // 5)))
+                 lambda: _events(side, cuda, lambda: mmc(A, B, C), max(2, iters // 5)),
+                 f"{m}^2")
     f = side.doc["figures"]
     for orig, fixed, key in (("kernel_stencil_us", "kernel_stencil_coalesced_us",
                               "access_stencil_speedup_x"),

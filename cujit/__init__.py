@@ -5,6 +5,7 @@ public names to the modules that define them; each is imported on first use, so 
 cujit is fast and never needs a GPU (driver errors come at first use as ``CudaSupportError``).
 """
 import importlib
+from typing import TYPE_CHECKING
 
 # Bound eagerly: importing the submodule ``cujit.config`` would otherwise make the package
 # attribute ``config`` the module rather than the settings object.
@@ -44,7 +45,8 @@ _SOURCES = {
                                    "declare_device", "config_default_cc",
                                    "numba_cuda_default_ptx_cc"],
     "cujit.profiler": ["profile_start", "profile_stop", "profiling"],
-    "cujit.tracing": ["trace"],
+    "cujit.tracing": ["trace", "TraceWarning"],
+    "cujit.hooks": ["HookPoint"],
     "cujit.simulator.access": ["access_report"],
     "cujit.kernelapi": ["threadIdx", "blockIdx", "blockDim", "gridDim", "grid", "gridsize",
                         "warpsize", "shared", "local", "const", "syncthreads",
@@ -74,11 +76,67 @@ _SOURCES = {
 _WHERE = {name: mod for mod, names in _SOURCES.items() for name in names}
 # Submodules reachable as attributes without an import (``cuda.random``, as in numba.cuda).
 _SUBMODULES = {"random": "cujit.random", "libdevice": "cujit.libdevice",
-               "runtime": "cujit.runtime"}
+               "runtime": "cujit.runtime", "extending": "cujit.extending"}
+
+if TYPE_CHECKING:
+    # The names the lazy table resolves, for IDEs and type checkers (which never run
+    # __getattr__); tests/driver/test_public_surface.py checks the two agree.
+    from .driver.errors import CudaSupportError, CudaDriverError, CudaAPIError
+    from .runtime.devices import (select_device, get_current_device, close, current_context,
+                                  synchronize, defer_cleanup, Device, Context)
+    from .runtime.device_list import (gpus, list_devices, detect, is_available, cuda_error)
+    from .memory import (MemoryPointer, AutoFreePointer, OwnedPointer, MappedMemory,
+                         PinnedMemory, ManagedMemory, MemoryInfo, IpcHandle,
+                         BaseCUDAMemoryManager, HostOnlyCUDAMemoryManager, GetIpcHandleMixin,
+                         NumbaCUDAMemoryManager, PoolMemoryManager, set_memory_manager)
+    from .arrays import (device_array, device_array_like, to_device, DeviceNDArray,
+                         DeviceRecord, MappedNDArray, ManagedNDArray, pinned_array,
+                         pinned_array_like, pinned, mapped_array, mapped_array_like, mapped,
+                         managed_array, as_cuda_array, is_cuda_array, from_cuda_array_interface,
+                         from_dlpack, open_ipc_array)
+    from .runtime.api import (stream, default_stream, legacy_default_stream,
+                              per_thread_default_stream, external_stream, event,
+                              is_float16_supported, is_bfloat16_supported, is_fp8_supported,
+                              require_context)
+    from .runtime.streams import Stream, Event, event_elapsed_time
+    from .runtime.graphs import graph, Graph
+    from .compiler import jit, TypingError, CompileError
+    from .compiler.errors import KernelRuntimeError
+    from .compiler.launch_args import In, Out, InOut
+    from .compiler.compile_api import (compile, compile_all, compile_for_current_device,
+                                       compile_ptx, compile_ptx_for_current_device,
+                                       declare_device, config_default_cc,
+                                       numba_cuda_default_ptx_cc)
+    from .profiler import profile_start, profile_stop, profiling
+    from .tracing import trace
+    from .simulator.access import access_report
+    from .kernelapi import (threadIdx, blockIdx, blockDim, gridDim, grid, gridsize, warpsize,
+                            shared, local, const, syncthreads, syncthreads_count,
+                            syncthreads_and, syncthreads_or, syncwarp, threadfence,
+                            threadfence_block, threadfence_system, atomic, shfl_sync,
+                            shfl_up_sync, shfl_down_sync, shfl_xor_sync, ballot_sync, all_sync,
+                            any_sync, eq_sync, activemask, lanemask_lt, popc, brev, clz, ffs,
+                            fma, cbrt, selp, mulhi, nanosleep, match_any_sync, match_all_sync,
+                            cg, Dim3)
+    from .kernelapi_extra import GridGroup, literal_unroll
+    from .cache_hints import (ldca, ldcg, ldcs, ldlu, ldcv, stcg, stcs, stwb, stwt)
+    from .arrays.layout import prepare_shape_strides_dtype
+    from .runtime import is_supported_version
+    from .numba_alias import HAS_NUMBA
+    from .ufuncs import vectorize, guvectorize
+    from .reduction import reduce, Reduce
+    from .types import (boolean, bool_, int8, int16, int32, int64, uint8, uint16, uint32,
+                        uint64, float16, float32, float64, complex64, complex128, intp, uintp,
+                        void)
+    from .type_names import (b1, bool, byte, i1, i2, i4, i8, u1, u2, u4, u8, f4, f8, c8, c16,
+                             double, char, uchar, short, ushort, int_, uint, intc, uintc, long_,
+                             ulong, longlong, ulonglong, ssize_t, size_t, none)
+    from . import fp16, libdevice, random, runtime
+    laneid: int
 
 # ``laneid`` differs per simulated thread, so it is computed on every access.
 __all__ = sorted(list(_WHERE) + ["config", "laneid", "fp16", "random", "libdevice",
-                                     "runtime", "implementation"])
+                                     "runtime", "implementation", "extending"])
 
 
 def _current_context():

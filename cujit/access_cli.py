@@ -55,7 +55,8 @@ def cmd_access_report(args):
             print(f"python -m cujit access-report: --json {args.json!r}: not a file path in "
                   "an existing folder", file=sys.stderr)
             return 2
-    os.environ["CUJIT_ENABLE_CUDASIM"] = "1"
+    from .config import config
+    config.export("ENABLE_CUDASIM", True)
     from .driver import get_driver
     if not getattr(get_driver(), "is_simulator", False):
         print("python -m cujit access-report: a GPU driver is already in use in this process; "

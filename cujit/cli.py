@@ -37,7 +37,8 @@ from .driver.probe import probe_gpu  # noqa: E402,F401
 
 
 def _use_simulator():
-    os.environ["CUJIT_ENABLE_CUDASIM"] = "1"
+    from .config import config
+    config.export("ENABLE_CUDASIM", True)
 
 
 def _select_backend(force_sim):
@@ -134,6 +135,7 @@ def _version(dist, module=None):
 
 def _toolchain():
     """What turns kernels into PTX and cubin here (libNVVM, libdevice, nvJitLink, llvmlite)."""
+    from .driver.errors import GPU_EXTRA_HINT
     tc = {}
     try:
         from cuda.pathfinder import load_nvidia_dynamic_lib
@@ -142,6 +144,10 @@ def _toolchain():
         tc["pathfinder"] = f"cuda-pathfinder unavailable: {exc}"
     for key, lib, mod in (("libnvvm", "nvvm", "nvvm"), ("nvjitlink", "nvJitLink", "nvjitlink")):
         entry = {"found": False}
+        if load_nvidia_dynamic_lib is None:     # the lean install
+            entry["why_not"] = "cuda-pathfinder is not installed"
+            tc[key] = entry
+            continue
         try:
             loaded = load_nvidia_dynamic_lib(lib)
             entry.update(found=True, path=loaded.abs_path, found_via=loaded.found_via)
@@ -155,6 +161,11 @@ def _toolchain():
         tc["libdevice"] = find_bitcode_lib("device")
     except Exception as exc:
         tc["libdevice"] = f"not found ({type(exc).__name__})"
+    try:
+        import llvmlite  # noqa: F401  (the package only: binding and ir stay unloaded)
+    except ImportError:
+        tc["ptx_backend"] = "nothing (llvmlite, which builds the NVVM IR, is not installed)"
+        return {**tc, "cubin": "nothing", "hint": GPU_EXTRA_HINT}
     try:
         from .compiler import nvvm as _nvvm
         tc["ptx_backend"] = _nvvm.backend_name()
@@ -276,6 +287,8 @@ def format_info(info):
                                       if e["found"] else f"not found - {e['why_not']}"))
     L.append(f"  {'libdevice':<16} {tc['libdevice']}")
     L.append(f"  {'PTX from':<16} {tc['ptx_backend']}; cubin by {tc['cubin']}")
+    if "hint" in tc:
+        L.append(f"  {tc['hint']}")
     L.append("devices:" if info["devices"] else "devices: none")
     for dev in info["devices"]:
         L.append(f"  [{dev['id']}] {dev['name']}  compute capability {dev['compute_capability']}, "

@@ -20,6 +20,9 @@ Settings (attribute — environment suffix — type, default):
 - ``SIM_DEVICE_MEMORY`` — ``CUJIT_SIM_DEVICE_MEMORY`` only — int bytes, 4 GiB: the simulated
   device's capacity.
 - ``SIM_CHECKS`` — ``CUJIT_SIM_CHECKS`` only — bool, True: simulator bounds/race/divergence checks.
+- ``SIM_GLOBAL_RACES`` — ``CUJIT_SIM_GLOBAL_RACES`` only — bool, True: with ``SIM_CHECKS`` on,
+  report unsynchronised conflicting accesses to global memory as ``DataRaceError``; off for
+  kernels with deliberate benign races (a ``found[0] = 1`` flag set by many threads).
 - ``SIM_DEVICES`` — ``CUJIT_SIM_DEVICES`` only — int 1..16, 1: how many devices the simulator
   reports (peers of each other, for multi-GPU code and its tests).
 - ``ACCESS_REPORT`` — ``CUJIT_ACCESS_REPORT`` only — bool, False: record the memory accesses of
@@ -27,12 +30,27 @@ Settings (attribute — environment suffix — type, default):
 - ``NUMBA_ALIAS`` — ``CUJIT_NUMBA_ALIAS`` only — bool, False: a new Python process resolves
   ``numba.cuda`` to cujit (set by ``python -m cujit run`` for the processes it starts; read by
   cujit's own ``sitecustomize``, docs/numba-alias.md).
+- ``SIM_VECTOR`` — ``CUJIT_SIM_VECTOR`` only — bool, True: the simulator's vector executor.
+- ``SIM_TYPED`` — ``CUJIT_SIM_TYPED`` only — bool, True: simulated kernels run rewritten to the
+  compiler's inferred types.
+- ``SIM_PROGRESS`` — ``CUJIT_SIM_PROGRESS`` only — bool or auto (None), auto: progress bar of
+  long simulated launches (auto: when stderr is a terminal).
+- ``PREFETCH`` — ``CUJIT_PREFETCH`` only — bool, True: warm the compiler toolchain up in the
+  background when the first kernel is defined.
+- ``NVVM_BACKEND`` — ``CUJIT_NVVM_BACKEND`` only — ``llvmlite``, ``nvvm`` or empty, empty:
+  who compiles NVVM IR to PTX (empty: libNVVM, llvmlite where it is missing).
+- ``CACHE_DIR`` — ``CACHE_DIR`` — path, empty: where ``@jit(cache=True)`` stores kernels.
+- ``CUDA_HOME``, ``CUDA_PATH`` — those exact names — path, empty: CUDA toolkits searched for
+  ``nvdisasm`` (``inspect_sass``).
 - ``CUDA_LOW_OCCUPANCY_WARNINGS`` — same — bool, True, and ``CUDA_WARN_ON_IMPLICIT_COPY`` —
   same — bool, True: numba's switches for its performance warnings (a grid too small for the
   device; a host array copied at launch).  cujit emits neither warning, so both are accepted
   and kept for code that saves and restores them (numba-cuda's ``CUDATestCase`` does).
-- ``CONFORMANCE_TESTS`` — ``CUJIT_CONFORMANCE_TESTS`` only — str, "": numba-cuda's
+- ``CONFORMANCE_TESTS`` — ``CUJIT_CONFORMANCE_TESTS`` only — path, "": numba-cuda's
   ``numba/cuda/tests`` directory for ``python -m cujit conformance`` (docs/conformance.md).
+
+Every environment variable cujit reads is one of these (tests/test_architecture.py checks
+that no other module reads ``os.environ``); ``python -m cujit info`` shows them all.
 
 A malformed value raises ``ValueError`` naming the variable and the value; so does a value
 out of range (a negative count, ratio or capacity, a NaN or infinite ratio).
@@ -97,7 +115,32 @@ def _capacity(text):
     return n
 
 
-# attribute -> (env suffix, parser, default, numba spelling exists)
+def _auto_bool(text):
+    """A bool, or ``auto`` (None: decided where it is used, e.g. "stderr is a terminal")."""
+    if text.strip().lower() in ("auto", ""):
+        return None
+    try:
+        return _parse_bool(text)
+    except ValueError:
+        raise ValueError("expected one of 1/true/yes/on, 0/false/no/off or auto (any "
+                         f"case), got {text!r}") from None
+
+
+def _nvvm_backend(text):
+    """``llvmlite``, ``nvvm`` or empty (any case): who turns NVVM IR into PTX."""
+    t = text.strip().lower()
+    if t not in ("", "llvmlite", "nvvm"):
+        raise ValueError(f"expected llvmlite or nvvm (or empty: libNVVM, else llvmlite), "
+                         f"got {text!r}")
+    return t
+
+
+def _path(text):
+    """A file-system path (any text; empty: unset)."""
+    return text.strip()
+
+# attribute -> (env suffix, parser, default, numba spelling exists); a tuple as the suffix
+# gives the exact variable names instead (other tools' variables: CUDA_HOME)
 _SETTINGS = {
     "ENABLE_CUDASIM": ("ENABLE_CUDASIM", _parse_bool, False, True),
     "CUDA_DEALLOCS_COUNT": ("CUDA_MAX_PENDING_DEALLOCS_COUNT", _count, 10, True),
@@ -107,12 +150,21 @@ _SETTINGS = {
     "CUDA_ARRAY_INTERFACE_SYNC": ("CUDA_ARRAY_INTERFACE_SYNC", _parse_bool, True, True),
     "SIM_DEVICE_MEMORY": ("SIM_DEVICE_MEMORY", _capacity, 4 << 30, False),
     "SIM_CHECKS": ("SIM_CHECKS", _parse_bool, True, False),
+    "SIM_GLOBAL_RACES": ("SIM_GLOBAL_RACES", _parse_bool, True, False),
     "SIM_DEVICES": ("SIM_DEVICES", _device_count, 1, False),
     "ACCESS_REPORT": ("ACCESS_REPORT", _parse_bool, False, False),
+    "SIM_VECTOR": ("SIM_VECTOR", _parse_bool, True, False),
+    "SIM_TYPED": ("SIM_TYPED", _parse_bool, True, False),
+    "SIM_PROGRESS": ("SIM_PROGRESS", _auto_bool, None, False),
+    "PREFETCH": ("PREFETCH", _parse_bool, True, False),
+    "NVVM_BACKEND": ("NVVM_BACKEND", _nvvm_backend, "", False),
+    "CACHE_DIR": ("CACHE_DIR", _path, "", True),
+    "CUDA_HOME": (("CUDA_HOME",), _path, "", False),
+    "CUDA_PATH": (("CUDA_PATH",), _path, "", False),
     "NUMBA_ALIAS": ("NUMBA_ALIAS", _parse_bool, False, False),
     "CUDA_LOW_OCCUPANCY_WARNINGS": ("CUDA_LOW_OCCUPANCY_WARNINGS", _parse_bool, True, True),
     "CUDA_WARN_ON_IMPLICIT_COPY": ("CUDA_WARN_ON_IMPLICIT_COPY", _parse_bool, True, True),
-    "CONFORMANCE_TESTS": ("CONFORMANCE_TESTS", str, "", False),
+    "CONFORMANCE_TESTS": ("CONFORMANCE_TESTS", _path, "", False),
 }
 
 
@@ -125,6 +177,8 @@ class Config:
     def env_names(self, attr):
         """Environment variable names for setting ``attr``, highest priority first."""
         suffix, _, _, numba = _SETTINGS[attr]
+        if isinstance(suffix, tuple):
+            return list(suffix)
         names = ["CUJIT_" + suffix]
         if numba:
             names.append("NUMBA_" + suffix)
@@ -175,7 +229,9 @@ class Config:
             parse = _SETTINGS[attr][1]
         except KeyError:
             raise AttributeError(f"cujit.config has no setting {attr!r}") from None
-        if parse is not str:
+        if value is None and _SETTINGS[attr][2] is None:
+            pass                                # "auto", the default of a tri-state
+        elif parse is not str:
             try:
                 value = parse(str(value))
             except ValueError as exc:
@@ -194,8 +250,95 @@ class Config:
         """``{attr: (value, source)}`` for every setting, for ``python -m cujit info``."""
         return {a: (getattr(self, a), self.source(a)) for a in _SETTINGS}
 
+    def export(self, attr, value):
+        """Set ``attr`` for this process and for the processes it starts: an override (as
+        an assignment, checked the same way) and the setting's first environment variable
+        (``CUJIT_<NAME>``), which child processes inherit.  ``python -m cujit demo --sim``
+        selects the simulator this way."""
+        setattr(self, attr, value)
+        text = value if isinstance(value, str) else (
+            ("1" if value else "0") if isinstance(value, bool) else str(value))
+        os.environ[self.env_names(attr)[0]] = text
+
+    def environment(self):
+        """A copy (dict) of the process environment, for a process cujit starts (``python -m
+        cujit run``, the numba alias's children): config is the one reader of
+        ``os.environ``."""
+        return dict(os.environ)
+
+    def update_environment(self, mapping):
+        """Set the environment variables of ``mapping`` (str -> str) in this process, so the
+        processes it starts inherit them (the numba alias's pytest plugin).  TypeError for a
+        name or value that is not a str, before anything is set."""
+        items = dict(mapping).items()
+        for k, v in items:
+            if not isinstance(k, str) or not isinstance(v, str):
+                raise TypeError(f"environment variables are str -> str, got {k!r}: {v!r}")
+        os.environ.update(items)
+
+    def reader(self, attr, strict=True):
+        """A no-argument function returning ``getattr(config, attr)``, fast on the common
+        path (for settings read on hot paths, such as the pending queue's limits).
+
+        ``config`` re-reads the environment at every access (two ``os.environ`` lookups
+        with key encoding); the reader reads the same sources directly: the override dict,
+        then the pre-encoded environment keys, parsing each distinct text once.  A malformed
+        value raises the ValueError naming the variable when ``strict``; otherwise the
+        default is returned (for code that runs inside finalisers, where an exception is
+        swallowed).  AttributeError for an unknown setting."""
+        default = self.default(attr)
+        data = getattr(os.environ, "_data", None)
+        encode = getattr(os.environ, "encodekey", None)
+        if data is None or encode is None:      # pragma: no cover - unusual os.environ
+            return lambda: getattr(self, attr)
+        overrides = self._overrides
+        keys = [encode(name) for name in self.env_names(attr)]
+        get = data.get
+        first = keys[0]
+        second = keys[1] if len(keys) > 1 else first
+        parsed = {}
+        cfg = self
+
+        def read():
+            if overrides:
+                value = overrides.get(attr, _MISSING)
+                if value is not _MISSING:
+                    return value
+            text = get(first)
+            if text is None:
+                text = get(second)
+                if text is None:
+                    return default
+            value = parsed.get(text, _MISSING)
+            if value is _MISSING:
+                try:
+                    value = getattr(cfg, attr)   # parses, or raises a clear ValueError
+                except ValueError as exc:
+                    value = _Invalid(exc)
+                parsed[text] = value
+            if type(value) is _Invalid:
+                if strict:
+                    getattr(cfg, attr)           # the error naming the variable set now
+                    raise ValueError(str(value.error))
+                return default
+            return value
+
+        return read
+
     def __dir__(self):
-        return list(_SETTINGS) + ["env_names", "source", "reset", "as_dict"]
+        return list(_SETTINGS) + ["env_names", "source", "reset", "as_dict", "export",
+                                  "reader", "default", "environment", "update_environment"]
+
+
+_MISSING = object()
+
+
+class _Invalid:
+    """A cached parse failure: the ValueError config raised for that text."""
+    __slots__ = ("error",)
+
+    def __init__(self, error):
+        self.error = error
 
 
 config = Config()

@@ -281,7 +281,7 @@ def scope_of(module):
 
 
 def _child_env(tests_dir, sim):
-    env = dict(os.environ)
+    env = config.environment()
     env["CUJIT_CONFORMANCE_TESTS"] = os.path.abspath(tests_dir)
     if sim:
         env["CUJIT_ENABLE_CUDASIM"] = "1"

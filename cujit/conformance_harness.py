@@ -38,6 +38,7 @@ import numpy as np
 import pytest
 
 import cujit
+from . import extending as cujit_extending
 from . import numba_alias
 from .compiler.dispatcher import Dispatcher
 from .config import config
@@ -132,9 +133,12 @@ def _module_contents():
         "numba.cuda.memory_management": {},
         "numba.cuda.memory_management.nrt": {
             "rtsys": internal("numba.cuda.memory_management.nrt.rtsys")},
+        # the alias maps numba.cuda.extending to cujit.extending; numba-cuda's support.py
+        # also imports three pieces of numba's data-model API from it, which cujit lacks
         "numba.cuda.extending": {
-            n: internal(f"numba.cuda.extending.{n}")
-            for n in ("typeof_impl", "register_model", "NativeValue")},
+            **{n: getattr(cujit_extending, n) for n in cujit_extending.__all__},
+            **{n: internal(f"numba.cuda.extending.{n}")
+               for n in ("typeof_impl", "register_model", "NativeValue")}},
         "numba.cuda.datamodel": {},
         "numba.cuda.datamodel.models": {
             "OpaqueModel": internal("numba.cuda.datamodel.models.OpaqueModel")},
@@ -263,7 +267,7 @@ def pytest_load_initial_conftests(early_config, parser, args):
     """Install the alias and the finder before any test module is imported; child processes
     the tests start inherit the alias (:func:`cujit.numba_alias.child_environment`)."""
     install(tests_directory())
-    os.environ.update(numba_alias.child_environment())
+    config.update_environment(numba_alias.child_environment())
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -55,6 +55,7 @@ SUBMODULES = {
     "numba.cuda.libdevice": "cujit.libdevice",
     "numba.cuda.fp16": "cujit.fp16",
     "numba.cuda.types": "cujit.types",
+    "numba.cuda.extending": "cujit.extending",
 }
 
 # The directory holding cujit's own sitecustomize.py, put first on a child's PYTHONPATH.
@@ -222,9 +223,9 @@ def install_from_environment():
 
 
 def child_environment(environ=None):
-    """A copy of ``environ`` (default ``os.environ``) under which a new Python process has the
+    """A copy of ``environ`` (default: this process's environment) under which a new Python process has the
     alias: ``CUJIT_NUMBA_ALIAS=1`` and :data:`SITE_DIR` first on ``PYTHONPATH`` (once)."""
-    env = dict(os.environ if environ is None else environ)
+    env = dict(config.environment() if environ is None else environ)
     env["CUJIT_NUMBA_ALIAS"] = "1"
     parts = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
     parts = [SITE_DIR] + [p for p in parts if os.path.abspath(p) != SITE_DIR]
@@ -239,4 +240,4 @@ def pytest_load_initial_conftests(early_config, parser, args):
     here and, through the environment, in the processes the tests start (pytest-xdist
     workers, ``subprocess`` of ``sys.executable``, multiprocessing)."""
     install()
-    os.environ.update(child_environment())
+    config.update_environment(child_environment())

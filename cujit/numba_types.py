@@ -11,6 +11,21 @@ Numba's "Types and signatures" documentation.
 The code is in :mod:`cujit.types_core`: the conversion and ``as_dtype_type`` call each other,
 and a module of its own here closed an import circle with :mod:`cujit.types`.
 """
+import types as _pytypes
+
 from .types_core import is_numba_object, from_numba_type, from_numba_signature
 
-__all__ = ["is_numba_object", "from_numba_type", "from_numba_signature"]
+__all__ = ["is_numba_object", "from_numba_type", "from_numba_signature",
+           "numba_jit_function"]
+
+
+def numba_jit_function(obj):
+    """The Python function of a Numba CPU-JIT function (what ``numba.jit`` / ``njit``
+    return: a ``numba.core.registry.CPUDispatcher``, known by its class's module under
+    ``numba`` and its ``py_func`` attribute), or None for any other object.  Kernels call
+    such functions as device functions compiled from that Python function, as numba-cuda
+    documents ("CPU-GPU compatibility")."""
+    if isinstance(obj, type) or not is_numba_object(obj):
+        return None
+    fn = getattr(obj, "py_func", None)
+    return fn if isinstance(fn, _pytypes.FunctionType) else None

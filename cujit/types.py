@@ -16,7 +16,7 @@ signatures").
 import numpy as np
 
 from .types_core import (  # noqa: F401 - the public module re-exports the core
-    Array, Boolean, Complex, Float, Integer, NestedArray, NoneType, Record, Scalar, Signature,
+    Array, Boolean, Complex, Float, Integer, IntegerLiteral, NestedArray, NoneType, Record, Scalar, Signature,
     Tuple, Type, UniTuple, _BY_DTYPE, _CACHE, _Interned, _NAMES, _alignment_of,
     _array_from_slices, _field_type, _rebuild, as_dtype_type, bool_, boolean, byte, complex128,
     complex64, complex_domain, float16, float32, float64, from_dtype, int16, int32, int64,
@@ -27,13 +27,11 @@ from .types_enum import (EnumMember, IntEnumMember, enum_member_type, is_int_enu
                          is_plain_enum_member)
 from .types_tuples import NamedTuple, NamedUniTuple, named_tuple
 from .type_names import C_NAMES
-# numba.cuda.types has the short and C names too (``from numba.cuda.types import f2, i4``);
-# ``bool`` stays out of this module's globals, where it would hide the built-in.
-from .type_names import (b1, c8, c16, char, double, f2, f4, f8, i1, i2, i4, i8, int_, intc,
-                         long_, longlong, short, size_t, ssize_t, u1, u2, u4, u8, uchar, uint,
-                         uintc, ulong, ulonglong, ushort)
+from .type_names import (  # noqa: F401 - numba.types has the short and C names too
+    b1, i1, i2, i4, i8, u1, u2, u4, u8, f2, f4, f8, c8, c16, double, char, uchar, short,
+    ushort, int_, uint, intc, uintc, long_, ulong, longlong, ulonglong, ssize_t, size_t)
 
-__all__ = ["Type", "Boolean", "Integer", "Float", "Complex", "NoneType", "Array", "Record",
+__all__ = ["Type", "Boolean", "Integer", "IntegerLiteral", "Float", "Complex", "NoneType", "Array", "Record",
            "NestedArray", "UniTuple", "Tuple", "NamedUniTuple", "NamedTuple", "named_tuple",
            "EnumMember", "IntEnumMember",
            "Signature", "boolean", "bool_", "int8",

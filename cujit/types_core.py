@@ -127,6 +127,26 @@ class Integer(Scalar):
         return (self.bitwidth, self.signed)
 
 
+class IntegerLiteral(Type):
+    """An integer kernel argument whose *value* a specialisation is compiled for (a cujit
+    extension: it sizes a ``local.array``/``shared.array``, see
+    :meth:`cujit.compiler.frontend.FunctionSource.sizing_params`).  ``base``: the Integer
+    type the value is passed as (the kernel ABI is ``base``'s); ``value``: the Python int.
+    Spelt as Numba spells its literals: ``Literal[int](16)``."""
+
+    @classmethod
+    def _key_of(cls, base, value):
+        return (base, int(value))
+
+    def __init__(self, base, value):
+        self.base, self.value = base, int(value)
+        self.name = f"Literal[int]({self.value})"
+
+    @property
+    def dtype(self):
+        return self.base.dtype
+
+
 class Float(Scalar):
     """``float16`` / ``float32`` / ``float64``."""
     @classmethod

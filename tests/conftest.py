@@ -5,10 +5,12 @@
 - ``gpu`` tests are skipped on the simulator; ``sim`` tests are skipped on a GPU.
 - Tests with neither marker run on whichever backend is active.  On a GPU they also get the
   ``gpu`` marker, so ``pytest -m gpu`` runs them on the device too.
-- ``compile`` tests need libNVVM / nvJitLink wheels but no GPU.
+- ``compile`` tests need libNVVM / nvJitLink wheels but no GPU; they are skipped where the GPU
+  toolchain (the ``[cu13]`` extra: llvmlite, cuda-bindings) is not installed.
 - ``slow`` tests (long fuzz, soak and 100,000-cycle runs) are skipped unless ``--runslow``
   is given or ``CUJIT_RUN_SLOW=1`` is set.
 """
+import importlib.util
 import inspect
 import os
 import re
@@ -31,6 +33,42 @@ def _gpu_works():
 
 
 ON_GPU = _gpu_works()
+
+
+def _toolchain_missing():
+    """The GPU-toolchain modules that cannot be found here (looked up, not imported)."""
+    missing = []
+    for mod in ("llvmlite", "cuda.bindings"):
+        try:
+            found = importlib.util.find_spec(mod) is not None
+        except ImportError:         # the ``cuda`` namespace itself is absent
+            found = False
+        if not found:
+            missing.append(mod)
+    return missing
+
+
+TOOLCHAIN_MISSING = _toolchain_missing()
+
+
+class _ModuleNeedingToolchain(pytest.Module):
+    """A test module that may import the NVVM backend at its top (``cujit.compiler.lowering``):
+    without the toolchain that import fails, and the module is skipped instead of erroring."""
+
+    def collect(self):
+        try:
+            return super().collect()
+        except self.CollectError as exc:
+            if "needs cujit's GPU toolchain" not in str(exc):
+                raise
+            pytest.skip(f"needs the GPU toolchain ({', '.join(TOOLCHAIN_MISSING)} not "
+                        "installed): pip install 'cujit[cu13]'", allow_module_level=True)
+
+
+def pytest_pycollect_makemodule(module_path, parent):
+    if TOOLCHAIN_MISSING:
+        return _ModuleNeedingToolchain.from_parent(parent, path=module_path)
+    return None
 if not ON_GPU:
     os.environ["CUJIT_ENABLE_CUDASIM"] = "1"
 
@@ -66,10 +104,15 @@ def pytest_collection_modifyitems(config, items):
     skip_sim = pytest.mark.skip(reason="simulator-only behaviour (running on a real GPU)")
     skip_slow = None if run_slow(config) else pytest.mark.skip(
         reason="slow: run with --runslow or CUJIT_RUN_SLOW=1")
+    skip_compile = pytest.mark.skip(
+        reason=f"needs the GPU toolchain ({', '.join(TOOLCHAIN_MISSING)} not installed): "
+               "pip install 'cujit[cu13]'") if TOOLCHAIN_MISSING else None
     for item in items:
         marks = {m.name for m in item.iter_markers()}
         if skip_slow is not None and "slow" in marks:
             item.add_marker(skip_slow)
+        if skip_compile is not None and "compile" in marks:
+            item.add_marker(skip_compile)
         if "gpu" in marks and not ON_GPU:
             item.add_marker(skip_gpu)
         elif "sim" in marks and ON_GPU:

@@ -215,9 +215,6 @@ ALLOWED_PRIVATE = {
     "_laneid": "cujit.laneid differs per simulated thread: the package __getattr__ computes "
                "it from kernelapi on each access",
     "_getframe": "sys._getframe (the standard library's), not a cujit name",
-    "_Configured": "the class of ``kernel[grid, block]`` (compiler/dispatcher): cujit.trace "
-                   "wraps its __call__ while a trace records (the launch lane); the compiler "
-                   "has no public name for it yet",
 }
 KNOWN_PRIVATE = set()
 
@@ -273,6 +270,48 @@ def test_only_driver_layer_calls_cuda():
     # libraries, not the driver); the warm launch uses driver/api.py's raw_launch.
     callers = {m for m in MODULES if _driver_api_imports(m)}
     assert callers and all(layer_of(m) == "driver" for m in callers), callers
+
+
+def _is_info(node):
+    """True for ``X.info`` and ``X.info[...]`` (a ``TypedFunction.info`` read or write)."""
+    if isinstance(node, ast.Subscript):
+        node = node.value
+    return isinstance(node, ast.Attribute) and node.attr == "info"
+
+
+def string_keyed_records(trees):
+    """``(module, line)`` of each string-keyed ``TypedFunction.info`` record in ``trees``
+    ({module: ast}): an ``X.info[...] = (key, ...)`` tuple, and a ``....info...[0] == 'key'``
+    (or ``in``) test.  The typer's records are typed: ``Call(kind, payload)`` for calls
+    (compiler/callkinds.py), a ``compiler/nodeinfo.py`` class for anything else."""
+    found = set()
+    for m, tree in trees.items():
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Assign) and any(_is_info(t) for t in node.targets) \
+                    and isinstance(node.value, ast.Tuple):
+                found.add((m, node.lineno))
+            elif isinstance(node, ast.Compare) and isinstance(node.left, ast.Subscript) and \
+                    isinstance(node.left.slice, ast.Constant) and node.left.slice.value == 0:
+                base = node.left.value
+                if not (_is_info(base) or isinstance(base, ast.Name) and "info" in base.id):
+                    continue
+                if any(isinstance(c, ast.Constant) and isinstance(c.value, str)
+                       for c in ast.walk(ast.Tuple(node.comparators, ast.Load()))):
+                    found.add((m, node.lineno))
+    return found
+
+
+def test_no_string_keyed_call_or_node_records():
+    assert string_keyed_records(TREES) == set()
+
+
+def test_string_keyed_record_checker_sees_a_write_and_a_read():
+    tree = ast.parse("tf.info[node] = ('atomic', op)\n"
+                     "tf.info[node] = Call(CallKind.ATOMIC, Atomic(op))\n"
+                     "if info[0] == 'popc': pass\n"
+                     "if info[0] in ('grid', 'gridsize'): pass\n"
+                     "if isinstance(info, SpecialRegister): pass\n")
+    assert string_keyed_records({"m": tree}) == {("m", 1), ("m", 3), ("m", 4)}
 
 
 def test_checker_sees_a_circle_and_an_upward_import():
@@ -341,3 +380,316 @@ def test_front_end_types_without_a_backend(tmp_path):
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert "LOADED []" in out.stdout, out.stdout
+
+
+def _top_level_defs(tree):
+    return {n.name for n in tree.body if isinstance(n, (ast.ClassDef, ast.FunctionDef))}
+
+
+def _imported_cujit_objects(mod, trees):
+    """Names ``mod`` binds by importing a cujit module, or a class or function defined at
+    the top of one (what a monkeypatch would change), anywhere in it."""
+    defs = {m: _top_level_defs(t) for m, t in trees.items()}
+    names = set()
+    is_pkg = MODULES[mod].name == "__init__.py" if mod in MODULES else False
+    pkg = mod if is_pkg else mod.rpartition(".")[0]
+    for node in ast.walk(trees[mod]):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name.split(".")[0] == "cujit":
+                    names.add(a.asname or a.name.partition(".")[0])
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = pkg.split(".")[: len(pkg.split(".")) - node.level + 1]
+                base = ".".join(parts + ([base] if base else []))
+            if base.split(".")[0] != "cujit":
+                continue
+            for a in node.names:
+                if f"{base}.{a.name}" in trees or a.name in defs.get(base, ()):
+                    names.add(a.asname or a.name)
+    return names
+
+
+def _patched_name(target, imported):
+    """The imported name whose attribute ``target`` rebinds, or None: ``mod.x = ...``,
+    ``Cls.x = ...``, ``mod.__dict__[k] = ...``, ``vars(mod)[k] = ...``."""
+    if isinstance(target, ast.Subscript):
+        v = target.value
+        if isinstance(v, ast.Attribute) and v.attr == "__dict__":
+            target = v
+        elif isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id == "vars" \
+                and v.args:
+            target = ast.Attribute(value=v.args[0], attr="?", ctx=ast.Store())
+        else:
+            return None
+    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
+            and target.value.id in imported:
+        return target.value.id
+    return None
+
+
+def monkeypatches(trees):
+    """``(module, name)`` for each place a module rebinds an attribute of another cujit
+    module, or of a class or function it imported from one: ``mod.f = ...``,
+    ``Cls.method = ...``, ``mod.__dict__[k] = ...``, ``vars(mod)[k] = ...``, and
+    ``setattr``/``delattr`` on such a name.  (Writing the attributes of an object, such as
+    a state or thread-local instance, is that object's interface and is not counted.)"""
+    found = set()
+    for m, tree in trees.items():
+        imported = _imported_cujit_objects(m, trees)
+        for fn in ast.walk(tree):
+            if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                continue
+            # a helper that patches whatever it is handed: it reads attribute N of a
+            # parameter P (getattr(P, N) or P.__dict__[N]) and sets it (setattr(P, N, ...))
+            params = {a.arg for a in fn.args.args + fn.args.kwonlyargs} - {"self", "cls"}
+            read, written = set(), set()
+            for node in ast.walk(fn):
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+                        and len(node.args) >= 2 and isinstance(node.args[0], ast.Name) \
+                        and node.args[0].id in params:
+                    key = (node.args[0].id, ast.dump(node.args[1]))
+                    if node.func.id == "getattr":
+                        read.add(key)
+                    elif node.func.id in ("setattr", "delattr"):
+                        written.add(key)
+                elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) \
+                        and node.value.attr == "__dict__" \
+                        and isinstance(node.value.value, ast.Name) \
+                        and node.value.value.id in params:
+                    read.add((node.value.value.id, ast.dump(node.slice)))
+            found.update((m, p) for p, _ in read & written)
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Assign, ast.AugAssign)):
+                for t in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                    # obj.__dict__[k] = ...: an instance's methods replaced from outside
+                    if isinstance(t, ast.Subscript) and isinstance(t.value, ast.Attribute) \
+                            and t.value.attr == "__dict__" and not (
+                                isinstance(t.value.value, ast.Name)
+                                and t.value.value.id in ("self", "cls")):
+                        found.add((m, "__dict__"))
+            targets = []
+            if isinstance(node, (ast.Assign, ast.Delete)):
+                targets = node.targets
+            elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+                targets = [node.target]
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+                    and node.func.id in ("setattr", "delattr") and node.args:
+                targets = [ast.Attribute(value=node.args[0], attr="?", ctx=ast.Store())]
+            for t in targets:
+                name = _patched_name(t, imported)
+                if name is not None:
+                    found.add((m, name))
+    return found
+
+
+def test_no_monkeypatching():
+    # Observers subscribe to hook points (cujit/hooks.py); nothing replaces another
+    # module's functions or methods, so what runs is what the source of its owner says.
+    assert monkeypatches(TREES) == set()
+
+
+def test_monkeypatch_checker_sees_patches():
+    trees = {"cujit.a": ast.parse("class Stream:\n    pass\nstate = object()\n"),
+             "cujit.m": ast.parse(
+                 "from . import a\nfrom .a import Stream, state\nimport cujit.a\n"
+                 "a.memalloc = None\nsetattr(Stream, 'synchronize', None)\n"
+                 "vars(a)['x'] = 1\nstate.current = 3\ncujit.y = 2\n"
+                 "class Own:\n    pass\nsetattr(Own, 'y', 1)\n"
+                 "def patch(owner, name):\n    f = getattr(owner, name)\n"
+                 "    setattr(owner, name, f)\n"
+                 "def copy(new, old, n):\n    setattr(new, n, getattr(old, n))\n"
+                 "def own(self, x):\n    self.__dict__['f'] = x\n    x.__dict__['g'] = 1\n")}
+    found = monkeypatches(trees)
+    assert found == {("cujit.m", "a"), ("cujit.m", "Stream"), ("cujit.m", "cujit"),
+                     ("cujit.m", "owner"), ("cujit.m", "__dict__")}
+
+
+def _environ_reads(trees):
+    """``(module, what)`` for each use of the process environment outside cujit/config.py:
+    ``os.environ`` (any use), ``os.getenv``/``os.putenv``/``os.unsetenv``, ``environ``
+    imported from os, and reads of config's private state (``_overrides``, ``_data``)."""
+    found = set()
+    for m, tree in trees.items():
+        if m == "cujit.config":
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute):
+                if node.attr in ("environ", "getenv", "putenv", "unsetenv", "environb") \
+                        and isinstance(node.value, ast.Name) and node.value.id == "os":
+                    found.add((m, f"os.{node.attr}"))
+                elif node.attr in ("_overrides", "_data") and not (
+                        isinstance(node.value, ast.Name) and node.value.id == "self"):
+                    found.add((m, node.attr))
+            elif isinstance(node, ast.ImportFrom) and node.module == "os":
+                found.update((m, f"from os import {a.name}") for a in node.names
+                             if a.name in ("environ", "getenv", "environb"))
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
+                    and node.func.id in ("getattr", "hasattr") and len(node.args) >= 2 \
+                    and isinstance(node.args[1], ast.Constant) \
+                    and node.args[1].value in ("_data", "_overrides", "environ"):
+                found.add((m, node.args[1].value))
+    return found
+
+
+def test_only_config_reads_the_environment():
+    # Every environment variable cujit reads is declared, validated and shown (python -m
+    # cujit info) by cujit/config.py; nothing else looks at os.environ.
+    assert _environ_reads(TREES) == set()
+
+
+def test_environ_checker_sees_reads():
+    src = ("import os\nfrom os import getenv\nx = os.environ.get('A')\n"
+           "y = getattr(os.environ, '_data', None)\nz = config._overrides\n")
+    found = _environ_reads({"m": ast.parse(src)})
+    assert found == {("m", "os.environ"), ("m", "from os import getenv"), ("m", "_data"),
+                     ("m", "_overrides")}
+
+
+# ---- a kernel's state lives on its kernel (issue 25) ----------------------------------------
+_MAPPING_CALLS = {"dict", "defaultdict", "OrderedDict", "WeakKeyDictionary",
+                  "WeakValueDictionary", "Counter"}
+_MEMO_DECORATORS = {"lru_cache", "cache"}
+
+
+def _call_name(node):
+    f = node.func if isinstance(node, ast.Call) else node
+    if isinstance(f, ast.Attribute):
+        return f.attr
+    if isinstance(f, ast.Name):
+        return f.id
+    return None
+
+
+def _mutated_in_functions(tree):
+    """Module-level names a function body writes into: ``NAME[k] = v`` / ``NAME[k] += v``,
+    ``del NAME[k]``, ``NAME.setdefault/update/pop/popitem/clear(...)``."""
+    out = set()
+    for fn in ast.walk(tree):
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            continue
+        for node in ast.walk(fn):
+            if isinstance(node, ast.Subscript) and isinstance(node.ctx, (ast.Store, ast.Del)) \
+                    and isinstance(node.value, ast.Name):
+                out.add(node.value.id)
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                    and isinstance(node.func.value, ast.Name) and node.func.attr in (
+                        "setdefault", "update", "pop", "popitem", "clear", "__setitem__"):
+                out.add(node.func.value.id)
+    return out
+
+
+def module_caches(prefixes=("cujit.compiler", "cujit.simulator")):
+    """``(module, name)`` of every module-level mapping the code fills at run time (a dict,
+    defaultdict, WeakKeyDictionary … that a function writes into; weak dictionaries always
+    count) and every ``lru_cache``/``functools.cache`` function or method, in the modules
+    under ``prefixes``: the places where state could outlive the kernel it belongs to."""
+    found = set()
+    for m, tree in TREES.items():
+        if not m.startswith(prefixes):
+            continue
+        written = _mutated_in_functions(tree)
+        for node in tree.body:
+            if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                v = node.value
+                mapping = isinstance(v, (ast.Dict, ast.DictComp)) or (
+                    isinstance(v, ast.Call) and _call_name(v) in _MAPPING_CALLS)
+                weak = isinstance(v, ast.Call) and _call_name(v) in (
+                    "WeakKeyDictionary", "WeakValueDictionary")
+                for t in targets:
+                    if isinstance(t, ast.Name) and mapping and (weak or t.id in written):
+                        found.add((m, t.id))
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                for d in node.decorator_list:
+                    if _call_name(d) in _MEMO_DECORATORS:
+                        found.add((m, node.name))
+    return found
+
+
+# Module-level caches that hold no kernel state, with the reason.  Anything per kernel (its
+# source, typings, generated code, compiled or loaded code, configurations, reports) lives on
+# the dispatcher (docs/design.md "Where a kernel's state lives").
+ALLOWED_CACHES = {
+    ("cujit.compiler.frontend", "_modules"): "one parse per source file (its syntax tree and "
+        "lines), shared by every function in it; no function, globals or typing",
+    ("cujit.compiler.launcher", "_limits_cache"): "launch limits per device ordinal",
+    ("cujit.compiler.ltypes", "_cache"): "LLVM type per cujit type",
+    ("cujit.simulator.checked", "_offset_tables"): "element offsets per (shape, strides, "
+        "offset) of a shared view, bounded",
+    ("cujit.simulator.libdevice_sim", "_CACHE"): "NumPy implementation per libdevice function",
+    ("cujit.simulator.memory", "_dtype_cache"): "NumPy dtype per dtype-like",
+    ("cujit.simulator.scalars", "_casters"): "conversion function per scalar type",
+    ("cujit.simulator.scalars", "_wrappers"): "wrap-around function per integer type",
+    ("cujit.simulator.thread", "_names"): "array name per (file, line, kind) of the source",
+    ("cujit.simulator.vecexpr", "_anyconvs"): "vector conversion per scalar type",
+    ("cujit.simulator.vecops", "_vcasters"): "vector conversion per scalar type",
+    ("cujit.simulator.vecblock", "launches"): "launch counts per executor (tests read them)",
+}
+# Module-level caches that still hold per-kernel state (may only shrink).
+KNOWN_KERNEL_CACHES = set()
+
+
+def test_checker_finds_module_caches():
+    tree = ast.parse("import functools, weakref\n_c = {}\n_w = weakref.WeakKeyDictionary()\n"
+                     "_TABLE = {1: 2}\n@functools.lru_cache(None)\ndef f(x):\n    return x\n"
+                     "def g(k, v):\n    _c[k] = v\n")
+    TREES["cujit.compiler._made_up"] = tree
+    try:
+        found = {n for m, n in module_caches() if m == "cujit.compiler._made_up"}
+    finally:
+        del TREES["cujit.compiler._made_up"]
+    assert found == {"_c", "_w", "f"}
+
+
+def test_module_caches_known():
+    assert module_caches() - set(ALLOWED_CACHES) == KNOWN_KERNEL_CACHES
+
+
+def test_allowed_caches_exist():
+    # an allowed cache that is gone is dropped from the list, so the list stays true
+    assert set(ALLOWED_CACHES) <= module_caches()
+
+
+def cj_attribute_stores():
+    """``(module, attribute)`` for each ``x._cj_name = ...`` or ``setattr(x, "_cj_name",
+    ...)`` in the package: state hung on functions (the user's or generated ones) instead of
+    on the object that owns it."""
+    found = set()
+    for m, tree in TREES.items():
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) \
+                    and node.attr.startswith("_cj_"):
+                found.add((m, node.attr))
+            elif isinstance(node, ast.Call) and _call_name(node) == "setattr" \
+                    and len(node.args) >= 2:
+                a = node.args[1]
+                if not (isinstance(a, ast.Constant) and isinstance(a.value, str)):
+                    continue
+                if a.value.startswith("_cj_"):
+                    found.add((m, a.value))
+    return found
+
+
+ALLOWED_CJ_ATTRIBUTES = {
+    ("cujit.simulator.typedast", "_cj_exact"): "marks a syntax node the rewriter generated "
+                                                "(no function, no kernel state)",
+}
+KNOWN_CJ_ATTRIBUTES = set()
+
+
+def test_no_state_set_on_functions():
+    assert cj_attribute_stores() - set(ALLOWED_CJ_ATTRIBUTES) == KNOWN_CJ_ATTRIBUTES
+    assert set(ALLOWED_CJ_ATTRIBUTES) <= cj_attribute_stores()
+
+
+def test_checker_finds_function_attributes():
+    TREES["cujit.simulator._made_up"] = ast.parse(
+        "def f(fn):\n    fn._cj_waits = True\n    setattr(fn, '_cj_coop', False)\n")
+    try:
+        found = {n for m, n in cj_attribute_stores() if m == "cujit.simulator._made_up"}
+    finally:
+        del TREES["cujit.simulator._made_up"]
+    assert found == {"_cj_waits", "_cj_coop"}

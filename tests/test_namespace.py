@@ -287,3 +287,11 @@ def test_cudadrv_devices_module():
     assert cuda.current_context() is not ctx
     with pytest.raises((ValueError, IndexError, cuda.CudaSupportError)):
         devices.get_context(99)
+
+
+def test_short_type_names_are_in_the_types_module_too():
+    """``numba.cuda.types.f4`` as well as ``numba.cuda.f4`` (numba.types has both)."""
+    import cujit.types as t
+    for short, long in [("f4", "float32"), ("f8", "float64"), ("i4", "int32"), ("u1", "uint8"),
+                        ("b1", "boolean"), ("c8", "complex64"), ("double", "float64")]:
+        assert getattr(t, short) is getattr(cuda, long)

@@ -8,6 +8,7 @@ keeping the allocation alive, None for size 0).  Views share ``gpu_data`` with t
 and keep its stream.  Pointer arithmetic is in Python ints.
 """
 import ctypes
+from time import perf_counter_ns as _now
 
 import numpy as np
 
@@ -15,7 +16,7 @@ from . import _runtime
 from . import staging
 from . import layout as L
 from .cai import cai_dict
-from .transfer import copy_htod, copy_dtoh, copy_device, host_ptr, host_values
+from .transfer import copy_htod, copy_dtoh, copy_device, host_ptr, host_values, copied
 from ..runtime.graphs import capturing as _capturing, keep_for_graph as _keep_for_graph
 
 __all__ = ["DeviceNDArray", "provide"]
@@ -323,9 +324,12 @@ class DeviceNDArray:
             out = np.empty((), dtype)
             h = _handle(stream, self.stream)
             drv = _runtime.driver()
+            t0 = copied.listeners and _now()
             drv.memcpy_dtoh(host_ptr(out), self._data_ptr + off, dtype.itemsize, h)
             if h:
                 drv.stream_synchronize(h)
+            if t0:
+                copied.emit("DtoH", dtype.itemsize, h, t0)
             return out[()]
         return DeviceNDArray._make(shape, strides, self.dtype, self._data_ptr + off,
                                    self.gpu_data, stream or self.stream)
@@ -405,7 +409,10 @@ class DeviceNDArray:
         if 0 in shape:
             return
         if not shape:
+            t0 = copied.listeners and _now()
             _runtime.driver().memcpy_htod(ptr, host_ptr(vals), dtype.itemsize, h)
+            if t0:
+                copied.emit("HtoD", dtype.itemsize, h, t0)
             return
         copy_htod(ptr, shape, strides, vals, h)
 
@@ -433,11 +440,17 @@ class DeviceNDArray:
         if nbytes < _FILL_MIN:
             return False
         filled = block.nbytes
+        t0 = copied.listeners and _now()
         drv.memcpy_htod(ptr, host_ptr(block), filled, h)
+        if t0:
+            copied.emit("HtoD", filled, h, t0)
+            t0 = _now()
         while filled < nbytes:
             n = min(filled, nbytes - filled)
             drv.memcpy_dtod(ptr + filled, ptr, n, h)
             filled += n
+        if t0:
+            copied.emit("DtoD", nbytes - block.nbytes, h, t0)
         return True
 
     # -- transfers -------------------------------------------------------------------------
@@ -573,17 +586,23 @@ _FILL_MIN = 1 << 16
 
 
 def _copy_dtoh_contig(dst, sptr, nbytes, h):
+    t0 = copied.listeners and _now()
     if nbytes >= staging.LARGE:
         staging.dtoh_large(dst, sptr, nbytes, h)
     else:
         _runtime.driver().memcpy_dtoh(host_ptr(dst), sptr, nbytes, h)
+    if t0:
+        copied.emit("DtoH", nbytes, h, t0)
 
 
 def _copy_htod_contig(dptr, src, nbytes, h):
+    t0 = copied.listeners and _now()
     if nbytes >= staging.LARGE:
         staging.htod_large(dptr, src, nbytes, h)
     else:
         _runtime.driver().memcpy_htod(dptr, host_ptr(src), nbytes, h)
+    if t0:
+        copied.emit("HtoD", nbytes, h, t0)
 
 
 def _as_device_source(obj):

@@ -1,6 +1,7 @@
 """``DeviceRecord``: one record of a structured dtype in device memory (numba.cuda's
 ``DeviceRecord``); ``to_device(np_structured_scalar)`` makes one."""
 import ctypes
+from time import perf_counter_ns as _now
 
 import numpy as np
 
@@ -8,7 +9,7 @@ from . import _runtime
 from . import layout as L
 from . import devicearray
 from .devicearray import DeviceNDArray, _alloc, _handle, _check_host_dst
-from .transfer import host_ptr, host_values
+from .transfer import host_ptr, host_values, copied
 
 __all__ = ["DeviceRecord", "is_device_array"]
 
@@ -69,9 +70,12 @@ class DeviceRecord:
                                  "must hold exactly one record")
         if self.dtype.itemsize:
             drv = _runtime.driver()
+            t0 = copied.listeners and _now()
             drv.memcpy_dtoh(host_ptr(out), self._data_ptr, self.dtype.itemsize, h)
             if h and ary is None:
                 drv.stream_synchronize(h)
+            if t0:
+                copied.emit("DtoH", self.dtype.itemsize, h, t0)
         return out[()] if ary is None else ary
 
     def copy_to_device(self, ary, stream=0):
@@ -86,7 +90,10 @@ class DeviceRecord:
                              "exactly one record")
         src = np.ascontiguousarray(src)
         if self.dtype.itemsize:
+            t0 = copied.listeners and _now()
             _runtime.driver().memcpy_htod(self._data_ptr, host_ptr(src), self.dtype.itemsize, h)
+            if t0:
+                copied.emit("HtoD", self.dtype.itemsize, h, t0)
 
     @classmethod
     def _at(cls, dtype, ptr, gpu_data, stream):
@@ -145,9 +152,12 @@ class DeviceRecord:
         out = np.empty((), ftype)
         drv = _runtime.driver()
         h = _handle(stream, self.stream)
+        t0 = copied.listeners and _now()
         drv.memcpy_dtoh(host_ptr(out), ptr, ftype.itemsize, h)
         if h:
             drv.stream_synchronize(h)
+        if t0:
+            copied.emit("DtoH", ftype.itemsize, h, t0)
         return out[()]
 
     def __setitem__(self, field, value):
@@ -180,8 +190,11 @@ class DeviceRecord:
         # ``src`` is a temporary pageable buffer: the driver has staged it by the time an
         # async copy from pageable memory returns, so no synchronisation (DeviceNDArray's
         # element assignment does the same)
-        _runtime.driver().memcpy_htod(ptr, host_ptr(src), ftype.itemsize,
-                                      _handle(stream, self.stream))
+        h = _handle(stream, self.stream)
+        t0 = copied.listeners and _now()
+        _runtime.driver().memcpy_htod(ptr, host_ptr(src), ftype.itemsize, h)
+        if t0:
+            copied.emit("HtoD", ftype.itemsize, h, t0)
 
     def __repr__(self):
         return f"<cujit DeviceRecord dtype={self.dtype} ptr={self._data_ptr:#x}>"

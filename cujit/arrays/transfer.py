@@ -24,14 +24,26 @@ one contiguous run, else with the same unified-addressing 2-D copies as :func:`c
 which go over the devices' link once peer access is on.
 """
 import ctypes
+from time import perf_counter_ns as _now
 
 import numpy as np
 
 from . import _runtime
+from ..hooks import HookPoint
 from ..memory.pointers import AutoFreePointer as _AutoFreePointer
 
 __all__ = ["plan", "copy_htod", "copy_dtoh", "copy_dtod", "copy_peer", "host_ptr",
-           "host_values"]
+           "host_values", "copied"]
+
+#: Hook point of every copy the array layer makes (this module's functions, the device
+#: arrays' and records' element reads and writes, their contiguous transfers and broadcast
+#: fills): ``(direction, nbytes, stream, started_ns)`` once the copy is issued, ``direction``
+#: one of ``"HtoD"``, ``"DtoH"``, ``"DtoD"`` and ``"PtoP"`` (cuMemcpyPeer between two
+#: devices; a strided peer copy is announced as the ``"DtoD"`` copies it is made of),
+#: ``nbytes`` the bytes copied, ``stream`` the driver handle (int, 0: default stream),
+#: ``started_ns`` ``time.perf_counter_ns()`` when it began.  A copy staged through the
+#: host or a device temporary is announced as the copies it is made of.
+copied = HookPoint("arrays.copied", ("direction", "nbytes", "stream", "started_ns"))
 
 _SCALARS = (np.generic, int, float, complex, bool, str, bytes)
 
@@ -187,15 +199,20 @@ def copy_htod(dst_ptr, dst_shape, dst_strides, src, stream=0):
     """Copy host array ``src`` (same shape and dtype, any strides, checked by the caller) into
     the device view ``(dst_ptr, dst_shape, dst_strides)``.  ``stream``: driver handle (int)."""
     drv = _runtime.driver()
+    t0 = copied.listeners and _now()
     itemsize = src.dtype.itemsize
     p = plan(dst_shape, dst_strides, src.strides, itemsize)
     if p is not None and _loop_count(p[6]) == 1:
         _run(p, dst_ptr, host_ptr(src), stream, drv)
+        if t0:
+            copied.emit("HtoD", src.nbytes, stream, t0)
         return
     stage = _packed_like(dst_shape, dst_strides, src.dtype)
     np.copyto(stage, src, casting="no")
     p = plan(dst_shape, dst_strides, stage.strides, itemsize)
     _run(p, dst_ptr, host_ptr(stage), stream, drv)
+    if t0:
+        copied.emit("HtoD", src.nbytes, stream, t0)
     if stream:
         # The staging buffer is pageable, so the driver has consumed it on return; keep it
         # referenced anyway until the stream reaches this point.
@@ -206,10 +223,13 @@ def copy_dtoh(dst, src_ptr, src_shape, src_strides, stream=0):
     """Copy the device view ``(src_ptr, src_shape, src_strides)`` into host array ``dst``
     (same shape and dtype, any strides, checked by the caller)."""
     drv = _runtime.driver()
+    t0 = copied.listeners and _now()
     itemsize = dst.dtype.itemsize
     p = plan(dst.shape, dst.strides, src_strides, itemsize)
     if p is not None and _loop_count(p[6]) == 1:
         _run(p, host_ptr(dst), src_ptr, stream, drv)
+        if t0:
+            copied.emit("DtoH", dst.nbytes, stream, t0)
         return
     from .layout import extent
     lo, hi = extent(src_shape, src_strides, itemsize)
@@ -229,6 +249,8 @@ def copy_dtoh(dst, src_ptr, src_shape, src_strides, stream=0):
     if stream:
         drv.stream_synchronize(stream)
     np.copyto(dst, view, casting="no")
+    if t0:
+        copied.emit("DtoH", dst.nbytes, stream, t0)
 
 
 def _overlap(a_ptr, a_strides, b_ptr, b_strides, shape, itemsize):
@@ -263,7 +285,13 @@ def copy_dtod(dst_ptr, dst_strides, src_ptr, src_strides, shape, dtype, stream=0
         return      # the same view: nothing to do
     p = plan(shape, dst_strides, src_strides, itemsize)
     if p is not None and _loop_count(p[6]) <= _MAX_LOOP:
+        t0 = copied.listeners and _now()
         _run(p, dst_ptr, src_ptr, stream, drv)
+        if t0:
+            nbytes = itemsize
+            for n in shape:
+                nbytes *= n
+            copied.emit("DtoD", nbytes, stream, t0)
         return
     # Odd layouts: through a packed host buffer (synchronous on the stream).
     stage = _packed_like(shape, src_strides, dtype)
@@ -294,8 +322,11 @@ def copy_peer(dst_ptr, dst_strides, dst_mem, src_ptr, src_strides, src_mem, shap
     if p is not None and not p[6]:
         doff, soff, width, height, dp, sp, _ = p
         if height == 1 or (dp == width and sp == width):
+            t0 = copied.listeners and _now()
             _runtime.driver().memcpy_peer(dst_ptr + doff, dctx.handle, src_ptr + soff,
                                           sctx.handle, width * height, stream)
+            if t0:
+                copied.emit("PtoP", width * height, stream, t0)
             return True
     copy_dtod(dst_ptr, dst_strides, src_ptr, src_strides, shape, dtype, stream)
     return True

@@ -8,6 +8,7 @@ dispatcher state (it gets the function, the argument types, the options and the 
 """
 import threading
 
+from .. import types as ct
 from ..driver.api import STATIC_SHARED_LIMIT
 from . import launcher as _ln
 from .errors import CompileError
@@ -24,7 +25,12 @@ class CompiledKernel:
     None: the driver's choice).  Loaded lazily once per context by :meth:`loaded`."""
 
     def __init__(self, argtypes, entry, cc, launch_bounds=None, carveout=None):
-        self.argtypes = tuple(argtypes)
+        # IntegerLiteral arguments (they size local/shared arrays) are passed as their base
+        # type; the values are this specialisation's (literal_args: {index: value})
+        self.literal_args = {i: t.value for i, t in enumerate(argtypes)
+                             if isinstance(t, ct.IntegerLiteral)}
+        self.argtypes = tuple(t.base if isinstance(t, ct.IntegerLiteral) else t
+                              for t in argtypes)
         self.name = entry["name"]
         self.llvm_ir = entry["llvm_ir"]
         self.ptx = entry["ptx"]
@@ -93,11 +99,12 @@ def target():
     return tuple(dev.compute_capability), dev.id
 
 
-def build_kernel(py_func, argtypes, options, disk=None):
+def build_kernel(py_func, argtypes, options, disk=None, source=None):
     """Compile kernel ``py_func`` for ``argtypes`` (tuple of cujit types) with the jit
     ``options`` (dict) for the current device (:func:`target`) → CompiledKernel: lowering to
     NVVM IR, libNVVM (PTX), nvJitLink (cubin, when available); ``disk``: the kernel's
-    DiskCache (``cache=True``), read first and filled after.  Raises TypingError/CompileError
+    DiskCache (``cache=True``), read first and filled after; ``source``: the kernel's
+    FunctionSource, kept by the dispatcher.  Raises TypingError/CompileError
     for code that does not compile, CompileError for static shared memory beyond the
     device's MAX_SHARED_MEMORY_PER_BLOCK."""
     from .nvvm import compile_ptx
@@ -118,7 +125,7 @@ def build_kernel(py_func, argtypes, options, disk=None):
         from .lowering import compile_to_llvm
         lowered = compile_to_llvm(py_func, tuple(argtypes), kernel=True,
                                   debug=bool(o.get("debug")), lineinfo=bool(o.get("lineinfo")),
-                                  launch_bounds=bounds)
+                                  launch_bounds=bounds, source=source)
         limit = (STATIC_SHARED_LIMIT if ordinal is None
                  else _ln.device_limits(ordinal)["MAX_SHARED_MEMORY_PER_BLOCK"])
         static = int(getattr(lowered, "static_shared_bytes", 0) or 0)

@@ -25,6 +25,7 @@ other modules that the kernel reads at compile time.
 import os
 import pickle
 import tempfile
+from ..config import config
 
 try:    # CPython's own SHA-256: importing hashlib loads OpenSSL, a cost a cache hit can skip
     from _sha2 import sha256 as _sha256         # Python >= 3.12
@@ -52,8 +53,7 @@ def _versions():
         drv = get_driver().driver_version()
     except Exception:
         drv = None
-    return (__version__, bindings_version, os.environ.get("CUJIT_NVVM_BACKEND", "").lower(),
-            drv)
+    return (__version__, bindings_version, config.NVVM_BACKEND, drv)
 
 
 def toolchain():
@@ -134,7 +134,7 @@ class DiskCache:
         self.directory = self._pick_dir()
 
     def _pick_dir(self):
-        env = os.environ.get("CUJIT_CACHE_DIR") or os.environ.get("NUMBA_CACHE_DIR")
+        env = config.CACHE_DIR
         if env:
             return os.path.join(env, "cujit")
         _, path = _source_digest(self.pyfunc)

@@ -5,23 +5,32 @@ print pow``), ``math.*`` (lowered to libdevice ``__nv_*``), NumPy scalar casts
 (``np.float32(x)``) and a few NumPy maths functions, cujit types as casts
 (``cujit.float32(x)``), the kernel API of :mod:`cujit.kernelapi` (thread indexing,
 shared/local/const arrays, barriers, fences, atomics, warp intrinsics) and device functions.
-Each call's meaning is left in ``tf.info[node]`` as ``(key, data)`` for the lowering.
+Each call's meaning is left in ``tf.info[node]`` as a :class:`~.callkinds.Call` (its kind and
+typed payload) for the backends.
 Compile-time values and the table of recognised callables are in :mod:`.const_types`.
 """
 import ast
+import types
 
 import numpy as np
 
 from .. import kernelapi as K
 from .. import types as T
 from . import calls_impl, rules
+from .callkinds import ArraySpec, Call, CallKind, ConstArray, GridAxes, Reshape
+from .nodeinfo import SpecialRegister
 from .calls_device import type_starred_call
 from .calls_ext import type_bit_count
 from .const_types import CONST_LIMIT, MATH_BINARY, MATH_UNARY, STATIC_SHARED_LIMIT, const_type
 from .errors import CompileError
 from .rules import BoundMethod, Func, Global
 
-__all__ = ["const_type", "global_attr", "type_call", "MATH_UNARY", "MATH_BINARY"]
+__all__ = ["const_type", "global_attr", "type_call", "MATH_UNARY", "MATH_BINARY", "LOCAL_LIMIT"]
+
+#: Local memory one thread may use (bytes): CUDA's 512 KiB per thread on every architecture
+#: since compute capability 2.0 (CUDA C Programming Guide, "Features and Technical
+#: Specifications").
+LOCAL_LIMIT = 512 * 1024
 
 # The four index stubs by identity (their names are theirs: kernelapi keeps them private).
 _DIM3 = {id(K.threadIdx): "threadIdx", id(K.blockIdx): "blockIdx", id(K.blockDim): "blockDim",
@@ -33,7 +42,7 @@ def global_attr(typer, node, obj, attr):
     if isinstance(obj, K.Dim3Stub):
         if attr not in ("x", "y", "z"):
             raise typer.error(f"{obj!r} has no attribute '{attr}' (use .x, .y or .z)", node)
-        typer.tf.info[node] = ("sreg", (_DIM3[id(obj)], attr))
+        typer.tf.info[node] = SpecialRegister(_DIM3[id(obj)], attr)
         return T.int32
     if obj is K.shared or obj is K.local:
         if attr != "array":
@@ -49,7 +58,7 @@ def global_attr(typer, node, obj, attr):
             raise typer.error(f"cujit.atomic has no operation '{attr}'", node)
         return Func("atomic." + ("cas0" if attr == "compare_and_swap" else name))
     if attr == "laneid" and getattr(obj, "__name__", None) in ("cujit", "cujit.kernelapi"):
-        typer.tf.info[node] = ("sreg", ("laneid", None))
+        typer.tf.info[node] = SpecialRegister("laneid")
         return T.int32
     try:
         value = getattr(obj, attr)
@@ -68,13 +77,13 @@ def type_call(typer, node):
     ft = typer.expr(node.func)
     if ft is None:
         return None
-    if isinstance(ft, Func) and ft.key in _CONST_ARG_CALLS:
-        return _CONST_ARG_CALLS[ft.key](typer, node, ft)
+    if isinstance(ft, Func) and ft.kind in _CONST_ARG_CALLS:
+        return _CONST_ARG_CALLS[ft.kind](typer, node, ft)
     for kw in node.keywords:
         if kw.arg is None:
             raise typer.error("**kwargs in calls are not supported in kernels", kw.value)
     if any(isinstance(a, ast.Starred) for a in node.args):
-        if isinstance(ft, Func) and ft.key == "device":
+        if isinstance(ft, Func) and ft.kind is CallKind.DEVICE:
             return type_starred_call(typer, node, ft.data)
         raise typer.error("*args in calls are supported only for device functions", node)
     args = [typer.expr(a) for a in node.args]
@@ -84,8 +93,16 @@ def type_call(typer, node):
     if isinstance(ft, BoundMethod):
         return _method(typer, node, ft, args, kws)
     if not isinstance(ft, Func):
+        hint = ""
+        if isinstance(ft, Global) and isinstance(ft.obj, types.FunctionType):
+            # numba.extending.register_jitable registers in Numba's CPU registry, which
+            # cujit does not read: name the decorators that reach cujit
+            hint = ("; a Python function called from a kernel must be a device function: "
+                    "decorate it with @cuda.jit(device=True) or "
+                    "@cujit.extending.register_jitable (numba.extending.register_jitable "
+                    "registers it for Numba's CPU target only)")
         raise typer.error(f"'{ast.unparse(node.func)}' ({_describe(ft)}) cannot be called in a "
-                          "kernel", node.func)
+                          f"kernel{hint}", node.func)
     return calls_impl.type_func(typer, node, ft, args, kws)
 
 
@@ -99,7 +116,7 @@ def _method(typer, node, bm, args, kws):
     if kws:
         raise typer.error(f"{bm.name}() takes no keyword arguments in kernels", node)
     if bm.name == "conjugate":
-        typer.tf.info[node] = ("conjugate", None)
+        typer.tf.info[node] = Call(CallKind.CONJUGATE)
         return bm.recv
     if bm.name == "bit_count":
         return type_bit_count(typer, node, bm.recv, args)
@@ -114,7 +131,7 @@ def _method(typer, node, bm, args, kws):
         if aty.layout != "C":
             raise typer.error(f"reshape() in a kernel needs a C-contiguous array, got {aty}",
                               node)
-        typer.tf.info[node] = ("reshape", len(dims))
+        typer.tf.info[node] = Call(CallKind.RESHAPE, Reshape(len(dims)))
         return T.Array(aty.dtype, len(dims), "C", aty.readonly)
     raise typer.error(f"method {bm.name}() is not supported in kernels", node)
 
@@ -173,7 +190,7 @@ def _shared_array(typer, node, ft):
     dtype = _dtype_value(typer, a["dtype"], what)
     tf = typer.tf
     itemsize = dtype.dtype.itemsize
-    dynamic = ft.key == "shared.array" and 0 in shape
+    dynamic = ft.kind is CallKind.SHARED_ARRAY and 0 in shape
     if dynamic:
         if len(shape) != 1:
             raise typer.error(f"dynamic shared memory (a 0 in the shape) must be 1-D, as in "
@@ -181,7 +198,7 @@ def _shared_array(typer, node, ft):
         tf.uses_dynamic_shared = True
     else:
         nbytes = int(np.prod(shape, dtype=np.int64)) * itemsize
-        if ft.key == "shared.array":
+        if ft.kind is CallKind.SHARED_ARRAY:
             tf.shared_bytes += nbytes
             if nbytes > STATIC_SHARED_LIMIT:
                 raise CompileError(
@@ -190,11 +207,17 @@ def _shared_array(typer, node, ft):
                     f"memory is {STATIC_SHARED_LIMIT} bytes (48 KiB). Use dynamic shared "
                     "memory (shared.array(0, dtype) and the 4th launch value) for more",
                     typer.loc(node))
-        elif nbytes > (1 << 24):
-            raise CompileError(f"local.array of shape {shape} and dtype {dtype} asks {nbytes} "
-                               "bytes per thread; local arrays must be far smaller",
+        elif nbytes > LOCAL_LIMIT:
+            sized = sorted(n for n in tf.literal_args
+                           if any(isinstance(m, ast.Name) and m.id == n
+                                  for m in ast.walk(a["shape"])))
+            given = (f" (from kernel argument(s) {', '.join(f'{n}={tf.literal_args[n]}' for n in sized)})"
+                     if sized else "")
+            raise CompileError(f"local.array of shape {shape}{given} and dtype {dtype} asks "
+                               f"{nbytes} bytes per thread, more than the device's local "
+                               f"memory per thread ({LOCAL_LIMIT} bytes, 512 KiB)",
                                typer.loc(node))
-    tf.info[node] = (ft.key, (shape, dtype, dynamic))
+    tf.info[node] = Call(ft.kind, ArraySpec(shape, dtype, dynamic))
     return T.Array(dtype, len(shape), "C")
 
 
@@ -221,7 +244,7 @@ def _const_array_like(typer, node, ft):
     except TypeError as e:
         raise typer.error(f"const.array_like: {e}", a["arr"]) from None
     typer.tf.const_bytes += v.nbytes
-    typer.tf.info[node] = ("const.array_like", v)
+    typer.tf.info[node] = Call(CallKind.CONST_ARRAY, ConstArray(v))
     return T.Array(dtype, v.ndim, "C", True)
 
 
@@ -230,9 +253,10 @@ def _grid(typer, node, ft):
     n = typer.const_eval(a["ndim"], f"the argument of {ft.key}")
     if n not in (1, 2, 3) or isinstance(n, bool):
         raise typer.error(f"{ft.key}(ndim) takes 1, 2 or 3, got {n!r}", a["ndim"])
-    typer.tf.info[node] = (ft.key, n)
+    typer.tf.info[node] = Call(ft.kind, GridAxes(n))
     return T.int64 if n == 1 else T.UniTuple(T.int64, n)
 
 
-_CONST_ARG_CALLS = {"shared.array": _shared_array, "local.array": _shared_array,
-                    "const.array_like": _const_array_like, "grid": _grid, "gridsize": _grid}
+_CONST_ARG_CALLS = {CallKind.SHARED_ARRAY: _shared_array, CallKind.LOCAL_ARRAY: _shared_array,
+                    CallKind.CONST_ARRAY: _const_array_like, CallKind.GRID: _grid,
+                    CallKind.GRIDSIZE: _grid}

@@ -16,14 +16,15 @@ import ast
 
 from .. import types as T
 from . import rules
+from .callkinds import Call, CallKind, DeviceCall
 from .const_types import const_type
-from .frontend import FunctionSource
+from .frontend import FunctionSource, SourceOwner
 
-__all__ = ["type_device_call", "type_starred_call"]
+__all__ = ["type_device_call", "bind_device_call", "type_starred_call"]
 
 
 def _check_value(typer, anode, t):
-    if isinstance(t, rules.Func) and t.key == "closure":
+    if isinstance(t, rules.Func) and t.kind is CallKind.CLOSURE:
         raise typer.error("a function defined inside a kernel cannot be passed to a device "
                           "function (call it where it is defined)", anode)
     if isinstance(t, rules.PseudoType) and not isinstance(t, rules.Func):
@@ -56,13 +57,23 @@ def type_starred_call(typer, node, dev):
 
 def type_device_call(typer, node, dev, args, kws, positional=None):
     """Type call ``node`` of device function ``dev`` with positional types ``args`` and
-    keyword types ``kws`` ({name: type}); records ``("device", (callee, binding))``.
+    keyword types ``kws`` ({name: type}); records its ``Call(DEVICE, DeviceCall)``.
     ``positional``: ``(ast node or ("elt", tuple node, index), type)`` per positional
     argument when a ``*tuple`` was expanded (default: ``node.args``)."""
+    dc = bind_device_call(typer, node, dev, args, kws, positional)
+    typer.tf.info[node] = Call(CallKind.DEVICE, dc)
+    return dc.callee.return_type
+
+
+def bind_device_call(typer, node, dev, args, kws, positional=None):
+    """The :class:`DeviceCall` of call ``node`` of ``dev`` (an object with ``py_func`` and
+    optionally ``targetoptions``), its callee typed for the bound argument types; records
+    nothing (the caller records the call's kind).  Arguments as :func:`type_device_call`."""
     pyfunc = getattr(dev, "py_func", None)
     if pyfunc is None:
         raise typer.error(f"device function {dev!r} has no .py_func", node)
-    fsrc = FunctionSource.from_pyfunc(pyfunc)
+    # a device function object keeps its parsed source (it dies with the object)
+    fsrc = dev.source() if isinstance(dev, SourceOwner) else FunctionSource.from_pyfunc(pyfunc)
     a = fsrc.node.args
     params = [p.arg for p in a.args]
     name = fsrc.name
@@ -112,11 +123,10 @@ def type_device_call(typer, node, dev, args, kws, positional=None):
         tt = T.Tuple(tuple(t for _, t in extra))
         bound.append(("star", [n for n, _ in extra], tt))
         argtypes.append(tt)
-    callee = typer.infer_device(pyfunc, tuple(argtypes))
+    callee = typer.infer_device(pyfunc, tuple(argtypes), source=fsrc)
     opts = getattr(dev, "targetoptions", None) or {}
     # numba: inline="always" inlines when typing, forceinline=True asks LLVM to; both are
     # alwaysinline here (NVVM inlines internal device functions anyway)
     callee.force_inline = opts.get("inline") in ("always", True) or bool(opts.get("forceinline"))
     typer.tf.callees.append(callee)
-    typer.tf.info[node] = ("device", (callee, bound))
-    return callee.return_type
+    return DeviceCall(callee, bound)

@@ -10,8 +10,9 @@ import math
 
 from .. import types as T
 from . import rules
+from .callkinds import Call, CallKind, MathFunc
 
-__all__ = ["table_entries", "type_ext", "is_ext", "CMATH_UNARY", "FP16_UNARY",
+__all__ = ["table_entries", "type_ext", "CMATH_UNARY", "FP16_UNARY",
            "FP16_BINARY", "FP16_COMPARE"]
 
 CMATH_UNARY = ("exp", "log", "log10", "sqrt", "sin", "cos", "tan", "asin", "acos", "atan",
@@ -36,20 +37,17 @@ def table_entries():
     return t
 
 
-def is_ext(key):
-    return key.startswith(("cmath.", "fp16.")) or key in ("math.modf", "math.frexp",
-                                                           "math.ldexp")
-
-
 def _complex_of(t):
     return T.complex64 if t in (T.complex64, T.float32, T.float16) else T.complex128
 
 
 def type_ext(typer, node, key, args):
     """Result type of call ``key`` (``'cmath.exp'``, ``'fp16.hadd'``, ...) with argument
-    types ``args``; records ``tf.info[node]``.  TypingError for a wrong count or kind."""
-    typer.tf.info[node] = (key, None)
+    types ``args``; records its :class:`~.callkinds.Call` in ``tf.info[node]``.  TypingError
+    for a wrong count or kind."""
     mod, name = key.split(".", 1)
+    kind = {"cmath": CallKind.CMATH, "fp16": CallKind.FP16, "math": CallKind.MATH_PARTS}[mod]
+    typer.tf.info[node] = Call(kind, MathFunc(name))
 
     def need(n):
         if len(args) != n:
@@ -104,5 +102,5 @@ def type_bit_count(typer, node, recv, args):
     ``int.bit_count``), as int64."""
     if args:
         raise typer.error("bit_count() takes no arguments", node)
-    typer.tf.info[node] = ("bit_count", None)
+    typer.tf.info[node] = Call(CallKind.BIT_COUNT)
     return T.int64

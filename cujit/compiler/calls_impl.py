@@ -7,8 +7,10 @@ from .. import kernelapi_extra as KX
 from .. import types as T
 from . import intrinsics_types as IX
 from . import rules
+from .callkinds import Atomic, Call, CallKind, Cast, Extremum, MathFunc, ValueType
 from .calls_device import type_device_call
-from .calls_ext import is_ext, type_ext
+from .calls_extending import type_overload_call, type_user_intrinsic
+from .calls_ext import type_ext
 from .closures import type_closure_call
 from .libdevice_table import type_libdevice
 from .const_types import MATH_BINARY
@@ -56,131 +58,201 @@ def _float_of(t):
     return T.float64
 
 
-def type_func(typer, node, ft, args, kws):
-    key = ft.key
-    tf = typer.tf
-    if key == "device":
-        return _device_call(typer, node, ft.data, args, kws)
-    if is_ext(key):
-        if kws:
-            raise typer.error(f"{key}() takes no keyword arguments in kernels", node)
-        return type_ext(typer, node, key, args)
-    if key == "closure":
-        return type_closure_call(typer, node, ft.data, args, kws)
-    if key.startswith("libdevice."):
-        return type_libdevice(typer, node, key[10:], args, kws)
-    if kws and key not in ("print", "syncwarp"):
-        raise typer.error(f"{key}() takes no keyword arguments in kernels", node)
-    n = len(args)
-    if key.startswith("math.") or key in ("npfloor", "npceil", "nptrunc", "abs", "min", "max"):
-        _no_array_ufunc(typer, node, key, args)
+class _Site:
+    """One call being typed: the typer, the ``ast.Call``, the callee's ``Func`` (its key,
+    kind and family name), the argument types and keyword types."""
+    __slots__ = ("typer", "node", "ft", "key", "kind", "name", "args", "kws")
 
-    def need(lo, hi=None):
+    def __init__(self, typer, node, ft, args, kws):
+        self.typer, self.node, self.ft, self.args, self.kws = typer, node, ft, args, kws
+        self.key, self.kind, self.name = ft.key, ft.kind, ft.name
+
+    def record(self, data=None):
+        self.typer.tf.info[self.node] = Call(self.kind, data)
+
+    def need(self, lo, hi=None):
+        """Check the argument count (``lo`` to ``hi``) and that every argument is a number."""
+        n = len(self.args)
         hi = lo if hi is None else hi
         if not lo <= n <= hi:
             want = str(lo) if lo == hi else f"{lo} to {hi}"
-            raise typer.error(f"{_spelled(node, key)}() takes {want} argument(s), got {n}",
-                              node)
-        for a, t in zip(node.args, args):
-            _scalar(typer, a, t, _spelled(node, key) + "()")
+            raise self.typer.error(f"{_spelled(self.node, self.key)}() takes {want} "
+                                   f"argument(s), got {n}", self.node)
+        for a, t in zip(self.node.args, self.args):
+            _scalar(self.typer, a, t, _spelled(self.node, self.key) + "()")
 
-    tf.info[node] = (key, None)
-    if key == "cast":
-        need(1)
-        if rules.is_complex(args[0]) and not rules.is_complex(ft.data):
-            raise typer.error(f"cannot cast complex to {ft.data}", node)
-        tf.info[node] = ("cast", ft.data)
-        return ft.data
-    if key in ("int", "float", "bool", "complex"):
-        if key == "complex":
-            need(1, 2)
-            return T.complex128 if all(not rules.is_complex(a) or a is T.complex128
-                                       for a in args) else T.complex128
-        need(1)
-        if key != "bool" and rules.is_complex(args[0]):
-            raise typer.error(f"cannot convert complex to {key}", node)
-        target = {"int": T.int64, "float": T.float64, "bool": T.boolean}[key]
-        tf.info[node] = ("cast", target)
-        return target
-    if key == "round":
-        need(1, 2)
-        if rules.is_complex(args[0]):
-            raise typer.error("round() of a complex number is not defined", node)
-        if n == 1:
-            return T.int64
-        if not rules.is_int(args[1]):
-            raise typer.error("round(x, ndigits): ndigits must be an integer", node.args[1])
-        return _float_of(args[0])
-    if key in ("min", "max"):
-        if n == 1 and isinstance(args[0], (T.UniTuple, T.Tuple)):
-            ts = list(args[0].types)
-            tf.info[node] = (key, "tuple")
-        else:
-            if n < 2:
-                raise typer.error(f"{key}() takes at least 2 arguments in kernels", node)
-            ts = args
-            for a, t in zip(node.args, args):
-                _scalar(typer, a, t, key + "()")
-        r = None
-        for t in ts:
-            if rules.is_complex(t):
-                raise typer.error(f"{key}() of complex numbers is not defined", node)
-            r = rules.unify(r, t)
-        return r
-    if key == "abs":
-        need(1)
-        t = args[0]
+
+def type_func(typer, node, ft, args, kws):
+    """Result type of call ``node`` of the recognised callable ``ft`` (a ``Func``) with
+    argument types ``args`` and keyword types ``kws``; records the call's :class:`Call` in
+    ``typer.tf.info[node]``.  TypingError for a call the kernel language does not accept."""
+    c = _Site(typer, node, ft, args, kws)
+    own = _OWN_CHECKS.get(c.kind)
+    if own is not None:
+        return own(c)
+    if kws and c.kind not in (CallKind.PRINT, CallKind.SYNCWARP):
+        raise typer.error(f"{c.key}() takes no keyword arguments in kernels", node)
+    if c.kind in _ELEMENTWISE:
+        _no_array_ufunc(typer, node, c.key, args)
+    typing = _TYPERS.get(c.kind)
+    if typing is None:      # a kind typed with its constant arguments or as a method
+        raise typer.error(f"{ft.key}() is not supported in kernels", node)
+    if c.kind.payload is type(None):
+        c.record()
+    return typing(c)
+
+
+def _t_device(c):
+    return type_device_call(c.typer, c.node, c.ft.data, c.args, c.kws)
+
+
+def _t_ext(c):
+    if c.kws:
+        raise c.typer.error(f"{c.key}() takes no keyword arguments in kernels", c.node)
+    return type_ext(c.typer, c.node, c.key, c.args)
+
+
+def _t_overload(c):
+    return type_overload_call(c.typer, c.node, c.ft.data, c.args, c.kws)
+
+
+def _t_user_intrinsic(c):
+    return type_user_intrinsic(c.typer, c.node, c.ft.data, c.args, c.kws)
+
+
+def _t_closure(c):
+    return type_closure_call(c.typer, c.node, c.ft.data, c.args, c.kws)
+
+
+def _t_libdevice(c):
+    return type_libdevice(c.typer, c.node, c.name, c.args, c.kws)
+
+
+def _t_cast(c):
+    typer, node, args = c.typer, c.node, c.args
+    c.need(1)
+    if c.name is None:
+        if rules.is_complex(args[0]) and not rules.is_complex(c.ft.data):
+            raise typer.error(f"cannot cast complex to {c.ft.data}", node)
+        c.record(Cast(c.ft.data))
+        return c.ft.data
+    if c.name != "bool" and rules.is_complex(args[0]):
+        raise typer.error(f"cannot convert complex to {c.name}", node)
+    target = {"int": T.int64, "float": T.float64, "bool": T.boolean}[c.name]
+    c.record(Cast(target))
+    return target
+
+
+def _t_complex(c):
+    c.need(1, 2)
+    return T.complex128
+
+
+def _t_round(c):
+    typer, node, args = c.typer, c.node, c.args
+    c.need(1, 2)
+    if rules.is_complex(args[0]):
+        raise typer.error("round() of a complex number is not defined", node)
+    if len(args) == 1:
+        return T.int64
+    if not rules.is_int(args[1]):
+        raise typer.error("round(x, ndigits): ndigits must be an integer", node.args[1])
+    return _float_of(args[0])
+
+
+def _t_extremum(c):
+    typer, node, args, key = c.typer, c.node, c.args, c.key
+    if len(args) == 1 and isinstance(args[0], (T.UniTuple, T.Tuple)):
+        ts = list(args[0].types)
+        c.record(Extremum(True))
+    else:
+        c.record(Extremum(False))
+        if len(args) < 2:
+            raise typer.error(f"{key}() takes at least 2 arguments in kernels", node)
+        ts = args
+        for a, t in zip(node.args, args):
+            _scalar(typer, a, t, key + "()")
+    r = None
+    for t in ts:
         if rules.is_complex(t):
-            return t.underlying_float
-        return T.int64 if isinstance(t, T.Boolean) else t
-    if key == "pow":
-        need(2)
-        return typer.binop_types("**", args[0], args[1], node)
-    if key == "len":
-        if n != 1:
-            raise typer.error("len() takes 1 argument", node)
-        t = args[0]
-        if isinstance(t, T.Array):
-            if t.ndim == 0:
-                raise typer.error("len() of a 0-d array", node)
-            return T.int64
-        if isinstance(t, (T.UniTuple, T.Tuple)):
-            return T.int64
-        raise typer.error(f"len() of a value of type {t}", node)
-    if key == "range":
-        need(1, 3)
-        for a, t in zip(node.args, args):
-            if not (rules.is_int(t) or isinstance(t, T.Boolean)):
-                raise typer.error(f"range() takes integers, got {t}", a)
-        small = all(isinstance(t, T.Boolean) or (t.signed and t.bitwidth <= 32) for t in args)
-        uns = all(rules.is_int(t) and not t.signed and t.bitwidth == 64 for t in args)
-        return RangeType(T.int32 if small else T.uint64 if uns else T.int64)
-    if key in ("enumerate", "zip"):
-        if not args or (key == "enumerate" and len(args) != 1):
-            want = "1 argument" if key == "enumerate" else "at least 1 argument"
-            raise typer.error(f"{key}() takes {want}", node)
-        for a, t in zip(node.args, args):
-            if rules.element_type(t) is None:
-                raise typer.error(f"{key}() in a kernel takes ranges, arrays or homogeneous "
-                                  f"tuples, got {t}", a)
-        return rules.IterType(key, args)
-    if key == "print":
-        for k in kws:
-            raise typer.error(f"print() keyword '{k}' is not supported in kernels", node)
-        for a, t in zip(node.args, args):
-            if not (rules.is_number(t) or (isinstance(t, rules.Global) and
-                                           isinstance(t.obj, str))):
-                raise typer.error(f"print() in a kernel takes numbers and string constants, "
-                                  f"got {t}", a)
-        return T.void
-    if key.startswith("math."):
-        return _math(typer, node, key[5:], args, need)
-    if key in ("npfloor", "npceil", "nptrunc"):
-        need(1)
-        return _float_of(args[0])
-    if key.startswith("atomic."):
-        return _atomic(typer, node, key[7:], args)
-    return _kernel_api(typer, node, key, args, kws, need)
+            raise typer.error(f"{key}() of complex numbers is not defined", node)
+        r = rules.unify(r, t)
+    return r
+
+
+def _t_abs(c):
+    c.need(1)
+    t = c.args[0]
+    if rules.is_complex(t):
+        return t.underlying_float
+    return T.int64 if isinstance(t, T.Boolean) else t
+
+
+def _t_pow(c):
+    c.need(2)
+    return c.typer.binop_types("**", c.args[0], c.args[1], c.node)
+
+
+def _t_len(c):
+    typer, node, args = c.typer, c.node, c.args
+    if len(args) != 1:
+        raise typer.error("len() takes 1 argument", node)
+    t = args[0]
+    if isinstance(t, T.Array):
+        if t.ndim == 0:
+            raise typer.error("len() of a 0-d array", node)
+        return T.int64
+    if isinstance(t, (T.UniTuple, T.Tuple)):
+        return T.int64
+    raise typer.error(f"len() of a value of type {t}", node)
+
+
+def _t_range(c):
+    c.need(1, 3)
+    for a, t in zip(c.node.args, c.args):
+        if not (rules.is_int(t) or isinstance(t, T.Boolean)):
+            raise c.typer.error(f"range() takes integers, got {t}", a)
+    small = all(isinstance(t, T.Boolean) or (t.signed and t.bitwidth <= 32) for t in c.args)
+    uns = all(rules.is_int(t) and not t.signed and t.bitwidth == 64 for t in c.args)
+    return RangeType(T.int32 if small else T.uint64 if uns else T.int64)
+
+
+def _t_iterator(c):
+    typer, node, args, key = c.typer, c.node, c.args, c.key
+    if not args or (key == "enumerate" and len(args) != 1):
+        want = "1 argument" if key == "enumerate" else "at least 1 argument"
+        raise typer.error(f"{key}() takes {want}", node)
+    for a, t in zip(node.args, args):
+        if rules.element_type(t) is None:
+            raise typer.error(f"{key}() in a kernel takes ranges, arrays or homogeneous "
+                              f"tuples, got {t}", a)
+    return rules.IterType(c.kind, args)
+
+
+def _t_print(c):
+    for k in c.kws:
+        raise c.typer.error(f"print() keyword '{k}' is not supported in kernels", c.node)
+    for a, t in zip(c.node.args, c.args):
+        if not (rules.is_number(t) or (isinstance(t, rules.Global) and
+                                       isinstance(t.obj, str))):
+            raise c.typer.error(f"print() in a kernel takes numbers and string constants, "
+                                f"got {t}", a)
+    return T.void
+
+
+def _t_math(c):
+    c.record(MathFunc(c.name))
+    return _math(c.typer, c.node, c.name, c.args, c.need)
+
+
+def _t_np_rounding(c):
+    c.record(MathFunc(c.name))
+    c.need(1)
+    return _float_of(c.args[0])
+
+
+def _t_atomic(c):
+    return _atomic(c.typer, c.node, c.name, c.args)
 
 
 def _math(typer, node, name, args, need):
@@ -253,7 +325,7 @@ def _atomic(typer, node, op, args):
         _scalar(typer, a, t, f"atomic.{name}()")
         if rules.is_complex(t):
             raise typer.error(f"atomic.{name}(): complex values are not supported", a)
-    typer.tf.info[node] = ("atomic", op)
+    typer.tf.info[node] = Call(CallKind.ATOMIC, Atomic(op))
     return aty.dtype
 
 
@@ -264,70 +336,118 @@ _GRID_GROUP = KX.GridGroup()
 _WARP_TYPES = (T.int32, T.uint32, T.int64, T.uint64, T.float32, T.float64)
 
 
-def _kernel_api(typer, node, key, args, kws, need):
-    tf = typer.tf
-    if key in IX.KEYS:
-        return IX.type_intrinsic(typer, node, key, args, kws, need)
-    if key.startswith("cg."):
-        # this_grid() is the grid group (a compile-time object: its .sync is recognised);
-        # sync() returns None (lowered in .cooperative)
-        need(0)
-        return Global(_GRID_GROUP) if key == "cg.this_grid" else T.void
-    if key == "syncthreads" or key.startswith("threadfence"):
-        need(0)
-        return T.void
-    if key in ("syncthreads_count", "syncthreads_and", "syncthreads_or"):
-        need(1)
-        return T.int32
-    if key == "syncwarp":
-        if kws and set(kws) != {"mask"}:
-            raise typer.error("syncwarp() takes only 'mask'", node)
-        if len(args) + len(kws) > 1:
-            raise typer.error("syncwarp() takes at most 1 argument", node)
-        for a, t in zip(node.args, args):
-            _scalar(typer, a, t, "syncwarp()")
-        return T.void
-    if key in ("shfl_sync", "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync"):
-        need(3)
-        vt = args[1]
-        if isinstance(vt, T.Boolean):
-            vt = T.int32
-        if vt not in _WARP_TYPES:
-            raise typer.error(f"{key}() supports {', '.join(map(str, _WARP_TYPES))} values, "
-                              f"got {args[1]}", node.args[1])
-        tf.info[node] = (key, vt)
-        return vt
-    if key in ("ballot_sync", "all_sync", "any_sync", "eq_sync"):
-        need(2)
-        if not (rules.is_int(args[1]) or isinstance(args[1], T.Boolean)):     # numba: the predicate is a bool or an integer
-            raise typer.error(f"{key}() predicate must be a boolean or an integer, got "
-                              f"{args[1]}", node.args[1])
-        return T.uint32 if key == "ballot_sync" else T.boolean
-    if key in ("activemask", "lanemask_lt"):
-        need(0)
+def _t_intrinsic(c):
+    return IX.type_intrinsic(c.typer, c.node, c.key, c.args, c.kws, c.need)
+
+
+def _t_this_grid(c):
+    # this_grid() is the grid group (a compile-time object: its .sync is recognised)
+    c.need(0)
+    return Global(_GRID_GROUP)
+
+
+def _t_no_args(c):
+    c.need(0)
+    return T.void
+
+
+def _t_sync_pred(c):
+    c.need(1)
+    return T.int32
+
+
+def _t_syncwarp(c):
+    typer, node, kws = c.typer, c.node, c.kws
+    if kws and set(kws) != {"mask"}:
+        raise typer.error("syncwarp() takes only 'mask'", node)
+    if len(c.args) + len(kws) > 1:
+        raise typer.error("syncwarp() takes at most 1 argument", node)
+    for a, t in zip(node.args, c.args):
+        _scalar(typer, a, t, "syncwarp()")
+    return T.void
+
+
+def _t_shfl(c):
+    c.need(3)
+    vt = c.args[1]
+    if isinstance(vt, T.Boolean):
+        vt = T.int32
+    if vt not in _WARP_TYPES:
+        raise c.typer.error(f"{c.key}() supports {', '.join(map(str, _WARP_TYPES))} values, "
+                            f"got {c.args[1]}", c.node.args[1])
+    c.record(ValueType(vt))
+    return vt
+
+
+def _t_vote(c):
+    c.need(2)
+    p = c.args[1]
+    if not (rules.is_int(p) or isinstance(p, T.Boolean)):     # numba: a bool or an integer
+        raise c.typer.error(f"{c.key}() predicate must be a boolean or an integer, got "
+                            f"{p}", c.node.args[1])
+    return T.uint32 if c.kind is CallKind.BALLOT_SYNC else T.boolean
+
+
+def _t_mask(c):
+    c.need(0)
+    return T.uint32
+
+
+def _t_bitop(c):
+    c.need(1)
+    t = c.args[0]
+    if not rules.is_int(t):
+        raise c.typer.error(f"{c.key}() takes an integer, got {t}", c.node.args[0])
+    if c.kind is CallKind.FFS:
         return T.uint32
-    if key in ("popc", "brev", "clz", "ffs"):
-        need(1)
-        t = args[0]
-        if not rules.is_int(t):
-            raise typer.error(f"{key}() takes an integer, got {t}", node.args[0])
-        if key == "ffs":
-            return T.uint32
-        if key == "brev":       # numba: brev is defined for uint32 and uint64
-            return T.uint64 if t.bitwidth == 64 else T.uint32
-        return t
-    if key == "fma":
-        need(3)
-        r = None
-        for t in args:
-            r = rules.unify(r, _float_of(t))
-        return r
-    if key == "cbrt":
-        need(1)
-        return _float_of(args[0])
-    raise typer.error(f"{key}() is not supported in kernels", node)
+    if c.kind is CallKind.BREV:       # numba: brev is defined for uint32 and uint64
+        return T.uint64 if t.bitwidth == 64 else T.uint32
+    return t
 
 
-def _device_call(typer, node, dev, args, kws):
-    return type_device_call(typer, node, dev, args, kws)
+def _t_fma(c):
+    c.need(3)
+    r = None
+    for t in c.args:
+        r = rules.unify(r, _float_of(t))
+    return r
+
+
+def _t_cbrt(c):
+    c.need(1)
+    return _float_of(c.args[0])
+
+
+# Kinds that check their keyword arguments themselves (typed in their own modules).
+_OWN_CHECKS = {CallKind.DEVICE: _t_device, CallKind.CLOSURE: _t_closure,
+               CallKind.LIBDEVICE: _t_libdevice, CallKind.CMATH: _t_ext,
+               CallKind.FP16: _t_ext, CallKind.MATH_PARTS: _t_ext,
+               CallKind.OVERLOAD: _t_overload, CallKind.USER_INTRINSIC: _t_user_intrinsic}
+# Kinds that refuse whole-array arguments with numba's ufunc advice.
+_ELEMENTWISE = frozenset((CallKind.MATH, CallKind.NP_ROUNDING, CallKind.ABS, CallKind.MIN,
+                          CallKind.MAX))
+_TYPERS = {
+    CallKind.CAST: _t_cast, CallKind.COMPLEX: _t_complex, CallKind.ROUND: _t_round,
+    CallKind.MIN: _t_extremum, CallKind.MAX: _t_extremum, CallKind.ABS: _t_abs,
+    CallKind.POW: _t_pow, CallKind.LEN: _t_len, CallKind.RANGE: _t_range,
+    CallKind.ENUMERATE: _t_iterator, CallKind.ZIP: _t_iterator, CallKind.PRINT: _t_print,
+    CallKind.MATH: _t_math, CallKind.NP_ROUNDING: _t_np_rounding,
+    CallKind.ATOMIC: _t_atomic,
+    CallKind.SELP: _t_intrinsic, CallKind.MULHI: _t_intrinsic,
+    CallKind.NANOSLEEP: _t_intrinsic, CallKind.MATCH_ANY_SYNC: _t_intrinsic,
+    CallKind.MATCH_ALL_SYNC: _t_intrinsic,
+    CallKind.THIS_GRID: _t_this_grid, CallKind.GRID_SYNC: _t_no_args,
+    CallKind.SYNCTHREADS: _t_no_args, CallKind.THREADFENCE: _t_no_args,
+    CallKind.THREADFENCE_BLOCK: _t_no_args, CallKind.THREADFENCE_SYSTEM: _t_no_args,
+    CallKind.SYNCTHREADS_COUNT: _t_sync_pred, CallKind.SYNCTHREADS_AND: _t_sync_pred,
+    CallKind.SYNCTHREADS_OR: _t_sync_pred, CallKind.SYNCWARP: _t_syncwarp,
+    CallKind.SHFL_SYNC: _t_shfl, CallKind.SHFL_UP_SYNC: _t_shfl,
+    CallKind.SHFL_DOWN_SYNC: _t_shfl, CallKind.SHFL_XOR_SYNC: _t_shfl,
+    CallKind.BALLOT_SYNC: _t_vote, CallKind.ALL_SYNC: _t_vote, CallKind.ANY_SYNC: _t_vote,
+    CallKind.EQ_SYNC: _t_vote, CallKind.ACTIVEMASK: _t_mask, CallKind.LANEMASK_LT: _t_mask,
+    CallKind.POPC: _t_bitop, CallKind.BREV: _t_bitop, CallKind.CLZ: _t_bitop,
+    CallKind.FFS: _t_bitop, CallKind.FMA: _t_fma, CallKind.CBRT: _t_cbrt,
+}
+
+
 

@@ -13,6 +13,7 @@
 import ast
 import copy
 
+from .callkinds import Call, CallKind, ClosureCall
 from .errors import TypingError
 from .rules import Func
 from .scopes import local_names
@@ -113,5 +114,5 @@ def type_closure_call(typer, node, inner, args, kws):
             env.stack.pop()
         env.typed[key] = tf
     typer.tf.callees.append(tf)
-    typer.tf.info[node] = ("closure", (tf, free))
+    typer.tf.info[node] = Call(CallKind.CLOSURE, ClosureCall(tf, tuple(free)))
     return tf.return_type

@@ -14,7 +14,9 @@ import numpy as np
 from .. import kernelapi as K
 from .. import types as T
 from ..driver.api import STATIC_SHARED_LIMIT
-from ..numba_types import from_numba_type, is_numba_object
+from ..numba_types import from_numba_type, is_numba_object, numba_jit_function
+from .extensions import Intrinsic, overloads
+from .nodeinfo import SpecialRegister
 from .rules import Func, Global
 
 __all__ = ["const_type", "MATH_UNARY", "MATH_BINARY", "STATIC_SHARED_LIMIT", "CONST_LIMIT"]
@@ -82,10 +84,10 @@ def _np_cast_target(value):
 
 
 def const_type(value):
-    """``(type, info)`` of a value known at compile time.  ``info`` is None, or the
-    ``(key, data)`` the lowering needs (e.g. ``('sreg', 'laneid')``)."""
+    """``(type, info)`` of a value known at compile time.  ``info`` is None, or the record
+    the backends need (``nodeinfo.SpecialRegister('laneid')``)."""
     if value is K.laneid:
-        return T.int32, ("sreg", ("laneid", None))
+        return T.int32, SpecialRegister("laneid")
     if isinstance(value, bool) or isinstance(value, np.bool_):
         return T.boolean, None
     if isinstance(value, int):
@@ -112,6 +114,14 @@ def const_type(value):
         return Func(key), None
     if getattr(value, "_cujit_device_function", False):
         return Func("device", value), None
+    if isinstance(value, Intrinsic):
+        return Func("user_intrinsic", value), None
+    if numba_jit_function(value) is not None:
+        # numba.jit / njit: compiled for the GPU from its Python function, as numba-cuda
+        # does ("CPU-GPU compatibility")
+        return Func("device", value), None
+    if callable(value) and value in overloads:
+        return Func("overload", value), None
     libdevice = getattr(value, "cujit_libdevice", None)
     if libdevice.__class__ is str:     # a cujit.libdevice stub (top layer: known by mark)
         return Func("libdevice." + libdevice), None

@@ -18,16 +18,18 @@ from llvmlite import ir
 from .lower_sreg import sreg
 from .ltypes import I32
 
-__all__ = ["BARRIER_GLOBAL", "LOWERERS"]
+__all__ = ["BARRIER_GLOBAL", "lower_this_grid", "lower_grid_sync"]
 
 BARRIER_GLOBAL = "_cujit_grid_barrier"
 
 
-def _this_grid(lw, node, data):
+def lower_this_grid(lw, node, call):
+    """``cg.this_grid()``: a compile-time object, no value."""
     return None
 
 
-def _grid_sync(lw, node, data):
+def lower_grid_sync(lw, node, call):
+    """``cg.this_grid().sync()``: the grid barrier (a counter in global memory)."""
     m = lw.m
     m.uses_grid_sync = True
     b = lw.b
@@ -64,5 +66,3 @@ def _grid_sync(lw, node, data):
         b.call(fence, [])
     b.call(bar, [])
 
-
-LOWERERS = {"cg.this_grid": _this_grid, "cg.grid_sync": _grid_sync}

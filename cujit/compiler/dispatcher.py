@@ -18,23 +18,28 @@ fake device's limits and calls :func:`cujit.simulator.kernel.run_kernel`.
 """
 import functools
 import threading
+import weakref
+from time import perf_counter_ns as _now
 
 import numpy as np
 
 from .. import types as ct
-from ..numba_types import is_numba_object
+from ..numba_types import is_numba_object, numba_jit_function
 from ..kernelstate import state as _state
 from . import launcher as _ln
+from .launcher import launched as _launched
 from . import launch_args as _la
 from .build import CompiledKernel, build_kernel
 from .build import target as _target
-from .frontend import DeviceFunctionLike
+from .errors import CujitCompileError, TypingError
+from .frontend import DeviceFunctionLike, SourceOwner
 from .jitoptions import check_launch_bounds as _check_launch_bounds
 from .jitoptions import check_options as _check_options
 from .introspect import InspectMixin as _InspectMixin
 from .introspect import check_extensions as _check_extensions
 from ..runtime.streams import Stream as _Stream
 from ..runtime.graphs import capturing as _capturing, keep_for_graph as _keep_for_graph
+from ..config import config
 
 __all__ = ["jit", "Dispatcher", "DeviceFunction", "CompiledKernel", "compile_ptx",
            "compile_ptx_for_current_device"]
@@ -107,9 +112,53 @@ def _plain_key(key):
     return True
 
 
+class _StreamKey:
+    """A stream object in a cached launch-configuration key, referred to weakly: it hashes
+    and compares as the stream (so the user's ``(grid, block, stream)`` tuple finds the entry
+    with one dict lookup) and never keeps it alive; when the stream dies ``forget`` (the
+    weakref callback) drops the entry."""
+    __slots__ = ("ref", "hash")
+
+    def __init__(self, stream, forget):
+        self.ref = weakref.ref(stream, forget)
+        self.hash = hash(stream)
+
+    def __hash__(self):
+        return self.hash
+
+    def __eq__(self, other):
+        s = self.ref()
+        return s is other or (s is not None and s == other)
+
+
+def _cache_key(key, configs):
+    """``key`` (a plain launch-configuration tuple) as stored in ``configs``: each stream
+    object in it as a :class:`_StreamKey` whose death removes the entry; None when a stream
+    object cannot be referred to weakly (such a configuration is not cached)."""
+    if all(v is None or v.__class__ is int or v.__class__ is tuple for v in key):
+        return key
+    stored = []
+
+    def forget(_ref):
+        configs.pop(stored[0], None)
+    items = []
+    for v in key:
+        if v is None or v.__class__ is int or v.__class__ is tuple:
+            items.append(v)
+            continue
+        try:
+            items.append(_StreamKey(v, forget))
+        except TypeError:       # a foreign stream object: no weak reference, or unhashable
+            return None
+    stored.append(tuple(items))
+    return stored[0]
+
+
 def _make(pyfunc, sigs, options):
     if isinstance(pyfunc, (Dispatcher, DeviceFunction)):
         pyfunc = pyfunc.py_func
+    elif numba_jit_function(pyfunc) is not None:     # cuda.jit(a numba.njit function)
+        pyfunc = numba_jit_function(pyfunc)
     if not callable(pyfunc) or not hasattr(pyfunc, "__code__"):
         raise TypeError(f"jit needs a Python function, got {pyfunc!r}")
     if options.get("device"):
@@ -144,19 +193,20 @@ def _prefetch_toolchain():
     if _prefetched:
         return
     _prefetched = True
-    import os
     from ..driver import simulator_enabled
-    if os.environ.get("CUJIT_PREFETCH", "1") == "0" or simulator_enabled():
+    if not config.PREFETCH or simulator_enabled():
         return
     threading.Thread(target=_warm_toolchain, name="cujit-toolchain-prefetch",
                      daemon=True).start()
 
 
-class DeviceFunction(DeviceFunctionLike):
+class DeviceFunction(DeviceFunctionLike, SourceOwner):
     """A ``@jit(device=True)`` function: callable from kernels (the compiler finds it by
     ``_cujit_device_function``, :class:`~.frontend.DeviceFunctionLike`, and compiles
     ``py_func``), or directly inside a simulated kernel.  ``sigs``: the eager signatures
-    given, or None."""
+    given, or None.  It keeps its parsed source (:class:`~.frontend.SourceOwner`); the
+    typings and code made for it belong to the kernels that call it (a kernel keeps the
+    device functions it calls alive, never the other way round)."""
 
     def __init__(self, py_func, sigs, options):
         self.py_func = py_func
@@ -184,9 +234,13 @@ class _Configured(_ln.LaunchConfig):
     kernel; call it with the kernel's arguments."""
     __slots__ = ("dispatcher",)
 
-    def __call__(self, *args):
+    def __call__(self, *args, **kwargs):
+        if kwargs or len(args) != self.dispatcher._nargs:
+            args = self.dispatcher._bind(args, kwargs)
         if _capturing and self.stream_handle in _capturing:
             _keep_for_graph(self.stream_handle, *args)     # a graph replays with these
+        if _launched.listeners:             # the hot path's one test of the hook point
+            return self.dispatcher._launch_prepared(self, args)
         fast = self.dispatcher._fast
         if fast is None or not fast(self, args):
             self.dispatcher._launch_slow(self, args)
@@ -210,21 +264,30 @@ class _ConfiguredExt(_Configured):
     handlers first, and what they put in ``retr`` runs after the launch (numba's protocol)."""
     __slots__ = ()
 
-    def __call__(self, *args):
+    def __call__(self, *args, **kwargs):
         from .introspect import prepare_args
+        if kwargs or len(args) != self.dispatcher._nargs:
+            args = self.dispatcher._bind(args, kwargs)
         args, retr = prepare_args(self.dispatcher._extensions, args, self.stream)
         self.dispatcher._launch_prepared(self, args)
         for r in retr:
             r()
 
 
-class Dispatcher(_InspectMixin):
+class Dispatcher(_InspectMixin, SourceOwner):
     """A kernel: ``py_func``, ``targetoptions``, specialisations per argument-type tuple.
 
     ``kernel[griddim, blockdim(, stream(, dynamic_shared_bytes))](*args)`` launches;
     ``compile(sig)`` compiles eagerly; ``inspect_llvm()``/``inspect_asm()`` return the LLVM IR
     and PTX of the compiled signatures; ``signatures`` lists them.  Calling the kernel without
-    a launch configuration raises ValueError."""
+    a launch configuration raises ValueError.
+
+    The dispatcher is the one home of everything made for its kernel: the parsed source
+    (:meth:`source`), one CompiledKernel per signature (``_specs``; each holds its modules
+    loaded per context, unloaded through the context's deferred queue when it dies), the
+    simulator's :attr:`sim_kernel` (typings and typed functions per signature), launch
+    configurations and fast paths.  No module-level cache refers to any of it, so dropping
+    the dispatcher frees all of it."""
 
     _cujit_kernel = True
 
@@ -233,8 +296,12 @@ class Dispatcher(_InspectMixin):
         self.targetoptions = dict(options)
         functools.update_wrapper(self, py_func)
         self._nargs = py_func.__code__.co_argcount
+        self._pysig = None          # inspect.Signature, made on the first keyword launch
         self._specs = {}            # argtypes -> CompiledKernel
-        self._configs = {}          # launch-config key -> _Configured
+        self._configs = {}          # launch-config key -> _Configured (streams held weakly)
+        # the last configuration's key: ``k[g, b, cuda.stream()](...)`` drops its stream
+        # between the lookup and the call, and the launch must find it alive
+        self._last_key = None
         self._fast = None           # the last fast path that launched
         self._fasts = []            # other fast paths, tried by the slow path first
         self._lock = threading.RLock()
@@ -242,6 +309,7 @@ class Dispatcher(_InspectMixin):
         self._sim_sigs = []         # argtypes launched on the simulator (compiled on demand)
         self._specializations = {}  # argtypes -> Dispatcher (specialize)
         self._specialized = False
+        self._sim = None            # the simulator's SimKernel, made at the first launch there
         self._extensions = list(options.get("extensions") or ())
         bounds = _check_launch_bounds(options.get("launch_bounds"))
         self._max_threads = bounds[0] if bounds else None
@@ -251,10 +319,12 @@ class Dispatcher(_InspectMixin):
             self._disk = DiskCache(py_func)
         if sigs is not None:
             self._declared = [self._check_sig(s) for s in sigs]
-            for argtypes in self._declared:
+            # a kernel sized by an argument compiles per value, at launch
+            eager = () if self.source().sizing_params() else self._declared
+            for argtypes in eager:
                 if _on_simulator():     # runs py_func, but types it now as the GPU would
                     from .typecheck import typecheck
-                    typecheck(py_func, argtypes, kernel=True)
+                    typecheck(py_func, argtypes, kernel=True, source=self.source())
                 else:
                     self._compiled(argtypes)
 
@@ -270,6 +340,7 @@ class Dispatcher(_InspectMixin):
         # 1.0 == True == 1 (same hash): only a key of plain values may reuse a cached
         # configuration; any other goes through validation (which rejects floats and bools)
         if _plain_key(key):
+            self._last_key = key
             return conf
         return self._configure_key(key)
 
@@ -284,14 +355,16 @@ class Dispatcher(_InspectMixin):
                              f"dynamic_shared_bytes]; got [{key!r}]")
         g, b, s, sh = (key + (0, 0))[:4]
         conf = self._make_config(g, b, s, sh)
+        self._last_key = key
         if not _plain_key(key):
             return conf
-        try:
-            if len(self._configs) >= _MAX_CONFIGS:
-                self._configs.clear()
-            self._configs[key] = conf
-        except TypeError:
-            pass
+        configs = self._configs
+        stored = _cache_key(key, configs)
+        if stored is None or not conf.hold_stream_weakly():
+            return conf
+        if len(configs) >= _MAX_CONFIGS:
+            configs.clear()
+        configs[stored] = conf
         return conf
 
     def _make_config(self, g, b, s, sh):
@@ -309,10 +382,14 @@ class Dispatcher(_InspectMixin):
 
     def _launch_prepared(self, cfg, args):
         """Launch with configuration ``cfg`` and arguments already through the
-        ``extensions=`` handlers (what ``_Configured.__call__`` does without them)."""
+        ``extensions=`` handlers (what ``_Configured.__call__`` does without them); also
+        ``forall``'s launch."""
+        t0 = _launched.listeners and _now()
         fast = self._fast
         if fast is None or not fast(cfg, args):
             self._launch_slow(cfg, args)
+        if t0:
+            _launched.emit(cfg, t0)
 
     # -- compilation ---------------------------------------------------------------------
     @property
@@ -338,7 +415,9 @@ class Dispatcher(_InspectMixin):
         return self._specialized
 
     def _compile_pending(self):
-        for argtypes in list(self._declared or ()) + self._sim_sigs:
+        # a kernel sized by an argument compiles only for the values it was launched with
+        declared = [] if self.source().sizing_params() else list(self._declared or ())
+        for argtypes in declared + self._sim_sigs:
             self._compiled(argtypes)
 
     def _argtypes_of_values(self, args):
@@ -376,15 +455,20 @@ class Dispatcher(_InspectMixin):
                 spec = self._specs.get(argtypes)
                 if spec is None:
                     spec = build_kernel(self.py_func, argtypes, self.targetoptions,
-                                        self._disk)
+                                        self._disk, source=self.source())
                     self._specs[argtypes] = spec
         return spec
 
-    def _pick_signature(self, argtypes):
+    def _pick_signature(self, argtypes, values=None):
+        """The specialisation for launch argument types ``argtypes`` (and, for parameters
+        that size local/shared arrays, their ``values``: one specialisation per value)."""
         spec = self._specs.get(argtypes)
         if spec is not None:
             return spec
-        return self._compiled(self._match_declared(argtypes))
+        argtypes = self._match_declared(argtypes)
+        if values is not None:
+            argtypes = self.source().literal_argtypes(argtypes, values)
+        return self._compiled(argtypes)
 
     def _match_declared(self, argtypes):
         """``argtypes`` itself for a lazy kernel; for an eagerly declared one, the first
@@ -415,6 +499,24 @@ class Dispatcher(_InspectMixin):
         return d
 
     # -- launching -----------------------------------------------------------------------
+    def _bind(self, args, kwargs):
+        """The launch's positional arguments from ``args`` and keyword arguments ``kwargs``,
+        the kernel's default values filled in (a cujit extension: numba.cuda kernels take
+        neither).  Python's binding rules and words: TypeError for a missing argument, an
+        unexpected keyword, several values for one argument or too many positional ones."""
+        if not kwargs and not self.py_func.__defaults__:
+            self._check_nargs(args)
+        sig = self._pysig
+        if sig is None:
+            import inspect
+            sig = self._pysig = inspect.signature(self.py_func)
+        try:
+            bound = sig.bind(*args, **kwargs)
+        except TypeError as exc:
+            raise TypeError(f"kernel {self.py_func.__qualname__}(): {exc}") from None
+        bound.apply_defaults()
+        return bound.args
+
     def _check_nargs(self, args):
         if len(args) != self._nargs:
             raise TypeError(f"kernel {self.py_func.__qualname__} takes {self._nargs} "
@@ -424,6 +526,10 @@ class Dispatcher(_InspectMixin):
         from ..runtime.devices import current_context
         from ..driver import get_driver
         self._check_nargs(args)
+        if cfg.stream_dropped():
+            raise ValueError(f"the stream of launch configuration {cfg.text} of kernel "
+                             f"{self.py_func.__qualname__} no longer exists (the program "
+                             f"dropped it): keep the stream alive while launching on it")
         ctx = current_context()
         if cfg.ordinal != ctx.device.id:
             # validated for another device: check this one's limits too, then keep using
@@ -443,11 +549,20 @@ class Dispatcher(_InspectMixin):
                 # an int for a narrower integer wraps): the value the GPU gets
                 args = convert_declared_scalars(argtypes, args) or args
             _ln.check_launch_bound(cfg, self.py_func.__qualname__, self._max_threads)
-            if None not in argtypes and argtypes not in self._sim_sigs:
-                self._sim_sigs.append(argtypes)
+            new = None
+            if None not in argtypes:
+                argtypes = self.source().literal_argtypes(argtypes, args)
+                if argtypes not in self._sim_sigs:
+                    new = argtypes
+                    self._sim_sigs.append(argtypes)
             from ..simulator.kernel import run_kernel
-            run_kernel(self.py_func, cfg.griddim, cfg.blockdim, cfg.stream_handle,
-                       cfg.sharedmem, args, debug=bool(self.targetoptions.get("debug")))
+            try:
+                run_kernel(self.sim_kernel, cfg.griddim, cfg.blockdim, cfg.stream_handle,
+                           cfg.sharedmem, args, debug=bool(self.targetoptions.get("debug")))
+            except CujitCompileError:
+                if new is not None:         # not a signature that compiles: not listed
+                    self._sim_sigs.remove(new)
+                raise
             return
         for f in self._fasts:
             if f.info not in cfg.ok:        # a new configuration: check it for this kernel
@@ -462,6 +577,23 @@ class Dispatcher(_InspectMixin):
                                     bool(self.targetoptions.get("debug")), ctx, drv, cfg, args)
         if fast is not None:
             self._install_fast(fast)
+
+    @property
+    def sim_kernel(self):
+        """The simulator's :class:`~cujit.simulator.kernel.SimKernel` of this kernel (its
+        typings, typed functions and constant arrays per signature), made on first use."""
+        sim = self._sim
+        if sim is None:
+            with self._lock:
+                sim = self._sim
+                if sim is None:
+                    from ..simulator.kernel import SimKernel
+                    try:
+                        source = self.source()
+                    except TypingError:     # raised again, as the compiler says it, when typed
+                        source = None
+                    sim = self._sim = SimKernel(self.py_func, source)
+        return sim
 
     def _install_fast(self, fast):
         """Make ``fast`` the first one tried; keep the ``_MAX_FAST`` most recent."""

@@ -9,10 +9,12 @@
 - A bare ``raise`` and ``raise ... from ...`` are TypingErrors (nothing is being handled on
   the device).
 
-The typer records ``tf.info[stmt] = ("raise", cls, args)`` / ``("assert", cls, args)``; the
+The typer records ``tf.info[stmt] = nodeinfo.Raise(cls, args)`` / ``Assert(cls, args)``; the
 lowering is in :mod:`.lower_exceptions`.
 """
 import ast
+
+from .nodeinfo import Assert, Raise
 
 __all__ = ["type_raise", "type_assert"]
 
@@ -51,7 +53,7 @@ def type_raise(typer, s):
     if s.cause is not None:
         raise typer.error("'raise ... from ...' is not supported in kernels", s.cause)
     cls, args = _exception_class(typer, s.exc)
-    typer.tf.info[s] = ("raise", cls, args)
+    typer.tf.info[s] = Raise(cls, args)
 
 
 def type_assert(typer, s):
@@ -63,4 +65,4 @@ def type_assert(typer, s):
     args = ()
     if s.msg is not None:
         args = (typer.const_eval(s.msg, "the message of an assert statement"),)
-    typer.tf.info[s] = ("assert", AssertionError, args)
+    typer.tf.info[s] = Assert(AssertionError, args)

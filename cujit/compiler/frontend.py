@@ -4,7 +4,11 @@
 ``def`` with ``ast`` (stable across Python versions, and every node has a line and column for
 error messages — ARCHITECTURE.md "Compiler notes"), and keeps ``f.__globals__`` and the closure
 cells so that the typer resolves ``cuda.threadIdx``, ``math.sqrt``, ``np.float32`` … by the
-identity of the object they name.  Sources are cached per code object.
+identity of the object they name.  No module-level cache keeps a function's source: its owner
+(the ``@jit`` dispatcher or device function, :class:`SourceOwner`) keeps it, so it dies with
+the owner; only each file's parse is shared (:func:`_from_module_file`).
+A function without readable source (the REPL, ``python -c``, stdin, ``exec``) gets the
+same tree rebuilt from its bytecode (:mod:`.bytecode`).
 """
 import ast
 import copy
@@ -13,11 +17,13 @@ import linecache
 import operator
 import textwrap
 
+import numpy as np
+
+from .. import types as T
+from .bytecode import decompile
 from .errors import SourceLocation, TypingError
 
-__all__ = ["FunctionSource", "DeviceFunctionLike"]
-
-_cache = {}
+__all__ = ["FunctionSource", "DeviceFunctionLike", "SourceOwner"]
 
 
 class DeviceFunctionLike:
@@ -29,6 +35,31 @@ class DeviceFunctionLike:
     _cujit_device_function = True
 
 
+class SourceOwner:
+    """What owns a jitted function's parsed source: an object with ``py_func`` (the
+    dispatcher, a device function).  :meth:`source` parses ``py_func`` once and keeps the
+    :class:`FunctionSource` on this object, so the source, the module globals and closure
+    values it refers to live exactly as long as the owner (nothing else caches them)."""
+    __slots__ = ()
+
+    def source(self):
+        """The :class:`FunctionSource` of ``self.py_func`` (parsed on the first call).
+        Raises TypingError as :meth:`FunctionSource.from_pyfunc` does."""
+        fsrc = self.__dict__.get("_fsrc")
+        if fsrc is None:
+            fsrc = self.__dict__["_fsrc"] = FunctionSource.from_pyfunc(self.py_func)
+        return fsrc
+
+
+def _array_ctor(func):
+    """True for ``….local.array`` / ``….shared.array`` / ``local.array`` as written."""
+    if not (isinstance(func, ast.Attribute) and func.attr == "array"):
+        return False
+    v = func.value
+    return (isinstance(v, ast.Attribute) and v.attr in ("local", "shared")) or \
+        (isinstance(v, ast.Name) and v.id in ("local", "shared"))
+
+
 class FunctionSource:
     """One Python function ready for typing.
 
@@ -37,6 +68,47 @@ class FunctionSource:
     ({name: value}), ``argnames`` (list of str), ``name``, ``qualname``, ``line_offset``
     (lines between the start of the parsed source and the ``def``: add it to an ast line).
     """
+
+    def sizing_params(self):
+        """Indices of the parameters named in the shape of a ``local.array`` /
+        ``shared.array`` call of this function's body (as written: ``cuda.local.array(n,
+        float32)``, ``shared.array((n, 4), …)``) and never assigned there: a kernel is
+        specialised on their values, so the shape is known when it is compiled (a cujit
+        extension; numba #6549).  A frozenset, computed once."""
+        got = self.__dict__.get("_sizing")
+        if got is None:
+            names = {a: i for i, a in enumerate(self.argnames)}
+            stored, used = set(), set()
+            for n in ast.walk(self.node):
+                if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
+                    stored.add(n.id)
+                elif isinstance(n, ast.Call) and _array_ctor(n.func):
+                    shape = n.args[0] if n.args else next(
+                        (k.value for k in n.keywords if k.arg == "shape"), None)
+                    if shape is not None:
+                        used.update(m.id for m in ast.walk(shape) if isinstance(m, ast.Name))
+            got = self.__dict__["_sizing"] = frozenset(
+                names[u] for u in used - stored if u in names)
+        return got
+
+    def literal_argtypes(self, argtypes, values):
+        """``argtypes`` (tuple of cujit types of the launch ``values``) with each
+        :meth:`sizing_params` parameter's type made ``IntegerLiteral(type, value)``, the key
+        of a specialisation for those values.  Raises TypeError naming the parameter when its
+        value is not an integer (bools and floats included)."""
+        sizing = self.sizing_params()
+        if not sizing:
+            return argtypes
+        out = list(argtypes)
+        for i in sizing:
+            v, t = values[i], argtypes[i]
+            if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or \
+                    not isinstance(t, T.Integer):
+                raise TypeError(f"argument {i} ({self.argnames[i]!r}) of kernel "
+                                f"{self.qualname} gives the shape of a local or shared array, "
+                                f"so it must be an integer; got {v!r} ({type(v).__name__})")
+            out[i] = T.IntegerLiteral(t, int(v))
+        return tuple(out)
 
     def __init__(self, pyfunc, node, filename, firstlineno, lines, line_offset, col_offset):
         self.pyfunc = pyfunc
@@ -65,17 +137,14 @@ class FunctionSource:
     def from_pyfunc(cls, pyfunc):
         """Parse ``pyfunc`` (a plain Python function).
 
-        Raises TypingError when it is not a function, its source cannot be read (lambdas
-        defined inline, functions typed at the REPL), or it uses ``**kwargs``/keyword-only/
-        positional-only arguments (``*args`` and defaults are for device functions: see
-        :mod:`.calls_device`).
+        Raises TypingError when it is not a function, when it has no readable source and its
+        bytecode holds constructs outside the kernel language (:mod:`.bytecode`), or when it
+        uses ``**kwargs``/keyword-only/positional-only arguments (``*args`` and defaults are
+        for device functions: see :mod:`.calls_device`).
         """
         if not inspect.isfunction(pyfunc):
             raise TypingError(f"a kernel must be a Python function, got {pyfunc!r}")
         code = pyfunc.__code__
-        hit = _cache.get(code)
-        if hit is not None and hit.pyfunc is pyfunc:
-            return hit
         filename = code.co_filename
         node, all_lines = _from_module_file(filename, code.co_firstlineno, pyfunc.__name__)
         if node is not None:
@@ -85,7 +154,6 @@ class FunctionSource:
             self = cls._from_inspect(pyfunc)
         self._check_signature()
         self.node = _operator_calls_as_syntax(self)
-        _cache[code] = self
         return self
 
     @classmethod
@@ -94,23 +162,32 @@ class FunctionSource:
         code = pyfunc.__code__
         try:
             lines, firstlineno = inspect.getsourcelines(pyfunc)
-        except (OSError, TypeError) as e:
-            raise TypingError(f"cannot read the source of {pyfunc.__qualname__}: {e}; kernels "
-                              "must be defined in a file (or a notebook cell)") from None
+        except (OSError, TypeError):
+            return cls._from_bytecode(pyfunc)
         filename = inspect.getsourcefile(pyfunc) or code.co_filename
         col_offset = _indent_of(lines[0]) if lines else 0
         try:
             tree = ast.parse(textwrap.dedent("".join(lines)))
-        except SyntaxError as e:
-            raise TypingError(f"cannot parse the source of {pyfunc.__qualname__}: {e}") from None
+        except SyntaxError:
+            # lines that are not the function's (a lambda inside an expression, a file
+            # changed since): its bytecode is what runs
+            return cls._from_bytecode(pyfunc)
         node = _find_def(tree, pyfunc.__name__)
         if node is None:
-            raise TypingError(f"cannot find 'def {pyfunc.__name__}' in its source; lambdas and "
-                              "generated functions cannot be compiled")
+            return cls._from_bytecode(pyfunc)
         all_lines = linecache.getlines(filename)
         if len(all_lines) < firstlineno + len(lines) - 1:
             all_lines = [""] * (firstlineno - 1) + list(lines)
         return cls(pyfunc, node, filename, firstlineno, all_lines, firstlineno - 1, col_offset)
+
+    @classmethod
+    def _from_bytecode(cls, pyfunc):
+        """No source to read (the REPL, ``python -c``, stdin, ``exec``): the tree rebuilt from
+        the code object (:mod:`.bytecode`); its positions are the code object's lines."""
+        code = pyfunc.__code__
+        node = decompile(pyfunc)
+        lines = linecache.getlines(code.co_filename)
+        return cls(pyfunc, node, code.co_filename, code.co_firstlineno, lines, 0, 0)
 
     def _check_signature(self):
         a = self.node.args
@@ -242,6 +319,9 @@ def _indent_of(line):
     return len(line) - len(line.lstrip())
 
 
+# filename -> (its linecache lines, {(first line, name): FunctionDef}): one parse per source
+# file, shared by every function defined in it; replaced when linecache reloads the file.
+# Holds the file's syntax tree only, never a function, its globals or a typing.
 _modules = {}
 
 

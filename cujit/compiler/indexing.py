@@ -11,6 +11,8 @@ import enum
 
 from .. import types as T
 from . import rules
+from .nodeinfo import (ArrayIndex, IntIndex, RecordField, SliceIndex, SliceStore,
+                       TupleDynamic, TupleIndex, TupleItem, TupleSlice)
 from .rules import BoundMethod, Global
 
 __all__ = ["getitem", "setitem", "array_attr", "index_parts", "nested_store_ok"]
@@ -19,7 +21,7 @@ __all__ = ["getitem", "setitem", "array_attr", "index_parts", "nested_store_ok"]
 def index_parts(typer, node, aty):
     """Type each index of ``node`` (a Subscript on an array of type ``aty``).
 
-    Returns a list of ``('int', ast)`` / ``('slice', ast.Slice)`` / ``('tuple', ast, n)``
+    Returns a list of :class:`~.nodeinfo.IntIndex` / ``SliceIndex`` / ``TupleIndex``
     entries, or None when some index is not typed yet.  Raises TypingError for indices that
     are not integers or slices, or too many of them.
     """
@@ -37,7 +39,7 @@ def index_parts(typer, node, aty):
                 if not (rules.is_int(st) or isinstance(st, T.Boolean)) \
                         and not isinstance(st, T.NoneType):
                     raise typer.error(f"slice bounds must be integers, got {st}", sub)
-            parts.append(("slice", e))
+            parts.append(SliceIndex(e))
             continue
         if isinstance(e, ast.Constant) and e.value is Ellipsis:
             raise typer.error("'...' in an index is not supported in kernels", e)
@@ -45,9 +47,9 @@ def index_parts(typer, node, aty):
         if t is None:
             return None
         if rules.is_int(t):
-            parts.append(("int", e))
+            parts.append(IntIndex(e))
         elif isinstance(t, T.UniTuple) and rules.is_int(t.dtype) and len(elts) == 1:
-            parts.extend(("tuple", e, k) for k in range(t.count))
+            parts.extend(TupleIndex(e, k) for k in range(t.count))
         elif isinstance(t, T.Tuple) and t.count == 0 and len(elts) == 1:
             pass
         elif isinstance(t, Global) and isinstance(t.obj, str) and \
@@ -67,19 +69,18 @@ def index_parts(typer, node, aty):
 def _view_layout(aty, parts):
     if aty.layout == "A":
         return "A"
-    kinds = [p[0] for p in parts] + ["full"] * (aty.ndim - len(parts))
+    padded = parts + [None] * (aty.ndim - len(parts))      # None: a full slice
     if aty.layout == "F":
-        return "F" if all(k == "full" or _is_full(p) for k, p in
-                          zip(kinds, parts + [None] * (aty.ndim - len(parts)))) else "A"
+        return "F" if all(_is_full(p) for p in padded) else "A"
     seen_slice = False
-    for k, p in zip(kinds, parts + [None] * (aty.ndim - len(parts))):
-        if k in ("int", "tuple"):
+    for p in padded:
+        if isinstance(p, (IntIndex, TupleIndex)):
             if seen_slice:
                 return "A"
         else:
-            if seen_slice and not (k == "full" or _is_full(p)):
+            if seen_slice and not _is_full(p):
                 return "A"
-            if not seen_slice and p is not None and p[1].step is not None:
+            if not seen_slice and p is not None and p.node.step is not None:
                 return "A"
             seen_slice = True
     return "C"
@@ -88,8 +89,10 @@ def _view_layout(aty, parts):
 def _is_full(p):
     if p is None:
         return True
-    s = p[1]
-    return p[0] == "slice" and s.lower is None and s.upper is None and s.step is None
+    if not isinstance(p, SliceIndex):
+        return False
+    s = p.node
+    return s.lower is None and s.upper is None and s.step is None
 
 
 def getitem(typer, node):
@@ -101,8 +104,8 @@ def getitem(typer, node):
         parts = index_parts(typer, node, base)
         if parts is None:
             return None
-        n_int = sum(1 for p in parts if p[0] in ("int", "tuple"))
-        typer.tf.info[node] = ("index", parts)
+        n_int = sum(1 for p in parts if isinstance(p, (IntIndex, TupleIndex)))
+        typer.tf.info[node] = ArrayIndex(parts)
         if n_int == base.ndim:
             return base.dtype
         return T.Array(base.dtype, base.ndim - n_int, _view_layout(base, parts), base.readonly)
@@ -112,7 +115,7 @@ def getitem(typer, node):
         ok, key = typer._const(node.slice)
         if ok and isinstance(key, str) and key in base.fields:
             ft = base.fields[key][0]
-            typer.tf.info[node] = ("field", key)
+            typer.tf.info[node] = RecordField(key)
             return T.Array(ft.dtype, ft.ndim, "C") if isinstance(ft, T.NestedArray) else ft
         raise typer.error(f"record index must be a constant field name of {base}", node.slice)
     if isinstance(base, Global) and isinstance(base.obj, enum.EnumMeta):
@@ -139,20 +142,20 @@ def _tuple_getitem(typer, node, base):
                 raise typer.error("tuple slice bounds must be constant integers", s)
             vals.append(v)
         idx = list(range(base.count))[slice(*vals)]
-        typer.tf.info[node] = ("tuple_slice", idx)
+        typer.tf.info[node] = TupleSlice(tuple(idx))
         return T.Tuple(tuple(base.types[i] for i in idx))
     ok, v = typer._const(sl)
     if ok and isinstance(v, int) and not isinstance(v, bool):
         if not -base.count <= v < base.count:
             raise typer.error(f"tuple index {v} is out of range for a tuple of {base.count}",
                               sl)
-        typer.tf.info[node] = ("tuple_const", v % base.count)
+        typer.tf.info[node] = TupleItem(v % base.count)
         return base.types[v]
     it = typer.expr(sl)
     if it is None:
         return None
     if isinstance(base, T.UniTuple) and rules.is_int(it):
-        typer.tf.info[node] = ("tuple_dyn", None)
+        typer.tf.info[node] = TupleDynamic()
         return base.dtype
     raise typer.error(f"a tuple of mixed types ({base}) can only be indexed by a constant "
                       "integer", sl)
@@ -164,6 +167,7 @@ def setitem(typer, target, vt):
     if base is None:
         return
     if isinstance(base, T.Record):
+        check_record_writable(typer, target.value, target)
         rt = getitem(typer, target)
         if vt is not None and not (rules.is_number(rt) and rules.is_number(vt)) \
                 and not nested_store_ok(rt, vt):
@@ -183,13 +187,13 @@ def setitem(typer, target, vt):
                 and rules.is_number(rt.dtype) and not (rules.is_complex(vt.dtype) and
                                                        not rules.is_complex(rt.dtype)):
             # element-wise copy of an array of the same shape (not checked, like indexing)
-            typer.tf.info[target] = ("copy", typer.tf.info[target][1])
+            typer.tf.info[target] = SliceStore(typer.tf.info[target].parts, True)
             return
         if not rules.is_number(vt) or not rules.is_number(rt.dtype):
             raise typer.error(f"only a scalar or an array of the same number of dimensions "
                               f"({rt.ndim}) can be assigned to an array slice (got {vt})",
                               target)
-        typer.tf.info[target] = ("fill", typer.tf.info[target][1])
+        typer.tf.info[target] = SliceStore(typer.tf.info[target].parts, False)
         return
     if isinstance(rt, T.Record):
         if vt is not rt:
@@ -201,6 +205,17 @@ def setitem(typer, target, vt):
         raise typer.error(f"cannot store a value of type {vt} into an array of {rt}", target)
     if rules.is_complex(vt) and not rules.is_complex(rt):
         raise typer.error(f"cannot store a complex value into an array of {rt}", target)
+
+
+def check_record_writable(typer, rec, target):
+    """TypingError when the record ``rec`` (an ast expression of Record type) whose field
+    ``target`` stores is an element of a read-only array (``x[i]['a'] = v``, ``x[i].a = v``
+    with ``x`` a const array or a read-only argument), as a store into ``x[i]`` is."""
+    if isinstance(rec, ast.Subscript):
+        at = typer.tf.typemap.get(rec.value)
+        if isinstance(at, T.Array) and at.readonly:
+            raise typer.error("this array is read-only (a const array, or a read-only "
+                              "argument): its records' fields cannot be written", target)
 
 
 def array_attr(typer, node, aty, attr):

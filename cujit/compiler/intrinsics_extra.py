@@ -17,22 +17,24 @@ from llvmlite import ir
 
 from .. import types as T
 from . import rules
+from .callkinds import CallKind
 from .lower_ops import libdevice
 from .ltypes import I1, I32, cast, ltype, truth
 
-__all__ = ["LOWERERS"]
+__all__ = ["lower_selp", "lower_mulhi", "lower_nanosleep", "lower_match"]
 
 
 def _args(lw, node):
     return [lw.expr(a) for a in node.args], [lw.ty(a) for a in node.args]
 
 
-def _selp(lw, node, data):
+def lower_selp(lw, node, call):
     (c, a, b), (ct, at, bt) = _args(lw, node)
     return lw.b.select(truth(lw.b, c, ct), a, b)
 
 
-def _mulhi(lw, node, rt):
+def lower_mulhi(lw, node, call):
+    rt = call.data.type
     (a, b), (at, bt) = _args(lw, node)
     a, b = cast(lw.b, a, at, rt), cast(lw.b, b, bt, rt)
     name = ("__nv_" + ("" if rt.signed else "u") + ("mul64hi" if rt.bitwidth == 64
@@ -41,7 +43,7 @@ def _mulhi(lw, node, rt):
     return lw.b.call(libdevice(lw, name, [lt, lt], lt), [a, b])
 
 
-def _nanosleep(lw, node, data):
+def lower_nanosleep(lw, node, call):
     (ns,), (t,) = _args(lw, node)
     v = cast(lw.b, ns, t, T.uint32)
     asm = ir.InlineAsm(ir.FunctionType(ir.VoidType(), [I32]), "nanosleep.u32 $0;", "r",
@@ -49,8 +51,8 @@ def _nanosleep(lw, node, data):
     lw.b.call(asm, [v])
 
 
-def _match(lw, node, vt):
-    key = lw.tf.info[node][0]
+def lower_match(lw, node, call):
+    vt = call.data.type
     b = lw.b
     (m, v), (mt, _vt) = _args(lw, node)
     mask = cast(b, m, mt, T.uint32)
@@ -59,7 +61,7 @@ def _match(lw, node, vt):
     it = ir.IntType(w)
     if rules.is_float(vt):
         v = b.bitcast(v, it)
-    if key == "match_any_sync":
+    if call.kind is CallKind.MATCH_ANY_SYNC:
         fn = lw.m.declare(f"llvm.nvvm.match.any.sync.i{w}", ir.FunctionType(I32, [I32, it]))
         return b.call(fn, [mask, v])
     fn = lw.m.declare(f"llvm.nvvm.match.all.sync.i{w}p",
@@ -69,6 +71,3 @@ def _match(lw, node, vt):
     out = b.insert_value(out, b.extract_value(r, 0), 0)
     return b.insert_value(out, b.extract_value(r, 1), 1)
 
-
-LOWERERS = {"selp": _selp, "mulhi": _mulhi, "nanosleep": _nanosleep,
-            "match_any_sync": _match, "match_all_sync": _match}

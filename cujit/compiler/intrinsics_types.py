@@ -5,6 +5,7 @@
 """
 from .. import types as T
 from . import rules
+from .callkinds import Call, CallKind, ValueType
 
 __all__ = ["KEYS", "type_intrinsic"]
 
@@ -33,7 +34,7 @@ def type_intrinsic(typer, node, key, args, kws, need):
         w = 64 if max(t.bitwidth for t in args) > 32 else 32
         signed = any(t.signed for t in args)
         rt = T.from_dtype(f"{'i' if signed else 'u'}{w // 8}")
-        typer.tf.info[node] = (key, rt)
+        typer.tf.info[node] = Call(CallKind.MULHI, ValueType(rt))
         return rt
     if key == "nanosleep":
         need(1)
@@ -48,5 +49,5 @@ def type_intrinsic(typer, node, key, args, kws, need):
     if vt not in _MATCH_TYPES:
         raise typer.error(f"{key}() supports {', '.join(map(str, _MATCH_TYPES))} values, "
                           f"got {vt}", node.args[1])
-    typer.tf.info[node] = (key, vt)
+    typer.tf.info[node] = Call(CallKind(key), ValueType(vt))
     return T.uint32 if key == "match_any_sync" else T.Tuple((T.uint32, T.boolean))

@@ -26,6 +26,7 @@ import tempfile
 import numpy as np
 
 from .. import types as ct
+from ..config import config
 
 __all__ = ["InspectMixin", "types_listing", "sass_of", "find_nvdisasm", "ForAll", "check_extensions",
            "prepare_args", "cooperative_grid_blocks"]
@@ -46,7 +47,9 @@ def types_listing(pyfunc, argtypes, debug=False):
             by_line.setdefault(node.lineno, []).append(node.arg)
     lines = [f"{fsrc.qualname} ({', '.join(map(str, argtypes))})", "-" * 80]
     first = fsrc.node.lineno
-    source = ast.get_source_segment(_file_text(fsrc), fsrc.node) if fsrc.filename else None
+    text = _file_text(fsrc) if fsrc.filename else ""
+    # a kernel without a file (compiled from bytecode) is listed as its rebuilt tree
+    source = ast.get_source_segment(text, fsrc.node) if text else None
     src_lines = (source or ast.unparse(fsrc.node)).splitlines()
     for k, text in enumerate(src_lines):
         lineno = first + k
@@ -75,8 +78,8 @@ def find_nvdisasm():
     hit = shutil.which("nvdisasm")
     if hit:
         return hit
-    dirs = [os.path.join(os.environ[v], "bin") for v in ("CUDA_HOME", "CUDA_PATH")
-            if os.environ.get(v)] + ["/usr/local/cuda/bin"]
+    dirs = [os.path.join(d, "bin") for d in (config.CUDA_HOME, config.CUDA_PATH)
+            if d] + ["/usr/local/cuda/bin"]
     try:
         import nvidia
         for root in nvidia.__path__:
@@ -235,7 +238,7 @@ class InspectMixin:
         every access: run with ``CUJIT_ENABLE_CUDASIM=1`` or ``python -m cujit
         access-report script.py``) and when no launch of this kernel was recorded."""
         from ..simulator.access import last_report
-        rep = last_report(self.py_func)
+        rep = last_report(self._sim)
         if rep is not None:
             return rep
         from ..driver import simulator_enabled

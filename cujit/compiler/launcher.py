@@ -18,15 +18,28 @@ slot, aligned to its size, because the driver reads each ``void*`` entry separat
 import ctypes
 import struct
 import threading
+import weakref
 
 import numpy as np
 
 from .. import types as ct
 from ..driver.errors import CudaAPIError, CUDA_ERROR_INVALID_VALUE, last_launch
+from ..hooks import HookPoint
 
 __all__ = ["LaunchConfig", "normalize_dims", "make_config", "device_limits",
            "check_function_limits", "ArgPacker", "param_layout", "FunctionInfo",
-           "LoadedKernel", "load_kernel", "convert_arg", "launch_converted", "make_fast"]
+           "LoadedKernel", "load_kernel", "convert_arg", "launch_converted", "make_fast",
+           "launched"]
+
+#: Hook point of every kernel launch ``kernel[griddim, blockdim, stream, shared](*args)``,
+#: whichever path runs it (the fast path, the slow path that compiles and converts, a kernel
+#: with ``extensions=``, a cooperative launch, a simulated one; and a launch made while its
+#: stream is captured into a graph, which the graph then replays: see
+#: :data:`cujit.runtime.events.graph_launched`): ``(config, started_ns)`` once the launch
+#: returned, ``config`` the :class:`LaunchConfig` bound to its kernel (``config.dispatcher``,
+#: ``griddim``, ``blockdim``, ``sharedmem``, ``stream_handle``), ``started_ns``
+#: ``time.perf_counter_ns()`` when the call began.  A launch that raises is not announced.
+launched = HookPoint("launch.launched", ("config", "started_ns"))
 
 _LIMIT_NAMES = ("MAX_THREADS_PER_BLOCK", "MAX_BLOCK_DIM_X", "MAX_BLOCK_DIM_Y",
                 "MAX_BLOCK_DIM_Z", "MAX_GRID_DIM_X", "MAX_GRID_DIM_Y", "MAX_GRID_DIM_Z",
@@ -81,15 +94,43 @@ def normalize_dims(value, what, text):
 class LaunchConfig:
     """A validated launch configuration.
 
-    ``griddim``/``blockdim``: 3-tuples of int; ``stream``: the user's stream object;
+    ``griddim``/``blockdim``: 3-tuples of int; ``stream``: the user's stream object (None
+    once a configuration that holds it weakly, :meth:`hold_stream_weakly`, outlived it);
     ``stream_handle``: int; ``sharedmem``: dynamic shared bytes; ``nthreads``: threads per
     block; ``largs``: the first eight ``cuLaunchKernel`` arguments after the function
     (grid xyz, block xyz, shared bytes, stream) so the hot path passes them with one ``*``."""
-    __slots__ = ("griddim", "blockdim", "stream", "stream_handle", "sharedmem", "nthreads",
+    __slots__ = ("griddim", "blockdim", "_stream", "stream_handle", "sharedmem", "nthreads",
                  "largs", "text", "ordinal", "ok")
 
     def __repr__(self):
         return f"<LaunchConfig {self.text}>"
+
+    @property
+    def stream(self):
+        s = self._stream
+        return s() if s.__class__ is weakref.ref else s
+
+    @stream.setter
+    def stream(self, value):
+        self._stream = value
+
+    def hold_stream_weakly(self):
+        """Refer to the stream weakly from now on (a configuration cached by its kernel must
+        not keep a stream the program dropped alive); False when the stream object cannot
+        be referred to weakly (then the configuration must not be cached)."""
+        s = self._stream
+        if s is None or s.__class__ is int or s.__class__ is weakref.ref:
+            return True
+        try:
+            self._stream = weakref.ref(s)
+        except TypeError:
+            return False
+        return True
+
+    def stream_dropped(self):
+        """True when the stream this configuration refers to weakly no longer exists."""
+        s = self._stream
+        return s.__class__ is weakref.ref and s() is None
 
 
 def make_config(griddim, blockdim, stream, sharedmem, ordinal, cu_stream=None, cls=None):
@@ -433,7 +474,7 @@ def _pack_error(kernel_name, argtypes, values, exc):
 
 def launch_converted(pick_signature, name, debug, ctx, drv, cfg, args):
     """The slow path of a launch on a real driver: convert the values, pick (or compile) the
-    specialisation (``pick_signature(argtypes) -> spec``, the dispatcher's), load it in
+    specialisation (``pick_signature(argtypes, values) -> spec``, the dispatcher's), load it in
     ``ctx``, check the kernel's own limits, pack, launch and copy host arrays back.
 
     Returns the fast launch function for arguments shaped like these (made once per
@@ -464,7 +505,7 @@ def launch_converted(pick_signature, name, debug, ctx, drv, cfg, args):
             # typed read-only (as on the simulator and in Numba) so writes are TypingErrors
             t = t.copy(readonly=True)
         argtypes.append(t)
-    spec = pick_signature(tuple(argtypes))
+    spec = pick_signature(tuple(argtypes), conv)
     lk = spec.loaded(ctx, drv)
     check_function_limits(cfg, lk.info, drv.func_set_attribute)
     conv = tuple(conv)
@@ -496,12 +537,13 @@ def launch_converted(pick_signature, name, debug, ctx, drv, cfg, args):
     if back and cfg.stream_handle:
         drv.stream_synchronize(cfg.stream_handle)
     if fast_ok and not debug and not coop and getattr(drv, "raw_launch", None) is not None:
+        literals = spec.literal_args
         key = (threading.get_ident(),) + tuple(
             (type(a), a.dtype, a.ndim, a._layout) if hasattr(a, "_layout") else type(a)
-            for a in args)
+            for a in args) + tuple(sorted(literals.items()))
         f = lk.fasts.get(key)
         if f is None:
-            f = lk.fasts[key] = make_fast(lk, args, drv, label)
+            f = lk.fasts[key] = make_fast(lk, args, drv, label, literals)
         return f
     return None
 
@@ -511,7 +553,7 @@ def _raise_launch(err, cfg):
     raise api_error(err, f"launch configuration {cfg.text}", "cuLaunchKernel")
 
 
-def make_fast(lk, args, drv, label=None):
+def make_fast(lk, args, drv, label=None, literals=None):
     """Generate the fast launch function for ``lk`` and arguments shaped like ``args`` (device
     arrays with ``_layout`` and scalars): ``fast(cfg, args) -> bool``, False when any check
     fails (then nothing was launched and the caller takes the slow path).
@@ -522,7 +564,9 @@ def make_fast(lk, args, drv, label=None):
     configuration was checked against this kernel's limits in its context" (set by the slow
     path), and the context check is the identity of the thread's current context.  ``label``
     (default: the kernel symbol) is recorded as the most recently launched kernel, which a
-    later sticky error names (:func:`cujit.driver.errors.api_error`)."""
+    later sticky error names (:func:`cujit.driver.errors.api_error`).  ``literals``:
+    ``{argument index: value}`` the specialisation was compiled for (arguments sizing a
+    local/shared array): other values fail the guard."""
     from ..runtime.devices import thread_binding
     n = len(args)
     packer = ArgPacker(lk.packer.argtypes)
@@ -552,6 +596,8 @@ def make_fast(lk, args, drv, label=None):
             guards.append(guard)
         else:
             guards.append(f"type(a{i}) is not T{i}")
+    for i, v in (literals or {}).items():
+        guards[i] += f" or a{i} != {int(v)}"
     ns.update(INFO=lk.info, TLS=thread_binding, CTX=lk.context, GEN=lk.generation,
               LAUNCH=drv.raw_launch, FN=lk.cu_func, PARAMS=packer.params,
               RAISE=_raise_launch, _StructError=struct.error, get_ident=threading.get_ident,

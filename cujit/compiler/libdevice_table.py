@@ -19,6 +19,7 @@ from collections import namedtuple
 
 from .. import types as T
 from . import rules
+from .callkinds import Call, CallKind, Libdevice
 
 __all__ = ["FUNCTIONS", "LibdeviceFunction", "type_libdevice"]
 
@@ -131,8 +132,8 @@ FUNCTIONS = _parse(_SPEC)
 
 def type_libdevice(typer, node, name, args, kws):
     """Type the call ``libdevice.<name>(*args)`` (argument types ``args``); records
-    ``tf.info[node] = ('libdevice', LibdeviceFunction)``.  As numba.cuda's concrete
-    signatures, each argument is converted to the declared type (a float64 passed to
+    ``tf.info[node] = Call(CallKind.LIBDEVICE, Libdevice(LibdeviceFunction))``.  As
+    numba.cuda's concrete signatures, each argument is converted to the declared type (a float64 passed to
     ``sinf`` is rounded to float32, a float passed to ``popc`` truncated); a complex or
     non-scalar argument, a keyword argument or a wrong count is a TypingError."""
     fn = FUNCTIONS[name]
@@ -146,5 +147,5 @@ def type_libdevice(typer, node, name, args, kws):
     for a, t, want in zip(node.args, args, fn.params):
         if not rules.is_number(t) or rules.is_complex(t):
             raise typer.error(f"{what} takes a {want} here, got a value of type {t}", a)
-    typer.tf.info[node] = ("libdevice", fn)
+    typer.tf.info[node] = Call(CallKind.LIBDEVICE, Libdevice(fn))
     return fn.result

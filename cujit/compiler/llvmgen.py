@@ -18,7 +18,9 @@ from . import lower_calls as LC
 from . import lower_exceptions as LX
 from . import lower_ops as LO
 from . import rules
+from .callkinds import CallKind
 from .errors import CompileError
+from .nodeinfo import SpecialRegister
 from .ltypes import I1, I64, cast, const, ltype, truth
 from .rules import PseudoType
 
@@ -131,7 +133,8 @@ class FunctionLowerer:
             LA.store_field(self, target, v, vt)
 
     def s_AugAssign(self, s):
-        cur_t, res_t = self.tf.info[s][1]
+        aug = self.tf.info[s]
+        cur_t, res_t = aug.current, aug.result
         op = LO.BINOPS[type(s.op)]
         if isinstance(s.target, ast.Subscript):
             # evaluate the array and index once: a[i] += x
@@ -215,9 +218,9 @@ class FunctionLowerer:
             self.counted_loop(s, start, stop, step, step_const, it_t.dtype,
                               lambda i: (i, it_t.dtype))
             return
-        kind, seq_t = self.tf.info[s]
+        seq_t = self.tf.info[s].over
         seq = self.expr(s.iter)
-        if kind == "iter_array":
+        if isinstance(seq_t, T.Array):
             n = LA.dim(self, seq, 0)
             zero, one = ir.Constant(I64, 0), ir.Constant(I64, 1)
             self.counted_loop(s, zero, n, one, 1, T.int64,
@@ -249,7 +252,7 @@ class FunctionLowerer:
             tup_t = rules.element_type(t)
 
             def item(k):
-                vals = ([k] if t.kind == "enumerate" else []) + [g(k) for _, g in parts]
+                vals = ([k] if t.kind is CallKind.ENUMERATE else []) + [g(k) for _, g in parts]
                 out = ir.Constant(ltype(tup_t), ir.Undefined)
                 for i, v in enumerate(vals):
                     out = b.insert_value(out, v, i)
@@ -357,15 +360,15 @@ class FunctionLowerer:
         slot = self.vars.get(node.id)
         if slot is None:
             info = self.tf.info.get(node)
-            if info and info[0] == "sreg":
-                return LC.sreg(self, *info[1])
+            if isinstance(info, SpecialRegister):
+                return LC.sreg(self, info.register, info.axis)
             raise self.error(f"name '{node.id}' has no value here", node)
         return self.b.load(slot)
 
     def e_Attribute(self, node):
         info = self.tf.info.get(node)
-        if info and info[0] == "sreg":
-            return LC.sreg(self, *info[1])
+        if isinstance(info, SpecialRegister):
+            return LC.sreg(self, info.register, info.axis)
         base_t = self.ty(node.value)
         if isinstance(base_t, T.Array):
             return LA.array_attr(self, self.expr(node.value), base_t, node.attr, self.ty(node))

@@ -13,6 +13,7 @@ from llvmlite import ir
 from .. import types as T
 from . import rules
 from .ltypes import I8, I8P, I32, I64, alignment_of, cast, ltype, mtype
+from .nodeinfo import IntIndex, SliceStore, TupleIndex, TupleItem, TupleSlice
 
 __all__ = ["make_array", "dim", "array_attr", "load_subscript", "store_subscript",
            "subscript_pointer", "load_elem", "store_elem", "load_field", "store_field",
@@ -101,20 +102,22 @@ def _wrap(lw, idx, it, n):
 
 
 def _index_values(lw, parts):
-    """Evaluate index parts: list of ('int', value, type) / ('slice', ast.Slice)."""
+    """Evaluate index parts (``nodeinfo`` records): list of ``('int', value, type)`` /
+    ``('slice', ast.Slice)``."""
     out = []
     tuple_cache = {}
     for p in parts:
-        if p[0] == "int":
-            out.append(("int", lw.expr(p[1]), lw.ty(p[1])))
-        elif p[0] == "tuple":
-            node = p[1]
+        if isinstance(p, IntIndex):
+            out.append(("int", lw.expr(p.node), lw.ty(p.node)))
+        elif isinstance(p, TupleIndex):
+            node = p.node
             if id(node) not in tuple_cache:
                 tuple_cache[id(node)] = lw.expr(node)
             tt = lw.ty(node)
-            out.append(("int", lw.b.extract_value(tuple_cache[id(node)], p[2]), tt.dtype))
+            out.append(("int", lw.b.extract_value(tuple_cache[id(node)], p.position),
+                        tt.dtype))
         else:
-            out.append(p)
+            out.append(("slice", p.node))
     return out
 
 
@@ -220,7 +223,7 @@ def subscript_pointer(lw, node):
     """(pointer, element type) of ``arr[i, j, …]`` (all integer indices)."""
     aty = lw.ty(node.value)
     arr = lw.expr(node.value)
-    parts = lw.tf.info[node][1]
+    parts = lw.tf.info[node].parts
     vals = _index_values(lw, parts)
     idxs = [_wrap(lw, v, t, dim(lw, arr, k)) for k, (_, v, t) in enumerate(vals)]
     return _elem_ptr(lw, arr, aty, idxs), aty.dtype
@@ -247,17 +250,16 @@ def load_subscript(lw, node):
     info = lw.tf.info.get(node)
     if isinstance(bt, T.Array):
         if isinstance(rt, T.Array):
-            return _view(lw, lw.expr(node.value), bt, info[1], rt)
+            return _view(lw, lw.expr(node.value), bt, info.parts, rt)
         ptr, et = subscript_pointer(lw, node)
         return load_elem(lw, ptr, et)
     if isinstance(bt, (T.UniTuple, T.Tuple)):
         tup = lw.expr(node.value)
-        kind = info[0]
-        if kind == "tuple_const":
-            return lw.b.extract_value(tup, info[1])
-        if kind == "tuple_slice":
+        if isinstance(info, TupleItem):
+            return lw.b.extract_value(tup, info.index)
+        if isinstance(info, TupleSlice):
             out = ir.Constant(ltype(rt), ir.Undefined)
-            for j, i in enumerate(info[1]):
+            for j, i in enumerate(info.indices):
                 out = lw.b.insert_value(out, lw.b.extract_value(tup, i), j)
             return out
         slot = lw.alloca(tup.type)
@@ -265,20 +267,20 @@ def load_subscript(lw, node):
         idx = _wrap(lw, lw.expr(node.slice), lw.ty(node.slice), ir.Constant(I64, bt.count))
         return lw.b.load(lw.b.gep(slot, [_ZERO32, idx]))
     if isinstance(bt, T.Record):
-        return load_field(lw, lw.expr(node.value), bt, info[1])
+        return load_field(lw, lw.expr(node.value), bt, info.name)
     raise lw.error(f"cannot index a value of type {bt}", node)
 
 
 def store_subscript(lw, target, v, vt):
     bt = lw.ty(target.value)
     if isinstance(bt, T.Record):
-        store_field(lw, target, v, vt, field=lw.tf.info[target][1])
+        store_field(lw, target, v, vt, field=lw.tf.info[target].name)
         return
     info = lw.tf.info[target]
-    if info[0] in ("fill", "copy"):
+    if isinstance(info, SliceStore):
         rt = lw.ty(target)
-        view = _view(lw, lw.expr(target.value), bt, info[1], rt)
-        if info[0] == "fill":
+        view = _view(lw, lw.expr(target.value), bt, info.parts, rt)
+        if not info.copy:
             value = cast(lw.b, v, vt, rt.dtype)
             _fill(lw, view, rt, lambda idxs: value)
         else:

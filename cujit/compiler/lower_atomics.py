@@ -16,10 +16,10 @@ from .ltypes import I32, cast, ltype
 __all__ = ["lower_atomic"]
 
 
-def _pointer(lw, node, aty):
+def _pointer(lw, node, aty, op):
     b = lw.b
     arr = lw.expr(node.args[0])
-    if lw.tf.info[node][1] == "cas0":
+    if op == "cas0":
         idxs = [LA._wrap(lw, ir.Constant(ir.IntType(64), 0), T.int64, LA.dim(lw, arr, 0))]
         return LA._elem_ptr(lw, arr, aty, idxs)
     inode = node.args[1]
@@ -37,7 +37,7 @@ def lower_atomic(lw, node, op):
     b = lw.b
     aty = lw.ty(node.args[0])
     dt = aty.dtype
-    ptr = _pointer(lw, node, aty)
+    ptr = _pointer(lw, node, aty, op)
     first = 1 if op == "cas0" else 2
     vals = [cast(b, lw.expr(a), lw.ty(a), dt) for a in node.args[first:]]
     if op in ("cas", "cas0"):

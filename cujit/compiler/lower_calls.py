@@ -5,6 +5,7 @@ indexing (``llvm.nvvm.read.ptx.sreg.*``), shared/local/const arrays, barriers
 dialect has no ``atomicrmw fadd``), warp intrinsics (``llvm.nvvm.shfl.sync.*``,
 ``llvm.nvvm.vote.*.sync``), ``print`` (``vprintf``) and device-function calls.
 """
+import ast
 import math
 
 from llvmlite import ir
@@ -12,8 +13,10 @@ from llvmlite import ir
 from .. import types as T
 from . import cooperative, intrinsics_extra
 from . import lower_arrays as LA
-from . import lower_atomics, lower_complex, lower_fp16, lower_libdevice, lower_scalars
+from . import lower_atomics, lower_complex, lower_extending, lower_fp16, lower_libdevice
+from . import lower_scalars
 from . import rules
+from .callkinds import Call, CallKind
 from .lower_device import lower_closure_call, lower_device_call
 from .lower_ops import _f16_wrap, _float_suffix, libdevice
 from .lower_sreg import sreg
@@ -31,18 +34,17 @@ def _args(lw, node):
 
 
 def call(lw, node):
-    key, data = lw.tf.info.get(node, (None, None))
-    h = _HANDLERS.get(key)
-    if h is None:
-        if key is not None and key.startswith("math."):
-            return _math(lw, node, key[5:])
-        raise lw.error(f"call of '{key}' cannot be lowered", node)
-    return h(lw, node, data)
+    """The value of call ``node``, lowered by the handler of the kind the typer recorded
+    (:class:`~.callkinds.Call`); CompileError for a call the typer did not record."""
+    c = lw.tf.info.get(node)
+    if not isinstance(c, Call):
+        raise lw.error(f"call of '{ast.unparse(node.func)}' cannot be lowered", node)
+    return _HANDLERS[c.kind](lw, node, c)
 
 
 # ---- memory --------------------------------------------------------------------------------
-def _shared(lw, node, data):
-    shape, dtype, dynamic = data
+def _shared(lw, node, c):
+    shape, dtype, dynamic = c.data.shape, c.data.dtype, c.data.dynamic
     aty = lw.ty(node)
     if dynamic:
         return LA.dynamic_shared_array(lw, dtype, aty)
@@ -50,8 +52,8 @@ def _shared(lw, node, data):
     return LA.static_array(lw, g, shape, dtype, aty)
 
 
-def _local(lw, node, data):
-    shape, dtype, _ = data
+def _local(lw, node, c):
+    shape, dtype = c.data.shape, c.data.dtype
     n = 1
     for d in shape:
         n *= d
@@ -61,12 +63,13 @@ def _local(lw, node, data):
     return LA.static_array(lw, slot, shape, dtype, lw.ty(node))
 
 
-def _const(lw, node, arr):
-    return LA.const_global_array(lw, arr, lw.ty(node))
+def _const(lw, node, c):
+    return LA.const_global_array(lw, c.data.value, lw.ty(node))
 
 
 # ---- indexing ------------------------------------------------------------------------------
-def _grid(lw, node, ndim):
+def _grid(lw, node, c):
+    ndim = c.data.ndim
     b = lw.b
     out = []
     for axis in "xyz"[:ndim]:
@@ -77,7 +80,8 @@ def _grid(lw, node, ndim):
     return out[0] if ndim == 1 else _tuple(lw, out, lw.ty(node))
 
 
-def _gridsize(lw, node, ndim):
+def _gridsize(lw, node, c):
+    ndim = c.data.ndim
     b = lw.b
     out = []
     for axis in "xyz"[:ndim]:
@@ -95,7 +99,7 @@ def _tuple(lw, vals, t):
 
 # ---- synchronisation -----------------------------------------------------------------------
 def _intrinsic(name, ret=ir.VoidType(), args=()):
-    def h(lw, node, data):
+    def h(lw, node, c):
         fn = lw.m.declare(name, ir.FunctionType(ret, list(args)))
         vals = []
         for a, want in zip(node.args, args):
@@ -106,14 +110,14 @@ def _intrinsic(name, ret=ir.VoidType(), args=()):
 
 
 def _sync_pred(name):
-    def h(lw, node, data):
+    def h(lw, node, c):
         fn = lw.m.declare(name, ir.FunctionType(I32, [I32]))
         p = truth(lw.b, lw.expr(node.args[0]), lw.ty(node.args[0]))
         return lw.b.call(fn, [lw.b.zext(p, I32)])
     return h
 
 
-def _syncwarp(lw, node, data):
+def _syncwarp(lw, node, c):
     fn = lw.m.declare("llvm.nvvm.bar.warp.sync", ir.FunctionType(ir.VoidType(), [I32]))
     if node.args or node.keywords:
         a = node.args[0] if node.args else node.keywords[0].value
@@ -124,37 +128,36 @@ def _syncwarp(lw, node, data):
 
 
 # ---- warp ----------------------------------------------------------------------------------
-_SHFL = {"shfl_sync": ("idx", 0x1F), "shfl_up_sync": ("up", 0),
-         "shfl_down_sync": ("down", 0x1F), "shfl_xor_sync": ("bfly", 0x1F)}
+_SHFL = {CallKind.SHFL_SYNC: ("idx", 0x1F), CallKind.SHFL_UP_SYNC: ("up", 0),
+         CallKind.SHFL_DOWN_SYNC: ("down", 0x1F), CallKind.SHFL_XOR_SYNC: ("bfly", 0x1F)}
 
 
-def _shfl(lw, node, data):
+def _shfl(lw, node, c):
     b = lw.b
-    key = lw.tf.info[node][0]
-    vt = data
-    mode, clamp = _SHFL[key]
+    vt = c.data.type
+    mode, clamp = _SHFL[c.kind]
     (m, v, lane), (mt, vt0, lt) = _args(lw, node)
     mask = cast(b, m, mt, T.uint32)
     lane = cast(b, lane, lt, T.uint32)
     v = cast(b, v, vt0, vt)
-    c = ir.Constant(I32, clamp)
+    clamp = ir.Constant(I32, clamp)
     if vt.bitwidth == 32:
         kind = "f32" if rules.is_float(vt) else "i32"
         fn = lw.m.declare(f"llvm.nvvm.shfl.sync.{mode}.{kind}",
                           ir.FunctionType(ltype(vt), [I32, ltype(vt), I32, I32]))
-        return b.call(fn, [mask, v, lane, c])
+        return b.call(fn, [mask, v, lane, clamp])
     fn = lw.m.declare(f"llvm.nvvm.shfl.sync.{mode}.i32", ir.FunctionType(I32, [I32] * 4))
     bits = b.bitcast(v, I64) if rules.is_float(vt) else v
     lo = b.trunc(bits, I32)
     hi = b.trunc(b.lshr(bits, ir.Constant(I64, 32)), I32)
-    lo = b.zext(b.call(fn, [mask, lo, lane, c]), I64)
-    hi = b.zext(b.call(fn, [mask, hi, lane, c]), I64)
+    lo = b.zext(b.call(fn, [mask, lo, lane, clamp]), I64)
+    hi = b.zext(b.call(fn, [mask, hi, lane, clamp]), I64)
     r = b.or_(lo, b.shl(hi, ir.Constant(I64, 32)))
     return b.bitcast(r, ltype(vt)) if rules.is_float(vt) else r
 
 
 def _vote(name, ret):
-    def h(lw, node, data):
+    def h(lw, node, c):
         (m, p), (mt, pt) = _args(lw, node)
         fn = lw.m.declare(name, ir.FunctionType(ret, [I32, I1]))
         return lw.b.call(fn, [cast(lw.b, m, mt, T.uint32), truth(lw.b, p, pt)])
@@ -162,26 +165,26 @@ def _vote(name, ret):
 
 
 def _asm(text):
-    def h(lw, node, data):
+    def h(lw, node, c):
         return lw.b.call(lw.m.inline_asm(text, "=r", I32), [])
     return h
 
 
-def _bitop(lw, node, data):
-    key = lw.tf.info[node][0]
+def _bitop(lw, node, c):
+    key = c.kind
     (v,), (t,) = _args(lw, node)
     ity = v.type
     w = ity.width
     b = lw.b
-    if key == "popc":
+    if key is CallKind.POPC:
         return b.call(lw.m.declare(f"llvm.ctpop.i{w}", ir.FunctionType(ity, [ity])), [v])
-    if key == "brev":
+    if key is CallKind.BREV:
         rt = lw.ty(node)
         v = cast(b, v, t, rt)
         ity = v.type
         w = ity.width
         return b.call(lw.m.declare(f"llvm.bitreverse.i{w}", ir.FunctionType(ity, [ity])), [v])
-    if key == "clz":
+    if key is CallKind.CLZ:
         fn = lw.m.declare(f"llvm.ctlz.i{w}", ir.FunctionType(ity, [ity, I1]))
         return b.call(fn, [v, ir.Constant(I1, 0)])
     # ffs: 1-based position of the lowest set bit
@@ -193,12 +196,12 @@ def _bitop(lw, node, data):
 
 
 # ---- numbers -------------------------------------------------------------------------------
-def _cast(lw, node, target):
+def _cast(lw, node, c):
     (v,), (t,) = _args(lw, node)
-    return cast(lw.b, v, t, target)
+    return cast(lw.b, v, t, c.data.target)
 
 
-def _complex(lw, node, data):
+def _complex(lw, node, c):
     vals, ts = _args(lw, node)
     rt = lw.ty(node)
     re = cast(lw.b, vals[0], ts[0], rt)
@@ -211,11 +214,11 @@ def _complex(lw, node, data):
     return b.insert_value(b.insert_value(re, r, 0), i, 1)
 
 
-def _minmax(lw, node, data):
-    key = lw.tf.info[node][0]
+def _minmax(lw, node, c):
+    key = "max" if c.kind is CallKind.MAX else "min"
     rt = lw.ty(node)
     b = lw.b
-    if data == "tuple":
+    if c.data.of_tuple:
         tup, tt = lw.expr(node.args[0]), lw.ty(node.args[0])
         items = [(b.extract_value(tup, i), et) for i, et in enumerate(tt.types)]
     else:
@@ -235,7 +238,7 @@ def _minmax(lw, node, data):
     return acc
 
 
-def _abs(lw, node, data):
+def _abs(lw, node, c):
     (v,), (t,) = _args(lw, node)
     b = lw.b
     if rules.is_complex(t):
@@ -253,7 +256,7 @@ def _abs(lw, node, data):
     return b.select(neg, b.sub(ir.Constant(v.type, 0), v), v)
 
 
-def _round(lw, node, data):
+def _round(lw, node, c):
     vals, ts = _args(lw, node)
     b = lw.b
     t = ts[0]
@@ -274,7 +277,8 @@ def _round(lw, node, data):
 _LIBDEVICE_NAME = {"gamma": "tgamma", "fabs": "fabs"}
 
 
-def _math(lw, node, name):
+def _math(lw, node, c):
+    name = c.data.name
     vals, ts = _args(lw, node)
     rt = lw.ty(node)
     b = lw.b
@@ -308,8 +312,8 @@ def _math(lw, node, name):
     return cast(b, r, ct, rt)
 
 
-def _np_round(lw, node, data):
-    key = lw.tf.info[node][0][2:]
+def _np_round(lw, node, c):
+    key = c.data.name
     (v,), (t,) = _args(lw, node)
     rt = lw.ty(node)
     ct = T.float32 if rt in (T.float32, T.float16) else T.float64
@@ -325,7 +329,7 @@ def _abs_float(lw, x, t):
     return cast(lw.b, lw.b.call(fn, [xx]), ct, t)
 
 
-def _fma(lw, node, data):
+def _fma(lw, node, c):
     vals, ts = _args(lw, node)
     rt = lw.ty(node)
     xs = [cast(lw.b, v, t, rt) for v, t in zip(vals, ts)]
@@ -333,7 +337,7 @@ def _fma(lw, node, data):
     return lw.b.call(fn, xs)
 
 
-def _cbrt(lw, node, data):
+def _cbrt(lw, node, c):
     (v,), (t,) = _args(lw, node)
     rt = lw.ty(node)
     ct = T.float32 if rt in (T.float32, T.float16) else T.float64
@@ -342,16 +346,16 @@ def _cbrt(lw, node, data):
     return cast(lw.b, lw.b.call(fn, [x]), ct, rt)
 
 
-def _print(lw, node, data):
+def _print(lw, node, c):
     from .lower_print import lower_print
     return lower_print(lw, node)
 
 
-def _device(lw, node, data):
-    return lower_device_call(lw, node, data)
+def _device(lw, node, c):
+    return lower_device_call(lw, node, c.data.callee, c.data.bound)
 
 
-def _reshape(lw, node, ndim):
+def _reshape(lw, node, c):
     b = lw.b
     arr_node = node.func.value
     aty = lw.ty(arr_node)
@@ -365,7 +369,7 @@ def _reshape(lw, node, ndim):
     return LA.reshape(lw, arr, aty, dims, lw.ty(node))
 
 
-def _conjugate(lw, node, data):
+def _conjugate(lw, node, c):
     v = lw.expr(node.func.value)
     t = lw.ty(node.func.value)
     if not rules.is_complex(t):
@@ -375,54 +379,72 @@ def _conjugate(lw, node, data):
     return b.insert_value(v, b.fsub(ir.Constant(im.type, -0.0), im), 1)
 
 
-def _len(lw, node, data):
+def _len(lw, node, c):
     (v,), (t,) = _args(lw, node)
     if isinstance(t, T.Array):
         return LA.dim(lw, v, 0)
     return ir.Constant(I64, len(t.types))
 
 
-def _pow(lw, node, data):
+def _pow(lw, node, c):
     from .lower_ops import binop
     (a, e), (at, et) = _args(lw, node)
     return binop(lw, "**", a, at, e, et, lw.ty(node), node)
 
 
+def _iterated(lw, node, c):
+    # range/enumerate/zip are iterated by the for loop that names them (llvmgen.s_For)
+    raise lw.error(f"call of '{c.kind.value}' cannot be lowered", node)
+
+
+def _atomic(lw, node, c):
+    return lower_atomics.lower_atomic(lw, node, c.data.op)
+
+
+def _overload(lw, node, c):
+    return lower_device_call(lw, node, c.data.call.callee, c.data.call.bound)
+
+
+def _closure(lw, node, c):
+    return lower_closure_call(lw, node, c.data.function, c.data.free)
+
+
+K = CallKind
+#: The lowering of each call kind (tests/compiler/test_call_contract.py: one per kind).  The
+#: issue-13 data kinds (cmath, cuda.fp16, modf/frexp/ldexp, bit_count), the issue-14
+#: intrinsics, libdevice and cooperative groups are lowered in their own modules.
 _HANDLERS = {
-    "shared.array": _shared, "local.array": _local, "const.array_like": _const,
-    "grid": _grid, "gridsize": _gridsize,
-    "syncthreads": _intrinsic("llvm.nvvm.barrier0"),
-    "syncthreads_count": _sync_pred("llvm.nvvm.barrier0.popc"),
-    "syncthreads_and": _sync_pred("llvm.nvvm.barrier0.and"),
-    "syncthreads_or": _sync_pred("llvm.nvvm.barrier0.or"),
-    "syncwarp": _syncwarp,
-    "threadfence": _intrinsic("llvm.nvvm.membar.gl"),
-    "threadfence_block": _intrinsic("llvm.nvvm.membar.cta"),
-    "threadfence_system": _intrinsic("llvm.nvvm.membar.sys"),
-    "shfl_sync": _shfl, "shfl_up_sync": _shfl, "shfl_down_sync": _shfl, "shfl_xor_sync": _shfl,
-    "ballot_sync": _vote("llvm.nvvm.vote.ballot.sync", I32),
-    "all_sync": _vote("llvm.nvvm.vote.all.sync", I1),
-    "any_sync": _vote("llvm.nvvm.vote.any.sync", I1),
-    "eq_sync": _vote("llvm.nvvm.vote.uni.sync", I1),
-    "activemask": _asm("activemask.b32 $0;"),
-    "lanemask_lt": _asm("mov.u32 $0, %lanemask_lt;"),
-    "popc": _bitop, "brev": _bitop, "clz": _bitop, "ffs": _bitop,
-    "fma": _fma, "cbrt": _cbrt,
-    "cast": lambda lw, node, data: _cast(lw, node, data),
-    "float": lambda lw, node, data: _cast(lw, node, T.float64),
-    "complex": _complex, "min": _minmax, "max": _minmax, "abs": _abs, "round": _round,
-    "npfloor": _np_round, "npceil": _np_round, "nptrunc": _np_round,
-    "print": _print, "device": _device, "reshape": _reshape, "conjugate": _conjugate,
-    "len": _len, "pow": _pow, "atomic": lower_atomics.lower_atomic,
+    K.SHARED_ARRAY: _shared, K.LOCAL_ARRAY: _local, K.CONST_ARRAY: _const,
+    K.GRID: _grid, K.GRIDSIZE: _gridsize,
+    K.SYNCTHREADS: _intrinsic("llvm.nvvm.barrier0"),
+    K.SYNCTHREADS_COUNT: _sync_pred("llvm.nvvm.barrier0.popc"),
+    K.SYNCTHREADS_AND: _sync_pred("llvm.nvvm.barrier0.and"),
+    K.SYNCTHREADS_OR: _sync_pred("llvm.nvvm.barrier0.or"),
+    K.SYNCWARP: _syncwarp,
+    K.THREADFENCE: _intrinsic("llvm.nvvm.membar.gl"),
+    K.THREADFENCE_BLOCK: _intrinsic("llvm.nvvm.membar.cta"),
+    K.THREADFENCE_SYSTEM: _intrinsic("llvm.nvvm.membar.sys"),
+    K.SHFL_SYNC: _shfl, K.SHFL_UP_SYNC: _shfl, K.SHFL_DOWN_SYNC: _shfl, K.SHFL_XOR_SYNC: _shfl,
+    K.BALLOT_SYNC: _vote("llvm.nvvm.vote.ballot.sync", I32),
+    K.ALL_SYNC: _vote("llvm.nvvm.vote.all.sync", I1),
+    K.ANY_SYNC: _vote("llvm.nvvm.vote.any.sync", I1),
+    K.EQ_SYNC: _vote("llvm.nvvm.vote.uni.sync", I1),
+    K.ACTIVEMASK: _asm("activemask.b32 $0;"),
+    K.LANEMASK_LT: _asm("mov.u32 $0, %lanemask_lt;"),
+    K.POPC: _bitop, K.BREV: _bitop, K.CLZ: _bitop, K.FFS: _bitop,
+    K.FMA: _fma, K.CBRT: _cbrt, K.CAST: _cast,
+    K.COMPLEX: _complex, K.MIN: _minmax, K.MAX: _minmax, K.ABS: _abs, K.ROUND: _round,
+    K.MATH: _math, K.NP_ROUNDING: _np_round,
+    K.PRINT: _print, K.DEVICE: _device, K.RESHAPE: _reshape, K.CONJUGATE: _conjugate,
+    K.LEN: _len, K.POW: _pow, K.ATOMIC: _atomic, K.CLOSURE: _closure,
+    K.RANGE: _iterated, K.ENUMERATE: _iterated, K.ZIP: _iterated,
+    K.CMATH: lower_complex.lower_cmath, K.FP16: lower_fp16.lower_fp16,
+    K.MATH_PARTS: lower_scalars.lower_math_parts, K.BIT_COUNT: lower_scalars.lower_bit_count,
+    K.LIBDEVICE: lower_libdevice.lower_libdevice,
+    K.SELP: intrinsics_extra.lower_selp, K.MULHI: intrinsics_extra.lower_mulhi,
+    K.NANOSLEEP: intrinsics_extra.lower_nanosleep,
+    K.MATCH_ANY_SYNC: intrinsics_extra.lower_match, K.MATCH_ALL_SYNC: intrinsics_extra.lower_match,
+    K.THIS_GRID: cooperative.lower_this_grid, K.GRID_SYNC: cooperative.lower_grid_sync,
+    K.OVERLOAD: _overload, K.USER_INTRINSIC: lower_extending.lower_user_intrinsic,
 }
-
-
-# The issue-13 data kinds (cmath, cuda.fp16, modf/frexp/ldexp, bit_count), the issue-14
-# intrinsics, cooperative groups and closures: handlers kept in their own modules.
-_HANDLERS.update(lower_complex.HANDLERS)
-_HANDLERS.update(lower_fp16.HANDLERS)
-_HANDLERS.update(lower_scalars.HANDLERS)
-_HANDLERS.update(lower_libdevice.HANDLERS)
-_HANDLERS.update(intrinsics_extra.LOWERERS)
-_HANDLERS.update(cooperative.LOWERERS)
-_HANDLERS["closure"] = lower_closure_call
+del K

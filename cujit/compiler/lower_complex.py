@@ -17,7 +17,7 @@ from . import rules
 from .lower_ops import _float_suffix, libdevice
 from .ltypes import I1, cast, ltype
 
-__all__ = ["HANDLERS"]
+__all__ = ["lower_cmath"]
 
 
 class _C:
@@ -158,8 +158,9 @@ def _pack(lw, t, parts):
     return out
 
 
-def _lower(lw, node, data):
-    name = lw.tf.info[node][0].split(".", 1)[1]
+def lower_cmath(lw, node, call):
+    """The value of ``cmath.<name>(...)`` (``call.data.name``), as numba-cuda's cmath."""
+    name = call.data.name
     rt = lw.ty(node)
     b = lw.b
     if name == "rect":
@@ -187,8 +188,3 @@ def _lower(lw, node, data):
         return _pack(lw, rt, (c.f("hypot", z[0], z[1]), c.f("atan2", z[1], z[0])))
     return _pack(lw, rt, getattr(c, name)(z))
 
-
-HANDLERS = {"cmath." + n: _lower for n in
-            ("exp", "log", "log10", "sqrt", "sin", "cos", "tan", "asin", "acos", "atan",
-             "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "phase", "polar", "rect",
-             "isnan", "isinf", "isfinite")}

@@ -11,9 +11,9 @@ from .ltypes import cast, const, ltype, passes_param
 __all__ = ["lower_device_call", "lower_closure_call"]
 
 
-def lower_device_call(lw, node, data):
-    """Lower a device-function call typed by :func:`type_device_call`."""
-    callee, bound = data
+def lower_device_call(lw, node, callee, bound):
+    """Lower a device-function call typed by :func:`type_device_call` (its callee's
+    ``TypedFunction`` and parameter bindings)."""
     b = lw.b
     fn = lw.m.device_function(callee)
     vals = []
@@ -45,9 +45,8 @@ def lower_device_call(lw, node, data):
     return None if callee.return_type is T.void else r
 
 
-def lower_closure_call(lw, node, data):
+def lower_closure_call(lw, node, tf, free):
     """Lower a closure call: its arguments, then the current values of its free variables."""
-    tf, free = data
     b = lw.b
     fn = lw.m.device_function(tf)
     vals = []

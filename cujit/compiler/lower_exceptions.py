@@ -81,8 +81,8 @@ def emit_raise(lw, cls, args, node):
 
 def lower_raise(lw, s):
     """``raise`` statement ``s`` (typed by :func:`.exceptions.type_raise`)."""
-    _, cls, args = lw.tf.info[s]
-    emit_raise(lw, cls, args, s)
+    r = lw.tf.info[s]
+    emit_raise(lw, r.cls, r.args, s)
 
 
 def lower_assert(lw, s):
@@ -90,7 +90,7 @@ def lower_assert(lw, s):
     info = lw.tf.info.get(s)
     if info is None:
         return
-    _, cls, args = info
+    cls, args = info.cls, info.args
     ok = truth(lw.b, lw.expr(s.test), lw.ty(s.test))
     fail = lw.func.append_basic_block("assert.fail")
     cont = lw.func.append_basic_block("assert.ok")

@@ -9,7 +9,7 @@ from .lower_ops import libdevice
 from .ltypes import ltype
 from .. import types as T
 
-__all__ = ["HANDLERS"]
+__all__ = ["lower_fp16"]
 
 F32, F64 = ir.FloatType(), ir.DoubleType()
 
@@ -22,8 +22,10 @@ _LIBDEVICE = {"hsqrt": "sqrtf", "hrsqrt": "rsqrtf", "hexp": "expf", "hexp2": "ex
               "hmin": "fminf"}
 
 
-def _lower(lw, node, data):
-    name = lw.tf.info[node][0].split(".", 1)[1]
+def lower_fp16(lw, node, call):
+    """The value of ``cuda.fp16.<name>(...)`` (``call.data.name``): computed in float32
+    (float64 for ``hfma``) and rounded to half once."""
+    name = call.data.name
     b = lw.b
     xs = [b.fpext(lw.expr(a), F32) for a in node.args]
     if name in _CMP:
@@ -45,9 +47,3 @@ def _lower(lw, node, data):
         r = b.call(fn, xs)
     return b.fptrunc(r, ltype(T.float16))
 
-
-HANDLERS = {"fp16." + n: _lower for n in
-            ("hadd", "hsub", "hmul", "hdiv", "hmax", "hmin", "heq", "hne", "hlt", "hle",
-             "hgt", "hge", "hneg", "habs", "hsqrt", "hrsqrt", "hrcp", "hexp", "hexp2",
-             "hexp10", "hlog", "hlog2", "hlog10", "hsin", "hcos", "hceil", "hfloor",
-             "htrunc", "hrint", "hfma")}

@@ -10,10 +10,14 @@ from .. import types as T
 from .lower_ops import libdevice
 from .ltypes import cast, ltype
 
-__all__ = ["HANDLERS"]
+__all__ = ["lower_libdevice"]
 
 
-def _call(lw, node, fn):
+def lower_libdevice(lw, node, call):
+    """The value of ``cuda.libdevice.<name>(...)``: ``__nv_<name>`` called with each
+    argument converted to its declared type (``call.data.function``), out-pointers in local
+    slots returned with the result as a tuple."""
+    fn = call.data.function
     b = lw.b
     args = [cast(b, lw.expr(a), lw.ty(a), t) for a, t in zip(node.args, fn.params)]
     slots = [lw.alloca(ltype(t)) for t in fn.outs]
@@ -31,5 +35,3 @@ def _call(lw, node, fn):
         out = b.insert_value(out, v, i)
     return out
 
-
-HANDLERS = {"libdevice": _call}

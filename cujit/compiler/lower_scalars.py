@@ -8,14 +8,14 @@ from .. import types as T
 from .lower_ops import _float_suffix, libdevice
 from .ltypes import I32, cast, ltype
 
-__all__ = ["HANDLERS"]
+__all__ = ["lower_math_parts", "lower_bit_count", "round_ndigits"]
 
 
 def _arg(lw, node, k, to):
     return cast(lw.b, lw.expr(node.args[k]), lw.ty(node.args[k]), to)
 
 
-def _modf(lw, node, data):
+def _modf(lw, node):
     ft = lw.ty(node).dtype
     x = _arg(lw, node, 0, ft)
     slot = lw.alloca(x.type)
@@ -26,7 +26,7 @@ def _modf(lw, node, data):
     return lw.b.insert_value(out, lw.b.load(slot), 1)
 
 
-def _frexp(lw, node, data):
+def _frexp(lw, node):
     ft = lw.ty(node).types[0]
     x = _arg(lw, node, 0, ft)
     slot = lw.alloca(I32)
@@ -37,7 +37,7 @@ def _frexp(lw, node, data):
     return lw.b.insert_value(out, lw.b.load(slot), 1)
 
 
-def _ldexp(lw, node, data):
+def _ldexp(lw, node):
     ft = lw.ty(node)
     x = _arg(lw, node, 0, ft)
     e = _arg(lw, node, 1, T.int32)
@@ -45,7 +45,7 @@ def _ldexp(lw, node, data):
     return lw.b.call(fn, [x, e])
 
 
-def _bit_count(lw, node, data):
+def _bit_count(lw, node):
     b = lw.b
     recv = node.func.value
     t = lw.ty(recv)
@@ -58,8 +58,18 @@ def _bit_count(lw, node, data):
     return cast(b, b.call(fn, [v]), T.Integer(t.bitwidth, False), T.int64)
 
 
-HANDLERS = {"math.modf": _modf, "math.frexp": _frexp, "math.ldexp": _ldexp,
-            "bit_count": _bit_count}
+_MATH_PARTS = {"modf": _modf, "frexp": _frexp, "ldexp": _ldexp}
+
+
+def lower_math_parts(lw, node, call):
+    """The value of ``math.modf``/``frexp``/``ldexp`` (``call.data.name``) through
+    libdevice's ``__nv_*`` with out-pointers in local slots."""
+    return _MATH_PARTS[call.data.name](lw, node)
+
+
+def lower_bit_count(lw, node, call):
+    """The value of ``i.bit_count()``: ``ctpop(abs(i))`` as int64."""
+    return _bit_count(lw, node)
 
 
 def round_ndigits(lw, x, nd, ft):

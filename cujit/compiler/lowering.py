@@ -15,7 +15,16 @@ pointer; bool is an i8; complex is two floats; a tuple is its elements in order.
 import hashlib
 import re
 
-from llvmlite import ir
+from ..driver.errors import CudaSupportError, missing_toolchain_message
+
+# This module is the NVVM backend's entry (build.py and compile_ptx import it when they compile
+# for the GPU; the simulator never does), so the lean install's missing llvmlite is reported
+# here, naming the extra, before any of the lower_* modules fails on it.
+try:
+    from llvmlite import ir
+except ImportError as exc:
+    raise CudaSupportError(missing_toolchain_message(
+        "compiling a kernel to PTX (a GPU launch, compile_ptx, inspect_asm)", exc)) from exc
 
 from .. import types as T
 from .errors import CompileError, TypingError
@@ -315,7 +324,7 @@ _LAUNCH_BOUND_PROPS = ("maxntidx", "minctasm", "cluster_max_blocks")
 
 
 def compile_to_llvm(pyfunc, argtypes, kernel=True, debug=False, lineinfo=False,
-                    launch_bounds=None):
+                    launch_bounds=None, source=None):
     """Type and lower ``pyfunc`` for ``argtypes`` (tuple of cujit types, a Signature or a
     signature string) into one NVVM IR module.  ``debug``: numba.cuda's ``debug=True``
     (assertions compiled, division by zero checked, raises recorded for the host: see
@@ -323,6 +332,7 @@ def compile_to_llvm(pyfunc, argtypes, kernel=True, debug=False, lineinfo=False,
     (:mod:`.debuginfo`), which libNVVM turns into ``.loc`` directives.  ``launch_bounds``:
     a kernel's bounds as :func:`.jitoptions.check_launch_bounds` returns them (only the total
     threads per block is bounded, y and z taken as 1, as numba-cuda and CUDA C do).
+    ``source``: the FunctionSource ``pyfunc``'s owner keeps (parsed again when None).
 
     Returns a ``LoweredFunction``.  Raises ``TypingError`` (untypable or unsupported code)
     or ``CompileError`` (resource limits: 48 KiB static shared, 64 KiB constant memory) whose
@@ -330,7 +340,7 @@ def compile_to_llvm(pyfunc, argtypes, kernel=True, debug=False, lineinfo=False,
     """
     argtypes = _argtypes_of(argtypes)
     env = CompileEnv(debug=debug)
-    tf = infer(pyfunc, argtypes, kernel=kernel, env=env)
+    tf = infer(pyfunc, argtypes, kernel=kernel, env=env, source=source)
     fsrc = tf.fsrc
     digest = hashlib.sha1(repr((fsrc.qualname, fsrc.filename, argtypes)).encode()).hexdigest()
     name = f"_cujit_{_safe(fsrc.qualname)}_{digest[:12]}"
@@ -340,17 +350,18 @@ def compile_to_llvm(pyfunc, argtypes, kernel=True, debug=False, lineinfo=False,
         m.debuginfo = DebugInfo(m.module, fsrc.filename, full=bool(debug))
     from .llvmgen import FunctionLowerer
     if kernel:
-        params = flatten_argtypes(argtypes)
+        abi = tf.argtypes          # IntegerLiteral arguments are passed as their base type
+        params = flatten_argtypes(abi)
         fn = ir.Function(m.module, ir.FunctionType(ir.VoidType(), params), name)
         lw = FunctionLowerer(m, tf, fn)
         it = iter(fn.args)
-        argvals = [_rebuild(lw.b, t, it) for t in argtypes]
+        argvals = [_rebuild(lw.b, t, it) for t in abi]
         lw.lower(argvals)
         m.module.add_named_metadata("nvvm.annotations", [fn, "kernel", ir.Constant(I32, 1)])
         for prop, bound in zip(_LAUNCH_BOUND_PROPS, launch_bounds or ()):
             m.module.add_named_metadata("nvvm.annotations", [fn, prop, ir.Constant(I32, bound)])
     else:
-        params = [ltype(t) for t in argtypes]
+        params = [ltype(t) for t in tf.argtypes]
         fn = ir.Function(m.module, ir.FunctionType(ltype(tf.return_type), params), name)
         FunctionLowerer(m, tf, fn).lower(list(fn.args))
     m.module.add_named_metadata("nvvmir.version",
@@ -360,7 +371,7 @@ def compile_to_llvm(pyfunc, argtypes, kernel=True, debug=False, lineinfo=False,
     except Exception as e:     # pragma: no cover - an llvmlite formatting bug
         raise CompileError(f"could not print the LLVM module: {e}") from e
     return LoweredFunction(
-        llvm_ir=text, name=name, argtypes=argtypes, return_type=tf.return_type,
+        llvm_ir=text, name=name, argtypes=tf.argtypes, return_type=tf.return_type,
         uses_dynamic_shared=m.uses_dynamic_shared or any(
             f.uses_dynamic_shared for f in tf.all_functions()),
         static_shared_bytes=m.static_shared_bytes, const_bytes=m.const_bytes,

@@ -10,10 +10,10 @@ the typed-pointer syntax and upgrades the old ``nvvm.annotations``); libdevice i
 and every function that came from it is internalised so that the optimiser drops what is
 unused.  ``CUJIT_NVVM_BACKEND=llvmlite`` forces this path (``=nvvm`` forbids it).
 """
-import os
 import threading
 
 from .errors import ToolchainError
+from ..config import config
 
 __all__ = ["NvvmError", "compile_ptx", "libdevice_path", "nvvm_available", "nvvm_version",
            "backend_name", "arch_option"]
@@ -32,7 +32,7 @@ def _nvvm():
     global _nvvm_state
     st = _nvvm_state
     if st is None:
-        if os.environ.get("CUJIT_NVVM_BACKEND", "").lower() == "llvmlite":
+        if config.NVVM_BACKEND == "llvmlite":
             st = (None, "CUJIT_NVVM_BACKEND=llvmlite")
         else:
             try:
@@ -126,15 +126,17 @@ def compile_ptx(llvm_ir, cc=(9, 0), *, opt=3, fastmath=False, debug=False, linei
     ``cc``: target compute capability ``(major, minor)`` or ``'compute_XY'``; ``opt``: 0–3
     (or bool); ``fastmath``: flush denormals and approximate div/sqrt; ``libdevice``: link
     libdevice (default: when the IR names a ``__nv_`` function).  Raises NvvmError with the
-    compiler's log when the module is rejected.
+    compiler's log when the module is rejected, ValueError naming ``CUJIT_NVVM_BACKEND``
+    when it holds something other than ``llvmlite``, ``nvvm`` or nothing.
     """
+    backend = config.NVVM_BACKEND    # read at every compile: a malformed value is an error
     text = llvm_ir.encode() if isinstance(llvm_ir, str) else bytes(llvm_ir)
     if libdevice is None:
         libdevice = b"@__nv_" in text or b"@\"__nv_" in text   # llvmlite quotes names
     arch = arch_option(cc)
     nvvm = _nvvm()
     if nvvm is None:
-        if os.environ.get("CUJIT_NVVM_BACKEND", "").lower() == "nvvm":
+        if backend == "nvvm":
             raise NvvmError(_nvvm_state[1] + " (and CUJIT_NVVM_BACKEND=nvvm forbids llvmlite)")
         return _compile_llvmlite(text, arch, opt, fastmath, libdevice)
     return _compile_nvvm(nvvm, text, _options(arch, opt, fastmath, debug, lineinfo),

@@ -8,6 +8,7 @@ signed), mixing integers and floats follows NumPy promotion (``int32 * float32``
 import numpy as np
 
 from .. import types as T
+from .callkinds import CallKind, resolve
 
 __all__ = ["is_int", "is_float", "is_complex", "is_number", "is_scalar", "promote",
            "unify", "binop_type", "unary_type", "int_result", "PseudoType", "Global", "Func",
@@ -45,11 +46,14 @@ class Global(PseudoType):
 
 class Func(PseudoType):
     """A function the compiler recognises: ``key`` (e.g. ``'syncthreads'``, ``'math.sqrt'``,
-    ``'cast'``, ``'device'``) and ``data`` (the target type of a cast, the device function)."""
-    __slots__ = ("key", "data")
+    ``'cast'``, ``'device'``: how messages name it), its ``kind`` (a ``CallKind``) and family
+    ``name`` (``callkinds.resolve``), and ``data`` (the target type of a cast, the device
+    function).  ValueError for a key no ``CallKind`` covers."""
+    __slots__ = ("key", "kind", "name", "data")
 
     def __init__(self, key, data=None):
         self.key = key
+        self.kind, self.name = resolve(key)
         self.data = data
 
     def __eq__(self, other):
@@ -100,7 +104,8 @@ class RangeType(PseudoType):
 
 class IterType(PseudoType):
     """``enumerate(x)`` / ``zip(x, y, ...)`` of ranges, arrays or homogeneous tuples (only as
-    the iterable of a ``for``): ``kind`` and the types of the iterables ``inners``."""
+    the iterable of a ``for``): ``kind`` (``CallKind.ENUMERATE`` or ``CallKind.ZIP``) and the
+    types of the iterables ``inners``."""
     __slots__ = ("kind", "inners")
 
     def __init__(self, kind, inners):
@@ -115,7 +120,7 @@ class IterType(PseudoType):
         return hash((self.kind, self.inners))
 
     def __repr__(self):
-        return f"{self.kind}({', '.join(map(str, self.inners))})"
+        return f"{self.kind.value}({', '.join(map(str, self.inners))})"
 
 
 def element_type(t):
@@ -128,7 +133,7 @@ def element_type(t):
         return t.dtype
     if isinstance(t, IterType):
         inner = tuple(element_type(x) for x in t.inners)
-        return T.Tuple(((T.int64,) if t.kind == "enumerate" else ()) + inner)
+        return T.Tuple(((T.int64,) if t.kind is CallKind.ENUMERATE else ()) + inner)
     return None
 
 

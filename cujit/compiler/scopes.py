@@ -35,6 +35,9 @@ class ConstEval:
             if name in self.locals:
                 src = self.const_locals.get(name)
                 if src is None:
+                    lit = self.tf.literal_args
+                    if name in lit and name in self.tf.fsrc.argnames:
+                        return True, lit[name]      # a parameter specialised on its value
                     return False, None
                 key = id(src)
                 if key in self._const_cache:

@@ -23,6 +23,7 @@ from .errors import CompileError, TypingError
 from .exceptions import type_assert, type_raise
 from .frontend import FunctionSource
 from .indexing import nested_store_ok
+from .nodeinfo import AugAssign, Iteration
 from .rules import BoundMethod, Func, Global, PseudoType, RangeType
 
 __all__ = ["TypedFunction", "CompileEnv", "infer", "STATIC_SHARED_LIMIT", "CONST_LIMIT"]
@@ -45,7 +46,12 @@ class TypedFunction:
 
     def __init__(self, fsrc, argtypes, kernel):
         self.fsrc = fsrc
-        self.argtypes = tuple(argtypes)
+        # an IntegerLiteral argument is passed as its base type; its value is a compile-time
+        # constant of this specialisation (literal_args: {parameter name: value})
+        self.literal_args = {n: t.value for n, t in zip(fsrc.argnames, argtypes)
+                             if isinstance(t, T.IntegerLiteral)}
+        self.argtypes = tuple(t.base if isinstance(t, T.IntegerLiteral) else t
+                              for t in argtypes)
         self.kernel = kernel
         self.typemap = {}
         self.vartypes = {}
@@ -72,17 +78,21 @@ class TypedFunction:
         return order
 
 
-def infer(pyfunc, argtypes, kernel=True, env=None):
-    """Type ``pyfunc`` for ``argtypes`` (cujit types).  Raises TypingError / CompileError."""
+def infer(pyfunc, argtypes, kernel=True, env=None, source=None):
+    """Type ``pyfunc`` for ``argtypes`` (cujit types).  ``source``: its FunctionSource when
+    the function's owner keeps one (parsed here otherwise).  Raises TypingError /
+    CompileError."""
     env = env or CompileEnv()
     key = (pyfunc, tuple(argtypes))
     hit = env.typed.get(key)
     if hit is not None:
         return hit
-    fsrc = FunctionSource.from_pyfunc(pyfunc)
-    if kernel and (fsrc.node.args.vararg is not None or fsrc.node.args.defaults):
-        raise TypingError("kernels cannot have *args or default argument values (device "
-                          "functions can)", fsrc.location(fsrc.node))
+    fsrc = source if source is not None else FunctionSource.from_pyfunc(pyfunc)
+    a = fsrc.node.args
+    if kernel and (a.vararg is not None or a.kwarg is not None or a.kwonlyargs):
+        # defaults are filled in by the launch (Dispatcher._bind): the kernel takes them all
+        raise TypingError("kernels cannot have *args, **kwargs or keyword-only arguments "
+                          "(device functions can have *args)", fsrc.location(fsrc.node))
     if len(argtypes) != len(fsrc.argnames):
         raise TypingError(f"{fsrc.qualname}() takes {len(fsrc.argnames)} argument(s) "
                           f"({', '.join(fsrc.argnames)}) but {len(argtypes)} were given",
@@ -131,10 +141,11 @@ class _Typer(scopes.ConstEval):
         self.unbound = []
 
     # ---- callees: the typing of calls (calls_device, closures) reaches back here ----------
-    def infer_device(self, pyfunc, argtypes):
+    def infer_device(self, pyfunc, argtypes, source=None):
         """The TypedFunction of device function ``pyfunc`` for ``argtypes``, typed in this
-        kernel's environment (cached; recursion is a TypingError)."""
-        return infer(pyfunc, argtypes, kernel=False, env=self.env)
+        kernel's environment (cached; recursion is a TypingError); ``source``: its
+        FunctionSource, kept by the device function object."""
+        return infer(pyfunc, argtypes, kernel=False, env=self.env, source=source)
 
     def type_function(self, fsrc, argtypes):
         """Type ``fsrc`` (a FunctionSource, e.g. a closure's) as a device function for
@@ -311,7 +322,7 @@ class _Typer(scopes.ConstEval):
         if cur is None or rhs is None:
             return
         res = self.binop_types(op, cur, rhs, s)
-        self.tf.info[s] = ("augassign", (cur, res))
+        self.tf.info[s] = AugAssign(cur, res)
         self.assign(s.target, res, s.value)
 
     def s_If(self, s):
@@ -343,15 +354,15 @@ class _Typer(scopes.ConstEval):
             return
         if isinstance(it, rules.IterType):
             elt = rules.element_type(it)
-            self.tf.info[s] = ("iter_multi", it)
+            self.tf.info[s] = Iteration(it)
         elif isinstance(it, RangeType):
             elt = it.dtype
         elif isinstance(it, T.Array) and it.ndim >= 1:
             elt = it.dtype if it.ndim == 1 else it.copy(ndim=it.ndim - 1, layout="A")
-            self.tf.info[s] = ("iter_array", it)
+            self.tf.info[s] = Iteration(it)
         elif isinstance(it, T.UniTuple):
             elt = it.dtype
-            self.tf.info[s] = ("iter_tuple", it)
+            self.tf.info[s] = Iteration(it)
         else:
             what = f"'{ast.unparse(s.iter):.60}' (a compile-time constant)" \
                 if isinstance(it, Global) else f"a value of type {it}"
@@ -453,6 +464,7 @@ class _Typer(scopes.ConstEval):
         if base is None or vt is None:
             return
         if isinstance(base, T.Record) and target.attr in base.fields:
+            indexing.check_record_writable(self, target.value, target)
             ft = base.fields[target.attr][0]
             if isinstance(ft, T.NestedArray) and nested_store_ok(
                     T.Array(ft.dtype, ft.ndim, "C"), vt):

@@ -76,7 +76,7 @@ def _after_fork_in_child():
     if drv is None:
         return
     from . import errors
-    errors._forked = (os.getppid(), os.getpid())
+    errors.mark_forked(os.getppid(), os.getpid())
 
     def refuse(*args, **kwargs):
         raise errors.fork_error()

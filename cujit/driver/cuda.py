@@ -9,7 +9,8 @@ import threading
 
 from .api import Driver, DEVICE_ATTRIBUTES
 from .errors import (CudaAPIError, CudaSupportError, CUDA_ERROR_NOT_READY, api_error,
-                     driver_load_reason, no_gpu_message, CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED)
+                     driver_load_reason, no_gpu_message, CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED,
+                     missing_toolchain_message)
 
 __all__ = ["CudaDriver"]
 
@@ -30,9 +31,9 @@ class CudaDriver(Driver):
     def __init__(self):
         try:
             from cuda.bindings import driver as d
-        except ImportError as exc:  # pragma: no cover - depends on the installation
-            raise CudaSupportError(f"cuda-bindings is not importable ({exc}); "
-                                   "install it with `pip install cuda-bindings`") from exc
+        except ImportError as exc:  # the lean install (no [cu13]/[cu12] extra)
+            raise CudaSupportError(missing_toolchain_message("the CUDA driver backend",
+                                                             exc)) from exc
         try:
             (err,) = d.cuInit(0)
         except RuntimeError as exc:  # libcuda.so.1 not found

@@ -10,7 +10,7 @@ __all__ = ["CudaSupportError", "CudaDriverError", "CudaAPIError", "fork_error", 
            "CUDA_ERROR_STREAM_CAPTURE_UNMATCHED", "CUDA_ERROR_STREAM_CAPTURE_IMPLICIT",
            "CUDA_ERROR_INVALID_DEVICE", "CUDA_ERROR_PEER_ACCESS_UNSUPPORTED",
            "CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED", "CUDA_ERROR_PEER_ACCESS_NOT_ENABLED",
-           "error_name"]
+           "error_name", "GPU_EXTRA_HINT", "missing_toolchain_message"]
 
 # Codes of CUresult that the code above the driver layer tests for.
 CUDA_ERROR_INVALID_VALUE = 1
@@ -40,7 +40,7 @@ _FALLBACK_NAMES = {
     400: "CUDA_ERROR_INVALID_HANDLE", 500: "CUDA_ERROR_NOT_FOUND", 600: "CUDA_ERROR_NOT_READY",
     700: "CUDA_ERROR_ILLEGAL_ADDRESS", 701: "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES",
     712: "CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED", 713: "CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED",
-    719: "CUDA_ERROR_LAUNCH_FAILED", 801: "CUDA_ERROR_NOT_SUPPORTED", 999: "CUDA_ERROR_UNKNOWN",
+    719: "CUDA_ERROR_LAUNCH_FAILED", 720: "CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE", 801: "CUDA_ERROR_NOT_SUPPORTED", 999: "CUDA_ERROR_UNKNOWN",
     900: "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED", 901: "CUDA_ERROR_STREAM_CAPTURE_INVALIDATED",
     903: "CUDA_ERROR_STREAM_CAPTURE_UNMATCHED", 906: "CUDA_ERROR_STREAM_CAPTURE_IMPLICIT",
     217: "CUDA_ERROR_PEER_ACCESS_UNSUPPORTED", 704: "CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED",
@@ -49,13 +49,35 @@ _FALLBACK_NAMES = {
 
 
 def error_name(code):
-    """``CUDA_ERROR_*`` name of a CUresult code (int), without calling the driver."""
+    """``CUDA_ERROR_*`` name of a CUresult code (int), without calling the driver.
+
+    The codes the simulator raises are in this module's table, so naming them never imports
+    cuda-bindings (absent from the lean install); other codes are asked of
+    ``cuda.bindings.driver.CUresult`` where it is installed."""
     code = int(code)
+    name = _FALLBACK_NAMES.get(code)
+    if name is not None:
+        return name
     try:
         from cuda.bindings.driver import CUresult
         return CUresult(code).name
     except Exception:
-        return _FALLBACK_NAMES.get(code, f"CUDA_ERROR_{code}")
+        return f"CUDA_ERROR_{code}"
+
+
+#: How to get the GPU toolchain, which ``pip install cujit`` leaves out (pyproject.toml's
+#: extras, numba-cuda's convention of one extra per CUDA major version).
+GPU_EXTRA_HINT = ("install the GPU toolchain with `pip install 'cujit[cu13]'` (CUDA 13 "
+                  "driver, 580 or newer) or `pip install 'cujit[cu12]'` (CUDA 12 driver)")
+
+
+def missing_toolchain_message(what, exc):
+    """The :class:`CudaSupportError` text when a GPU-toolchain package cannot be imported:
+    ``what`` (str) needed it, ``exc`` (the ImportError) says which package."""
+    name = getattr(exc, "name", None)
+    why = f"{name} cannot be imported: {exc}" if name else str(exc)
+    return (f"{what} needs cujit's GPU toolchain, which is missing here ({why}); "
+            f"{GPU_EXTRA_HINT}. The simulator needs none of it (CUJIT_ENABLE_CUDASIM=1).")
 
 
 class CudaSupportError(ImportError):
@@ -110,6 +132,13 @@ class CudaAPIError(CudaDriverError):
 
 # (parent pid, child pid) once this process was forked after the driver was initialised.
 _forked = None
+
+
+def mark_forked(parent, child):
+    """Record that this process (pid ``child``) was forked from ``parent`` after the driver
+    was initialised: :func:`fork_error` gives the error to raise from then on."""
+    global _forked
+    _forked = (parent, child)
 
 
 def fork_error():

@@ -17,11 +17,13 @@ import atexit
 import contextlib
 import os
 import threading
+import time
 import warnings
 import weakref
 from collections import deque
 
 from ..config import config
+from .events import free_queued, flushed
 
 __all__ = ["PendingDeallocs", "DeallocationWarning", "is_exiting", "check_settings"]
 
@@ -66,69 +68,13 @@ def _after_fork_in_child():
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_after_fork_in_child)
 
-_MISSING = object()
-
-
-class _Invalid:
-    """A cached parse failure: the ValueError config raised for that text."""
-    __slots__ = ("error",)
-
-    def __init__(self, error):
-        self.error = error
-
-
 def _setting_reader(attr, strict=True):
-    """A no-argument function returning ``getattr(config, attr)``, fast on the common path.
-
-    ``config`` re-reads the environment at every access (two ``os.environ`` lookups with key
-    encoding).  The queue reads two settings per free, so this reads the same sources
-    directly: the override dict, then the pre-encoded environment keys, parsing each distinct
-    text once.  A malformed value raises config's ValueError (naming the variable) when
-    ``strict``; otherwise the default is returned: the queue reads its limits inside
-    finalisers, where an exception is swallowed and would leave every later free queued
-    forever.  Allocations read the settings strictly (:func:`check_settings`), so the user
-    still sees the error."""
-    data = getattr(os.environ, "_data", None)
-    encode = getattr(os.environ, "encodekey", None)
-    if data is None or encode is None:      # pragma: no cover - unusual os.environ
-        return lambda: getattr(config, attr)
-    overrides = config._overrides
-    keys = [encode(name) for name in config.env_names(attr)]
-    get = data.get
-    first = keys[0]
-    second = keys[1] if len(keys) > 1 else first
-    parsed = {}
-    default = _default_of(attr)
-
-    def read():
-        if overrides:
-            value = overrides.get(attr, _MISSING)
-            if value is not _MISSING:
-                return value
-        text = get(first)
-        if text is None:
-            text = get(second)
-            if text is None:
-                return default
-        value = parsed.get(text, _MISSING)
-        if value is _MISSING:
-            try:
-                value = getattr(config, attr)   # parses, or raises a clear ValueError
-            except ValueError as exc:
-                value = _Invalid(exc)
-            parsed[text] = value
-        if type(value) is _Invalid:
-            if strict:
-                getattr(config, attr)           # the error naming the variable set now
-                raise ValueError(str(value.error))
-            return default
-        return value
-
-    return read
-
-
-def _default_of(attr):
-    return config.default(attr)
+    """``config.reader(attr, strict)``: the queue reads two settings per free, so it reads
+    them through config's fast reader.  Not ``strict`` for the limits read inside
+    finalisers (add_item, the end of defer_cleanup): an exception there is swallowed and
+    would leave every later free queued forever.  Allocations read the settings strictly
+    (:func:`check_settings`), so the user still sees the error."""
+    return config.reader(attr, strict)
 
 
 # Inside finalisers (add_item, the end of defer_cleanup): never raise, use the defaults.
@@ -182,9 +128,13 @@ class PendingDeallocs:
         if retire is not None:
             retire(handle)
         total = self._size = self._size + size
-        if not self._disable_count and (len(cons) > _max_count()
-                                        or total > _max_ratio() * self._capacity):
-            self.clear()
+        if free_queued.listeners:
+            free_queued.emit(self, handle, size)
+        if not self._disable_count:
+            if len(cons) > _max_count():
+                self._clear("count limit")
+            elif total > _max_ratio() * self._capacity:
+                self._clear("byte limit")
 
     def _over_limits(self):
         return len(self._cons) > _max_count() or self._size > _max_ratio() * self._capacity
@@ -194,6 +144,10 @@ class PendingDeallocs:
 
         A free that raises stops this flush; the rest stay queued; the error is counted,
         kept in ``last_error`` and warned as :class:`DeallocationWarning`."""
+        self._clear("clear()")
+
+    def _clear(self, reason):
+        """:meth:`clear`, announcing ``reason`` to :data:`.events.flushed`'s listeners."""
         if self._disable_count or not self._cons or _Exit.exiting:
             return
         me = threading.get_ident()
@@ -202,7 +156,7 @@ class PendingDeallocs:
         with self._lock:
             self._flusher = me
             try:
-                self._flush()
+                self._flush(reason)
             finally:
                 self._flusher = None
 
@@ -217,11 +171,20 @@ class PendingDeallocs:
         with self._lock:
             self._flusher = me
             try:
-                self._flush()
+                self._flush("reset or close")
             finally:
                 self._flusher = None
 
-    def _flush(self):
+    def _flush(self, reason):
+        if not flushed.listeners:
+            return self._flush_queue()
+        t0, n0, b0 = time.perf_counter_ns(), len(self._cons), self._size
+        try:
+            return self._flush_queue()
+        finally:
+            flushed.emit(self, reason, t0, n0, b0)
+
+    def _flush_queue(self):
         ctx = self._context
         as_current = getattr(ctx, "as_current", None)
         if as_current is None:
@@ -275,7 +238,7 @@ class PendingDeallocs:
         finally:
             self._disable_count -= 1
             if not self._disable_count and self._cons and self._over_limits():
-                self.clear()
+                self._clear("end of defer_cleanup")
 
     # numba.cuda's queue attributes, with numba's meaning (docs/guide.md names them)
     @property

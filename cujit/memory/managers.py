@@ -20,6 +20,7 @@ from collections import namedtuple
 from ..driver import get_driver
 from ..driver.errors import CudaAPIError, CUDA_ERROR_OUT_OF_MEMORY, CUDA_ERROR_INVALID_CONTEXT
 from .deallocations import PendingDeallocs, DeallocationWarning, _Exit, check_settings
+from .events import allocated, freed
 from .pointers import (AutoFreePointer, PinnedMemory, MappedMemory,
                        ManagedMemory, MemoryInfo, IpcHandle, _ptr_value, _Finalizer)
 
@@ -148,6 +149,8 @@ def _unpin(mgr, ptr, size, gen):
         else:
             with as_current():
                 get_driver().mem_host_unregister(ptr)
+        if freed.listeners:
+            freed.emit("host (pinned)", ptr, size)
     except Exception as exc:
         try:
             warnings.warn(f"unpinning {size} bytes at {ptr:#x} failed: {exc}",
@@ -167,6 +170,8 @@ def memallocmanaged_fallback(ctx, queue, size, attach_global):
     mem.is_managed = True
     mem._finalizer = _Finalizer(mem, _queue_plain, ctx, queue, drv.mem_free, ptr, size,
                                ctx.generation)
+    if allocated.listeners:
+        allocated.emit("managed", mem, size, 0)
     return mem
 
 
@@ -211,7 +216,7 @@ class HostOnlyCUDAMemoryManager(BaseCUDAMemoryManager):
 
     def _retry(self, exc, allocator):
         if exc.code == CUDA_ERROR_OUT_OF_MEMORY:
-            self.deallocations.clear()
+            self.deallocations._clear("out of memory")
             self._oom_retries += 1
             return allocator()
         if exc.code == CUDA_ERROR_INVALID_CONTEXT and self.context is not None:
@@ -237,6 +242,8 @@ class HostOnlyCUDAMemoryManager(BaseCUDAMemoryManager):
         mem._finalizer = _Finalizer(mem, _queue_free, self, drv.mem_free_host, ptr, size,
                                    ctx.generation, False)
         self._host_in_use += size
+        if allocated.listeners:
+            allocated.emit("host (cuMemHostAlloc)", mem, size, 0)
         return mem
 
     def mempin(self, owner, pointer, size, mapped=False):
@@ -260,6 +267,8 @@ class HostOnlyCUDAMemoryManager(BaseCUDAMemoryManager):
         mem.is_managed = True
         mem._finalizer = _Finalizer(mem, _unpin, self, ptr, size, ctx.generation)
         self._host_in_use += size
+        if allocated.listeners:
+            allocated.emit("host (pinned)", mem, size, 0)
         return mem
 
     def memallocmanaged(self, size, attach_global=True):
@@ -277,6 +286,8 @@ class HostOnlyCUDAMemoryManager(BaseCUDAMemoryManager):
         mem._finalizer = _Finalizer(mem, _queue_free, self, drv.mem_free, ptr, size,
                                    ctx.generation, True)
         self._count_alloc(size)
+        if allocated.listeners:
+            allocated.emit("managed", mem, size, 0)
         return mem
 
     def _count_alloc(self, size):
@@ -360,6 +371,8 @@ class NumbaCUDAMemoryManager(GetIpcHandleMixin, HostOnlyCUDAMemoryManager):
         mem = tracked_pointer(self, ptr, size)
         mem._finalizer = _Finalizer(mem, _queue_free, self, drv.mem_free, ptr, size,
                                    mem.generation, True)
+        if allocated.listeners:
+            allocated.emit("device", mem, size, 0)
         return mem
 
 

@@ -27,6 +27,7 @@ from collections import namedtuple
 
 from ..driver.errors import CudaAPIError, CUDA_ERROR_OUT_OF_MEMORY
 from .deallocations import _Exit, check_settings
+from .events import allocated, freed
 from .managers import (GetIpcHandleMixin, HostOnlyCUDAMemoryManager, MemoryStats,
                        _check_alloc_size, _SIZE_T_MAX, tracked_pointer)
 from .pointers import AutoFreePointer
@@ -91,6 +92,8 @@ def _return_block(mgr, ptr, nbytes, size, stream, gen):
             lst.append(ptr)
         mgr._cached += nbytes
         mgr._cached_blocks += 1
+        if freed.listeners:
+            freed.emit("device (pool cache)", ptr, nbytes)
     except Exception:
         pass
 
@@ -266,6 +269,8 @@ class PoolMemoryManager(GetIpcHandleMixin, HostOnlyCUDAMemoryManager):
         fin = _new(_Block)
         fin.args = (self, ptr, nbytes, size, stream, mem.generation)
         mem._finalizer = fin
+        if allocated.listeners:
+            allocated.emit("device", mem, size, stream)
         return mem
 
     def trim(self, keep_bytes=0):

@@ -12,10 +12,13 @@ the device, so frees of old pointers are dropped, never sent.
 """
 import contextlib
 import threading
+from time import perf_counter_ns as _now
 
 from ..driver import get_driver
 from ..driver.errors import CudaSupportError, CudaAPIError
 from ..memory.deallocations import is_exiting as _exiting
+from ..memory.events import allocated
+from .events import synchronized
 from .modules import Module
 
 __all__ = ["select_device", "get_current_device", "close", "current_context", "synchronize",
@@ -331,7 +334,10 @@ class Context:
     def synchronize(self):
         """Wait for all work of the context (cuCtxSynchronize)."""
         self.make_current()
+        t0 = synchronized.listeners and _now()
         self._drv.ctx_synchronize()
+        if t0:
+            synchronized.emit("context", 0, t0)
 
     def _end_generation(self):
         """Start a new generation, forgetting without driver calls whatever
@@ -463,9 +469,31 @@ def _checked_memalloc(manager):
     if type(manager).memalloc in (NumbaCUDAMemoryManager.memalloc, PoolMemoryManager.memalloc):
         return fn
     name = f"{type(manager).__qualname__}.memalloc"
+    # a subclass of a built-in manager announces its allocations itself when it calls the
+    # built-in memalloc; a plugin's own allocator is announced here
+    announce = not isinstance(manager, (NumbaCUDAMemoryManager, PoolMemoryManager))
 
     def memalloc(bytesize):
+        if announce and allocated.listeners:
+            return _announced(bytesize)
         mem = fn(bytesize)
+        return check(mem, bytesize)
+
+    def _announced(bytesize):
+        # a plugin that allocates through a built-in manager is announced by it: announce
+        # here only what no manager announced in this thread during the call
+        me, inner = threading.get_ident(), []
+
+        def probe(kind, mem, nbytes, stream):
+            if threading.get_ident() == me:
+                inner.append(nbytes)
+        with allocated.listening(probe):
+            mem = check(fn(bytesize), bytesize)
+        if not inner:
+            allocated.emit("device", mem, bytesize, 0)
+        return mem
+
+    def check(mem, bytesize):
         ptr = getattr(mem, "device_pointer_value", None)
         if not isinstance(ptr, int) and not (ptr is None and bytesize == 0 and mem is not None):
             raise TypeError(f"EMM plugin {name}({bytesize}) returned {mem!r} of type "

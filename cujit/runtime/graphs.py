@@ -21,6 +21,9 @@ copies to or from pageable host memory.  The simulator records and replays the s
 (``driver/sim_graph.py``).
 """
 import threading
+from time import perf_counter_ns as _now
+
+from .events import graph_launched
 
 __all__ = ["Graph", "graph"]
 
@@ -127,7 +130,10 @@ class Graph:
             h = stream_handle(stream)
         if self._ctx.generation != self._gen:
             raise RuntimeError("Graph.launch: the graph's context was reset or closed")
+        t0 = graph_launched.listeners and _now()
         _driver().graph_launch(exe, h)
+        if t0:
+            graph_launched.emit(self, h, t0)
 
     def close(self):
         """Destroy the graph and release what it kept alive (also when garbage-collected).

@@ -12,11 +12,13 @@ every layer above uses it so that anything but ``0``/``None``/a stream is a ``Ty
 import contextlib
 import warnings
 import weakref
+from time import perf_counter_ns as _now
 
 import numpy as np
 
 from ..driver import get_driver
 from ..driver.errors import CudaAPIError
+from .events import synchronized
 
 # The module-level constructors (stream(), event(), ...) are in runtime/api.py.
 __all__ = ["Stream", "Event", "event_elapsed_time", "stream_handle", "CallbackWarning"]
@@ -159,7 +161,10 @@ class Stream:
         released while waiting).  Raises CudaAPIError when earlier work failed."""
         h = self._live("cuStreamSynchronize")
         self.context.make_current()
+        t0 = synchronized.listeners and _now()
         get_driver().stream_synchronize(h)
+        if t0:
+            synchronized.emit("stream", h, t0)
 
     def query(self):
         """True when all work on the stream is done (cuStreamQuery)."""
@@ -274,7 +279,10 @@ class Event:
         """Block the host until the event has completed (cuEventSynchronize)."""
         e = self._live("cuEventSynchronize")
         self.context.make_current()
+        t0 = synchronized.listeners and _now()
         get_driver().event_synchronize(e)
+        if t0:
+            synchronized.emit("event", 0, t0)
 
     def query(self):
         """True when the event has completed (cuEventQuery)."""

@@ -28,11 +28,11 @@ Not recorded: local and constant arrays, atomics, and stores through slices.
 """
 import sys
 import threading
-import weakref
 
 import numpy as np
 
 from ..config import config
+from ..hooks import HookPoint
 from ..kernelstate import state as _state
 from .access_report import AccessReport, SiteTable
 from .checked import CheckedArray, WRAPPER_CODES
@@ -40,7 +40,12 @@ from .thread import array_name
 from .threads import Block
 
 __all__ = ["RecordingArray", "Recorder", "start", "access_report", "last_report",
-           "enabled", "SAMPLE_BLOCKS"]
+           "enabled", "SAMPLE_BLOCKS", "recorded"]
+
+#: Hook point of every recorded simulated launch: ``(pyfunc, table)`` when the launch of
+#: kernel function ``pyfunc`` ended, ``table`` its :class:`~.access_report.SiteTable`.  Each
+#: :class:`access_report` block subscribes for its duration and collects the tables.
+recorded = HookPoint("simulator.access_recorded", ("pyfunc", "table"))
 
 _getframe = sys._getframe
 _OFF_BITS = 40
@@ -53,7 +58,6 @@ SAMPLE_BLOCKS = 4
 
 _lock = threading.Lock()
 _contexts = []                              # active access_report() collectors
-_last = weakref.WeakKeyDictionary()         # kernel py_func -> SiteTable of its last launch
 
 
 def enabled():
@@ -198,18 +202,20 @@ def _groups(r):
 
 
 class Recorder:
-    """The recording of one launch of kernel ``pyfunc``: arrays are wrapped by :meth:`wrap`,
+    """The recording of one launch of ``owner`` (the kernel's
+    :class:`~.kernel.SimKernel`, or None): arrays are wrapped by :meth:`wrap`,
     :meth:`end_block` folds a finished block's log into the site table, :meth:`finish`
-    hands the table to the kernel's last report and to the active contexts.
+    hands the table to the kernel's last report (``owner.last_access``) and to the active
+    contexts.
     ``block_limit``: run only the first N blocks of the launch (None: all);
     ``sample_blocks``: record only this many blocks, spread evenly over the grid (None: all),
     which keeps the cost of recording small on large grids."""
 
-    def __init__(self, pyfunc, block_limit=None, sample_blocks=None):
-        self.pyfunc = pyfunc
+    def __init__(self, owner, block_limit=None, sample_blocks=None):
+        self.owner = owner
         self.sample_blocks = sample_blocks
         self.sampling = True
-        self.kernel = getattr(pyfunc, "__name__", "kernel")
+        self.kernel = getattr(getattr(owner, "pyfunc", None), "__name__", "kernel")
         self.block_limit = block_limit
         self.log = []
         self.table = SiteTable()
@@ -360,13 +366,10 @@ class Recorder:
         self.end_block()
         self._codes = None
         with _lock:
-            if self.pyfunc is not None:
-                try:
-                    _last[self.pyfunc] = self.table
-                except TypeError:
-                    pass
-            for c in _contexts:
-                c._add(self.table)
+            if self.owner is not None:
+                self.owner.last_access = self.table
+        if recorded.listeners:
+            recorded.emit(getattr(self.owner, "pyfunc", None), self.table)
 
 
 class RecordingBlock(Block):
@@ -383,8 +386,9 @@ class RecordingBlock(Block):
 Recorder.block_class = RecordingBlock
 
 
-def start(pyfunc):
-    """A :class:`Recorder` for a launch of ``pyfunc`` when recording is on, else None."""
+def start(owner):
+    """A :class:`Recorder` for a launch of the kernel whose
+    :class:`~.kernel.SimKernel` is ``owner`` when recording is on, else None."""
     if not _contexts and not config.ACCESS_REPORT:
         return None
     me = threading.get_ident()
@@ -394,14 +398,15 @@ def start(pyfunc):
     samples = [c.sample_blocks for c in _contexts]
     if config.ACCESS_REPORT:
         samples.append(SAMPLE_BLOCKS)
-    return Recorder(pyfunc, min(limits) if limits else None,
+    return Recorder(owner, min(limits) if limits else None,
                     None if None in samples else max(samples))
 
 
-def last_report(pyfunc):
-    """The :class:`~.access_report.AccessReport` of ``pyfunc``'s last recorded launch, or
-    None when none was recorded."""
-    table = _last.get(pyfunc)
+def last_report(owner):
+    """The :class:`~.access_report.AccessReport` of the last recorded launch of the kernel
+    whose :class:`~.kernel.SimKernel` is ``owner`` (None: no simulated launch yet), or None
+    when none was recorded."""
+    table = getattr(owner, "last_access", None)
     return None if table is None else AccessReport([table])
 
 
@@ -432,16 +437,19 @@ class access_report:
         self.report = AccessReport([])
         self.thread = None                  # ident of the thread that entered the block
 
-    def _add(self, table):
-        self.report._add(table)
+    def _add(self, pyfunc, table):
+        with _lock:
+            self.report._add(table)
 
     def __enter__(self):
         self.thread = threading.get_ident()
         with _lock:
-            _contexts.append(self)
+            _contexts.append(self)      # what start() records with (limits, sampling)
+        recorded.subscribe(self._add)
         return self.report
 
     def __exit__(self, *exc):
+        recorded.unsubscribe(self._add)
         with _lock:
             _contexts.remove(self)
         return False

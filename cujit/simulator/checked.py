@@ -26,7 +26,8 @@ import numpy as np
 from ..kernelstate import state as _state
 from .errors import OutOfBoundsError, DataRaceError, where, caller_site
 
-__all__ = ["CheckedArray", "SharedCheckedArray", "RaceTracker", "unwrap"]
+__all__ = ["CheckedArray", "SharedCheckedArray", "GlobalCheckedArray", "RaceTracker",
+           "unwrap"]
 
 _getframe = sys._getframe
 #: Code objects of wrappers that sit between a kernel and a checked array (the access
@@ -453,6 +454,88 @@ class SharedCheckedArray(CheckedArray):
                 _store_truncated(self._a, t, value)
 
 
+class GlobalCheckedArray(CheckedArray):
+    """A checked view of global memory whose element accesses also go to ``races`` (the
+    launch's :class:`~.globalrace.GlobalRaces`), which reports unsynchronised conflicting
+    accesses of different threads (``config.SIM_GLOBAL_RACES``).  Keyed by the host address
+    of an element's first byte, so views of one buffer see each other's accesses."""
+    __slots__ = ("_races", "_addr")
+
+    def __init__(self, a, name, races, register=True):
+        CheckedArray.__init__(self, a, name)
+        self._races = races
+        self._addr = a.__array_interface__["data"][0]
+        if register:
+            races.register(a, name)
+
+    def _wrap(self, view):
+        if not isinstance(view, np.ndarray):
+            return view
+        # a view lies within its array, which is registered already
+        return GlobalCheckedArray(view, self._name, self._races, False)
+
+    def _byte(self, t):
+        addr = self._addr
+        for i, s in zip(t, self._a.strides):
+            addr += i * s
+        return addr
+
+    def __getitem__(self, idx):
+        # the races object is called 2 frames below the kernel (read <- __getitem__)
+        c = idx.__class__
+        if c is int and self.ndim == 1:
+            if not 0 <= idx < self._n0:
+                idx = self._wrap0(idx)
+            self._races.read(self._addr + idx * self._s0, self, idx)
+            return self._a[idx]
+        if c is tuple and self._n1 >= 0 and len(idx) == 2:
+            i, j = idx
+            if i.__class__ is int and j.__class__ is int and 0 <= i < self._n0 \
+                    and 0 <= j < self._n1:
+                self._races.read(self._addr + i * self._s0 + j * self._s1, self, idx)
+                return self._a[idx]
+        t = self._norm(idx)
+        if t is None:
+            return self._wrap(self._a[idx])
+        self._races.read(self._byte(t), self, t)
+        return self._a[t]
+
+    def _silent(self, idx, value):
+        """True when storing ``value`` at ``idx`` leaves the element's bytes as they are
+        (a silent write, see :mod:`.globalrace`)."""
+        a = self._a
+        try:
+            return a.dtype.type(value).tobytes() == a[idx].tobytes()
+        except (TypeError, ValueError, OverflowError, AttributeError):
+            return False
+
+    def __setitem__(self, idx, value):
+        c = idx.__class__
+        if c is int and self.ndim == 1:
+            if not 0 <= idx < self._n0:
+                idx = self._wrap0(idx)
+            self._races.write(self._addr + idx * self._s0, self, idx,
+                              self._silent(idx, value))
+        elif c is tuple and (p := self._pair(idx)) is not None:
+            self._races.write(self._addr + p[0] * self._s0 + p[1] * self._s1, self, idx,
+                              self._silent(idx, value))
+        else:
+            t = self._norm(idx)
+            if t is None:
+                view = self._a[idx]
+                if isinstance(view, np.ndarray):
+                    # a slice assignment writes every element it covers
+                    base = view.__array_interface__["data"][0]
+                    for el in np.ndindex(view.shape):
+                        addr = base
+                        for i, s in zip(el, view.strides):
+                            addr += i * s
+                        self._races.write(addr, self, el)
+            else:
+                self._races.write(self._byte(t), self, t)
+        CheckedArray.__setitem__(self, idx, value)
+
+
 class _FieldAttributes:
     """Field names as attributes (``arr.x`` of a structured array), as NumPy's recarray."""
     __slots__ = ()
@@ -469,7 +552,12 @@ class _SharedCheckedRecords(_FieldAttributes, SharedCheckedArray):
     __slots__ = ()
 
 
-_WITH_FIELDS = {CheckedArray: _CheckedRecords, SharedCheckedArray: _SharedCheckedRecords}
+class _GlobalCheckedRecords(_FieldAttributes, GlobalCheckedArray):
+    __slots__ = ()
+
+
+_WITH_FIELDS = {CheckedArray: _CheckedRecords, SharedCheckedArray: _SharedCheckedRecords,
+                GlobalCheckedArray: _GlobalCheckedRecords}
 
 
 # -- element-access fast paths by rank ------------------------------------------------------

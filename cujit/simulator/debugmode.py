@@ -55,7 +55,4 @@ def debug_kernel(pyfunc):
                 if new is None:
                     raise
                 raise new.with_traceback(e.__traceback__) from None
-    # functools.wraps copied the vector executor's block function: debug kernels run per
-    # thread (the error state and the thread-named exceptions are per thread)
-    run._cj_vector = None
     return run

@@ -25,8 +25,9 @@ class OutOfBoundsError(SimulatorError, IndexError):
 
 
 class DataRaceError(SimulatorError):
-    """Two threads of a block touched the same shared-memory element between two barriers,
-    at least one of them writing (atomics excepted)."""
+    """Two threads touched the same memory element without synchronisation, at least one of
+    them writing (atomics excepted): threads of a block between two barriers (shared and
+    global memory), or threads of different blocks (global memory, ``SIM_GLOBAL_RACES``)."""
 
 
 class BarrierDivergenceError(SimulatorError):

@@ -74,8 +74,13 @@ def run_grid(launch, step):
         b.grid_hub = hub
         glets.append(greenlet(b.run, hub))
     live = list(range(len(blocks)))
+    first = True
     try:
         while live:
+            if not first and launch.races is not None:
+                # every block waits at grid.sync(): all before it is ordered with all after
+                launch.races.grid_sync()
+            first = False
             waiting, finished = [], []
             for i in live:
                 glets[i].switch()       # back when block i finished or waits at grid.sync()

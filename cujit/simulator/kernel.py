@@ -6,62 +6,90 @@ memory; with checks on every array is wrapped in a :class:`~.checked.CheckedArra
 its kernel parameter), then runs the blocks one after another, each as greenlets
 (:mod:`.threads`), as one piece of stream work (``SimDriver.run_on_stream``), so it is
 ordered with the stream's copies and callbacks.  Before the first launch of each argument-type
-signature the compiler front end's ``typecheck_kernel`` (when present) rejects what the GPU
-compiler would reject, with the same error.
+signature the compiler front end's ``type_launch`` (when present) rejects what the GPU
+compiler would reject, with the same error.  What a kernel's launches reuse (the typing and
+typed function per signature, frozen const arrays) lives on its :class:`SimKernel`, which the
+dispatcher owns: nothing here outlives the kernel.
 """
 import inspect
 import threading
-import weakref
 
 import numpy as np
 
 from ..config import config
 from ..kernelstate import state as _state
+from ..runtime.graphs import capturing as _capturing
 from . import access as _access
-from .checked import CheckedArray
-from .memory import cai_view, device_view, shared_limit
+from .checked import CheckedArray, GlobalCheckedArray
+from .globalrace import GlobalRaces
+from .memory import cai_view, check_aligned, device_view, shared_limit
 from .captured import rebind
 from .records import as_kernel_record
 from .thread import Dim3
 
-__all__ = ["run_kernel", "simulate", "Launch"]
+__all__ = ["run_kernel", "simulate", "Launch", "SimKernel"]
 
-# pyfunc -> {signature key: {call site: frozen const array}}; a GPU freezes const arrays
-# when it compiles a signature, so later changes to the global are not seen.
-_kernel_info = weakref.WeakKeyDictionary()
 # The simulated device runs one kernel at a time; ``kernelstate.state`` is process-wide, so
 # launches from several host threads take turns.
 _device_lock = threading.RLock()
 
 
-class _KernelInfo:
-    __slots__ = ("params", "consts", "checked")
+class SimKernel:
+    """What the simulator keeps for one kernel, owned by its dispatcher
+    (``Dispatcher.sim_kernel``) so that all of it dies with the kernel: ``pyfunc``,
+    ``source`` (its FunctionSource, the dispatcher's, or None: parsed when typed),
+    ``params`` (parameter names, for messages), ``consts`` (signature key -> {call site:
+    frozen const array}: a GPU freezes const arrays when it compiles a signature, so later
+    changes to the global are not seen), ``prepared`` (signature key -> the
+    :class:`~.typedexec.TypedKernel` its launches run) and ``last_access`` (the access
+    recorder's table of its last recorded launch, :mod:`.access`, or None).
 
-    def __init__(self, pyfunc):
+    ``SimKernel(pyfunc)`` for a plain Python function (what :func:`run_kernel` makes for one
+    launch when given a function)."""
+    __slots__ = ("pyfunc", "source", "params", "consts", "prepared", "last_access",
+                 "__weakref__")
+
+    def __init__(self, pyfunc, source=None):
+        self.pyfunc = pyfunc
+        self.source = source
         try:
             self.params = list(inspect.signature(pyfunc).parameters)
         except (TypeError, ValueError):
             self.params = []
         self.consts = {}
-        self.checked = {}
+        self.prepared = {}
+        self.last_access = None
+
+    def __repr__(self):
+        return f"<SimKernel {getattr(self.pyfunc, '__qualname__', self.pyfunc)!r}>"
 
 
-def _info(pyfunc):
-    info = _kernel_info.get(pyfunc)
-    if info is None:
-        info = _kernel_info[pyfunc] = _KernelInfo(pyfunc)
-    return info
+def _sim_kernel(kernel):
+    """``kernel`` (a SimKernel, a ``@jit`` kernel or a Python function) as a SimKernel: the
+    dispatcher's own, or a new one (kept by nobody) for a plain function."""
+    if isinstance(kernel, SimKernel):
+        return kernel
+    owned = getattr(kernel, "sim_kernel", None)
+    if isinstance(owned, SimKernel):
+        return owned
+    return SimKernel(getattr(kernel, "py_func", kernel))
 
 
 class Launch:
-    """One launch: ``fn`` (the kernel function), ``args`` (converted), ``griddim`` and
+    """One launch: ``fn`` (the function its threads run: ``typed.fn``, or a rebound or debug
+    copy of it), ``typed`` (the :class:`~.typedexec.TypedKernel` of its signature), ``args``
+    (converted), ``griddim`` and
     ``blockdim`` (3-tuples), ``dynamic_shared_bytes``, ``checks`` (bool), ``consts`` (call
     site -> frozen const array, shared by all launches of a signature) and ``const_views``
     (this launch's, checked when checks are on).  ``recorder``: the access recorder
-    (:mod:`.access`) when this launch records its memory accesses, else None."""
+    (:mod:`.access`) when this launch records its memory accesses, else None.  ``races``:
+    the launch's :class:`~.globalrace.GlobalRaces` when global-memory races are checked
+    (``config.SIM_CHECKS`` and ``config.SIM_GLOBAL_RACES``), else None."""
     recorder = None
+    races = None
 
-    def __init__(self, fn, args, griddim, blockdim, dynamic_shared_bytes, checks, consts):
+    def __init__(self, fn, typed, args, griddim, blockdim, dynamic_shared_bytes, checks,
+                 consts):
         self.fn = fn
         self.args = args
         self.griddim = griddim
@@ -74,11 +102,11 @@ class Launch:
         self.const_views = {}
         self.const_bytes = sum(c.nbytes for c in consts.values())
         self.shared_limit = shared_limit()
-        from .typedexec import cooperative, needs_threads
-        self.waits = needs_threads(fn)
-        # the whole-block vector function (vectorgen.py); rebound or debug copies have none
-        self.vfn = getattr(fn, "_cj_vector", None)
-        self.cooperative = cooperative(fn)
+        self.waits = typed.waits
+        # the whole-block vector function (vectorgen.py); it reads no captured device
+        # array through a simulated view and runs no debug checks: only for ``typed.fn``
+        self.vfn = typed.vector if fn is typed.fn else None
+        self.cooperative = typed.cooperative
         gx, gy, gz = griddim
         if self.cooperative and gx * gy * gz > 1:
             # refused at launch, as cuLaunchCooperativeKernel does
@@ -94,9 +122,10 @@ class Launch:
             checks = self.checks
 
             rec = self.recorder
+            races = self.races
 
             def wrap(view, name):
-                v = CheckedArray(view, name) if checks and isinstance(view, np.ndarray) \
+                v = checked(view, name, races) if checks and isinstance(view, np.ndarray) \
                     else view
                 return v if rec is None else rec.wrap(v, "global", name)
             fn = self._rebound[pyfunc] = rebind(pyfunc, _convert, wrap)
@@ -141,9 +170,10 @@ class Launch:
                 # a vector of one lane is NumPy's call overhead for every operation of one
                 # thread: always slower than running that thread (user trial: 40x)
                 one_lane = bx * by * bz == 1 and (
-                    nblocks == 1 or getattr(self.vfn, "_cj_multi", None) is None)
-                if self.vfn is not None and rec is None and not one_lane and \
-                        vecblock.vector_enabled() and not _aliased(self.args):
+                    nblocks == 1 or self.vfn is None or self.vfn.multi is None)
+                # the setting first: a malformed CUJIT_SIM_VECTOR is an error in every launch
+                if vecblock.vector_enabled() and self.vfn is not None and rec is None and \
+                        not one_lane and not _aliased(self.args):
                     vecblock.launches["vector"] += 1
                     vecblock.run_vector(self, bids, step)
                     return
@@ -156,6 +186,20 @@ class Launch:
             finally:
                 progress.close()
                 _state.current = outer
+
+
+def checked(a, name, races):
+    """NumPy array ``a`` as a kernel's checked global array named ``name``: race-tracked
+    through ``races`` (a :class:`~.globalrace.GlobalRaces`) unless that is None."""
+    return CheckedArray(a, name) if races is None else GlobalCheckedArray(a, name, races)
+
+
+def global_races(griddim, blockdim, checks):
+    """The race records of a launch of ``griddim`` blocks of ``blockdim`` threads
+    (3-tuples), or None when checks or ``config.SIM_GLOBAL_RACES`` are off."""
+    if checks and config.SIM_GLOBAL_RACES:
+        return GlobalRaces(griddim, blockdim)
+    return None
 
 
 def _convert(value):
@@ -217,43 +261,41 @@ def _signature_key(args):
     return tuple(key)
 
 
-def _typecheck(pyfunc, args, info, sig, debug=False):
-    """Call the front end's typecheck once per signature and ``debug`` option (skipped while
-    it does not exist); returns the function the threads run: the kernel rewritten to
-    compute with the inferred types (:mod:`.typedexec`).  ``debug``: the kernel's
+def _prepare(kern, args, sig, debug=False):
+    """The :class:`~.typedexec.TypedKernel` launches of ``kern`` (a SimKernel) with
+    signature key ``sig`` run: the front end types the kernel once per signature and
+    ``debug`` option (skipped while it does not exist), then it is rewritten to compute with
+    the inferred types (:mod:`.typedexec`); both kept by ``kern``.  ``debug``: the kernel's
     ``jit(debug=True)``, which the GPU compiles with (assertions are typed then)."""
     try:
-        from ..compiler.typecheck import typecheck_kernel
+        from ..compiler.typecheck import type_launch
     except ImportError as exc:
         if getattr(exc, "name", "") and "cujit.compiler" in exc.name:
-            typecheck_kernel = None
+            type_launch = None
         else:
             raise
-    key = (sig, typecheck_kernel, bool(debug))
-    fn = info.checked.get(key)
-    if fn is not None:
-        return fn
-    fn = pyfunc
-    if typecheck_kernel is not None:
-        argtypes = typecheck_kernel(pyfunc, args, debug=bool(debug))
-        from .typedexec import typed_function
-        fn = typed_function(pyfunc, argtypes)
-    info.checked[key] = fn
-    return fn
+    if type_launch is not None and kern.source is None:
+        from ..compiler.frontend import FunctionSource
+        kern.source = FunctionSource.from_pyfunc(kern.pyfunc)
+    # parameters that size local/shared arrays: one typing per value (as the GPU compiles)
+    sizing = kern.source.sizing_params() if kern.source is not None else ()
+    key = (sig, tuple(int(args[i]) if isinstance(args[i], (int, np.integer)) else args[i]
+                      for i in sorted(sizing)), type_launch, bool(debug))
+    tk = kern.prepared.get(key)
+    if tk is not None:
+        return tk
+    from .typedexec import typed_kernel
+    tf = None
+    if type_launch is not None:
+        tf = type_launch(kern.pyfunc, args, debug=bool(debug), source=kern.source)
+    tk = kern.prepared[key] = typed_kernel(kern.pyfunc, tf)
+    return tk
 
 
-def _keep_waits(new, typed):
-    """``new`` (a rebound copy of the typed function) keeps its barrier classification."""
-    if new is not typed:
-        for attr in ("_cj_waits", "_cj_coop"):
-            if hasattr(typed, attr):
-                setattr(new, attr, getattr(typed, attr))
-    return new
-
-
-def run_kernel(pyfunc, griddim, blockdim, stream_handle, dynamic_shared_bytes, args,
+def run_kernel(kernel, griddim, blockdim, stream_handle, dynamic_shared_bytes, args,
                debug=False):
-    """Run Python kernel ``pyfunc`` over ``griddim`` blocks of ``blockdim`` threads (both
+    """Run ``kernel`` (the :class:`SimKernel` its dispatcher keeps, or a Python function:
+    then typed for this launch only) over ``griddim`` blocks of ``blockdim`` threads (both
     validated 3-tuples of ints) on the stream with handle ``stream_handle`` (int), with
     ``dynamic_shared_bytes`` (int, bytes) of dynamic shared memory per block.
 
@@ -265,7 +307,10 @@ def run_kernel(pyfunc, griddim, blockdim, stream_handle, dynamic_shared_bytes, a
     Raises: the compiler's ``TypingError``/``CompileError`` for kernels it rejects (bad
     shared/local shape or dtype, shared memory over 48 KiB, constant memory over 64 KiB);
     ``ValueError`` when ``dynamic_shared_bytes`` is negative or over the device's opt-in
-    maximum; with checks on (``config.SIM_CHECKS``), ``OutOfBoundsError``, ``DataRaceError``,
+    maximum, alone or with the kernel's static shared memory (raised when the block makes
+    its static arrays), as the GPU launcher does; ``CudaAPIError`` 716
+    (CUDA_ERROR_MISALIGNED_ADDRESS) for a device-array argument whose data pointer or
+    strides are not multiples of its dtype's alignment (the GPU faults on it); with checks on (``config.SIM_CHECKS``), ``OutOfBoundsError``, ``DataRaceError``,
     ``BarrierDivergenceError``, ``WarpDivergenceError`` (:mod:`cujit.simulator.errors`);
     any exception raised by a thread, its message prefixed with the thread and block ids;
     ``CudaAPIError`` from the driver for an unknown stream or unallocated memory.
@@ -281,38 +326,56 @@ def run_kernel(pyfunc, griddim, blockdim, stream_handle, dynamic_shared_bytes, a
     if dyn > optin:
         raise ValueError(f"dynamic shared memory of {dyn} bytes exceeds the device's maximum "
                          f"of {optin} bytes per block (MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)")
-    info = _info(pyfunc)
+    info = _sim_kernel(kernel)
     args = [_import_dlpack(a) for a in args]
     sig = _signature_key(args)
-    fn = _typecheck(pyfunc, args, info, sig, debug)
+    typed = _prepare(info, args, sig, debug)
     checks = bool(config.SIM_CHECKS)
     for i, a in enumerate(args):
+        name = info.params[i] if i < len(info.params) else f"arg{i}"
         ptr = getattr(a, "_data_ptr", None)
         if ptr is not None:
-            drv.check_kernel_access(ptr, info.params[i] if i < len(info.params) else f"arg{i}")
+            drv.check_kernel_access(ptr, name)
+            check_aligned(name, ptr, a.shape, a.strides, a.dtype)
+        elif not isinstance(a, np.ndarray) and hasattr(a, "__cuda_array_interface__"):
+            desc = a.__cuda_array_interface__
+            dt = np.dtype(desc["typestr"])
+            check_aligned(name, desc["data"][0] or 0, tuple(desc["shape"]),
+                          tuple(desc.get("strides") or ()), dt)
     kargs = [_convert(a) for a in args]
+    races = global_races(tuple(griddim), tuple(blockdim), checks)
     if checks:
         params = info.params
         for i, a in enumerate(kargs):
             if isinstance(a, np.ndarray):
                 name = params[i] if i < len(params) else f"arg{i}"
-                kargs[i] = CheckedArray(a, name)
+                kargs[i] = checked(a, name, races)
     consts = info.consts.setdefault(sig, {})
 
-    rec = _access.start(pyfunc)
-    if rec is not None:
-        rec.record_args(kargs, info.params)
+    def prepared(rec):
+        """The Launch, recording its accesses with ``rec`` (an access Recorder or None)."""
+        la = kargs
+        if rec is not None:
+            la = list(kargs)            # wrapped for this launch only: a replay starts over
+            rec.record_args(la, info.params)
 
-    def wrap(view, name):
-        v = CheckedArray(view, name) if checks and isinstance(view, np.ndarray) else view
-        return v if rec is None else rec.wrap(v, "global", name)
-    fn = _keep_waits(rebind(fn, _convert, wrap), fn)
-    if debug:
-        from .debugmode import debug_kernel
-        fn = debug_kernel(fn)
-    launch = Launch(fn, kargs, tuple(griddim), tuple(blockdim), dyn, checks, consts)
-    launch.recorder = rec
-    drv.run_on_stream(stream_handle, launch.run)
+        def wrap(view, name):
+            v = checked(view, name, races) if checks and isinstance(view, np.ndarray) else view
+            return v if rec is None else rec.wrap(v, "global", name)
+        f = rebind(typed.fn, _convert, wrap)
+        if debug:
+            from .debugmode import debug_kernel
+            f = debug_kernel(f)
+        launch = Launch(f, typed, la, tuple(griddim), tuple(blockdim), dyn, checks, consts)
+        launch.recorder = rec
+        launch.races = races
+        return launch
+
+    if _capturing and stream_handle in _capturing:
+        prepared(None)      # the launch's own errors are the capturing call's, as on a GPU
+    # Built when the work runs: a graph replays it later, maybe outside the access report
+    # active at capture, so the recorder (and its grid limit) is the one of each replay.
+    drv.run_on_stream(stream_handle, lambda: prepared(_access.start(info)).run())
 
 
 def _aliased(args):
@@ -332,7 +395,8 @@ def _aliased(args):
 
 
 def simulate(kernel, griddim, blockdim, *args, dynamic_shared_bytes=0):
-    """Run ``kernel`` (a ``@cujit.jit`` kernel or its Python function) on the simulator with
+    """Run ``kernel`` (a ``@cujit.jit`` kernel, typed once per signature on its
+    ``sim_kernel``, or a Python function, typed for this call) on the simulator with
     host NumPy arrays and scalars ``args``, whichever driver the process uses: on a GPU
     machine this runs the simulated and the compiled kernel side by side in one process
     (the differential tests).  ``griddim``/``blockdim``: int or tuple of up to 3 ints.
@@ -342,7 +406,6 @@ def simulate(kernel, griddim, blockdim, *args, dynamic_shared_bytes=0):
     belongs to the real driver here), ValueError for a bad launch configuration, and what
     :func:`run_kernel` raises for the kernel itself.
     """
-    pyfunc = getattr(kernel, "py_func", kernel)
     dims = []
     for what, d in (("griddim", griddim), ("blockdim", blockdim)):
         t = (d,) if isinstance(d, (int, np.integer)) else tuple(d)
@@ -358,20 +421,22 @@ def simulate(kernel, griddim, blockdim, *args, dynamic_shared_bytes=0):
     dyn = int(dynamic_shared_bytes)
     if dyn < 0:
         raise ValueError(f"dynamic shared memory size must be >= 0 bytes, got {dyn}")
-    info = _info(pyfunc)
+    info = _sim_kernel(kernel)
     args = list(args)
     sig = _signature_key(args)
-    fn = _typecheck(pyfunc, args, info, sig)
+    typed = _prepare(info, args, sig)
     checks = bool(config.SIM_CHECKS)
     kargs = list(args)
+    races = global_races(dims[0], dims[1], checks)
     if checks:
         params = info.params
         for i, a in enumerate(kargs):
             if isinstance(a, np.ndarray):
-                kargs[i] = CheckedArray(a, params[i] if i < len(params) else f"arg{i}")
+                kargs[i] = checked(a, params[i] if i < len(params) else f"arg{i}", races)
     consts = info.consts.setdefault(sig, {})
-    launch = Launch(fn, kargs, dims[0], dims[1], dyn, checks, consts)
-    launch.recorder = rec = _access.start(pyfunc)
+    launch = Launch(typed.fn, typed, kargs, dims[0], dims[1], dyn, checks, consts)
+    launch.races = races
+    launch.recorder = rec = _access.start(info)
     if rec is not None:
         rec.record_args(kargs, info.params)
     launch.run()

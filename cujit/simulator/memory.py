@@ -21,7 +21,8 @@ import numpy as np
 from ..driver.api import STATIC_SHARED_LIMIT
 from .errors import typing_error, compile_error
 
-__all__ = ["as_dtype", "check_shape", "device_view", "cai_view", "SharedMemory"]
+__all__ = ["as_dtype", "check_shape", "device_view", "cai_view", "SharedMemory",
+           "check_total_shared", "check_aligned"]
 
 _CONST_LIMIT_DEFAULT = 64 * 1024
 _dtype_cache = {}
@@ -145,6 +146,8 @@ class SharedMemory:
         for n in shape:
             nbytes *= n
         total = self.static_bytes + nbytes
+        if self.dyn.nbytes:
+            check_total_shared(total, self.dyn.nbytes)
         if total > self.limit:
             raise compile_error(
                 f"shared memory: shared.array of shape {shape} and dtype {dtype} asks "
@@ -167,6 +170,44 @@ class SharedMemory:
                 v = v.view(np.recarray)
             self.dyn_views[dtype] = v
         return v
+
+
+def check_total_shared(static, dynamic):
+    """Raise the ValueError the GPU launcher raises (``launcher.check_function_limits``) when
+    ``static`` + ``dynamic`` shared bytes per block exceed the device's
+    MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: the driver refuses such a launch."""
+    optin = _device_attr("MAX_SHARED_MEMORY_PER_BLOCK_OPTIN", None)
+    if optin is not None and static + dynamic > optin:
+        e = ValueError(f"kernel needs {static + dynamic} bytes of shared memory per block "
+                       f"({static} static + {dynamic} dynamic), more than the device's "
+                       f"MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = {optin} bytes")
+        e._cujit_sim_reported = True
+        raise e
+
+
+def check_aligned(name, ptr, shape, strides, dtype):
+    """Raise ``CudaAPIError`` (CUDA_ERROR_MISALIGNED_ADDRESS, 716) when kernel argument
+    ``name`` (device memory at address ``ptr`` with ``shape``, byte ``strides`` and
+    ``dtype``) has elements that are not aligned to the dtype's alignment: the GPU's loads
+    and stores of them fault with that (sticky) error."""
+    align = np.dtype(dtype).alignment
+    if align <= 1 or not ptr:
+        return
+    bad = None
+    if ptr % align:
+        bad = f"its data pointer {ptr:#x} is not a multiple of {align}"
+    else:
+        for ax, (n, s) in enumerate(zip(shape, strides)):
+            if n > 1 and s % align:
+                bad = f"its stride {s} of axis {ax} is not a multiple of {align}"
+                break
+    if bad is not None:
+        from ..driver.errors import CudaAPIError
+        raise CudaAPIError(
+            716, f"kernel argument '{name}' is a {np.dtype(dtype)} array of shape "
+            f"{tuple(shape)} and strides {tuple(strides)} whose elements are not {align}-byte "
+            f"aligned ({bad}); the GPU's loads of it fault with this error, which ends the "
+            "context", "cuLaunchKernel")
 
 
 def frozen_const(arr):

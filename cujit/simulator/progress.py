@@ -5,9 +5,9 @@ A launch that is still running ``PROGRESS_AFTER_S`` seconds (2 s) after it start
 ``=1`` shows it even when stderr is not a terminal (logs); unset means "on a terminal".  When
 ``tqdm`` is not installed the launch runs without a bar.
 """
-import os
 import sys
 import time
+from ..config import config
 
 __all__ = ["BlockProgress", "PROGRESS_AFTER_S"]
 
@@ -15,12 +15,14 @@ __all__ = ["BlockProgress", "PROGRESS_AFTER_S"]
 PROGRESS_AFTER_S = 2.0
 
 
+# read at every launch: config's fast reader (two dict lookups when nothing is set)
+_setting = config.reader("SIM_PROGRESS")
+
+
 def _wanted():
-    v = os.environ.get("CUJIT_SIM_PROGRESS", "").strip().lower()
-    if v in ("0", "false", "no", "off"):
-        return False
-    if v in ("1", "true", "yes", "on"):
-        return True
+    v = _setting()
+    if v is not None:
+        return v
     try:
         return sys.stderr.isatty()
     except (AttributeError, ValueError):
@@ -38,7 +40,9 @@ class BlockProgress:
         self.done = 0
         self.start = time.monotonic()
         self.bar = None
-        self.off = total < 2
+        # read at every launch, so a malformed CUJIT_SIM_PROGRESS is an error at once, not
+        # only in a launch long enough to show a bar
+        self.off = _setting() is False or total < 2
 
     def step(self):
         self.done += 1

@@ -24,8 +24,8 @@ import numpy as np
 
 from .. import types as T
 
-__all__ = ["caster", "wrapper", "int_range", "int_floordiv", "int_mod", "int_shl",
-           "int_shr", "int_pow", "complex_pow", "math_func", "float_floordiv", "float_mod",
+__all__ = ["caster", "wrapper", "int_range", "float_to_int_limits", "int_floordiv", "int_mod",
+           "int_shl", "int_shr", "int_pow", "complex_pow", "math_func", "float_floordiv", "float_mod",
            "square", "cube", "fma", "printer", "is_text"]
 
 _casters = {}
@@ -64,14 +64,24 @@ _wrappers = {}
 _NARROW_FLOATS = (np.float32, np.float16)
 
 
-def _int_caster(t):
-    # Integers are Python ints in the simulator (within the type's range): NumPy integer
-    # scalars would send every index through the checked arrays' slow path.
+def float_to_int_limits(t):
+    """``(lo, hi, nan_from_float64, nan_from_narrow)`` of a float → integer type ``t``
+    conversion, for both executors (:func:`caster`, :func:`.vecops.vcaster`): values
+    saturate to ``[lo, hi]``; NaN gives the minimum of int64 (from any float) and of int32
+    (from float64), 0 otherwise (what ``cvt.rzi`` gives on an H200; from float32/float16
+    to int32 it is 0)."""
     lo, hi = int_range(t)
-    wrap = wrapper(t)
     signed = lo < 0
     nan_wide = lo if signed and t.bitwidth >= 32 else 0      # from float64
     nan_narrow = lo if signed and t.bitwidth == 64 else 0    # from float32 / float16
+    return lo, hi, nan_wide, nan_narrow
+
+
+def _int_caster(t):
+    # Integers are Python ints in the simulator (within the type's range): NumPy integer
+    # scalars would send every index through the checked arrays' slow path.
+    lo, hi, nan_wide, nan_narrow = float_to_int_limits(t)
+    wrap = wrapper(t)
 
     def to_int(x):
         if x.__class__ is int:
@@ -132,6 +142,17 @@ def caster(t):
     return c
 
 
+# Integer and float ``//`` and ``%`` are defined once, for one thread's scalars and for
+# lane arrays alike: the per-thread executor calls them on the scalars of one thread, the
+# vector executor (:mod:`.vecexpr`) on lane arrays, so a fix lands in both.
+def _select(c, a, b):
+    """``a`` where ``c`` holds, else ``b``: ``np.where`` for lane arrays, a plain choice for
+    one thread's scalars (``np.where`` would cost the per-thread path 4x)."""
+    if isinstance(c, np.ndarray):
+        return np.where(c, a, b)
+    return a if c else b
+
+
 def _zero_divisor():
     # jit(debug=True) sets NumPy's divide error to "raise" (simulator/debugmode.py): the
     # compiled debug kernel raises ZeroDivisionError there
@@ -141,15 +162,23 @@ def _zero_divisor():
 
 
 def int_floordiv(x, y):
-    """Integer ``x // y`` (Python ints): floor division, 0 for a zero divisor (Numba's NumPy
-    error model, as the lowering); ZeroDivisionError under ``jit(debug=True)``."""
-    return x // y if y else _zero_divisor()
+    """Integer ``x // y``: floor division, 0 for a zero divisor (Numba's NumPy error model,
+    as the lowering); ZeroDivisionError under ``jit(debug=True)``.  On one thread's Python
+    ints (before wrapping: the caller wraps) or on integer lane arrays of one dtype (the
+    vector executor; NumPy wraps ``INT_MIN // -1`` natively)."""
+    nz = y != 0
+    if not isinstance(nz, np.ndarray) and not nz:        # one thread's zero divisor
+        return _zero_divisor()
+    return _select(nz, x // _select(nz, y, 1), 0)
 
 
 def int_mod(x, y):
-    """Integer ``x % y`` (Python ints): the sign of the divisor, 0 for a zero divisor
-    (ZeroDivisionError under ``jit(debug=True)``)."""
-    return x % y if y else _zero_divisor()
+    """Integer ``x % y``: the sign of the divisor, 0 for a zero divisor (ZeroDivisionError
+    under ``jit(debug=True)``); Python ints or lane arrays, as :func:`int_floordiv`."""
+    nz = y != 0
+    if not isinstance(nz, np.ndarray) and not nz:        # one thread's zero divisor
+        return _zero_divisor()
+    return _select(nz, x % _select(nz, y, 1), 0)
 
 
 def int_shl(x, n, bits=64):
@@ -203,31 +232,26 @@ def int_pow(x, n):
 
 
 def float_mod(x, y):
-    """Float ``x % y`` (same NumPy float type) as the lowering computes it (CPython's
-    ``float_rem``): ``fmod``, plus ``y`` when the remainder is nonzero and its sign differs
-    from ``y``'s; a zero result takes ``y``'s sign."""
+    """Float ``x % y`` (NumPy scalars or arrays of one float type; a lane array and a
+    scalar broadcast) as the lowering computes it (CPython's ``float_rem``): ``fmod``, plus
+    ``y`` when the remainder is nonzero and its sign differs from ``y``'s; a zero result
+    takes ``y``'s sign.  Returns a NumPy scalar for scalars, else an array."""
     r = np.fmod(x, y)
-    if r != 0 and r == r and (r < 0) != (y < 0):
-        r = r + y
-    if r == 0:
-        return np.copysign(x.__class__(0), y)
-    return r
+    r = _select((r != 0) & (r == r) & ((r < 0) != (y < 0)), r + y, r)
+    return _select(r == 0, np.copysign(r.dtype.type(0), y), r)
 
 
 def float_floordiv(x, y):
-    """Float ``x // y`` (same NumPy float type) as the lowering computes it (CPython's
-    ``float_floor_div``: from ``fmod``, so that ``//`` and ``%`` agree)."""
-    typ = x.__class__
+    """Float ``x // y`` (NumPy scalars or arrays of one float type, as :func:`float_mod`)
+    as the lowering computes it (CPython's ``float_floor_div``: from ``fmod``, so that
+    ``//`` and ``%`` agree).  Returns a NumPy scalar for scalars, else an array."""
     mod = np.fmod(x, y)
     div = (x - mod) / y
-    if mod != 0 and mod == mod and (y < 0) != (mod < 0):
-        div = div - typ(1)
+    typ = div.dtype.type
+    div = _select((mod != 0) & (mod == mod) & ((y < 0) != (mod < 0)), div - typ(1), div)
     fl = np.floor(div)
-    if div - fl > typ(0.5):
-        fl = fl + typ(1)
-    if div == 0:
-        return np.copysign(typ(0), x / y)
-    return fl
+    fl = _select(div - fl > typ(0.5), fl + typ(1), fl)
+    return _select(div == 0, np.copysign(typ(0), x / y), fl)
 
 
 def square(x):

@@ -23,6 +23,8 @@ _getframe = sys._getframe
 BAR = "bar"
 GRID = "grid"
 _ASSIGN = re.compile(r"^\s*([A-Za-z_]\w*)\s*(?::[^=]*)?=[^=]")
+# (file, line, kind) -> the name array_name gives: keyed by source line, which is all the
+# name depends on, so no kernel's code object is kept
 _names = {}
 
 
@@ -43,7 +45,7 @@ class Dim3:
 def array_name(frame, kind):
     """Name of the array made at ``frame``'s line: the assigned variable, else
     ``kind[line N]`` (for reports)."""
-    key = (frame.f_code, frame.f_lasti)
+    key = (frame.f_code.co_filename, frame.f_lineno, kind)
     name = _names.get(key)
     if name is None:
         line = linecache.getline(frame.f_code.co_filename, frame.f_lineno)

@@ -47,6 +47,8 @@ class Block:
         self.shared = SharedMemory(launch.dynamic_shared_bytes, launch.shared_limit)
         self.shared_arrays = {}
         self.dyn_tracker = None
+        # global-memory access records of this block (globalrace.GlobalRaces), by address
+        self.grecs = {}
         self.grid_hub = None    # the grid hub's greenlet in a cooperative launch (grid.py)
         self.at_grid = []
         bx, by, bz = launch.blockdim
@@ -146,6 +148,8 @@ class Block:
                     self.pos = 0
                     continue
                 if not at_bar:
+                    if self.launch.races is not None:
+                        self.launch.races.fold_block(self)
                     return
                 if len(at_bar) != len(threads) or checks:
                     self._check_barrier(at_bar, checks)
@@ -185,6 +189,8 @@ class Block:
                             except BaseException as e:
                                 self._fail(t, e)
                             lin += 1
+            if launch.races is not None:
+                launch.races.fold_block(self)
         finally:
             state.current = None
 
@@ -244,6 +250,9 @@ class Block:
                 f"{frame_site(self.at_bar[0].req[1])}")
         if len(at_grid) != len(self.threads) or checks:
             self._check_barrier(at_grid, checks, "grid.sync()")
+        if self.launch.races is not None:
+            # what this block did before grid.sync() against the blocks there before it
+            self.launch.races.fold_block(self)
         from greenlet import GreenletExit
         try:
             self.grid_hub.switch()

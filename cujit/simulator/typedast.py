@@ -6,6 +6,9 @@ module's docstring for the rules).  The typed ``ast`` is never modified (its nod
 import ast
 
 from .. import types as T
+from ..kernelstate import state as _state
+from ..compiler.callkinds import CallKind, call_of
+from ..compiler.nodeinfo import AugAssign, SpecialRegister
 from . import libdevice_sim, scalars
 
 __all__ = ["Rewriter", "compare_types"]
@@ -32,6 +35,23 @@ def _captures_device_arrays(pyfunc):
     return False
 
 
+def _in_launch(pyfunc):
+    """``pyfunc`` called as a simulated device function is: its captured device arrays seen
+    as the launch's simulated views (``SimLaunch.rebound``)."""
+    def call(*args, **kwargs):
+        return _state.current.block.launch.rebound(pyfunc)(*args, **kwargs)
+    return call
+
+
+def _no_sim(intr):
+    """The simulator's stand-in for an intrinsic without a Python implementation."""
+    def call(*args):
+        raise NotImplementedError(
+            f"intrinsic {intr.__name__}() has no simulator implementation: give one with "
+            f"@intrinsic(sim=python_function) or @{intr.__name__}.simulator")
+    return call
+
+
 def _widens(src, dst, same=False):
     """True when every value of integer type ``src`` is a value of integer type ``dst``
     (integers are Python ints, so such a conversion changes nothing)."""
@@ -55,17 +75,12 @@ _DIRECT_BINOPS = {"+": ast.Add, "-": ast.Sub, "*": ast.Mult, "/": ast.Div, "//":
                   "%": ast.Mod, "**": ast.Pow, "&": ast.BitAnd, "|": ast.BitOr,
                   "^": ast.BitXor, "<<": ast.LShift, ">>": ast.RShift}
 _OPNAMES = {v: k for k, v in _DIRECT_BINOPS.items()}
-# Calls whose integer arguments are fine as Python ints (everything else that the compiler
-# recognises is a kernel intrinsic, given NumPy scalars: see Rewriter.e_Call)
-_PYTHON_ARG_KEYS = frozenset((
-    "cast", "device", "min", "max", "abs", "round", "pow", "len", "range", "enumerate",
-    "zip", "print", "int", "float", "bool", "complex", "npfloor", "npceil", "nptrunc", "fma",
-    "cbrt", "shared.array", "local.array", "const.array_like", "grid", "gridsize",
-    "syncthreads", "syncthreads_count", "syncthreads_and", "syncthreads_or", "syncwarp",
-    "threadfence", "threadfence_block", "threadfence_system", "ballot_sync", "all_sync",
-    "any_sync", "eq_sync", "activemask", "lanemask_lt", "reshape", "conjugate", "sreg",
-    "index", "field"))
-_UNTOUCHED_CALLS = ("shared.array", "local.array", "const.array_like", "grid", "gridsize")
+
+
+def _kind(tf, node):
+    """The :class:`CallKind` of call ``node`` (None: not a recorded call)."""
+    c = call_of(tf, node)
+    return None if c is None else c.kind
 
 
 def compare_types(ts):
@@ -205,7 +220,7 @@ class Rewriter:
         vt = self.ty(s.value)
         if len(s.targets) == 1 and isinstance(s.targets[0], ast.Tuple) and \
                 isinstance(s.value, ast.Call) and \
-                (self.tf.info.get(s.value) or ("",))[0] in ("grid", "gridsize") and \
+                _kind(self.tf, s.value) in (CallKind.GRID, CallKind.GRIDSIZE) and \
                 all(isinstance(e, ast.Name) and self.tf.vartypes.get(e.id) is T.int64
                     for e in s.targets[0].elts):
             # grid(n) / gridsize(n): a tuple of Python ints, already int64 values
@@ -236,9 +251,9 @@ class Rewriter:
         info = self.tf.info.get(s)
         op = _OPNAMES.get(type(s.op))
         st = self.store_type(s.target)
-        if info is None or info[0] != "augassign" or not _numeric(st):
+        if not isinstance(info, AugAssign) or not _numeric(st):
             return self.generic(s)
-        cur, res = info[1]
+        cur, res = info.current, info.result
         rhs_t = self.ty(s.value)
         if not (_numeric(cur) and _numeric(res) and _numeric(rhs_t)):
             return self.generic(s)
@@ -338,7 +353,7 @@ class Rewriter:
         if not isinstance(t, T.Integer):
             return False
         info = self.tf.info.get(node)
-        if info is not None and info[0] == "sreg":
+        if isinstance(info, SpecialRegister):
             return True
         if isinstance(node, ast.Attribute) and node.attr in ("size", "ndim") and \
                 isinstance(self.ty(node.value), T.Array):
@@ -506,89 +521,177 @@ class Rewriter:
                                               node.orelse)), node))
 
     def e_Call(self, node):
-        info = self.tf.info.get(node)
-        if info is None:
+        c = call_of(self.tf, node)
+        if c is None:
             return None
-        key, data = info
-        rt = self.ty(node)
-        if key in _UNTOUCHED_CALLS:
-            return node
-        if key == "cast" and _numeric(data) and len(node.args) == 1 and not node.keywords:
-            arg = node.args[0]
-            if arg in self.tf.constvals and _numeric(self.ty(arg)) and arg not in self.tf.info:
-                # a cast of a compile-time constant is a constant (np.float32(0.25))
-                return self.constant(scalars.caster(self.ty(arg))(self.tf.constvals[arg]),
-                                     data, node)
-            return _mark(self.call(scalars.caster(data), "to_", [self.expr(arg)], node))
-        if key == "device":
-            callee = data[0] if isinstance(data, tuple) else data
-            if _captures_device_arrays(callee.fsrc.pyfunc):
-                return None     # called as written: the launch rebinds its captured arrays
+        return _CALLS[c.kind](self, node, c)
+
+    # ---- calls: one method per CallKind (``_CALLS``); None runs the call as written -------
+    def c_as_written(self, node, c):
+        return None
+
+    def c_untouched(self, node, c):
+        return node
+
+    def c_cast(self, node, c):
+        target = c.data.target
+        if not (_numeric(target) and len(node.args) == 1 and not node.keywords):
+            return None
+        arg = node.args[0]
+        if arg in self.tf.constvals and _numeric(self.ty(arg)) and arg not in self.tf.info:
+            # a cast of a compile-time constant is a constant (np.float32(0.25))
+            return self.constant(scalars.caster(self.ty(arg))(self.tf.constvals[arg]),
+                                 target, node)
+        return _mark(self.call(scalars.caster(target), "to_", [self.expr(arg)], node))
+
+    def c_device(self, node, c):
+        callee = c.data.callee
+        if _captures_device_arrays(callee.fsrc.pyfunc):
+            return None     # called as written: the launch rebinds its captured arrays
+        fn = self.build(callee)
+        call = _loc(ast.Call(ast.Name(self.helper(fn, "dev"), ast.Load()),
+                             [self.expr(a) for a in node.args],
+                             [self.generic(k) for k in node.keywords]), node)
+        return _mark(call) if _numeric(callee.return_type) else call
+
+    def c_overload(self, node, c):
+        callee = c.data.call.callee
+        if _captures_device_arrays(callee.fsrc.pyfunc):
+            fn = _in_launch(c.data.implementation)
+        else:
             fn = self.build(callee)
-            call = _loc(ast.Call(ast.Name(self.helper(fn, "dev"), ast.Load()),
-                                 [self.expr(a) for a in node.args],
-                                 [self.generic(k) for k in node.keywords]), node)
-            return _mark(call) if _numeric(callee.return_type) else call
-        if key == "print" and not node.keywords and \
-                not any(isinstance(a, ast.Starred) for a in node.args):
-            return self.print_call(node)
-        if key == "pow" and len(node.args) == 2 and _numeric(rt):
+        args = [self.expr(a) for a in node.args]
+        call = _loc(ast.Call(ast.Name(self.helper(fn, "ovl"), ast.Load()), args,
+                             [self.generic(k) for k in node.keywords]), node)
+        return _mark(call) if _numeric(callee.return_type) else call
+
+    def c_user_intrinsic(self, node, c):
+        # the Python implementation gets each argument as the signature's type and its
+        # result is converted to the return type, as the compiled call converts them
+        sig = c.data.signature
+        sim = c.data.intrinsic.sim or _no_sim(c.data.intrinsic)
+        args = [self.conv(self.expr(a), self.ty(a), t, a) for a, t in zip(node.args, sig.args)]
+        call = self.call(sim, "intr", args, node)
+        if not _numeric(sig.return_type):
+            return call
+        return self.conv(call, None, sig.return_type, node)
+
+    def c_print(self, node, c):
+        if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
+            return None
+        return self.print_call(node)
+
+    def c_pow(self, node, c):
+        rt = self.ty(node)
+        if len(node.args) == 2 and _numeric(rt):
             a, b = node.args
-            r = self.binop("**", self.expr(a), self.ty(a), self.expr(b), self.ty(b), rt, b,
-                           node)
-            if r is not None:
-                return r
-        if key == "libdevice" and not node.keywords:
-            args = [self.conv(self.expr(a), self.ty(a), t, a)
-                    for a, t in zip(node.args, data.params)]
-            call = self.call(libdevice_sim.function(data), "ld_" + data.name + "_", args, node)
-            return _mark(call) if _numeric(rt) else call
-        if key == "abs" and len(node.args) == 1 and not node.keywords and \
+            return self.binop("**", self.expr(a), self.ty(a), self.expr(b), self.ty(b), rt, b,
+                              node)
+        return None
+
+    def c_libdevice(self, node, c):
+        if node.keywords:
+            return self.c_intrinsic(node, c)
+        fn = c.data.function
+        rt = self.ty(node)
+        args = [self.conv(self.expr(a), self.ty(a), t, a) for a, t in zip(node.args, fn.params)]
+        call = self.call(libdevice_sim.function(fn), "ld_" + fn.name + "_", args, node)
+        return _mark(call) if _numeric(rt) else call
+
+    def c_abs(self, node, c):
+        rt = self.ty(node)
+        if len(node.args) == 1 and not node.keywords and \
                 isinstance(rt, T.Integer) and isinstance(self.ty(node.args[0]), T.Integer):
             # abs of the type's minimum wraps to itself on the GPU; Python's abs does not
             arg = node.args[0]
             value = self.conv(self.expr(arg), self.ty(arg), rt, arg)
             return self.wrap(self.call(abs, "abs", [value], node), rt, node)
-        if key.startswith("math.") or key in ("npfloor", "npceil", "nptrunc"):
-            name = key[5:] if key.startswith("math.") else key
-            argtypes = [self.ty(a) for a in node.args]
-            if node.keywords or not all(_numeric(t) for t in argtypes):
-                return None
-            fn = scalars.math_func(name, argtypes, rt)
-            if fn is None:
-                return None
-            return _mark(self.call(fn, "m_" + name + "_",
-                                   [self.expr(a) for a in node.args], node))
-        if key == "atomic" and not node.keywords:
-            # the compiled atomic converts its values to the array's dtype (lower_atomics):
-            # a float32 sum of float64 values rounds at every update
-            at = self.ty(node.args[0])
-            if isinstance(at, T.Array) and _numeric(at.dtype):
-                first = 1 if data == "cas0" else 2
-                args = [self.expr(a) for a in node.args[:first]]
-                args += [self.conv(self.expr(a), self.ty(a), at.dtype, a)
-                         for a in node.args[first:]]
-                return _loc(ast.Call(self.expr(node.func), args, []), node)
-        if isinstance(key, str) and key not in _PYTHON_ARG_KEYS and \
-                not key.startswith("math.") and key != "atomic" and \
-                any(isinstance(self.ty(a), T.Integer) for a in node.args):
-            # kernel intrinsics (popc, brev, mulhi, selp ...) take an integer's width from
-            # its NumPy type: integer arguments go in as NumPy scalars of their type
-            args = []
-            for a in node.args:
-                at = self.ty(a)
-                new = self.expr(a)
-                if isinstance(at, T.Integer):
-                    new = self.call(at.dtype.type, "np_", [self.conv(new, at, at, a)], a)
-                args.append(new)
-            return _loc(ast.Call(self.expr(node.func), args,
-                                 [self.generic(k) for k in node.keywords]), node)
-        if key == "fma" and isinstance(rt, T.Float) and rt is not T.float16 \
-                and len(node.args) == 3 and not node.keywords:
+        return None
+
+    def c_math(self, node, c):
+        name = "np" + c.data.name if c.kind is CallKind.NP_ROUNDING else c.data.name
+        argtypes = [self.ty(a) for a in node.args]
+        if node.keywords or not all(_numeric(t) for t in argtypes):
+            return None
+        fn = scalars.math_func(name, argtypes, self.ty(node))
+        if fn is None:
+            return None
+        return _mark(self.call(fn, "m_" + name + "_", [self.expr(a) for a in node.args], node))
+
+    def c_atomic(self, node, c):
+        if node.keywords:
+            return None
+        # the compiled atomic converts its values to the array's dtype (lower_atomics):
+        # a float32 sum of float64 values rounds at every update
+        at = self.ty(node.args[0])
+        if isinstance(at, T.Array) and _numeric(at.dtype):
+            first = 1 if c.data.op == "cas0" else 2
+            args = [self.expr(a) for a in node.args[:first]]
+            args += [self.conv(self.expr(a), self.ty(a), at.dtype, a)
+                     for a in node.args[first:]]
+            return _loc(ast.Call(self.expr(node.func), args, []), node)
+        return None
+
+    def c_intrinsic(self, node, c):
+        # kernel intrinsics (popc, brev, mulhi, selp ...) take an integer's width from
+        # its NumPy type: integer arguments go in as NumPy scalars of their type
+        if not any(isinstance(self.ty(a), T.Integer) for a in node.args):
+            return None
+        args = []
+        for a in node.args:
+            at = self.ty(a)
+            new = self.expr(a)
+            if isinstance(at, T.Integer):
+                new = self.call(at.dtype.type, "np_", [self.conv(new, at, at, a)], a)
+            args.append(new)
+        return _loc(ast.Call(self.expr(node.func), args,
+                             [self.generic(k) for k in node.keywords]), node)
+
+    def c_fma(self, node, c):
+        rt = self.ty(node)
+        if isinstance(rt, T.Float) and rt is not T.float16 and len(node.args) == 3 \
+                and not node.keywords:
             args = [self.conv(self.expr(a), self.ty(a), rt, a) for a in node.args]
             return _mark(self.call(scalars.fma, "fma", args, node))
-        if key in ("fma", "cbrt") and _numeric(rt) and not node.keywords:
+        return self.c_cbrt(node, c)
+
+    def c_cbrt(self, node, c):
+        rt = self.ty(node)
+        if _numeric(rt) and not node.keywords:
             args = [self.conv(self.expr(a), self.ty(a), rt, a) for a in node.args]
             return self.conv(_loc(ast.Call(self.expr(node.func), args, []), node), None, rt,
                              node)
         return None
+
+
+
+def _call_table():
+    K, R = CallKind, Rewriter
+    table = dict.fromkeys((K.SHARED_ARRAY, K.LOCAL_ARRAY, K.CONST_ARRAY, K.GRID, K.GRIDSIZE),
+                          R.c_untouched)
+    # integer arguments as NumPy scalars of their type
+    table.update(dict.fromkeys((K.SHFL_SYNC, K.SHFL_UP_SYNC, K.SHFL_DOWN_SYNC,
+                                K.SHFL_XOR_SYNC, K.POPC, K.BREV, K.CLZ, K.FFS, K.SELP,
+                                K.MULHI, K.NANOSLEEP, K.MATCH_ANY_SYNC, K.MATCH_ALL_SYNC,
+                                K.THIS_GRID, K.GRID_SYNC, K.CMATH, K.FP16, K.BIT_COUNT,
+                                K.CLOSURE), R.c_intrinsic))
+    # run as written: Python's builtins and the kernel API's simulator functions take
+    # Python ints and give what the GPU gives
+    table.update(dict.fromkeys((K.COMPLEX, K.MIN, K.MAX, K.ROUND, K.LEN, K.RANGE,
+                                K.ENUMERATE, K.ZIP, K.CONJUGATE, K.RESHAPE, K.SYNCTHREADS,
+                                K.SYNCTHREADS_COUNT, K.SYNCTHREADS_AND, K.SYNCTHREADS_OR,
+                                K.SYNCWARP, K.THREADFENCE, K.THREADFENCE_BLOCK,
+                                K.THREADFENCE_SYSTEM, K.BALLOT_SYNC, K.ALL_SYNC, K.ANY_SYNC,
+                                K.EQ_SYNC, K.ACTIVEMASK, K.LANEMASK_LT, K.MATH_PARTS),
+                               R.c_as_written))
+    table.update({K.CAST: R.c_cast, K.DEVICE: R.c_device, K.PRINT: R.c_print,
+                  K.OVERLOAD: R.c_overload, K.USER_INTRINSIC: R.c_user_intrinsic,
+                  K.POW: R.c_pow, K.LIBDEVICE: R.c_libdevice, K.ABS: R.c_abs,
+                  K.MATH: R.c_math, K.NP_ROUNDING: R.c_math,
+                  K.ATOMIC: R.c_atomic, K.FMA: R.c_fma, K.CBRT: R.c_cbrt})
+    return table
+
+
+#: The per-thread rewrite of each call kind (tests/compiler/test_call_contract.py: one per
+#: kind).
+_CALLS = _call_table()

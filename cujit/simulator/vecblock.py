@@ -9,8 +9,10 @@ import numpy as np
 
 from .errors import BarrierDivergenceError, fmt_dim
 from .memory import SharedMemory, as_dtype, check_shape
+from .vecmem import Conflict
 from .vecops import LANES
 from .vecshared import VShared
+from ..config import config
 
 __all__ = ["VectorBlock", "ChunkBlock", "Lanes", "Sparse", "run_vector", "launches",
            "vector_enabled"]
@@ -34,6 +36,7 @@ class VectorBlock:
         self.undo = []          # (array, index, old values) of each global store
         self.locals = {}
         self.glog = {}          # id(array) -> _GlobalLog of this barrier interval
+        self.races = launch.races
         self.iters = 0          # loop iterations run (see spin)
         self.slots = 0          # lanes of the sampled iterations
         self.busy = 0           # active lanes of the sampled iterations
@@ -113,8 +116,19 @@ class VectorBlock:
                 self.iters >= SPARSE_EVERY * SPARSE_SAMPLES:
             raise Sparse()
 
-    def end_interval(self):
-        """Forget the global-memory records of the barrier interval."""
+    def end_interval(self, fold=True):
+        """Fold the barrier interval's global accesses into the launch's cross-block records
+        (``fold`` and global races checked; :class:`~.vecmem.Conflict` when they conflict with
+        another block's) and forget them."""
+        races = self.races
+        if fold and races is not None:
+            commits = []
+            for log in self.glog.values():
+                got = log.cross_block(self, races)
+                if got is None:
+                    raise Conflict()
+                commits.extend(got)
+            races.commit(commits)
         for log in self.glog.values():
             log.reset()
         self.glog.clear()
@@ -186,10 +200,14 @@ class Lanes:
 launches = {"vector": 0, "thread": 0, "rerun": 0}
 
 
+# read at every launch: config's fast reader (two dict lookups when nothing is set)
+_vector_setting = config.reader("SIM_VECTOR")
+
+
 def vector_enabled():
-    """False when ``CUJIT_SIM_VECTOR`` is 0/false/no/off (the vector executor is off)."""
-    return os.environ.get("CUJIT_SIM_VECTOR", "1").strip().lower() not in (
-        "0", "false", "no", "off")
+    """False when ``CUJIT_SIM_VECTOR`` is 0/false/no/off (the vector executor is off;
+    ``config.SIM_VECTOR``).  ValueError naming the variable for any other value."""
+    return _vector_setting()
 
 
 #: Lanes per vector of a multi-block run (blocks of a kernel without shared memory or
@@ -243,9 +261,10 @@ def run_vector(launch, bids, step):
     executor's.  The rest of the launch runs per thread once FAILED_CHUNKS chunks in a row
     raised; before that the next chunk runs vector again."""
     from .threads import Block
-    lanes = Lanes(launch.blockdim, launch.vfn._cj_filename)
-    fn, args = launch.vfn, launch.args
-    multi = getattr(fn, "_cj_multi", None)
+    lanes = Lanes(launch.blockdim, launch.vfn.filename)
+    fn, args = launch.vfn.fn, launch.args
+    multi = launch.vfn.multi
+    multi = multi.fn if multi is not None else None
     gx, gy, gz = launch.griddim
     per = max(1, CHUNK_LANES // lanes.n)
     bids = iter(bids)
@@ -269,8 +288,9 @@ def run_vector(launch, bids, step):
         try:
             with np.errstate(all="ignore"):
                 run(blk, *args)
-        except Exception:     # a checker's error, a Conflict, anything: per thread
             blk.end_interval()
+        except Exception:     # a checker's error, a Conflict, anything: per thread
+            blk.end_interval(fold=False)
             blk.rollback()
             launches["rerun"] += 1
             for b in chunk:
@@ -287,7 +307,6 @@ def run_vector(launch, bids, step):
                 Block(launch, b).run()
                 step()
             return
-        blk.end_interval()
         blk.undo.clear()
         failed = 0
         for _ in chunk:

@@ -9,6 +9,8 @@ import os
 import numpy as np
 
 from .. import types as T
+from ..compiler.callkinds import CallKind, call_of
+from ..compiler.nodeinfo import ArrayIndex, IntIndex, SpecialRegister
 from . import scalars, vecops
 from .typedast import Rewriter, _OPNAMES, _numeric, _widens, compare_types
 from .vecmem import gload, gstore, lload, lstore, vatomic
@@ -93,6 +95,12 @@ def _merge(m, new, old):
     return np.where(m, new, old).astype(old.dtype, copy=False)
 
 
+# Calls a uniform expression may not make once for the whole block: each thread's call has
+# its own effect (a print line, an update, a device function's stores).
+_NOT_UNIFORM = frozenset((CallKind.DEVICE, CallKind.PRINT, CallKind.ATOMIC, CallKind.OVERLOAD,
+                          CallKind.USER_INTRINSIC))
+
+
 class _Uniform(Rewriter):
     """The per-thread rewriter, for uniform expressions: block registers are locals of the
     generated function."""
@@ -100,21 +108,20 @@ class _Uniform(Rewriter):
 
     def expr(self, node):
         info = self.tf.info.get(node)
-        if info is not None and info[0] == "sreg":
-            data = info[1]
-            if isinstance(data, tuple) and data[0] in self.regs:
-                return ast.copy_location(ast.Name(f"__{data[0]}_{data[1]}", ast.Load()), node)
-            raise Unsupported(f"register {data}")
-        if info is not None and info[0] == "gridsize":
-            nd = info[1]
+        if isinstance(info, SpecialRegister):
+            if info.register in self.regs:
+                return ast.copy_location(ast.Name(f"__{info.register}_{info.axis}",
+                                                  ast.Load()), node)
+            raise Unsupported(f"register {(info.register, info.axis)}")
+        c = call_of(self.tf, node)
+        if c is not None and c.kind is CallKind.GRIDSIZE:
+            nd = c.data.ndim
             names = [f"__gs_{a}" for a in "xyz"[:nd]]
             if nd == 1:
                 return ast.copy_location(ast.Name(names[0], ast.Load()), node)
             return ast.copy_location(ast.Tuple([ast.Name(n, ast.Load()) for n in names],
                                                ast.Load()), node)
-        if isinstance(node, ast.Call) and (info is None or not isinstance(info[0], str) or
-                                           info[0] in ("device", "print") or
-                                           info[0].startswith("atomic.")):
+        if isinstance(node, ast.Call) and (c is None or c.kind in _NOT_UNIFORM):
             raise Unsupported("call")
         return super().expr(node)
 
@@ -227,11 +234,12 @@ class ExprGen:
 
     def v_Attribute(self, node, m):
         info = self.tf.info.get(node)
-        if info and info[0] == "sreg" and info[1][0] == "threadIdx":
-            ax = "xyz".index(info[1][1])
+        reg = info.register if isinstance(info, SpecialRegister) else None
+        if reg == "threadIdx":
+            ax = "xyz".index(info.axis)
             return f"__blk.tid({ax}, {self.helper(self.ty(node).dtype, 'dt')})"
-        if info and info[0] == "sreg" and info[1][0] == "blockIdx" and self.multi:
-            ax = "xyz".index(info[1][1])
+        if reg == "blockIdx" and self.multi:
+            ax = "xyz".index(info.axis)
             return f"__blk.bidx({ax}, {self.helper(self.ty(node).dtype, 'dt')})"
         raise Unsupported("attribute")
 
@@ -266,8 +274,11 @@ class ExprGen:
                         f"{self.helper(rt.dtype, 'dt')})")
             if op == "/":
                 raise Unsupported("int /")
+            if op in ("//", "%"):
+                fn = scalars.int_floordiv if op == "//" else scalars.int_mod
+                return f"{self.helper(fn, 'vi')}({a}, {b})"
         elif isinstance(rt, T.Float) and op in ("//", "%"):
-            fn = vecops.vfloat_floordiv if op == "//" else vecops.vfloat_mod
+            fn = scalars.float_floordiv if op == "//" else scalars.float_mod
             return f"{self.helper(fn, 'vf')}({a}, {b})"
         if isinstance(rt, T.Float) and op in ("+", "*"):
             fn = vecops.vadd if op == "+" else vecops.vmul
@@ -364,8 +375,9 @@ class ExprGen:
             raise Unsupported("array expression")
         info = self.tf.info.get(node)
         at = self.ty(node.value)
-        if not info or info[0] != "index" or len(info[1]) != at.ndim or \
-                any(k[0] != "int" for k in info[1]) or not isinstance(at.dtype, _SCALAR):
+        if not isinstance(info, ArrayIndex) or len(info.parts) != at.ndim or \
+                not all(isinstance(k, IntIndex) for k in info.parts) or \
+                not isinstance(at.dtype, _SCALAR):
             raise Unsupported("index form")
         idx = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
         codes = []
@@ -390,75 +402,105 @@ class ExprGen:
         return f"__gload(__blk, __raw_{name}, {tup}, {m}, {name!r}, {site!r})"
 
     def v_Call(self, node, m):
-        info = self.tf.info.get(node)
-        if info is None or node.keywords:
+        c = call_of(self.tf, node)
+        if c is None or node.keywords:
             raise Unsupported("call")
-        key, data = info
-        rt = self.ty(node)
-        if key == "cast" and len(node.args) == 1 and isinstance(data, _SCALAR):
-            return self.val(node.args[0], m, data)[0]
-        if key == "grid" and data == 1:
+        return _VCALLS[c.kind](self, node, c, m)
+
+    # ---- calls: one method per CallKind (``_VCALLS``) -----------------------------------
+    def vc_per_thread(self, node, c, m):
+        raise Unsupported(f"call {c.kind.value}")
+
+    def vc_cast(self, node, c, m):
+        if len(node.args) == 1 and isinstance(c.data.target, _SCALAR):
+            return self.val(node.args[0], m, c.data.target)[0]
+        return self.vc_per_thread(node, c, m)
+
+    def vc_grid(self, node, c, m):
+        if c.data.ndim == 1:
             return "__blk.grid_axis(0)"
-        if key == "device":
-            return self.device_call(node, data, rt, m)
-        if key == "fma" and isinstance(rt, T.Float) and rt is not T.float16 and \
-                len(node.args) == 3:
-            # the per-thread helper (exact rational rounding), lane by lane
-            args = [self.val(a, m, rt)[0] for a in node.args]
-            return (f"__devcall({self.helper(scalars.fma, 'fma')}, "
-                    f"{self.helper(rt.dtype, 'dt')}, {self.helper(scalars.caster(rt), 'to_')}, "
-                    f"{m}, __N, ({', '.join(args)},))")
-        if key == "atomic" and isinstance(data, str):
-            return self.atomic(node, data, m)
-        if key in ("syncthreads_count", "syncthreads_and", "syncthreads_or") and \
-                len(node.args) == 1:
-            if self.ctl or self.multi:
-                raise Unsupported("barrier under varying control")
-            site, _ = self.site(node)
-            c = self.new("c")
-            self.emit(f"{c} = __truth({self.arr(*self.val(node.args[0], '__live'), self.ty(node.args[0]))})")
-            self.emit(f"__blk.syncthreads(__live, {site.split(': ', 1)[0]!r})")
-            kind = key[len("syncthreads_"):]
-            return (f"__full(__N, __blk.reduce_pred({kind!r}, {c}, __live), "
-                    f"{self.helper(rt.dtype, 'dt')})")
-        if key in ("min", "max") and len(node.args) >= 2 and isinstance(rt, _SCALAR):
-            ts = [self.ty(a) for a in node.args]
-            if not all(t is rt or _widens(t, rt) for t in ts):
-                raise Unsupported("min/max types")
-            codes = [self.arr(*self.val(a, m, rt), rt) for a in node.args]
-            acc = self.new()
-            self.emit(f"{acc} = {codes[0]}")
-            for c in codes[1:]:
-                x = self.new()
-                self.emit(f"{x} = {c}")
-                cmp = "<" if key == "min" else ">"
-                # Python's min/max: the first extreme argument (NaN and -0.0 included)
-                self.emit(f"{acc} = np.where({x} {cmp} {acc}, {x}, {acc})")
-            return acc
+        return self.vc_per_thread(node, c, m)
+
+    def vc_device(self, node, c, m):
+        return self.device_call(node, c.data.callee, self.ty(node), m)
+
+    def vc_overload(self, node, c, m):
+        if node.keywords:
+            return self.vc_per_thread(node, c, m)
+        return self.device_call(node, c.data.call.callee, self.ty(node), m)
+
+    def vc_fma(self, node, c, m):
+        rt = self.ty(node)
+        if not (isinstance(rt, T.Float) and rt is not T.float16 and len(node.args) == 3):
+            return self.vc_per_thread(node, c, m)
+        # the per-thread helper (exact rational rounding), lane by lane
+        args = [self.val(a, m, rt)[0] for a in node.args]
+        return (f"__devcall({self.helper(scalars.fma, 'fma')}, "
+                f"{self.helper(rt.dtype, 'dt')}, {self.helper(scalars.caster(rt), 'to_')}, "
+                f"{m}, __N, ({', '.join(args)},))")
+
+    def vc_atomic(self, node, c, m):
+        return self.atomic(node, c.data.op, m)
+
+    def vc_sync_pred(self, node, c, m):
+        if len(node.args) != 1:
+            return self.vc_per_thread(node, c, m)
+        if self.ctl or self.multi:
+            raise Unsupported("barrier under varying control")
+        rt = self.ty(node)
+        site, _ = self.site(node)
+        v = self.new("c")
+        pred = self.arr(*self.val(node.args[0], '__live'), self.ty(node.args[0]))
+        self.emit(f"{v} = __truth({pred})")
+        self.emit(f"__blk.syncthreads(__live, {site.split(': ', 1)[0]!r})")
+        kind = c.kind.value[len("syncthreads_"):]
+        return (f"__full(__N, __blk.reduce_pred({kind!r}, {v}, __live), "
+                f"{self.helper(rt.dtype, 'dt')})")
+
+    def vc_extremum(self, node, c, m):
+        rt = self.ty(node)
+        if not (len(node.args) >= 2 and isinstance(rt, _SCALAR)):
+            return self.vc_per_thread(node, c, m)
+        ts = [self.ty(a) for a in node.args]
+        if not all(t is rt or _widens(t, rt) for t in ts):
+            raise Unsupported("min/max types")
+        codes = [self.arr(*self.val(a, m, rt), rt) for a in node.args]
+        acc = self.new()
+        self.emit(f"{acc} = {codes[0]}")
+        for code in codes[1:]:
+            x = self.new()
+            self.emit(f"{x} = {code}")
+            cmp = "<" if c.kind is CallKind.MIN else ">"
+            # Python's min/max: the first extreme argument (NaN and -0.0 included)
+            self.emit(f"{acc} = np.where({x} {cmp} {acc}, {x}, {acc})")
+        return acc
+
+    def vc_abs(self, node, c, m):
         # abs of an integer lane array wraps at its width (abs(INT_MIN) is INT_MIN), as on
         # the GPU and in the per-thread rewriter
-        if key == "abs" and len(node.args) == 1 and isinstance(rt, (T.Float, T.Integer)) \
+        rt = self.ty(node)
+        if len(node.args) == 1 and isinstance(rt, (T.Float, T.Integer)) \
                 and self.ty(node.args[0]) is rt:
             return f"np.abs({self.val(node.args[0], m)[0]})"
-        if isinstance(key, str) and (key.startswith("math.") or
-                                     key in ("npfloor", "npceil", "nptrunc")):
-            name = key[5:] if key.startswith("math.") else key
-            argtypes = [self.ty(a) for a in node.args]
-            if not all(isinstance(t, _SCALAR) for t in argtypes) or \
-                    not isinstance(rt, _SCALAR):
-                raise Unsupported("math types")
-            fn = vecops.vmath(name, argtypes, rt)
-            if fn is None:
-                raise Unsupported("math " + name)
-            args = [self.val(a, m)[0] for a in node.args]
-            return f"{self.helper(fn, 'vm_' + name + '_')}({', '.join(args)})"
-        raise Unsupported(f"call {key}")
+        return self.vc_per_thread(node, c, m)
 
-    def device_call(self, node, data, rt, m):
+    def vc_math(self, node, c, m):
+        name = "np" + c.data.name if c.kind is CallKind.NP_ROUNDING else c.data.name
+        rt = self.ty(node)
+        argtypes = [self.ty(a) for a in node.args]
+        if not all(isinstance(t, _SCALAR) for t in argtypes) or \
+                not isinstance(rt, _SCALAR):
+            raise Unsupported("math types")
+        fn = vecops.vmath(name, argtypes, rt)
+        if fn is None:
+            raise Unsupported("math " + name)
+        args = [self.val(a, m)[0] for a in node.args]
+        return f"{self.helper(fn, 'vm_' + name + '_')}({', '.join(args)})"
+
+    def device_call(self, node, callee, rt, m):
         """A device function of scalars called lane by lane: its per-thread typed function
         (exactly the per-thread values); anything else is not handled."""
         from .typedast import _captures_device_arrays
-        callee = data[0] if isinstance(data, tuple) else data
         argtypes = [self.ty(a) for a in node.args]
         if self.build is None or not isinstance(rt, _SCALAR) or rt is T.float16 or \
                 not all(isinstance(t, _SCALAR) for t in argtypes) or \
@@ -494,6 +536,32 @@ class ExprGen:
                 f"({', '.join(vals)},), {m}, {arr.id!r}, {site!r})")
 
     # ---- statements -------------------------------------------------------------------
+
+def _vcall_table():
+    K, E = CallKind, ExprGen
+    # kinds the vector executor leaves to the per-thread executor (the block reruns there)
+    table = dict.fromkeys((
+        K.COMPLEX, K.ROUND, K.POW, K.LEN, K.RANGE, K.ENUMERATE, K.ZIP, K.PRINT, K.CMATH,
+        K.FP16, K.MATH_PARTS, K.BIT_COUNT, K.CONJUGATE, K.SHARED_ARRAY, K.LOCAL_ARRAY,
+        K.CONST_ARRAY, K.RESHAPE, K.GRIDSIZE, K.SYNCTHREADS, K.SYNCWARP, K.THREADFENCE,
+        K.THREADFENCE_BLOCK, K.THREADFENCE_SYSTEM, K.THIS_GRID, K.GRID_SYNC, K.SHFL_SYNC,
+        K.SHFL_UP_SYNC, K.SHFL_DOWN_SYNC, K.SHFL_XOR_SYNC, K.BALLOT_SYNC, K.ALL_SYNC,
+        K.ANY_SYNC, K.EQ_SYNC, K.MATCH_ANY_SYNC, K.MATCH_ALL_SYNC, K.ACTIVEMASK,
+        K.LANEMASK_LT, K.POPC, K.BREV, K.CLZ, K.FFS, K.CBRT, K.SELP, K.MULHI, K.NANOSLEEP,
+        K.LIBDEVICE, K.CLOSURE, K.USER_INTRINSIC), E.vc_per_thread)
+    table.update({K.CAST: E.vc_cast, K.GRID: E.vc_grid, K.DEVICE: E.vc_device,
+                  K.OVERLOAD: E.vc_overload,
+                  K.FMA: E.vc_fma, K.ATOMIC: E.vc_atomic, K.SYNCTHREADS_COUNT: E.vc_sync_pred,
+                  K.SYNCTHREADS_AND: E.vc_sync_pred, K.SYNCTHREADS_OR: E.vc_sync_pred,
+                  K.MIN: E.vc_extremum, K.MAX: E.vc_extremum, K.ABS: E.vc_abs,
+                  K.MATH: E.vc_math, K.NP_ROUNDING: E.vc_math})
+    return table
+
+
+#: The vector code of each call kind in an expression (tests/compiler/test_call_contract.py:
+#: one per kind); ``vc_per_thread`` refuses it, and the block runs per thread.
+_VCALLS = _vcall_table()
+
 
 _anyconvs = {}
 

@@ -82,12 +82,16 @@ def gload(block, a, idx, mask, name, site):
         log = block.glog[id(a)] = _GlobalLog(a)
     log.read(block, idx, mask)
     if mask is None:
+        if block.races is not None:
+            log.record(block, idx, None, False, site)
         try:
             r = a[idx]
         except IndexError:
             r = a[check_index(block, a.shape, idx, None, name, site)]
     else:
         safe = check_index(block, a.shape, idx, mask, name, site)
+        if block.races is not None:
+            log.record(block, safe, mask, False, site)
         if a.size == 0:
             return np.zeros(n, a.dtype)
         r = a[safe]
@@ -115,6 +119,8 @@ def gstore(block, a, idx, value, mask, name, site):
     if mask is None or mask.any():
         log.write(block, idx, mask, name, site)
     if mask is None:
+        if block.races is not None:
+            log.record(block, idx, None, True, site)
         try:
             old = a[idx]
         except IndexError:
@@ -126,6 +132,8 @@ def gstore(block, a, idx, value, mask, name, site):
     if not mask.any():
         return
     safe = check_index(block, a.shape, idx, mask, name, site)
+    if block.races is not None:
+        log.record(block, safe, mask, True, site)
     sel = tuple(np.broadcast_to(i, mask.shape)[mask] for i in safe)
     block.undo.append((a, sel, a[sel]))
     a[sel] = value[mask] if isinstance(value, np.ndarray) else value
@@ -137,6 +145,9 @@ class Conflict(Exception):
 
 
 _DENSE_LIMIT = 1 << 22     # elements: larger written arrays accessed twice run per thread
+#: accesses of one array kept per interval for the cross-block race check before they are
+#: folded into the launch's summary (globalrace.py)
+ACC_LIMIT = 64
 
 
 class _GlobalLog:
@@ -145,10 +156,12 @@ class _GlobalLog:
     from the second access after a write on, each element's lowest and highest lane and
     whether it was written live in dense per-element arrays (made once per launch and
     array, reset at the touched elements), so long grid-stride loops cost linear time."""
-    __slots__ = ("a", "pending", "first", "dense", "aoffs", "alanes")
+    __slots__ = ("a", "pending", "first", "dense", "aoffs", "alanes", "acc")
 
     def __init__(self, a):
         self.a = a
+        # (index, mask, write, site) for the launch's GlobalRaces; masked indices wrapped
+        self.acc = []
         self.pending = []
         self.first = None       # (offsets, lanes) of the only write so far
         self.dense = None       # (lowest lane, highest lane, written, touched offsets)
@@ -262,6 +275,58 @@ class _GlobalLog:
             if ((l0 != _BIG64) & ~((l0 == lanes) & (h0 == lanes))).any():
                 raise Conflict()
 
+    def record(self, block, idx, mask, write, site):
+        """Keep one access for the launch's cross-block check (``block.races``); past
+        ACC_LIMIT accesses in the interval (a long loop) they are checked and folded at once,
+        so the log holds a bounded number of lane arrays.  Conflict on a conflict."""
+        acc = self.acc
+        acc.append((idx, mask, write, site))
+        if len(acc) >= ACC_LIMIT:
+            got = self.cross_block(block, block.races)
+            if got is None:
+                raise Conflict()
+            block.races.commit(got)
+            acc.clear()
+
+    def cross_block(self, block, races):
+        """The interval's accesses checked against other blocks' (``races``: the launch's
+        :class:`~.globalrace.GlobalRaces`): what to commit, or None on a conflict.  The
+        reads (and the writes) of the interval are checked as one vector each."""
+        a = self.a
+        data = a.__array_interface__["data"][0]
+        gbase = races.block_lin(block.bid) * races.nthreads
+        span = (gbase + 1, gbase + 1 + block.n)
+        parts = ([], []), ([], [])         # (addresses, packed thread/site) of reads, writes
+        for idx, mask, write, site in self.acc:
+            addr = data
+            for i, n, st in zip(idx, a.shape, a.strides):
+                if isinstance(i, np.ndarray):
+                    if i.dtype.kind != "u" and mask is None and (i < 0).any():
+                        i = np.where(i < 0, i + n, i)
+                    addr = addr + i.astype(np.int64, copy=False) * st
+                else:
+                    addr = addr + ((i + n) if i < 0 else i) * st
+            addr = np.broadcast_to(np.asarray(addr, np.int64), (block.n,))
+            lanes = block.lane1
+            if mask is not None:
+                addr, lanes = addr[mask], lanes[mask]
+            if not len(addr):
+                continue
+            dst = parts[write]
+            dst[0].append(addr)
+            dst[1].append(races.packed(lanes.astype(np.int64) + gbase, site))
+        out = []
+        for write, (addrs, packed) in enumerate(parts):
+            if not addrs:
+                continue
+            addrs = addrs[0] if len(addrs) == 1 else np.concatenate(addrs)
+            packed = packed[0] if len(packed) == 1 else np.concatenate(packed)
+            got = races.lanes_check(a, addrs, packed, bool(write), span)
+            if got is None:
+                return None
+            out.extend(got)
+        return out
+
     def reset(self):
         """End of the barrier interval (or of the block)."""
         if self.dense is not None:
@@ -272,6 +337,7 @@ class _GlobalLog:
                 wr[off] = False
             touched.clear()
             self.dense = None
+        self.acc.clear()
 
 
 _BIG64 = np.iinfo(np.int64).max

@@ -9,10 +9,12 @@ the reference, and it equals the compiled kernel):
 - float → integer conversion truncates and saturates, NaN giving the value
   :func:`.scalars.caster` gives; int64/uint64 → float32/float16 round once, as the GPU's
   ``cvt.rn`` does (NumPy's array cast);
-- integer ``//`` and ``%`` give 0 for a zero divisor (NumPy's array result too: the
-  executor never runs kernels compiled with ``debug=True``, where it raises);
+- integer ``//`` and ``%`` give 0 for a zero divisor: the vector executor calls
+  :func:`.scalars.int_floordiv` / :func:`.scalars.int_mod` themselves (it never runs
+  kernels compiled with ``debug=True``, where they raise);
 - shifts by a count outside ``[0, bits)`` shift every bit out;
-- float ``//`` and ``%`` follow CPython's algorithm with the divisor's sign;
+- float ``//`` and ``%``: the vector executor calls :func:`.scalars.float_floordiv` /
+  :func:`.scalars.float_mod` themselves (one definition, for scalars and arrays);
 - comparisons of int64 with uint64 compare exact values (NumPy would go through float64);
 - ``math`` functions: only those whose array result is bit-identical to the scalar result
   (:data:`MATH_EXACT`, checked by tests/simulator/test_vector_ops.py) are vectorized; any
@@ -23,8 +25,8 @@ import numpy as np
 from .. import types as T
 from . import scalars
 
-__all__ = ["LANES", "vadd", "vmul", "vcaster", "vfloat_mod", "vfloat_floordiv", "vshl", "vshr", "vcompare",
-           "vmath", "full", "MATH_EXACT"]
+__all__ = ["LANES", "vadd", "vmul", "vcaster", "vshl", "vshr", "vcompare", "vmath", "full",
+           "MATH_EXACT"]
 
 _vcasters = {}
 
@@ -65,11 +67,8 @@ def full(n, value, dtype):
 
 
 def _int_vcaster(t):
-    lo, hi = scalars.int_range(t)
+    lo, hi, nan_wide, nan_narrow = scalars.float_to_int_limits(t)
     dt = t.dtype
-    signed = lo < 0
-    nan_wide = lo if signed and t.bitwidth >= 32 else 0
-    nan_narrow = lo if signed and t.bitwidth == 64 else 0
 
     def to_int(x):
         k = x.dtype.kind
@@ -108,32 +107,6 @@ def vcaster(t):
             raise TypeError(f"no array conversion to {t}")
         _vcasters[t] = c
     return c
-
-
-def vfloat_mod(x, y):
-    """Float ``x % y`` on arrays/scalars of one float type (:func:`.scalars.float_mod`)."""
-    x, y = np.asarray(x), np.asarray(y)
-    r = np.fmod(x, y)
-    fix = (r != 0) & (r == r) & ((r < 0) != (y < 0))
-    r = np.where(fix, r + y, r)
-    zero = r == 0
-    if zero.any():
-        r = np.where(zero, np.copysign(np.zeros_like(r), y), r)
-    return r
-
-
-def vfloat_floordiv(x, y):
-    """Float ``x // y`` on arrays/scalars of one float type
-    (:func:`.scalars.float_floordiv`)."""
-    x, y = np.asarray(x), np.asarray(y)
-    typ = np.result_type(x, y).type
-    mod = np.fmod(x, y)
-    div = (x - mod) / y
-    fix = (mod != 0) & (mod == mod) & ((y < 0) != (mod < 0))
-    div = np.where(fix, div - typ(1), div)
-    fl = np.floor(div)
-    fl = np.where(div - fl > typ(0.5), fl + typ(1), fl)
-    return np.where(div == 0, np.copysign(np.zeros_like(fl), x / y), fl)
 
 
 def vshl(x, n, bits=64, dtype=None):

@@ -14,11 +14,13 @@ thread: never a different value.
 import ast
 
 from .. import types as T
+from ..compiler.callkinds import CallKind, call_of
+from ..compiler.nodeinfo import AugAssign
 from .typedast import _OPNAMES, _numeric
 from .vecexpr import _SCALAR, ExprGen
 from .vectorize import Unsupported
 
-__all__ = ["vector_function", "Unsupported"]
+__all__ = ["VectorKernel", "vector_function", "Unsupported"]
 
 
 class _Gen(ExprGen):
@@ -59,15 +61,15 @@ class _Gen(ExprGen):
         v = s.value
         if isinstance(v, ast.Constant) and isinstance(v.value, str):
             return
-        info = self.tf.info.get(v) if isinstance(v, ast.Call) else None
-        if info and info[0] == "syncthreads" and not v.args:
+        c = call_of(self.tf, v)
+        if c is not None and c.kind is CallKind.SYNCTHREADS and not v.args:
             if ctl or self.multi:
                 raise Unsupported("barrier under varying control")
             site, _ = self.site(v)
             self.emit(f"__blk.syncthreads(__live, {site.split(': ', 1)[0]!r})")
             return
-        if info and info[0] == "atomic" and isinstance(info[1], str):
-            self.emit(self.atomic(v, info[1], m))
+        if c is not None and c.kind is CallKind.ATOMIC:
+            self.emit(self.atomic(v, c.data.op, m))
             return
         raise Unsupported(f"expression statement {ast.unparse(v)[:40]}")
 
@@ -95,19 +97,21 @@ class _Gen(ExprGen):
         if len(s.targets) != 1:
             raise Unsupported("multiple targets")
         tgt, value = s.targets[0], s.value
-        info = self.tf.info.get(value) if isinstance(value, ast.Call) else None
+        c = call_of(self.tf, value)
+        kind = None if c is None else c.kind
         if isinstance(tgt, ast.Name):
-            if info and info[0] == "shared.array":
-                return self.shared_assign(tgt.id, value, info, ctl)
-            if info and info[0] == "local.array":
-                return self.local_assign(tgt.id, info)
+            if kind is CallKind.SHARED_ARRAY:
+                return self.shared_assign(tgt.id, value, c.data, ctl)
+            if kind is CallKind.LOCAL_ARRAY:
+                return self.local_assign(tgt.id, c.data)
             return self.assign_name(tgt.id, value, m, ctl)
-        if isinstance(tgt, ast.Tuple) and info and info[0] in ("grid", "gridsize") and \
-                len(tgt.elts) == info[1] and all(isinstance(e, ast.Name) for e in tgt.elts):
+        if isinstance(tgt, ast.Tuple) and kind in (CallKind.GRID, CallKind.GRIDSIZE) and \
+                len(tgt.elts) == c.data.ndim and all(isinstance(e, ast.Name) for e in tgt.elts):
+            grid = kind is CallKind.GRID
             for ax, e in enumerate(tgt.elts):
-                code = f"__blk.grid_axis({ax})" if info[0] == "grid" else f"__gs_{'xyz'[ax]}"
-                if info[0] == "gridsize" or e.id not in self.varying:
-                    if e.id in self.varying or ctl or info[0] == "grid":
+                code = f"__blk.grid_axis({ax})" if grid else f"__gs_{'xyz'[ax]}"
+                if not grid or e.id not in self.varying:
+                    if e.id in self.varying or ctl or grid:
                         raise Unsupported("gridsize into a varying local")
                     self.emit(f"{e.id} = {code}")
                     continue
@@ -140,11 +144,10 @@ class _Gen(ExprGen):
             self.emit(f"__gstore(__blk, __raw_{name}, {tup}, {code}, {m}, {name!r}, "
                       f"{site!r})")
 
-    def shared_assign(self, name, call, info, ctl):
+    def shared_assign(self, name, call, spec, ctl):
         if self.multi:
             raise Unsupported("shared memory across blocks")
-        shape, dtype, _ = info[1] if isinstance(info[1], tuple) and len(info[1]) == 3 \
-            else (None, None, None)
+        shape, dtype = spec.shape, spec.dtype
         if ctl or shape is None or shape == 0 or shape == (0,) or self.arrays.get(name):
             raise Unsupported("shared array form")
         shape = shape if isinstance(shape, tuple) else (shape,)
@@ -155,8 +158,8 @@ class _Gen(ExprGen):
         self.emit(f"{name} = __blk.shared({key}, {shape!r}, "
                   f"{self.helper(dtype.dtype, 'dt')}, {name!r})")
 
-    def local_assign(self, name, info):
-        shape, dtype = info[1][:2] if isinstance(info[1], tuple) else (None, None)
+    def local_assign(self, name, spec):
+        shape, dtype = spec.shape, spec.dtype
         if shape is None or not isinstance(dtype, _SCALAR) or dtype is T.float16 or \
                 self.arrays.get(name) not in (None, "local"):
             raise Unsupported("local array form")
@@ -170,9 +173,9 @@ class _Gen(ExprGen):
     def s_AugAssign(self, s, m, ctl):
         info = self.tf.info.get(s)
         op = _OPNAMES.get(type(s.op))
-        if info is None or info[0] != "augassign" or op is None:
+        if not isinstance(info, AugAssign) or op is None:
             raise Unsupported("augassign")
-        cur, res = info[1]
+        cur, res = info.current, info.result
         tgt = s.target
         if not (isinstance(cur, _SCALAR) and isinstance(res, _SCALAR)):
             raise Unsupported("augassign types")
@@ -443,17 +446,29 @@ def _has_loop_exit(stmts, nested_ok=True):
     return False
 
 
-#: qualname -> why the last kernel of that name runs per thread (for diagnosing; bounded)
-why_not = {}
+class VectorKernel:
+    """A kernel's whole-block vector function: ``fn(blk, *args)``, ``source`` (its generated
+    code), ``filename`` (the kernel's file), ``multi`` (the VectorKernel running several
+    blocks at once, for kernels without shared memory or barriers, or None).  Kept by the
+    kernel's :class:`~.typedexec.TypedKernel`."""
+    __slots__ = ("fn", "source", "filename", "multi")
+
+    def __init__(self, fn, source, filename, multi=None):
+        self.fn, self.source, self.filename, self.multi = fn, source, filename, multi
+
+    def __call__(self, blk, *args):
+        return self.fn(blk, *args)
 
 
 def vector_function(tf, ns, multi=False, build=None):
-    """The block function of kernel ``tf`` (a ``TypedFunction``), generated in namespace
-    ``ns`` (the per-thread typed function's globals and helpers), or None when the kernel
-    uses something the vector executor does not handle (it then runs per thread).
-    ``multi``: the function of several blocks at once (kernels without shared memory or
-    barriers), or None.  ``build``: device function ``TypedFunction`` -> its per-thread
-    typed function (device functions of scalars run lane by lane)."""
+    """The :class:`VectorKernel` of kernel ``tf`` (a ``TypedFunction``), generated in
+    namespace ``ns`` (the per-thread typed function's globals and helpers), or None for a
+    device function.  Raises :class:`Unsupported` (saying why) when the kernel uses something
+    the vector executor does not handle: it then runs per thread.  ``multi``: the function of
+    several blocks at once (kernels without shared memory or barriers; None when not
+    possible, never raises).  ``build``:
+    device function ``TypedFunction`` -> its per-thread typed function (device functions of
+    scalars run lane by lane)."""
     from .checked import unwrap
     if not tf.kernel:
         return None
@@ -461,15 +476,12 @@ def vector_function(tf, ns, multi=False, build=None):
     try:
         gen = _Gen(tf, ns, multi, build)
         src = gen.function()
-    except Unsupported as e:
-        if len(why_not) < 256 and not multi:
-            why_not[tf.fsrc.qualname] = str(e)
-        return None
+    except Unsupported:
+        if multi:
+            return None
+        raise
     ns["__unwrap"] = unwrap
     code = compile(src, f"<cujit vector block {tf.fsrc.qualname}>", "exec")
     exec(code, ns)
-    fn = ns["__cj_vblock"]
-    fn._cj_source = src
-    fn._cj_filename = tf.fsrc.filename
-    fn._cj_multi = vector_function(tf, ns, True, build) if not multi else None
-    return fn
+    return VectorKernel(ns["__cj_vblock"], src, tf.fsrc.filename,
+                        vector_function(tf, ns, True, build) if not multi else None)

@@ -11,6 +11,8 @@ fixpoint; :func:`is_varying` classifies one expression given them.
 import ast
 
 from .. import types as T
+from ..compiler.callkinds import CallKind, call_of
+from ..compiler.nodeinfo import SpecialRegister
 
 __all__ = ["Unsupported", "varying_locals", "is_varying", "UNIFORM_CALLS"]
 
@@ -19,9 +21,10 @@ class Unsupported(Exception):
     """The vector code generator does not handle a construct: the kernel runs per thread."""
 
 
-#: Calls (``TypedFunction.info`` keys) whose result is uniform when their arguments are.
-UNIFORM_CALLS = frozenset(("cast", "gridsize", "range", "len", "min", "max", "abs", "int",
-                           "float", "bool", "npfloor", "npceil", "nptrunc", "tuple_const"))
+#: Call kinds whose result is uniform when their arguments are.
+UNIFORM_CALLS = frozenset((CallKind.CAST, CallKind.GRIDSIZE, CallKind.RANGE, CallKind.LEN,
+                           CallKind.MIN, CallKind.MAX, CallKind.ABS, CallKind.NP_ROUNDING,
+                           CallKind.MATH, CallKind.MATH_PARTS))
 
 
 def is_varying(tf, node, varying, multi=False):
@@ -33,15 +36,14 @@ def is_varying(tf, node, varying, multi=False):
         if isinstance(n, ast.Name) and n.id in varying:
             return True
         info = tf.info.get(n)
-        key = info[0] if info else None
-        if key == "sreg":
-            data = info[1]
-            if not (isinstance(data, tuple) and data[0] in uniform_regs):
+        if isinstance(info, SpecialRegister):
+            if info.register not in uniform_regs:
                 return True
         elif isinstance(n, ast.Subscript) and isinstance(tf.typemap.get(n.value), T.Array):
             return True
         elif isinstance(n, ast.Call):
-            if not (isinstance(key, str) and (key in UNIFORM_CALLS or key.startswith("math."))):
+            c = call_of(tf, n)
+            if c is None or c.kind not in UNIFORM_CALLS:
                 return True
     return False
 

@@ -11,6 +11,7 @@ import itertools
 import linecache
 import textwrap
 
+from ..compiler.bytecode import decompile
 from ..compiler.errors import TypingError
 
 _counter = itertools.count()
@@ -32,7 +33,8 @@ def as_def(func):
     ``def`` (same globals) that the compiler can read.
 
     A lambda is found in its file by its first line and matched to its code object (several
-    lambdas on one line are told apart by their bytecode, constants and names).  Raises
+    lambdas on one line are told apart by their bytecode, constants and names); one without a
+    file (the REPL, ``python -c``, ``exec``) is rebuilt from its bytecode.  Raises
     TypeError when ``func`` is not a Python function, TypingError when a lambda's source cannot
     be found or it captures closure variables.
     """
@@ -46,8 +48,8 @@ def as_def(func):
     code = func.__code__
     lines = linecache.getlines(code.co_filename)
     if not lines:
-        raise TypingError(f"cannot read the source of the lambda in {code.co_filename!r}; "
-                          "write it as a def in a file")
+        # typed at the REPL, passed with -c or generated: its bytecode says what it computes
+        return _from_bytecode(func)
     argnames = list(code.co_varnames[:code.co_argcount])
     first = code.co_firstlineno - 1
     found = []
@@ -64,6 +66,18 @@ def as_def(func):
                           f"{code.co_filename}:{code.co_firstlineno}; write it as a def")
     tree = found[0]
     src = f"def _lambda({', '.join(argnames)}):\n    return {ast.unparse(tree.body)}\n"
+    return define(src, "_lambda", dict(func.__globals__))
+
+
+def _from_bytecode(func):
+    tree = decompile(func)
+    if len(tree.body) != 1 or not isinstance(tree.body[0], ast.Return) or \
+            tree.body[0].value is None:
+        raise TypingError(f"cannot rebuild the lambda in {func.__code__.co_filename!r} from its "
+                          "bytecode; write it as a def")
+    argnames = [a.arg for a in tree.args.args]
+    src = (f"def _lambda({', '.join(argnames)}):\n"
+           f"    return {ast.unparse(tree.body[0].value)}\n")
     return define(src, "_lambda", dict(func.__globals__))
 
 

@@ -55,6 +55,7 @@ def test_bare_peer_copy_uses_cuMemcpyPeerAsync_with_peer_access(multi_gpu):
     assert side.doc["errors"] == {}
     assert set(side.doc["figures"]) == set(mg.KEYS_BARE)
     assert side.doc["figures"]["peer_copy_256m_gbps"] > 0
+    assert side.doc["sizes"] == {"peer_copy_256m_gbps": "1 MiB"}
     # access enabled both ways, the copy from GPU 0's buffer into GPU 1's, in their contexts
     assert sorted(fake.calls["cuCtxEnablePeerAccess"]) == [(0xC0, 0), (0xC1, 0)]
     dst, dctx, src, sctx, n, stream = fake.calls["cuMemcpyPeerAsync"][0]
@@ -98,6 +99,9 @@ def test_cujit_two_gpu_rows_on_two_simulated_devices(multi_gpu):
     f = side.doc["figures"]
     assert f["multi_gpu_speedup_x"] == pytest.approx(f["multi_gpu_axpy_1gpu_us"] /
                                                      f["multi_gpu_axpy_2gpu_us"])
+    # the sizes the smoke run used, for the table's labels (not the GPU run's 2^28 / 256 MiB)
+    assert side.doc["sizes"] == {"peer_copy_256m_gbps": "1 MiB",
+                                 "multi_gpu_axpy_1gpu_us": "2^10 f32"}
 
 
 def test_runner_has_the_two_gpu_rows_and_targets():

@@ -281,6 +281,41 @@ def test_smoke_rows_drop_gpu_sizes_and_verdicts(bench_runner):
     assert "2^26" not in table and "256 MiB" not in table and "| NO |" not in table
 
 
+SIM_SIZES = {"kernel_axpy_us": "2^10 f32", "htod_pinned_256m_gbps": "1 MiB",
+             "lib_reduce_sum_us": "2^10 f32", "multi_gpu_axpy_1gpu_us": "2^10 f32"}
+
+
+def test_rows_are_labelled_with_the_sizes_the_side_ran(bench_runner):
+    cujit = dict(CUJIT, smoke=True, sizes=SIM_SIZES,
+                 figures=dict(CUJIT["figures"], lib_reduce_sum_us=9.0, multi_gpu_axpy_1gpu_us=8.0))
+    merged = bench_runner.merge([cujit, BARE])
+    rows = {r["key"]: r for r in bench_runner.smoke_rows(bench_runner.build_table(merged))}
+    assert rows["kernel_axpy_us"]["label"] == "kernel axpy (2^10 f32)"
+    assert rows["htod_pinned_256m_gbps"]["label"] == "H->D 1 MiB pinned"
+    assert rows["lib_reduce_sum_us"]["label"] == "Reduce sum 2^10 f32 (result on host)"
+    assert rows["multi_gpu_axpy_1gpu_us"]["label"] == "axpy 2^10 f32 on one GPU, per launch"
+    table = bench_runner.format_table(list(rows.values()))
+    assert "2^26" not in table and "2^28" not in table and "256 MiB" not in table
+
+
+def test_label_sizes_name_the_size_written_in_each_label(bench_runner):
+    for key, size in bench_runner.LABEL_SIZES.items():
+        assert size in bench_runner.ROWS[key][0], key
+    assert bench_runner.sized_label("kernel_axpy_us", "kernel axpy (2^26 f32)", None) == \
+        "kernel axpy (2^26 f32)"
+
+
+def test_size_texts(monkeypatch):
+    import os
+    monkeypatch.syspath_prepend(os.path.join(os.path.dirname(os.path.dirname(
+        os.path.dirname(os.path.abspath(__file__)))), "benchmarks"))
+    from bench_common import count_text, bytes_text
+    assert [count_text(n) for n in (1 << 26, 10 ** 6, 64, 1000, 1500, 1)] == \
+        ["2^26", "10^6", "2^6", "10^3", "1500", "2^0"]
+    assert [bytes_text(n) for n in (256 << 20, 1 << 20, 4096, 100, 1 << 30)] == \
+        ["256 MiB", "1 MiB", "4 KiB", "100 B", "1 GiB"]
+
+
 def test_smoke_run_prints_no_readme_block_and_no_missed(bench_runner, monkeypatch, capsys):
     docs = {"cujit": dict(CUJIT, smoke=True, figures=dict(CUJIT["figures"], launch_1arg_us=900.0)),
             "bare": dict(BARE, smoke=True, skipped="no GPU", figures={})}

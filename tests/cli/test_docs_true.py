@@ -22,7 +22,8 @@ def test_usertrial_note_and_tests_agree_on_xfail():
 def test_docs_name_only_files_that_exist():
     """Every repository path a doc names in backticks (scripts, examples, tests) exists."""
     missing = []
-    for doc in ["README.md"] + [os.path.join("docs", n) for n in os.listdir(os.path.join(ROOT, "docs"))]:
+    for doc in ["README.md"] + [os.path.join("docs", n) for n in os.listdir(os.path.join(ROOT, "docs"))
+                                if n.endswith(".md")]:
         text = _read(doc)
         for path in re.findall(r"`((?:shared|examples|benchmarks|tests|docs|cujit)/[\w./-]+\.(?:py|sh|md))`", text):
             if path.startswith("shared/") or not os.path.exists(os.path.join(ROOT, path)):

@@ -163,3 +163,10 @@ def test_nvvm_and_linker_errors_are_one_compile_error_class_with_log():
     e = linker.LinkerError("could not link k", log="ptxas: error")
     assert isinstance(e, CompileError) and e.log == "ptxas: error"
     assert str(e) == "could not link k\nptxas: error"
+
+
+def test_a_malformed_nvvm_backend_fails_the_compile(monkeypatch):
+    # read at every compile (was: anything but "llvmlite"/"nvvm" silently meant the default)
+    monkeypatch.setenv("CUJIT_NVVM_BACKEND", "garbage")
+    with pytest.raises(ValueError, match="CUJIT_NVVM_BACKEND='garbage'.*llvmlite or nvvm"):
+        nvvm.compile_ptx(ir.scale_kernel(), (9, 0))

@@ -76,6 +76,71 @@ def test_configs_are_cached():
     assert c.griddim == (2, 1, 1) and c.blockdim == (8, 4, 1) and c.sharedmem == 16
 
 
+def test_cached_configurations_keep_no_dropped_stream_alive():
+    import gc
+    import weakref
+    k = jit(add_one)
+    d = cujit.to_device(np.zeros(4, np.int64))
+    refs = []
+    for _ in range(20):
+        s = cujit.stream()
+        k[1, 4, s](d)
+        assert k[1, 4, s] is k[1, 4, s]         # cached while the stream lives
+        s.synchronize()
+        refs.append(weakref.ref(s))
+        del s
+    gc.collect()
+    # the last configuration's stream stays until the kernel is configured again
+    assert sum(r() is not None for r in refs) <= 1
+    k[1, 4](d)
+    gc.collect()
+    assert all(r() is None for r in refs)
+    assert len(k._configs) == 1                 # entries of dead streams are gone
+    cujit.synchronize()
+    assert d.copy_to_host().tolist() == [21] * 4
+
+
+def test_a_temporary_stream_lives_through_its_launch():
+    k = jit(add_one)
+    d = cujit.to_device(np.zeros(4, np.int64))
+    for _ in range(3):
+        k[1, 4, cujit.stream()](d)
+    cujit.synchronize()
+    assert d.copy_to_host().tolist() == [3] * 4
+
+
+def test_launching_on_a_dropped_stream_is_an_error():
+    import gc
+    k = jit(add_one)
+    d = cujit.to_device(np.zeros(4, np.int64))
+    s = cujit.stream()
+    held = k[1, 4, s]
+    k[1, 4]                 # the kernel's last configuration no longer names ``s``
+    del s
+    gc.collect()
+    with pytest.raises(ValueError, match=r"stream of launch configuration .* no longer exists"):
+        held(d)
+    assert d.copy_to_host().tolist() == [0] * 4
+
+
+def test_a_stream_object_without_weak_references_is_not_cached():
+    s = cujit.stream()
+
+    class Foreign:
+        __slots__ = ()
+
+        def __cuda_stream__(self):
+            return (0, s.handle)
+
+    k = jit(add_one)
+    f = Foreign()
+    assert k[1, 4, f] is not k[1, 4, f]     # caching it would keep it alive
+    d = cujit.to_device(np.zeros(4, np.int64))
+    k[1, 4, f](d)
+    s.synchronize()
+    assert d.copy_to_host().tolist() == [1] * 4
+
+
 def test_unhashable_stream_object_is_accepted():
     s = cujit.stream()
 

@@ -209,10 +209,15 @@ def test_wrong_arg_count():
     assert "takes 1 argument(s) (a) but 2 were given" in str(e)
 
 
-def test_lambda_kernel_source_unavailable():
-    f = eval("lambda a: None")
-    with pytest.raises(TypingError, match="cannot read the source"):
-        infer(f, (T.int32,))
+def test_lambda_kernel_without_source_is_typed_from_its_bytecode():
+    f = eval("lambda a: None")      # no file behind it: rebuilt from bytecode
+    tf = infer(f, (T.int32,))
+    assert tf.fsrc.filename == "<string>" and tf.fsrc.argnames == ["a"]
+
+
+def test_lambda_kernel_returning_a_value_is_refused_from_bytecode_too():
+    with pytest.raises(TypingError, match="return"):
+        infer(eval("lambda a: a + 1"), (T.int32,))
 
 
 def test_not_a_function():
@@ -368,3 +373,35 @@ def test_enumerate_of_a_number():
     e = err_of(k_enum_bad, (T.float32[::1], T.int64))
     assert "enumerate() in a kernel takes ranges, arrays or homogeneous tuples" in str(e)
     assert "enumerate(n)" in str(e)
+
+
+REC = np.dtype([("a", np.int64), ("b", np.int64)])
+
+
+def k_field_item_store(x):
+    x[0]["a"] = 5
+
+
+def k_field_attr_store(x):
+    x[0].a = 5
+
+
+def k_field_reads(x, out):
+    out[0] = x[0].a + x[1]["b"]
+
+
+def _record_array_type(writable):
+    a = np.zeros(4, REC)
+    a.flags.writeable = writable
+    return T.typeof(a)
+
+
+@pytest.mark.parametrize("fn", [k_field_item_store, k_field_attr_store])
+def test_record_field_store_through_a_read_only_array_is_rejected(fn):
+    e = err_of(fn, (_record_array_type(False),))
+    assert "read-only" in str(e) and "fields cannot be written" in str(e)
+    infer(fn, (_record_array_type(True),))      # a writable array's fields can be
+
+
+def test_record_fields_of_a_read_only_array_can_be_read():
+    infer(k_field_reads, (_record_array_type(False), T.int64[::1]))

@@ -200,9 +200,19 @@ def k_kernel_default(r, x=1):
     r[0] = x
 
 
-def test_kernel_with_default_is_typing_error():
-    with pytest.raises(TypingError, match="kernels cannot have \\*args or default"):
-        compile_to_llvm(k_kernel_default, (T.float64[::1], T.int64))
+def k_kernel_star(r, *xs):
+    r[0] = 1
+
+
+def test_kernel_with_default_compiles_for_all_its_parameters():
+    """The launch fills defaults in (Dispatcher._bind): the kernel takes every parameter."""
+    lowered = compile_to_llvm(k_kernel_default, (T.float64[::1], T.int64))
+    assert lowered.argtypes == (T.float64[::1], T.int64)
+
+
+def test_kernel_with_star_args_is_typing_error():
+    with pytest.raises(TypingError, match="kernels cannot have \\*args"):
+        compile_to_llvm(k_kernel_star, (T.float64[::1],))
 
 
 @cuda.jit(device=True)

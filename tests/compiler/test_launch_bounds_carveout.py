@@ -76,8 +76,15 @@ def test_launch_within_bounds_runs_and_beyond_is_invalid_value():
     np.testing.assert_array_equal(d.copy_to_host(), before)   # nothing ran
 
 
+def fill_block(x):
+    bx, by = cuda.blockDim.x, cuda.blockDim.y
+    t = cuda.threadIdx.x + bx * (cuda.threadIdx.y + by * cuda.threadIdx.z)
+    if t < x.size:
+        x[t] = t + 1            # one element per thread of a 2-d or 3-d block
+
+
 def test_launch_bounds_count_all_block_dimensions():
-    k = cuda.jit(launch_bounds=64)(fill)
+    k = cuda.jit(launch_bounds=64)(fill_block)
     d = cuda.to_device(np.zeros(64, np.int32))
     k[1, (8, 8)](d)                          # 64 threads: allowed
     with pytest.raises(cuda.CudaAPIError, match="asks 128 threads"):

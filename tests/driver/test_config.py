@@ -69,3 +69,100 @@ def test_bool_error_lists_every_accepted_spelling(monkeypatch):
         config.SIM_CHECKS
     for word in ("1", "true", "yes", "on", "0", "false", "no", "off", "'maybe'"):
         assert word in str(ei.value)
+
+
+# -- the tooling settings (issue: garbage values were silently taken as the default) ----------
+@pytest.mark.parametrize("attr,var,default", [
+    ("SIM_VECTOR", "CUJIT_SIM_VECTOR", True), ("SIM_TYPED", "CUJIT_SIM_TYPED", True),
+    ("PREFETCH", "CUJIT_PREFETCH", True), ("SIM_PROGRESS", "CUJIT_SIM_PROGRESS", None),
+    ("NVVM_BACKEND", "CUJIT_NVVM_BACKEND", ""), ("CACHE_DIR", "CUJIT_CACHE_DIR", ""),
+    ("CUDA_HOME", "CUDA_HOME", ""), ("CUDA_PATH", "CUDA_PATH", "")])
+def test_tooling_settings_are_declared_with_their_variable(monkeypatch, attr, var, default):
+    for name in config.env_names(attr):
+        monkeypatch.delenv(name, raising=False)
+    assert config.env_names(attr)[0] == var
+    assert getattr(config, attr) == default and config.source(attr) == "default"
+    assert attr in config.as_dict()
+
+
+@pytest.mark.parametrize("var,attr", [("CUJIT_SIM_VECTOR", "SIM_VECTOR"),
+                                      ("CUJIT_SIM_TYPED", "SIM_TYPED"),
+                                      ("CUJIT_SIM_PROGRESS", "SIM_PROGRESS"),
+                                      ("CUJIT_PREFETCH", "PREFETCH")])
+def test_tooling_bools_reject_garbage_naming_the_variable(monkeypatch, var, attr):
+    monkeypatch.setenv(var, "maybe")
+    with pytest.raises(ValueError, match=f"{var}='maybe'.*expected one of 1/true/yes/on"):
+        getattr(config, attr)
+    monkeypatch.setenv(var, "OFF")
+    assert getattr(config, attr) is False
+
+
+def test_sim_progress_is_a_bool_or_auto(monkeypatch):
+    for text, want in (("auto", None), ("", None), ("1", True), ("no", False)):
+        monkeypatch.setenv("CUJIT_SIM_PROGRESS", text)
+        assert config.SIM_PROGRESS is want
+    monkeypatch.delenv("CUJIT_SIM_PROGRESS")
+    config.SIM_PROGRESS = True
+    try:
+        assert config.SIM_PROGRESS is True
+        config.SIM_PROGRESS = None                   # back to auto, as an override
+        assert config.SIM_PROGRESS is None and config.source("SIM_PROGRESS") == "override"
+    finally:
+        del config.SIM_PROGRESS
+
+
+def test_nvvm_backend_accepts_its_two_values_in_any_case(monkeypatch):
+    monkeypatch.setenv("CUJIT_NVVM_BACKEND", "LLVMLite")
+    assert config.NVVM_BACKEND == "llvmlite"
+    monkeypatch.setenv("CUJIT_NVVM_BACKEND", "garbage")
+    with pytest.raises(ValueError, match="CUJIT_NVVM_BACKEND='garbage'.*llvmlite or nvvm"):
+        config.NVVM_BACKEND
+    with pytest.raises(ValueError, match="NVVM_BACKEND = 'ptxas'"):
+        config.NVVM_BACKEND = "ptxas"
+
+
+def test_cache_dir_takes_numba_spelling_second(monkeypatch, tmp_path):
+    monkeypatch.delenv("CUJIT_CACHE_DIR", raising=False)
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    assert config.CACHE_DIR == str(tmp_path)
+    monkeypatch.setenv("CUJIT_CACHE_DIR", str(tmp_path / "c"))
+    assert config.CACHE_DIR == str(tmp_path / "c")
+
+
+def test_export_sets_the_override_and_the_variable_for_child_processes(monkeypatch):
+    import os
+    monkeypatch.delenv("CUJIT_SIM_CHECKS", raising=False)
+    try:
+        config.export("SIM_CHECKS", False)
+        assert config.SIM_CHECKS is False and config.source("SIM_CHECKS") == "override"
+        assert os.environ["CUJIT_SIM_CHECKS"] == "0"
+        with pytest.raises(ValueError, match="SIM_CHECKS = 'perhaps'"):
+            config.export("SIM_CHECKS", "perhaps")
+        assert os.environ["CUJIT_SIM_CHECKS"] == "0"     # untouched by the refused value
+    finally:
+        del config.SIM_CHECKS
+
+
+def test_reader_is_getattr_fast_and_lenient_when_asked(monkeypatch):
+    monkeypatch.setenv("CUJIT_SIM_DEVICES", "3")
+    strict, lenient = config.reader("SIM_DEVICES"), config.reader("SIM_DEVICES", strict=False)
+    assert strict() == lenient() == 3
+    monkeypatch.setenv("CUJIT_SIM_DEVICES", "99")
+    with pytest.raises(ValueError, match="CUJIT_SIM_DEVICES='99'"):
+        strict()
+    assert lenient() == 1                              # the default, never an exception
+    with pytest.raises(AttributeError, match="no setting 'NOPE'"):
+        config.reader("NOPE")
+
+
+def test_environment_copies_and_update_environment_checks_types(monkeypatch):
+    import os
+    monkeypatch.setenv("CUJIT_TEST_ENV_COPY", "a")
+    env = config.environment()
+    env["CUJIT_TEST_ENV_COPY"] = "b"                   # a copy: the process is unchanged
+    assert os.environ["CUJIT_TEST_ENV_COPY"] == "a"
+    with pytest.raises(TypeError, match="str -> str"):
+        config.update_environment({"CUJIT_TEST_ENV_COPY": "c", "CUJIT_TEST_ENV_N": 1})
+    assert os.environ["CUJIT_TEST_ENV_COPY"] == "a" and "CUJIT_TEST_ENV_N" not in os.environ
+    config.update_environment({"CUJIT_TEST_ENV_COPY": "d"})
+    assert os.environ["CUJIT_TEST_ENV_COPY"] == "d"

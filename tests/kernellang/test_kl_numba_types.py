@@ -103,3 +103,21 @@ def test_with_real_numba():
     out = np.zeros(1)
     k[1, 1](out)
     assert out[0] == 8.5
+
+
+@cuda.extending.intrinsic(sim=lambda x: x + 1)
+def _inc_by_numba_signature(typingctx, x):
+    # an intrinsic written for Numba gives a signature of Numba types
+    return (fake_numba_signature(nb_i32, nb_i32),
+            lambda context, builder, sig, args: builder.add(
+                args[0], context.get_constant(T.int32, 1)))
+
+
+def k_inc(out, x):
+    out[0] = _inc_by_numba_signature(x[0])
+
+
+def test_intrinsic_signature_of_numba_types_is_converted():
+    out = np.zeros(1, np.int64)
+    cuda.jit(k_inc)[1, 1](out, np.array([41], np.int32))
+    assert out[0] == 42

@@ -41,10 +41,12 @@ def test_same_argnames_different_bodies_resolved_by_code():
     assert "a + 1" in texts[0] and "a - 1" in texts[1] and "a + 2" in texts[2]
 
 
-def test_unreadable_lambda_source():
-    f = eval("lambda a: a")        # no file behind it
-    with pytest.raises(TypingError, match="source"):
-        as_def(f)
+def test_lambda_without_source_is_rebuilt_from_its_bytecode():
+    f = eval("lambda a: a * SCALE + 1 if a > 0 else -a")        # no file behind it
+    g = as_def(f)
+    assert g.__name__ == "_lambda" and [g(v) for v in (-2, 0, 2)] == [2, 0, 7]
+    ufunc = cuda.vectorize(["int64(int64)"])(f)
+    np.testing.assert_array_equal(ufunc(np.array([-2, 0, 2])), [2, 0, 7])
 
 
 def test_not_a_function():

@@ -16,8 +16,8 @@ def test_setting_reader_precedence_and_parsing(monkeypatch):
     from cujit.config import config
     monkeypatch.delenv("CUJIT_CUDA_MAX_PENDING_DEALLOCS_COUNT", raising=False)
     monkeypatch.delenv("NUMBA_CUDA_MAX_PENDING_DEALLOCS_COUNT", raising=False)
-    read = D._setting_reader("CUDA_DEALLOCS_COUNT")
-    assert read() == 10 == D._default_of("CUDA_DEALLOCS_COUNT")          # the default
+    read = config.reader("CUDA_DEALLOCS_COUNT")
+    assert read() == 10 == config.default("CUDA_DEALLOCS_COUNT")        # the default
     monkeypatch.setenv("NUMBA_CUDA_MAX_PENDING_DEALLOCS_COUNT", "7")
     assert read() == 7                                                    # second spelling
     monkeypatch.setenv("CUJIT_CUDA_MAX_PENDING_DEALLOCS_COUNT", "5")
@@ -34,7 +34,7 @@ def test_setting_reader_precedence_and_parsing(monkeypatch):
         read()
     monkeypatch.delenv("CUJIT_CUDA_MAX_PENDING_DEALLOCS_COUNT")
     monkeypatch.delenv("NUMBA_CUDA_MAX_PENDING_DEALLOCS_COUNT")
-    ratio = D._setting_reader("CUDA_DEALLOCS_RATIO")
+    ratio = config.reader("CUDA_DEALLOCS_RATIO")
     assert ratio() == 0.2
     monkeypatch.setenv("NUMBA_CUDA_MAX_PENDING_DEALLOCS_RATIO", "0.5")
     assert ratio() == 0.5

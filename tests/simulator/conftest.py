@@ -12,11 +12,16 @@ def _dim3(d):
 
 @pytest.fixture
 def launch():
-    """``launch(fn, griddim, blockdim, *args, stream=0, shmem=0)`` runs ``fn`` as a kernel."""
-    from cujit.simulator.kernel import run_kernel
+    """``launch(fn, griddim, blockdim, *args, stream=0, shmem=0)`` runs ``fn`` as a kernel.
+    Each function gets one SimKernel for the test, as a dispatcher keeps one for its kernel
+    (typings and frozen constants per signature)."""
+    from cujit.simulator.kernel import SimKernel, run_kernel
+    owned = {}
 
     def _launch(fn, griddim, blockdim, *args, stream=0, shmem=0):
         handle = stream if isinstance(stream, int) else stream.handle
+        if not isinstance(fn, SimKernel):
+            fn = owned.get(fn) or owned.setdefault(fn, SimKernel(fn))
         return run_kernel(fn, _dim3(griddim), _dim3(blockdim), handle, shmem, args)
     return _launch
 
@@ -28,7 +33,7 @@ def no_typecheck(monkeypatch):
     import sys
     import types
     fake = types.ModuleType("cujit.compiler.typecheck")
-    fake.typecheck_kernel = lambda pyfunc, args, debug=False: None
+    fake.type_launch = lambda pyfunc, args, debug=False, source=None: None
     monkeypatch.setitem(sys.modules, "cujit.compiler.typecheck", fake)
 
 

@@ -408,3 +408,46 @@ def test_context_records_dispatcher_launches(bench):
         bench["stencil"][(n // 16, n // 16), (16, 16)](a, b)
     assert {r.array for r in rep.warnings} == {"a", "b"}
     assert bench["stencil"].access_report().rows == rep.rows
+
+
+# -- graphs: the recorder is the one in force when the graph replays ----------------------------
+@cuda.jit
+def _graph_inc(x):
+    i = cuda.grid(1)
+    if i < x.size:
+        x[i] += 1
+
+
+@pytest.mark.sim
+def test_graph_captured_under_a_grid_limit_replays_the_whole_grid_outside_the_report():
+    s = cuda.stream()
+    d = cuda.to_device(np.zeros(64), stream=s)
+    with cuda.access_report(grid_limit=1) as rep:
+        with cuda.graph(s) as g:
+            _graph_inc[4, 16, s](d)
+    assert rep.rows == []                   # captured, not run
+    g.launch()
+    s.synchronize()
+    assert (d.copy_to_host() == 1).all()    # all 4 blocks, not the report's first one
+    with cuda.access_report(grid_limit=1) as rep:
+        g.launch()
+        s.synchronize()
+    assert (d.copy_to_host()[:16] == 2).all() and (d.copy_to_host()[16:] == 1).all()
+    assert [r.array for r in rep.rows] == ["x", "x"]   # the replay inside it is recorded
+
+
+@pytest.mark.sim
+def test_access_reports_collect_through_the_recorded_hook_point():
+    from cujit.simulator import access
+    a = np.zeros(64 * 32, np.float32)
+    seen = []
+    with access.recorded.listening(lambda pyfunc, table: seen.append(pyfunc)):
+        with cuda.access_report() as outer:
+            with cuda.access_report() as inner:
+                store_stride32[2, 32](a)
+                assert len(access.recorded.listeners) == 3
+            store_stride32[1, 32](a)
+    assert access.recorded.listeners == ()
+    assert seen == [store_stride32.py_func] * 2
+    assert _only(inner.rows).requests == 2
+    assert _only(outer.rows).requests == 3         # both launches, merged per site

@@ -244,15 +244,15 @@ def same_thread_across_barrier(out):
     t = cuda.threadIdx.x
     s[t] = t
     cuda.syncthreads()
-    out[t] = s[3 - t]
+    out[cuda.blockIdx.x * 4 + t] = s[3 - t]
     cuda.syncthreads()
     s[t] = 0
 
 
 def test_barrier_separated_accesses_are_fine(launch):
-    out = np.zeros(4, np.int32)
+    out = np.zeros(8, np.int32)
     launch(same_thread_across_barrier, 2, 4, out)
-    assert out.tolist() == [3, 2, 1, 0]
+    assert out.tolist() == [3, 2, 1, 0] * 2
 
 
 # -- barrier divergence ----------------------------------------------------------------------

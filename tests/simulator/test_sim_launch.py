@@ -22,17 +22,18 @@ def _fresh_kernel():
 
 
 def test_typecheck_called_once_per_signature_and_errors_propagate(launch, monkeypatch):
+    from cujit.simulator.kernel import SimKernel
     calls = []
 
-    def typecheck_kernel(pyfunc, args, debug=False):
+    def type_launch(pyfunc, args, debug=False, source=None):
         calls.append(tuple(type(a).__name__ for a in args))
         if isinstance(args[1], float):
             raise TypingError("n must be an integer")
 
     fake = types.ModuleType("cujit.compiler.typecheck")
-    fake.typecheck_kernel = typecheck_kernel
+    fake.type_launch = type_launch
     monkeypatch.setitem(sys.modules, "cujit.compiler.typecheck", fake)
-    k = _fresh_kernel()
+    k = SimKernel(_fresh_kernel())      # what a dispatcher keeps: typed once per signature
     a = np.zeros(4)
     launch(k, 1, 4, a, 4)
     launch(k, 1, 4, a, 3)

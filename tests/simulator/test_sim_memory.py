@@ -214,6 +214,39 @@ def test_const_is_frozen_at_first_launch(launch):
         MUTABLE[0] = 1.0
 
 
+_MODULE_WITH_A_BIG_GLOBAL = """
+import numpy as np
+import cujit as cuda
+big = cuda.device_array(8 << 20, np.uint8)      # never named by the kernel
+small = np.array([5.0])
+
+@cuda.jit
+def k(out):
+    out[0] = small[0]
+"""
+
+
+def test_a_kernel_keeps_only_the_globals_it_names(tmp_path, monkeypatch):
+    import gc
+    import importlib
+    (tmp_path / "mod_big_global.py").write_text(_MODULE_WITH_A_BIG_GLOBAL)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    mod = importlib.import_module("mod_big_global")
+    out = cuda.device_array(1)
+    mod.k[1, 1](out)
+    assert out.copy_to_host()[0] == 5.0
+    mm = cuda.current_context().memory_manager
+    before = mm.get_stats().bytes_in_use
+    del mod.big
+    gc.collect()
+    mm.deallocations.clear()
+    assert mm.get_stats().bytes_in_use <= before - (8 << 20)
+    mod.small[0] = 7.0
+    mod.k[1, 1](out)
+    assert out.copy_to_host()[0] == 5.0     # a named host array stays frozen (numba)
+    monkeypatch.delitem(__import__("sys").modules, "mod_big_global")
+
+
 def write_const(out):
     c = cuda.const.array_like(CONST_32K)
     c[0] = 1
@@ -264,13 +297,13 @@ def local_per_thread(out):
     loc = cuda.local.array(1, np.int32)
     for _ in range(3):
         loc[0] += cuda.threadIdx.x
-    out[cuda.threadIdx.x] = loc[0]
+    out[cuda.grid(1)] = loc[0]
 
 
 def test_local_is_per_thread_and_zeroed(launch):
-    out = np.zeros(4, np.int32)
+    out = np.zeros(8, np.int32)
     launch(local_per_thread, 2, 4, out)
-    assert out.tolist() == [0, 3, 6, 9]
+    assert out.tolist() == [0, 3, 6, 9] * 2
 
 
 def dyn_len(out):
@@ -292,3 +325,56 @@ def test_bad_dynamic_shared_size(launch):
         launch(dyn_len, 1, 1, np.zeros(3), shmem=-1)
     with pytest.raises(ValueError, match="232449 bytes exceeds the device's maximum of 232448"):
         launch(dyn_len, 1, 1, np.zeros(3), shmem=232449)
+
+
+def static_and_dynamic(out):
+    a = cuda.shared.array(10240, np.float32)      # 40 KiB static
+    d = cuda.shared.array(0, np.float32)
+    t = cuda.threadIdx.x
+    a[t] = 1
+    d[t] = 2
+    out[t] = a[t] + d[t]
+
+
+def test_static_plus_dynamic_shared_over_the_opt_in_maximum_is_refused(launch):
+    # the GPU launcher refuses it (launcher.check_function_limits): so must the simulator
+    out = np.zeros(32)
+    with pytest.raises(ValueError, match=r"needs 245760 bytes of shared memory per block "
+                       r"\(40960 static \+ 204800 dynamic\), more than the device's "
+                       r"MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 232448 bytes"):
+        launch(static_and_dynamic, 1, 32, out, shmem=200 * 1024)
+    assert not out.any()
+    launch(static_and_dynamic, 1, 32, out, shmem=232448 - 40960)     # exactly the maximum
+    assert out.tolist() == [3.0] * 32
+
+
+def sum_all(x, out):
+    s = 0.0
+    for i in range(x.shape[0]):
+        s += x[i]
+    out[0] = s
+
+
+def test_misaligned_device_arrays_are_refused_as_the_gpu_faults():
+    from cujit.driver.errors import CudaAPIError
+    out = cuda.device_array(1)
+    k = cuda.jit(sum_all)
+    with pytest.raises(CudaAPIError, match=r"'x' is a float64 array .* not 8-byte aligned "
+                       r"\(its stride 3 of axis 0") as ei:
+        k[1, 1](cuda.device_array(4, np.float64, strides=(3,)), out)
+    assert ei.value.code == 716
+    raw = cuda.to_device(np.zeros(8 * 9, np.uint8))
+
+    class Cai:
+        def __init__(self, shift, typestr):
+            self.__cuda_array_interface__ = {
+                "shape": (8,), "strides": None, "typestr": typestr, "version": 3,
+                "data": (raw.__cuda_array_interface__["data"][0] + shift, False)}
+    with pytest.raises(CudaAPIError, match="data pointer .* is not a multiple of 8") as ei:
+        k[1, 1](Cai(1, "<f8"), out)
+    assert ei.value.code == 716
+    with pytest.raises(CudaAPIError, match="not a multiple of 8"):
+        k[1, 1](cuda.as_cuda_array(Cai(1, "<f8")), out)
+    k[1, 1](Cai(8, "<f8"), out)                        # aligned: runs
+    k[1, 1](Cai(4, "<f4"), out)                        # float32 needs 4 bytes only
+    assert out.copy_to_host()[0] == 0.0

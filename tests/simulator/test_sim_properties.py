@@ -76,7 +76,7 @@ def no_typecheck():
     """The plan is a nested list, which the compiler rejects as an argument: run the kernel
     on the simulator alone (typecheck replaced by a no-op)."""
     fake = types.ModuleType("cujit.compiler.typecheck")
-    fake.typecheck_kernel = lambda pyfunc, args, debug=False: None
+    fake.type_launch = lambda pyfunc, args, debug=False, source=None: None
     old = sys.modules.get("cujit.compiler.typecheck")
     sys.modules["cujit.compiler.typecheck"] = fake
     try:

@@ -237,10 +237,10 @@ def test_typed_rewrite_can_be_turned_off(monkeypatch):
     def k(x, out):
         out[0] = x[0] * 0.1
     monkeypatch.setenv("CUJIT_SIM_TYPED", "0")
-    assert typedexec.typed_function(k, (T.Array(T.float32, 1, "C"),) * 2) is k
+    assert typedexec.typed_function(k, (T.Array(T.float32, 1, "C"),) * 2).fn is k
     monkeypatch.setenv("CUJIT_SIM_TYPED", "1")
     fn = typedexec.typed_function(k, (T.Array(T.float32, 1, "C"),
-                                      T.Array(T.float64, 1, "C")))
+                                      T.Array(T.float64, 1, "C"))).fn
     assert fn is not k and fn.__wrapped__ is k
     out = np.zeros(1)
     fn(np.array([3.7], np.float32), out)
@@ -259,7 +259,7 @@ def test_a_rewrite_failure_runs_the_kernel_untyped_with_a_warning(monkeypatch):
         raise ValueError("no rewrite")
     monkeypatch.setattr(typedexec, "Rewriter", boom)
     with pytest.warns(RuntimeWarning, match=r"running .*k2 untyped \(ValueError: no rewrite\)"):
-        fn = typedexec.typed_function(k2, (T.Array(T.int64, 1, "C"),) * 2)
+        fn = typedexec.typed_function(k2, (T.Array(T.int64, 1, "C"),) * 2).fn
     assert fn is k2
 
 

@@ -255,6 +255,8 @@ def shift_right(a):
 
 
 def test_global_conflict_runs_per_thread(monkeypatch):
+    # the thread order of a deliberate race, with the global race check off
+    monkeypatch.setenv("CUJIT_SIM_GLOBAL_RACES", "0")
     a = compare(monkeypatch, shift_right, 1, 8, np.arange(8, dtype=np.int32),
                 expect="rerun")[0]
     assert a.tolist() == [0] * 8
@@ -350,11 +352,12 @@ def test_env_var_turns_vector_off(monkeypatch):
 def test_generated_function_is_observable():
     from cujit import types as T
     from cujit.simulator.typedexec import typed_function
-    fn = typed_function(block_sum, (T.Array(T.float32, 1, "C"),) * 2)
-    assert fn._cj_vector is not None
-    assert "def __cj_vblock" in fn._cj_vector._cj_source
-    fn = typed_function(shuffle, (T.Array(T.int64, 1, "C"),))
-    assert fn._cj_vector is None
+    tk = typed_function(block_sum, (T.Array(T.float32, 1, "C"),) * 2)
+    assert tk.vector is not None and tk.why_not is None
+    assert "def __cj_vblock" in tk.vector.source
+    tk = typed_function(shuffle, (T.Array(T.int64, 1, "C"),))
+    assert tk.vector is None
+    assert tk.why_not
 
 
 # -- breadth: atomics, barrier reductions, min/max/abs ------------------------------------
@@ -433,10 +436,10 @@ def test_blocks_run_together(monkeypatch):
     from cujit.simulator import vectorgen
     from cujit import types as T
     from cujit.simulator.typedexec import typed_function
-    fn = typed_function(block_ids, (T.Array(T.int64, 1, "C"),))
-    assert fn._cj_vector._cj_multi is not None
+    tk = typed_function(block_ids, (T.Array(T.int64, 1, "C"),))
+    assert tk.vector.multi is not None
     assert typed_function(block_sum, (T.Array(T.float32, 1, "C"),) * 2) \
-        ._cj_vector._cj_multi is None      # shared memory: one block at a time
+        .vector.multi is None      # shared memory: one block at a time
     out = compare(monkeypatch, block_ids, 300, 8, np.zeros(2400, np.int64))[0]
     assert out[2399] == 299 * 1000 + 7
     assert vectorgen is not None
@@ -453,6 +456,7 @@ def oob_in_block_two(x, out):
 
 
 def test_blocks_together_keep_per_thread_errors_and_order(monkeypatch):
+    monkeypatch.setenv("CUJIT_SIM_GLOBAL_RACES", "0")
     x = np.arange(64, dtype=np.float64)
     out = compare(monkeypatch, last_writer, 8, 8, np.zeros(1), x, expect="rerun")[0]
     assert out[0] == 63.0
@@ -493,6 +497,7 @@ def test_in_place_updates_stay_vector(monkeypatch):
 
 
 def test_cross_thread_global_access_reruns(monkeypatch):
+    monkeypatch.setenv("CUJIT_SIM_GLOBAL_RACES", "0")
     compare(monkeypatch, neighbour_after_write, 2, 32, np.zeros(64, np.int64),
             np.zeros(64, np.int64), expect="rerun")
     out = compare(monkeypatch, grid_stride_accumulate, 2, 32, np.zeros(64, np.int64), 1000,

@@ -51,17 +51,37 @@ def test_conversions_match_scalar(src, dst):
 
 
 @pytest.mark.parametrize("t", FLOATS, ids=str)
-def test_float_floordiv_and_mod_match_scalar(t):
+def test_float_floordiv_and_mod_on_lane_arrays_match_each_lane(t):
+    # one definition for both executors: the vector executor's call on lane arrays gives,
+    # lane by lane, the per-thread executor's call on that lane's scalars
     a = _edge(t.dtype)
     x = np.repeat(a, len(a))
     y = np.tile(a, len(a))
-    for vf, sf in ((vecops.vfloat_mod, scalars.float_mod),
-                   (vecops.vfloat_floordiv, scalars.float_floordiv)):
+    for fn in (scalars.float_mod, scalars.float_floordiv):
         with np.errstate(all="ignore"):
-            got = vf(x, y)
-            want = [sf(p, q) for p, q in zip(x, y)]
+            got = fn(x, y)
+            want = [fn(p, q) for p, q in zip(x, y)]
+        assert isinstance(got, np.ndarray) and got.dtype == t.dtype
+        assert all(type(w) is t.dtype.type for w in want)
         np.testing.assert_array_equal(got.view(np.uint8), _bits(want, t.dtype),
-                                      err_msg=vf.__name__)
+                                      err_msg=fn.__name__)
+
+
+def test_float64_floordiv_and_mod_are_cpythons():
+    # the lowering emits CPython's float_rem / float_floor_div: Python floats are the
+    # reference wherever CPython does not raise (a zero divisor)
+    a = _edge(np.float64)
+    for p in a:
+        for q in a:
+            if q == 0:
+                continue
+            for fn, op in ((scalars.float_mod, float.__mod__),
+                           (scalars.float_floordiv, float.__floordiv__)):
+                with np.errstate(all="ignore"):
+                    got = fn(p, q)
+                want = op(float(p), float(q))
+                assert np.float64(want).tobytes() == np.float64(got).tobytes() or \
+                    (want != want and got != got), (fn.__name__, p, q, got, want)
 
 
 @pytest.mark.parametrize("t", INTS, ids=str)
@@ -75,6 +95,35 @@ def test_shifts_match_scalar(t):
     want_r = [shl(scalars.int_shr(int(p), int(q), t.bitwidth)) for p, q in zip(x2, n2)]
     np.testing.assert_array_equal(vecops.vshl(x2, n2, t.bitwidth), np.array(want_l, t.dtype))
     np.testing.assert_array_equal(vecops.vshr(x2, n2, t.bitwidth), np.array(want_r, t.dtype))
+
+
+@pytest.mark.parametrize("t", INTS, ids=str)
+def test_int_floordiv_and_mod_on_lane_arrays_match_each_lane(t):
+    # one definition for both executors: on lane arrays (wrapping natively) it gives, lane
+    # by lane, what it gives on one thread's Python ints once wrapped; 0 for a zero divisor
+    x = _edge(t.dtype)
+    x2, y2 = np.repeat(x, len(x)), np.tile(x, len(x))
+    wrap = scalars.wrapper(t)
+    for fn in (scalars.int_floordiv, scalars.int_mod):
+        with np.errstate(all="ignore"):
+            got = fn(x2, y2)
+        want = [wrap(fn(int(p), int(q))) for p, q in zip(x2, y2)]
+        assert got.dtype == t.dtype
+        np.testing.assert_array_equal(got, np.array(want, t.dtype), err_msg=fn.__name__)
+        assert fn(7, 0) == 0 and fn(x2, np.zeros_like(x2)).tolist() == [0] * len(x2)
+    assert scalars.int_floordiv(-7, 2) == -4 and scalars.int_mod(-7, 2) == 1
+    assert scalars.int_mod(7, -2) == -1
+    # NumPy integer scalars (a uniform operand) follow the same rules
+    assert scalars.int_mod(np.int64(7), np.int64(-2)) == -1
+    assert scalars.int_floordiv(np.int32(7), np.int32(0)) == 0
+
+
+def test_int_floordiv_by_zero_raises_under_debug_error_state():
+    with np.errstate(divide="raise"):
+        with pytest.raises(ZeroDivisionError):
+            scalars.int_floordiv(1, 0)
+        with pytest.raises(ZeroDivisionError):
+            scalars.int_mod(1, 0)
 
 
 @pytest.mark.parametrize("op", ["<", "<=", ">", ">=", "==", "!="])

@@ -8,7 +8,8 @@ import cujit as cuda
 
 
 def _body(x):
-    x[0] = 1
+    if cuda.grid(1) == 0:       # one writer: no race on the simulator
+        x[0] = 1
 
 
 @pytest.mark.parametrize("opts,exc,word", [

@@ -1,0 +1,141 @@
+"""The registrations of the extension API (``cujit.extending``): overloads and intrinsics.
+
+Behaviour reference: Numba's "High-level extension API" (``numba.extending.overload``,
+``register_jitable``, ``intrinsic``) and numba-cuda's ``numba.cuda.extending``.
+
+- An overload is registered *for a function object* (``overload(func)``), which may be a
+  builtin or a library function that cannot carry attributes; so, as in Numba, the
+  registrations live in one process-wide registry, :data:`overloads`, an
+  :class:`OverloadRegistry` keyed by the function object itself (never by a name).  The typer
+  asks it, through the call contract (``CallKind.OVERLOAD``), which implementation a call
+  uses.
+- An intrinsic is an object of its own (:class:`Intrinsic`, what ``@intrinsic`` returns): it
+  keeps its typing function and its simulator implementation, and the typer recognises it by
+  its class (``CallKind.USER_INTRINSIC``).
+"""
+import functools
+
+__all__ = ["Overload", "OverloadRegistry", "overloads", "Intrinsic", "Implementation"]
+
+
+class Overload:
+    """One registration: ``typing`` (called with the argument types of a call of
+    ``function``; returns an implementation or None) and the ``jit_options`` the
+    implementation is compiled with (a dict; ``inline``/``forceinline`` as ``cuda.jit``)."""
+    __slots__ = ("function", "typing", "jit_options")
+
+    def __init__(self, function, typing, jit_options):
+        self.function, self.typing, self.jit_options = function, typing, dict(jit_options)
+
+    def __repr__(self):
+        return (f"<overload {getattr(self.typing, '__qualname__', self.typing)!s} of "
+                f"{_name(self.function)}>")
+
+
+def _name(func):
+    return getattr(func, "__qualname__", None) or getattr(func, "__name__", None) or repr(func)
+
+
+class OverloadRegistry:
+    """The overloads of functions called in kernels, keyed by the function object.
+
+    Numba keeps one global registry (its typing context's templates); cujit keeps this one,
+    :data:`overloads`.  A function may have several overloads: a call tries them in the
+    order they were registered, and the first whose typing function returns an
+    implementation is used.  Registered functions stay alive while registered
+    (:meth:`unregister` drops them).
+    """
+
+    def __init__(self):
+        self._by_function = {}
+
+    def register(self, function, typing, jit_options=None):
+        """Register ``typing`` (a callable taking argument types) as an overload of
+        ``function`` (a callable); returns the :class:`Overload`.  TypeError when either is
+        not callable or ``function`` is not hashable."""
+        if not callable(function):
+            raise TypeError(f"overload() takes the function to overload, got {function!r}")
+        if not callable(typing):
+            raise TypeError(f"overload({_name(function)}) decorates a typing function, got "
+                            f"{typing!r}")
+        if jit_options is not None and not isinstance(jit_options, dict):
+            raise TypeError(f"jit_options must be a dict, got {jit_options!r}")
+        try:
+            hash(function)
+        except TypeError:
+            raise TypeError(f"cannot overload {function!r}: it is not hashable") from None
+        reg = Overload(function, typing, jit_options or {})
+        self._by_function.setdefault(function, []).append(reg)
+        return reg
+
+    def overloads_of(self, function):
+        """The :class:`Overload` registrations of ``function`` in order (a tuple; empty for
+        a function without any, or an unhashable value)."""
+        try:
+            return tuple(self._by_function.get(function, ()))
+        except TypeError:
+            return ()
+
+    def __contains__(self, function):
+        return bool(self.overloads_of(function))
+
+    def unregister(self, function):
+        """Drop every overload of ``function``; KeyError when it has none."""
+        try:
+            del self._by_function[function]
+        except (KeyError, TypeError):
+            raise KeyError(f"{_name(function)} has no overloads") from None
+
+
+#: The process-wide overload registry (see :class:`OverloadRegistry`).
+overloads = OverloadRegistry()
+
+
+class Implementation:
+    """An overload's implementation as the typer compiles it: a device function made of
+    ``py_func`` (the Python function the typing function returned) with ``targetoptions``
+    (the registration's ``jit_options``)."""
+    __slots__ = ("py_func", "targetoptions")
+
+    def __init__(self, py_func, targetoptions):
+        self.py_func, self.targetoptions = py_func, targetoptions
+
+
+class Intrinsic:
+    """What ``@intrinsic`` makes of a typing function ``typing(typingctx, *argtypes)``,
+    which returns ``(signature, codegen)`` (or None: these types are not accepted).
+
+    ``codegen(context, builder, signature, args)`` emits the LLVM IR on the NVVM backend
+    (``builder``: an ``llvmlite.ir.IRBuilder``; ``args``: the argument values converted to
+    ``signature.args``); ``sim`` (cujit's addition: numba's simulator cannot run
+    intrinsics) is a Python function of the argument values, run per thread by the
+    simulator.  Set it with ``@intrinsic(sim=f)`` or ``@my_intrinsic.simulator``.
+    Calling an intrinsic outside a kernel is a TypeError, as in Numba.
+    """
+
+    def __init__(self, typing, sim=None, prefer_literal=False):
+        if not callable(typing):
+            raise TypeError(f"@intrinsic decorates a typing function, got {typing!r}")
+        if sim is not None and not callable(sim):
+            raise TypeError(f"intrinsic {_name(typing)}: sim must be a Python function, got "
+                            f"{sim!r}")
+        self.typing = typing
+        self.sim = sim
+        self.prefer_literal = prefer_literal
+        functools.update_wrapper(self, typing)
+
+    def simulator(self, fn):
+        """Decorator: ``fn`` (a Python function of the argument values) is this
+        intrinsic's simulator implementation; returns ``fn``."""
+        if not callable(fn):
+            raise TypeError(f"intrinsic {self.__name__}: simulator() takes a function, got "
+                            f"{fn!r}")
+        self.sim = fn
+        return fn
+
+    def __call__(self, *args, **kwargs):
+        raise TypeError(f"intrinsic {self.__name__} can only be called from a kernel or a "
+                        "device function")
+
+    def __repr__(self):
+        return f"<cujit intrinsic {self.__qualname__}>"
