@@ -186,6 +186,8 @@ def test_reason_of_sorts_classes_into_categories():
     assert conformance.reason_of("imports numba.cuda.core.ir")[0] == "numba internals"
     assert conformance.reason_of("imports ml_dtypes")[0] == "feature not yet built"
     assert conformance.reason_of("timeout after 600 s")[0] == "environment"
+    assert conformance.reason_of("TypingError: 'np.less' (ufunc <ufunc 'less'>) cannot be "
+                                 "called in a kernel")[0] == "feature not yet built"
     assert conformance.reason_of("imports cujit.cudadrv.driver.device_memset")[0] == \
         "name missing in cujit"
     category, reason = conformance.reason_of("TypeError: bad argument")
