@@ -29,6 +29,34 @@ PEER_COLUMNS = ("bare", "numba", "cupy")
 ROWS = {
     "launch_1arg_us": ("launch, 1 array arg", "us", ("ratio", "bare", 1.1)),
     "launch_5args_us": ("launch, 3 arrays + 2 scalars", "us", ("ratio", "bare", 1.1)),
+    # foreign arrays, many arguments, compile chains (benchmarks/launch_rows.py)
+    "launch_torch_1_us": ("launch, 1 PyTorch tensor", "us", ("ratio", "numba", 1.0)),
+    "launch_torch_1_over_device_x": ("same / launch with 1 device array", "x", ("max", 1.5)),
+    "launch_torch_5args_us": ("launch, 3 PyTorch tensors + 2 scalars", "us",
+                              ("ratio", "numba", 1.0)),
+    "launch_torch_5args_over_device_x": ("same / launch with device arrays", "x",
+                                         ("max", 1.5)),
+    "launch_cupy_1_us": ("launch, 1 CuPy array", "us", ("ratio", "numba", 1.0)),
+    "launch_cupy_1_over_device_x": ("same / launch with 1 device array", "x", ("max", 1.5)),
+    "launch_cupy_5args_us": ("launch, 3 CuPy arrays + 2 scalars", "us", ("ratio", "numba", 1.0)),
+    "launch_cupy_5args_over_device_x": ("same / launch with device arrays", "x", ("max", 1.5)),
+    "launch_cai_1_us": ("launch, 1 fake CAI v3 array", "us", ("ratio", "numba", 1.0)),
+    "launch_cai_1_over_device_x": ("same / launch with 1 device array", "x", ("max", 1.5)),
+    "launch_cai_5args_us": ("launch, 3 fake CAI v3 arrays + 2 scalars", "us",
+                            ("ratio", "numba", 1.0)),
+    "launch_cai_5args_over_device_x": ("same / launch with device arrays", "x", ("max", 1.5)),
+    "as_cuda_array_torch_us": ("as_cuda_array(PyTorch tensor)", "us", None),
+    "as_cuda_array_cai_us": ("as_cuda_array(fake CAI v3 array)", "us", None),
+    "device_array_slice_us": ("device array slice d[1:]", "us", None),
+    "as_cuda_array_torch_over_slice_x": ("as_cuda_array(tensor) / device-array slice", "x",
+                                         ("max", 2.0)),
+    "launch_16_scalars_us": ("launch, 16 scalars", "us", ("ratio", "numba", 1.0)),
+    "launch_16_arrays_us": ("launch, 16 arrays", "us", ("ratio", "numba", 1.0)),
+    "launch_256_scalars_us": ("launch, 256 scalars", "us", ("ratio", "numba", 1 / 18)),
+    "compile_chain_1_s": ("compile+first launch, chain of 1 device function", "s",
+                          ("ratio", "numba", 1.0)),
+    "compile_chain_8_s": ("same, chain of 8", "s", ("ratio", "numba", 1.0)),
+    "compile_chain_32_s": ("same, chain of 32", "s", ("ratio", "numba", 1.0)),
     "alloc_free_us": ("device_array(1024, f32) + drop", "us", ("ratio", "bare", 1.2)),
     "pool_alloc_free_us": ("same, pool manager (bare: pool alloc+free; CuPy: its pool)", "us",
                            ("ratio", "cupy", 1.0)),
@@ -64,6 +92,12 @@ ROWS = {
     "stream_100_launches_us": ("100 small kernels on a stream, per kernel (+sync)", "us", None),
     "graph_100_launches_us": ("same, replayed as one CUDA graph, per kernel", "us", None),
     "graph_speedup_x": ("CUDA graph speed-up over stream launches", "x", ("min", 3.0)),
+    # tensor cores (benchmarks/gemm.py): cujit.wmma against cuBLAS (>= 50%) and plain FMA (>= 4x)
+    "gemm_wmma_tflops": ("fp16 GEMM 4096^3, cujit.wmma (CuPy: cupy.matmul, cuBLAS)", "TFLOP/s",
+                         ("ratio", "cupy", 2.0)),
+    "gemm_fma_tflops": ("fp16 GEMM 4096^3, plain FMA cujit kernel", "TFLOP/s", None),
+    "gemm_wmma_over_fma_x": ("cujit.wmma GEMM speed-up over the FMA kernel", "x",
+                             ("min", 4.0)),
     # two GPUs (benchmarks/multi_gpu.py; "needs 2 GPUs" in the errors with fewer)
     "peer_copy_256m_gbps": ("peer copy 256 MiB GPU0->GPU1 (bare: cuMemcpyPeerAsync)", "GB/s",
                             ("ratio", "bare", 1 / 0.9)),  # >= 90% of bare
@@ -84,6 +118,7 @@ LABEL_SIZES = {
     "lib_random_uniform_us": "2^20 states x 64", "lib_axpy_kernel_us": "2^26 f32",
     "lib_vectorize_axpy_us": "2^26 f32", "lib_reduce_sum_us": "2^26 f32",
     "peer_copy_256m_gbps": "256 MiB", "multi_gpu_axpy_1gpu_us": "2^28 f32",
+    "gemm_wmma_tflops": "4096^3", "gemm_fma_tflops": "4096^3",
 }
 
 
@@ -167,6 +202,10 @@ def merge(docs):
     return merged
 
 
+# units where more is better: the cost ratio is the peer's figure over cujit's
+_THROUGHPUTS = ("GB/s", "TFLOP/s")
+
+
 def _unit(key):
     return ROWS[key][1] if key in ROWS else ("GB/s" if key.endswith("_gbps") else
                                              "s" if key.endswith("_s") else "us")
@@ -176,7 +215,7 @@ def cost_ratio(key, mine, theirs):
     """cujit's cost relative to a peer's (below 1: cujit faster); None when not computable."""
     if mine is None or theirs is None or mine <= 0 or theirs <= 0:
         return None
-    return theirs / mine if _unit(key) == "GB/s" else mine / theirs
+    return theirs / mine if _unit(key) in _THROUGHPUTS else mine / theirs
 
 
 def target_text(target):
@@ -320,8 +359,8 @@ def smoke_warning(merged):
             "their figures only show that every measurement works, not how fast anything is.")
 
 
-# the GPU problem sizes named in ROWS labels: "(2^26 f32)", "2048^2", "256 MiB"
-_GPU_SIZE = re.compile(r"\(2\^\d+ \w+\)|\b\d+\^2\b|\b\d+ [MG]iB\b")
+# the GPU problem sizes named in ROWS labels: "(2^26 f32)", "2048^2", "4096^3", "256 MiB"
+_GPU_SIZE = re.compile(r"\(2\^\d+ \w+\)|\b\d+\^[23]\b|\b\d+ [MG]iB\b")
 
 
 def smoke_rows(rows):
@@ -350,8 +389,8 @@ def results_markdown(merged, rows, when=None, picture=None):
     skipped = [f"{n}: {d['skipped']}" for n, d in merged["sides"].items() if d.get("skipped")]
     parts = [f"# Benchmark results\n\nLatest run: {when} on {', '.join(sorted(devices)) or '?'}"
              f" (`python -m cujit bench`).\n\nVersions: {vers}.\n",
-             "Medians: microseconds (us), GB/s (10^9 B/s), seconds (s).  Ratios are cujit's "
-             "cost over the peer's (below 1: cujit faster).\n"]
+             "Medians: microseconds (us), GB/s (10^9 B/s), TFLOP/s (10^12 flop/s), seconds (s).  "
+             "Ratios are cujit's cost over the peer's (below 1: cujit faster).\n"]
     if smoke_warning(merged):
         parts.append(f"**{smoke_warning(merged)}**\n")
     parts += [format_table(rows), ""]

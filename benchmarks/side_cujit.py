@@ -7,7 +7,8 @@ when the context is created, so it needs a fresh process); and the CUDA-graph ro
 has no graphs): ``stream_100_launches_us`` and ``graph_100_launches_us``, wall microseconds
 per kernel of 100 small kernels (axpy on 1024 elements) issued on a stream then synchronised,
 as 100 launches and as one captured graph replayed with ``Graph.launch``; and
-``graph_speedup_x``, the first over the second; and the two-GPU rows of :mod:`multi_gpu`.
+``graph_speedup_x``, the first over the second; the tensor-core GEMM rows of :mod:`gemm`;
+and the two-GPU rows of :mod:`multi_gpu`.
 """
 import json
 import os
@@ -97,6 +98,9 @@ def main():
         _graph_figures(side, cuda)
     except Exception as exc:
         side.doc["errors"]["graph_100_launches_us"] = f"{type(exc).__name__}: {exc}"
+    import gemm
+    from suite import event_us
+    gemm.cujit_figures(side, cuda, event_us)
     import multi_gpu
     try:
         multi_gpu.cujit_figures(side, cuda)

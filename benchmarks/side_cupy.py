@@ -106,6 +106,10 @@ def run(side, cp, cupyx):
     x = cp.asarray(np.random.default_rng(1).random(side.reps(1 << 26, 1 << 22), np.float32))
     side.measure("lib_reduce_sum_us", lambda: host_us(lambda: float(x.sum()),
                                                       side.reps(200, 50), 5))
+    del x
+    import gemm
+    gemm.cupy_figures(side, cp, lambda fn, per_round: event_us(_CupyAsCuda(cp), fn,
+                                                               per_round))
 
 
 def main():

@@ -4,6 +4,7 @@
 
 - ``launch_1arg_us``, ``launch_5args_us``: host time of one asynchronous launch of an empty
   kernel with 1 array / 3 arrays + 2 scalars (``kernel[1, 32](...)``);
+- the launch rows of :mod:`launch_rows` (foreign arrays, many arguments, compile chains);
 - ``alloc_free_us``: ``device_array(1024, float32)`` then dropping it (the free is deferred);
 - ``to_device_4k_us``, ``copy_to_host_4k_us``, ``pinned_array_4k_us``;
 - ``htod_{pageable,pinned}_256m_gbps``, ``dtoh_{pageable,pinned}_256m_gbps``: synchronous
@@ -204,6 +205,8 @@ def run(side, cuda, which):
     side.doc["device"] = name.decode() if isinstance(name, bytes) else str(name)
     ks = K.build(cuda)
     _launch_figures(side, cuda, ks)
+    import launch_rows
+    launch_rows.run(side, cuda, ks)
     _small_copy_figures(side, cuda)
     _bulk_figures(side, cuda)
     _kernel_figures(side, cuda, ks)

@@ -76,7 +76,8 @@ _SOURCES = {
 _WHERE = {name: mod for mod, names in _SOURCES.items() for name in names}
 # Submodules reachable as attributes without an import (``cuda.random``, as in numba.cuda).
 _SUBMODULES = {"random": "cujit.random", "libdevice": "cujit.libdevice",
-               "runtime": "cujit.runtime", "extending": "cujit.extending"}
+               "runtime": "cujit.runtime", "extending": "cujit.extending",
+               "wmma": "cujit.wmma"}
 
 if TYPE_CHECKING:
     # The names the lazy table resolves, for IDEs and type checkers (which never run
@@ -108,7 +109,8 @@ if TYPE_CHECKING:
                                        declare_device, config_default_cc,
                                        numba_cuda_default_ptx_cc)
     from .profiler import profile_start, profile_stop, profiling
-    from .tracing import trace
+    from .tracing import trace, TraceWarning
+    from .hooks import HookPoint
     from .simulator.access import access_report
     from .kernelapi import (threadIdx, blockIdx, blockDim, gridDim, grid, gridsize, warpsize,
                             shared, local, const, syncthreads, syncthreads_count,
@@ -131,12 +133,12 @@ if TYPE_CHECKING:
     from .type_names import (b1, bool, byte, i1, i2, i4, i8, u1, u2, u4, u8, f4, f8, c8, c16,
                              double, char, uchar, short, ushort, int_, uint, intc, uintc, long_,
                              ulong, longlong, ulonglong, ssize_t, size_t, none)
-    from . import fp16, libdevice, random, runtime
+    from . import extending, fp16, libdevice, random, runtime, wmma
     laneid: int
 
 # ``laneid`` differs per simulated thread, so it is computed on every access.
 __all__ = sorted(list(_WHERE) + ["config", "laneid", "fp16", "random", "libdevice",
-                                     "runtime", "implementation", "extending"])
+                                     "runtime", "implementation", "extending", "wmma"])
 
 
 def _current_context():

@@ -26,6 +26,7 @@ from .types_core import (  # noqa: F401 - the public module re-exports the core
 from .types_enum import (EnumMember, IntEnumMember, enum_member_type, is_int_enum_member,
                          is_plain_enum_member)
 from .types_tuples import NamedTuple, NamedUniTuple, named_tuple
+from .types_fragment import Fragment
 from .type_names import C_NAMES
 from .type_names import (  # noqa: F401 - numba.types has the short and C names too
     b1, i1, i2, i4, i8, u1, u2, u4, u8, f2, f4, f8, c8, c16, double, char, uchar, short,
@@ -33,7 +34,7 @@ from .type_names import (  # noqa: F401 - numba.types has the short and C names 
 
 __all__ = ["Type", "Boolean", "Integer", "IntegerLiteral", "Float", "Complex", "NoneType", "Array", "Record",
            "NestedArray", "UniTuple", "Tuple", "NamedUniTuple", "NamedTuple", "named_tuple",
-           "EnumMember", "IntEnumMember",
+           "EnumMember", "IntEnumMember", "Fragment",
            "Signature", "boolean", "bool_", "int8",
            "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16",
            "float32", "float64", "complex64", "complex128", "intp", "uintp", "void",

@@ -15,7 +15,8 @@ from .record import DeviceRecord, is_device_array
 from .api import device_array, device_array_like, to_device, auto_device, mapped
 from .hostmem import (pinned_array, pinned_array_like, pinned, mapped_array, mapped_array_like,
                       managed_array, MappedNDArray, ManagedNDArray)
-from .interop import as_cuda_array, is_cuda_array, from_cuda_array_interface
+from .interop import (as_cuda_array, is_cuda_array, from_cuda_array_interface,
+                      wait_for_exporter)
 from .dlpack import from_dlpack
 # importing ipc also hands IpcArrayHandle to DeviceNDArray (devicearray.provide)
 from .ipc import open_ipc_array
@@ -24,5 +25,5 @@ __all__ = ["device_array", "device_array_like", "to_device", "DeviceNDArray", "D
            "MappedNDArray", "ManagedNDArray", "pinned_array", "pinned_array_like", "pinned",
            "mapped_array", "mapped_array_like", "mapped", "managed_array", "as_cuda_array",
            "is_cuda_array", "from_cuda_array_interface", "from_dlpack", "open_ipc_array",
-           "auto_device",
+           "auto_device", "wait_for_exporter",
            "is_device_array"]

@@ -44,9 +44,15 @@ def stream_handle(stream):
 
 
 def as_stream(handle):
-    """A ``Stream`` object for a foreign handle (int); 0 → 0 (no stream)."""
+    """A ``Stream`` object for a foreign handle (int); 0 → 0 (no stream); 1 and 2 (the
+    interface's legacy and per-thread default streams) → the context's own objects for them,
+    made once, rather than a new external stream per imported array."""
     if not handle:
         return 0
+    if handle == 1:
+        return current_context().get_legacy_default_stream()
+    if handle == 2:
+        return current_context().get_per_thread_default_stream()
     from ..runtime.api import external_stream
     return external_stream(handle)
 

@@ -80,6 +80,17 @@ def _is_struct_scalar(obj):
     return isinstance(obj, np.void) and obj.dtype.fields is not None
 
 
+def _copy_into(to, obj, stream, copy):
+    """``to_device(obj, to=to)``: ``obj`` copied into ``to``, which is returned."""
+    if not isinstance(to, (DeviceNDArray, DeviceRecord)):
+        raise TypeError(f"to_device(to=...) must be a DeviceNDArray or DeviceRecord, got "
+                        f"{type(to).__name__}")
+    _runtime.stream_handle(stream)
+    if copy:
+        to.copy_to_device(obj, stream=stream)
+    return to
+
+
 def to_device(obj, stream=0, copy=True, to=None):
     """Copy host data to the device and return the ``DeviceNDArray``.
 
@@ -87,9 +98,14 @@ def to_device(obj, stream=0, copy=True, to=None):
     anything ``np.asarray`` accepts, or a structured scalar (→ ``DeviceRecord``).  Device
     arrays are returned as they are; objects with ``__cuda_array_interface__`` become
     zero-copy views.  ``stream``: 0 (synchronous) or a Stream (queued; do not reuse the host
-    memory before synchronising).  ``to``: an existing device array to copy into (same dtype
-    and shape; TypeError/ValueError otherwise, ``to`` untouched) and return.  ``copy=False``
-    allocates without copying (numba's meaning)."""
+    memory before synchronising).  ``to``: an existing ``DeviceNDArray`` (or ``DeviceRecord``
+    for a structured scalar) to copy ``obj`` into and return, whatever ``obj`` is: host,
+    device, mapped or managed arrays, records (numba: ``to.copy_to_device(obj)``, with its
+    dtype and shape checks: TypeError/ValueError, ``to`` untouched); TypeError when ``to``
+    is neither.  ``copy=False`` allocates without copying (numba's meaning; with ``to``,
+    nothing is copied)."""
+    if to is not None:
+        return _copy_into(to, obj, stream, copy)
     if type(obj) is np.ndarray:
         ary = obj
     else:
@@ -110,13 +126,6 @@ def to_device(obj, stream=0, copy=True, to=None):
             return rec
         ary = np.asarray(obj)
     h = _runtime.stream_handle(stream)
-    if to is not None:
-        if not isinstance(to, DeviceNDArray):
-            raise TypeError(f"to_device(to=...) must be a DeviceNDArray, got "
-                            f"{type(to).__name__}")
-        if copy:
-            to.copy_to_device(ary, stream=stream)
-        return to
     dtype = ary.dtype
     if dtype.hasobject:
         raise TypeError(f"to_device: arrays of Python objects (dtype {dtype}) cannot be copied "

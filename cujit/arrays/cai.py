@@ -11,17 +11,24 @@ or 2 (per-thread).
 from . import _runtime
 from . import layout as L
 
-__all__ = ["cai_dict"]
+__all__ = ["cai_dict", "export_stream_handle"]
+
+
+def export_stream_handle(handle):
+    """The interface's ``stream`` value (int) of driver stream ``handle`` (int): the handle
+    itself, or for the default stream (0, which the interface forbids) 1 (legacy) or 2
+    (per-thread, when ``NUMBA_CUDA_PER_THREAD_DEFAULT_STREAM=1``).  DLPack's ``__dlpack__``
+    takes the same values for its consumer stream."""
+    if handle:
+        return handle
+    from ..config import config
+    return 2 if config.CUDA_PER_THREAD_DEFAULT_STREAM else 1
 
 
 def _export_stream(stream):
     if not stream:
         return None
-    h = _runtime.stream_handle(stream)
-    if h == 0:
-        from ..config import config
-        return 2 if config.CUDA_PER_THREAD_DEFAULT_STREAM else 1
-    return h
+    return export_stream_handle(_runtime.stream_handle(stream))
 
 
 def cai_dict(ary):

@@ -285,21 +285,26 @@ def _check_device_id(device_id, device_type):
     or something else, in the current context).  Managed memory is usable from any device."""
     if device_type == kDLCUDAManaged:
         return
+    current = _runtime.current_context().device.id
+    if device_id == current:        # the usual case: no device count needed
+        return
     n = _runtime.driver().get_device_count()
     if not 0 <= device_id < n:
         raise ValueError(f"from_dlpack: the tensor reports CUDA device {device_id}, but this "
                          f"process has {n} device(s) (ids 0..{n - 1})")
-    current = _runtime.current_context().device.id
     if device_id != current:
         raise ValueError(f"from_dlpack: the tensor lives on CUDA device {device_id}, but the "
                          f"current device is {current}; import it inside "
                          f"`with cuda.gpus[{device_id}]:`")
 
 
-def from_dlpack(obj):
+def from_dlpack(obj, *, stream=1):
     """Zero-copy ``DeviceNDArray`` of a CUDA array exported through DLPack: ``obj`` has
     ``__dlpack__``/``__dlpack_device__`` (CuPy, PyTorch, JAX, cujit) or is a DLPack capsule.
-    TypeError for host (CPU) arrays and unsupported dtypes."""
+    ``stream``: the consumer's stream as ``__dlpack__`` takes it (1: the legacy default
+    stream, 2: the per-thread one, a handle, -1: no synchronisation); the producer orders
+    its pending work on the array before work queued next on it.  TypeError for host (CPU)
+    arrays and unsupported dtypes."""
     producer = obj
     if hasattr(obj, "__dlpack__"):
         if hasattr(obj, "__dlpack_device__"):
@@ -315,9 +320,9 @@ def from_dlpack(obj):
                                 f"{dev_type}, not CUDA; use numpy.from_dlpack for host arrays")
             _check_device_id(int(dev[1]), dev_type)
         try:
-            capsule = obj.__dlpack__(stream=1, max_version=DLPACK_VERSION)
+            capsule = obj.__dlpack__(stream=stream, max_version=DLPACK_VERSION)
         except TypeError:
-            capsule = obj.__dlpack__(stream=1)
+            capsule = obj.__dlpack__(stream=stream)
     else:
         capsule = obj
     if _PyCapsule_IsValid(capsule, _NAME_V):

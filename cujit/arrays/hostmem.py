@@ -369,7 +369,10 @@ class ManagedNDArray(_DeviceHostArray):
 
 
 def _wrap(cls, mem, host_ptr, dev_ptr, shape, dtype, strides, nbytes, stream):
-    buf = _u8(host_ptr, nbytes)
+    # Over managed memory the buffer is the allocation object itself, so every NumPy view,
+    # however derived, keeps it alive: its free waits for the last one (memory/release.py)
+    buf = np.frombuffer(mem, np.uint8, nbytes) if cls is ManagedNDArray \
+        else _u8(host_ptr, nbytes)
     ary = np.ndarray(shape, dtype, buffer=buf, strides=strides).view(cls)
     ary._data_ptr = dev_ptr if ary.size else 0
     ary.gpu_data = mem

@@ -22,8 +22,10 @@ from . import devicearray
 from . import layout as L
 from .cai import cai_dict
 from .devicearray import DeviceNDArray
+from ..memory.pointers import MemoryPointer
 
-__all__ = ["cai_dict", "is_cuda_array", "as_cuda_array", "from_cuda_array_interface"]
+__all__ = ["cai_dict", "is_cuda_array", "as_cuda_array", "from_cuda_array_interface",
+           "wait_for_exporter"]
 
 
 def is_cuda_array(obj):
@@ -47,7 +49,46 @@ def _bad(what, desc):
     raise ValueError(f"malformed __cuda_array_interface__: {what} (got {desc!r})")
 
 
+def _parse_plain(desc):
+    """:func:`_parse` of the common interface (a plain dict, C-contiguous, no mask, no
+    record ``descr``, a tuple shape of ints, an int pointer), with the same results; None for
+    anything else, which the full parse checks and reports."""
+    if desc.__class__ is not dict or desc.get("strides") is not None \
+            or desc.get("mask") is not None or desc.get("descr") is not None:
+        return None
+    shape, typestr, data, version = (desc.get("shape"), desc.get("typestr"), desc.get("data"),
+                                     desc.get("version"))
+    if version.__class__ is not int or version < 0 or shape.__class__ is not tuple \
+            or data.__class__ is not tuple or len(data) != 2 or typestr.__class__ is not str:
+        return None
+    ptr = data[0]
+    if ptr.__class__ is not int:
+        return None
+    size = 1
+    for n in shape:
+        if n.__class__ is not int or n < 0:
+            return None
+        size *= n
+    if size and not ptr:
+        return None
+    try:
+        dtype = L.normalize_dtype(typestr)
+    except TypeError:
+        return None
+    if dtype.kind == "V":
+        return None
+    isz = dtype.itemsize
+    if len(shape) == 1:
+        strides = (isz,)
+    else:
+        strides = L.contiguous_strides(shape, isz)
+    return shape, strides, dtype, ptr, size, "C"
+
+
 def _parse(desc):
+    plain = _parse_plain(desc)
+    if plain is not None:
+        return plain
     if not isinstance(desc, dict):
         raise TypeError(f"__cuda_array_interface__ must be a dict, got {type(desc).__name__}")
     if desc.get("mask") is not None:
@@ -75,8 +116,12 @@ def _parse(desc):
         if desc.get("descr") is not None and np.dtype(typestr).kind == "V":
             dtype = np.lib.format.descr_to_dtype(list(desc["descr"]))
         else:
-            dtype = np.dtype(typestr)
+            # the same few typestrs again and again: normalize_dtype keeps them
+            dtype = L.normalize_dtype(typestr) if type(typestr) is str else np.dtype(typestr)
     except (TypeError, ValueError) as exc:
+        if "Python objects" in str(exc):
+            _bad(f"typestr {typestr!r} describes Python objects, which device memory cannot "
+                 "hold", desc)
         _bad(f"typestr {typestr!r}: {exc}", desc)
     if dtype.hasobject:
         _bad(f"typestr {typestr!r} describes Python objects, which device memory cannot hold",
@@ -84,7 +129,9 @@ def _parse(desc):
     strides = desc.get("strides")
     if strides is None:
         strides = L.contiguous_strides(shape, dtype.itemsize)
+        layout = "C"
     else:
+        layout = None
         try:
             strides = L.normalize_strides(strides, len(shape))
         except (TypeError, ValueError) as exc:
@@ -94,14 +141,14 @@ def _parse(desc):
         size *= n
     if size and ptr == 0:
         _bad(f"NULL data pointer for a non-empty array of shape {shape}", desc)
-    return shape, strides, dtype, ptr, size
+    return shape, strides, dtype, ptr, size, layout
 
 
 def from_cuda_array_interface(desc, owner=None, sync=True):
     """``DeviceNDArray`` view of the memory an interface dict ``desc`` describes; ``owner`` is
     kept alive by it.  Raises TypeError (not a dict), NotImplementedError (masked),
     ValueError (missing keys, bad shape/typestr/strides/pointer, ``stream: 0``)."""
-    shape, strides, dtype, ptr, size = _parse(desc)
+    shape, strides, dtype, ptr, size, layout = _parse(desc)
     stream_ptr = desc.get("stream")
     stream = 0
     if stream_ptr is not None:
@@ -119,13 +166,33 @@ def from_cuda_array_interface(desc, owner=None, sync=True):
                 _runtime.driver().stream_synchronize(stream_ptr)
     if size == 0:
         return DeviceNDArray._make(shape, strides, dtype, 0, None, stream)
-    lo, hi = L.extent(shape, strides, dtype.itemsize)
-    from ..memory import MemoryPointer
+    if layout == "C":
+        lo, hi = 0, size * dtype.itemsize
+    else:
+        lo, hi = L.extent(shape, strides, dtype.itemsize)
     # no finalizer: the memory is the producer's; ``owner`` keeps the producer alive
     mem = MemoryPointer(_runtime.current_context(), ptr + lo, hi - lo, owner=owner)
     if desc["data"][1]:
         mem.readonly = True
-    return DeviceNDArray._make(shape, strides, dtype, ptr, mem, stream)
+    return DeviceNDArray._make(shape, strides, dtype, ptr, mem, stream, layout)
+
+
+def wait_for_exporter(producer, consumer):
+    """Order work queued next on stream ``consumer`` after the work queued so far on the
+    exporter's stream ``producer`` (both ints as the interface writes them: 1 legacy default,
+    2 per-thread default, else a handle), without blocking the host: cuEventRecord on
+    ``producer``, cuStreamWaitEvent on ``consumer``.  This is the kernel-launch side of the
+    interface's v3 rule (numba.cuda's "CUDA Array Interface (Version 3)": a consumer on
+    another stream must synchronise with ``stream`` first); :func:`as_cuda_array` still
+    synchronises the exporter's stream on the host, as numba.cuda does.  Raises CudaAPIError
+    when the driver refuses a handle."""
+    drv = _runtime.driver()
+    ev = drv.event_create(timing=False)
+    try:
+        drv.event_record(ev, producer)
+        drv.stream_wait_event(consumer, ev)
+    finally:
+        drv.event_destroy(ev)
 
 
 devicearray.provide(as_cuda_array=as_cuda_array)

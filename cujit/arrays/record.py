@@ -79,8 +79,18 @@ class DeviceRecord:
         return out[()] if ary is None else ary
 
     def copy_to_device(self, ary, stream=0):
-        """Copy a structured scalar / 0-d array of the same dtype into the record."""
+        """Copy a structured scalar / 0-d array of the same dtype, or another
+        ``DeviceRecord`` (device to device), into the record.  TypeError for another dtype,
+        ValueError for a source that is not one record; the record is untouched then."""
         h = _handle(stream, self.stream)
+        if isinstance(ary, DeviceRecord):
+            if ary.dtype != self.dtype:
+                raise TypeError(f"DeviceRecord.copy_to_device: incompatible dtype: record has "
+                                f"{self.dtype}, source has {ary.dtype}")
+            if self.dtype.itemsize:
+                _runtime.driver().memcpy_dtod(self._data_ptr, ary._data_ptr,
+                                              self.dtype.itemsize, h)
+            return
         src = np.asarray(ary)
         if src.dtype != self.dtype:
             raise TypeError(f"DeviceRecord.copy_to_device: incompatible dtype: record has "

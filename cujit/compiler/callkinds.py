@@ -14,7 +14,8 @@ import enum
 
 __all__ = ["CallKind", "Call", "Cast", "Extremum", "MathFunc", "ArraySpec", "ConstArray",
            "GridAxes", "ValueType", "Atomic", "Libdevice", "DeviceCall", "ClosureCall",
-           "Reshape", "OverloadCall", "UserIntrinsic", "call_of", "resolve"]
+           "Reshape", "OverloadCall", "UserIntrinsic", "WmmaFragment", "WmmaFill",
+           "WmmaLoad", "WmmaMma", "WmmaStore", "call_of", "resolve"]
 
 
 # ---- payloads ------------------------------------------------------------------------------
@@ -122,6 +123,43 @@ class UserIntrinsic:
     codegen: object
 
 
+# ---- tensor cores (cujit.wmma) ---------------------------------------------------------------
+@dataclasses.dataclass(frozen=True)
+class WmmaFragment:
+    """``wmma.fragment(...)``: the fragment type it makes (a ``types.Fragment``)."""
+    fragment: object
+
+
+@dataclasses.dataclass(frozen=True)
+class WmmaFill:
+    """``wmma.fill_fragment(frag, value)``: the fragment's type."""
+    fragment: object
+
+
+@dataclasses.dataclass(frozen=True)
+class WmmaLoad:
+    """``wmma.load_matrix_sync(frag, src, ldm[, layout])``: the fragment's type and the
+    memory layout of the tile (``'row_major'``/``'col_major'``)."""
+    fragment: object
+    layout: str
+
+
+@dataclasses.dataclass(frozen=True)
+class WmmaMma:
+    """``wmma.mma_sync(d, a, b, c)``: the types of ``a`` and ``b`` (their layouts and
+    precision pick the instruction)."""
+    a: object
+    b: object
+
+
+@dataclasses.dataclass(frozen=True)
+class WmmaStore:
+    """``wmma.store_matrix_sync(dst, frag, ldm, layout)``: the fragment's type and the
+    memory layout of the tile."""
+    fragment: object
+    layout: str
+
+
 # ---- kinds ---------------------------------------------------------------------------------
 class CallKind(enum.Enum):
     """What a recognised call is.  Each member's value is its name and the payload class its
@@ -198,6 +236,12 @@ class CallKind(enum.Enum):
     NANOSLEEP = ("nanosleep", type(None))
     ATOMIC = ("atomic", Atomic)
     LIBDEVICE = ("libdevice", Libdevice)
+    # tensor cores (cujit.wmma, beyond numba.cuda)
+    WMMA_FRAGMENT = ("wmma.fragment", WmmaFragment)
+    WMMA_FILL = ("wmma.fill_fragment", WmmaFill)
+    WMMA_LOAD = ("wmma.load_matrix_sync", WmmaLoad)
+    WMMA_MMA = ("wmma.mma_sync", WmmaMma)
+    WMMA_STORE = ("wmma.store_matrix_sync", WmmaStore)
     # user functions
     DEVICE = ("device", DeviceCall)
     CLOSURE = ("closure", ClosureCall)

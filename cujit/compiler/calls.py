@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import kernelapi as K
 from .. import types as T
-from . import calls_impl, rules
+from . import calls_impl, calls_wmma, rules
 from .callkinds import ArraySpec, Call, CallKind, ConstArray, GridAxes, Reshape
 from .nodeinfo import SpecialRegister
 from .calls_device import type_starred_call
@@ -259,4 +259,4 @@ def _grid(typer, node, ft):
 
 _CONST_ARG_CALLS = {CallKind.SHARED_ARRAY: _shared_array, CallKind.LOCAL_ARRAY: _shared_array,
                     CallKind.CONST_ARRAY: _const_array_like, CallKind.GRID: _grid,
-                    CallKind.GRIDSIZE: _grid}
+                    CallKind.GRIDSIZE: _grid, CallKind.WMMA_FRAGMENT: calls_wmma.type_fragment}

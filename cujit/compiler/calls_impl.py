@@ -11,6 +11,7 @@ from .callkinds import Atomic, Call, CallKind, Cast, Extremum, MathFunc, ValueTy
 from .calls_device import type_device_call
 from .calls_extending import type_overload_call, type_user_intrinsic
 from .calls_ext import type_ext
+from .calls_wmma import type_wmma_call
 from .closures import type_closure_call
 from .libdevice_table import type_libdevice
 from .const_types import MATH_BINARY
@@ -122,6 +123,10 @@ def _t_user_intrinsic(c):
 
 def _t_closure(c):
     return type_closure_call(c.typer, c.node, c.ft.data, c.args, c.kws)
+
+
+def _t_wmma(c):
+    return type_wmma_call(c.typer, c.node, c.kind, c.args, c.kws)
 
 
 def _t_libdevice(c):
@@ -422,7 +427,9 @@ def _t_cbrt(c):
 _OWN_CHECKS = {CallKind.DEVICE: _t_device, CallKind.CLOSURE: _t_closure,
                CallKind.LIBDEVICE: _t_libdevice, CallKind.CMATH: _t_ext,
                CallKind.FP16: _t_ext, CallKind.MATH_PARTS: _t_ext,
-               CallKind.OVERLOAD: _t_overload, CallKind.USER_INTRINSIC: _t_user_intrinsic}
+               CallKind.OVERLOAD: _t_overload, CallKind.USER_INTRINSIC: _t_user_intrinsic,
+               CallKind.WMMA_FILL: _t_wmma, CallKind.WMMA_LOAD: _t_wmma,
+               CallKind.WMMA_MMA: _t_wmma, CallKind.WMMA_STORE: _t_wmma}
 # Kinds that refuse whole-array arguments with numba's ufunc advice.
 _ELEMENTWISE = frozenset((CallKind.MATH, CallKind.NP_ROUNDING, CallKind.ABS, CallKind.MIN,
                           CallKind.MAX))

@@ -16,6 +16,7 @@ from .. import types as T
 from ..driver.api import STATIC_SHARED_LIMIT
 from ..numba_types import from_numba_type, is_numba_object, numba_jit_function
 from .extensions import Intrinsic, overloads
+from .calls_wmma import table_entries as wmma_entries
 from .nodeinfo import SpecialRegister
 from .rules import Func, Global
 
@@ -69,6 +70,7 @@ def _table():
             t[id(getattr(builtins, name))] = name
         from .calls_ext import table_entries
         t.update(table_entries())
+        t.update(wmma_entries())
         _TABLE = t
     return _TABLE
 

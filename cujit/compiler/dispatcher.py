@@ -238,6 +238,8 @@ class _Configured(_ln.LaunchConfig):
         if kwargs or len(args) != self.dispatcher._nargs:
             args = self.dispatcher._bind(args, kwargs)
         if _capturing and self.stream_handle in _capturing:
+            _la.refuse_host_copies_in_capture(args, self.dispatcher.py_func.__name__,
+                                              self.stream_handle)
             _keep_for_graph(self.stream_handle, *args)     # a graph replays with these
         if _launched.listeners:             # the hot path's one test of the hook point
             return self.dispatcher._launch_prepared(self, args)

@@ -7,9 +7,11 @@ helpers extend ``launcher.convert_arg`` with that; top-level values keep its fas
 """
 import numpy as np
 
+from ..driver.errors import CudaAPIError, CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED
+
 __all__ = ["convert_tuple", "convert_host_record", "HostRecordBack", "wrap_declared_ints",
            "convert_declared_scalars", "check_alive", "In", "Out", "InOut", "unwrap_hints",
-           "convert_hint"]
+           "convert_hint", "refuse_host_copies_in_capture"]
 
 
 class _ArgHint:
@@ -187,3 +189,35 @@ def convert_declared_scalars(argtypes, values):
             out[i] = t.dtype.type(v)
             changed = True
     return tuple(out) if changed else None
+
+
+def _host_copied(value):
+    """True for a launch value that the launch copies between host and device: a host NumPy
+    array (pinned too: only mapped and managed arrays have a device address), a host record
+    scalar, an ``In``/``Out``/``InOut`` hint of one, or a tuple holding one."""
+    if isinstance(value, _ArgHint):
+        value = value.value
+    if isinstance(value, tuple):
+        return any(_host_copied(v) for v in value)
+    if isinstance(value, np.ndarray):
+        return getattr(value, "_data_ptr", None) is None
+    return isinstance(value, np.generic) and value.dtype.fields is not None
+
+
+def refuse_host_copies_in_capture(args, kernel_name, stream_handle):
+    """Raise ``CudaAPIError`` (CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED) when a launch on the
+    captured stream ``stream_handle`` has an argument the launch would copy from and back to
+    the host, before anything is recorded.  On a GPU those copies are refused by the capture
+    (a copy from pageable memory, and the stream synchronisation after the copy back), and a
+    copy a graph replayed would go through a temporary device array freed after the
+    capture; the simulator, which runs kernels on host arrays in place, would record a graph
+    writing into host memory on every replay."""
+    for i, v in enumerate(args):
+        if _host_copied(v):
+            raise CudaAPIError(
+                CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,
+                f"argument {i} of kernel {kernel_name} is a host {type(v).__name__}, which a "
+                f"launch on stream {stream_handle:#x} during its graph capture would copy to "
+                "the device and back (synchronous work a capture refuses); pass a device "
+                "array (to_device before the capture), or a mapped or managed array",
+                "cuLaunchKernel")

@@ -5,8 +5,10 @@ been seen before: one dict lookup for the configuration (cached per tuple, valid
 the device's limits when first built), then the specialisation's generated ``fast`` function:
 identity checks of each argument's type/dtype/ndim/layout, one ``struct.pack_into`` of every
 kernel parameter into a preallocated buffer whose slots a preallocated ``void*[]`` already
-points at, and the bound ``cuLaunchKernel`` of cuda-bindings.  Anything unusual (a new
-signature, a host array, a foreign array, a different context) falls back to the slow path in
+points at, and the bound ``cuLaunchKernel`` of cuda-bindings.  Foreign arrays (objects with
+``__cuda_array_interface__``) and DLPack exporters take it too, their interface read (or
+their ``__dlpack__`` called) on every launch (:func:`make_fast`).  Anything unusual (a new
+signature, a host array, a different context) falls back to the slow path in
 :mod:`cujit.compiler.dispatcher`, which converts, compiles and validates, then packs through
 the same generated code.
 
@@ -98,9 +100,12 @@ class LaunchConfig:
     once a configuration that holds it weakly, :meth:`hold_stream_weakly`, outlived it);
     ``stream_handle``: int; ``sharedmem``: dynamic shared bytes; ``nthreads``: threads per
     block; ``largs``: the first eight ``cuLaunchKernel`` arguments after the function
-    (grid xyz, block xyz, shared bytes, stream) so the hot path passes them with one ``*``."""
+    (grid xyz, block xyz, shared bytes, stream) so the hot path passes them with one ``*``;
+    ``cai_stream``: the stream as the CUDA Array Interface and DLPack write it (the handle,
+    or 1/2 for the legacy/per-thread default stream), which a foreign array's ``stream`` is
+    compared with."""
     __slots__ = ("griddim", "blockdim", "_stream", "stream_handle", "sharedmem", "nthreads",
-                 "largs", "text", "ordinal", "ok")
+                 "largs", "text", "ordinal", "ok", "cai_stream")
 
     def __repr__(self):
         return f"<LaunchConfig {self.text}>"
@@ -183,6 +188,8 @@ def make_config(griddim, blockdim, stream, sharedmem, ordinal, cu_stream=None, c
     cfg.sharedmem, cfg.nthreads, cfg.text, cfg.ordinal = sharedmem, nthreads, text, ordinal
     cfg.largs = g + b + (sharedmem, handle if cu_stream is None else cu_stream(handle))
     cfg.ok = set()
+    from ..arrays.cai import export_stream_handle
+    cfg.cai_stream = export_stream_handle(handle)
     return cfg
 
 
@@ -439,17 +446,11 @@ def convert_arg(index, value, stream):
         back = value if copied and value.flags.writeable and value.size else None
         return dev, back, False
     if hasattr(value, "__cuda_array_interface__"):
-        if "stream" not in value.__cuda_array_interface__ and hasattr(value, "__dlpack__") \
-                and hasattr(value, "__dlpack_device__"):
-            # CAI v2 (PyTorch) says nothing of the producer's stream, so nothing orders its
-            # pending work before this launch; DLPack's handshake makes the producer do it.
-            from ..arrays import from_dlpack
-            return from_dlpack(value), None, False
-        from ..arrays import auto_device
-        return auto_device(value, stream=stream)[0], None, False
+        return _convert_foreign(value, stream)
     if hasattr(value, "__dlpack__") and hasattr(value, "__dlpack_device__"):
         from ..arrays import from_dlpack
-        return from_dlpack(value), None, False
+        dev = from_dlpack(value, stream=_consumer_stream(stream))
+        return dev, None, dev.size > 0
     if isinstance(value, tuple):
         from .launch_args import convert_tuple
         return convert_tuple(index, value, stream, convert_arg)
@@ -457,6 +458,58 @@ def convert_arg(index, value, stream):
         from .launch_args import convert_host_record
         return convert_host_record(value, stream)
     return value, None, False
+
+
+def _consumer_stream(stream):
+    """The launch stream as the interface and ``__dlpack__`` write it (1/2 for the default)."""
+    from ..runtime.streams import stream_handle
+    from ..arrays.cai import export_stream_handle
+    return export_stream_handle(stream_handle(stream))
+
+
+def _handshakes(value, desc):
+    """True when a launch orders ``value``'s pending work through DLPack's handshake: its
+    interface says nothing of its stream (v2: PyTorch) and it has ``__dlpack__``."""
+    return ("stream" not in desc and hasattr(value, "__dlpack__")
+            and hasattr(value, "__dlpack_device__"))
+
+
+def _convert_foreign(value, stream):
+    """``convert_arg`` of an object with ``__cuda_array_interface__``: a view of its memory,
+    after the launch stream was ordered after the exporter's (the v3 rule: only when its
+    ``stream`` is another stream than the launch's, and ``NUMBA_CUDA_ARRAY_INTERFACE_SYNC``
+    is on; a v2 object with ``__dlpack__`` orders it itself through DLPack's handshake).
+    ``fast_ok`` is True when later launches may read the interface in the fast path."""
+    from ..arrays import from_cuda_array_interface, from_dlpack, wait_for_exporter
+    from ..config import config
+    desc = value.__cuda_array_interface__
+    consumer = _consumer_stream(stream)
+    sync = config.CUDA_ARRAY_INTERFACE_SYNC
+    if isinstance(desc, dict) and _handshakes(value, desc):
+        # CAI v2 (PyTorch) says nothing of the producer's stream, so nothing orders its
+        # pending work before this launch; DLPack's handshake makes the producer do it.
+        dev = from_dlpack(value, stream=consumer if sync else -1)
+        return dev, None, _fast_foreign_key(value, desc) is not None
+    dev = from_cuda_array_interface(desc, owner=value, sync=False)
+    producer = desc.get("stream")
+    if producer is not None and sync and int(producer) != consumer:
+        wait_for_exporter(int(producer), consumer)
+    return dev, None, _fast_foreign_key(value, desc) is not None
+
+
+def _fast_foreign_key(value, desc):
+    """What the fast path's guard of a foreign array checks, as a tuple: ``(type, typestr,
+    ndim, strides given, read-only, has a stream entry, handshakes)``; None when the fast
+    path cannot take it (records, masks, size 0 or a NULL pointer: the slow path's rules)."""
+    try:
+        typestr, shape, ptr = desc["typestr"], tuple(desc["shape"]), desc["data"][0]
+    except (KeyError, TypeError, IndexError):
+        return None
+    if desc.get("mask") is not None or not isinstance(typestr, str) or typestr[1:2] == "V" \
+            or not ptr:
+        return None
+    return (type(value), typestr, len(shape), desc.get("strides") is not None,
+            bool(desc["data"][1]), "stream" in desc, _handshakes(value, desc))
 
 
 def _pack_error(kernel_name, argtypes, values, exc):
@@ -539,11 +592,15 @@ def launch_converted(pick_signature, name, debug, ctx, drv, cfg, args):
     if fast_ok and not debug and not coop and getattr(drv, "raw_launch", None) is not None:
         literals = spec.literal_args
         key = (threading.get_ident(),) + tuple(
-            (type(a), a.dtype, a.ndim, a._layout) if hasattr(a, "_layout") else type(a)
-            for a in args) + tuple(sorted(literals.items()))
+            (type(a), a.dtype, a.ndim, a._layout) if hasattr(a, "_layout")
+            else _fast_foreign_key(a, a.__cuda_array_interface__)
+            if hasattr(a, "__cuda_array_interface__") else (type(a), c.dtype, c.ndim, c._layout,
+                                                            bool(c._readonly))
+            if _dlpack_only(a) else type(a)
+            for a, c in zip(args, conv)) + tuple(sorted(literals.items()))
         f = lk.fasts.get(key)
         if f is None:
-            f = lk.fasts[key] = make_fast(lk, args, drv, label, literals)
+            f = lk.fasts[key] = make_fast(lk, args, drv, label, literals, conv)
         return f
     return None
 
@@ -553,10 +610,62 @@ def _raise_launch(err, cfg):
     raise api_error(err, f"launch configuration {cfg.text}", "cuLaunchKernel")
 
 
-def make_fast(lk, args, drv, label=None, literals=None):
+def _foreign_exprs(i, a, t):
+    """The packed values of foreign argument ``i`` (spec type ``t``), in terms of the names
+    :func:`_foreign_guard` binds: ``p{i}`` (data), ``s{i}`` (shape), ``t{i}`` (strides)."""
+    if t.ndim == 0:
+        return [f"p{i}[0]"]
+    out = [f"p{i}[0]"] + [f"s{i}[{k}]" for k in range(t.ndim)]
+    if a.__cuda_array_interface__.get("strides") is not None:
+        return out + [f"t{i}[{k}]" for k in range(t.ndim)]
+    # no strides: C-contiguous, each stride the item size times the extents after it
+    isz = np.dtype(a.__cuda_array_interface__["typestr"]).itemsize
+    return out + ["*".join([f"s{i}[{j}]" for j in range(k + 1, t.ndim)] + [str(isz)])
+                  for k in range(t.ndim)]
+
+
+def _foreign_guard(i, a, t, ns):
+    """Lines of the fast path that read foreign argument ``i``'s interface once and return
+    False unless it matches what the specialisation was made for (:func:`make_fast`)."""
+    desc = a.__cuda_array_interface__
+    ns[f"TS{i}"] = desc["typestr"]
+    ns[f"W{i}"] = not desc["data"][1]
+    # a negative extent would pack (it fits an i64): the slow path refuses it by name
+    conds = [f"d{i}['typestr'] != TS{i}", f"len(s{i}) != {t.ndim}",
+             f"(not p{i}[1]) is not W{i}", f"not p{i}[0]", f"d{i}.get('mask') is not None"] + [
+        f"s{i}[{k}] < 0" for k in range(t.ndim)]
+    lines = [f"        d{i} = a{i}.__cuda_array_interface__",
+             f"        s{i} = d{i}['shape']",
+             f"        p{i} = d{i}['data']"]
+    if desc.get("strides") is not None:
+        lines.append(f"        t{i} = d{i}['strides']")
+        conds.append(f"len(t{i}) != {t.ndim}")
+        if t.layout != "A":
+            isz = np.dtype(desc["typestr"]).itemsize
+            conds.append(f"LAYOUT(s{i}, t{i}, {isz}) != {t.layout!r}")
+    else:
+        conds.append(f"d{i}.get('strides') is not None")
+    if "stream" in desc:
+        lines.append(f"        st{i} = d{i}['stream']")
+        # 0 (forbidden) and other types: the slow path says what is wrong
+        conds.append(f"st{i} is not None and (st{i}.__class__ is not int or st{i} == 0)")
+    else:
+        conds.append(f"'stream' in d{i}")
+    lines += [f"        if {' or '.join(conds)}:", "            return False"]
+    return lines
+
+
+def _dlpack_only(value):
+    """True for a DLPack exporter without ``__cuda_array_interface__`` (cuda.core buffers)."""
+    return (not hasattr(value, "_layout") and not hasattr(value, "__cuda_array_interface__")
+            and hasattr(value, "__dlpack__") and hasattr(value, "__dlpack_device__"))
+
+
+def make_fast(lk, args, drv, label=None, literals=None, conv=None):
     """Generate the fast launch function for ``lk`` and arguments shaped like ``args`` (device
-    arrays with ``_layout`` and scalars): ``fast(cfg, args) -> bool``, False when any check
-    fails (then nothing was launched and the caller takes the slow path).
+    arrays with ``_layout``, scalars, and foreign arrays: objects with
+    ``__cuda_array_interface__``): ``fast(cfg, args) -> bool``, False when any check fails
+    (then nothing was launched and the caller takes the slow path).
 
     The function owns a fresh ArgPacker and works only in the thread that made it, so no lock
     is needed between writing the parameter buffer and cuLaunchKernel reading it; other
@@ -566,17 +675,48 @@ def make_fast(lk, args, drv, label=None, literals=None):
     (default: the kernel symbol) is recorded as the most recently launched kernel, which a
     later sticky error names (:func:`cujit.driver.errors.api_error`).  ``literals``:
     ``{argument index: value}`` the specialisation was compiled for (arguments sizing a
-    local/shared array): other values fail the guard."""
+    local/shared array): other values fail the guard.
+
+    A foreign array's interface is read on every launch (its pointer is never kept: the
+    exporter may have freed or moved it) and must match what this specialisation was made
+    for: its type, ``typestr``, ndim, whether it gives ``strides`` (and then the layout they
+    make), read-only flag, whether it has a ``stream`` entry.  The v3 stream rule is the slow
+    path's (:func:`_convert_foreign`): a ``stream`` other than the launch's, with
+    ``NUMBA_CUDA_ARRAY_INTERFACE_SYNC`` on, makes the launch stream wait for it
+    (:func:`cujit.arrays.wait_for_exporter`); a v2 object with ``__dlpack__`` gets the DLPack
+    handshake, ``__dlpack__(stream=launch stream)``, its capsule dropped unused.  A DLPack
+    exporter without the interface (cuda.core buffers) is imported with
+    :func:`cujit.arrays.from_dlpack` on the launch stream every launch, and the view it gives
+    packed like a device array (guarded on dtype, ndim, layout, read-only; ``conv``: this
+    launch's converted values, whose imports say what the specialisation was made for)."""
     from ..runtime.devices import thread_binding
+    from ..arrays import wait_for_exporter, from_dlpack
+    from ..arrays.layout import layout_code
+    from ..config import config
     n = len(args)
     packer = ArgPacker(lk.packer.argtypes)
     ns = dict(packer.namespace)
-    guards = []
-    for i, a in enumerate(args):
+    guards, foreign, exprs, dlpacks = [], [], [], []
+    for i, (a, t) in enumerate(zip(args, packer.argtypes)):
         ns[f"T{i}"] = type(a)
+        if not hasattr(a, "_layout") and hasattr(a, "__cuda_array_interface__"):
+            foreign.append((i, a, t))
+            exprs += _foreign_exprs(i, a, t)
+            continue
+        if _dlpack_only(a):
+            # imported through DLPack each launch (the handshake on the launch stream),
+            # then packed as the device array it gives; ``c`` is this launch's import
+            c = conv[i]
+            ns[f"D{i}"], ns[f"R{i}"] = c.dtype, bool(c._readonly)
+            dlpacks.append((i, f"v{i}.dtype != D{i} or v{i}.ndim != {c.ndim} or "
+                               f"v{i}._layout != {c._layout!r} or not v{i}.size or "
+                               f"bool(v{i}._readonly) is not R{i}"))
+            exprs += [e for _, e in param_layout(t, f"v{i}")]
+            continue
+        exprs += [e for _, e in param_layout(t, f"a{i}")]
         if hasattr(a, "_layout"):
             ns[f"D{i}"] = a.dtype
-            guard = (f"type(a{i}) is not T{i} or a{i}.dtype is not D{i} or "
+            guard = (f"a{i}.dtype is not D{i} or "
                      f"a{i}.ndim != {int(a.ndim)} or a{i}._layout != {a._layout!r}")
             if hasattr(a, "_readonly"):
                 # a read-only import types as a readonly array: another specialisation.  The
@@ -594,33 +734,56 @@ def make_fast(lk, args, drv, label=None, literals=None):
                 # the slow path raises DeadMemoryError for it (launch_args.check_alive)
                 guard += f" or a{i}.gpu_data.generation != GEN"
             guards.append(guard)
-        else:
-            guards.append(f"type(a{i}) is not T{i}")
-    for i, v in (literals or {}).items():
-        guards[i] += f" or a{i} != {int(v)}"
     ns.update(INFO=lk.info, TLS=thread_binding, CTX=lk.context, GEN=lk.generation,
               LAUNCH=drv.raw_launch, FN=lk.cu_func, PARAMS=packer.params,
               RAISE=_raise_launch, _StructError=struct.error, get_ident=threading.get_ident,
               OWNER=threading.get_ident(), _packer=packer, LAST=last_launch,
-              NAME=label or lk.info.name)
-    names = "".join(f"a{i}, " for i in range(n)) or "()"
-    checks = ["INFO not in cfg.ok", "get_ident() != OWNER"] + guards + [
+              NAME=label or lk.info.name, WAIT=wait_for_exporter, CONFIG=config,
+              LAYOUT=layout_code, DLPACK=from_dlpack)
+    types = []
+    for i, a in enumerate(args):
+        # ``x.__class__`` is ``type(x)`` for the built-in scalar types (it cannot be assigned
+        # on them) and a third cheaper: it matters with many arguments (256 scalars)
+        if type(a) in _PLAIN_SCALARS or isinstance(a, np.generic):
+            types.append(f"a{i}.__class__ is not T{i}")
+        else:
+            types.append(f"type(a{i}) is not T{i}")
+    literal_checks = [f"a{i} != {int(v)}" for i, v in sorted((literals or {}).items())]
+    checks = ["INFO not in cfg.ok", "get_ident() != OWNER"] + types + literal_checks + guards + [
         "TLS.ctx is not CTX", "CTX.generation != GEN"]
-    # one try block: a wrong argument count (unpacking), a thread without a current
-    # context (TLS.ctx) and a value that does not fit its parameter all mean "not here"
-    lines = ["def fast(cfg, args):",
-             "    try:",
-             f"        {names} = args",
+    if exprs == [f"a{i}" for i in range(n)] and n:
+        packed = "*args"        # scalars only, each its own parameter, in order
+    else:
+        packed = ", ".join(exprs)
+    lines = ["def fast(cfg, args):", "    try:",
+             f"        {''.join(f'a{i}, ' for i in range(n)) or '()'} = args",
              f"        if {' or '.join(checks)}:",
-             "            return False",
-             f"        _pack_into(_buf, 0{', ' if packer.exprs else ''}{packer.exprs})",
-             "    except (ValueError, AttributeError, _StructError):",
-             "        return False",
-             "    LAST[0] = NAME",
-             "    err, = LAUNCH(FN, *cfg.largs, PARAMS, 0)",
-             "    if err:",
-             "        RAISE(err, cfg)",
-             "    return True"]
+             "            return False"]
+    for i, a, t in foreign:
+        lines += _foreign_guard(i, a, t, ns)
+    for i, guard in dlpacks:
+        lines += [f"        v{i} = DLPACK(a{i}, stream=cfg.cai_stream)",
+                  f"        if {guard}:", "            return False"]
+    lines += [f"        _pack_into(_buf, 0{', ' if exprs else ''}{packed})",
+              # a wrong argument count (unpacking), a thread without a current context
+              # (TLS.ctx), a malformed interface and a value that does not fit its parameter
+              # all mean "not here": the slow path raises the clear error
+              "    except (ValueError, AttributeError, TypeError, KeyError, IndexError, "
+              "_StructError):",
+              "        return False"]
+    for i, a, t in foreign:
+        if "stream" in a.__cuda_array_interface__:
+            lines += [f"    if st{i} is not None and st{i} != cfg.cai_stream and "
+                      f"CONFIG.CUDA_ARRAY_INTERFACE_SYNC:",
+                      f"        WAIT(st{i}, cfg.cai_stream)"]
+        elif _handshakes(a, a.__cuda_array_interface__):
+            lines += ["    if CONFIG.CUDA_ARRAY_INTERFACE_SYNC:",
+                      f"        a{i}.__dlpack__(stream=cfg.cai_stream)"]
+    lines += ["    LAST[0] = NAME",
+              "    err, = LAUNCH(FN, *cfg.largs, PARAMS, 0)",
+              "    if err:",
+              "        RAISE(err, cfg)",
+              "    return True"]
     exec(compile("\n".join(lines) + "\n", f"<cujit fast launch {lk.info.name}>", "exec"), ns)
     fast = ns["fast"]
     fast.packer = packer

@@ -15,6 +15,7 @@ from . import cooperative, intrinsics_extra
 from . import lower_arrays as LA
 from . import lower_atomics, lower_complex, lower_extending, lower_fp16, lower_libdevice
 from . import lower_scalars
+from . import lower_wmma
 from . import rules
 from .callkinds import Call, CallKind
 from .lower_device import lower_closure_call, lower_device_call
@@ -49,6 +50,8 @@ def _shared(lw, node, c):
     if dynamic:
         return LA.dynamic_shared_array(lw, dtype, aty)
     g = lw.m.static_shared(shape, dtype)
+    if lw.tf.uses_wmma:
+        g.align = max(g.align, 32)      # wmma.load/store need 32-byte aligned tile addresses
     return LA.static_array(lw, g, shape, dtype, aty)
 
 
@@ -446,5 +449,8 @@ _HANDLERS = {
     K.MATCH_ANY_SYNC: intrinsics_extra.lower_match, K.MATCH_ALL_SYNC: intrinsics_extra.lower_match,
     K.THIS_GRID: cooperative.lower_this_grid, K.GRID_SYNC: cooperative.lower_grid_sync,
     K.OVERLOAD: _overload, K.USER_INTRINSIC: lower_extending.lower_user_intrinsic,
+    K.WMMA_FRAGMENT: lower_wmma.lower_fragment, K.WMMA_FILL: lower_wmma.lower_fill,
+    K.WMMA_LOAD: lower_wmma.lower_load, K.WMMA_MMA: lower_wmma.lower_mma,
+    K.WMMA_STORE: lower_wmma.lower_store,
 }
 del K

@@ -5,7 +5,8 @@ Representation of values in registers (``ltype``) and in memory (``mtype``):
 ``complex64/128`` → ``{float, float}`` / ``{double, double}``; ``Array(dtype, ndim)`` →
 ``{elem*, [ndim x i64] shape, [ndim x i64] strides (bytes)}`` with a generic-address-space
 data pointer (NVVM infers shared/const/local from the ``addrspacecast``); ``Record`` → ``i8*``
-(a reference to the record's bytes); ``UniTuple`` → ``[n x T]``; ``Tuple`` → ``{T0, T1 …}``.
+(a reference to the record's bytes); ``UniTuple`` → ``[n x T]``; ``Tuple`` → ``{T0, T1 …}``;
+``Fragment`` → ``[n x i32]*`` / ``[n x float]*`` (a lane's tensor-core registers).
 """
 from llvmlite import ir
 
@@ -47,6 +48,11 @@ def ltype(t):
         r = ir.VoidType()
     elif isinstance(t, T.EnumMember):
         r = ltype(t.dtype)             # a member is its value on the device
+    elif isinstance(t, T.Fragment):
+        # a reference to the lane's registers (an entry-block alloca that SROA promotes):
+        # wmma calls update a fragment in place, as CUDA's fragment objects
+        n, kind = t.registers
+        r = ir.ArrayType(_FLOATS[32] if kind == "f32" else I32, n).as_pointer()
     else:
         return None
     _cache[t] = r

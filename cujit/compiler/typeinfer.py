@@ -62,6 +62,7 @@ class TypedFunction:
         self.shared_bytes = 0       # static shared bytes declared in this function's body
         self.const_bytes = 0
         self.uses_dynamic_shared = False
+        self.uses_wmma = False      # makes tensor-core fragments: its shared tiles align to 32
 
     def all_functions(self):
         """This function and every device function it reaches, each once (callees first)."""

@@ -220,6 +220,9 @@ class SimDriver(SimDevices, SimMemory, Driver):
             if stream not in self._streams:
                 _raise(CUDA_ERROR_INVALID_HANDLE, "cuStreamDestroy", f"stream {stream!r}")
             self._streams.pop(stream, None)
+            # a destroyed stream is captured no more (a capture left behind would refuse
+            # every later synchronous call as implicit synchronisation with it)
+            self._capture.forget(stream)
 
     def stream_synchronize(self, stream):
         self._check_stream(stream, "cuStreamSynchronize")

@@ -71,6 +71,10 @@ class SimCapture:
         self._graphs[h] = tuple(rec.ops)
         return h
 
+    def forget(self, stream):
+        """The stream was destroyed: drop its capture, if one was in progress."""
+        self.active.pop(stream, None)
+
     def is_capturing(self, stream):
         return stream in self.active
 

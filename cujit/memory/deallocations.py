@@ -110,7 +110,13 @@ class PendingDeallocs:
         self._cons = deque()
         self._size = 0
         self._disable_count = 0
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()       # one flush at a time
+        # Guards the entries and their byte count together, so ``nbytes`` is exactly the
+        # bytes queued while other threads append and flush (a recount racing an append
+        # drifted).  Reentrant, as CuPy's pool locks (memory.pyx, fastrlock): a garbage
+        # collection inside the critical section may run a finalizer that queues a free
+        # in this same thread.  Held only for a few bytecodes, never across a free.
+        self._entries_lock = threading.RLock()
         self._flusher = None
         self.flush_count = 0
         self.freed_count = 0
@@ -121,17 +127,19 @@ class PendingDeallocs:
         """Queue ``dtor(handle)``; ``size`` is the bytes it frees (0 for streams, events,
         modules).  Flushes when the count or byte limit is now exceeded (unless disabled)."""
         cons = self._cons
-        cons.append((dtor, handle, size))
+        with self._entries_lock:
+            cons.append((dtor, handle, size))
+            total = self._size = self._size + size
+            count = len(cons)
         # the simulated driver refuses every use of memory from here on, as a GPU would once
         # the free ran (a real driver has no such hook: the free is only deferred)
         retire = getattr(getattr(dtor, "__self__", None), "retire", None)
         if retire is not None:
             retire(handle)
-        total = self._size = self._size + size
         if free_queued.listeners:
             free_queued.emit(self, handle, size)
         if not self._disable_count:
-            if len(cons) > _max_count():
+            if count > _max_count():
                 self._clear("count limit")
             elif total > _max_ratio() * self._capacity:
                 self._clear("byte limit")
@@ -199,13 +207,20 @@ class PendingDeallocs:
     def _run_queue(self):
         cons = self._cons
         pop = cons.popleft
+        lock = self._entries_lock
         n = 0
+        # Run what was queued when the flush began (and what this thread's own frees queue
+        # meanwhile, up to as many again): threads that keep freeing while one flushes would
+        # otherwise keep that flush running forever; their entries wait for the next one.
+        budget = 2 * len(cons)
         try:
-            while True:
-                try:
-                    dtor, handle, size = pop()
-                except IndexError:
-                    break
+            while n < budget:
+                with lock:
+                    try:
+                        dtor, handle, size = pop()
+                    except IndexError:
+                        break
+                    self._size -= size
                 try:
                     dtor(handle)
                 except Exception as exc:
@@ -219,14 +234,13 @@ class PendingDeallocs:
         finally:
             self.freed_count += n
             self.flush_count += 1
-            # Recount rather than subtract per entry: cheaper, and exact after a failure.
-            self._size = sum([e[2] for e in cons]) if cons else 0
 
     def drop_all(self):
         """Forget every queued free without running it (the context was reset: the memory
         is already gone)."""
-        self._cons.clear()
-        self._size = 0
+        with self._entries_lock:
+            self._cons.clear()
+            self._size = 0
 
     @contextlib.contextmanager
     def disable(self):

@@ -49,21 +49,34 @@ PoolStats = namedtuple("PoolStats", [
 ])
 
 
-def _stream_handle(stream):
-    """A driver stream handle from ``stream``: 0/None, an int handle, or an object with an
-    int ``handle`` (a cujit Stream) or ``__cuda_stream__``.  TypeError otherwise."""
+def _stream_handle(ctx, stream):
+    """The driver stream handle of ``stream`` for an allocation in ``ctx``.
+
+    ``stream``: 0/None, an int handle in 0..2**64-1 (a CUstream is a pointer), a cujit Stream
+    of ``ctx`` that is still alive, or an object with ``__cuda_stream__``.  TypeError for
+    anything else; ValueError for an int outside that range or another context's Stream;
+    CudaAPIError (CUDA_ERROR_INVALID_HANDLE) for a Stream destroyed by a reset or close of its
+    context (its handle may since belong to a new stream: blocks must not be filed under
+    it)."""
     if stream is None:
         return 0
     if type(stream) is int:
+        if not 0 <= stream < 1 << 64:
+            raise ValueError(f"stream handle {stream} is not a CUstream (a pointer value in "
+                             "0..2**64-1)")
         return stream
-    h = getattr(stream, "handle", None)
-    if type(h) is int:
-        return h
-    proto = getattr(stream, "__cuda_stream__", None)
-    if proto is not None:
-        return int(proto()[1])
-    raise TypeError(f"stream must be 0, a Stream or a stream handle (int), got {stream!r} "
-                    f"of type {type(stream).__name__}")
+    if isinstance(stream, bool):
+        raise TypeError(f"stream must be 0, a Stream or a stream handle (int), got {stream!r}")
+    owner = getattr(stream, "context", None)
+    if owner is not None and type(getattr(stream, "handle", None)) is int:
+        if ctx is not None and owner is not ctx:
+            raise ValueError(f"{stream!r} belongs to {owner!r}, not to {ctx!r} whose pool "
+                             "was asked for memory")
+    elif getattr(stream, "__cuda_stream__", None) is None:
+        raise TypeError(f"stream must be 0, a Stream or a stream handle (int), got {stream!r} "
+                        f"of type {type(stream).__name__}")
+    # the context's one converter: checks a Stream's generation and __cuda_stream__ handles
+    return ctx.stream_handle(stream)
 
 
 def _return_block(mgr, ptr, nbytes, size, stream, gen):
@@ -242,7 +255,9 @@ class PoolMemoryManager(GetIpcHandleMixin, HostOnlyCUDAMemoryManager):
 
         ``stream``: 0 (default), a Stream or a stream handle.  Size 0 gives a NULL pointer.
         TypeError for a non-integer size or a non-stream, ValueError for a negative size or
-        one beyond size_t, CudaAPIError (CUDA_ERROR_OUT_OF_MEMORY, cuMemAlloc) when the device
+        one beyond size_t, for a stream handle outside 0..2**64-1 or another context's
+        Stream, CudaAPIError (CUDA_ERROR_INVALID_HANDLE) for a Stream destroyed by a reset
+        or close of its context, CudaAPIError (CUDA_ERROR_OUT_OF_MEMORY, cuMemAlloc) when the device
         is full even after the cache was released and the queue flushed."""
         if type(size) is not int or size <= 0 or size > _SIZE_T_MAX:
             size = _check_alloc_size(size)
@@ -251,8 +266,8 @@ class PoolMemoryManager(GetIpcHandleMixin, HostOnlyCUDAMemoryManager):
         # as the default manager: a malformed NUMBA_CUDA_MAX_PENDING_DEALLOCS_* is reported
         # at the first allocation (a cached parse, cheap on the hot path)
         check_settings()
-        if type(stream) is not int:
-            stream = _stream_handle(stream)
+        if type(stream) is not int or stream >> 64 or stream < 0:
+            stream = _stream_handle(self.context, stream)
         nbytes = (size + _MASK) & ~_MASK
         lst = self._free.get((nbytes, stream) if stream else nbytes)
         if lst:

@@ -5,8 +5,10 @@ Each device has one :class:`Context`, wrapping the device's *primary* context
 (cuDevicePrimaryCtxRetain), made current in a thread lazily on first use (cuCtxSetCurrent).
 :func:`current_context` is the hot entry point: one thread-local lookup when it is bound.
 
-A context owns a memory manager (EMM, :mod:`cujit.memory`) with the pending-deallocations
-queue for memory, and a second queue, ``deallocations``, for streams, events and modules.
+A context owns a memory manager (EMM, :mod:`cujit.memory`) whose pending-deallocations queue
+is also the context's ``deallocations`` (as numba.cuda's users see it): memory, streams,
+events and modules are released through that one queue.  Only a plugin without a queue of its
+own (a bare ``BaseCUDAMemoryManager``) leaves the context a queue of its own for them.
 ``reset()`` and :func:`close` end a *generation*: everything allocated before is gone on
 the device, so frees of old pointers are dropped, never sent.
 """
@@ -142,14 +144,18 @@ class Context:
         self._drv = drv
         self.handle = drv.primary_ctx_retain(device.id)
         self._retains = 1
+        self._outliving = 0         # managed allocations freed after a reset/close (release.py)
         self.generation = 0
         self.closed = False
         self._streams = {}
         self.peer_access = {}       # peer Context -> bool (runtime/peer.py)
+        # stream handle -> Graph capturing it (runtime/graphs.py): reset()/close() end them
+        self.captures = {}
         try:
             drv.ctx_set_current(self.handle)
             _tls.bound, _tls.bound_gen, _tls.ctx = self, 0, None   # current_context() rebinds
-            self.deallocations = PendingDeallocs(self, device.total_memory)
+            # used only while the manager has no queue of its own (see ``deallocations``)
+            self._own_deallocations = PendingDeallocs(self, device.total_memory)
             # the setter calls initialize() before anything can allocate
             self.memory_manager = memory_manager_class()(context=self)
         except BaseException:
@@ -190,6 +196,25 @@ class Context:
         from .peer import enable_peer_access
         return enable_peer_access(self, peer, _tls)
 
+    @property
+    def deallocations(self):
+        """The context's pending-deallocations queue (a
+        :class:`~cujit.memory.PendingDeallocs`): the memory manager's
+        ``deallocations`` (numba.cuda: ``del d; ctx.deallocations.clear()`` frees ``d``), which
+        also takes the releases of this context's streams, events, modules and graphs.  For a
+        plugin without a ``deallocations`` queue (a bare ``BaseCUDAMemoryManager``, whose
+        memory is its own to free) the context's own queue, used for those releases only."""
+        q = getattr(self.__dict__.get("_memory_manager"), "deallocations", None)
+        return q if hasattr(q, "add_item") else self._own_deallocations
+
+    def _queues(self):
+        """Every queue this context's frees may wait in (the manager's, and the context's
+        own when it was used: before a plugin with a queue was installed, or for a plugin
+        without one)."""
+        q = self.deallocations
+        own = self._own_deallocations
+        return [q] if q is own or not len(own) else [q, own]
+
     def _queue_resource(self, dtor, handle, generation):
         """weakref.finalize target for streams, events and modules: queue ``dtor(handle)`` on
         ``self.deallocations`` unless the context was reset/closed since (resource gone)."""
@@ -212,7 +237,12 @@ class Context:
         # plugin assigned here (as numba's tests and RMM users do) must see initialize()
         # before its first memalloc.  When initialize() raises, the old manager stays.
         manager.initialize()
+        old = self.__dict__.get("_memory_manager")
+        old_q = getattr(old, "deallocations", None)
         self._memory_manager = manager
+        if hasattr(old_q, "add_item") and old_q is not self.deallocations:
+            # the old manager's queue is nobody's to flush from now on: its frees are due
+            old_q.clear()
         # The allocation hot path skips one Python call: ctx.memalloc is the built-in
         # manager's own; a third-party plugin's result is checked before arrays use it.
         self.__dict__["memalloc"] = _checked_memalloc(manager)
@@ -251,7 +281,8 @@ class Context:
 
     @contextlib.contextmanager
     def defer_cleanup(self):
-        """Suspend flushing of both pending queues for the block (nestable, exception-safe)."""
+        """Suspend flushing of the context's pending queue (the manager's, through its
+        ``defer_cleanup``, as numba.cuda) for the block (nestable, exception-safe)."""
         with self.memory_manager.defer_cleanup():
             with self.deallocations.disable():
                 yield
@@ -348,24 +379,29 @@ class Context:
             self.memory_manager.reset()
         finally:
             self.deallocations.drop_all()
+            self._own_deallocations.drop_all()
             # Default-stream objects stay valid (fixed handles); created streams are gone.
 
-    def _release_owned(self):
+    def _release_owned(self, why="Context.reset()"):
         """Free every allocation, stream, event and module cujit made in this context, then
         start a new generation.  Never cuDevicePrimaryCtxReset: the primary context is
         shared with CuPy, PyTorch, ... and their resources must survive
         (:mod:`cujit.memory.release`)."""
         from ..memory.release import release_owned
         self.make_current()
+        # A capture in progress on one of our streams ends first: the stream is about to be
+        # destroyed, and a capture left open refuses every later synchronous call
+        # (CUDA_ERROR_STREAM_CAPTURE_IMPLICIT) for good; the synchronise below would
+        # invalidate it anyway.  Its `with graph(...)` block then raises.
+        for g in list(self.captures.values()):
+            g.abandon(why)
         try:
             self._drv.ctx_synchronize()     # kernels in flight may still use the memory
         except CudaAPIError:
             pass                            # a sticky error: the frees will warn
-        queues = [self.deallocations]
-        mm_queue = getattr(self.memory_manager, "deallocations", None)
-        if mm_queue is not None:
-            queues.insert(0, mm_queue)
-        release_owned(self, queues, self._queue_resource)
+        _, outliving = release_owned(self, self._queues(), self._queue_resource)
+        with _lock:
+            self._outliving += outliving
         trim = getattr(self.memory_manager, "trim", None)
         if trim is not None:        # a caching manager (the pool) gives its cache back
             try:
@@ -391,15 +427,45 @@ class Context:
             return
         drv = self._drv
         try:
-            self._release_owned()
+            self._release_owned("cujit.close()")
         finally:
-            self.closed = True
-            for _ in range(self._retains):
-                try:
-                    drv.primary_ctx_release(self.device.id)
-                except CudaAPIError:
-                    break
-            self._retains = 0
+            with _lock:
+                self.closed = True
+                # managed memory still read through NumPy must stay mapped: one retain stays
+                # until the last of it is freed (free_outlived), or the driver would destroy
+                # the primary context, and the memory with it, under the live arrays
+                keep = 1 if self._outliving else 0
+                for _ in range(self._retains - keep):
+                    try:
+                        drv.primary_ctx_release(self.device.id)
+                    except CudaAPIError:
+                        break
+                self._retains = keep
+
+    def free_outlived(self, dtor, handle):
+        """Run ``dtor(handle)`` (cuMemFree) for managed memory that outlived a reset or close
+        of this context, once nothing references it (:mod:`cujit.memory.release`): with this
+        primary context current in the driver (even after :func:`close`, which kept it
+        retained), the calling thread's binding put back afterwards.  After ``close()`` the
+        last such free releases the retain kept for them.  The driver's CudaAPIError
+        propagates (the finaliser calling this warns)."""
+        drv = self._drv
+        prev = getattr(_tls, "bound", None)
+        try:
+            drv.ctx_set_current(self.handle)
+            dtor(handle)
+        finally:
+            if prev is not None and prev is not self and not prev.closed:
+                drv.ctx_set_current(prev.handle)
+            elif prev is not self:
+                _tls.bound = None       # the next make_current() binds again
+            with _lock:
+                self._outliving -= 1
+                release = self.closed and not self._outliving and self._retains
+                if release:
+                    self._retains = 0
+            if release:
+                drv.primary_ctx_release(self.device.id)
 
     def __repr__(self):
         return f"<CUDA context {self.handle:#x} of device {self.device.id}>"

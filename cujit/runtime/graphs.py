@@ -17,13 +17,16 @@ afterwards cannot free memory the graph still reads or writes.  No deferred free
 during the capture (a flush may call ``cuMemFree``, which would end it).  What CUDA cannot
 capture raises ``CudaAPIError`` with a ``CUDA_ERROR_STREAM_CAPTURE_*`` code: synchronising the
 captured stream, work on the legacy default stream (synchronous copies and memsets included),
-copies to or from pageable host memory.  The simulator records and replays the same work
+copies to or from pageable host memory, kernels given host arrays (their copies in and back
+would be synchronous: pass device, mapped or managed arrays).  The simulator records and replays the same work
 (``driver/sim_graph.py``).
 """
 import threading
 from time import perf_counter_ns as _now
 
 from .events import graph_launched
+
+from ..driver.errors import CudaAPIError, CUDA_ERROR_STREAM_CAPTURE_INVALIDATED
 
 __all__ = ["Graph", "graph"]
 
@@ -57,6 +60,7 @@ class Graph:
         self._graph = None
         self._exec = None
         self._deferred = None
+        self._abandoned = None      # what ended the capture early (reset/close), if anything
         self._lock = threading.Lock()
 
     # -- capture -------------------------------------------------------------------------
@@ -82,7 +86,29 @@ class Graph:
             self._undefer()
             raise
         capturing[h] = self
+        ctx.captures[h] = self
         return self
+
+    def abandon(self, why):
+        """End the capture now and discard what it recorded (cuStreamEndCapture +
+        cuGraphDestroy), because ``why`` (a context reset or close) is about to destroy the
+        captured stream.  The ``with`` block then raises CudaAPIError
+        (CUDA_ERROR_STREAM_CAPTURE_INVALIDATED) instead of instantiating a graph.  Driver
+        errors are ignored: an invalidated capture has no graph to destroy."""
+        h = self._handle
+        if capturing.get(h) is self:
+            del capturing[h]
+        self._ctx.captures.pop(h, None)
+        if self._abandoned is not None or self._deferred is None:
+            return
+        self._abandoned = why
+        drv = _driver()
+        try:
+            drv.graph_destroy(drv.stream_end_capture(h))
+        except CudaAPIError:
+            pass
+        finally:
+            self._undefer()
 
     def _undefer(self):
         deferred, self._deferred = self._deferred or [], []
@@ -91,7 +117,15 @@ class Graph:
 
     def __exit__(self, exc_type, exc, tb):
         drv = _driver()
+        if self._abandoned is not None:
+            if exc_type is None:
+                raise CudaAPIError(CUDA_ERROR_STREAM_CAPTURE_INVALIDATED,
+                                   f"{self._abandoned} inside the `with graph(...)` block ended "
+                                   f"the capture of stream {self._handle:#x} and destroyed the "
+                                   "stream; nothing was captured", "cuStreamEndCapture")
+            return False
         capturing.pop(self._handle, None)
+        self._ctx.captures.pop(self._handle, None)
         try:
             try:
                 graph = drv.stream_end_capture(self._handle)

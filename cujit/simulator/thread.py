@@ -16,6 +16,7 @@ import numpy as np
 from .checked import CheckedArray
 from .errors import typing_error
 from .memory import as_dtype, check_shape, frozen_const
+from .wmma_sim import wmma_call
 
 __all__ = ["Dim3", "SimThread", "BAR"]
 
@@ -212,6 +213,11 @@ class SimThread:
         self.req = (kind, int(mask) & 0xFFFFFFFF, a, b, _getframe(3))
         blk = self.block
         return blk.wait(self, blk.at_warp)
+
+    def wmma(self, op, *args):
+        """A ``cujit.wmma`` operation (``'fill'``, ``'load'``, ``'mma'``, ``'store'``):
+        :mod:`.wmma_sim`."""
+        return wmma_call(self, op, args)
 
     def syncwarp(self, mask=0xFFFFFFFF):
         self._warp("syncwarp", mask)

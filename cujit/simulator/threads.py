@@ -340,6 +340,8 @@ class Block:
                         for k in sorted(kinds)))
             if group[0].req[0] == "syncwarp":
                 self.warp_gen[warp] += 1
+            if group[0].req[0].startswith("wmma.") and have != 0xFFFFFFFF:
+                self._partial_warp(warp, group)
             _compute(group, self if checks else None)
             resumed.extend(group)
         if not resumed and still:
@@ -354,6 +356,19 @@ class Block:
                 f"{_describe(missing)} wait at syncthreads() or another warp call")
         resumed.sort(key=lambda t: t.lin)
         return resumed, still
+
+    def _partial_warp(self, warp, group):
+        """Raise for a ``cujit.wmma`` call that not all 32 lanes of ``warp`` make: the
+        tensor-core instructions are warp-wide (``.sync.aligned``)."""
+        t = group[0]
+        lanes = min(32, self.nthreads - warp * 32)
+        why = (f"the block has {self.nthreads} threads, so warp {warp} has only {lanes} lanes "
+               "(use a block size that is a multiple of 32)" if lanes < 32 else
+               f"the other {32 - len(group)} lane(s) have exited")
+        raise WarpDivergenceError(
+            f"cujit.{t.req[0]} in block blockIdx={fmt_dim(self.bid)} at "
+            f"{frame_site(t.req[4])} is warp-wide: all 32 lanes of the warp must call it "
+            f"together, but only {_describe(group)} of warp {warp} do: {why}")
 
     def _check_mask(self, mask, group):
         """A lane that calls a warp function with a mask without its own bit: undefined
@@ -423,6 +438,20 @@ def _compute(group, checker=None):
     if kind == "syncwarp":
         for t in group:
             t.resume = None
+        return
+    if kind.startswith("wmma."):
+        keys = {t.req[2] for t in group}
+        if len(keys) > 1:
+            t = group[0]
+            raise WarpDivergenceError(
+                f"cujit.{kind} at {frame_site(t.req[4])}: the lanes of warp {t.warp} pass "
+                "different fragments, arrays, offsets, ldm or layouts; a tensor-core call "
+                "takes the same arguments in every lane")
+        parts = [None] * 32
+        for t in group:
+            parts[t.laneid] = t.req[3]
+        for t in group:
+            t.resume = parts
         return
     if kind.startswith("shfl"):
         vals = {t.laneid: t.req[2] for t in group}

@@ -682,7 +682,9 @@ def _call_table():
                                 K.SYNCTHREADS_COUNT, K.SYNCTHREADS_AND, K.SYNCTHREADS_OR,
                                 K.SYNCWARP, K.THREADFENCE, K.THREADFENCE_BLOCK,
                                 K.THREADFENCE_SYSTEM, K.BALLOT_SYNC, K.ALL_SYNC, K.ANY_SYNC,
-                                K.EQ_SYNC, K.ACTIVEMASK, K.LANEMASK_LT, K.MATH_PARTS),
+                                K.EQ_SYNC, K.ACTIVEMASK, K.LANEMASK_LT, K.MATH_PARTS,
+                                K.WMMA_FRAGMENT, K.WMMA_FILL, K.WMMA_LOAD, K.WMMA_MMA,
+                                K.WMMA_STORE),
                                R.c_as_written))
     table.update({K.CAST: R.c_cast, K.DEVICE: R.c_device, K.PRINT: R.c_print,
                   K.OVERLOAD: R.c_overload, K.USER_INTRINSIC: R.c_user_intrinsic,

@@ -548,7 +548,8 @@ def _vcall_table():
         K.SHFL_UP_SYNC, K.SHFL_DOWN_SYNC, K.SHFL_XOR_SYNC, K.BALLOT_SYNC, K.ALL_SYNC,
         K.ANY_SYNC, K.EQ_SYNC, K.MATCH_ANY_SYNC, K.MATCH_ALL_SYNC, K.ACTIVEMASK,
         K.LANEMASK_LT, K.POPC, K.BREV, K.CLZ, K.FFS, K.CBRT, K.SELP, K.MULHI, K.NANOSLEEP,
-        K.LIBDEVICE, K.CLOSURE, K.USER_INTRINSIC), E.vc_per_thread)
+        K.LIBDEVICE, K.CLOSURE, K.USER_INTRINSIC, K.WMMA_FRAGMENT, K.WMMA_FILL, K.WMMA_LOAD,
+        K.WMMA_MMA, K.WMMA_STORE), E.vc_per_thread)
     table.update({K.CAST: E.vc_cast, K.GRID: E.vc_grid, K.DEVICE: E.vc_device,
                   K.OVERLOAD: E.vc_overload,
                   K.FMA: E.vc_fma, K.ATOMIC: E.vc_atomic, K.SYNCTHREADS_COUNT: E.vc_sync_pred,

@@ -77,6 +77,53 @@ def test_to_device_into_wrong_destination():
     assert same is to and to.copy_to_host().tolist() == [1.0] * 4
 
 
+def test_to_device_into_destination_from_device_mapped_managed_and_record_sources():
+    """numba's ``to_device(obj, to=dst)`` is ``dst.copy_to_device(obj)`` whatever ``obj``
+    is; device, mapped and record sources used to be returned as they were."""
+    dst = cujit.to_device(np.zeros(4))
+    src = cujit.to_device(np.arange(4.0))
+    assert cujit.to_device(src, to=dst) is dst
+    assert dst.copy_to_host().tolist() == [0.0, 1.0, 2.0, 3.0]
+    m = cujit.mapped_array(4)
+    m[:] = 7
+    assert cujit.to_device(m, to=dst) is dst and dst.copy_to_host().tolist() == [7.0] * 4
+    g = cujit.managed_array(4)
+    g[:] = 5
+    assert cujit.to_device(g, to=dst) is dst and dst.copy_to_host().tolist() == [5.0] * 4
+    rt = np.dtype([("x", "f8"), ("n", "i4")])
+    rec = np.zeros(1, rt)[0]
+    rec["x"], rec["n"] = 3.0, 9
+    drec = cujit.to_device(np.zeros(1, rt)[0])
+    assert cujit.to_device(rec, to=drec) is drec
+    assert drec.copy_to_host()["x"] == 3.0 and drec.copy_to_host()["n"] == 9
+    other = cujit.to_device(np.zeros(1, rt)[0])
+    assert cujit.to_device(drec, to=other) is other and other.copy_to_host()["n"] == 9
+    assert cujit.to_device(np.arange(4.0) + 10, to=dst, copy=False) is dst
+    assert dst.copy_to_host().tolist() == [5.0] * 4         # copy=False: nothing copied
+
+
+def test_to_device_into_destination_keeps_numba_checks_and_the_destination():
+    dst = cujit.to_device(np.arange(4.0))
+    with pytest.raises(TypeError, match="incompatible dtype"):
+        cujit.to_device(cujit.to_device(np.zeros(4, np.float32)), to=dst)
+    with pytest.raises(ValueError, match="incompatible shape"):
+        cujit.to_device(cujit.to_device(np.zeros(5)), to=dst)
+    with pytest.raises(ValueError, match="incompatible shape"):
+        cujit.to_device(cujit.mapped_array(3), to=dst)
+    assert dst.copy_to_host().tolist() == [0.0, 1.0, 2.0, 3.0]
+    rt = np.dtype([("x", "f8")])
+    drec = cujit.to_device(np.zeros(1, rt)[0])
+    with pytest.raises(TypeError, match="incompatible dtype"):
+        cujit.to_device(np.zeros(1, [("y", "i8")])[0], to=drec)
+    with pytest.raises(TypeError, match="incompatible dtype"):
+        cujit.to_device(cujit.to_device(np.zeros(1, [("y", "i8")])[0]), to=drec)
+    assert drec.copy_to_host()["x"] == 0.0
+    with pytest.raises(TypeError, match="DeviceNDArray or DeviceRecord"):
+        cujit.to_device(dst, to=cujit.mapped_array(4))
+    with pytest.raises(TypeError, match="stream"):
+        cujit.to_device(np.zeros(4), to=dst, stream=2.5)
+
+
 def test_to_device_rejects_object_arrays():
     with pytest.raises(TypeError, match="object"):
         cujit.to_device(np.array([object(), None]))

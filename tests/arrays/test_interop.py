@@ -211,3 +211,49 @@ def test_ipc_handle_on_the_simulator_is_a_clear_error():
     d = cujit.to_device(np.arange(4))
     with pytest.raises(cujit.CudaAPIError, match="cuIpcGetMemHandle.*CUDA_ERROR_NOT_SUPPORTED"):
         d.get_ipc_handle()
+
+
+def test_cai_default_stream_imports_share_the_contexts_stream_object():
+    a = cujit.device_array(8, np.float32)
+    ctx = cujit.current_context()
+    one = cujit.as_cuda_array(Foreign(a, stream=1), sync=False)
+    two = cujit.as_cuda_array(Foreign(a, stream=2), sync=False)
+    assert one.stream is ctx.get_legacy_default_stream() and one.stream.handle == 1
+    assert two.stream is ctx.get_per_thread_default_stream() and two.stream.handle == 2
+    assert cujit.as_cuda_array(Foreign(a, stream=1), sync=False).stream is one.stream
+
+
+def test_cai_plain_and_full_parse_agree():
+    from cujit.arrays import interop
+    a = cujit.to_device(np.arange(12, dtype=np.int32).reshape(3, 4))
+    desc = a.__cuda_array_interface__
+    plain = interop._parse_plain(desc)
+    assert plain is not None
+    full = interop._parse(dict(desc, strides=(16, 4)))     # explicit strides: the full parse
+    assert plain[:5] == full[:5] and plain[5] == "C" and full[5] is None
+    v = cujit.as_cuda_array(Foreign(a))
+    np.testing.assert_array_equal(v.copy_to_host(), np.arange(12).reshape(3, 4))
+
+
+@pytest.mark.parametrize("override, err", [
+    ({"shape": (3, -4)}, ValueError), ({"typestr": "|O8"}, ValueError),
+    ({"data": (None, False)}, ValueError), ({"version": -1}, ValueError),
+    ({"shape": (3.0, 4)}, ValueError)])
+def test_cai_plain_parse_leaves_bad_interfaces_to_the_full_checks(override, err):
+    a = cujit.device_array((3, 4), np.int32)
+    with pytest.raises(err, match="malformed __cuda_array_interface__"):
+        cujit.as_cuda_array(Foreign(a, **override))
+
+
+def test_dlpack_import_refuses_a_device_no_process_device_has():
+    a = cujit.device_array(4, np.float32)
+
+    class Elsewhere:
+        def __dlpack__(self, stream=None, max_version=None):
+            return a.__dlpack__(stream=stream, max_version=max_version)
+
+        def __dlpack_device__(self):
+            return (dlpack.kDLCUDA, 99)
+    with pytest.raises(ValueError, match="reports CUDA device 99"):
+        cujit.from_dlpack(Elsewhere())
+    assert cujit.from_dlpack(a).shape == (4,)       # the current device's: imported

@@ -63,6 +63,22 @@ def test_targets_judged(bench_runner):
     assert rows["pool_alloc_free_us"]["cujit"] is None
 
 
+def test_gemm_rows_judge_throughput_against_cublas_and_fma(bench_runner):
+    def rows(cujit_tflops, cublas_tflops, over_fma):
+        cj = dict(CUJIT, figures={"gemm_wmma_tflops": cujit_tflops, "gemm_fma_tflops": 40.0,
+                                  "gemm_wmma_over_fma_x": over_fma})
+        cp = dict(CUPY, skipped=None, figures={"gemm_wmma_tflops": cublas_tflops})
+        return {r["key"]: r for r in bench_runner.build_table(bench_runner.merge([cj, cp]))}
+    good = rows(400.0, 700.0, 10.0)
+    # TFLOP/s is a throughput: the cost ratio is cuBLAS's figure over cujit's
+    assert good["gemm_wmma_tflops"]["ratios"]["cupy"] == pytest.approx(1.75)
+    assert good["gemm_wmma_tflops"]["meets"] is True          # 57% of cuBLAS >= 50%
+    assert good["gemm_wmma_over_fma_x"]["meets"] is True
+    bad = rows(300.0, 700.0, 3.0)
+    assert bad["gemm_wmma_tflops"]["meets"] is False          # 43% of cuBLAS
+    assert bad["gemm_wmma_over_fma_x"]["meets"] is False      # < 4x the FMA kernel
+
+
 def test_row_order_follows_rows_then_unknown_keys(bench_runner):
     extra = dict(CUJIT, figures=dict(CUJIT["figures"], zz_custom_us=1.0))
     rows = bench_runner.build_table(bench_runner.merge([extra]))

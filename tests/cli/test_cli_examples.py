@@ -29,6 +29,11 @@ def test_tiled_matmul_matches_numpy():
     assert float(words[-1]) < 1e-4
 
 
+def test_tensor_core_gemm_matches_numpy():
+    words = _run("tensor_core_gemm.py")
+    assert words[:3] == ["128x128x128", "fp16", "wmma:"] and words[-1] == "(ok)"
+
+
 def test_constant_memory_results():
     out = " ".join(_run("constant_memory.py"))
     assert "[1. 2. 3. 1. 2. 3. 1. 2. 3.]" in out

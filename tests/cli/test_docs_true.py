@@ -10,13 +10,15 @@ def _read(*parts):
         return f.read()
 
 
-def test_usertrial_note_and_tests_agree_on_xfail():
-    note = _read("docs", "design-usertrial.md")
-    tests = "".join(_read("tests", "usertrial", n) for n in
-                    os.listdir(os.path.join(ROOT, "tests", "usertrial")) if n.endswith(".py"))
-    has_xfail = "pytest.mark.xfail" in tests
-    assert has_xfail == ("## Left for the arrays owner (xfail" in note)
-    assert not has_xfail
+def test_fixed_defects_note_names_test_files_that_exist_and_none_is_xfail():
+    note = _read("docs", "fixed-defects.md")
+    named = sorted(set(re.findall(r"`(tests/[\w/]+\.py)`", note)))
+    assert len(named) >= 25
+    missing = [p for p in named if not os.path.exists(os.path.join(ROOT, p))]
+    assert missing == []
+    tests = "".join(_read(p) for p in named)
+    assert re.search(r"^\s*(@|pytestmark\s*=\s*)pytest\.mark\.xfail", tests, re.M) is None
+    assert "## Left for the arrays owner (xfail" not in note
 
 
 def test_docs_name_only_files_that_exist():

@@ -348,3 +348,22 @@ def test_dispatcher_installs_fast_paths_most_recent_first_and_bounded():
     k._install_fast(fs[3])
     assert k._fast is fs[3] and k._fasts[:2] == [fs[3], fs[-1]]
     assert len(k._fasts) == dp._MAX_FAST and fs[0] not in k._fasts
+
+
+def test_fast_path_with_many_scalars_packs_each_and_checks_each_type(fake_ctx):
+    drv = FakeDriver()
+    types = (ct.int64,) * 200 + (ct.float64,) * 56
+    vals = tuple(range(200)) + tuple(float(i) for i in range(56))
+    lk, fast = make(types, vals, fake_ctx, drv)
+    c = ok_cfg(lk.info)
+    assert fast(c, vals)
+    assert fast.packer.values() == vals
+    bad = list(vals)
+    bad[199] = 1.5                      # a float where an int64 was specialised
+    assert fast(c, tuple(bad)) is False
+    bad = list(vals)
+    bad[255] = 3                        # an int where a float64 was: another specialisation
+    assert fast(c, tuple(bad)) is False
+    assert fast(c, vals[:-1]) is False
+    assert fast(c, vals + (1,)) is False
+    assert len(drv.calls) == 1

@@ -476,7 +476,7 @@ def test_device_limits_are_the_device_attributes():
 
 
 def test_stream_handle_rules():
-    from cujit.streams import stream_handle
+    from cujit.runtime.streams import stream_handle
     s = cujit.stream()
     assert stream_handle(0) == 0 and stream_handle(None) == 0 and stream_handle(s) == s.handle
     for bad in (1, 1.0, "s", True):
@@ -610,7 +610,7 @@ def test_callback_on_a_stale_stream_names_cu_launch_host_func():
 
 
 def test_callback_exception_warning_names_the_exception_type():
-    from cujit.streams import CallbackWarning
+    from cujit.runtime.streams import CallbackWarning
     s = cujit.stream()
 
     def boom(stream, status, arg):
@@ -621,7 +621,7 @@ def test_callback_exception_warning_names_the_exception_type():
 
 
 def test_stream_handle_of_a_protocol_object_names_it():
-    from cujit.streams import stream_handle
+    from cujit.runtime.streams import stream_handle
 
     class Proto:
         def __cuda_stream__(self):

@@ -1,5 +1,6 @@
 """Allocation and deferred frees from several threads at once."""
 import threading
+import time
 
 import numpy as np
 
@@ -78,3 +79,60 @@ def test_copies_racing_with_frees_in_another_thread(ctx):
         t.join()
         sys.setswitchinterval(old)
     assert errors == [] and (buf == 6).all()
+
+
+def test_queue_byte_count_exact_while_threads_append_and_flush():
+    """``nbytes`` equals the bytes of the entries queued, while appends in three threads race
+    with flushes in this one (a flush's recount raced with appends and drifted)."""
+    import sys
+    from cujit.config import config
+    from cujit.memory.deallocations import PendingDeallocs
+    config.CUDA_DEALLOCS_COUNT = 1 << 30        # only this thread flushes
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        q = PendingDeallocs(None, 1 << 40)
+        stop = threading.Event()
+
+        def appender():
+            while not stop.is_set():
+                q.add_item(lambda h: None, 1, 8)
+
+        threads = [threading.Thread(target=appender) for _ in range(3)]
+        for t in threads:
+            t.start()
+        try:
+            # bounded by time, not by count: how many interleavings a count gives depends
+            # on the machine (nothing about the time is asserted)
+            end = time.monotonic() + 1.5
+            while time.monotonic() < end:
+                q.clear()
+        finally:
+            stop.set()
+            for t in threads:
+                t.join()
+        assert q.nbytes == 8 * len(q)
+        q.clear()
+        assert (len(q), q.nbytes) == (0, 0)
+    finally:
+        sys.setswitchinterval(old)
+
+
+def test_failed_free_leaves_exact_byte_count():
+    """A free that raises ends the flush; the bytes still queued are counted exactly."""
+    import warnings
+    from cujit.memory.deallocations import PendingDeallocs, DeallocationWarning
+    q = PendingDeallocs(None, 1 << 40)
+
+    def bad(h):
+        raise RuntimeError("driver said no")
+
+    with q.disable():
+        q.add_item(lambda h: None, 1, 100)
+        q.add_item(bad, 2, 30)
+        q.add_item(lambda h: None, 3, 7)
+    assert q.nbytes == 137
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeallocationWarning)
+        q.clear()
+    assert (len(q), q.nbytes) == (1, 7)

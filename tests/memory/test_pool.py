@@ -126,6 +126,35 @@ def test_memalloc_rejects_bad_size_and_stream(pool):
     assert pool.get_stats().alloc_count == 0
 
 
+@pytest.mark.parametrize("handle", [-3, -1, 1 << 64, 1 << 70])
+def test_memalloc_rejects_stream_handles_that_are_not_cu_streams(pool, handle):
+    with pytest.raises(ValueError, match=rf"stream handle {handle} is not a CUstream"):
+        pool.memalloc(64, stream=handle)
+    assert pool.get_stats().alloc_count == 0
+    assert all(not isinstance(k, tuple) or k[1] != handle for k in pool._free)
+
+
+def test_memalloc_rejects_a_stream_destroyed_by_reset(pool):
+    from cujit.driver.errors import CudaAPIError
+    s = cujit.stream()
+    ctx = pool.context
+    ctx.reset()
+    with pytest.raises(CudaAPIError, match="destroyed when its context was reset") as ei:
+        pool.memalloc(64, stream=s)
+    assert ei.value.code == 400             # CUDA_ERROR_INVALID_HANDLE
+    assert pool.get_stats().alloc_count == 0
+
+
+def test_memalloc_takes_largest_valid_handle_and_live_streams(pool):
+    s = cujit.stream()
+    p = pool.memalloc(64, stream=s)
+    q = pool.memalloc(64, stream=(1 << 64) - 1)
+    assert p.device_pointer_value and q.device_pointer_value
+    del p, q
+    assert sorted(k[1] for k in pool._free if isinstance(k, tuple)) == \
+        sorted([s.handle, (1 << 64) - 1])
+
+
 def test_out_of_memory_releases_the_cache_and_retries(pool, count_calls, monkeypatch):
     from cujit.driver import get_driver
     from cujit.driver.errors import CudaAPIError, CUDA_ERROR_OUT_OF_MEMORY

@@ -292,7 +292,7 @@ def test_kernels_without_barriers_run_plain_and_give_the_same_values():
     assert a.tolist() == b.tolist()
     assert a[:3].tolist() == [0, 10 + 1, 20 + 3]
     # activemask waits for the warp's lanes to converge (tests/usertrial/
-    # test_usertrial_activemask.py), so a kernel calling it runs on the greenlet schedule
+    # test_sim_activemask.py), so a kernel calling it runs on the greenlet schedule
     assert typedexec.needs_threads(typedexec.typed_function(_activemask_only.py_func, arr))
 
 

@@ -205,3 +205,84 @@ def test_dropped_graph_is_destroyed_through_the_resource_queue(s, ctx, count_cal
     assert len(ctx.deallocations) == n + 1 and destroyed == []
     ctx.deallocations.clear()
     assert len(destroyed) == 1
+
+
+@pytest.mark.parametrize("end", ["reset", "close"])
+def test_reset_or_close_inside_capture_ends_it_and_later_work_runs(end):
+    """A reset or close inside ``with graph(s)`` ends the capture before the stream is
+    destroyed: the block raises INVALIDATED, and synchronous work, kernels and new captures
+    work afterwards (a capture left open refused them for good)."""
+    from cujit.driver import get_driver
+    s = cujit.stream()
+    d = cujit.to_device(np.zeros(8), stream=s)
+    g = cujit.graph(s)
+    with pytest.raises(CudaAPIError, match=r"inside the `with graph") as info:
+        with g:
+            add_one[1, 8, s](d)
+            if end == "reset":
+                cujit.current_context().reset()
+            else:
+                cujit.close()
+    assert info.value.name == "CUDA_ERROR_STREAM_CAPTURE_INVALIDATED"
+    assert g.node_count is None
+    with pytest.raises(RuntimeError, match="nothing to launch"):
+        g.launch()
+    ctx = cujit.current_context()
+    assert ctx.captures == {}
+    h = cujit.to_device(np.arange(8.0))
+    cujit.synchronize()
+    add_one[1, 8](h)
+    assert h.copy_to_host().tolist() == [float(i + 1) for i in range(8)]
+    s2 = cujit.stream()
+    with cujit.graph(s2) as g2:
+        add_one[1, 8, s2](h)
+    g2.launch()
+    s2.synchronize()
+    assert h.copy_to_host()[0] == 2.0
+    if get_driver().is_simulator:
+        assert get_driver()._capture.active == {}
+
+
+def test_close_inside_capture_while_another_exception_propagates_keeps_it():
+    s = cujit.stream()
+    d = cujit.to_device(np.zeros(8), stream=s)
+    with pytest.raises(KeyError, match="mine"):
+        with cujit.graph(s):
+            add_one[1, 8, s](d)
+            cujit.close()
+            raise KeyError("mine")
+    assert cujit.to_device(np.ones(2)).copy_to_host().tolist() == [1.0, 1.0]
+
+
+@pytest.mark.parametrize("make", [
+    lambda: np.zeros(8),
+    lambda: cujit.pinned_array(8),
+    lambda: cujit.InOut(np.zeros(8)),
+    lambda: cujit.In(np.zeros(8)),
+    lambda: (np.zeros(8),),
+], ids=["pageable", "pinned", "InOut", "In", "tuple"])
+def test_kernel_on_a_host_array_cannot_be_captured(s, make):
+    """A launch during capture that would copy a host array to the device and back is refused
+    before anything is recorded, on the simulator as on a GPU; nothing writes the host array
+    afterwards."""
+    arg = make()
+    with pytest.raises(CudaAPIError, match="argument 0 of kernel add_one is a host") as info:
+        with cujit.graph(s) as g:
+            add_one[1, 8, s](arg)
+    assert info.value.name == "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED"
+    assert g.node_count is None
+    host = arg.value if hasattr(arg, "value") else arg[0] if isinstance(arg, tuple) else arg
+    assert host.tolist() == [0.0] * 8
+
+
+def test_capture_refusing_a_host_array_leaves_device_and_mapped_arrays_capturable(s):
+    d = cujit.to_device(np.zeros(8))
+    m = cujit.mapped_array(8)
+    m[:] = 0
+    with cujit.graph(s) as g:
+        add_one[1, 8, s](d)
+        add_one[1, 8, s](m)
+    g.launch()
+    g.launch()
+    s.synchronize()
+    assert d.copy_to_host().tolist() == [2.0] * 8 and m.tolist() == [2.0] * 8

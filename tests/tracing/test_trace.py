@@ -116,10 +116,10 @@ def _hook_points():
 
 
 def test_trace_subscribes_while_recording_and_leaves_no_listener(tmp_path):
-    from cujit.devices import Context
+    from cujit.runtime.devices import Context
     from cujit.memory.deallocations import PendingDeallocs
     from cujit.arrays import devicearray
-    from cujit.streams import Stream
+    from cujit.runtime.streams import Stream
     before = (Context.__dict__["memalloc"], PendingDeallocs.__dict__["add_item"],
               devicearray.copy_htod, Stream.__dict__["synchronize"],
               cujit.current_context().memalloc)
