@@ -15,6 +15,8 @@ script).
   the simulator with the access recorder on, then the report (:mod:`cujit.access_cli`).
 - ``run [--sim] SCRIPT [ARGS]`` / ``run [--sim] -m MODULE [ARGS]``: unmodified code that says
   ``from numba import cuda`` runs on cujit, child processes included (:mod:`cujit.run_cli`).
+- ``conformance [--sim] [--tests DIR] [--subset fast|all] [--json OUT] [--markdown OUT]``:
+  numba-cuda's own test modules on cujit, per-module counts (:mod:`cujit.conformance`).
 
 Backend choice happens here, before anything touches a driver: ``--sim`` (or
 ``CUJIT_ENABLE_CUDASIM=1`` / ``NUMBA_ENABLE_CUDASIM=1``) selects the simulator; otherwise a GPU
@@ -389,6 +391,8 @@ def _parser():
     add_parser(sub)
     from .run_cli import add_parser as add_run_parser
     add_run_parser(sub)
+    from .conformance import add_parser as add_conformance_parser
+    add_conformance_parser(sub)
     return p
 
 
@@ -414,8 +418,9 @@ def main(argv=None):
         print(f"python -m cujit {args.command}: {exc}", file=sys.stderr)
         return 2
     from .access_cli import cmd_access_report
+    from .conformance import cmd_conformance
     cmd = {"demo": cmd_demo, "info": cmd_info, "bench": cmd_bench,
-           "access-report": cmd_access_report}[args.command]
+           "access-report": cmd_access_report, "conformance": cmd_conformance}[args.command]
     try:
         return cmd(args)
     except BrokenPipeError:

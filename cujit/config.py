@@ -44,6 +44,12 @@ Settings (attribute — environment suffix — type, default):
   ``:``, empty: more include directories for NVRTC when ``link=`` compiles CUDA C/C++.
 - ``CUDA_HOME``, ``CUDA_PATH`` — those exact names — path, empty: CUDA toolkits searched for
   ``nvdisasm`` (``inspect_sass``).
+- ``CUDA_LOW_OCCUPANCY_WARNINGS`` — same — bool, True, and ``CUDA_WARN_ON_IMPLICIT_COPY`` —
+  same — bool, True: numba's switches for its performance warnings (a grid too small for the
+  device; a host array copied at launch).  cujit emits neither warning, so both are accepted
+  and kept for code that saves and restores them (numba-cuda's ``CUDATestCase`` does).
+- ``CONFORMANCE_TESTS`` — ``CUJIT_CONFORMANCE_TESTS`` only — path, "": numba-cuda's
+  ``numba/cuda/tests`` directory for ``python -m cujit conformance`` (docs/conformance.md).
 
 Every environment variable cujit reads is one of these (tests/test_architecture.py checks
 that no other module reads ``os.environ``); ``python -m cujit info`` shows them all.
@@ -178,6 +184,9 @@ _SETTINGS = {
     "CUDA_HOME": (("CUDA_HOME",), _path, "", False),
     "CUDA_PATH": (("CUDA_PATH",), _path, "", False),
     "NUMBA_ALIAS": ("NUMBA_ALIAS", _parse_bool, False, False),
+    "CUDA_LOW_OCCUPANCY_WARNINGS": ("CUDA_LOW_OCCUPANCY_WARNINGS", _parse_bool, True, True),
+    "CUDA_WARN_ON_IMPLICIT_COPY": ("CUDA_WARN_ON_IMPLICIT_COPY", _parse_bool, True, True),
+    "CONFORMANCE_TESTS": ("CONFORMANCE_TESTS", _path, "", False),
 }
 
 

@@ -24,7 +24,8 @@ from .types_core import (  # noqa: F401 - the public module re-exports the core
     Tuple, Type, UniTuple, _BY_DTYPE, _CACHE, _Interned, _NAMES, _alignment_of,
     _array_from_slices, _field_type, _rebuild, as_dtype_type, bool_, boolean, byte, complex128,
     bfloat16, complex64, complex_domain, float16, float32, float64, from_dtype, int16, int32,
-    int64, int8, integer_domain, intp, none, number_domain, real_domain, uint16, uint32, uint64,
+    int64, int8, integer_domain, intp, none, number_domain, real_domain, signed_domain, uint16,
+    uint32, uint64, unsigned_domain,
     uint8, uintp, void, from_numba_type, from_numba_signature)
 from .types_enum import (EnumMember, IntEnumMember, enum_member_type, is_int_enum_member,
                          is_plain_enum_member)
@@ -44,7 +45,11 @@ __all__ = ["Type", "Boolean", "Integer", "IntegerLiteral", "Float", "BFloat16", 
            "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16",
            "float32", "float64", "bfloat16", "complex64", "complex128", "intp", "uintp", "void",
            "none", "typeof", "from_dtype", "as_dtype_type", "parse_signature",
-           "integer_domain", "real_domain", "complex_domain", "number_domain"]
+           "integer_domain", "signed_domain", "unsigned_domain", "real_domain",
+           "complex_domain", "number_domain",
+           "b1", "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "f2", "f4", "f8", "c8",
+           "c16", "double", "char", "uchar", "short", "ushort", "int_", "uint", "intc",
+           "uintc", "long_", "ulong", "longlong", "ulonglong", "ssize_t", "size_t"]
 
 
 def _layout_of(shape, strides, itemsize):

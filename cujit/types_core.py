@@ -380,7 +380,9 @@ intp, uintp = int64, uint64
 void = none = NoneType()
 byte = uint8
 
-integer_domain = frozenset([int8, int16, int32, int64, uint8, uint16, uint32, uint64])
+signed_domain = frozenset([int8, int16, int32, int64])
+unsigned_domain = frozenset([uint8, uint16, uint32, uint64])
+integer_domain = signed_domain | unsigned_domain
 real_domain = frozenset([float16, float32, float64])
 complex_domain = frozenset([complex64, complex128])
 number_domain = integer_domain | real_domain | complex_domain

@@ -74,6 +74,20 @@ def test_short_type_names_are_numbas():
     assert cuda.none is cuda.void
 
 
+def test_types_module_has_the_short_and_c_names_as_numba_cuda_types():
+    import cujit.types as t
+    assert (t.f2, t.i1, t.u8, t.c16) == (cuda.float16, cuda.int8, cuda.uint64, cuda.complex128)
+    assert t.size_t is cuda.size_t and t.double is cuda.float64
+    assert {"f2", "i4", "size_t"} <= set(t.__all__)
+
+
+def test_types_module_has_numbas_signed_and_unsigned_domains():
+    import cujit.types as t
+    assert t.signed_domain == {cuda.int8, cuda.int16, cuda.int32, cuda.int64}
+    assert t.unsigned_domain == {cuda.uint8, cuda.uint16, cuda.uint32, cuda.uint64}
+    assert t.signed_domain | t.unsigned_domain == t.integer_domain
+
+
 def test_c_type_names_follow_the_platforms_c_sizes():
     def signed(np_type):
         return {1: cuda.int8, 2: cuda.int16, 4: cuda.int32, 8: cuda.int64}[
@@ -258,6 +272,12 @@ def test_private_driver_reaches_raise_numbas_errors():
         driver._raise_driver_not_found()
     with pytest.raises(cuda.CudaSupportError, match="error occurred during load:\nlibcuda.so"):
         driver._raise_driver_error("libcuda.so: cannot open")
+
+
+def test_private_have_nvjitlink_says_whether_nvjitlink_loads():
+    from cujit.cudadrv import driver
+    from cujit.compiler.linker import nvjitlink_version
+    assert driver._have_nvjitlink() is (nvjitlink_version() is not None)
 
 
 def test_cudadrv_devices_module():

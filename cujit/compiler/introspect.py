@@ -123,7 +123,9 @@ class ForAll:
         if isinstance(ntasks, bool) or not isinstance(ntasks, (int, np.integer)):
             raise TypeError(f"forall() ntasks must be an int, got {ntasks!r}")
         if ntasks < 0:
-            raise ValueError(f"forall() ntasks must be >= 0, got {ntasks}")
+            # numba's wording (its tests match it)
+            raise ValueError(f"Can't create ForAll with negative task count: {ntasks} "
+                             "(forall() ntasks must be >= 0)")
         if isinstance(tpb, bool) or not isinstance(tpb, (int, np.integer)) or tpb < 0:
             raise ValueError(f"forall() tpb must be an int >= 0 (0: chosen for the kernel), "
                              f"got {tpb!r}")

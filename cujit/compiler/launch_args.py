@@ -179,7 +179,8 @@ def wrap_declared_ints(argtypes, values):
 def convert_declared_scalars(argtypes, values):
     """``values`` with every scalar argument converted to its declared parameter type, the
     value the compiled kernel receives (numba.cuda marshals scalars through ctypes of the
-    parameter type): integers wrap as in :func:`wrap_declared_ints`, a Python float for a
+    parameter type): integers wrap as in :func:`wrap_declared_ints` and become NumPy scalars of
+    the parameter's dtype (so they keep its width), a Python float for a
     ``float32`` parameter is rounded to ``np.float32`` (0.1 -> 0.10000000149011612), complex
     and bool parameters get ``np.complex64``/``np.complex128``/``np.bool_``.  Used by the
     simulator, so both backends compute with the same value; None when nothing changed."""
@@ -189,6 +190,13 @@ def convert_declared_scalars(argtypes, values):
     changed = wrapped is not None
     scalar = (int, float, complex, bool, np.number, np.bool_)
     for i, (t, v) in enumerate(zip(argtypes, out)):
+        if isinstance(t, ct.Integer) and isinstance(v, (int, np.integer)) \
+                and not isinstance(v, (bool, np.bool_)) and type(v) is not t.dtype.type:
+            # a value that fits still takes the parameter's width: clz/brev/popc of a uint32
+            # parameter count 32 bits, not the 64 of a Python int
+            out[i] = t.dtype.type(v)
+            changed = True
+            continue
         if isinstance(t, (ct.Float, ct.Complex, ct.Boolean)) and isinstance(v, scalar) \
                 and type(v) is not t.dtype.type:
             if isinstance(t, ct.Float) and isinstance(v, (complex, np.complexfloating)):

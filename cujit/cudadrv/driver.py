@@ -1,6 +1,7 @@
 """``numba.cuda.cudadrv.driver``'s names that cujit has (re-exports, for ported imports), and
-the module's private helpers that libraries call (``_raise_driver_not_found``, which STUMPY
-calls when there is no GPU)."""
+the module's private helpers that libraries and numba-cuda's ``testing.py`` call
+(``_raise_driver_not_found``, which STUMPY calls when there is no GPU; ``_have_nvjitlink``)."""
+from ..compiler.linker import nvjitlink_available
 from ..driver.errors import CudaAPIError, CudaDriverError, CudaSupportError
 from ..memory import (AutoFreePointer, BaseCUDAMemoryManager, GetIpcHandleMixin,
                       HostOnlyCUDAMemoryManager, IpcHandle, ManagedMemory, MappedMemory,
@@ -44,3 +45,10 @@ def _raise_driver_error(e):
     load with error ``e`` (any object, shown with ``%s``), as numba.cuda's
     ``cudadrv.driver._raise_driver_error``."""
     raise CudaSupportError(DRIVER_LOAD_ERROR_MSG % (e,))
+
+
+def _have_nvjitlink():
+    """True when nvJitLink loads here (:func:`cujit.compiler.linker.nvjitlink_available`), as
+    numba.cuda's ``cudadrv.driver._have_nvjitlink``; numba-cuda's ``testing.py`` calls it at
+    import to decide ``skip_if_nvjitlink_missing``."""
+    return nvjitlink_available()

@@ -88,6 +88,11 @@ def test_forall_covers_ntasks():
     assert (r == -1).all()
 
 
+def test_forall_negative_ntasks_says_numbas_message():
+    with pytest.raises(ValueError, match="Can't create ForAll with negative task count: -3"):
+        cuda.jit(scale).forall(-3)
+
+
 @pytest.mark.parametrize("ntasks,tpb,exc", [(-1, 0, ValueError), (2.5, 0, TypeError),
                                             (True, 0, TypeError), (4, -2, ValueError)])
 def test_forall_bad_arguments(ntasks, tpb, exc):

@@ -140,6 +140,27 @@ def test_convert_declared_scalars():
     assert type(got[3]) is np.bool_ and got[3]
     assert type(got[4]) is np.float64
     assert convert_declared_scalars((T.float32,), (np.float32(1),)) is None
+    got = convert_declared_scalars((T.int32, T.uint64), (5, np.int64(7)))
+    assert type(got[0]) is np.int32 and type(got[1]) is np.uint64 and got == (5, 7)
+
+
+def _clz(o, x):
+    o[0] = cuda.clz(x)
+
+
+def _brev(o, x):
+    o[0] = cuda.brev(x)
+
+
+def test_declared_int32_param_keeps_its_width_in_bit_intrinsics():
+    # numba-cuda's test_intrinsics: clz(0x00100000) of an int32 parameter is 11, and brev of
+    # a uint32 0x30F0 is 0x0F0C0000 (a Python int argument must not count 64 bits)
+    out = np.zeros(1, dtype=np.int32)
+    cuda.jit("void(int32[:], int32)")(_clz)[1, 1](out, 0x00100000)
+    assert out[0] == 11
+    outu = np.zeros(1, dtype=np.uint32)
+    cuda.jit("void(uint32[:], uint32)")(_brev)[1, 1](outu, 0x000030F0)
+    assert outu[0] == 0x0F0C0000
 
 
 @pytest.mark.compile

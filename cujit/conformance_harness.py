@@ -1,0 +1,288 @@
+"""The pytest plugin that runs numba-cuda's own test modules on cujit (docs/conformance.md).
+
+``python -m pytest -p cujit.conformance_harness MODULE.py`` with ``CUJIT_CONFORMANCE_TESTS``
+(``cujit.config.CONFORMANCE_TESTS``) naming numba-cuda's ``numba/cuda/tests`` directory, as
+:mod:`cujit.conformance` starts it for each module.  The plugin installs the numba alias
+(:mod:`cujit.numba_alias`: ``numba.cuda`` is cujit) and, first on ``sys.meta_path``, a
+:class:`HarnessFinder` that resolves numba-cuda's test infrastructure to **the user's own
+copy of numba-cuda**, never to files shipped by cujit:
+
+- ``numba.cuda.testing`` is ``<tests>/../testing.py`` (``CUDATestCase``, ``skip_on_cudasim``,
+  ``skip_unless_cc_60``...), ``numba.cuda.tests`` and everything under it are the files of
+  ``<tests>`` (``numba.cuda.tests.support``, ``numba.cuda.tests.cudapy.cache_usecases``...).
+
+Those two files import, at module level, a few modules of numba-cuda's implementation.  The
+finder answers for exactly those (:data:`HARNESS_MODULES`) with small modules built here:
+where the name is user-facing and cujit has it, the object is cujit's own
+(``numba.cuda.core.errors.TypingError`` is ``cujit.TypingError``,
+``numba.cuda.dispatcher.CUDADispatcher`` is cujit's dispatcher class,
+``numba.cuda.core.config`` is ``cujit.config``); where it is a piece of numba's compiler
+(``numba.cuda.extending.register_model``, ``numba.cuda.datamodel.models.OpaqueModel``, the NRT's
+``rtsys``), it is an :class:`Internal` placeholder that raises ``NotImplementedError`` naming
+it when used, so a test needing it fails rather than passes.  A test module importing any other
+``numba.cuda.X`` gets the alias's ``ModuleNotFoundError`` and is counted as not collected.
+
+The plugin also provides what numba-cuda's ``testing/conftest.py`` (not in its wheel) gives
+``CUDATestCase``: the class fixture ``initialize_from_pytest_config`` and the option
+``--dump-failed-filechecks``.
+"""
+import importlib
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import os
+import sys
+import types
+
+import numpy as np
+import pytest
+
+import cujit
+from . import extending as cujit_extending
+from . import numba_alias
+from .compiler.dispatcher import Dispatcher
+from .config import config
+
+__all__ = ["HARNESS_MODULES", "Internal", "HarnessFinder", "tests_directory",
+           "pytest_addoption", "pytest_load_initial_conftests", "pytest_collect_directory",
+           "initialize_from_pytest_config"]
+
+
+class Internal:
+    """A numba-cuda internal that cujit does not have, standing where numba-cuda's test
+    infrastructure imports it.  Importing it works (so ``testing.py`` and ``support.py``
+    load); calling it or reading an attribute raises ``NotImplementedError`` naming it."""
+
+    def __init__(self, qualname):
+        self._qualname = qualname
+
+    def _missing(self):
+        return NotImplementedError(
+            f"{self._qualname} is a numba-cuda internal (its compiler, data model or runtime) "
+            "that cujit does not have; a test that uses it is out of cujit's scope "
+            "(docs/conformance.md)")
+
+    def __call__(self, *args, **kwargs):
+        raise self._missing()
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise self._missing()
+
+    def __repr__(self):
+        return f"<numba-cuda internal {self._qualname} (not in cujit)>"
+
+
+def _cffi_supported():
+    return importlib.util.find_spec("cffi") is not None
+
+
+def _no_toolkit_file(*args, **kwargs):
+    raise FileNotFoundError("cujit's conformance harness: no CUDA toolkit headers or static "
+                            "libraries are looked up (cujit does not compile CUDA C)")
+
+
+def _as_dtype(typ):
+    """numba's ``numpy_support.as_dtype``: the NumPy dtype of a scalar or record type (cujit's
+    or Numba's), by :func:`cujit.types.as_dtype_type`; its TypeError for other types."""
+    return cujit.types.as_dtype_type(typ).dtype
+
+
+def _signature(return_type, *args):
+    """numba's ``typing.signature(return_type, *args)``: cujit's
+    :class:`cujit.types.Signature` of those types."""
+    return cujit.types.Signature(return_type, args)
+
+
+#: numba's warning categories that numba-cuda's tests import (to filter or expect them).
+_NUMBA_WARNINGS = ("NumbaWarning", "NumbaPerformanceWarning", "NumbaDeprecationWarning",
+                   "NumbaDebugInfoWarning", "NumbaInvalidConfigWarning")
+
+
+def _numba_warning_classes():
+    """Numba's own warning classes (``numba.core.errors``) when Numba is installed, else none:
+    cujit emits none of them, so a test expecting one fails, and one that only filters them
+    runs."""
+    if not numba_alias.HAS_NUMBA:
+        return {}
+    errors = importlib.import_module("numba.core.errors")
+    return {n: getattr(errors, n) for n in _NUMBA_WARNINGS if hasattr(errors, n)}
+
+
+def _module_contents():
+    """``{module name: {attribute: value}}`` of :data:`HARNESS_MODULES` (built when a child
+    process imports one, so cujit's compiler is loaded only there)."""
+    internal = Internal
+    errors = {"TypingError": cujit.TypingError, "CompileError": cujit.CompileError,
+              **_numba_warning_classes()}
+    return {
+        "numba.cuda.utils": {"PYVERSION": sys.version_info[:2]},
+        "numba.cuda.cuda_paths": {"get_conda_ctk_libdir": lambda: None},
+        "numba.cuda.cudadrv.libs": {"get_cuda_include_dir": _no_toolkit_file,
+                                    "get_cudalib": _no_toolkit_file,
+                                    "check_static_lib": _no_toolkit_file},
+        "numba.cuda.dispatcher": {"CUDADispatcher": Dispatcher},
+        "numba.cuda.core": {},
+        "numba.cuda.core.errors": errors,
+        "numba.cuda.core.config": {},            # replaced by cujit.config itself below
+        "numba.cuda.core.pythonapi": {"unbox": internal("numba.cuda.core.pythonapi.unbox")},
+        "numba.cuda.typing": {"signature": _signature},
+        "numba.cuda.typing.typeof": {"typeof": cujit.types.typeof},
+        "numba.cuda.typing.cffi_utils": {"SUPPORTED": _cffi_supported()},
+        "numba.cuda.memory_management": {},
+        "numba.cuda.memory_management.nrt": {
+            "rtsys": internal("numba.cuda.memory_management.nrt.rtsys")},
+        # the alias maps numba.cuda.extending to cujit.extending; numba-cuda's support.py
+        # also imports three pieces of numba's data-model API from it, which cujit lacks
+        "numba.cuda.extending": {
+            **{n: getattr(cujit_extending, n) for n in cujit_extending.__all__},
+            **{n: internal(f"numba.cuda.extending.{n}")
+               for n in ("typeof_impl", "register_model", "NativeValue")}},
+        "numba.cuda.datamodel": {},
+        "numba.cuda.datamodel.models": {
+            "OpaqueModel": internal("numba.cuda.datamodel.models.OpaqueModel")},
+        "numba.cuda.np": {},
+        "numba.cuda.np.numpy_support": {
+            "numpy_version": tuple(int(p) for p in np.__version__.split(".")[:2]),
+            "from_dtype": cujit.types.from_dtype, "as_dtype": _as_dtype},
+    }
+
+
+#: The numba-cuda modules that ``testing.py`` and ``tests/support.py`` import at module level
+#: and that the alias does not map; :class:`HarnessFinder` answers for them.
+HARNESS_MODULES = ("numba.cuda.utils", "numba.cuda.cuda_paths", "numba.cuda.cudadrv.libs",
+                   "numba.cuda.dispatcher", "numba.cuda.core", "numba.cuda.core.errors",
+                   "numba.cuda.core.config", "numba.cuda.core.pythonapi", "numba.cuda.typing",
+                   "numba.cuda.typing.typeof", "numba.cuda.typing.cffi_utils", "numba.cuda.memory_management",
+                   "numba.cuda.memory_management.nrt", "numba.cuda.extending",
+                   "numba.cuda.datamodel", "numba.cuda.datamodel.models", "numba.cuda.np",
+                   "numba.cuda.np.numpy_support")
+
+_PACKAGES = {"numba.cuda.core", "numba.cuda.typing", "numba.cuda.memory_management",
+             "numba.cuda.datamodel", "numba.cuda.np"}
+
+
+class _HarnessLoader(importlib.abc.Loader):
+    def __init__(self, finder):
+        self.finder = finder
+
+    def create_module(self, spec):
+        if spec.name == "numba.cuda.core.config":
+            return config
+        return None
+
+    def exec_module(self, module):
+        if module is config:
+            return
+        module.__dict__.update(self.finder.contents()[module.__spec__.name])
+        module.__doc__ = ("cujit's conformance harness: the names numba-cuda's test "
+                          "infrastructure imports from this numba-cuda module "
+                          "(docs/conformance.md)")
+
+
+class HarnessFinder(importlib.abc.MetaPathFinder):
+    """Resolves ``numba.cuda.testing`` and ``numba.cuda.tests.*`` to the files of numba-cuda's
+    test directory ``tests_dir`` (its ``numba/cuda/tests``), and :data:`HARNESS_MODULES` to the
+    harness's modules (see the module docstring).  Returns None for every other name.
+
+    Raises ValueError (at construction) when ``tests_dir`` is not a directory with an
+    ``__init__.py`` and a ``../testing.py``.
+    """
+
+    def __init__(self, tests_dir):
+        tests_dir = os.path.abspath(tests_dir)
+        testing = os.path.join(os.path.dirname(tests_dir), "testing.py")
+        if not os.path.isfile(os.path.join(tests_dir, "__init__.py")) or \
+                not os.path.isfile(testing):
+            raise ValueError(f"{tests_dir!r} is not numba-cuda's numba/cuda/tests directory "
+                             "(expected an __init__.py in it and a testing.py beside it)")
+        self.tests_dir = tests_dir
+        self.testing_file = testing
+        self._contents = None
+
+    def contents(self):
+        """:func:`_module_contents`, built once per finder (per child process)."""
+        if self._contents is None:
+            self._contents = _module_contents()
+        return self._contents
+
+    def _file_spec(self, fullname, path):
+        if os.path.isdir(path):
+            init = os.path.join(path, "__init__.py")
+            if not os.path.isfile(init):
+                return None
+            return importlib.util.spec_from_file_location(
+                fullname, init, submodule_search_locations=[path])
+        if os.path.isfile(path + ".py"):
+            return importlib.util.spec_from_file_location(fullname, path + ".py")
+        return None
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname == "numba.cuda.testing":
+            return importlib.util.spec_from_file_location(fullname, self.testing_file)
+        if fullname == "numba.cuda.tests" or fullname.startswith("numba.cuda.tests."):
+            rel = fullname.split(".")[3:]
+            return self._file_spec(fullname, os.path.join(self.tests_dir, *rel))
+        if fullname in HARNESS_MODULES:
+            return importlib.util.spec_from_loader(fullname, _HarnessLoader(self),
+                                                   is_package=fullname in _PACKAGES)
+        return None
+
+
+def tests_directory():
+    """numba-cuda's test directory from ``cujit.config.CONFORMANCE_TESTS``; ValueError when
+    the setting is empty."""
+    tests_dir = config.CONFORMANCE_TESTS
+    if not tests_dir:
+        raise ValueError("CUJIT_CONFORMANCE_TESTS is not set: it names numba-cuda's "
+                         "numba/cuda/tests directory (python -m cujit conformance sets it)")
+    return tests_dir
+
+
+def install(tests_dir):
+    """The alias, then a :class:`HarnessFinder` for ``tests_dir`` first on
+    ``sys.meta_path``; returns the finder."""
+    numba_alias.install()
+    finder = HarnessFinder(tests_dir)
+    sys.meta_path.insert(0, finder)
+    # ``from numba.cuda.cudadrv import libs`` looks the submodule up under the parent's own
+    # name (``cujit.cudadrv.libs``), which no finder answers: importing each harness module
+    # by its numba name first makes it an attribute of its parent, where that form finds it.
+    for name in HARNESS_MODULES:
+        importlib.import_module(name)
+    return finder
+
+
+# ---- pytest hooks ----------------------------------------------------------------------
+
+def pytest_addoption(parser):
+    """numba-cuda's ``--dump-failed-filechecks`` (its testing/conftest.py), read by
+    ``CUDATestCase.assertFileCheckMatches``."""
+    parser.addoption("--dump-failed-filechecks", action="store_true",
+                     help="write reproducers of failed FileCheck tests (numba-cuda's option)")
+
+
+def pytest_load_initial_conftests(early_config, parser, args):
+    """Install the alias and the finder before any test module is imported; child processes
+    the tests start inherit the alias (:func:`cujit.numba_alias.child_environment`)."""
+    install(tests_directory())
+    config.update_environment(numba_alias.child_environment())
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collect_directory(path, parent):
+    """Directories above numba-cuda's test directory are plain directories, not packages:
+    numba-cuda's own ``numba/cuda/__init__.py`` must never run (``numba.cuda`` is cujit)."""
+    tests_dir = os.path.abspath(tests_directory())
+    inside = os.path.commonpath([tests_dir, os.path.abspath(path)]) == tests_dir
+    if not inside and os.path.isfile(os.path.join(path, "__init__.py")):
+        return pytest.Dir.from_parent(parent, path=path)
+    return None
+
+
+@pytest.fixture(scope="class")
+def initialize_from_pytest_config(request):
+    """numba-cuda's class fixture for ``CUDATestCase``: the ``--dump-failed-filechecks``
+    option on the test class."""
+    request.cls._dump_failed_filechecks = request.config.getoption("dump_failed_filechecks")

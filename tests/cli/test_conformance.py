@@ -1,0 +1,427 @@
+"""``python -m cujit conformance`` (cujit/conformance.py, cujit/conformance_harness.py): numba-cuda's
+own test modules run on cujit, one pytest process each, and are counted and classified.
+
+Most tests use a small fake numba-cuda test folder (a stub ``numba/cuda/testing.py`` and two
+suites of unittest modules), so they run in CI without numba-cuda or Numba.  The last test
+runs the fast subset of the real numba-cuda 0.30.4 tests when ``CUJIT_CONFORMANCE_TESTS``
+names them and Numba is installed (docs/conformance.md says how to get them).
+"""
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import cujit
+from cujit import conformance
+from cujit.conformance_harness import Internal, HarnessFinder
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+TESTING_STUB = '''
+import unittest
+from numba.cuda import config
+
+class CUDATestCase(unittest.TestCase):
+    pass
+
+def skip_on_cudasim(reason):
+    return unittest.skipIf(config.ENABLE_CUDASIM, reason)
+'''
+
+MODULE_MIXED = '''
+import numpy as np
+from numba import cuda
+from numba.cuda.testing import CUDATestCase, skip_on_cudasim
+from numba.cuda.tests.cudapy.helpers import SCALE
+
+
+@cuda.jit
+def scale(a):
+    i = cuda.grid(1)
+    if i < a.size:
+        a[i] *= SCALE
+
+
+class TestMixed(CUDATestCase):
+    def test_kernel_scales(self):
+        a = np.arange(4, dtype=np.float32)
+        scale[1, 4](a)
+        np.testing.assert_array_equal(a, np.arange(4, dtype=np.float32) * 3)
+
+    def test_wrong_expectation(self):
+        self.assertEqual(cuda.grid.__name__, "not-its-name")
+
+    @skip_on_cudasim("needs hardware")
+    def test_hardware_only(self):
+        pass
+'''
+
+MODULE_INTERNAL = '''
+from numba.cuda.core.ir import Loc
+from numba.cuda.testing import CUDATestCase
+
+
+class TestIR(CUDATestCase):
+    def test_one(self):
+        pass
+
+    def test_two(self):
+        pass
+'''
+
+MODULE_USES_INTERNAL = '''
+from numba.cuda.testing import CUDATestCase
+from numba.cuda.extending import register_model
+
+
+class TestPlaceholder(CUDATestCase):
+    def test_register(self):
+        register_model(int)
+'''
+
+MODULE_SLEEPS = '''
+import time
+time.sleep(600)
+
+def test_never():
+    pass
+'''
+
+
+def _write(path, text):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(textwrap.dedent(text))
+
+
+@pytest.fixture
+def fake_tests(tmp_path):
+    """A numba-cuda-shaped folder: ``numba/cuda/testing.py`` (a stub) and ``numba/cuda/tests``
+    with the three suites; returns the ``tests`` folder."""
+    cuda_dir = tmp_path / "numba" / "cuda"
+    tests = cuda_dir / "tests"
+    _write(str(cuda_dir / "testing.py"), TESTING_STUB)
+    _write(str(cuda_dir / "__init__.py"), "raise RuntimeError('numba-cuda itself must not load')\n")
+    _write(str(tests / "__init__.py"), "")
+    _write(str(tests / "cudapy" / "__init__.py"), "")
+    _write(str(tests / "cudapy" / "helpers.py"), "SCALE = 3\n")
+    _write(str(tests / "cudapy" / "test_mixed.py"), MODULE_MIXED)
+    _write(str(tests / "cudapy" / "test_placeholder.py"), MODULE_USES_INTERNAL)
+    _write(str(tests / "cudadrv" / "__init__.py"), "")
+    _write(str(tests / "cudadrv" / "test_internal.py"), MODULE_INTERNAL)
+    _write(str(tests / "doc_examples" / "__init__.py"), "")
+    return str(tests)
+
+
+# ---- discovery and counting ----------------------------------------------------------------
+
+def test_discover_lists_the_test_modules_of_each_suite(fake_tests):
+    assert conformance.discover(fake_tests) == [
+        "cudapy/test_mixed.py", "cudapy/test_placeholder.py", "cudadrv/test_internal.py"]
+
+
+def test_discover_rejects_a_folder_that_is_not_numba_cudas_tests(tmp_path):
+    with pytest.raises(ValueError, match="not numba-cuda's numba/cuda/tests"):
+        conformance.discover(str(tmp_path))
+
+
+def test_discover_rejects_a_missing_suite(fake_tests):
+    with pytest.raises(ValueError, match="no 'ffi' folder"):
+        conformance.discover(fake_tests, suites=("cudapy", "ffi"))
+
+
+def test_count_tests_counts_methods_and_functions(tmp_path, fake_tests):
+    assert conformance.count_tests(os.path.join(fake_tests, "cudapy", "test_mixed.py")) == 3
+    bad = tmp_path / "broken.py"
+    bad.write_text("def test_(:\n")
+    assert conformance.count_tests(str(bad)) == 0
+
+
+# ---- parsing and classification --------------------------------------------------------------
+
+JUNIT = '''<?xml version="1.0" encoding="utf-8"?>
+<testsuites><testsuite name="pytest" errors="1" failures="1" skipped="1" tests="4">
+<testcase classname="m.T" name="test_a" time="0.1"/>
+<testcase classname="m.T" name="test_b" time="0.1"><failure message="AssertionError: 1 != 2">
+self = x
+E   AssertionError: 1 != 2</failure></testcase>
+<testcase classname="m.T" name="test_c" time="0.1"><skipped message="needs hardware"/></testcase>
+<testcase classname="m.T" name="test_d" time="0.1"><error message="failed on setup">
+E   NotImplementedError: numba.cuda.memory_management.nrt.rtsys is a numba-cuda internal (x)
+</error></testcase>
+</testsuite></testsuites>'''
+
+
+def test_parse_junit_counts_each_outcome_and_classes_failures():
+    passed, failed, errors, skipped, classes, collected = conformance.parse_junit(JUNIT)
+    assert (passed, failed, errors, skipped, collected) == (1, 1, 1, 1, True)
+    assert classes == {"AssertionError: 1 != 2": 1,
+                       "numba internal: numba.cuda.memory_management.nrt.rtsys": 1}
+
+
+def test_parse_junit_rejects_text_that_is_not_xml():
+    with pytest.raises(ValueError, match="not JUnit XML"):
+        conformance.parse_junit("no report")
+
+
+def test_failure_class_names_the_numba_module_that_is_missing():
+    text = ("E   ModuleNotFoundError: No module named 'numba.cuda.core.ir': under cujit's "
+            "numba alias numba.cuda is cujit, which has no equivalent of it")
+    assert conformance.failure_class(text) == "imports numba.cuda.core.ir"
+    assert conformance.failure_class("E   TypeError: bad\nE   more") == "TypeError: bad"
+    text = ("E   cujit.compiler.errors.TypingError: recursive call of device function f\n"
+            "E   File \"x.py\", line 15, column 1\nE       def f(n):\nE       ^")
+    assert conformance.failure_class(text) == \
+        "cujit.compiler.errors.TypingError: recursive call of device function f"
+    text = "E   ImportError: cannot import name 'carray' from 'numba.cuda.np.numpy_support' (x)"
+    assert conformance.failure_class(text) == "imports numba.cuda.np.numpy_support.carray"
+
+
+def test_reason_of_sorts_classes_into_categories():
+    assert conformance.reason_of("imports numba.cuda.core.ir")[0] == "numba internals"
+    assert conformance.reason_of("imports ml_dtypes")[0] == "feature not yet built"
+    assert conformance.reason_of("timeout after 600 s")[0] == "environment"
+    assert conformance.reason_of("TypingError: 'np.less' (ufunc <ufunc 'less'>) cannot be "
+                                 "called in a kernel")[0] == "feature not yet built"
+    assert conformance.reason_of("imports cujit.cudadrv.driver.device_memset")[0] == \
+        "name missing in cujit"
+    category, reason = conformance.reason_of("TypeError: bad argument")
+    assert category == "differs from numba-cuda" and "defect" in reason
+
+
+def test_scope_of_reads_the_internal_modules_table():
+    assert conformance.scope_of("cudapy/test_ir.py") == "internals"
+    assert conformance.INTERNAL_MODULES["cudapy/test_ir.py"]
+    assert conformance.scope_of("cudapy/test_array.py") == "user-facing"
+
+
+def _result(module, scope, passed, failed, errors, skipped, classes):
+    return conformance.ModuleResult(module=module, scope=scope, passed=passed, failed=failed,
+                                    errors=errors, skipped=skipped, seconds=1.0,
+                                    collected=True, classes=classes)
+
+
+def test_summarize_and_markdown_give_totals_and_classes():
+    results = [_result("cudapy/test_a.py", "user-facing", 18, 1, 1, 2, {"TypeError: x": 2}),
+               _result("cudapy/test_ir.py", "internals", 0, 0, 5, 0, {"imports numba.cuda.core.ir": 5})]
+    s = conformance.summarize(results)
+    assert s["user-facing"] == {"passed": 18, "failed": 1, "errors": 1, "skipped": 2,
+                                "modules": 1, "pass_percent": 90.0}
+    assert s["internals"]["pass_percent"] == 0.0
+    md = conformance.format_markdown(results, "the simulator", date="2026-12-01")
+    assert md.startswith("Run of 2026-12-01 on the simulator.")
+    assert "| cudapy/test_a.py | user-facing | 18 | 1 | 1 | 2 | 1.0 |" in md
+    assert "| user-facing: passed / (passed + failed + errors) | | 90.0% |" in md
+    assert "| imports numba.cuda.core.ir | 5 | numba internals | cudapy/test_ir.py |" in md
+    assert "| differs from numba-cuda | 2 |" in md
+
+
+# ---- the harness -------------------------------------------------------------------------------
+
+def test_harness_finder_rejects_a_folder_without_testing_py(tmp_path):
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "__init__.py").write_text("")
+    with pytest.raises(ValueError, match="not numba-cuda's numba/cuda/tests"):
+        HarnessFinder(str(tmp_path / "tests"))
+
+
+def test_harness_finder_maps_testing_and_tests_to_the_users_files(fake_tests):
+    finder = HarnessFinder(fake_tests)
+    spec = finder.find_spec("numba.cuda.testing")
+    assert spec.origin == os.path.join(os.path.dirname(fake_tests), "testing.py")
+    spec = finder.find_spec("numba.cuda.tests.cudapy.helpers")
+    assert spec.origin == os.path.join(fake_tests, "cudapy", "helpers.py")
+    assert finder.find_spec("numba.cuda.tests.cudapy").submodule_search_locations == [
+        os.path.join(fake_tests, "cudapy")]
+    assert finder.find_spec("numba.cuda.tests.cudapy.absent") is None
+    assert finder.find_spec("numba.cuda.core.ir") is None      # left to the alias (an error)
+
+
+def test_internal_placeholder_raises_when_used():
+    p = Internal("numba.cuda.extending.register_model")
+    with pytest.raises(NotImplementedError, match="register_model is a numba-cuda internal"):
+        p(int)
+    with pytest.raises(NotImplementedError, match="register_model"):
+        p.register
+
+
+def test_numba_performance_warning_switches_are_settings():
+    assert cujit.config.CUDA_LOW_OCCUPANCY_WARNINGS is True
+    cujit.config.CUDA_LOW_OCCUPANCY_WARNINGS = 0
+    try:
+        assert cujit.config.CUDA_LOW_OCCUPANCY_WARNINGS is False
+    finally:
+        del cujit.config.CUDA_LOW_OCCUPANCY_WARNINGS
+    with pytest.raises(ValueError, match="CUDA_WARN_ON_IMPLICIT_COPY"):
+        cujit.config.CUDA_WARN_ON_IMPLICIT_COPY = "maybe"
+
+
+# ---- running modules ---------------------------------------------------------------------
+
+def test_run_module_counts_pass_fail_and_skip_on_the_simulator(fake_tests):
+    r = conformance.run_module(fake_tests, "cudapy/test_mixed.py", sim=True, timeout=300)
+    assert (r["passed"], r["failed"], r["errors"], r["skipped"]) == (1, 1, 0, 1)
+    assert r["collected"] is True and r["scope"] == "user-facing"
+    assert list(r["classes"]) == ["AssertionError: 'grid' != 'not-its-name'"]
+
+
+def test_run_module_counts_an_unimportable_module_as_errors_of_each_test(fake_tests):
+    r = conformance.run_module(fake_tests, "cudadrv/test_internal.py", sim=True, timeout=300)
+    assert (r["passed"], r["errors"], r["collected"]) == (0, 2, False)
+    assert r["classes"] == {"imports numba.cuda.core.ir": 2}
+
+
+def test_run_module_reports_a_used_placeholder(fake_tests):
+    r = conformance.run_module(fake_tests, "cudapy/test_placeholder.py", sim=True, timeout=300)
+    assert (r["passed"], r["failed"]) == (0, 1)
+    assert r["classes"] == {"numba internal: numba.cuda.extending.register_model": 1}
+
+
+def test_run_module_counts_a_module_past_its_timeout_as_errors(fake_tests):
+    _write(os.path.join(fake_tests, "cudapy", "test_sleeps.py"), MODULE_SLEEPS)
+    r = conformance.run_module(fake_tests, "cudapy/test_sleeps.py", sim=True, timeout=2)
+    assert (r["passed"], r["errors"], r["collected"]) == (0, 1, False)
+    assert r["classes"] == {"timeout after 2 s": 1}
+
+
+def test_run_all_reports_each_module_as_it_finishes_and_keeps_the_order(fake_tests):
+    seen = []
+    modules = ["cudadrv/test_internal.py", "cudapy/test_mixed.py"]
+    results = conformance.run_all(fake_tests, modules, sim=True, timeout=300, jobs=2,
+                                  on_result=seen.append)
+    assert [r["module"] for r in results] == modules
+    assert sorted(r["module"] for r in seen) == sorted(modules)
+    assert "cudapy/test_mixed.py" in conformance.format_result_line(results[1])
+
+
+def test_run_all_rejects_bad_jobs_and_timeout(fake_tests):
+    with pytest.raises(ValueError, match="jobs must be >= 1"):
+        conformance.run_all(fake_tests, [], sim=True, timeout=10, jobs=0)
+    with pytest.raises(ValueError, match="timeout must be > 0"):
+        conformance.run_all(fake_tests, [], sim=True, timeout=0)
+
+
+def test_command_writes_json_and_markdown(fake_tests, tmp_path, run_cli):
+    out_json, out_md = str(tmp_path / "r.json"), str(tmp_path / "r.md")
+    p = run_cli("conformance", "--sim", "--tests", fake_tests, "--jobs", "2",
+                "--json", out_json, "--markdown", out_md)
+    assert p.returncode == 0, p.stderr
+    doc = json.load(open(out_json))
+    assert doc["backend"] == "simulator" and doc["complete"] is True
+    assert [m["module"] for m in doc["modules"]] == conformance.discover(fake_tests)
+    assert doc["totals"]["user-facing"]["passed"] == 1
+    assert doc["totals"]["user-facing"]["errors"] == 2
+    assert "| imports numba.cuda.core.ir | 2 | numba internals | cudadrv/test_internal.py |" \
+        in open(out_md).read()
+
+
+def test_command_takes_the_folder_from_the_environment(fake_tests, run_cli):
+    p = run_cli("conformance", "--sim", "--modules", "cudapy/test_mixed.py",
+                env={"CUJIT_CONFORMANCE_TESTS": fake_tests})
+    assert p.returncode == 0, p.stderr
+    assert "1 passed   1 failed   0 errors   1 skipped" in p.stdout
+
+
+def test_command_without_a_test_folder_is_exit_2(run_cli):
+    p = run_cli("conformance", "--sim", env={"CUJIT_CONFORMANCE_TESTS": ""})
+    assert p.returncode == 2
+    assert "--tests DIR or CUJIT_CONFORMANCE_TESTS" in p.stderr
+
+
+def test_command_rejects_an_unknown_module(fake_tests, run_cli):
+    p = run_cli("conformance", "--sim", "--tests", fake_tests, "--modules", "cudapy/test_x.py")
+    assert p.returncode == 2
+    assert "no such test module" in p.stderr
+
+
+# ---- numba-cuda's own tests (when available) -----------------------------------------------
+
+def _numba_installed():
+    return subprocess.run([sys.executable, "-c", "import numba"],
+                          capture_output=True).returncode == 0
+
+
+REAL_TESTS = os.environ.get("CUJIT_CONFORMANCE_TESTS", "")
+
+
+@pytest.mark.skipif(not (REAL_TESTS and os.path.isdir(REAL_TESTS) and _numba_installed()
+                         and importlib.util.find_spec("filecheck") is not None),
+                    reason="needs numba-cuda's tests (CUJIT_CONFORMANCE_TESTS), Numba and "
+                           "filecheck (docs/conformance.md)")
+def test_numba_cudas_fast_subset_passes_on_the_simulator():
+    results = conformance.run_all(REAL_TESTS, list(conformance.FAST_SUBSET), sim=True,
+                                  timeout=600)
+    for r in results:
+        assert r["collected"], r
+        assert r["failed"] == 0 and r["errors"] == 0, r
+    assert sum(r["passed"] for r in results) >= 25
+
+
+def test_harness_numpy_support_converts_types_and_dtypes_with_cujits_functions(fake_tests):
+    nps = HarnessFinder(fake_tests).contents()["numba.cuda.np.numpy_support"]
+    assert nps["from_dtype"](np.dtype(np.complex64)) is cujit.complex64
+    assert nps["as_dtype"](cujit.float32) == np.dtype(np.float32)
+    with pytest.raises(TypeError, match="cannot be a dtype"):
+        nps["as_dtype"](cujit.float32[:])
+
+
+def test_merge_reports_replaces_modules_of_earlier_runs_and_rereads_scopes():
+    first = {"date": "2026-11-30", "backend": "simulator", "complete": True, "modules": [
+        _result("cudapy/test_a.py", "user-facing", 1, 1, 0, 0, {"TypeError: x": 1}),
+        _result("cudapy/test_ir.py", "user-facing", 0, 0, 3, 0, {"imports numba.cuda.core.ir": 3})]}
+    second = {"date": "2026-12-01", "backend": "simulator", "complete": True, "modules": [
+        _result("cudapy/test_a.py", "user-facing", 2, 0, 0, 0, {})]}
+    doc = conformance.merge_reports([first, second])
+    assert doc["date"] == "2026-12-01"
+    assert [(r["module"], r["scope"], r["passed"]) for r in doc["modules"]] == [
+        ("cudapy/test_a.py", "user-facing", 2), ("cudapy/test_ir.py", "internals", 0)]
+    assert doc["totals"]["user-facing"]["pass_percent"] == 100.0
+
+
+def test_merge_reports_rejects_mixed_backends_and_foreign_documents():
+    with pytest.raises(ValueError, match="different backends"):
+        conformance.merge_reports([{"backend": "gpu", "modules": []},
+                                   {"backend": "simulator", "modules": []}])
+    with pytest.raises(ValueError, match="without 'modules'"):
+        conformance.merge_reports([{"backend": "gpu"}])
+    with pytest.raises(ValueError, match="no reports"):
+        conformance.merge_reports([])
+
+
+def test_command_from_json_writes_the_markdown_without_running(tmp_path, run_cli):
+    report = tmp_path / "r.json"
+    report.write_text(json.dumps({"date": "2026-12-01", "backend": "gpu", "complete": True,
+                                  "modules": [_result("cudapy/test_a.py", "user-facing",
+                                                      3, 0, 0, 1, {})]}))
+    out_md = tmp_path / "r.md"
+    p = run_cli("conformance", "--from-json", str(report), "--markdown", str(out_md))
+    assert p.returncode == 0, p.stderr
+    assert open(out_md).read().startswith("Run of 2026-12-01 on the GPU.")
+    bad = tmp_path / "bad.json"
+    bad.write_text("{")
+    assert run_cli("conformance", "--from-json", str(bad)).returncode == 2
+
+
+def test_docs_list_every_internal_module_with_its_reason():
+    doc = open(os.path.join(ROOT, "docs", "conformance.md")).read()
+    for module, reason in conformance.INTERNAL_MODULES.items():
+        assert f"| `{module}` | {reason} |" in doc
+
+
+def test_harness_typing_signature_is_a_cujit_signature(fake_tests):
+    typing = HarnessFinder(fake_tests).contents()["numba.cuda.typing"]
+    sig = typing["signature"](cujit.void, cujit.float32[:], cujit.int32)
+    assert sig == cujit.void(cujit.float32[:], cujit.int32)
+    typeof = HarnessFinder(fake_tests).contents()["numba.cuda.typing.typeof"]["typeof"]
+    assert typeof(np.zeros(3, np.float32)) == cujit.float32[::1]
+
+
+def test_harness_errors_hold_cujits_typing_error(fake_tests):
+    errors = HarnessFinder(fake_tests).contents()["numba.cuda.core.errors"]
+    assert errors["TypingError"] is cujit.TypingError
+    assert ("NumbaPerformanceWarning" in errors) == cujit.HAS_NUMBA
