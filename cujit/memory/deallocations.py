@@ -86,6 +86,12 @@ _max_ratio = config.reader("CUDA_DEALLOCS_RATIO", strict=False)
 #: finalisers) keeps flushing with the defaults.  The strict reader itself, not a function
 #: calling it: this is on every allocation.
 check_settings = config.readers(_LIMITS, strict=True)
+check_settings.__name__ = check_settings.__qualname__ = "check_settings"
+check_settings.__doc__ = (
+    "Raise ValueError naming the variable when NUMBA_CUDA_MAX_PENDING_DEALLOCS_COUNT / _RATIO "
+    "(or their CUJIT_ spellings, or an override) is malformed or out of range; otherwise "
+    "return (count limit, ratio limit).  Called by every allocation of the built-in memory "
+    "managers.")
 
 
 class PendingDeallocs:
