@@ -21,12 +21,16 @@ def driver():
 
 
 def current_context():
-    """``cujit.runtime.devices.current_context()``."""
-    global _current_context
+    """``cujit.runtime.devices.current_context()``.
+
+    The first call replaces this module's ``current_context`` by the runtime's function
+    itself, so that ``_runtime.current_context()`` (every allocation makes one) costs one
+    call from then on, not two."""
+    global _current_context, current_context
     fn = _current_context
     if fn is None:
         from ..runtime.devices import current_context as fn
-        _current_context = fn
+        _current_context = current_context = fn
     return fn()
 
 

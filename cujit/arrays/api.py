@@ -13,8 +13,10 @@ from . import layout as L
 from .devicearray import DeviceNDArray, _alloc, _copy_htod_contig
 from .record import DeviceRecord
 from .transfer import copy_htod
-from .layout import reject_masked
+from .layout import reject_masked, _DTYPES
 from .protocol import device_pointer
+
+_new = object.__new__
 
 __all__ = ["device_array", "device_array_like", "to_device", "auto_device", "mapped"]
 
@@ -31,7 +33,10 @@ def device_array(shape, dtype=np.float64, strides=None, order="C", stream=0):
         shape = (shape,)
     else:
         shape = L.normalize_shape(shape)
-    dtype = L.normalize_dtype(dtype)
+    try:
+        dtype = _DTYPES[dtype]          # normalize_dtype's own cache, without its call
+    except (KeyError, TypeError):
+        dtype = L.normalize_dtype(dtype)
     if strides is None:
         if order == "C":
             strides = ((dtype.itemsize,) if len(shape) == 1
@@ -57,8 +62,16 @@ def device_array(shape, dtype=np.float64, strides=None, order="C", stream=0):
         nbytes = size * dtype.itemsize
     else:
         nbytes = L.extent(shape, strides, dtype.itemsize)[1]
-    mem, ptr = _alloc(nbytes, stream)
-    return DeviceNDArray._make(shape, strides, dtype, ptr, mem, stream, layout)
+    # _alloc and DeviceNDArray._make inlined for the common case (one allocation on the
+    # current context, no stream): two Python calls fewer on every allocation
+    if not nbytes or stream:
+        mem, ptr = _alloc(nbytes, stream)
+    else:
+        mem = _runtime.current_context().memalloc(nbytes)
+        ptr = mem.device_pointer_value
+    a = _new(DeviceNDArray)
+    a._init(shape, strides, dtype, size, ptr, mem, stream, layout)
+    return a
 
 
 def device_array_like(ary, stream=0):

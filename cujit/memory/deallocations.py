@@ -6,8 +6,8 @@ flushed (all entries run oldest first) when, after an entry is added, it holds m
 ``config.CUDA_DEALLOCS_COUNT`` entries (``NUMBA_CUDA_MAX_PENDING_DEALLOCS_COUNT``, default
 10) or more than ``config.CUDA_DEALLOCS_RATIO`` × total device memory bytes
 (``NUMBA_CUDA_MAX_PENDING_DEALLOCS_RATIO``, default 0.2); by the memory manager on
-out-of-memory; and by hand (``clear()``).  Both settings are read at every check, through a
-reader that costs two dict lookups when nothing is set (see :func:`_setting_reader`).
+out-of-memory; and by hand (``clear()``).  Both settings are read at every check, through one
+``config.readers`` call that costs a few dict lookups when nothing is set.
 
 ``disable()`` (``defer_cleanup``) suspends flushing; nestable; on exit of the outermost block
 the limits are checked again.  A free that raises ends that flush (the rest stay queued for
@@ -68,31 +68,30 @@ def _after_fork_in_child():
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_after_fork_in_child)
 
-def _setting_reader(attr, strict=True):
-    """``config.reader(attr, strict)``: the queue reads two settings per free, so it reads
-    them through config's fast reader.  Not ``strict`` for the limits read inside
-    finalisers (add_item, the end of defer_cleanup): an exception there is swallowed and
-    would leave every later free queued forever.  Allocations read the settings strictly
-    (:func:`check_settings`), so the user still sees the error."""
-    return config.reader(attr, strict)
+_LIMITS = ("CUDA_DEALLOCS_COUNT", "CUDA_DEALLOCS_RATIO")
 
+# Inside finalisers (add_item, the end of defer_cleanup): never raise, use the defaults (an
+# exception there is swallowed and would leave every later free queued forever).  Both limits
+# come from one call (config.readers): two settings per free, read where they are used, so a
+# setting changed at run time applies at the next free.
+_limits = config.readers(_LIMITS, strict=False)
+_max_count = config.reader("CUDA_DEALLOCS_COUNT", strict=False)
+_max_ratio = config.reader("CUDA_DEALLOCS_RATIO", strict=False)
 
-# Inside finalisers (add_item, the end of defer_cleanup): never raise, use the defaults.
-_max_count = _setting_reader("CUDA_DEALLOCS_COUNT", strict=False)
-_max_ratio = _setting_reader("CUDA_DEALLOCS_RATIO", strict=False)
-_check_count = _setting_reader("CUDA_DEALLOCS_COUNT")
-_check_ratio = _setting_reader("CUDA_DEALLOCS_RATIO")
-
-
-def check_settings():
-    """Raise ``ValueError`` naming the variable when ``NUMBA_CUDA_MAX_PENDING_DEALLOCS_COUNT``
-    / ``_RATIO`` (or their ``CUJIT_`` spellings) is malformed or out of range.
-
-    Called by every allocation of the built-in memory managers, so a bad value is reported
-    to the caller at the first allocation after it is set, while the queue itself (which
-    reads the limits inside finalisers) keeps flushing with the defaults."""
-    _check_count()
-    _check_ratio()
+#: ``check_settings()``: raise ``ValueError`` naming the variable when
+#: ``NUMBA_CUDA_MAX_PENDING_DEALLOCS_COUNT`` / ``_RATIO`` (or their ``CUJIT_`` spellings, or
+#: an override) is malformed or out of range; returns the two limits.  Called by every
+#: allocation of the built-in memory managers, so a bad value is reported to the caller at
+#: the first allocation after it is set, while the queue itself (which reads the limits inside
+#: finalisers) keeps flushing with the defaults.  The strict reader itself, not a function
+#: calling it: this is on every allocation.
+check_settings = config.readers(_LIMITS, strict=True)
+check_settings.__name__ = check_settings.__qualname__ = "check_settings"
+check_settings.__doc__ = (
+    "Raise ValueError naming the variable when NUMBA_CUDA_MAX_PENDING_DEALLOCS_COUNT / _RATIO "
+    "(or their CUJIT_ spellings, or an override) is malformed or out of range; otherwise "
+    "return (count limit, ratio limit).  Called by every allocation of the built-in memory "
+    "managers.")
 
 
 class PendingDeallocs:
@@ -139,13 +138,15 @@ class PendingDeallocs:
         if free_queued.listeners:
             free_queued.emit(self, handle, size)
         if not self._disable_count:
-            if count > _max_count():
+            max_count, ratio = _limits()
+            if count > max_count:
                 self._clear("count limit")
-            elif total > _max_ratio() * self._capacity:
+            elif total > ratio * self._capacity:
                 self._clear("byte limit")
 
     def _over_limits(self):
-        return len(self._cons) > _max_count() or self._size > _max_ratio() * self._capacity
+        max_count, ratio = _limits()
+        return len(self._cons) > max_count or self._size > ratio * self._capacity
 
     def clear(self):
         """Flush: run every queued free, oldest first (no-op while disabled).

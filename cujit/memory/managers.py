@@ -15,6 +15,7 @@ import abc
 import contextlib
 import importlib
 import warnings
+import weakref
 from collections import namedtuple
 
 from ..driver import get_driver
@@ -22,7 +23,8 @@ from ..driver.errors import CudaAPIError, CUDA_ERROR_OUT_OF_MEMORY, CUDA_ERROR_I
 from .deallocations import PendingDeallocs, DeallocationWarning, _Exit, check_settings
 from .events import allocated, freed
 from .pointers import (AutoFreePointer, PinnedMemory, MappedMemory,
-                       ManagedMemory, MemoryInfo, IpcHandle, _ptr_value, _Finalizer)
+                       ManagedMemory, MemoryInfo, IpcHandle, _ptr_value, _Finalizer,
+                       _live_finalizers)
 
 __all__ = ["BaseCUDAMemoryManager", "HostOnlyCUDAMemoryManager", "GetIpcHandleMixin",
            "NumbaCUDAMemoryManager", "set_memory_manager", "MemoryStats",
@@ -31,6 +33,7 @@ __all__ = ["BaseCUDAMemoryManager", "HostOnlyCUDAMemoryManager", "GetIpcHandleMi
 EMM_INTERFACE_VERSION = 1
 _SIZE_T_MAX = (1 << 64) - 1
 _new = object.__new__
+_ref = weakref.ref
 
 MemoryStats = namedtuple("MemoryStats", [
     "bytes_in_use",       # device bytes held by live pointers
@@ -368,28 +371,37 @@ class NumbaCUDAMemoryManager(GetIpcHandleMixin, HostOnlyCUDAMemoryManager):
             ptr = drv.mem_alloc(size)
         except CudaAPIError as exc:
             ptr = self._retry(exc, lambda: drv.mem_alloc(size))
-        mem = tracked_pointer(self, ptr, size)
-        mem._finalizer = _Finalizer(mem, _queue_free, self, drv.mem_free, ptr, size,
-                                   mem.generation, True)
+        mem = tracked_pointer(self, ptr, size, drv.mem_free)
         if allocated.listeners:
             allocated.emit("device", mem, size, 0)
         return mem
 
 
-def tracked_pointer(mgr, ptr, size):
+def tracked_pointer(mgr, ptr, size, dtor=None):
     """The :class:`AutoFreePointer` of a new device allocation of ``size`` bytes at ``ptr``
     made by manager ``mgr`` (in ``mgr.context``, of its current generation), counted in
-    ``mgr``'s statistics; the caller sets ``_finalizer``.  Shared by the built-in managers
-    (here and pool.py); built without ``__init__`` because this is the allocation hot path."""
+    ``mgr``'s statistics.  With ``dtor`` (the driver's free function) its finalizer queues
+    ``dtor(ptr)`` on ``mgr.deallocations`` when it dies (:func:`_queue_free`); without, the
+    caller sets ``_finalizer`` (the pool's block return).  Shared by the built-in managers
+    (here and pool.py); built without ``__init__`` (pointer and finalizer alike) because this
+    is the allocation hot path: one Python call for both objects."""
     ctx = mgr.context
     mem = _new(AutoFreePointer)
     mem.context = ctx
     mem.device_pointer_value = ptr
     mem.size = size
     mem._owner = None
-    mem.generation = ctx.generation
+    gen = mem.generation = ctx.generation
     mem.refct = 1
     mem.is_managed = True
+    if dtor is not None:
+        # _Finalizer(mem, _queue_free, mgr, dtor, ptr, size, gen, True), field by field
+        fin = _new(_Finalizer)
+        fin._fn = _queue_free
+        fin._args = (mgr, dtor, ptr, size, gen, True)
+        fin._wr = _ref(mem, fin._fire)
+        _live_finalizers.add(fin)
+        mem._finalizer = fin
     mgr._alloc_count += 1
     mgr._live += 1
     n = mgr._in_use = mgr._in_use + size

@@ -81,34 +81,11 @@ def _stream_handle(ctx, stream):
 
 def _return_block(mgr, ptr, nbytes, size, stream, gen):
     """Finalizer target: the block goes back to the cache (or, inside ``defer_cleanup``, to
-    the pending queue, which hands it to the cache when flushed).  Never raises."""
-    try:
-        if _Exit.exiting:
-            return
-        if gen != mgr.context.generation:
-            # reset/close no longer destroy the (shared) primary context, so a block still
-            # live at the reset is still allocated: free it now that its pointer died
-            mgr._drv.mem_free(ptr)
-            return
-        mgr._in_use -= size
-        mgr._live -= 1
-        q = mgr.deallocations
-        if q._disable_count:
-            q.add_item(mgr._cache_block, (ptr, nbytes, stream), nbytes)
-            return
-        # _cache_block inlined: this runs once per dropped array
-        key = (nbytes, stream) if stream else nbytes
-        lst = mgr._free.get(key)
-        if lst is None:
-            mgr._free[key] = [ptr]
-        else:
-            lst.append(ptr)
-        mgr._cached += nbytes
-        mgr._cached_blocks += 1
-        if freed.listeners:
-            freed.emit("device (pool cache)", ptr, nbytes)
-    except Exception:
-        pass
+    the pending queue, which hands it to the cache when flushed).  Never raises.  What a
+    :class:`_Block` does when it runs (``detach()`` hands this function out)."""
+    fin = _new(_Block)
+    fin.args = (mgr, ptr, nbytes, size, stream, gen)
+    fin()
 
 
 class _Block:
@@ -119,10 +96,45 @@ class _Block:
 
     __slots__ = ("args",)
 
-    def __call__(self):
-        args, self.args = self.args, None
-        if args is not None:
-            _return_block(*args)
+    def __del__(self):
+        # The block's return itself, not a call to a function doing it: this runs once per
+        # dropped pool array.  Runs at most once (``args`` is cleared first); never raises.
+        args = self.args
+        if args is None:
+            return
+        self.args = None
+        try:
+            if _Exit.exiting:
+                return
+            mgr, ptr, nbytes, size, stream, gen = args
+            if gen != mgr.context.generation:
+                # reset/close no longer destroy the (shared) primary context, so a block
+                # still live at the reset is still allocated: free it now that its pointer
+                # died
+                mgr._drv.mem_free(ptr)
+                return
+            mgr._in_use -= size
+            mgr._live -= 1
+            q = mgr.deallocations
+            if q._disable_count:
+                q.add_item(mgr._cache_block, (ptr, nbytes, stream), nbytes)
+                return
+            # _cache_block inlined: this runs once per dropped array
+            key = (nbytes, stream) if stream else nbytes
+            lst = mgr._free.get(key)
+            if lst is None:
+                mgr._free[key] = [ptr]
+            else:
+                lst.append(ptr)
+            mgr._cached += nbytes
+            mgr._cached_blocks += 1
+            if freed.listeners:
+                freed.emit("device (pool cache)", ptr, nbytes)
+        except Exception:
+            pass
+
+    #: run it now if it has not run (``pointer.free()``)
+    __call__ = __del__
 
     @property
     def alive(self):
@@ -131,12 +143,6 @@ class _Block:
     def detach(self):
         args, self.args = self.args, None
         return None if args is None else (None, _return_block, args)
-
-    def __del__(self):
-        args = self.args
-        if args is not None:
-            self.args = None
-            _return_block(*args)
 
 
 def _items(d):

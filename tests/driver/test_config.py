@@ -182,6 +182,42 @@ def test_reader_is_getattr_fast_and_lenient_when_asked(monkeypatch):
         config.reader("NOPE")
 
 
+def test_readers_reads_several_settings_each_call(monkeypatch):
+    for name in ("CUJIT_SIM_DEVICES", "CUJIT_SIM_CHECKS", "CUJIT_SIM_DEVICE_MEMORY"):
+        monkeypatch.delenv(name, raising=False)
+    strict = config.readers(("SIM_DEVICES", "SIM_CHECKS"))
+    lenient = config.readers(["SIM_DEVICES", "SIM_CHECKS"], strict=False)
+    assert strict() == lenient() == (1, True)          # the defaults, nothing set
+    monkeypatch.setenv("CUJIT_SIM_CHECKS", "0")       # the second setting alone
+    assert strict() == (1, False)
+    monkeypatch.setenv("CUJIT_SIM_DEVICES", "4")
+    assert strict() == (4, False)
+    monkeypatch.delenv("CUJIT_SIM_CHECKS")
+    assert strict() == (4, True)
+    config.SIM_DEVICES = 2                             # an override beats the environment
+    try:
+        assert strict() == lenient() == (2, True)
+    finally:
+        del config.SIM_DEVICES
+    assert strict() == (4, True)
+    monkeypatch.setenv("CUJIT_SIM_DEVICES", "99")
+    with pytest.raises(ValueError, match="CUJIT_SIM_DEVICES='99'"):
+        strict()
+    assert lenient() == (1, True)                      # the default, never an exception
+    # an override of some other setting takes the slow path: still the right values
+    config.SIM_DEVICE_MEMORY = 1 << 20
+    try:
+        assert lenient() == (1, True)
+    finally:
+        del config.SIM_DEVICE_MEMORY
+    one = config.readers(("SIM_DEVICES",), strict=False)
+    assert one() == (1,)
+    with pytest.raises(AttributeError, match="no setting 'NOPE'"):
+        config.readers(("SIM_DEVICES", "NOPE"))
+    with pytest.raises(ValueError, match="at least one setting"):
+        config.readers(())
+
+
 def test_environment_copies_and_update_environment_checks_types(monkeypatch):
     import os
     monkeypatch.setenv("CUJIT_TEST_ENV_COPY", "a")

@@ -40,6 +40,21 @@ def test_setting_reader_precedence_and_parsing(monkeypatch):
     assert ratio() == 0.5
 
 
+def test_check_settings_returns_both_limits_and_names_a_bad_one(monkeypatch):
+    from cujit.config import config
+    for n in ("CUJIT_", "NUMBA_"):
+        for s in ("COUNT", "RATIO"):
+            monkeypatch.delenv(f"{n}CUDA_MAX_PENDING_DEALLOCS_{s}", raising=False)
+    assert D.check_settings() == (10, 0.2)
+    monkeypatch.setenv("NUMBA_CUDA_MAX_PENDING_DEALLOCS_RATIO", "0.5")
+    assert D.check_settings() == (10, 0.5)
+    config.CUDA_DEALLOCS_COUNT = 4
+    assert D.check_settings() == (4, 0.5)
+    monkeypatch.setenv("NUMBA_CUDA_MAX_PENDING_DEALLOCS_RATIO", "-1")
+    with pytest.raises(ValueError, match="NUMBA_CUDA_MAX_PENDING_DEALLOCS_RATIO='-1'"):
+        D.check_settings()
+
+
 # -- layout ----------------------------------------------------------------------------------
 @pytest.mark.parametrize("shape,strides,itemsize,code", [
     ((3, 4), (32, 8), 8, "C"), ((3, 4), (8, 24), 8, "F"), ((3, 4), (64, 16), 8, "A"),

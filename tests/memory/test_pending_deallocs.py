@@ -68,6 +68,50 @@ def test_count_limit_changed_at_run_time(ctx, how, monkeypatch):
     assert len(q) == 5
 
 
+@pytest.mark.parametrize("how", ["attribute", "CUJIT_", "NUMBA_"])
+def test_limit_changed_after_the_allocations_applies_at_the_next_free(ctx, how, monkeypatch):
+    # the limits are read at each free, not cached at allocation: no allocation happens
+    # between the change and the frees it governs
+    q = ctx.memory_manager.deallocations
+    q.clear()
+    ptrs = [ctx.memalloc(8) for _ in range(5)]
+    if how == "attribute":
+        config.CUDA_DEALLOCS_COUNT = 2
+    else:
+        monkeypatch.setenv(how + "CUDA_MAX_PENDING_DEALLOCS_COUNT", "2")
+    seen = []
+    while ptrs:
+        ptrs.pop()
+        seen.append(len(q))
+    assert seen == [1, 2, 0, 1, 2]
+    if how == "attribute":
+        del config.CUDA_DEALLOCS_COUNT
+    else:
+        monkeypatch.delenv(how + "CUDA_MAX_PENDING_DEALLOCS_COUNT")
+    q.clear()
+    ptr = ctx.memalloc(8)
+    if how == "attribute":
+        config.CUDA_DEALLOCS_RATIO = 0
+    else:
+        monkeypatch.setenv(how + "CUDA_MAX_PENDING_DEALLOCS_RATIO", "0")
+    del ptr                        # 8 bytes > 0 x capacity: the byte limit flushes at once
+    assert len(q) == 0 and q.nbytes == 0
+
+
+def test_malformed_limit_set_after_the_allocation_keeps_the_defaults(ctx, monkeypatch):
+    q = ctx.memory_manager.deallocations
+    q.clear()
+    ptrs = [ctx.memalloc(8) for _ in range(11)]
+    monkeypatch.setenv("CUJIT_CUDA_MAX_PENDING_DEALLOCS_RATIO", "lots")
+    seen = []
+    while ptrs:
+        ptrs.pop()
+        seen.append(len(q))
+    assert seen == list(range(1, 11)) + [0]       # the default count limit, no exception
+    with pytest.raises(ValueError, match="CUJIT_CUDA_MAX_PENDING_DEALLOCS_RATIO='lots'"):
+        ctx.memalloc(8)
+
+
 def test_cujit_spelling_wins_over_numba(ctx, monkeypatch):
     q = ctx.memory_manager.deallocations
     monkeypatch.setenv("NUMBA_CUDA_MAX_PENDING_DEALLOCS_COUNT", "1")

@@ -251,6 +251,22 @@ def test_free_then_alive_and_double_free(pool):
     assert pool.pool_stats().cached_blocks == 1       # returned once, not twice
 
 
+def test_detached_block_is_not_returned_until_its_function_runs(pool):
+    p = pool.memalloc(4096)
+    ptr = p.device_pointer_value
+    obj, fn, args = p._finalizer.detach()
+    assert obj is None and not p._finalizer.alive and p._finalizer.detach() is None
+    del p
+    assert pool.pool_stats().cached_blocks == 0       # detached: the drop returns nothing
+    assert pool.get_stats().live_allocations == 1
+    fn(*args)
+    st = pool.pool_stats()
+    assert (st.cached_blocks, st.cached_bytes) == (1, 4096)
+    assert pool.get_stats().live_allocations == 0
+    q = pool.memalloc(4096)                            # the returned block is reused
+    assert q.device_pointer_value == ptr and pool.pool_stats().hits == 1
+
+
 def test_threads_allocating_and_dropping_keep_the_books(pool):
     import threading
     errors = []
