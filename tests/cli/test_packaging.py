@@ -72,7 +72,7 @@ def test_test_extra_brings_the_cu13_toolchain_and_the_docs_tools():
     """CI installs ``.[test]``: the compile-only PTX checks need the toolchain, the docs build
     test needs Sphinx, the plot test matplotlib; none is pinned a second time."""
     test = _extra("test")
-    assert test["cujit"] == "[cu13,docs]"
+    assert test["cujit"] == "[cu13,docs,bf16]"
     assert "matplotlib" in test
     assert not TOOLCHAIN & set(test)
     assert {"sphinx", "myst-parser"} <= set(_extra("docs"))
