@@ -61,6 +61,52 @@ def _array_ctor(func):
         (isinstance(v, ast.Name) and v.id in ("local", "shared"))
 
 
+_FOLDED = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b,
+           ast.Mult: lambda a, b: a * b,
+           ast.LShift: lambda a, b: a << b if 0 <= b <= 128 else None,
+           ast.Pow: lambda a, b: a ** b if 0 <= b <= 128 else None}
+
+
+def _literal_int(node):
+    """The value of an expression of int literals (``+ - * << **``, unary minus), or None."""
+    if isinstance(node, ast.Constant):
+        v = node.value
+        return v if isinstance(v, int) and not isinstance(v, bool) else None
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        v = _literal_int(node.operand)
+        return None if v is None else -v
+    if isinstance(node, ast.BinOp) and type(node.op) in _FOLDED:
+        a, b = _literal_int(node.left), _literal_int(node.right)
+        if a is None or b is None:
+            return None
+        return _FOLDED[type(node.op)](a, b)
+    return None
+
+
+class _FoldIntLiterals(ast.NodeTransformer):
+    """Expressions of int literals become one constant, as CPython's compiler folds them
+    before Numba reads the bytecode (and before cujit's bytecode front end does): ``2**63`` is
+    then a uint64 literal, as in numba, and ``2**70`` a TypingError, instead of an int64
+    computation that wraps silently.  Only the outermost expression is folded."""
+
+    def _fold(self, node):
+        v = _literal_int(node)
+        if v is None:
+            return self.generic_visit(node)
+        return ast.copy_location(ast.Constant(value=v), node)
+
+    visit_BinOp = visit_UnaryOp = _fold
+
+
+def _fold_int_literals(node):
+    """``node``, or a folded copy of it (the parsed file is shared) when it holds an
+    expression of int literals (:class:`_FoldIntLiterals`)."""
+    if not any(isinstance(n, (ast.BinOp, ast.UnaryOp)) and _literal_int(n) is not None
+               for n in ast.walk(node)):
+        return node
+    return _FoldIntLiterals().visit(copy.deepcopy(node))
+
+
 class FunctionSource:
     """One Python function ready for typing.
 
@@ -154,7 +200,7 @@ class FunctionSource:
         else:
             self = cls._from_inspect(pyfunc)
         self._check_signature()
-        self.node = split_loop_variables(_operator_calls_as_syntax(self))
+        self.node = _fold_int_literals(split_loop_variables(_operator_calls_as_syntax(self)))
         return self
 
     @classmethod
