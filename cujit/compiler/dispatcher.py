@@ -240,17 +240,17 @@ class _Configured(_ln.LaunchConfig):
     __slots__ = ("dispatcher",)
 
     def __call__(self, *args, **kwargs):
-        if kwargs or len(args) != self.dispatcher._nargs:
-            args = self.dispatcher._bind(args, kwargs)
+        d = self.dispatcher
+        if kwargs or len(args) != d._nargs:
+            args = d._bind(args, kwargs)
         if _capturing and self.stream_handle in _capturing:
-            _la.refuse_host_copies_in_capture(args, self.dispatcher.py_func.__name__,
-                                              self.stream_handle)
+            _la.refuse_host_copies_in_capture(args, d.py_func.__name__, self.stream_handle)
             _keep_for_graph(self.stream_handle, *args)     # a graph replays with these
         if _launched.listeners:             # the hot path's one test of the hook point
-            return self.dispatcher._launch_prepared(self, args)
-        fast = self.dispatcher._fast
+            return d._launch_prepared(self, args)
+        fast = d._fast
         if fast is None or not fast(self, args):
-            self.dispatcher._launch_slow(self, args)
+            d._launch_slow(self, args)
 
     def __repr__(self):
         return f"<{self.dispatcher.py_func.__qualname__}{self.text}>"
