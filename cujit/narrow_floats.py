@@ -5,11 +5,14 @@ the host agree with a kernel bit for bit:
 
 - bfloat16 (1 sign, 8 exponent, 7 mantissa bits; IEEE-like with subnormals, inf and NaN):
   ``cvt.{rn,rz,rm,rp}.bf16.f32`` / ``cvt.rn.bf16.f64`` / ``cvt.{rn,rz,rm,rp}.bf16.{s,u}N``;
-  a NaN input gives the canonical NaN ``0x7FFF`` (``CUDART_NAN_BF16``, what
-  ``cuda_bf16.hpp``'s conversions produce); overflow gives inf under ``rn`` and the largest
+  a NaN float32 or integer-path input gives the canonical NaN ``0x7FFF`` (``CUDART_NAN_BF16``,
+  what ``cuda_bf16.hpp``'s conversions produce), while ``cvt.rn.bf16.f64`` keeps a NaN's sign
+  and the top 7 payload bits with the quiet bit set (``0x7FC0`` for float64's default NaN);
+  overflow gives inf under ``rn`` and the largest
   finite value or inf by the direction of the mode otherwise, as IEEE directed rounding.
 - bfloat16 to integers: ``cvt.{rni,rzi,rmi,rpi}.{s,u}N.bf16``: rounded in the mode, clamped
-  to the integer type's range, NaN gives 0 (PTX ``cvt`` float-to-integer rules).
+  to the integer type's range; NaN gives 0 for 8 to 32 bits and ``0x8000000000000000`` for
+  64 bits (signed and unsigned), as an H200 computes it.
 - FP8 E4M3 (bias 7, no inf, NaN ``S.1111.111``, largest 448) and E5M2 (bias 15, IEEE-like,
   largest 57344): ``cvt.rn.satfinite.{e4m3x2,e5m2x2}.f32``: round to nearest even, values
   beyond the largest finite (and ±inf) clamp to ±largest finite, NaN gives ``0x7F``.  Without
@@ -79,7 +82,16 @@ def f64_to_bf16_bits(x):
                      t).astype(np.float32)
         inexact = (t.astype(np.float64) != d) & ~np.isnan(d)
     bits = t.view(_U32) | inexact.astype(_U32)
-    return f32_to_bf16_bits(bits.view(np.float32), "rn")
+    r = f32_to_bf16_bits(bits.view(np.float32), "rn")
+    nan = np.isnan(d)
+    if np.any(nan):
+        # unlike the float32 conversion, cvt.rn.bf16.f64 keeps a NaN's sign and the top 7
+        # bits of its payload, and sets the quiet bit (seen on an H200: 0xFFF4.. -> 0xFFE0)
+        u = d.view(_U64)
+        quiet = ((u >> 48) & 0x8000) | 0x7FC0 | ((u >> 45) & 0x7F)
+        r = np.where(nan, quiet.astype(_U16), r).astype(_U16)
+        r = r[()] if r.ndim == 0 else r
+    return r
 
 
 def bf16_bits_to_f32(bits):
@@ -177,13 +189,16 @@ def int_to_bf16_bits(i, mode="rn"):
 def bf16_to_int(bits, mode, signed, bitwidth):
     """The integer (Python int) bfloat16 ``bits`` converts to in ``mode`` (``'rn'`` ties to
     even, ``'rz'``, ``'rd'``, ``'ru'``) for an integer type of ``bitwidth`` bits, as
-    ``cvt.r?i.{s,u}N.bf16``: clamped to the type's range, NaN gives 0."""
+    ``cvt.r?i.{s,u}N.bf16``: clamped to the type's range; NaN gives 0, or ``1 << 63`` (as
+    ``-(1 << 63)`` when signed) for 64 bits."""
     _check_mode(mode)
     f = float(bf16_bits_to_f32(bits))
     lo, hi = (-(1 << (bitwidth - 1)), (1 << (bitwidth - 1)) - 1) if signed \
         else (0, (1 << bitwidth) - 1)
     if math.isnan(f):
-        return 0
+        # 32 bits and narrower give 0; the 64-bit conversions give bit 63 alone (an H200's
+        # cvt.r?i.{s,u}64.bf16, as cvt from float32)
+        return (-(1 << 63) if signed else 1 << 63) if bitwidth == 64 else 0
     if math.isinf(f):
         return hi if f > 0 else lo
     if mode == "rn":

@@ -47,7 +47,25 @@ def test_f64_to_bf16_rounds_once():
     assert int(nf.f32_to_bf16_bits(np.float32(d))) == 0x3F80
     assert int(nf.f64_to_bf16_bits(1e300)) == 0x7F80
     assert int(nf.f64_to_bf16_bits(-1e-300)) == 0x8000
-    assert int(nf.f64_to_bf16_bits(float("nan"))) == nf.BF16_NAN
+    assert int(nf.f64_to_bf16_bits(float("nan"))) == 0x7FC0
+
+
+def test_f64_nan_to_bf16_keeps_sign_and_top_payload_bits():
+    # the H200's cvt.rn.bf16.f64: sign and 7 payload bits kept, quiet bit set (a float32 NaN
+    # gives the canonical 0x7FFF instead)
+    u = np.array([0x7FF8000000000000, 0xFFF8000000000000, 0x7FF4000000000000,
+                  0x7FF4321000000000, 0x7FF0000000000001, 0x7FFFFFFFFFFFFFFF], np.uint64)
+    assert nf.f64_to_bf16_bits(u.view(np.float64)).tolist() == \
+        [0x7FC0, 0xFFC0, 0x7FE0, 0x7FE1, 0x7FC0, 0x7FFF]
+    assert int(nf.f32_to_bf16_bits(np.float32("nan"))) == nf.BF16_NAN
+
+
+def test_bf16_nan_to_integers_is_zero_up_to_32_bits_and_bit_63_for_64():
+    for bits in (0x7FC0, 0xFFC0, 0x7F81):
+        assert [nf.bf16_to_int(bits, "rn", s, w) for s in (True, False) for w in (8, 16, 32)] \
+            == [0] * 6
+        assert nf.bf16_to_int(bits, "rz", True, 64) == -(1 << 63)
+        assert nf.bf16_to_int(bits, "ru", False, 64) == 1 << 63
 
 
 def test_vector_and_scalar_paths_agree():

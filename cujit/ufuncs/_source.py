@@ -71,14 +71,16 @@ def as_def(func):
 
 def _from_bytecode(func):
     tree = decompile(func)
-    if len(tree.body) != 1 or not isinstance(tree.body[0], ast.Return) or \
-            tree.body[0].value is None:
+    # a lambda holds one expression, but CPython 3.12 compiles ``x if c else y`` into two
+    # returns: the rebuilt body is then statements, each path ending in a return
+    if not tree.body or not isinstance(tree.body[-1], ast.Return) or \
+            tree.body[-1].value is None:
         raise TypingError(f"cannot rebuild the lambda in {func.__code__.co_filename!r} from its "
                           "bytecode; write it as a def")
-    argnames = [a.arg for a in tree.args.args]
-    src = (f"def _lambda({', '.join(argnames)}):\n"
-           f"    return {ast.unparse(tree.body[0].value)}\n")
-    return define(src, "_lambda", dict(func.__globals__))
+    tree.name = "_lambda"
+    tree.decorator_list = []
+    return define(ast.unparse(ast.fix_missing_locations(tree)) + "\n", "_lambda",
+                  dict(func.__globals__))
 
 
 def _lambdas(text):

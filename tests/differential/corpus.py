@@ -207,7 +207,12 @@ def _bf16_expected(ins):
             out["to_i32"].append(min(max(round(x), -2 ** 31), 2 ** 31 - 1))
         out["from_i32"].append(_bf16_bits(Fraction(int(n[k])), float(n[k])))
         d = float(np.float64(fa) * 1.1)
-        out["from_f64"].append(_bf16_bits(Fraction(d) if math.isfinite(d) else d, d))
+        if math.isnan(d):
+            # cvt.rn.bf16.f64 keeps the sign and the top 7 payload bits, quiet bit set
+            u = int(np.float64(np.float64(fa) * 1.1).view(np.uint64))
+            out["from_f64"].append(((u >> 48) & 0x8000) | 0x7FC0 | ((u >> 45) & 0x7F))
+        else:
+            out["from_f64"].append(_bf16_bits(Fraction(d) if math.isfinite(d) else d, d))
     res = {k: np.array([_as_i16(v) for v in vals], np.int16)
            for k, vals in out.items() if k not in ("lt", "ne", "to_i32")}
     res["lt"] = np.array(out["lt"], np.bool_)

@@ -254,9 +254,14 @@ def test_close_inside_capture_while_another_exception_propagates_keeps_it():
     assert cujit.to_device(np.ones(2)).copy_to_host().tolist() == [1.0, 1.0]
 
 
+def _zeroed(a):
+    a[:] = 0
+    return a
+
+
 @pytest.mark.parametrize("make", [
     lambda: np.zeros(8),
-    lambda: cujit.pinned_array(8),
+    lambda: _zeroed(cujit.pinned_array(8)),      # pinned_array is uninitialised, as np.empty
     lambda: cujit.InOut(np.zeros(8)),
     lambda: cujit.In(np.zeros(8)),
     lambda: (np.zeros(8),),
