@@ -19,6 +19,7 @@ slot, aligned to its size, because the driver reads each ``void*`` entry separat
 """
 import ctypes
 import struct
+import sys
 import threading
 import weakref
 
@@ -660,6 +661,55 @@ def _foreign_guard(i, a, t, ns):
     return lines
 
 
+def _torch_tensor(value):
+    """``(torch, raw_stream, current_device)`` when ``value`` is exactly a ``torch.Tensor``
+    and this PyTorch offers the C calls the fast path reads (``_cuda_getCurrentRawStream``,
+    the one Triton's launcher uses, and ``_cuda_getDevice``); None otherwise.  torch is never
+    imported here: a tensor passed in means the user's code already did."""
+    t = type(value)
+    if t.__name__ != "Tensor" or t.__module__ != "torch":
+        return None
+    torch = sys.modules.get("torch")
+    c = getattr(torch, "_C", None)
+    raw, cur = (getattr(c, "_cuda_getCurrentRawStream", None),
+                getattr(c, "_cuda_getDevice", None))
+    if torch is None or torch.Tensor is not t or raw is None or cur is None:
+        return None
+    return torch, raw, cur
+
+
+def _torch_exprs(i, t, isz):
+    """The packed values of tensor argument ``i``: its pointer, shape and strides in bytes
+    (``stride()`` counts elements), in the names :func:`_torch_guard` binds."""
+    if t.ndim == 0:
+        return [f"p{i}"]
+    return ([f"p{i}"] + [f"s{i}[{k}]" for k in range(t.ndim)]
+            + [f"t{i}[{k}] * {isz}" for k in range(t.ndim)])
+
+
+def _torch_guard(i, a, t, ns, torch, raw, cur):
+    """Lines of the fast path that read tensor argument ``i`` through PyTorch's own
+    attributes, not its ``__cuda_array_interface__`` (a dict built in Python on each read) nor
+    a DLPack capsule per launch (``__dlpack__``'s handshake), and return False unless the
+    slow path would take it the same way: same dtype, ndim and layout, strided, no autograd
+    and no conjugate bit (``__dlpack__`` refuses both), on torch's current device, a
+    non-NULL pointer, and not the per-thread default stream while synchronising (which
+    ``__dlpack__`` refuses).  The handshake itself follows the guard (:func:`make_fast`)."""
+    ns[f"TD{i}"] = a.dtype
+    ns.update(TSTRIDED=torch.strided, TRAW=raw, TCUR=cur)
+    conds = [f"a{i}.dtype is not TD{i}", f"a{i}.requires_grad", f"a{i}.layout is not TSTRIDED",
+             f"a{i}.is_conj()", f"len(s{i}) != {t.ndim}", f"not p{i}",
+             f"g{i} != TCUR()", "(cfg.cai_stream == 2 and CONFIG.CUDA_ARRAY_INTERFACE_SYNC)"]
+    if t.layout != "A":
+        conds.append(f"LAYOUT(s{i}, t{i}, 1) != {t.layout!r}")
+    return [f"        p{i} = a{i}.data_ptr()",
+            f"        s{i} = a{i}.shape",
+            f"        t{i} = a{i}.stride()",
+            f"        g{i} = a{i}.get_device()",
+            f"        if {' or '.join(conds)}:",
+            "            return False"]
+
+
 def _dlpack_only(value):
     """True for a DLPack exporter without ``__cuda_array_interface__`` (cuda.core buffers)."""
     return (not hasattr(value, "_layout") and not hasattr(value, "__cuda_array_interface__")
@@ -702,9 +752,15 @@ def make_fast(lk, args, drv, label=None, literals=None, conv=None):
     packer = ArgPacker(lk.packer.argtypes)
     ns = dict(packer.namespace)
     guards, foreign, exprs, dlpacks = [], [], [], []
+    tensors = []
     for i, (a, t) in enumerate(zip(args, packer.argtypes)):
         ns[f"T{i}"] = type(a)
         if not hasattr(a, "_layout") and hasattr(a, "__cuda_array_interface__"):
+            tt = _torch_tensor(a) if isinstance(t, ct.Array) else None
+            if tt is not None:
+                tensors.append((i, a, t, tt))
+                exprs += _torch_exprs(i, t, a.element_size())
+                continue
             foreign.append((i, a, t))
             exprs += _foreign_exprs(i, a, t)
             continue
@@ -766,6 +822,8 @@ def make_fast(lk, args, drv, label=None, literals=None, conv=None):
              "            return False"]
     for i, a, t in foreign:
         lines += _foreign_guard(i, a, t, ns)
+    for i, a, t, tt in tensors:
+        lines += _torch_guard(i, a, t, ns, *tt)
     for i, guard in dlpacks:
         lines += [f"        v{i} = DLPACK(a{i}, stream=cfg.cai_stream)",
                   f"        if {guard}:", "            return False"]
@@ -784,6 +842,13 @@ def make_fast(lk, args, drv, label=None, literals=None, conv=None):
         elif _handshakes(a, a.__cuda_array_interface__):
             lines += ["    if CONFIG.CUDA_ARRAY_INTERFACE_SYNC:",
                       f"        a{i}.__dlpack__(stream=cfg.cai_stream)"]
+    for i, a, t, tt in tensors:
+        # what __dlpack__(stream=launch stream) does, without the capsule: the launch stream
+        # waits for torch's current stream when they differ (raw 0, the legacy default, is 1 here)
+        lines += ["    if CONFIG.CUDA_ARRAY_INTERFACE_SYNC:",
+                  f"        r{i} = TRAW(g{i}) or 1",
+                  f"        if r{i} != cfg.cai_stream:",
+                  f"            WAIT(r{i}, cfg.cai_stream)"]
     lines += ["    LAST[0] = NAME",
               "    err, = LAUNCH(FN, *cfg.largs, PARAMS, 0)",
               "    if err:",

@@ -484,3 +484,176 @@ def test_foreign_array_with_a_launch_sized_local_array_guards_the_value(env):
         k[1, 32](x, n)
     assert [c[0] for c in env.launches()] == ["slow", "fast", "slow", "fast", "fast"]
     assert [c[2][3] for c in env.launches()] == [2, 2, 3, 3, 2]
+
+
+# ---- PyTorch tensors: read through their own attributes on the fast path ----------------------
+class _FakeTorchC:
+    """The two C calls of ``torch._C`` the fast path reads."""
+
+    def __init__(self):
+        self.raw_stream, self.device, self.stream_reads = 0, 0, 0
+
+    def _cuda_getCurrentRawStream(self, device):
+        self.stream_reads += 1
+        return self.raw_stream
+
+    def _cuda_getDevice(self):
+        return self.device
+
+
+class _Dtype:
+    def __init__(self, name):
+        self.name = name
+
+
+class Tensor:
+    """Enough of a CUDA ``torch.Tensor`` over a cujit device array: its attributes, a v2
+    interface and ``__dlpack__`` (which records the streams it was asked to order for and
+    raises BufferError where PyTorch's does); counts interface reads."""
+
+    def __init__(self, dev, dtype="float32"):
+        self.dev, self.handshakes, self.cai_reads = dev, [], 0
+        self.dtype, self.requires_grad, self.layout = _DTYPES[dtype], False, _STRIDED
+        self.device_index, self.conj = 0, False
+
+    def data_ptr(self):
+        return self.dev.device_ctypes_pointer.value
+
+    @property
+    def shape(self):
+        return tuple(self.dev.shape)
+
+    def stride(self):
+        return tuple(s // self.dev.dtype.itemsize for s in self.dev.strides)
+
+    def element_size(self):
+        return self.dev.dtype.itemsize
+
+    def get_device(self):
+        return self.device_index
+
+    def is_conj(self):
+        return self.conj
+
+    @property
+    def __cuda_array_interface__(self):
+        self.cai_reads += 1
+        d = dict(self.dev.__cuda_array_interface__)
+        d.pop("stream", None)
+        d["version"] = 2
+        return d
+
+    def __dlpack__(self, stream=None, max_version=None):
+        if self.requires_grad:
+            raise BufferError("Can't export tensors that require gradient")
+        self.handshakes.append(stream)
+        return self.dev.__dlpack__(stream=-1, max_version=max_version)
+
+    def __dlpack_device__(self):
+        return self.dev.__dlpack_device__()
+
+
+Tensor.__module__ = "torch"
+_DTYPES = {"float32": _Dtype("float32"), "float64": _Dtype("float64")}
+_STRIDED = object()
+
+
+@pytest.fixture
+def torch(env, monkeypatch):
+    import sys
+    import types
+    mod = types.ModuleType("torch")
+    mod.Tensor, mod.strided, mod._C = Tensor, _STRIDED, _FakeTorchC()
+    monkeypatch.setitem(sys.modules, "torch", mod)
+    return mod
+
+
+def test_torch_tensor_fast_path_reads_no_interface_and_makes_no_capsule(env, torch):
+    dev = cujit.device_array(10, np.float32)
+    t = Tensor(dev)
+    k = Dispatcher(one, None, {})
+    k[1, 32](t)
+    reads, shakes = t.cai_reads, list(t.handshakes)
+    for _ in range(3):
+        k[1, 32](t)
+    assert [c[0] for c in env.launches()] == ["slow", "fast", "fast", "fast"]
+    assert env.launches()[-1][2] == [dev.device_ctypes_pointer.value, 10, 4]
+    assert (t.cai_reads, t.handshakes) == (reads, shakes)
+    # torch's current stream is the legacy default, as the launch's: nothing to order
+    assert not [c for c in env.calls if c[0] in ("record", "wait")]
+    assert torch._C.stream_reads == 3
+
+
+def test_torch_tensor_on_another_current_stream_is_waited_for(env, torch):
+    t = Tensor(cujit.device_array(10, np.float32))
+    s = cujit.stream()
+    k = Dispatcher(one, None, {})
+    k[1, 32](t)
+    env.calls.clear()
+    torch._C.raw_stream = 0xBEE            # torch.cuda.set_stream(...) elsewhere
+    k[1, 32](t)
+    torch._C.raw_stream = s.handle          # the launch's own stream: no wait
+    k[1, 32, s](t)
+    torch._C.raw_stream = 0                 # torch's default stream vs a launch on ``s``
+    k[1, 32, s](t)
+    assert [c[:2] for c in env.calls] == [
+        ("record", 0xBEE), ("wait", 1), ("fast", 0), ("fast", s.handle),
+        ("record", 1), ("wait", s.handle), ("fast", s.handle)]
+
+
+def test_torch_tensor_with_sync_off_orders_nothing(env, torch, monkeypatch):
+    monkeypatch.setattr(config, "CUDA_ARRAY_INTERFACE_SYNC", False)
+    t = Tensor(cujit.device_array(10, np.float32))
+    torch._C.raw_stream = 0xBEE
+    k = Dispatcher(one, None, {})
+    k[1, 32](t)
+    k[1, 32](t)
+    assert [c[0] for c in env.calls] == ["slow", "fast"] and torch._C.stream_reads == 0
+
+
+def test_torch_tensor_strides_are_packed_in_bytes(env, torch):
+    env.nparams = 5
+
+    def k2(a):
+        a[0, 0] = 1.0
+    k = Dispatcher(k2, None, {})
+    base = cujit.device_array((4, 12), np.float32)
+    t = Tensor(base[:, ::2])
+    k[1, 32](t)
+    k[1, 32](t)
+    assert env.launches()[-1] == ("fast", 0, [base.device_ctypes_pointer.value, 4, 6, 48, 8])
+    assert k.signatures == [(ct.float32[:, :],)]
+
+
+@pytest.mark.parametrize("change", ["requires_grad", "conj", "device", "dtype", "layout",
+                                    "contiguity"])
+def test_torch_tensor_the_slow_path_would_treat_otherwise_leaves_the_fast_path(
+        env, torch, change):
+    env.nparams = 5
+
+    def k2(a):
+        a[0, 0] = 1.0
+    k = Dispatcher(k2, None, {})
+    c = cujit.device_array((4, 6), np.float32)
+    t = Tensor(c)
+    k[1, 32](t)
+    k[1, 32](t)
+    if change == "requires_grad":
+        t.requires_grad = True
+    elif change == "conj":
+        t.conj = True
+    elif change == "device":
+        t.device_index = 1
+    elif change == "dtype":
+        t.dtype = _DTYPES["float64"]
+    elif change == "layout":
+        t.layout = object()                 # torch.sparse_coo
+    else:
+        t.dev = cujit.device_array((4, 12), np.float32)[:, ::2]
+    if change == "requires_grad":
+        with pytest.raises(BufferError):    # the slow path's import refuses it, as torch's
+            k[1, 32](t)
+    else:
+        k[1, 32](t)
+    want = [] if change == "requires_grad" else ["slow"]
+    assert [c[0] for c in env.launches()] == ["slow", "fast"] + want

@@ -42,6 +42,29 @@ def test_torch_pending_work_on_its_stream_is_waited_for():
     assert float(out.min()) == 7.0 and float(out.max()) == 7.0
 
 
+def test_torch_pending_work_on_its_stream_is_waited_for_on_the_fast_path():
+    torch = pytest.importorskip("torch")
+    side = torch.cuda.Stream()
+    out = torch.zeros(N, device="cuda")
+    src = torch.zeros(N, device="cuda")
+    copy[N // 256, 256](src, out)           # the slow path; later launches take the fast one
+    copy[N // 256, 256](src, out)
+    torch.cuda.synchronize()
+    with torch.cuda.stream(side):
+        torch.cuda._sleep(50_000_000)
+        src.fill_(3.0)
+        copy[N // 256, 256](src, out)       # the fast path reads torch's current stream
+    torch.cuda.synchronize()
+    assert float(out.min()) == 3.0 and float(out.max()) == 3.0
+    s = cuda.stream()                       # a launch on a cujit stream waits for torch's too
+    with torch.cuda.stream(side):
+        torch.cuda._sleep(50_000_000)
+        src.fill_(4.0)
+    copy[N // 256, 256, s](src, out)
+    s.synchronize()
+    assert float(out.min()) == 4.0 and float(out.max()) == 4.0
+
+
 def test_cupy_pending_work_on_its_stream_is_waited_for():
     cp = pytest.importorskip("cupy")
     s = cp.cuda.Stream(non_blocking=True)
@@ -103,3 +126,29 @@ def test_as_cuda_array_of_a_tensor_is_a_view():
     v = cuda.as_cuda_array(t)
     assert v.shape == (16,) and v.device_ctypes_pointer.value == t.data_ptr()
     np.testing.assert_array_equal(v.copy_to_host(), np.arange(16, dtype=np.float32))
+
+
+@cuda.jit
+def scale2d(a, out):
+    i, j = cuda.grid(2)
+    if i < a.shape[0] and j < a.shape[1]:
+        out[i, j] = 2 * a[i, j]
+
+
+def test_torch_strided_views_and_refusals_on_the_fast_path():
+    torch = pytest.importorskip("torch")
+    base = torch.arange(64 * 48, dtype=torch.float32, device="cuda").reshape(64, 48)
+    for view in (base, base[:, ::2], base.t(), base[::3, 5:]):
+        out = torch.zeros(view.shape, dtype=torch.float32, device="cuda")
+        for _ in range(2):                  # slow path, then the fast one
+            scale2d[(8, 8), (8, 8)](view, out)
+        torch.cuda.synchronize()
+        assert torch.equal(out, 2 * view)
+    out = torch.zeros(64, 48, device="cuda")
+    g = base.clone().requires_grad_(True)
+    with pytest.raises(RuntimeError, match="requires grad"):
+        scale2d[(8, 8), (8, 8)](g, out)     # refused as the interface refuses it
+    d = torch.ones(64, 48, dtype=torch.float64, device="cuda")
+    scale2d[(8, 8), (8, 8)](d, out)         # another dtype: another specialisation
+    torch.cuda.synchronize()
+    assert float(out.min()) == 2.0 and float(out.max()) == 2.0
