@@ -274,6 +274,9 @@ class CallKind(enum.Enum):
     WMMA_STORE = ("wmma.store_matrix_sync", WmmaStore)
     # user functions
     DEVICE = ("device", DeviceCall)
+    # a kernel (@jit without device=True) called from device code: compiled as a device
+    # function for the call's argument types, as numba-cuda's compile_device does
+    KERNEL = ("kernel", DeviceCall)
     CLOSURE = ("closure", ClosureCall)
     # the extension API (cujit.extending)
     OVERLOAD = ("overload", OverloadCall)

@@ -83,8 +83,8 @@ def type_call(typer, node):
         if kw.arg is None:
             raise typer.error("**kwargs in calls are not supported in kernels", kw.value)
     if any(isinstance(a, ast.Starred) for a in node.args):
-        if isinstance(ft, Func) and ft.kind is CallKind.DEVICE:
-            return type_starred_call(typer, node, ft.data)
+        if isinstance(ft, Func) and ft.kind in (CallKind.DEVICE, CallKind.KERNEL):
+            return type_starred_call(typer, node, ft.data, ft.kind)
         raise typer.error("*args in calls are supported only for device functions", node)
     args = [typer.expr(a) for a in node.args]
     kws = {kw.arg: typer.expr(kw.value) for kw in node.keywords}

@@ -19,6 +19,7 @@ from . import rules
 from .callkinds import Call, CallKind, DeviceCall
 from .const_types import const_type
 from .frontend import FunctionSource, SourceOwner
+from .jitoptions import inline_always
 from .linkable import same_entry
 
 __all__ = ["type_device_call", "bind_device_call", "type_starred_call"]
@@ -32,9 +33,11 @@ def _check_value(typer, anode, t):
         raise typer.error(f"cannot pass {t} to a device function", anode)
 
 
-def type_starred_call(typer, node, dev):
+def type_starred_call(typer, node, dev, kind=CallKind.DEVICE):
     """Type ``dev(a, *t, ...)``: each ``*t`` (a tuple) gives its elements as positional
-    arguments, as in Python.  Returns the call's type (None while an argument is untyped)."""
+    arguments, as in Python; ``kind``: the call's kind (``DEVICE``, or ``KERNEL`` for a
+    kernel called as a device function).  Returns the call's type (None while an argument
+    is untyped)."""
     positional = []
     for a in node.args:
         if isinstance(a, ast.Starred):
@@ -53,17 +56,20 @@ def type_starred_call(typer, node, dev):
     kws = {kw.arg: typer.expr(kw.value) for kw in node.keywords}
     if any(v is None for v in kws.values()):
         return None
-    return type_device_call(typer, node, dev, [t for _, t in positional], kws, positional)
+    return type_device_call(typer, node, dev, [t for _, t in positional], kws, positional,
+                            kind)
 
 
-def type_device_call(typer, node, dev, args, kws, positional=None):
+def type_device_call(typer, node, dev, args, kws, positional=None, kind=CallKind.DEVICE):
     """Type call ``node`` of device function ``dev`` with positional types ``args`` and
-    keyword types ``kws`` ({name: type}); records its ``Call(DEVICE, DeviceCall)``.
+    keyword types ``kws`` ({name: type}); records its ``Call(kind, DeviceCall)`` (``kind``:
+    ``DEVICE``, or ``KERNEL`` for a ``@jit`` kernel called from device code, which numba-cuda
+    compiles as a device function for the call's types).
     ``positional``: ``(ast node or ("elt", tuple node, index), type)`` per positional
     argument when a ``*tuple`` was expanded (default: ``node.args``).  The function's
     ``link=`` entries join ``typer.env.linked``."""
     dc = bind_device_call(typer, node, dev, args, kws, positional)
-    typer.tf.info[node] = Call(CallKind.DEVICE, dc)
+    typer.tf.info[node] = Call(kind, dc)
     # jit(device=True, link=[...]): the code goes with every kernel calling the function
     link = (getattr(dev, "targetoptions", None) or {}).get("link")
     if link:
@@ -133,8 +139,9 @@ def bind_device_call(typer, node, dev, args, kws, positional=None):
         argtypes.append(tt)
     callee = typer.infer_device(pyfunc, tuple(argtypes), source=fsrc)
     opts = getattr(dev, "targetoptions", None) or {}
-    # numba: inline="always" inlines when typing, forceinline=True asks LLVM to; both are
-    # alwaysinline here (NVVM inlines internal device functions anyway)
-    callee.force_inline = opts.get("inline") in ("always", True) or bool(opts.get("forceinline"))
+    # numba-cuda: inline="always" inlines the call before LLVM (none is left in the IR),
+    # forceinline=True gives the function LLVM's alwaysinline attribute
+    callee.inline = inline_always(opts.get("inline"))
+    callee.force_inline = bool(opts.get("forceinline"))
     typer.tf.callees.append(callee)
     return DeviceCall(callee, bound)

@@ -107,7 +107,7 @@ def type_func(typer, node, ft, args, kws):
 
 
 def _t_device(c):
-    return type_device_call(c.typer, c.node, c.ft.data, c.args, c.kws)
+    return type_device_call(c.typer, c.node, c.ft.data, c.args, c.kws, kind=c.kind)
 
 
 def _t_ext(c):
@@ -486,7 +486,8 @@ def _t_cache_hint(c):
 
 
 # Kinds that check their keyword arguments themselves (typed in their own modules).
-_OWN_CHECKS = {CallKind.DEVICE: _t_device, CallKind.CLOSURE: _t_closure,
+_OWN_CHECKS = {CallKind.DEVICE: _t_device, CallKind.KERNEL: _t_device,
+               CallKind.CLOSURE: _t_closure,
                CallKind.LIBDEVICE: _t_libdevice, CallKind.CMATH: _t_ext,
                CallKind.FP16: _t_ext, CallKind.BF16: _t_ext, CallKind.FP8: _t_ext,
                CallKind.MATH_PARTS: _t_ext,

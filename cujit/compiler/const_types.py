@@ -118,6 +118,8 @@ def const_type(value):
         return Func(key), None
     if getattr(value, "_cujit_device_function", False):
         return Func("device", value), None
+    if getattr(value, "_cujit_kernel", False):
+        return Func("kernel", value), None
     if isinstance(value, Intrinsic):
         return Func("user_intrinsic", value), None
     if isinstance(value, DeclaredFunction):

@@ -34,7 +34,7 @@ from . import backends as _backends
 from .build import CompiledKernel, build_kernel
 from .build import target as _target
 from .errors import CujitCompileError, TypingError
-from .frontend import DeviceFunctionLike, SourceOwner
+from .frontend import DeviceFunctionLike, KernelLike, SourceOwner
 from .jitoptions import check_launch_bounds as _check_launch_bounds
 from .jitoptions import check_options as _check_options
 from .introspect import InspectMixin as _InspectMixin
@@ -70,8 +70,13 @@ def jit(func_or_sig=None, device=False, **options):
     with ``prepare_args(ty, val, **kwargs)``, see :mod:`.introspect`), ``launch_bounds`` (an
     int or 1–3 ints: max threads per block, min blocks per SM, max blocks per cluster),
     ``shared_memory_carveout`` (-1..100 or ``"MaxL1"``/``"MaxShared"``/``"default"``; see
-    :mod:`.jitoptions`); ``inline``,
-    ``forceinline`` and ``boundscheck`` are accepted for compatibility and ignored.
+    :mod:`.jitoptions`), ``inline`` (``"always"``: each call from device code is inlined
+    into its caller; ``"never"``, the default, leaves it to NVVM; a bool is numba-cuda's
+    deprecated spelling of those two; :func:`.jitoptions.check_inline`), ``forceinline``
+    (the function gets LLVM's ``alwaysinline`` attribute); ``boundscheck`` is accepted for
+    compatibility and ignored.  A kernel (``device=False``) may also be called from another
+    kernel or device function: it is then compiled as a device function for the call's
+    argument types and may return a value (numba-cuda's behaviour).
 
     Raises TypeError for an unknown option, a signature of the wrong kind or a ``link`` entry
     that is neither a path nor a linkable-code object, ValueError for a signature string that
@@ -220,18 +225,22 @@ class DeviceFunction(DeviceFunctionLike, SourceOwner):
         functools.update_wrapper(self, py_func)
 
     def __call__(self, *args, **kwargs):
-        t = _state.current
-        if t is not None:
-            # simulated: the device function sees captured device arrays as simulated views
-            block = getattr(t, "block", None)
-            if block is not None:
-                return block.launch.rebound(self.py_func)(*args, **kwargs)
-            return self.py_func(*args, **kwargs)
+        if _state.current is not None:
+            return _call_simulated(self.py_func, args, kwargs)
         raise TypeError(f"device function {self.py_func.__name__!r} can only be called from "
                         "a kernel (or from another device function)")
 
     def __repr__(self):
         return f"<cujit device function {self.py_func.__qualname__}>"
+
+
+def _call_simulated(py_func, args, kwargs):
+    """``py_func`` called as a device function by the running simulated thread: it sees
+    captured device arrays as the launch's simulated views."""
+    block = getattr(_state.current, "block", None)
+    if block is not None:
+        return block.launch.rebound(py_func)(*args, **kwargs)
+    return py_func(*args, **kwargs)
 
 
 class _Configured(_ln.LaunchConfig):
@@ -281,7 +290,7 @@ class _ConfiguredExt(_Configured):
             r()
 
 
-class Dispatcher(_InspectMixin, SourceOwner):
+class Dispatcher(_InspectMixin, KernelLike, SourceOwner):
     """A kernel: ``py_func``, ``targetoptions``, specialisations per argument-type tuple.
 
     ``kernel[griddim, blockdim(, stream(, dynamic_shared_bytes))](*args)`` launches;
@@ -294,9 +303,11 @@ class Dispatcher(_InspectMixin, SourceOwner):
     loaded per context, unloaded through the context's deferred queue when it dies), the
     simulator's :attr:`sim_kernel` (typings and typed functions per signature), launch
     configurations and fast paths.  No module-level cache refers to any of it, so dropping
-    the dispatcher frees all of it."""
+    the dispatcher frees all of it.
 
-    _cujit_kernel = True
+    Called from a kernel or device function (:class:`~.frontend.KernelLike`), it is compiled
+    as a device function for the call's argument types, into the calling kernel; called by
+    a simulated thread, its ``py_func`` runs as a device function does."""
 
     def __init__(self, py_func, sigs, options):
         self.py_func = py_func
@@ -384,6 +395,8 @@ class Dispatcher(_InspectMixin, SourceOwner):
         return conf
 
     def __call__(self, *args, **kwargs):
+        if _state.current is not None:
+            return _call_simulated(self.py_func, args, kwargs)
         raise ValueError(_MISSING_CONFIG)
 
     def _launch_prepared(self, cfg, args):

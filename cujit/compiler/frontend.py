@@ -24,7 +24,7 @@ from .bytecode import decompile
 from .errors import SourceLocation, TypingError
 from .loopvars import split_loop_variables
 
-__all__ = ["FunctionSource", "DeviceFunctionLike", "SourceOwner"]
+__all__ = ["FunctionSource", "DeviceFunctionLike", "KernelLike", "SourceOwner"]
 
 
 class DeviceFunctionLike:
@@ -34,6 +34,16 @@ class DeviceFunctionLike:
     ``DeviceFunction`` inherits it."""
     __slots__ = ()
     _cujit_device_function = True
+
+
+class KernelLike:
+    """What the front end calls as a kernel compiled as a device function (numba-cuda's
+    ``compile_device``): an object with ``_cujit_kernel`` true, a ``py_func`` and
+    ``targetoptions``; the dispatcher's ``Dispatcher`` inherits it.  A call of it from a
+    kernel or device function is typed for the call's argument types and may return a
+    value; launched as a kernel it must return None."""
+    __slots__ = ()
+    _cujit_kernel = True
 
 
 class SourceOwner:

@@ -7,7 +7,8 @@ import numpy as np
 
 from .linkable import EXTENSIONS, LinkableCode
 
-__all__ = ["check_options", "check_launch_bounds", "carveout_percent", "check_link"]
+__all__ = ["check_options", "check_launch_bounds", "carveout_percent", "check_link",
+           "check_inline", "inline_always"]
 
 _FLAG_OPTIONS = ("device", "debug", "lineinfo", "cache", "inline", "forceinline",
                  "boundscheck", "lto")
@@ -45,8 +46,9 @@ def check_options(device, options):
     check_link(options.get("link"))
     for name in _FLAG_OPTIONS:
         v = device if name == "device" else options.get(name)
-        if name == "inline" and isinstance(v, str):
-            continue                      # Numba also takes inline="always"/"never"
+        if name == "inline":
+            check_inline(v)
+            continue
         if not _is_flag(v):
             raise TypeError(f"jit() option {name}={v!r} must be True or False")
     opt = options.get("opt")
@@ -74,6 +76,34 @@ def check_options(device, options):
                             "per thread) or None")
         if mr < 1:
             raise ValueError(f"jit() option max_registers={mr!r} must be >= 1")
+
+
+def check_inline(inline):
+    """Check ``jit(inline=...)``: None, ``"always"``, ``"never"`` or a bool (numba-cuda's
+    deprecated spelling: True is ``"always"``, False ``"never"``).  ``"always"`` inlines
+    every call of the function into its caller when lowering (numba-cuda inlines it at the
+    Numba IR level: no call is left in the LLVM IR); ``forceinline=True`` is the LLVM
+    ``alwaysinline`` attribute instead.  Raises ValueError for another string (numba-cuda's
+    message) and TypeError for a cost-model function (numba-cuda calls it with Numba IR
+    expressions, which cujit does not build) or any other value."""
+    if inline is None or _is_flag(inline):
+        return
+    if isinstance(inline, str):
+        if inline not in ("always", "never"):
+            raise ValueError(f"kwarg 'inline' must be one of the strings 'always' or 'never'; "
+                             f"found {inline!r}")
+        return
+    if callable(inline):
+        raise TypeError(f"jit() option inline={inline!r}: a cost-model function is not "
+                        "supported by cujit (numba-cuda calls it with Numba IR, which cujit "
+                        "does not build); use inline='always' or inline='never'")
+    raise TypeError(f"jit() option inline={inline!r} must be 'always', 'never' or a bool")
+
+
+def inline_always(inline):
+    """True when ``jit(inline=...)`` value ``inline`` asks every call to be inlined
+    (``"always"`` or True)."""
+    return inline == "always" or inline is True or (_is_flag(inline) and bool(inline))
 
 
 _LAUNCH_BOUND_NAMES = ("max_threads_per_block", "min_blocks_per_sm", "max_blocks_per_cluster")

@@ -68,9 +68,24 @@ class FunctionLowerer:
         self.block(tf.fsrc.node.body)
         if not self.b.block.is_terminated:
             if tf.return_type is T.void:
-                self.b.ret_void()
+                self.emit_return(None)
             else:
                 self.b.unreachable()
+
+    def emit_return(self, value):
+        """Return ``value`` (an LLVM value of the function's return type, None for void)
+        from the function being lowered."""
+        if value is None:
+            self.b.ret_void()
+        else:
+            self.b.ret(value)
+
+    def lower_inline(self, tf, argvals):
+        """Lower device function ``tf`` into this function at the builder's position (a
+        call of a function jitted with ``inline="always"``: numba-cuda inlines it before
+        LLVM, so no call is left); ``argvals`` as :meth:`lower`'s.  Returns the result's
+        value (None for void)."""
+        return _Inlined(self, tf).run(argvals)
 
     def loc(self, node):
         return self.tf.fsrc.location(node)
@@ -203,10 +218,10 @@ class FunctionLowerer:
         if self.tf.return_type is T.void:
             if s.value is not None:
                 self.expr(s.value)
-            self.b.ret_void()
+            self.emit_return(None)
             return
         v = self.expr(s.value)
-        self.b.ret(cast(self.b, v, self.ty(s.value), self.tf.return_type))
+        self.emit_return(cast(self.b, v, self.ty(s.value), self.tf.return_type))
 
     def s_For(self, s):
         it_t = self.ty(s.iter)
@@ -438,3 +453,46 @@ class FunctionLowerer:
     def e_Call(self, node):
         return LC.call(self, node)
 
+
+
+class _Inlined(FunctionLowerer):
+    """A device function lowered into its caller's function: its locals are allocas of the
+    caller's entry block, each ``return`` stores the result and branches to the block after
+    the call.  Its code keeps the caller's source location (the call's line)."""
+
+    def __init__(self, outer, tf):
+        self.m = outer.m
+        self.tf = tf
+        self.func = outer.func
+        self.entry = outer.entry
+        self.b = outer.b
+        self.vars = {}
+        self.loops = []
+        self.ret_block = None
+        rt = tf.return_type
+        self.result = None if rt is T.void else self.alloca(ltype(rt), name="inlined.result")
+        self.after = self.func.append_basic_block("inlined.end")
+
+    def run(self, argvals):
+        tf, b = self.tf, self.b
+        for name, t in tf.vartypes.items():
+            if t is None or isinstance(t, PseudoType):
+                continue
+            self.vars[name] = self.alloca(ltype(t), name=name)
+        for name, t, v in zip(tf.fsrc.argnames, tf.argtypes, argvals):
+            if isinstance(t, PseudoType):
+                continue
+            b.store(cast(b, v, t, tf.vartypes[name]), self.vars[name])
+        self.block(tf.fsrc.node.body)
+        if not b.block.is_terminated:
+            if tf.return_type is T.void:
+                self.emit_return(None)
+            else:
+                b.unreachable()
+        b.position_at_end(self.after)
+        return None if self.result is None else b.load(self.result)
+
+    def emit_return(self, value):
+        if value is not None:
+            self.b.store(value, self.result)
+        self.b.branch(self.after)

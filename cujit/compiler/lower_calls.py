@@ -446,7 +446,7 @@ _HANDLERS = {
     K.FMA: _fma, K.CBRT: _cbrt, K.CAST: _cast,
     K.COMPLEX: _complex, K.MIN: _minmax, K.MAX: _minmax, K.ABS: _abs, K.ROUND: _round,
     K.MATH: _math, K.NP_ROUNDING: _np_round,
-    K.PRINT: _print, K.DEVICE: _device, K.RESHAPE: _reshape, K.CONJUGATE: _conjugate,
+    K.PRINT: _print, K.DEVICE: _device, K.KERNEL: _device, K.RESHAPE: _reshape, K.CONJUGATE: _conjugate,
     K.LEN: _len, K.TUPLE: _tuple_of, K.POW: _pow, K.ATOMIC: _atomic, K.CLOSURE: _closure,
     K.RANGE: _iterated, K.ENUMERATE: _iterated, K.ZIP: _iterated,
     K.CMATH: lower_complex.lower_cmath, K.FP16: lower_fp16.lower_fp16,

@@ -1,12 +1,15 @@
 """Lowering of calls of device functions and of closures (functions defined inside a kernel),
 typed by :mod:`.calls_device` and :mod:`.closures`: the callee is lowered once per typing as
 an internal LLVM function (``lw.m.device_function``), and each call passes only the
-parameters that exist at run time (``ltypes.passes_param``).
+parameters that exist at run time (``ltypes.passes_param``).  A callee jitted with
+``inline="always"`` is lowered into the caller at each call instead (numba-cuda inlines such
+calls before LLVM sees them).
 """
 from llvmlite import ir
 
 from .. import types as T
 from .ltypes import cast, const, ltype, passes_param
+from .rules import PseudoType
 
 __all__ = ["lower_device_call", "lower_closure_call"]
 
@@ -15,7 +18,8 @@ def lower_device_call(lw, node, callee, bound):
     """Lower a device-function call typed by :func:`type_device_call` (its callee's
     ``TypedFunction`` and parameter bindings)."""
     b = lw.b
-    fn = lw.m.device_function(callee)
+    inline = getattr(callee, "inline", False)
+    fn = None if inline else lw.m.device_function(callee)
     vals = []
     tuples = {}         # a *tuple argument is evaluated once
 
@@ -29,7 +33,11 @@ def lower_device_call(lw, node, callee, bound):
         return lw.expr(payload), lw.ty(payload)
     for (kind, payload, t), want in zip(bound, callee.argtypes):
         if not passes_param(want):
-            continue        # a function value or an empty tuple: nothing at run time
+            # a function value or an empty tuple: nothing at run time
+            if inline:
+                vals.append(None if isinstance(want, PseudoType)
+                            else ir.Constant(ltype(want), ir.Undefined))
+            continue
         if kind == "node":
             v, vt = value(payload)
             vals.append(cast(b, v, vt, want))
@@ -41,6 +49,8 @@ def lower_device_call(lw, node, callee, bound):
                 v, vt = value(n)
                 out = b.insert_value(out, cast(b, v, vt, et), i)
             vals.append(out)
+    if inline:
+        return lw.lower_inline(callee, vals)
     r = b.call(fn, vals)
     return None if callee.return_type is T.void else r
 

@@ -26,7 +26,7 @@ from llvmlite import ir
 
 from .. import types as T
 from .lower_sreg import sreg
-from .ltypes import I32, truth
+from .ltypes import I32, ltype, truth
 
 __all__ = ["EXC_GLOBAL", "lower_raise", "lower_assert", "check_divisor", "check_after_launch",
            "format_exception"]
@@ -74,9 +74,9 @@ def emit_raise(lw, cls, args, node):
     # a device function: stop the thread here (PTX exit), then a formal return
     b.call(lw.m.inline_asm("exit;", "", ir.VoidType()), [])
     if rt is T.void or rt is None:
-        b.ret_void()
+        lw.emit_return(None)
     else:
-        b.ret(ir.Constant(lw.func.function_type.return_type, None))
+        lw.emit_return(ir.Constant(ltype(rt), None))
 
 
 def lower_raise(lw, s):

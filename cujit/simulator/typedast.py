@@ -765,7 +765,7 @@ def _call_table():
                                 K.WMMA_FRAGMENT, K.WMMA_FILL, K.WMMA_LOAD, K.WMMA_MMA,
                                 K.WMMA_STORE),
                                R.c_as_written))
-    table.update({K.CAST: R.c_cast, K.DEVICE: R.c_device, K.PRINT: R.c_print,
+    table.update({K.CAST: R.c_cast, K.DEVICE: R.c_device, K.KERNEL: R.c_device, K.PRINT: R.c_print,
                   K.VECTOR: R.c_vector,
                   K.OVERLOAD: R.c_overload, K.USER_INTRINSIC: R.c_user_intrinsic,
                   K.EXTERN: R.c_extern,

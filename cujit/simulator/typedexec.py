@@ -47,7 +47,7 @@ _NON_WAITING = (ArrayIndex, Iteration, AugAssign, SliceStore, TupleDynamic, Spec
                 TupleItem, TupleSlice, RecordField)
 _K = CallKind
 _NON_WAITING_CALLS = frozenset((
-    _K.CAST, _K.CONST_ARRAY, _K.DEVICE, _K.ATOMIC, _K.RESHAPE, _K.CONJUGATE,
+    _K.CAST, _K.CONST_ARRAY, _K.DEVICE, _K.KERNEL, _K.ATOMIC, _K.RESHAPE, _K.CONJUGATE,
     _K.SHARED_ARRAY, _K.LOCAL_ARRAY, _K.GRID, _K.GRIDSIZE, _K.MIN, _K.MAX, _K.ABS, _K.ROUND,
     _K.POW, _K.LEN, _K.RANGE, _K.ENUMERATE, _K.ZIP, _K.PRINT, _K.NP_ROUNDING, _K.MATH,
     _K.MATH_PARTS, _K.THREADFENCE, _K.THREADFENCE_BLOCK, _K.THREADFENCE_SYSTEM, _K.POPC,

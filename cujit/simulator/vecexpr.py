@@ -97,8 +97,8 @@ def _merge(m, new, old):
 
 # Calls a uniform expression may not make once for the whole block: each thread's call has
 # its own effect (a print line, an update, a device function's stores).
-_NOT_UNIFORM = frozenset((CallKind.DEVICE, CallKind.PRINT, CallKind.ATOMIC, CallKind.OVERLOAD,
-                          CallKind.USER_INTRINSIC, CallKind.EXTERN))
+_NOT_UNIFORM = frozenset((CallKind.DEVICE, CallKind.KERNEL, CallKind.PRINT, CallKind.ATOMIC,
+                          CallKind.OVERLOAD, CallKind.USER_INTRINSIC, CallKind.EXTERN))
 
 
 class _Uniform(Rewriter):
@@ -552,6 +552,7 @@ def _vcall_table():
         K.WMMA_LOAD, K.WMMA_MMA, K.WMMA_STORE, K.VECTOR, K.CACHE_LOAD, K.CACHE_STORE),
        E.vc_per_thread)
     table.update({K.CAST: E.vc_cast, K.GRID: E.vc_grid, K.DEVICE: E.vc_device,
+                  K.KERNEL: E.vc_device,
                   K.OVERLOAD: E.vc_overload,
                   K.FMA: E.vc_fma, K.ATOMIC: E.vc_atomic, K.SYNCTHREADS_COUNT: E.vc_sync_pred,
                   K.SYNCTHREADS_AND: E.vc_sync_pred, K.SYNCTHREADS_OR: E.vc_sync_pred,
