@@ -51,8 +51,10 @@ def compile(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=False
 
     Raises ValueError for an unknown ``output`` or ``abi``, more than three launch bounds,
     launch bounds on a device function, or an ``abi_info`` that is not a dict with a C
-    identifier ``'abi_name'``, given for a kernel or with ``abi='numba'``;
-    NotImplementedError for ``forceinline``; NvvmError for ``'ltoir'`` without libNVVM;
+    identifier ``'abi_name'``, given for a kernel or with ``abi='numba'``, and for
+    ``forceinline=True`` (the function gets LLVM's ``alwaysinline`` attribute, for the
+    program it is linked into) without ``output='ltoir'``; NvvmError for ``'ltoir'``
+    without libNVVM;
     TypingError / CompileError for code that does not compile."""
     code, restype, _ = _compile(pyfunc, sig, debug, lineinfo, device, fastmath, cc, opt, abi,
                                 abi_info, output, forceinline, launch_bounds)
@@ -81,12 +83,15 @@ def _compile(pyfunc, sig, debug, lineinfo, device, fastmath, cc, opt, abi, abi_i
     if output not in ("ptx", "ltoir"):
         raise ValueError(f"output must be 'ptx' or 'ltoir', got {output!r}")
     abi_name = _abi_name(abi, abi_info, device)
-    if forceinline:
-        raise NotImplementedError("cujit.compile(forceinline=...) is not supported")
+    if forceinline and output != "ltoir":
+        # numba-cuda's rule and words: PTX cannot carry the attribute to a later link
+        raise ValueError("Can only designate forced inlining in LTO-IR (output='ltoir'), "
+                         f"got output={output!r}")
     return _compile_ptx(pyfunc, sig, debug=bool(debug), lineinfo=bool(lineinfo),
                         device=device, fastmath=bool(fastmath), cc=cc,
                         opt=True if opt is None else opt, launch_bounds=launch_bounds,
-                        abi_name=abi_name, lto=output == "ltoir", with_links=True)
+                        abi_name=abi_name, lto=output == "ltoir", with_links=True,
+                        forceinline=bool(forceinline))
 
 
 def compile_all(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=False,

@@ -626,14 +626,15 @@ def _compatible(have, want):
 
 def compile_ptx(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath=False,
                 cc=None, opt=True, launch_bounds=None, abi_name=None, lto=False,
-                with_links=False):
+                with_links=False, forceinline=False):
     """PTX (str) of ``pyfunc`` for signature ``sig`` and its return type, as
     ``numba.cuda.compile_ptx``: ``(ptx, return_type)``.  ``cc``: target compute capability
     (default (9, 0); ``(9, 0, 'a')`` for sm_90a); ``device``: compile a device function instead
     of a kernel; ``launch_bounds``: as the jit option (kernels only); ``abi_name``: the
     device function's symbol; ``lto``: LTO-IR (bytes) instead of PTX; ``with_links``:
     return ``(code, return_type, linked)``, ``linked`` the ``link=`` code of the declared
-    and device functions it calls.  Needs no GPU.  Raises TypingError/CompileError for code
+    and device functions it calls; ``forceinline``: a device function gets LLVM's
+    ``alwaysinline`` attribute (meaningful in LTO-IR).  Needs no GPU.  Raises TypingError/CompileError for code
     that does not compile, TypeError/ValueError for bad ``cc`` or ``launch_bounds``."""
     from .lowering import compile_to_llvm
     from .nvvm import compile_ptx as _ptx
@@ -646,7 +647,8 @@ def compile_ptx(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath
     lowered = compile_to_llvm(pyfunc, sig.args, kernel=not device, debug=bool(debug),
                               lineinfo=bool(lineinfo), launch_bounds=bounds,
                               abi_name=abi_name,
-                              return_type=sig.return_type if device else None)
+                              return_type=sig.return_type if device else None,
+                              forceinline=bool(forceinline) and device)
     code = _ptx(lowered.llvm_ir, tuple(cc) if cc else (9, 0), opt=3 if opt is True else opt,
                 fastmath=fastmath, debug=debug, lineinfo=lineinfo, name=lowered.name, lto=lto)
     restype = getattr(lowered, "return_type", ct.void)

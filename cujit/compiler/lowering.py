@@ -283,7 +283,10 @@ class ModuleContext:
         # an empty tuple (libNVVM rejects empty parameter types)
         real = [passes_param(t) for t in tf.argtypes]
         fnty = ir.FunctionType(rt, [ltype(t) for t, r in zip(tf.argtypes, real) if r])
-        fn = ir.Function(self.module, fnty, self.unique("_cujit_dev_" + _safe(tf.fsrc.name)))
+        # the name length-prefixed, as Itanium mangling (and so numba-cuda's symbols) write
+        # it: ``_cujit_dev_8set_zero_1`` never reads as the tail of ``call_set_zero``
+        stem = _safe(tf.fsrc.name)
+        fn = ir.Function(self.module, fnty, self.unique(f"_cujit_dev_{len(stem)}{stem}"))
         fn.linkage = "internal"
         if getattr(tf, "force_inline", False):
             fn.attributes.add("alwaysinline")
@@ -336,7 +339,8 @@ _LAUNCH_BOUND_PROPS = ("maxntidx", "minctasm", "cluster_max_blocks")
 
 
 def compile_to_llvm(pyfunc, argtypes, kernel=True, debug=False, lineinfo=False,
-                    launch_bounds=None, source=None, abi_name=None, return_type=None):
+                    launch_bounds=None, source=None, abi_name=None, return_type=None,
+                    forceinline=False):
     """Type and lower ``pyfunc`` for ``argtypes`` (tuple of cujit types, a Signature or a
     signature string) into one NVVM IR module.  ``debug``: numba.cuda's ``debug=True``
     (assertions compiled, division by zero checked, raises recorded for the host: see
@@ -349,7 +353,8 @@ def compile_to_llvm(pyfunc, argtypes, kernel=True, debug=False, lineinfo=False,
     mangled name (``compile(abi_info={'abi_name': ...})``).  ``return_type``: a device
     function's declared result type (a signature's); when the inferred one differs, the
     symbol is a wrapper converting to it, so that callers declaring that type (C++ code
-    linked with it) read the value right.
+    linked with it) read the value right.  ``forceinline``: the device function's symbol
+    gets LLVM's ``alwaysinline`` attribute (``compile(forceinline=True)``).
 
     Returns a ``LoweredFunction``.  Raises ``TypingError`` (untypable or unsupported code)
     or ``CompileError`` (resource limits: 48 KiB static shared, 64 KiB constant memory) whose
@@ -395,6 +400,9 @@ def compile_to_llvm(pyfunc, argtypes, kernel=True, debug=False, lineinfo=False,
             outer = ir.Function(m.module, ir.FunctionType(ltype(return_type), params), name)
             b = ir.IRBuilder(outer.append_basic_block("entry"))
             b.ret(cast(b, b.call(fn, list(outer.args)), rt, return_type))
+            fn = outer
+        if forceinline:
+            fn.attributes.add("alwaysinline")
     m.module.add_named_metadata("nvvmir.version",
                                 [ir.Constant(I32, v) for v in NVVMIR_VERSION])
     try:

@@ -64,7 +64,7 @@ def test_compile_kernel_returning_value_is_typing_error():
     ({"abi_info": {"abi_name": "f"}, "device": False}, ValueError, "needs abi='c'"),
     ({"abi_info": {"abi_name": "not a name"}}, ValueError, "C identifier"),
     ({"abi_info": {"name": "f"}}, ValueError, "the key 'abi_name'"),
-    ({"forceinline": True}, NotImplementedError, "forceinline"),
+    ({"forceinline": True}, ValueError, "Can only designate forced inlining in LTO-IR"),
 ])
 def test_compile_unsupported_options(kw, exc, text):
     with pytest.raises(exc, match=text.replace("(", r"\(")):

@@ -88,10 +88,11 @@ def test_overload_implementation_is_a_device_function_in_the_ir():
     defs = {ln.split("@")[1].split("(")[0].strip('"'): ln for ln in text.splitlines()
             if ln.startswith("define internal")}
     assert any("triple_impl" in name for name in defs)
-    # register_jitable(inline="always") marks the implementation alwaysinline
-    (inline,) = [ln for name, ln in defs.items() if "halve_inline" in name]
+    # register_jitable(inline="always") lowers the implementation into its caller, as
+    # numba-cuda inlines it before LLVM: no definition of its own
+    assert not [name for name in defs if "halve_inline" in name]
     (plain,) = [ln for name, ln in defs.items() if "halve_" in name and "inline" not in name]
-    assert "alwaysinline" in inline and "alwaysinline" not in plain
+    assert "alwaysinline" not in plain
 
 
 @pytest.mark.parametrize("intr, match", [
