@@ -21,6 +21,7 @@ from .callkinds import ArraySpec, Call, CallKind, ConstArray, GridAxes, Reshape
 from .nodeinfo import SpecialRegister
 from .calls_device import type_starred_call
 from .calls_ext import type_bit_count
+from .closures import escape
 from .const_types import CONST_LIMIT, MATH_BINARY, MATH_UNARY, STATIC_SHARED_LIMIT, const_type
 from .errors import CompileError
 from .rules import BoundMethod, Func, Global
@@ -85,6 +86,8 @@ def type_call(typer, node):
     if any(isinstance(a, ast.Starred) for a in node.args):
         if isinstance(ft, Func) and ft.kind in (CallKind.DEVICE, CallKind.KERNEL):
             return type_starred_call(typer, node, ft.data, ft.kind)
+        if isinstance(ft, Func) and ft.kind is CallKind.CLOSURE:
+            return type_starred_call(typer, node, escape(typer, ft.data, node))
         raise typer.error("*args in calls are supported only for device functions", node)
     args = [typer.expr(a) for a in node.args]
     kws = {kw.arg: typer.expr(kw.value) for kw in node.keywords}

@@ -17,6 +17,7 @@ import ast
 from .. import types as T
 from . import rules
 from .callkinds import Call, CallKind, DeviceCall
+from .closures import escape
 from .const_types import const_type
 from .frontend import FunctionSource, SourceOwner
 from .jitoptions import inline_always
@@ -26,11 +27,14 @@ __all__ = ["type_device_call", "bind_device_call", "type_starred_call"]
 
 
 def _check_value(typer, anode, t):
+    """``t``, the type of argument ``anode``, as the callee gets it: a closure escapes (a
+    device function of its own, :func:`.closures.escape`); TypingError for a pseudo-type
+    that cannot be passed."""
     if isinstance(t, rules.Func) and t.kind is CallKind.CLOSURE:
-        raise typer.error("a function defined inside a kernel cannot be passed to a device "
-                          "function (call it where it is defined)", anode)
+        return rules.Func("device", escape(typer, t.data, anode))
     if isinstance(t, rules.PseudoType) and not isinstance(t, rules.Func):
         raise typer.error(f"cannot pass {t} to a device function", anode)
+    return t
 
 
 def type_starred_call(typer, node, dev, kind=CallKind.DEVICE):
@@ -98,7 +102,7 @@ def bind_device_call(typer, node, dev, args, kws, positional=None):
     if positional is None:
         positional = list(zip(node.args, args))
     for i, (anode, t) in enumerate(positional):
-        _check_value(typer, anode[1] if isinstance(anode, tuple) else anode, t)
+        t = _check_value(typer, anode[1] if isinstance(anode, tuple) else anode, t)
         if i < len(params):
             bound[i] = ("node", anode, t)
         else:
@@ -114,7 +118,7 @@ def bind_device_call(typer, node, dev, args, kws, positional=None):
         idx = params.index(k)
         if bound[idx] is not None:
             raise typer.error(f"{name}() got multiple values for argument '{k}'", kwnodes[k])
-        _check_value(typer, kwnodes[k], t)
+        t = _check_value(typer, kwnodes[k], t)
         bound[idx] = ("node", kwnodes[k], t)
     for idx, b in enumerate(bound):
         if b is not None:

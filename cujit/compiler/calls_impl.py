@@ -15,7 +15,7 @@ from .calls_extending import type_overload_call, type_user_intrinsic
 from .calls_ext import type_bf16_math, type_ext
 from .calls_vector import type_vector_make
 from .calls_wmma import type_wmma_call
-from .closures import type_closure_call
+from .closures import escape, needs_escape, type_closure_call
 from .libdevice_table import type_libdevice
 from .const_types import MATH_BINARY
 from .rules import Global, RangeType
@@ -143,6 +143,10 @@ def _t_extern(c):
 
 
 def _t_closure(c):
+    if needs_escape(c.ft.data, c.node):
+        # defaults, *args or keywords: the closure as a device function of its own
+        return type_device_call(c.typer, c.node, escape(c.typer, c.ft.data, c.node), c.args,
+                                c.kws)
     return type_closure_call(c.typer, c.node, c.ft.data, c.args, c.kws)
 
 

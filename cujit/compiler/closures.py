@@ -5,9 +5,15 @@
   typed at each call for the argument types given there, as a device function whose extra
   trailing parameters are the caller's locals that the closures of that function read:
   their values at the time of the call, as Python's closures see them.
-- The closure is called by its name; it cannot be passed to another device function, have
-  default values or ``*args``, or assign to the enclosing function's variables (``nonlocal``
-  is a TypingError as every other unsupported statement).  Recursion is a TypingError.
+- The closure is called by its name; it cannot assign to the enclosing function's variables
+  (``nonlocal`` is a TypingError as every other unsupported statement).  Recursion is a
+  TypingError.
+- A closure that escapes (passed to a device function or kernel, as numba-cuda's
+  ``MakeFunctionToJitFunction`` pass allows), or that has default values or ``*args``, or is
+  called with keywords or ``*t``, is an :class:`EscapedClosure`: a device function whose
+  free variables are the enclosing function's compile-time constants, baked in (numba-cuda's
+  rule; a non-constant one is a TypingError with numba-cuda's words).  It is called as a
+  device function (``calls_device``: ``CallKind.DEVICE``).
 - Lowering: :func:`.lower_device.lower_closure_call`.
 """
 import ast
@@ -15,10 +21,12 @@ import copy
 
 from .callkinds import Call, CallKind, ClosureCall
 from .errors import TypingError
+from .frontend import SourceOwner
 from .rules import Func
 from .scopes import local_names
 
-__all__ = ["InnerDef", "define", "type_closure_call"]
+__all__ = ["InnerDef", "EscapedClosure", "define", "type_closure_call", "escape",
+           "needs_escape"]
 
 
 class InnerDef:
@@ -33,12 +41,80 @@ class InnerDef:
         return f"<closure {self.node.name}>"
 
 
+class EscapedClosure(SourceOwner):
+    """A closure compiled as a device function on its own (see the module docstring):
+    ``py_func`` is itself (what :func:`.calls_device.bind_device_call` reads: its
+    ``__defaults__``, the constant values of the ``def``'s defaults) and :meth:`source` its
+    FunctionSource, whose closure values hold the enclosing function's constants it reads.
+    Made once per ``def`` by the typer of the function defining it."""
+
+    def __init__(self, inner, fsrc, defaults):
+        self.inner = inner
+        self.py_func = self
+        self.__defaults__ = defaults
+        self.__dict__["_fsrc"] = fsrc
+
+    def __repr__(self):
+        return f"<closure {self.inner.node.name}>"
+
+
+def needs_escape(inner, node):
+    """True when call ``node`` of closure ``inner`` (an InnerDef) needs the closure compiled
+    as an :class:`EscapedClosure`: the ``def`` has defaults or ``*args``, or the call passes
+    keywords or ``*t``."""
+    a = inner.node.args
+    return bool(a.defaults or a.vararg or node.keywords or
+                any(isinstance(x, ast.Starred) for x in node.args))
+
+
+def escape(typer, inner, node):
+    """The :class:`EscapedClosure` of closure ``inner`` defined in the function ``typer``
+    types, at ``node`` (where it escapes or is called).  TypingError when ``typer`` is not the
+    defining function's typer, or when the closure reads a variable of it that is not a
+    compile-time constant (numba-cuda's "Cannot capture the non-constant value")."""
+    if isinstance(inner, EscapedClosure):
+        return inner
+    if inner.outer is not typer.fsrc:
+        raise typer.error(f"{inner.node.name}() (a function defined inside a kernel) can be "
+                          "passed on only by the function that defines it", node)
+    cache = typer.tf.__dict__.setdefault("escaped_defs", {})
+    hit = cache.get(inner.node)
+    if hit is not None:
+        return hit
+    own = set(local_names(inner.node))
+    consts = {}
+    for n in ast.walk(inner.node):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id not in own \
+                and n.id in typer.locals and n.id not in consts:
+            ok, v = typer._const(n)
+            if not ok or isinstance(v, (Func, InnerDef)):
+                raise typer.error(f"Cannot capture the non-constant value associated with "
+                                  f"variable '{n.id}' in a function that may escape "
+                                  f"({inner.node.name}() is compiled on its own: it can "
+                                  "read only constants of the enclosing function)", n)
+            consts[n.id] = v
+    defaults = tuple(typer.const_eval(d, f"a default value of {inner.node.name}()")
+                     for d in inner.node.args.defaults)
+    outer = inner.outer
+    src = copy.copy(outer)
+    src.node = inner.node
+    src.argnames = [x.arg for x in inner.node.args.args]
+    if inner.node.args.vararg is not None:
+        src.argnames.append(inner.node.args.vararg.arg)
+    src.name = inner.node.name
+    src.qualname = f"{outer.qualname}.<locals>.{inner.node.name}"
+    src.closure = dict(outer.closure, **consts)
+    src.__dict__.pop("_sizing", None)
+    esc = cache[inner.node] = EscapedClosure(inner, src, defaults)
+    return esc
+
+
 def define(typer, s):
     """Type ``def`` statement ``s`` inside the function being typed: bind its name."""
     a = s.args
-    if a.vararg or a.kwarg or a.kwonlyargs or a.defaults or getattr(a, "posonlyargs", None):
-        raise typer.error("a function defined inside a kernel takes plain positional "
-                          "parameters only (no defaults, *args or keyword-only parameters)", s)
+    if a.kwarg or a.kwonlyargs or getattr(a, "posonlyargs", None):
+        raise typer.error("a function defined inside a kernel takes no keyword-only or "
+                          "positional-only parameters and no **kwargs", s)
     if s.decorator_list:
         raise typer.error("a function defined inside a kernel cannot have decorators", s)
     cache = typer.tf.__dict__.setdefault("inner_defs", {})
@@ -84,10 +160,9 @@ def _inner_source(inner, free):
 
 
 def type_closure_call(typer, node, inner, args, kws):
-    """Type a call of closure ``inner`` with argument types ``args``."""
-    if kws:
-        raise typer.error(f"keyword arguments to {inner.node.name}() (a function defined in "
-                          "the kernel) are not supported", node)
+    """Type a call of closure ``inner`` with argument types ``args`` (a call that
+    :func:`needs_escape`, one with keywords, is typed by the caller as a device call of
+    :func:`escape`)."""
     want = len(inner.node.args.args)
     if len(args) != want:
         raise typer.error(f"{inner.node.name}() takes {want} argument(s) but {len(args)} "

@@ -150,14 +150,18 @@ def k_in_nested(r):
 
 
 def k_closure_default(r):
+    s = r[1]
+
     def f(x, y=1):
-        return x + y
+        return x + y + s        # compiled on its own: s must be a constant
     r[0] = f(1)
 
 
 def k_closure_passed(r):
+    s = r[1]
+
     def f(x):
-        return x
+        return x * s
     r[0] = apply1(f, 1)
 
 
@@ -186,8 +190,8 @@ def k_closure_args(r):
     (k_bad_default, "default value .* of parameter 'b'"),
     (k_in_array, "'in' in kernels needs a tuple on its right"),
     (k_in_nested, "'in' in kernels needs a tuple of numbers"),
-    (k_closure_default, "plain positional parameters only"),
-    (k_closure_passed, "cannot be passed to a device function"),
+    (k_closure_default, "Cannot capture the non-constant value associated with variable 's'"),
+    (k_closure_passed, "Cannot capture the non-constant value associated with variable 's'"),
     (k_closure_recursive, "recursive call of f\\(\\)"),
     (k_closure_args, "f\\(\\) takes 1 argument\\(s\\) but 2 were given"),
 ])
@@ -225,8 +229,10 @@ def k_star_func(r):
 
 
 def k_closure_kwargs(r):
+    s = r[1]
+
     def f(x):
-        return x
+        return x + s
     r[0] = f(x=1)
 
 
@@ -236,7 +242,7 @@ def k_in_left_tuple(r):
 
 @pytest.mark.parametrize("fn,msg", [
     (k_star_func, "cannot pass .* in \\*args"),
-    (k_closure_kwargs, "keyword arguments to f\\(\\)"),
+    (k_closure_kwargs, "Cannot capture the non-constant value associated with variable 's'"),
     (k_in_left_tuple, "'in' in kernels tests a number"),
 ])
 def test_more_function_typing_errors(fn, msg):
