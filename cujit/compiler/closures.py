@@ -113,8 +113,9 @@ def define(typer, s):
     """Type ``def`` statement ``s`` inside the function being typed: bind its name."""
     a = s.args
     if a.kwarg or a.kwonlyargs or getattr(a, "posonlyargs", None):
-        raise typer.error("a function defined inside a kernel takes no keyword-only or "
-                          "positional-only parameters and no **kwargs", s)
+        raise typer.error("a function defined inside a kernel takes plain positional "
+                          "parameters only (with defaults and *args; no keyword-only or "
+                          "positional-only parameters, no **kwargs)", s)
     if s.decorator_list:
         raise typer.error("a function defined inside a kernel cannot have decorators", s)
     cache = typer.tf.__dict__.setdefault("inner_defs", {})

@@ -90,9 +90,10 @@ def test_numba_jit_function_compiles_to_a_device_function():
     from cujit.compiler.lowering import compile_to_llvm
     ir = compile_to_llvm(k_nested, (cuda.float64[::1], cuda.int64[::1])).llvm_ir
     defs = [ln for ln in ir.splitlines() if ln.startswith("define internal")]
-    assert len(defs) == 2
-    assert "_scaled" in defs[0] and "alwaysinline" in defs[0]     # its inline="always"
-    assert "_business_logic" in defs[1] and "alwaysinline" not in defs[1]
+    # its inline="always" lowers _scaled into the kernel (no definition of its own), as
+    # numba-cuda inlines it before LLVM; the function it calls keeps its own
+    assert len(defs) == 1
+    assert "_business_logic" in defs[0] and "alwaysinline" not in defs[0]
     assert ".entry" in ptx_of(k_nested, np.zeros(4), np.arange(4, dtype=np.int64))
 
 
