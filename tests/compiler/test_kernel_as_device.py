@@ -186,3 +186,34 @@ def test_kernel_call_errors_name_the_function(fn, msg):
 def test_kernel_call_errors_are_the_same_on_the_simulator(fn, msg):
     with pytest.raises(TypingError, match=msg):
         cuda.jit(fn)[1, 1](np.zeros(1))
+
+
+def test_a_kernel_keeps_the_kernel_it_calls_alive_not_the_reverse():
+    import gc
+    import weakref
+
+    def make():
+        @cuda.jit
+        def twice(x):
+            return 2 * x
+
+        @cuda.jit
+        def k(out):
+            out[0] = twice(out[0])
+        return k, twice
+
+    k, callee = make()
+    out = np.array([3.0])
+    k[1, 1](out)
+    assert out[0] == 6.0
+    kref, cref = weakref.ref(k), weakref.ref(callee)
+    del callee
+    gc.collect()
+    assert cref() is not None           # the caller names it
+    callee = cref()
+    del k
+    gc.collect()
+    assert kref() is None and cref() is callee      # the callee outlives its caller
+    del callee
+    gc.collect()
+    assert cref() is None
