@@ -91,9 +91,9 @@ def test_a_kernel_returning_a_value_cannot_be_launched():
         add[1, 1](1, 2)
 
 
-def test_simulated_thread_calls_a_kernel_as_a_device_function():
+def test_a_called_kernel_reads_a_captured_device_array():
     """Captured device arrays make the simulator call the callee as written: the kernel
-    object itself, inside the simulated thread."""
+    object itself, inside the simulated thread (compiled code bakes the address in)."""
     captured = cuda.to_device(np.arange(4, dtype=np.float64))
 
     @cuda.jit
@@ -183,7 +183,7 @@ def test_kernel_call_errors_name_the_function(fn, msg):
     (k_recursive, "recursive call of device function .*recurse"),
     (k_too_many, r"add\(\) takes 2 positional argument\(s\)"),
 ])
-def test_kernel_call_errors_are_the_same_on_the_simulator(fn, msg):
+def test_kernel_call_errors_are_raised_at_launch(fn, msg):
     with pytest.raises(TypingError, match=msg):
         cuda.jit(fn)[1, 1](np.zeros(1))
 
