@@ -88,10 +88,7 @@ def escape(typer, inner, node):
                 and n.id in typer.locals and n.id not in consts:
             ok, v = typer._const(n)
             if not ok or isinstance(v, (Func, InnerDef)):
-                raise typer.error(f"Cannot capture the non-constant value associated with "
-                                  f"variable '{n.id}' in a function that may escape "
-                                  f"({inner.node.name}() is compiled on its own: it can "
-                                  "read only constants of the enclosing function)", n)
+                raise typer.error(_not_constant(typer, inner, n.id), n)
             consts[n.id] = v
     defaults = tuple(typer.const_eval(d, f"a default value of {inner.node.name}()")
                      for d in inner.node.args.defaults)
@@ -107,6 +104,20 @@ def escape(typer, inner, node):
     src.__dict__.pop("_sizing", None)
     esc = cache[inner.node] = EscapedClosure(inner, src, defaults)
     return esc
+
+
+def _not_constant(typer, inner, name):
+    """numba-cuda's words for free variable ``name`` of an escaping closure that is not a
+    compile-time constant: assigned more than once, or of a value known only at run time."""
+    stores = sum(1 for n in ast.walk(typer.fsrc.node)
+                 if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.id == name)
+    why = (f"{inner.node.name}() is compiled on its own: it can read only constants of the "
+           "enclosing function")
+    if stores > 1 and name not in typer.fsrc.argnames:
+        return (f"Cannot capture a constant value for variable '{name}' as there are "
+                f"multiple definitions present ({why})")
+    return (f"Cannot capture the non-constant value associated with variable '{name}' in a "
+            f"function that may escape ({why})")
 
 
 def define(typer, s):

@@ -127,3 +127,21 @@ def k_passed_on_by_another(r, x):
 def test_escaping_closure_errors(fn, msg):
     with pytest.raises(TypingError, match=msg):
         compile_to_llvm(fn, SIG)
+
+
+def k_multiply_defined(r, x):
+    c = x[0]
+    if c:
+        y = 3
+    else:
+        y = 6
+
+    def inner(z):
+        return z + y
+    r[0] = consumer(inner, 1)
+
+
+def test_a_variable_assigned_twice_cannot_be_captured():
+    with pytest.raises(TypingError, match="Cannot capture a constant value for variable 'y' "
+                                          "as there are multiple definitions present"):
+        compile_to_llvm(k_multiply_defined, SIG)
