@@ -634,8 +634,9 @@ def compile_ptx(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath
     device function's symbol; ``lto``: LTO-IR (bytes) instead of PTX; ``with_links``:
     return ``(code, return_type, linked)``, ``linked`` the ``link=`` code of the declared
     and device functions it calls; ``forceinline``: a device function gets LLVM's
-    ``alwaysinline`` attribute (meaningful in LTO-IR).  Needs no GPU.  Raises TypingError/CompileError for code
-    that does not compile, TypeError/ValueError for bad ``cc`` or ``launch_bounds``."""
+    ``alwaysinline`` attribute (meaningful in LTO-IR).  Needs no GPU.  Raises
+    TypingError/CompileError for code that does not compile, TypeError/ValueError for bad
+    ``cc`` or ``launch_bounds``."""
     from .lowering import compile_to_llvm
     from .nvvm import compile_ptx as _ptx
     if isinstance(pyfunc, (Dispatcher, DeviceFunction)):

@@ -18,7 +18,7 @@ def lower_device_call(lw, node, callee, bound):
     """Lower a device-function call typed by :func:`type_device_call` (its callee's
     ``TypedFunction`` and parameter bindings)."""
     b = lw.b
-    inline = getattr(callee, "inline", False)
+    inline = callee.inline
     fn = None if inline else lw.m.device_function(callee)
     vals = []
     tuples = {}         # a *tuple argument is evaluated once

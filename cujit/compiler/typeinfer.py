@@ -65,6 +65,10 @@ class TypedFunction:
         self.const_bytes = 0
         self.uses_dynamic_shared = False
         self.uses_wmma = False      # makes tensor-core fragments: its shared tiles align to 32
+        # a device function's jit(inline="always"): lowered into each caller;
+        # jit(forceinline=True): its definition is alwaysinline (calls_device sets both)
+        self.inline = False
+        self.force_inline = False
 
     def all_functions(self):
         """This function and every device function it reaches, each once (callees first)."""
