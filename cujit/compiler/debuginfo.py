@@ -15,7 +15,10 @@ __all__ = ["DebugInfo"]
 
 
 class DebugInfo:
-    """Debug metadata of one module (``full``: FullDebug, else LineTablesOnly)."""
+    """Debug metadata of one module (``full``: FullDebug, else DebugDirectivesOnly: the
+    ``.loc``/``.file`` directives only, no DWARF sections, as numba-cuda's ``lineinfo``; it
+    is also what makes libNVVM write ``inlined_at`` for the code of inlined device
+    functions, which LineTablesOnly does not)."""
 
     def __init__(self, module, filename, full):
         self.module = module
@@ -44,7 +47,7 @@ class DebugInfo:
                 "producer": "cujit",
                 "runtimeVersion": 0,
                 "isOptimized": True,
-                "emissionKind": ir.DIToken("FullDebug" if self.full else "LineTablesOnly"),
+                "emissionKind": ir.DIToken("FullDebug" if self.full else "DebugDirectivesOnly"),
             }, is_distinct=True)
             m.add_named_metadata("llvm.dbg.cu", self.cu)
             m.add_named_metadata("llvm.module.flags",

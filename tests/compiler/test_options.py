@@ -41,9 +41,33 @@ def test_no_line_directives_by_default():
     assert ".loc" not in spec.ptx and "DILocation" not in spec.llvm_ir
 
 
-def test_lineinfo_is_line_tables_only_and_debug_full():
-    assert "LineTablesOnly" in compile_to_llvm(divide, SIG, lineinfo=True).llvm_ir
+def test_lineinfo_is_directives_only_and_debug_full():
+    assert "DebugDirectivesOnly" in compile_to_llvm(divide, SIG, lineinfo=True).llvm_ir
     assert "FullDebug" in compile_to_llvm(divide, SIG, debug=True).llvm_ir
+
+
+def test_lineinfo_has_no_dwarf_sections():
+    ptx = Dispatcher(divide, None, {"lineinfo": True}).compile(SIG).ptx
+    assert ".loc" in ptx and not re.search(r"\.section\s+\.debug_info", ptx)
+
+
+@cuda.jit(lineinfo=True)
+def bump_first(x):
+    x[0] += 1
+
+
+def bumps(x):
+    x[0] = 1
+    bump_first(x)
+
+
+def test_lineinfo_marks_inlined_device_function_code():
+    """numba-cuda's test_lineinfo_in_device_function: the callee's lines appear in the
+    kernel as ``.loc ... inlined_at`` and no device function is left in the PTX."""
+    ptx = Dispatcher(bumps, None, {"lineinfo": True}).compile((T.int32[::1],)).ptx
+    line = bump_first.py_func.__code__.co_firstlineno + 2     # decorator, def, body
+    assert re.search(rf"\.loc\s+\d+\s+{line}\s+\d+, function_name .*, inlined_at", ptx)
+    assert not re.search(r"^\.weak\s+\.func", ptx, re.M)
 
 
 @cuda.jit(device=True, inline="always")
