@@ -65,7 +65,8 @@ def jit(func_or_sig=None, device=False, **options):
     .cu/.ptx/.cubin/.fatbin/.o/.a/.ltoir files or linkable-code objects such as
     ``cujit.CUSource``, linked into the kernel; CUDA C/C++ is compiled with NVRTC), ``lto``
     (link-time optimisation through nvJitLink: the kernel is compiled to LTO-IR),
-    ``debug``, ``opt`` (bool or 0–3), ``lineinfo``, ``cache`` (on-disk
+    ``debug`` (default: ``cujit.config.CUDA_DEBUGINFO_DEFAULT``), ``opt`` (bool or 0–3),
+    ``lineinfo``, ``cache`` (on-disk
     cache), ``fastmath``, ``max_registers``, ``extensions`` (numba's argument handlers: objects
     with ``prepare_args(ty, val, **kwargs)``, see :mod:`.introspect`), ``launch_bounds`` (an
     int or 1–3 ints: max threads per block, min blocks per SM, max blocks per cluster),
@@ -84,6 +85,8 @@ def jit(func_or_sig=None, device=False, **options):
     _check_options(device, options)
     _check_extensions(options.get("extensions"))
     options["device"] = bool(device)
+    if "debug" not in options and config.CUDA_DEBUGINFO_DEFAULT:
+        options["debug"] = True     # numba's NUMBA_CUDA_DEBUGINFO: the default of debug=
     if callable(func_or_sig) and not isinstance(func_or_sig, (str, ct.Type, ct.Signature)) \
             and not is_numba_object(func_or_sig):
         return _make(func_or_sig, None, options)
