@@ -450,3 +450,26 @@ def test_harness_internals_the_tests_import_are_placeholders(fake_tests):
         with pytest.raises(NotImplementedError, match=f"{module}.{name} is a numba-cuda"):
             contents[module][name]()
     assert contents["numba.cuda.misc.special"]["literal_unroll"] is cujit.literal_unroll
+
+
+MODULE_CHILD_PROCESS = '''
+import subprocess
+import sys
+
+
+def test_a_child_python_gets_cujit_as_numba_cuda():
+    code = ("import numba.cuda, cujit\\n"
+            "assert numba.cuda is cujit, numba.cuda\\n"
+            "from numba.cuda.cudadrv.driver import device_memset\\n"
+            "print(numba.cuda.__name__)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "cujit"
+'''
+
+
+def test_run_module_child_processes_of_a_test_have_the_alias(fake_tests):
+    # numba-cuda's test_print runs its kernels in ``python -c`` children
+    _write(os.path.join(fake_tests, "cudapy", "test_child.py"), MODULE_CHILD_PROCESS)
+    r = conformance.run_module(fake_tests, "cudapy/test_child.py", sim=True, timeout=300)
+    assert (r["passed"], r["failed"], r["errors"]) == (1, 0, 0), r
