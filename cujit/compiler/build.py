@@ -55,6 +55,20 @@ class CompiledKernel:
         self._loaded = {}       # Context -> LoadedKernel
         self._lock = threading.Lock()
 
+    def inspect_llvm(self):
+        """The LLVM IR (str) of this specialisation (numba-cuda's ``_Kernel.inspect_llvm``)."""
+        return self.llvm_ir
+
+    def inspect_asm(self, cc=None):
+        """The PTX (str) of this specialisation, compiled for ``cc`` (numba-cuda's
+        ``_Kernel.inspect_asm(cc)``; None: the one it was compiled for).  ValueError for
+        another compute capability: a specialisation is compiled for one target."""
+        if cc is not None and tuple(cc) != tuple(self.cc):
+            raise ValueError(f"kernel {self.name} was compiled for compute capability "
+                             f"{tuple(self.cc)}, not {tuple(cc)}: compile it on (or for) that "
+                             "device")
+        return self.ptx
+
     def max_cooperative_grid_blocks(self, blockdim, dynsmemsize=0):
         """The most blocks of ``blockdim`` threads (int or tuple) a cooperative launch of this
         specialisation may have in the current context (numba.cuda's

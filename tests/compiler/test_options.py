@@ -124,3 +124,14 @@ def test_dispatcher_cache_key_options_include_inline(monkeypatch):
     d._disk.save = lambda key, entry: True
     d.compile(SIG)
     assert seen and seen[0]["inline"] == "always" and seen[0]["lineinfo"] is True
+
+
+def test_a_specialisation_gives_its_llvm_and_ptx():
+    """numba-cuda's ``kernel.overloads[sig].inspect_asm(cc)`` (test_lineinfo)."""
+    d = Dispatcher(divide, None, {"lineinfo": True})
+    spec = d.compile(SIG)
+    assert spec.inspect_llvm() == spec.llvm_ir and "define" in spec.llvm_ir
+    assert spec.inspect_asm() == spec.inspect_asm(spec.cc) == spec.ptx
+    assert f".target sm_{spec.cc[0]}{spec.cc[1]}" in spec.inspect_asm(spec.cc)
+    with pytest.raises(ValueError, match=r"compiled for compute capability .* not \(5, 2\)"):
+        spec.inspect_asm((5, 2))
