@@ -15,8 +15,8 @@ import enum
 __all__ = ["CallKind", "Call", "Cast", "Extremum", "MathFunc", "ArraySpec", "ConstArray",
            "GridAxes", "ValueType", "Atomic", "Libdevice", "DeviceCall", "ClosureCall",
            "Reshape", "OverloadCall", "UserIntrinsic", "ExternCall", "WmmaFragment",
-           "WmmaFill", "WmmaLoad", "WmmaMma", "WmmaStore", "VectorMake", "CacheHint", "call_of",
-           "resolve"]
+           "WmmaFill", "WmmaLoad", "WmmaMma", "WmmaStore", "VectorMake", "CacheHint", "UfuncCall",
+           "call_of", "resolve"]
 
 
 # ---- payloads ------------------------------------------------------------------------------
@@ -132,6 +132,18 @@ class ExternCall:
     function: object
 
 
+@dataclasses.dataclass(frozen=True, eq=False)
+class UfuncCall:
+    """A NumPy ufunc called on arrays or with an output array (``np.sin(x, out)``), or one
+    of the ufuncs typed only by their NumPy loop (``np.greater(a, b)``): the ``ufunc``, the
+    NumPy ``loop`` chosen for the operands (``ufunc_loops.Loop``) and ``call``, the
+    :class:`DeviceCall` of the loop function generated for these operand types (it runs
+    the element-wise loop in the calling thread)."""
+    ufunc: object
+    loop: object
+    call: DeviceCall
+
+
 # ---- tensor cores (cujit.wmma) ---------------------------------------------------------------
 @dataclasses.dataclass(frozen=True)
 class WmmaFragment:
@@ -222,6 +234,7 @@ class CallKind(enum.Enum):
     FP8 = ("fp8", MathFunc)                # cuda.fp8's kernel conversions
     BIT_COUNT = ("bit_count", type(None))
     CONJUGATE = ("conjugate", type(None))
+    UFUNC = ("ufunc", UfuncCall)           # NumPy ufuncs on arrays, and by their NumPy loop
     # arrays
     SHARED_ARRAY = ("shared.array", ArraySpec)
     LOCAL_ARRAY = ("local.array", ArraySpec)
@@ -320,7 +333,7 @@ def resolve(key):
 
 
 _FAMILIES = {"math": CallKind.MATH, "cmath": CallKind.CMATH, "fp16": CallKind.FP16, "bf16": CallKind.BF16,
-             "fp8": CallKind.FP8,
+             "fp8": CallKind.FP8, "ufunc": CallKind.UFUNC,
              "atomic": CallKind.ATOMIC, "libdevice": CallKind.LIBDEVICE}
 _MATH_PARTS = ("modf", "frexp", "ldexp")
 _NP_ROUNDING = ("npfloor", "npceil", "nptrunc")

@@ -3,6 +3,8 @@ intrinsics and device functions (result types as Numba's ``cudadecl.py`` / ``mat
 """
 import ast
 
+import numpy as np
+
 from .. import kernelapi_extra as KX
 from .. import types as T
 from . import intrinsics_types as IX
@@ -13,6 +15,7 @@ from .calls_cachehint import type_cache_hint
 from .calls_device import type_device_call
 from .calls_extending import type_overload_call, type_user_intrinsic
 from .calls_ext import type_bf16_math, type_ext
+from .calls_ufunc import is_array_call, type_ufunc_call
 from .calls_vector import type_vector_make
 from .calls_wmma import type_wmma_call
 from .closures import type_closure_call
@@ -37,22 +40,27 @@ def _spelled(node, key):
         return key
 
 
+_NP_OF = {"min": "minimum", "max": "maximum", "abs": "absolute", "math.atan2": "arctan2",
+          "math.asin": "arcsin", "math.acos": "arccos", "math.atan": "arctan",
+          "math.pow": "power", "math.asinh": "arcsinh", "math.acosh": "arccosh",
+          "math.atanh": "arctanh", "npfloor": "floor", "npceil": "ceil", "nptrunc": "trunc"}
+
+
 def _no_array_ufunc(typer, node, key, args):
-    """Refuse a math function / NumPy ufunc called on whole arrays, as numba.cuda's
-    ``np.sin(x, out)`` (its docs' "Calling a NumPy UFunc" example): cujit types these
-    element-wise only, and a clear message beats "takes numbers" or an argument count."""
+    """Refuse a ``math`` function or builtin called on whole arrays (``math.sin(x)``): they
+    take numbers; the NumPy ufunc takes arrays (``np.sin(x, out)``, :mod:`.calls_ufunc`)."""
     for a, t in zip(node.args, args):
         if isinstance(t, T.Array):
             name = _spelled(node, key)
             nin = 2 if key[5:] in MATH_BINARY or key in ("min", "max") else 1
-            ins = ", ".join(f"{ast.unparse(x)}[i]" if isinstance(xt, T.Array)
-                            else ast.unparse(x) for x, xt in zip(node.args[:nin], args))
-            out = ast.unparse(node.args[nin]) if len(node.args) > nin else "out"
+            ins = [ast.unparse(x) for x in node.args[:nin]]
+            each = ", ".join(f"{x}[i]" if isinstance(xt, T.Array) else x
+                             for x, xt in zip(ins, args))
+            np_name = _NP_OF.get(key, key.partition(".")[2] or key)
             raise typer.error(
-                f"{name}() of a whole array is not supported in kernels (numba.cuda accepts "
-                f"NumPy ufuncs on arrays, e.g. `np.sin(x, out)`; cujit only on elements): "
-                f"compute it per element, in a loop or one element per thread, e.g. "
-                f"`{out}[i] = {name}({ins})`", a)
+                f"{name}() takes numbers, not arrays: use the NumPy ufunc with an output "
+                f"array, `np.{np_name}({', '.join(ins)}, out)`, or compute it per element, "
+                f"e.g. `out[i] = {name}({each})`", a)
 
 
 def _float_of(t):
@@ -91,6 +99,10 @@ def type_func(typer, node, ft, args, kws):
     argument types ``args`` and keyword types ``kws``; records the call's :class:`Call` in
     ``typer.tf.info[node]``.  TypingError for a call the kernel language does not accept."""
     c = _Site(typer, node, ft, args, kws)
+    if c.kind is CallKind.UFUNC or (isinstance(ft.data, np.ufunc) and
+                                    is_array_call(ft.data, args, kws)):
+        # NumPy's rules for whole arrays; a ufunc's scalar calls keep their kind's typing
+        return type_ufunc_call(typer, node, ft.data, args, kws)
     own = _OWN_CHECKS.get(c.kind)
     if own is not None:
         return own(c)

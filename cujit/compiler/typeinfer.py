@@ -34,13 +34,16 @@ _MAX_PASSES = 50
 class CompileEnv:
     """State shared by a kernel and the device functions it calls: typed functions cached by
     ``(pyfunc, argtypes)``, the stack of functions being typed (to reject recursion) and the
-    ``link=`` code of the device functions called (``linked``, linked with the kernel)."""
+    ``link=`` code of the device functions called (``linked``, linked with the kernel) and
+    the functions the typer generated (``generated``: NumPy ufunc loops, by operand types,
+    so that each is typed once per compile)."""
 
     def __init__(self, debug=False):
         self.typed = {}
         self.stack = []
         self.debug = bool(debug)    # jit(debug=True): assertions and division checks
         self.linked = []
+        self.generated = {}
 
 
 class TypedFunction:

@@ -609,6 +609,14 @@ class Rewriter:
                              [self.generic(k) for k in node.keywords]), node)
         return _mark(call) if _numeric(callee.return_type) else call
 
+    def c_ufunc(self, node, c):
+        # the generated loop function, run as any device function (out= binds by name)
+        callee = c.data.call.callee
+        call = _loc(ast.Call(ast.Name(self.helper(self.build(callee), "ufn"), ast.Load()),
+                             [self.expr(a) for a in node.args],
+                             [self.generic(k) for k in node.keywords]), node)
+        return _mark(call) if _numeric(callee.return_type) else call
+
     def c_user_intrinsic(self, node, c):
         # the Python implementation gets each argument as the signature's type and its
         # result is converted to the return type, as the compiled call converts them
@@ -768,6 +776,7 @@ def _call_table():
     table.update({K.CAST: R.c_cast, K.DEVICE: R.c_device, K.PRINT: R.c_print,
                   K.VECTOR: R.c_vector,
                   K.OVERLOAD: R.c_overload, K.USER_INTRINSIC: R.c_user_intrinsic,
+                  K.UFUNC: R.c_ufunc,
                   K.EXTERN: R.c_extern,
                   K.POW: R.c_pow, K.LIBDEVICE: R.c_libdevice, K.ABS: R.c_abs,
                   K.MATH: R.c_math, K.NP_ROUNDING: R.c_math,
