@@ -140,7 +140,9 @@ _TRIG = {"sin": "sin", "cos": "cos", "tan": "tan", "arcsin": "asin", "arccos": "
 #: {ufunc name: {kind class: element template}}: every ufunc a kernel may call on arrays.
 SUPPORTED = {name: _unary(f"math.{m}", f"cmath.{m}") for name, m in _TRIG.items()}
 SUPPORTED.update({
-    "log2": {"f": "math.log2(a)", "c": "cmath.log(a) / 0.6931471805599453"},
+    # log(z) / log(2) by parts: a complex division would make log2(0)'s imaginary part NaN
+    "log2": {"f": "math.log2(a)", "c": "complex(math.log(abs(a)) * 1.4426950408889634, "
+                                        "math.atan2(a.imag, a.real) * 1.4426950408889634)"},
     "exp2": _unary("np.exp2"), "expm1": _unary("math.expm1"), "log1p": _unary("math.log1p"),
     "fabs": _unary("math.fabs"),
     "deg2rad": _unary("math.radians"), "radians": _unary("math.radians"),

@@ -10,6 +10,7 @@ from .. import bf16_scalar, fp8
 from .. import types as T
 from ..kernelstate import state as _state
 from ..compiler.callkinds import CallKind, call_of
+from ..compiler.calls_ext import CMATH_UNARY
 from ..compiler.nodeinfo import AugAssign, SpecialRegister
 from . import libdevice_sim, scalars
 
@@ -708,6 +709,13 @@ class Rewriter:
         return _loc(ast.Call(self.expr(node.func), args,
                              [self.generic(k) for k in node.keywords]), node)
 
+    def c_cmath(self, node, c):
+        # cmath raises at its poles where the GPU gives C99's values (scalars.cmath_func)
+        if c.data.name not in CMATH_UNARY or node.keywords or len(node.args) != 1:
+            return self.c_intrinsic(node, c)
+        fn = self.helper(scalars.cmath_func(c.data.name), "cm")
+        return _loc(ast.Call(ast.Name(fn, ast.Load()), [self.expr(node.args[0])], []), node)
+
     def c_bf16(self, node, c):
         # cuda.bf16 functions (and math.* of a bfloat16) by their own name, the arguments
         # converted to the parameter types as the compiled call converts them
@@ -758,7 +766,7 @@ def _call_table():
     table.update(dict.fromkeys((K.SHFL_SYNC, K.SHFL_UP_SYNC, K.SHFL_DOWN_SYNC,
                                 K.SHFL_XOR_SYNC, K.POPC, K.BREV, K.CLZ, K.FFS, K.SELP,
                                 K.MULHI, K.NANOSLEEP, K.MATCH_ANY_SYNC, K.MATCH_ALL_SYNC,
-                                K.THIS_GRID, K.GRID_SYNC, K.CMATH, K.FP16, K.BIT_COUNT,
+                                K.THIS_GRID, K.GRID_SYNC, K.FP16, K.BIT_COUNT,
                                 K.CLOSURE), R.c_intrinsic))
     # run as written: Python's builtins and the kernel API's simulator functions take
     # Python ints and give what the GPU gives
@@ -776,7 +784,7 @@ def _call_table():
     table.update({K.CAST: R.c_cast, K.DEVICE: R.c_device, K.PRINT: R.c_print,
                   K.VECTOR: R.c_vector,
                   K.OVERLOAD: R.c_overload, K.USER_INTRINSIC: R.c_user_intrinsic,
-                  K.UFUNC: R.c_ufunc,
+                  K.UFUNC: R.c_ufunc, K.CMATH: R.c_cmath,
                   K.EXTERN: R.c_extern,
                   K.POW: R.c_pow, K.LIBDEVICE: R.c_libdevice, K.ABS: R.c_abs,
                   K.MATH: R.c_math, K.NP_ROUNDING: R.c_math,
