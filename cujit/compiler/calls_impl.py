@@ -99,10 +99,9 @@ def type_func(typer, node, ft, args, kws):
     argument types ``args`` and keyword types ``kws``; records the call's :class:`Call` in
     ``typer.tf.info[node]``.  TypingError for a call the kernel language does not accept."""
     c = _Site(typer, node, ft, args, kws)
-    if c.kind is CallKind.UFUNC or (isinstance(ft.data, np.ufunc) and
-                                    is_array_call(ft.data, args, kws)):
-        # NumPy's rules for whole arrays; a ufunc's scalar calls keep their kind's typing
-        return type_ufunc_call(typer, node, ft.data, args, kws)
+    if isinstance(ft.data, np.ufunc) and is_array_call(ft.data, args, kws):
+        # a ufunc typed as a scalar function (np.sin: MATH) on whole arrays: NumPy's loop
+        return _t_ufunc(c)
     own = _OWN_CHECKS.get(c.kind)
     if own is not None:
         return own(c)
@@ -152,6 +151,10 @@ def _t_extern(c):
                                 f"{t} cannot be passed as {p} (pass scalars)", a)
     c.record(ExternCall(fn))
     return fn.sig.return_type
+
+
+def _t_ufunc(c):
+    return type_ufunc_call(c.typer, c.node, c.ft.data, c.args, c.kws)
 
 
 def _t_closure(c):
@@ -503,7 +506,7 @@ _OWN_CHECKS = {CallKind.DEVICE: _t_device, CallKind.CLOSURE: _t_closure,
                CallKind.FP16: _t_ext, CallKind.BF16: _t_ext, CallKind.FP8: _t_ext,
                CallKind.MATH_PARTS: _t_ext,
                CallKind.OVERLOAD: _t_overload, CallKind.USER_INTRINSIC: _t_user_intrinsic,
-               CallKind.EXTERN: _t_extern,
+               CallKind.EXTERN: _t_extern, CallKind.UFUNC: _t_ufunc,
                CallKind.WMMA_FILL: _t_wmma, CallKind.WMMA_LOAD: _t_wmma,
                CallKind.WMMA_MMA: _t_wmma, CallKind.WMMA_STORE: _t_wmma,
                CallKind.VECTOR: _t_vector, CallKind.CACHE_LOAD: _t_cache_hint,

@@ -26,7 +26,7 @@ from . import rules
 from .callkinds import Call, CallKind, UfuncCall
 from .calls_device import bind_device_call
 from .frontend import FunctionSource, SourceOwner
-from .ufunc_loops import element_source, find_loop, is_supported
+from .ufunc_loops import element_source, find_loop
 
 __all__ = ["type_ufunc_call", "is_array_call", "UfuncLoopFunction"]
 
@@ -36,6 +36,12 @@ def _spelled(node, ufunc):
         return ast.unparse(node.func)
     except Exception:       # a synthesised node without source
         return f"np.{ufunc.__name__}"
+
+
+def _elementwise(t):
+    """Whether NumPy loops take values of type ``t``: bool, integers, floats, complex
+    (bfloat16 and records have no NumPy loop)."""
+    return (rules.is_number(t) or isinstance(t, T.Boolean)) and not isinstance(t, T.BFloat16)
 
 
 def is_array_call(ufunc, args, kws):
@@ -61,7 +67,8 @@ class UfuncLoopFunction(SourceOwner):
 
 
 def type_ufunc_call(typer, node, ufunc, args, kws):
-    """Type call ``node`` of NumPy ufunc ``ufunc`` with argument types ``args`` and keyword
+    """Type call ``node`` of NumPy ufunc ``ufunc`` (one of ``ufunc_loops.SUPPORTED``, which
+    ``const_types`` recognises; each has one output) with argument types ``args`` and keyword
     types ``kws``; records ``Call(UFUNC, UfuncCall)`` and returns the output array's type
     (the loop's output type for a call on scalars without an output).  TypingError for a
     ufunc or loop kernels do not support, a wrong argument count, an output that is not a
@@ -69,9 +76,6 @@ def type_ufunc_call(typer, node, ufunc, args, kws):
     ``out``, and a call on arrays without an output (it would allocate)."""
     name = _spelled(node, ufunc)
     nin, nout = ufunc.nin, ufunc.nout
-    if not is_supported(ufunc) or nout != 1:
-        raise typer.error(f"{name}() is not supported in kernels (NumPy ufuncs supported on "
-                          f"arrays: see docs/kernel-language.md)", node)
     for k in kws:
         if k != "out":
             raise typer.error(f"{name}(): keyword '{k}' is not supported in kernels (only "
@@ -90,9 +94,7 @@ def type_ufunc_call(typer, node, ufunc, args, kws):
     if "out" in kws:
         outs = [(kwnode["out"], kws["out"])]
     for a, t in ins:
-        base = t.dtype if isinstance(t, T.Array) else t
-        if not (rules.is_number(base) or isinstance(base, T.Boolean)) or \
-                isinstance(base, T.BFloat16):
+        if not _elementwise(t.dtype if isinstance(t, T.Array) else t):
             raise typer.error(f"{name}(): an input of type {t} is not supported (numbers and "
                               f"arrays of numbers)", a)
     for a, t in outs:
@@ -101,8 +103,7 @@ def type_ufunc_call(typer, node, ufunc, args, kws):
                               f"{t}", a)
         if t.readonly:
             raise typer.error(f"{name}(): the output array is read-only", a)
-        if not (rules.is_number(t.dtype) or isinstance(t.dtype, T.Boolean)) or \
-                isinstance(t.dtype, T.BFloat16):
+        if not _elementwise(t.dtype):
             raise typer.error(f"{name}(): an output array of {t.dtype} is not supported", a)
     in_types = [t.dtype if isinstance(t, T.Array) else t for _, t in ins]
     loop = find_loop(ufunc, in_types, [t.dtype for _, t in outs])

@@ -20,7 +20,7 @@ import numpy as np
 
 from .. import types as T
 
-__all__ = ["Loop", "find_loop", "element_source", "is_supported", "SUPPORTED"]
+__all__ = ["Loop", "find_loop", "element_source", "SUPPORTED"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -171,11 +171,6 @@ SUPPORTED.update({
     "left_shift": _same(("i", "u"), "a << b"), "right_shift": _same(("i", "u"), "a >> b"),
 })
 SUPPORTED.update({name: _comparison(op) for name, op in _CMP.items()})
-
-
-def is_supported(ufunc):
-    """Whether kernels may call ``ufunc`` (a ``np.ufunc``) element-wise on arrays."""
-    return isinstance(ufunc, np.ufunc) and ufunc.__name__ in SUPPORTED
 
 
 def _class_of(letters):
