@@ -50,6 +50,14 @@ Settings (attribute — environment suffix — type, default):
   and kept for code that saves and restores them (numba-cuda's ``CUDATestCase`` does).
 - ``CONFORMANCE_TESTS`` — ``CUJIT_CONFORMANCE_TESTS`` only — path, "": numba-cuda's
   ``numba/cuda/tests`` directory for ``python -m cujit conformance`` (docs/conformance.md).
+- ``CUDA_DEBUGINFO_DEFAULT`` — ``CUDA_DEBUGINFO`` — bool, False: the default of ``jit()``'s
+  ``debug=`` option (numba's ``NUMBA_CUDA_DEBUGINFO``), read when ``jit()`` is called.
+- ``CUDA_ENABLE_NRT`` — same — bool, False: numba's switch for its memory runtime (NRT) in
+  kernels.  cujit has no NRT; the setting is accepted and kept (numba-cuda's tests save,
+  set and restore it), and kernels behave the same either way.
+- ``ALWAYS_WARN_UNINIT_VAR`` — same — bool, False: numba's switch for always warning about a
+  variable that may be used uninitialised.  Accepted and kept; cujit's typing treats such
+  variables the same either way.
 
 Every environment variable cujit reads is one of these (tests/test_architecture.py checks
 that no other module reads ``os.environ``); ``python -m cujit info`` shows them all.
@@ -187,6 +195,9 @@ _SETTINGS = {
     "CUDA_LOW_OCCUPANCY_WARNINGS": ("CUDA_LOW_OCCUPANCY_WARNINGS", _parse_bool, True, True),
     "CUDA_WARN_ON_IMPLICIT_COPY": ("CUDA_WARN_ON_IMPLICIT_COPY", _parse_bool, True, True),
     "CONFORMANCE_TESTS": ("CONFORMANCE_TESTS", _path, "", False),
+    "CUDA_DEBUGINFO_DEFAULT": ("CUDA_DEBUGINFO", _parse_bool, False, True),
+    "CUDA_ENABLE_NRT": ("CUDA_ENABLE_NRT", _parse_bool, False, True),
+    "ALWAYS_WARN_UNINIT_VAR": ("ALWAYS_WARN_UNINIT_VAR", _parse_bool, False, True),
 }
 
 

@@ -26,6 +26,7 @@ The plugin also provides what numba-cuda's ``testing/conftest.py`` (not in its w
 ``CUDATestCase``: the class fixture ``initialize_from_pytest_config`` and the option
 ``--dump-failed-filechecks``.
 """
+import collections
 import importlib
 import importlib.abc
 import importlib.machinery
@@ -40,6 +41,7 @@ import pytest
 import cujit
 from . import extending as cujit_extending
 from . import numba_alias
+from .compiler import libdevice_table
 from .compiler.dispatcher import Dispatcher
 from .config import config
 
@@ -110,6 +112,33 @@ def _numba_warning_classes():
     return {n: getattr(errors, n) for n in _NUMBA_WARNINGS if hasattr(errors, n)}
 
 
+#: ``arg`` of numba's libdevice declaration table: one parameter of a libdevice function
+#: (``is_ptr``: an out-argument libdevice writes through).
+_LibdeviceArg = collections.namedtuple("arg", ("name", "ty", "is_ptr"))
+
+
+def _libdevice_functions():
+    """numba's ``libdevicefuncs.functions`` from cujit's own libdevice table
+    (:data:`cujit.compiler.libdevice_table.FUNCTIONS`): ``{'__nv_<name>': (return type,
+    [arg(name, type, is_ptr), ...])}``, the out-arguments after the parameters."""
+    out = {}
+    for fn in libdevice_table.FUNCTIONS.values():
+        params = [_LibdeviceArg(f"x{i}", t, False) for i, t in enumerate(fn.params)]
+        outs = [_LibdeviceArg(f"out{i}", t, True) for i, t in enumerate(fn.outs)]
+        out[fn.symbol] = (fn.ret, params + outs)
+    return out
+
+
+def _libdevice_signature(retty, args):
+    """numba's ``libdevicefuncs.create_signature``: the signature a kernel's call of the
+    libdevice function sees (the out-arguments become members of a returned tuple), by
+    cujit's own rule (:class:`cujit.compiler.libdevice_table.LibdeviceFunction`)."""
+    fn = libdevice_table.LibdeviceFunction(
+        "", retty, tuple(a.ty for a in args if not a.is_ptr),
+        tuple(a.ty for a in args if a.is_ptr))
+    return cujit.types.Signature(fn.result, fn.params)
+
+
 def _module_contents():
     """``{module name: {attribute: value}}`` of :data:`HARNESS_MODULES` (built when a child
     process imports one, so cujit's compiler is loaded only there)."""
@@ -138,14 +167,32 @@ def _module_contents():
         "numba.cuda.extending": {
             **{n: getattr(cujit_extending, n) for n in cujit_extending.__all__},
             **{n: internal(f"numba.cuda.extending.{n}")
-               for n in ("typeof_impl", "register_model", "NativeValue")}},
+               for n in ("typeof_impl", "register_model", "NativeValue",
+                         "overload_attribute", "overload_method",
+                         "make_attribute_wrapper")}},
         "numba.cuda.datamodel": {},
         "numba.cuda.datamodel.models": {
             "OpaqueModel": internal("numba.cuda.datamodel.models.OpaqueModel")},
         "numba.cuda.np": {},
         "numba.cuda.np.numpy_support": {
             "numpy_version": tuple(int(p) for p in np.__version__.split(".")[:2]),
-            "from_dtype": cujit.types.from_dtype, "as_dtype": _as_dtype},
+            "from_dtype": cujit.types.from_dtype, "as_dtype": _as_dtype,
+            # arrays over raw pointers inside kernels: cujit has no pointer type
+            **{n: internal(f"numba.cuda.np.numpy_support.{n}") for n in ("carray", "farray")}},
+        # the launch configuration seen by numba's compilation pipeline (its dispatcher's
+        # _compile_for_args and launch-config-sensitive lowering), which cujit does not have
+        "numba.cuda.launchconfig": {
+            n: internal(f"numba.cuda.launchconfig.{n}")
+            for n in ("current_launch_config", "ensure_current_launch_config",
+                      "capture_compile_config")},
+        "numba.cuda.misc": {},
+        "numba.cuda.misc.special": {"literal_unroll": cujit.literal_unroll},
+        # numba's gufunc scheduler class (cujit's guvectorize schedules its own way)
+        "numba.cuda.deviceufunc": {
+            "GUFuncEngine": internal("numba.cuda.deviceufunc.GUFuncEngine")},
+        "numba.cuda.libdevicefuncs": {"functions": _libdevice_functions(),
+                                      "create_signature": _libdevice_signature,
+                                      "arg": _LibdeviceArg},
     }
 
 
@@ -157,10 +204,12 @@ HARNESS_MODULES = ("numba.cuda.utils", "numba.cuda.cuda_paths", "numba.cuda.cuda
                    "numba.cuda.typing.typeof", "numba.cuda.typing.cffi_utils", "numba.cuda.memory_management",
                    "numba.cuda.memory_management.nrt", "numba.cuda.extending",
                    "numba.cuda.datamodel", "numba.cuda.datamodel.models", "numba.cuda.np",
-                   "numba.cuda.np.numpy_support")
+                   "numba.cuda.np.numpy_support", "numba.cuda.launchconfig", "numba.cuda.misc",
+                   "numba.cuda.misc.special", "numba.cuda.deviceufunc",
+                   "numba.cuda.libdevicefuncs")
 
 _PACKAGES = {"numba.cuda.core", "numba.cuda.typing", "numba.cuda.memory_management",
-             "numba.cuda.datamodel", "numba.cuda.np"}
+             "numba.cuda.datamodel", "numba.cuda.np", "numba.cuda.misc"}
 
 
 class _HarnessLoader(importlib.abc.Loader):

@@ -60,6 +60,12 @@ SUBMODULES = {
     "numba.cuda.types": "cujit.types",
     "numba.cuda.extending": "cujit.extending",
     "numba.cuda.vector_types": "cujit.vector_types",
+    "numba.cuda.args": "cujit.args",
+    "numba.cuda.api": "cujit.api",
+    "numba.cuda.vectorizers": "cujit.vectorizers",
+    "numba.cuda.kernels": "cujit.kernels",
+    "numba.cuda.kernels.transpose": "cujit.kernels.transpose",
+    "numba.cuda.kernels.reduction": "cujit.kernels.reduction",
 }
 
 # The directory holding cujit's own sitecustomize.py, put first on a child's PYTHONPATH.

@@ -128,6 +128,8 @@ class DeviceNDArray:
                  "stream", "gpu_data", "__weakref__")
 
     __cuda_memory__ = True
+    #: numba's marker of its device arrays (``cudadrv.devicearray.is_cuda_ndarray``)
+    __cuda_ndarray__ = True
 
     def __init__(self, shape, strides, dtype, stream=0, gpu_data=None):
         shape = L.normalize_shape(shape)

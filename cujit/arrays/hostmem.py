@@ -304,6 +304,8 @@ class _DeviceHostArray(np.ndarray):
     allocation, or None), ``stream``.  Slices and views keep the device pointer (R-HOST-4)."""
 
     __cuda_memory__ = True
+    #: numba's marker of its device arrays (``cudadrv.devicearray.is_cuda_ndarray``)
+    __cuda_ndarray__ = True
 
     def __array_finalize__(self, obj):
         # Only arrays that lie inside the parent's device-mapped memory get ``_data_ptr``;

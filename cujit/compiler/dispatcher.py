@@ -65,7 +65,8 @@ def jit(func_or_sig=None, device=False, **options):
     .cu/.ptx/.cubin/.fatbin/.o/.a/.ltoir files or linkable-code objects such as
     ``cujit.CUSource``, linked into the kernel; CUDA C/C++ is compiled with NVRTC), ``lto``
     (link-time optimisation through nvJitLink: the kernel is compiled to LTO-IR),
-    ``debug``, ``opt`` (bool or 0–3), ``lineinfo``, ``cache`` (on-disk
+    ``debug`` (default: ``cujit.config.CUDA_DEBUGINFO_DEFAULT``), ``opt`` (bool or 0–3),
+    ``lineinfo``, ``cache`` (on-disk
     cache), ``fastmath``, ``max_registers``, ``extensions`` (numba's argument handlers: objects
     with ``prepare_args(ty, val, **kwargs)``, see :mod:`.introspect`), ``launch_bounds`` (an
     int or 1–3 ints: max threads per block, min blocks per SM, max blocks per cluster),
@@ -84,6 +85,8 @@ def jit(func_or_sig=None, device=False, **options):
     _check_options(device, options)
     _check_extensions(options.get("extensions"))
     options["device"] = bool(device)
+    if "debug" not in options and config.CUDA_DEBUGINFO_DEFAULT:
+        options["debug"] = True     # numba's NUMBA_CUDA_DEBUGINFO: the default of debug=
     if callable(func_or_sig) and not isinstance(func_or_sig, (str, ct.Type, ct.Signature)) \
             and not is_numba_object(func_or_sig):
         return _make(func_or_sig, None, options)
@@ -281,6 +284,63 @@ class _ConfiguredExt(_Configured):
             r()
 
 
+class _Extensions(list):
+    """``kernel.extensions``: the kernel's ``extensions=`` argument handlers as numba's
+    dispatcher attribute, a list the program may change (numba-cuda's tests append a handler
+    after ``cuda.jit``).  Each handler added is checked as ``jit(extensions=)`` checks it
+    (TypeError without ``prepare_args``), and any change drops the kernel's cached launch
+    configurations, so that the next ``kernel[...]`` runs the handlers; a configuration
+    object the program took before keeps working as it was made."""
+    __slots__ = ("_owner",)
+
+    def __init__(self, items, owner):
+        super().__init__(items)
+        self._owner = weakref.ref(owner)    # the dispatcher owns the list, not the reverse
+
+    def _changed(self, added=()):
+        _check_extensions(list(added))
+        d = self._owner()
+        if d is not None:
+            d._configs.clear()
+
+    def append(self, item):
+        self._changed((item,))
+        super().append(item)
+
+    def extend(self, items):
+        items = list(items)
+        self._changed(items)
+        super().extend(items)
+
+    def insert(self, index, item):
+        self._changed((item,))
+        super().insert(index, item)
+
+    def __iadd__(self, items):
+        self.extend(items)
+        return self
+
+    def __setitem__(self, index, value):
+        self._changed(value if isinstance(index, slice) else (value,))
+        super().__setitem__(index, value)
+
+    def __delitem__(self, index):
+        self._changed()
+        super().__delitem__(index)
+
+    def remove(self, item):
+        self._changed()
+        super().remove(item)
+
+    def pop(self, index=-1):
+        self._changed()
+        return super().pop(index)
+
+    def clear(self):
+        self._changed()
+        super().clear()
+
+
 class Dispatcher(_InspectMixin, SourceOwner):
     """A kernel: ``py_func``, ``targetoptions``, specialisations per argument-type tuple.
 
@@ -318,7 +378,7 @@ class Dispatcher(_InspectMixin, SourceOwner):
         self._specialized = False
         self._sim = None            # the simulator's SimKernel, made at the first launch there
         self._backend = None        # (driver, KernelBackend) of the last slow-path launch
-        self._extensions = list(options.get("extensions") or ())
+        self._extensions = _Extensions(options.get("extensions") or (), self)
         bounds = _check_launch_bounds(options.get("launch_bounds"))
         self._max_threads = bounds[0] if bounds else None
         self._disk = None
@@ -336,6 +396,12 @@ class Dispatcher(_InspectMixin, SourceOwner):
 
     def __repr__(self):
         return f"<cujit kernel {self.py_func.__qualname__}>"
+
+    @property
+    def extensions(self):
+        """The kernel's argument handlers (numba's ``dispatcher.extensions``): the list given
+        as ``jit(extensions=[...])``, which may be changed (see :class:`_Extensions`)."""
+        return self._extensions
 
     # -- launch configuration ------------------------------------------------------------
     def __getitem__(self, key):

@@ -12,7 +12,7 @@ from ..arrays.protocol import has_device_pointer, device_pointer
 
 __all__ = ["convert_tuple", "convert_host_record", "HostRecordBack", "wrap_declared_ints",
            "convert_declared_scalars", "check_alive", "In", "Out", "InOut", "unwrap_hints",
-           "convert_hint", "refuse_host_copies_in_capture", "classify_arg"]
+           "convert_hint", "refuse_host_copies_in_capture", "classify_arg", "ArgHint"]
 
 
 class _ArgHint:
@@ -28,6 +28,10 @@ class _ArgHint:
 
     def __repr__(self):
         return f"{type(self).__name__}({self.value!r:.60})"
+
+
+#: numba's public name of the base class (``numba.cuda.args.ArgHint``).
+ArgHint = _ArgHint
 
 
 class In(_ArgHint):

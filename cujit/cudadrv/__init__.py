@@ -1,5 +1,7 @@
 """numba.cuda's ``numba.cuda.cudadrv`` import paths, for ported programs
-(``from cujit.cudadrv.driver import CudaAPIError``): modules that only re-export objects
-cujit already has, under the names numba.cuda gives them.  Nothing here has code of its own;
-new code should import from ``cujit`` itself.
+(``from cujit.cudadrv.driver import CudaAPIError``): cujit's objects under the names
+numba.cuda gives them, and numba's driver-level helpers that user code calls (the memory
+functions and the driver object of ``driver``, the array helpers of ``devicearray``), made
+from cujit's own layers.  New code should import from ``cujit`` itself.
 """
+from . import devicearray  # noqa: E402,F401  (numba.cuda's ``cuda.devicearray`` attribute)

@@ -60,6 +60,16 @@ class Driver:
     #: the int itself.
     stream_ref = None
 
+    def raw_function(self, name):
+        """The CUDA driver API function ``name`` (``'cuMemGetInfo'``) as a Python callable
+        taking cuda-bindings' arguments: it raises CudaAPIError for an error result and
+        returns the other results (None, the one value, or a tuple).  For numba's
+        ``cudadrv.driver.driver.cu*`` attributes; cujit's own code never calls it.
+        AttributeError where the backend has no such function (the simulator has none)."""
+        where = "the simulator" if self.is_simulator else f"the {self.name} driver backend"
+        raise AttributeError(f"{name!r}: {where} has no raw CUDA driver functions (they exist "
+                             "on a GPU, through cuda-bindings)")
+
     # -- versions and devices ------------------------------------------------------------
     def driver_version(self):
         """CUDA driver version as an int, e.g. 13000 (cuDriverGetVersion)."""

@@ -68,6 +68,23 @@ class CudaDriver(Driver):
         self._cuMemcpyHtoDAsync = d.cuMemcpyHtoDAsync
         self._cuMemcpyDtoHAsync = d.cuMemcpyDtoHAsync
 
+    def raw_function(self, name):
+        fn = getattr(self._d, name, None) if name.startswith("cu") else None
+        if not callable(fn):
+            raise AttributeError(f"cuda.bindings.driver has no function {name!r}")
+
+        def call(*args):
+            err, *rest = fn(*args)
+            if err:
+                _raise(err, name)
+            if not rest:
+                return None
+            return rest[0] if len(rest) == 1 else tuple(rest)
+        call.__name__ = call.__qualname__ = name
+        call.__doc__ = (f"{name} through cuda-bindings; CudaAPIError for an error result, "
+                        "the other results returned")
+        return call
+
     # -- helpers -------------------------------------------------------------------------
     def _dev(self, ordinal):
         dev = self._devices.get(ordinal)

@@ -24,7 +24,7 @@ from .events import synchronized
 from .modules import Module
 
 __all__ = ["select_device", "get_current_device", "close", "current_context", "synchronize",
-           "defer_cleanup", "Device", "Context", "Module"]
+           "defer_cleanup", "Device", "Context", "Module", "device_of"]
 
 # .own: this thread's Context; .bound/.bound_gen: made current; .ctx: .own while bound, else
 # None (a flush of another device's queue rebound it; current_context() binds .own again)
@@ -100,6 +100,15 @@ def _device(ordinal):
             if dev is None:
                 dev = _devices[ordinal] = Device(ordinal)
     return dev
+
+
+def device_of(ordinal):
+    """The :class:`Device` of ordinal ``ordinal`` (one object per device for the process:
+    the one contexts name as ``ctx.device``).  TypeError for an ordinal that is not an int,
+    IndexError for one out of range; CudaSupportError when there is no driver."""
+    if isinstance(ordinal, bool) or not hasattr(ordinal, "__index__"):
+        raise TypeError(f"device id must be an int, got {ordinal!r}")
+    return _device(int(ordinal))
 
 
 class _AsCurrent:

@@ -425,3 +425,51 @@ def test_harness_errors_hold_cujits_typing_error(fake_tests):
     errors = HarnessFinder(fake_tests).contents()["numba.cuda.core.errors"]
     assert errors["TypingError"] is cujit.TypingError
     assert ("NumbaPerformanceWarning" in errors) == cujit.HAS_NUMBA
+
+
+def test_harness_libdevicefuncs_come_from_cujits_libdevice_table(fake_tests):
+    mod = HarnessFinder(fake_tests).contents()["numba.cuda.libdevicefuncs"]
+    functions, create_signature = mod["functions"], mod["create_signature"]
+    retty, args = functions["__nv_sincos"]
+    assert retty is cujit.void and [a.is_ptr for a in args] == [False, True, True]
+    sig = create_signature(retty, args)
+    assert sig.args == (cujit.float64,) and sig.return_type == cujit.types.UniTuple(
+        cujit.float64, 2)
+    retty, args = functions["__nv_atan2f"]
+    assert create_signature(retty, args).return_type is cujit.float32
+    assert len(functions) == len(cujit.compiler.libdevice_table.FUNCTIONS)
+
+
+def test_harness_internals_the_tests_import_are_placeholders(fake_tests):
+    contents = HarnessFinder(fake_tests).contents()
+    for module, name in [("numba.cuda.launchconfig", "current_launch_config"),
+                         ("numba.cuda.deviceufunc", "GUFuncEngine"),
+                         ("numba.cuda.np.numpy_support", "carray"),
+                         ("numba.cuda.extending", "overload_attribute"),
+                         ("numba.cuda.extending", "make_attribute_wrapper")]:
+        with pytest.raises(NotImplementedError, match=f"{module}.{name} is a numba-cuda"):
+            contents[module][name]()
+    assert contents["numba.cuda.misc.special"]["literal_unroll"] is cujit.literal_unroll
+
+
+MODULE_CHILD_PROCESS = '''
+import subprocess
+import sys
+
+
+def test_a_child_python_gets_cujit_as_numba_cuda():
+    code = ("import numba.cuda, cujit\\n"
+            "assert numba.cuda is cujit, numba.cuda\\n"
+            "from numba.cuda.cudadrv.driver import device_memset\\n"
+            "print(numba.cuda.__name__)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "cujit"
+'''
+
+
+def test_run_module_child_processes_of_a_test_have_the_alias(fake_tests):
+    # numba-cuda's test_print runs its kernels in ``python -c`` children
+    _write(os.path.join(fake_tests, "cudapy", "test_child.py"), MODULE_CHILD_PROCESS)
+    r = conformance.run_module(fake_tests, "cudapy/test_child.py", sim=True, timeout=300)
+    assert (r["passed"], r["failed"], r["errors"]) == (1, 0, 0), r

@@ -176,3 +176,41 @@ def test_extension_returned_type_types_the_argument():
 def test_extensions_option_checked(bad, msg):
     with pytest.raises(TypeError, match=msg):
         cuda.jit(extensions=bad)(scale)
+
+
+class _CopyInOnly:
+    """An argument handler making plain host arrays ``In`` arguments (numba's protocol)."""
+
+    def prepare_args(self, ty, val, **kwargs):
+        from cujit.args import wrap_arg
+        return ty, wrap_arg(val, default=cuda.In)
+
+
+def test_extensions_appended_after_jit_and_after_a_launch_take_effect():
+    @cuda.jit
+    def set3(a):
+        a[0] = 3
+
+    host = np.zeros(1)
+    set3[1, 1](host)
+    assert host[0] == 3                  # a plain host array is copied back
+    set3.extensions.append(_CopyInOnly())
+    host = np.zeros(1)
+    set3[1, 1](host)
+    assert host[0] == 0                  # now an In argument: not copied back
+    set3.extensions.clear()
+    set3[1, 1](host)
+    assert host[0] == 3
+
+
+def test_extensions_list_checks_what_is_added():
+    @cuda.jit(extensions=[_CopyInOnly()])
+    def k(a):
+        a[0] = 1
+
+    assert isinstance(k.extensions[0], _CopyInOnly)
+    with pytest.raises(TypeError, match="has no prepare_args"):
+        k.extensions.append(object())
+    with pytest.raises(TypeError, match="has no prepare_args"):
+        k.extensions[0] = 3
+    assert len(k.extensions) == 1 and isinstance(k.extensions[0], _CopyInOnly)

@@ -257,3 +257,34 @@ def test_a_numba_setting_cujit_lacks_is_an_attribute_error_naming_the_known_ones
         cujit.config.DISABLE_JIT
     with pytest.raises(AttributeError, match="no setting 'DISABLE_JIT'"):
         cujit.config.DISABLE_JIT = 1
+
+
+@pytest.mark.parametrize("attr, var", [("CUDA_DEBUGINFO_DEFAULT", "NUMBA_CUDA_DEBUGINFO"),
+                                       ("CUDA_ENABLE_NRT", "NUMBA_CUDA_ENABLE_NRT"),
+                                       ("ALWAYS_WARN_UNINIT_VAR",
+                                        "NUMBA_ALWAYS_WARN_UNINIT_VAR")])
+def test_numbas_debuginfo_nrt_and_uninit_settings(monkeypatch, attr, var):
+    for name in config.env_names(attr):
+        monkeypatch.delenv(name, raising=False)
+    assert getattr(config, attr) is False
+    monkeypatch.setenv(var, "1")
+    assert getattr(config, attr) is True
+    monkeypatch.setenv(var, "maybe")
+    with pytest.raises(ValueError, match=var):
+        getattr(config, attr)
+
+
+def test_cuda_debuginfo_default_is_jits_debug_default(monkeypatch):
+    import cujit
+
+    def k(x):
+        x[0] = 1
+    monkeypatch.delenv("CUJIT_CUDA_DEBUGINFO", raising=False)
+    monkeypatch.delenv("NUMBA_CUDA_DEBUGINFO", raising=False)
+    assert not cujit.jit(k).targetoptions.get("debug")
+    config.CUDA_DEBUGINFO_DEFAULT = 1
+    try:
+        assert cujit.jit(k).targetoptions["debug"] is True
+        assert cujit.jit(debug=False)(k).targetoptions["debug"] is False
+    finally:
+        del config.CUDA_DEBUGINFO_DEFAULT
