@@ -17,6 +17,7 @@ import numpy as np
 
 from .. import types as T
 from . import calls, enums, indexing, rules, scopes
+from .callkinds import CallKind
 from .closures import define
 from .const_types import CONST_LIMIT, STATIC_SHARED_LIMIT
 from .errors import CompileError, TypingError
@@ -43,17 +44,46 @@ class CompileEnv:
         self.linked = []
 
 
+def _param_constant(t):
+    """``(True, value)`` when a parameter of type ``t`` has one value known at compile time
+    (an ``IntegerLiteral``, a tuple of them, a cast such as ``uint32`` passed as a dtype, a
+    compile-time object), else ``(False, None)``."""
+    if isinstance(t, T.IntegerLiteral):
+        return True, t.value
+    if isinstance(t, (T.UniTuple, T.Tuple)) and t.types and \
+            all(isinstance(e, T.IntegerLiteral) for e in t.types):
+        return True, tuple(e.value for e in t.types)
+    if isinstance(t, Func) and t.kind is CallKind.CAST:
+        return True, t.data
+    if isinstance(t, Global) and t.obj is not None:
+        return True, t.obj
+    return False, None
+
+
+def _runtime_type(t):
+    """The type a parameter of type ``t`` is passed as (literals as their base types)."""
+    if isinstance(t, T.IntegerLiteral):
+        return t.base
+    if isinstance(t, (T.UniTuple, T.Tuple)) and any(isinstance(e, T.IntegerLiteral)
+                                                    for e in t.types):
+        return T.Tuple(tuple(_runtime_type(e) for e in t.types))
+    return t
+
+
 class TypedFunction:
     """A function typed for one tuple of argument types (see the module docstring)."""
 
     def __init__(self, fsrc, argtypes, kernel):
         self.fsrc = fsrc
-        # an IntegerLiteral argument is passed as its base type; its value is a compile-time
-        # constant of this specialisation (literal_args: {parameter name: value})
-        self.literal_args = {n: t.value for n, t in zip(fsrc.argnames, argtypes)
-                             if isinstance(t, T.IntegerLiteral)}
-        self.argtypes = tuple(t.base if isinstance(t, T.IntegerLiteral) else t
-                              for t in argtypes)
+        # an IntegerLiteral argument (or a tuple of them) is passed as its base type; its
+        # value is a compile-time constant of this specialisation, as is the object of a
+        # compile-time argument (a dtype): literal_args {parameter name: value}
+        self.literal_args = {}
+        for n, t in zip(fsrc.argnames, argtypes):
+            ok, v = _param_constant(t)
+            if ok:
+                self.literal_args[n] = v
+        self.argtypes = tuple(_runtime_type(t) for t in argtypes)
         self.kernel = kernel
         self.typemap = {}
         self.vartypes = {}
