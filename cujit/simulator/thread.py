@@ -275,12 +275,12 @@ class SimThread:
         elif op == "sub":
             new = old - v
         elif op == "max":
-            # as the compiled CAS loop (numba.cuda's): keep the old value only when the
-            # ordered v <= old holds, so a NaN on either side stores v (Python's max would
-            # keep its first argument)
-            new = old if v <= old else v
+            # as the compiled CAS loop (numba-cuda's): v is stored only when the ordered
+            # v > old holds, so a NaN on either side keeps the old value (Python's max
+            # would keep its first argument)
+            new = v if v > old else old
         elif op == "min":
-            new = old if v >= old else v
+            new = v if v < old else old
         elif op == "nanmax":
             new = np.fmax(old, v)
         elif op == "nanmin":

@@ -565,10 +565,11 @@ def atomic_nan(f, v):
 def test_atomic_float_nan_semantics():
     f = np.array([1.0, 1.0, 1.0, 1.0])
     run(atomic_nan, (T.float64[::1], T.float64), f, math.nan)
-    assert np.isnan(f[0]) and np.isnan(f[1]) and f[2] == 1.0 and f[3] == 1.0
+    assert f.tolist() == [1.0, 1.0, 1.0, 1.0]   # a NaN value changes nothing
     f = np.array([math.nan] * 4)
     run(atomic_nan, (T.float64[::1], T.float64), f, 2.0)
-    assert f.tolist() == [2.0, 2.0, 2.0, 2.0]
+    # max/min keep a NaN already there (numba-cuda's helpers); nanmax/nanmin replace it
+    assert np.isnan(f[0]) and np.isnan(f[1]) and f[2:].tolist() == [2.0, 2.0]
 
 
 def reshapes(a, out, n):
