@@ -147,8 +147,11 @@ class IntegerLiteral(Type):
         return (base, int(value))
 
     def __init__(self, base, value):
+        # a device-function parameter tested by an ``if`` is specialised on a bool the same
+        # way (base ``boolean``; numba's Literal[bool])
         self.base, self.value = base, int(value)
-        self.name = f"Literal[int]({self.value})"
+        self.name = (f"Literal[bool]({bool(self.value)})" if isinstance(base, Boolean)
+                     else f"Literal[int]({self.value})")
 
     @property
     def dtype(self):

@@ -41,10 +41,12 @@ def _check_value(typer, anode, t, constant=False):
 
 def _literal_type(value, t):
     """The type that specialises a callee on ``value``, an argument of type ``t`` known at
-    compile time: ``IntegerLiteral`` for an int, a tuple of them for a tuple of ints; None
-    for other values (functions and compile-time objects carry their value in their type
-    already; floats and bools are not specialised on, as in numba)."""
+    compile time: ``IntegerLiteral`` for an int or a bool, a tuple of them for a tuple of
+    ints; None for other values (functions and compile-time objects carry their value in
+    their type already; floats are not specialised on)."""
     def lit(v, et):
+        if isinstance(v, (bool, np.bool_)) and et is T.boolean:
+            return T.IntegerLiteral(T.boolean, int(v))      # tested by an ``if``: pruned
         if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or \
                 not isinstance(et, T.Integer):
             return None

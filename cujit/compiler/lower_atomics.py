@@ -25,8 +25,8 @@ def _pointer(lw, node, aty, op):
     inode = node.args[1]
     it = lw.ty(inode)
     iv = lw.expr(inode)
-    if isinstance(it, T.UniTuple):
-        raw = [(b.extract_value(iv, k), it.dtype) for k in range(it.count)]
+    if isinstance(it, (T.UniTuple, T.Tuple)):
+        raw = [(b.extract_value(iv, k), et) for k, et in enumerate(it.types)]
     else:
         raw = [(iv, it)]
     idxs = [LA._wrap(lw, v, t, LA.dim(lw, arr, k)) for k, (v, t) in enumerate(raw)]

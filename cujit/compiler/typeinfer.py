@@ -49,7 +49,7 @@ def _param_constant(t):
     (an ``IntegerLiteral``, a tuple of them, a cast such as ``uint32`` passed as a dtype, a
     compile-time object), else ``(False, None)``."""
     if isinstance(t, T.IntegerLiteral):
-        return True, t.value
+        return True, (bool(t.value) if t.base is T.boolean else t.value)
     if isinstance(t, (T.UniTuple, T.Tuple)) and t.types and \
             all(isinstance(e, T.IntegerLiteral) for e in t.types):
         return True, tuple(e.value for e in t.types)
@@ -166,12 +166,23 @@ class _Typer(scopes.ConstEval):
         self.tf = tf
         self.env = env
         self.fsrc = tf.fsrc
-        self.locals = scopes.local_names(tf.fsrc.node)
-        self.const_locals = scopes.single_assignments(tf.fsrc.node, self.locals)
-        self._const_cache = {}
+        self._scopes()
+        # an ``if`` decided at compile time keeps only the branch taken (numba's dead-branch
+        # pruning): this typing and every backend walk the pruned tree (tf.fsrc.node)
+        node = scopes.prune_constant_ifs(tf.fsrc.node, self.static_truth)
+        if node is not tf.fsrc.node:
+            tf.fsrc = self.fsrc = tf.fsrc.with_node(node)
+            self._scopes()
         self.changed = False
         self.returns = []
         self.unbound = []
+
+    def _scopes(self):
+        node = self.fsrc.node
+        self.locals = scopes.local_names(node)
+        self.const_locals = scopes.single_assignments(node, self.locals)
+        self.stored = scopes.stored_names(node)
+        self._const_cache = {}
 
     # ---- callees: the typing of calls (calls_device, closures) reaches back here ----------
     def infer_device(self, pyfunc, argtypes, source=None):
