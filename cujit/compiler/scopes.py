@@ -149,6 +149,9 @@ class ConstEval:
         return False, None
 
 
+_JUMPS = (ast.Return, ast.Raise, ast.Break, ast.Continue)
+
+
 def _is_none(node):
     return isinstance(node, ast.Constant) and node.value is None
 
@@ -173,6 +176,8 @@ def prune_constant_ifs(fnode, truth):
                     taken, _ = block(s.body if v else s.orelse)
                     out.extend(taken)
                     changed = True
+                    if taken and isinstance(taken[-1], _JUMPS):
+                        break       # what follows the branch taken is never reached
                     continue
             fields = [f for f in ("body", "orelse", "finalbody") if isinstance(
                 getattr(s, f, None), list)] if not isinstance(s, ast.FunctionDef) else []

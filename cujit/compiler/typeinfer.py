@@ -594,8 +594,8 @@ class _Typer(scopes.ConstEval):
                 enums.type_compare(self, op, a, b, n)
                 continue
             if isinstance(op, (ast.Is, ast.IsNot)):
-                raise self.error("'is' / 'is not' are not supported in kernels (compare "
-                                 "numbers with == and !=)", n)
+                self._identity(node, op, a, b, n)
+                continue
             if isinstance(op, (ast.In, ast.NotIn)):
                 from .containment import type_in
                 type_in(self, a, b, n)
@@ -611,6 +611,26 @@ class _Typer(scopes.ConstEval):
                     not isinstance(op, (ast.Eq, ast.NotEq)):
                 raise self.error("complex numbers can only be compared with == and !=", n)
         return T.boolean
+
+    def _identity(self, node, op, a, b, n):
+        """``a is b`` / ``a is not b`` as numba types it (``generic_is``): values of
+        different types are never identical (a constant: ``x is None`` of an array is
+        False), ``None is None`` is True, and immutable values of one type compare with
+        ``==`` (the backends lower ``is`` of scalars as ``==``).  Arrays and other mutable
+        values have no identity here: a TypingError."""
+        is_not = isinstance(op, ast.IsNot)
+        if len(node.ops) != 1:
+            raise self.error("'is' / 'is not' cannot be chained with other comparisons in "
+                             "kernels", n)
+        if a is not b or a is T.none:
+            same = a is b       # None is None; values of different types never
+            self.tf.constvals[node] = same != is_not
+            return
+        if isinstance(a, T.Scalar) and not isinstance(a, T.BFloat16):
+            return
+        raise self.error(f"'is' / 'is not' of two values of type {a} is not supported in "
+                         "kernels (numba gives identity only to immutable values: compare "
+                         "numbers with == and !=, and test None with 'is None')", n)
 
     def e_IfExp(self, node):
         self.truth(node.test)
