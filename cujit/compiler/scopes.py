@@ -29,8 +29,8 @@ class ConstEval:
         if not ok:
             raise self.error(f"{what} must be a compile-time constant: a literal, a local "
                              "variable bound to a constant expression, or a global defined "
-                             f"when the kernel is compiled; '{ast.unparse(node)}' is not",
-                             node)
+                             f"when the kernel is compiled; '{ast.unparse(node)}' is not "
+                             "(numba's RequireLiteralValue)", node)
         return v
 
     def static_truth(self, test):
