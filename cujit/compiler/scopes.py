@@ -5,6 +5,7 @@ the kernel is compiled; tuples and arithmetic of those).
 """
 import ast
 import copy
+import types
 
 import numpy as np
 
@@ -78,6 +79,10 @@ class ConstEval:
             if isinstance(n, ast.Name) and n.id in self.locals and \
                     (n.id not in self.tf.literal_args or n.id in self.stored):
                 return False
+            if isinstance(n, ast.Attribute):
+                ok, base = self._const(n.value)
+                if ok and _kernel_api(base):
+                    return False    # cuda.threadIdx.x: a value per thread, not a constant
         return True
 
     def _const(self, node):
@@ -108,7 +113,7 @@ class ConstEval:
                 if node.attr == "laneid" and getattr(base, "__name__", "") == "cujit":
                     return False, None
                 return True, getattr(base, node.attr)
-            except AttributeError:
+            except Exception:       # AttributeError; a kernel-API stub outside a kernel
                 return False, None
         if isinstance(node, (ast.Tuple, ast.List)):
             vals = []
@@ -147,6 +152,14 @@ class ConstEval:
                 except TypeError:
                     return False, None
         return False, None
+
+
+def _kernel_api(obj):
+    """True for cujit's modules and the objects its kernel API is made of (their
+    attributes are per-thread values or compiler stubs, never constants to fold)."""
+    if isinstance(obj, types.ModuleType):
+        return obj.__name__.split(".")[0] == "cujit"
+    return getattr(type(obj), "__module__", "").split(".")[0] == "cujit"
 
 
 _JUMPS = (ast.Return, ast.Raise, ast.Break, ast.Continue)

@@ -25,6 +25,7 @@ from .exceptions import type_assert, type_raise
 from .frontend import FunctionSource
 from .indexing import nested_store_ok
 from .nodeinfo import AugAssign, Iteration
+from .versions import split_versions, source_name
 from .rules import BoundMethod, Func, Global, PseudoType, RangeType
 
 __all__ = ["TypedFunction", "CompileEnv", "infer", "STATIC_SHARED_LIMIT", "CONST_LIMIT"]
@@ -168,8 +169,9 @@ class _Typer(scopes.ConstEval):
         self.fsrc = tf.fsrc
         self._scopes()
         # an ``if`` decided at compile time keeps only the branch taken (numba's dead-branch
-        # pruning): this typing and every backend walk the pruned tree (tf.fsrc.node)
-        node = scopes.prune_constant_ifs(tf.fsrc.node, self.static_truth)
+        # pruning), then a name rebound to values that never meet is split into versions
+        # (numba's SSA): this typing and every backend walk that tree (tf.fsrc.node)
+        node = split_versions(scopes.prune_constant_ifs(tf.fsrc.node, self.static_truth))
         if node is not tf.fsrc.node:
             tf.fsrc = self.fsrc = tf.fsrc.with_node(node)
             self._scopes()
@@ -218,7 +220,8 @@ class _Typer(scopes.ConstEval):
             raise TypingError("type inference did not converge", self.loc(self.fsrc.node))
         for node in self.unbound:
             if tf.vartypes.get(node.id) is None:
-                raise self.error(f"variable '{node.id}' is used before it is assigned a "
+                raise self.error(f"variable '{source_name(node.id)}' is used before it is "
+                                 "assigned a "
                                  "value", node)
         self._finish_return()
         for name in self.locals:
@@ -284,8 +287,9 @@ class _Typer(scopes.ConstEval):
             return
         new = rules.unify(old, t)
         if new is None:
-            raise self.error(f"variable '{name}' is given values of types {old} and {t}, which "
-                             "cannot be unified (a variable has one type in a kernel)", node)
+            raise self.error(f"variable '{source_name(name)}' is given values of types {old} "
+                             f"and {t}, which cannot be unified (a variable has one type in "
+                             "a kernel)", node)
         if new is not old:
             self.tf.vartypes[name] = new
             self.changed = True
