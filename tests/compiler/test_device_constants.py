@@ -228,3 +228,14 @@ def test_atomic_index_with_a_float_is_a_typing_error():
     with pytest.raises(TypingError, match=r"the index must be an integer or a tuple of "
                                           r"integers, got Tuple\(int64, float64\)"):
         typecheck(_float_index, (T.int32[:, ::1], T.float64))
+
+
+def _bad_dtype_string(x):
+    s = cuda.shared.array(10, dtype="int33")
+    s[0] = x[0]
+
+
+def test_an_unknown_dtype_string_is_named_as_numba_names_it():
+    with pytest.raises(TypingError, match=r"Invalid NumPy dtype specified: 'int33' for "
+                                          r"shared.array"):
+        typecheck(_bad_dtype_string, (T.int32[::1],))
