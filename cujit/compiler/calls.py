@@ -183,8 +183,8 @@ def _dtype_value(typer, dnode, what):
         return T.as_dtype_type(v)
     except TypeError as e:
         if isinstance(v, str):      # numba's words for it, which its tests match
-            raise typer.error(f"Invalid NumPy dtype specified: {v!r} for {what} ({e})",
-                              dnode) from None
+            raise typer.error(f"Invalid NumPy dtype specified: {v!r} (bad dtype for {what}: "
+                              f"{e})", dnode) from None
         raise typer.error(f"bad dtype for {what}: {e}", dnode) from None
 
 

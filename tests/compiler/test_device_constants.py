@@ -236,6 +236,6 @@ def _bad_dtype_string(x):
 
 
 def test_an_unknown_dtype_string_is_named_as_numba_names_it():
-    with pytest.raises(TypingError, match=r"Invalid NumPy dtype specified: 'int33' for "
-                                          r"shared.array"):
+    with pytest.raises(TypingError, match=r"Invalid NumPy dtype specified: 'int33' \(bad "
+                                          r"dtype for shared.array"):
         typecheck(_bad_dtype_string, (T.int32[::1],))
