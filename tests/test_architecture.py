@@ -215,6 +215,8 @@ ALLOWED_PRIVATE = {
     "_laneid": "cujit.laneid differs per simulated thread: the package __getattr__ computes "
                "it from kernelapi on each access",
     "_getframe": "sys._getframe (the standard library's), not a cujit name",
+    "_C": "torch._C, PyTorch's C module (the launch fast path reads its current stream and "
+          "device there, as Triton's launcher does), not a cujit name",
 }
 KNOWN_PRIVATE = set()
 

@@ -680,11 +680,15 @@ def _torch_tensor(value):
 
 def _torch_exprs(i, t, isz):
     """The packed values of tensor argument ``i``: its pointer, shape and strides in bytes
-    (``stride()`` counts elements), in the names :func:`_torch_guard` binds."""
+    (``stride()`` counts elements; a C-contiguous specialisation packs C's strides made from
+    the shape), in the names :func:`_torch_guard` binds."""
     if t.ndim == 0:
         return [f"p{i}"]
-    return ([f"p{i}"] + [f"s{i}[{k}]" for k in range(t.ndim)]
-            + [f"t{i}[{k}] * {isz}" for k in range(t.ndim)])
+    out = [f"p{i}"] + [f"s{i}[{k}]" for k in range(t.ndim)]
+    if t.layout == "C":
+        return out + ["*".join([f"s{i}[{j}]" for j in range(k + 1, t.ndim)] + [str(isz)])
+                      for k in range(t.ndim)]
+    return out + [f"t{i}[{k}] * {isz}" for k in range(t.ndim)]
 
 
 def _torch_guard(i, a, t, ns, torch, raw, cur):
@@ -693,21 +697,26 @@ def _torch_guard(i, a, t, ns, torch, raw, cur):
     a DLPack capsule per launch (``__dlpack__``'s handshake), and return False unless the
     slow path would take it the same way: same dtype, ndim and layout, strided, no autograd
     and no conjugate bit (``__dlpack__`` refuses both), on torch's current device, a
-    non-NULL pointer, and not the per-thread default stream while synchronising (which
-    ``__dlpack__`` refuses).  The handshake itself follows the guard (:func:`make_fast`)."""
+    non-NULL pointer (``dv``: torch's current device, read once per launch by
+    :func:`make_fast`, which also refuses the per-thread default stream while synchronising,
+    as ``__dlpack__`` does, and makes the handshake after the guards)."""
     ns[f"TD{i}"] = a.dtype
     ns.update(TSTRIDED=torch.strided, TRAW=raw, TCUR=cur)
     conds = [f"a{i}.dtype is not TD{i}", f"a{i}.requires_grad", f"a{i}.layout is not TSTRIDED",
-             f"a{i}.is_conj()", f"len(s{i}) != {t.ndim}", f"not p{i}",
-             f"g{i} != TCUR()", "(cfg.cai_stream == 2 and CONFIG.CUDA_ARRAY_INTERFACE_SYNC)"]
-    if t.layout != "A":
-        conds.append(f"LAYOUT(s{i}, t{i}, 1) != {t.layout!r}")
-    return [f"        p{i} = a{i}.data_ptr()",
-            f"        s{i} = a{i}.shape",
-            f"        t{i} = a{i}.stride()",
-            f"        g{i} = a{i}.get_device()",
-            f"        if {' or '.join(conds)}:",
-            "            return False"]
+             f"len(s{i}) != {t.ndim}", f"not p{i}", f"a{i}.get_device() != dv"]
+    if getattr(a.dtype, "is_complex", True):
+        conds.append(f"a{i}.is_conj()")         # only complex tensors carry the bit
+    lines = [f"        p{i} = a{i}.data_ptr()",
+             f"        s{i} = a{i}.shape"]
+    if t.layout == "C":
+        # is_contiguous() is a flag torch keeps: cheaper than reading stride() and checking
+        # it here; the strides packed are then C's (_torch_exprs)
+        conds.append(f"not a{i}.is_contiguous()")
+    else:
+        lines.append(f"        t{i} = a{i}.stride()")
+        if t.layout != "A":
+            conds.append(f"LAYOUT(s{i}, t{i}, 1) != {t.layout!r}")
+    return lines + [f"        if {' or '.join(conds)}:", "            return False"]
 
 
 def _dlpack_only(value):
@@ -822,6 +831,12 @@ def make_fast(lk, args, drv, label=None, literals=None, conv=None):
              "            return False"]
     for i, a, t in foreign:
         lines += _foreign_guard(i, a, t, ns)
+    if tensors:
+        # torch's current device, read once: each tensor must be on it (__dlpack__'s rule),
+        # and the per-thread default stream is refused while synchronising, as it refuses it
+        lines += ["        dv = TCUR()",
+                  "        if cfg.cai_stream == 2 and CONFIG.CUDA_ARRAY_INTERFACE_SYNC:",
+                  "            return False"]
     for i, a, t, tt in tensors:
         lines += _torch_guard(i, a, t, ns, *tt)
     for i, guard in dlpacks:
@@ -842,13 +857,14 @@ def make_fast(lk, args, drv, label=None, literals=None, conv=None):
         elif _handshakes(a, a.__cuda_array_interface__):
             lines += ["    if CONFIG.CUDA_ARRAY_INTERFACE_SYNC:",
                       f"        a{i}.__dlpack__(stream=cfg.cai_stream)"]
-    for i, a, t, tt in tensors:
+    if tensors:
         # what __dlpack__(stream=launch stream) does, without the capsule: the launch stream
-        # waits for torch's current stream when they differ (raw 0, the legacy default, is 1 here)
+        # waits for torch's current stream when they differ (raw 0, the legacy default, is 1
+        # here); once for all tensors, which share that stream
         lines += ["    if CONFIG.CUDA_ARRAY_INTERFACE_SYNC:",
-                  f"        r{i} = TRAW(g{i}) or 1",
-                  f"        if r{i} != cfg.cai_stream:",
-                  f"            WAIT(r{i}, cfg.cai_stream)"]
+                  "        r = TRAW(dv) or 1",
+                  "        if r != cfg.cai_stream:",
+                  "            WAIT(r, cfg.cai_stream)"]
     lines += ["    LAST[0] = NAME",
               "    err, = LAUNCH(FN, *cfg.largs, PARAMS, 0)",
               "    if err:",

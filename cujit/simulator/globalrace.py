@@ -45,6 +45,8 @@ summary was made), and overlapping accesses of different widths at different sta
 """
 import sys
 
+from itertools import repeat as _repeat
+
 import numpy as np
 
 from ..kernelstate import state as _state
@@ -296,21 +298,27 @@ class GlobalRaces:
             return
         blk.grecs = {}
         n = len(recs)
-        vals = list(recs.values())
         addrs = np.fromiter(recs.keys(), np.int64, n)
-        sid = self.site_id
+        # the records as columns, transposed and converted in C (a Python loop over the
+        # records cost most of a STUMPY run's checking)
+        c = tuple(zip(*recs.values()))
+        ids = self._site_ids
         gbase = self.block_lin(blk.bid) * self.nthreads
         span = (gbase + 1, gbase + 1 + self.nthreads)      # its gtid + 1 values
         # stamps are epoch * 2048 + lin + 1: the low 11 bits are lin + 1 (0: no access)
-        silent = np.fromiter((bool(v[6]) for v in vals), bool, n)
+        silent = np.array(c[6], bool)
         cols = []
         for k in (0, 2, 4):
-            st = np.fromiter((v[k] for v in vals), np.int64, n) & 2047
+            st = np.array(c[k], np.int64) & 2047
             used = st != 0
             if not used.any():
                 cols.append(None)
                 continue
-            sites = np.fromiter((sid(v[k + 1]) if v[k] else 0 for v in vals), np.int64, n)
+            col = c[k + 1]
+            for site in set(col).difference(ids):
+                if site is not None:        # None: no access of this kind (st is 0 there)
+                    self.site_id(site)
+            sites = np.fromiter(map(ids.get, col, _repeat(0)), np.int64, n)
             cols.append((used, ((st + gbase) << _SITE_BITS) | sites))
         for buf in list(self.buffers.values()):
             if buf.lo is None:

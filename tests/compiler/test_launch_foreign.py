@@ -503,7 +503,7 @@ class _FakeTorchC:
 
 class _Dtype:
     def __init__(self, name):
-        self.name = name
+        self.name, self.is_complex = name, name.startswith("complex")
 
 
 class Tensor:
@@ -532,6 +532,9 @@ class Tensor:
     def get_device(self):
         return self.device_index
 
+    def is_contiguous(self):
+        return self.dev.is_c_contiguous()
+
     def is_conj(self):
         return self.conj
 
@@ -554,7 +557,7 @@ class Tensor:
 
 
 Tensor.__module__ = "torch"
-_DTYPES = {"float32": _Dtype("float32"), "float64": _Dtype("float64")}
+_DTYPES = {n: _Dtype(n) for n in ("float32", "float64", "complex64")}
 _STRIDED = object()
 
 
@@ -634,8 +637,8 @@ def test_torch_tensor_the_slow_path_would_treat_otherwise_leaves_the_fast_path(
     def k2(a):
         a[0, 0] = 1.0
     k = Dispatcher(k2, None, {})
-    c = cujit.device_array((4, 6), np.float32)
-    t = Tensor(c)
+    kind = "complex64" if change == "conj" else "float32"    # only complex tensors conjugate
+    t = Tensor(cujit.device_array((4, 6), kind), kind)
     k[1, 32](t)
     k[1, 32](t)
     if change == "requires_grad":
@@ -657,3 +660,14 @@ def test_torch_tensor_the_slow_path_would_treat_otherwise_leaves_the_fast_path(
         k[1, 32](t)
     want = [] if change == "requires_grad" else ["slow"]
     assert [c[0] for c in env.launches()] == ["slow", "fast"] + want
+
+
+def test_torch_tensors_of_one_launch_share_one_wait(env, torch):
+    a, b = (Tensor(cujit.device_array(10, np.float32)) for _ in range(2))
+    k = Dispatcher(two, None, {})
+    k[1, 32](a, b)
+    env.calls.clear()
+    torch._C.raw_stream = 0xBEE
+    k[1, 32](a, b)
+    assert [c[:2] for c in env.calls] == [("record", 0xBEE), ("wait", 1), ("fast", 0)]
+    assert torch._C.stream_reads == 1

@@ -56,11 +56,11 @@ def test_torch_pending_work_on_its_stream_is_waited_for_on_the_fast_path():
         copy[N // 256, 256](src, out)       # the fast path reads torch's current stream
     torch.cuda.synchronize()
     assert float(out.min()) == 3.0 and float(out.max()) == 3.0
-    s = cuda.stream()                       # a launch on a cujit stream waits for torch's too
+    s = cuda.stream()           # a launch on a cujit stream waits for torch's current one
     with torch.cuda.stream(side):
         torch.cuda._sleep(50_000_000)
         src.fill_(4.0)
-    copy[N // 256, 256, s](src, out)
+        copy[N // 256, 256, s](src, out)
     s.synchronize()
     assert float(out.min()) == 4.0 and float(out.max()) == 4.0
 
