@@ -42,10 +42,12 @@ class MathFunc:
 @dataclasses.dataclass(frozen=True)
 class ArraySpec:
     """``shared.array`` / ``local.array``: the constant shape (tuple of ints), the element
-    type (a cujit type) and whether it is dynamic shared memory (a 0 in the shape)."""
+    type (a cujit type), whether it is dynamic shared memory (a 0 in the shape) and the
+    ``alignment=`` asked for (bytes, a power of 2; None: the dtype's)."""
     shape: tuple
     dtype: object
     dynamic: bool
+    alignment: object = None
 
 
 @dataclasses.dataclass(frozen=True, eq=False)

@@ -385,8 +385,9 @@ def _atomic(typer, node, op, args):
         it = args[1]
         if rules.is_int(it):
             n = 1
-        elif isinstance(it, T.UniTuple) and rules.is_int(it.dtype):
-            n = it.count
+        elif isinstance(it, (T.UniTuple, T.Tuple)) and it.types and \
+                all(rules.is_int(t) for t in it.types):
+            n = it.count        # mixed integer types, as numba: (int32, uint64)
         else:
             raise typer.error(f"atomic.{name}(): the index must be an integer or a tuple of "
                               f"integers, got {it}", node.args[1])

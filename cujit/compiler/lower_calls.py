@@ -56,6 +56,8 @@ def _shared(lw, node, c):
     g = lw.m.static_shared(shape, dtype)
     if lw.tf.uses_wmma:
         g.align = max(g.align, 32)      # wmma.load/store need 32-byte aligned tile addresses
+    if c.data.alignment is not None:
+        g.align = max(g.align, c.data.alignment)
     return LA.static_array(lw, g, shape, dtype, aty)
 
 
@@ -66,7 +68,7 @@ def _local(lw, node, c):
         n *= d
     from .ltypes import alignment_of, mtype
     slot = lw.alloca(ir.ArrayType(mtype(dtype), max(n, 1 if not shape else n)))
-    slot.align = max(alignment_of(dtype), 4)
+    slot.align = max(alignment_of(dtype), 4, c.data.alignment or 0)
     return LA.static_array(lw, slot, shape, dtype, lw.ty(node))
 
 

@@ -86,6 +86,9 @@ def _kind(tf, node):
     return None if c is None else c.kind
 
 
+_IDENTITY = {ast.Is: ast.Eq, ast.IsNot: ast.NotEq}
+
+
 def compare_types(ts):
     """The type each operand of a comparison chain of operand types ``ts`` is converted to
     before comparing (None: compared as it is), as Numba types the chain: each adjacent pair
@@ -522,6 +525,9 @@ class Rewriter:
             op = ast.Eq() if isinstance(node.ops[0], ast.Is) else ast.NotEq()
             return _loc(ast.Compare(self.expr(node.left), [op],
                                     [self.expr(node.comparators[0])]), node)
+        if node in self.tf.constvals:
+            # 'is' of values of different types (x is None of an array): decided by the typer
+            return _loc(ast.Constant(bool(self.tf.constvals[node])), node)
         operands = [node.left] + list(node.comparators)
         ts = [self.ty(n) for n in operands]
         if not all(_numeric(t) for t in ts):
@@ -532,7 +538,10 @@ class Rewriter:
         new = [self.expr(n) for n in operands]
         new = [self.conv(v, t, tg, v) if tg is not None else v
                for v, t, tg in zip(new, ts, targets)]
-        return _loc(ast.Compare(new[0], [type(o)() for o in node.ops], new[1:]), node)
+        # 'is' of two scalars of one type is '==' (numba's generic_is): the values here may
+        # be NumPy scalars, which Python's 'is' tells apart
+        ops = [_IDENTITY.get(type(o), type(o))() for o in node.ops]
+        return _loc(ast.Compare(new[0], ops, new[1:]), node)
 
     def e_BoolOp(self, node):
         rt = self.ty(node)

@@ -40,7 +40,7 @@ BODIES = {
     "`with` blocks": "with open('x'):\n    pass",
     "`try` / `except`": "try:\n    pass\nexcept Exception:\n    pass",
     "`x in array` (`in` works on tuples)": "a[0] = 1 if 1.0 in a else 0",
-    "`x is None`": "a[0] = a is None",
+    "`a is b` of two arrays": "a[0] = a is a",
     "lists, dicts, sets": "x = [1, 2]",
     "generators (`yield`)": "x = (yield 1)",
     "f-strings": "print(f'{a[0]}')",
