@@ -97,11 +97,13 @@ def gridsize(ndim):
 class _Shared:
     """``cujit.shared.array(shape, dtype)``: per-block shared memory (size 0: dynamic)."""
 
-    def array(self, shape, dtype):
+    def array(self, shape, dtype, alignment=None):
         """An array of ``shape`` (a constant int or tuple of ints) and ``dtype`` in shared
         memory.  ``shape == 0`` gives the dynamic shared memory sized at launch; every such
-        array aliases the same bytes."""
-        return _thread("shared.array").shared_array(shape, dtype)
+        array aliases the same bytes.  ``alignment``: its address is a multiple of it
+        (bytes: a power of 2 and a multiple of 8; numba-cuda's keyword); TypingError
+        otherwise, or with dynamic shared memory."""
+        return _thread("shared.array").shared_array(shape, dtype, alignment)
 
     def __repr__(self):
         return "cujit.shared"
@@ -110,9 +112,10 @@ class _Shared:
 class _Local:
     """``cujit.local.array(shape, dtype)``: per-thread scratch memory."""
 
-    def array(self, shape, dtype):
-        """A per-thread array of constant ``shape`` and ``dtype``."""
-        return _thread("local.array").local_array(shape, dtype)
+    def array(self, shape, dtype, alignment=None):
+        """A per-thread array of constant ``shape`` and ``dtype``; ``alignment`` as for
+        ``shared.array``."""
+        return _thread("local.array").local_array(shape, dtype, alignment)
 
     def __repr__(self):
         return "cujit.local"

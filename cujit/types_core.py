@@ -39,6 +39,13 @@ class Type(metaclass=_Interned):
     """Base of all cujit types.  Interned: equality is identity; ``str`` is Numba's spelling."""
     name = "?"
 
+    def __init__(self, name=None):
+        """``name``: the type's spelling.  User code subclasses ``types.Type`` as it does
+        numba's (``super().__init__(name="MyType")``, numba.core.types.abstract.Type); the
+        cujit types set ``name`` in their own ``__init__``."""
+        if name is not None:
+            self.name = name
+
     @classmethod
     def _key_of(cls, *args, **kwargs):
         return args + tuple(sorted(kwargs.items()))
@@ -140,8 +147,11 @@ class IntegerLiteral(Type):
         return (base, int(value))
 
     def __init__(self, base, value):
+        # a device-function parameter tested by an ``if`` is specialised on a bool the same
+        # way (base ``boolean``; numba's Literal[bool])
         self.base, self.value = base, int(value)
-        self.name = f"Literal[int]({self.value})"
+        self.name = (f"Literal[bool]({bool(self.value)})" if isinstance(base, Boolean)
+                     else f"Literal[int]({self.value})")
 
     @property
     def dtype(self):

@@ -15,8 +15,8 @@ import enum
 __all__ = ["CallKind", "Call", "Cast", "Extremum", "MathFunc", "ArraySpec", "ConstArray",
            "GridAxes", "ValueType", "Atomic", "Libdevice", "DeviceCall", "ClosureCall",
            "Reshape", "OverloadCall", "UserIntrinsic", "ExternCall", "WmmaFragment",
-           "WmmaFill", "WmmaLoad", "WmmaMma", "WmmaStore", "VectorMake", "CacheHint", "call_of",
-           "resolve"]
+           "WmmaFill", "WmmaLoad", "WmmaMma", "WmmaStore", "VectorMake", "CacheHint", "UfuncCall",
+           "call_of", "resolve"]
 
 
 # ---- payloads ------------------------------------------------------------------------------
@@ -42,10 +42,12 @@ class MathFunc:
 @dataclasses.dataclass(frozen=True)
 class ArraySpec:
     """``shared.array`` / ``local.array``: the constant shape (tuple of ints), the element
-    type (a cujit type) and whether it is dynamic shared memory (a 0 in the shape)."""
+    type (a cujit type), whether it is dynamic shared memory (a 0 in the shape) and the
+    ``alignment=`` asked for (bytes, a power of 2; None: the dtype's)."""
     shape: tuple
     dtype: object
     dynamic: bool
+    alignment: object = None
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -130,6 +132,18 @@ class ExternCall:
     ``function`` (a ``declared.DeclaredFunction``: symbol ``name``, ``sig``, ``abi``,
     ``link``, ``sim``)."""
     function: object
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class UfuncCall:
+    """A NumPy ufunc called on arrays or with an output array (``np.sin(x, out)``), or one
+    of the ufuncs typed only by their NumPy loop (``np.greater(a, b)``): the ``ufunc``, the
+    NumPy ``loop`` chosen for the operands (``ufunc_loops.Loop``) and ``call``, the
+    :class:`DeviceCall` of the loop function generated for these operand types (it runs
+    the element-wise loop in the calling thread)."""
+    ufunc: object
+    loop: object
+    call: DeviceCall
 
 
 # ---- tensor cores (cujit.wmma) ---------------------------------------------------------------
@@ -222,6 +236,7 @@ class CallKind(enum.Enum):
     FP8 = ("fp8", MathFunc)                # cuda.fp8's kernel conversions
     BIT_COUNT = ("bit_count", type(None))
     CONJUGATE = ("conjugate", type(None))
+    UFUNC = ("ufunc", UfuncCall)           # NumPy ufuncs on arrays, and by their NumPy loop
     # arrays
     SHARED_ARRAY = ("shared.array", ArraySpec)
     LOCAL_ARRAY = ("local.array", ArraySpec)
@@ -323,7 +338,7 @@ def resolve(key):
 
 
 _FAMILIES = {"math": CallKind.MATH, "cmath": CallKind.CMATH, "fp16": CallKind.FP16, "bf16": CallKind.BF16,
-             "fp8": CallKind.FP8,
+             "fp8": CallKind.FP8, "ufunc": CallKind.UFUNC,
              "atomic": CallKind.ATOMIC, "libdevice": CallKind.LIBDEVICE}
 _MATH_PARTS = ("modf", "frexp", "ldexp")
 _NP_ROUNDING = ("npfloor", "npceil", "nptrunc")

@@ -140,14 +140,16 @@ def _method(typer, node, bm, args, kws):
 
 
 # ---- shared / local / const arrays (arguments must be compile-time constants) -------------
-def _bind(typer, node, names, what):
-    """Map positional and keyword argument nodes of ``node`` to ``names``."""
-    if len(node.args) > len(names):
-        raise typer.error(f"{what}() takes at most {len(names)} arguments "
-                          f"({', '.join(names)})", node)
-    out = dict(zip(names, node.args))
+def _bind(typer, node, names, what, optional=()):
+    """Map positional and keyword argument nodes of ``node`` to ``names`` (then the
+    ``optional`` names, which may be left out)."""
+    every = tuple(names) + tuple(optional)
+    if len(node.args) > len(every):
+        raise typer.error(f"{what}() takes at most {len(every)} arguments "
+                          f"({', '.join(every)})", node)
+    out = dict(zip(every, node.args))
     for kw in node.keywords:
-        if kw.arg not in names or kw.arg in out:
+        if kw.arg not in every or kw.arg in out:
             raise typer.error(f"{what}() got an unexpected or repeated argument '{kw.arg}'",
                               kw.value)
         out[kw.arg] = kw.value
@@ -183,14 +185,36 @@ def _dtype_value(typer, dnode, what):
     try:
         return T.as_dtype_type(v)
     except TypeError as e:
+        if isinstance(v, str):      # numba's words for it, which its tests match
+            raise typer.error(f"Invalid NumPy dtype specified: {v!r} (bad dtype for {what}: "
+                              f"{e})", dnode) from None
         raise typer.error(f"bad dtype for {what}: {e}", dnode) from None
+
+
+def _alignment_value(typer, anode, what):
+    """The ``alignment=`` of a shared/local array: None, or a compile-time int that is
+    positive, a power of 2 and a multiple of the pointer size (8), numba-cuda's rules
+    (cudaimpl._validate_alignment)."""
+    if anode is None:
+        return None
+    v = typer.const_eval(anode, f"the alignment of {what}")
+    if v is None:
+        return None
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
+        raise typer.error(f"the alignment of {what} must be an integer, got {v!r}", anode)
+    v = int(v)
+    if v <= 0 or v & (v - 1) or v % 8:
+        raise typer.error(f"the alignment of {what} must be a positive power of 2 and a "
+                          f"multiple of 8 (the pointer size), got {v}", anode)
+    return v
 
 
 def _shared_array(typer, node, ft):
     what = ft.key
-    a = _bind(typer, node, ("shape", "dtype"), ft.key)
+    a = _bind(typer, node, ("shape", "dtype"), ft.key, optional=("alignment",))
     shape = _shape_value(typer, a["shape"], what)
     dtype = _dtype_value(typer, a["dtype"], what)
+    alignment = _alignment_value(typer, a.get("alignment"), what)
     tf = typer.tf
     itemsize = dtype.dtype.itemsize
     dynamic = ft.kind is CallKind.SHARED_ARRAY and 0 in shape
@@ -220,7 +244,11 @@ def _shared_array(typer, node, ft):
                                f"{nbytes} bytes per thread, more than the device's local "
                                f"memory per thread ({LOCAL_LIMIT} bytes, 512 KiB)",
                                typer.loc(node))
-    tf.info[node] = Call(ft.kind, ArraySpec(shape, dtype, dynamic))
+    if dynamic and alignment is not None:
+        raise typer.error("dynamic shared memory (shared.array(0, dtype)) takes no "
+                          "alignment: its bytes start at the launch's dynamic shared memory",
+                          a["alignment"])
+    tf.info[node] = Call(ft.kind, ArraySpec(shape, dtype, dynamic, alignment))
     return T.Array(dtype, len(shape), "C")
 
 

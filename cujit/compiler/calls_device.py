@@ -14,6 +14,8 @@ callee for the bound types (lowered by :mod:`.lower_device`).
 """
 import ast
 
+import numpy as np
+
 from .. import types as T
 from . import rules
 from .callkinds import Call, CallKind, DeviceCall
@@ -26,15 +28,38 @@ from .linkable import same_entry
 __all__ = ["type_device_call", "bind_device_call", "type_starred_call"]
 
 
-def _check_value(typer, anode, t):
+def _check_value(typer, anode, t, constant=False):
     """``t``, the type of argument ``anode``, as the callee gets it: a closure escapes (a
-    device function of its own, :func:`.closures.escape`); TypingError for a pseudo-type
-    that cannot be passed."""
+    device function of its own, :func:`.closures.escape`); ``constant``: the parameter is
+    used as a compile-time constant (``FunctionSource.constant_params``), so a compile-time
+    object (a dtype string, a NumPy dtype) is passed as a value the callee is typed for.
+    TypingError for a pseudo-type that cannot be passed."""
     if isinstance(t, rules.Func) and t.kind is CallKind.CLOSURE:
         return rules.Func("device", escape(typer, t.data, anode))
+    if constant and isinstance(t, rules.Global) and t.obj is not None:
+        return t
     if isinstance(t, rules.PseudoType) and not isinstance(t, rules.Func):
         raise typer.error(f"cannot pass {t} to a device function", anode)
     return t
+
+
+def _literal_type(value, t):
+    """The type that specialises a callee on ``value``, an argument of type ``t`` known at
+    compile time: ``IntegerLiteral`` for an int or a bool, a tuple of them for a tuple of
+    ints; None for other values (functions and compile-time objects carry their value in
+    their type already; floats are not specialised on)."""
+    def lit(v, et):
+        if isinstance(v, (bool, np.bool_)) and et is T.boolean:
+            return T.IntegerLiteral(T.boolean, int(v))      # tested by an ``if``: pruned
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or \
+                not isinstance(et, T.Integer):
+            return None
+        return T.IntegerLiteral(et, int(v))
+    if isinstance(value, tuple) and isinstance(t, (T.UniTuple, T.Tuple)) and \
+            len(value) == len(t.types) and value:
+        parts = [lit(v, et) for v, et in zip(value, t.types)]
+        return None if None in parts else T.Tuple(tuple(parts))
+    return lit(value, t)
 
 
 def type_starred_call(typer, node, dev, kind=CallKind.DEVICE):
@@ -101,8 +126,10 @@ def bind_device_call(typer, node, dev, args, kws, positional=None):
     extra = []
     if positional is None:
         positional = list(zip(node.args, args))
+    constant = fsrc.constant_params()
     for i, (anode, t) in enumerate(positional):
-        t = _check_value(typer, anode[1] if isinstance(anode, tuple) else anode, t)
+        t = _check_value(typer, anode[1] if isinstance(anode, tuple) else anode, t,
+                         i < len(params) and params[i] in constant)
         if i < len(params):
             bound[i] = ("node", anode, t)
         else:
@@ -118,7 +145,7 @@ def bind_device_call(typer, node, dev, args, kws, positional=None):
         idx = params.index(k)
         if bound[idx] is not None:
             raise typer.error(f"{name}() got multiple values for argument '{k}'", kwnodes[k])
-        t = _check_value(typer, kwnodes[k], t)
+        t = _check_value(typer, kwnodes[k], t, k in constant)
         bound[idx] = ("node", kwnodes[k], t)
     for idx, b in enumerate(bound):
         if b is not None:
@@ -133,6 +160,12 @@ def bind_device_call(typer, node, dev, args, kws, positional=None):
                               node)
         bound[idx] = ("const", value, t)
     argtypes = [b[2] for b in bound]
+    for idx, b in enumerate(bound):
+        if params[idx] in constant and b[0] == "node" and not isinstance(b[1], tuple):
+            ok, v = typer._const(b[1])
+            lt = _literal_type(v, b[2]) if ok else None
+            if lt is not None:
+                argtypes[idx] = lt      # the callee is typed for this value
     if a.vararg is not None:
         for anode, t in extra:
             if isinstance(t, rules.PseudoType):

@@ -3,6 +3,8 @@ intrinsics and device functions (result types as Numba's ``cudadecl.py`` / ``mat
 """
 import ast
 
+import numpy as np
+
 from .. import kernelapi_extra as KX
 from .. import types as T
 from . import intrinsics_types as IX
@@ -13,6 +15,7 @@ from .calls_cachehint import type_cache_hint
 from .calls_device import type_device_call
 from .calls_extending import type_overload_call, type_user_intrinsic
 from .calls_ext import type_bf16_math, type_ext
+from .calls_ufunc import is_array_call, type_ufunc_call
 from .calls_vector import type_vector_make
 from .calls_wmma import type_wmma_call
 from .closures import escape, needs_escape, type_closure_call
@@ -37,22 +40,27 @@ def _spelled(node, key):
         return key
 
 
+_NP_OF = {"min": "minimum", "max": "maximum", "abs": "absolute", "math.atan2": "arctan2",
+          "math.asin": "arcsin", "math.acos": "arccos", "math.atan": "arctan",
+          "math.pow": "power", "math.asinh": "arcsinh", "math.acosh": "arccosh",
+          "math.atanh": "arctanh", "npfloor": "floor", "npceil": "ceil", "nptrunc": "trunc"}
+
+
 def _no_array_ufunc(typer, node, key, args):
-    """Refuse a math function / NumPy ufunc called on whole arrays, as numba.cuda's
-    ``np.sin(x, out)`` (its docs' "Calling a NumPy UFunc" example): cujit types these
-    element-wise only, and a clear message beats "takes numbers" or an argument count."""
+    """Refuse a ``math`` function or builtin called on whole arrays (``math.sin(x)``): they
+    take numbers; the NumPy ufunc takes arrays (``np.sin(x, out)``, :mod:`.calls_ufunc`)."""
     for a, t in zip(node.args, args):
         if isinstance(t, T.Array):
             name = _spelled(node, key)
             nin = 2 if key[5:] in MATH_BINARY or key in ("min", "max") else 1
-            ins = ", ".join(f"{ast.unparse(x)}[i]" if isinstance(xt, T.Array)
-                            else ast.unparse(x) for x, xt in zip(node.args[:nin], args))
-            out = ast.unparse(node.args[nin]) if len(node.args) > nin else "out"
+            ins = [ast.unparse(x) for x in node.args[:nin]]
+            each = ", ".join(f"{x}[i]" if isinstance(xt, T.Array) else x
+                             for x, xt in zip(ins, args))
+            np_name = _NP_OF.get(key, key.partition(".")[2] or key)
             raise typer.error(
-                f"{name}() of a whole array is not supported in kernels (numba.cuda accepts "
-                f"NumPy ufuncs on arrays, e.g. `np.sin(x, out)`; cujit only on elements): "
-                f"compute it per element, in a loop or one element per thread, e.g. "
-                f"`{out}[i] = {name}({ins})`", a)
+                f"{name}() takes numbers, not arrays: use the NumPy ufunc with an output "
+                f"array, `np.{np_name}({', '.join(ins)}, out)`, or compute it per element, "
+                f"e.g. `out[i] = {name}({each})`", a)
 
 
 def _float_of(t):
@@ -91,6 +99,9 @@ def type_func(typer, node, ft, args, kws):
     argument types ``args`` and keyword types ``kws``; records the call's :class:`Call` in
     ``typer.tf.info[node]``.  TypingError for a call the kernel language does not accept."""
     c = _Site(typer, node, ft, args, kws)
+    if isinstance(ft.data, np.ufunc) and is_array_call(ft.data, args, kws):
+        # a ufunc typed as a scalar function (np.sin: MATH) on whole arrays: NumPy's loop
+        return _t_ufunc(c)
     own = _OWN_CHECKS.get(c.kind)
     if own is not None:
         return own(c)
@@ -140,6 +151,10 @@ def _t_extern(c):
                                 f"{t} cannot be passed as {p} (pass scalars)", a)
     c.record(ExternCall(fn))
     return fn.sig.return_type
+
+
+def _t_ufunc(c):
+    return type_ufunc_call(c.typer, c.node, c.ft.data, c.args, c.kws)
 
 
 def _t_closure(c):
@@ -374,8 +389,9 @@ def _atomic(typer, node, op, args):
         it = args[1]
         if rules.is_int(it):
             n = 1
-        elif isinstance(it, T.UniTuple) and rules.is_int(it.dtype):
-            n = it.count
+        elif isinstance(it, (T.UniTuple, T.Tuple)) and it.types and \
+                all(rules.is_int(t) for t in it.types):
+            n = it.count        # mixed integer types, as numba: (int32, uint64)
         else:
             raise typer.error(f"atomic.{name}(): the index must be an integer or a tuple of "
                               f"integers, got {it}", node.args[1])
@@ -496,7 +512,7 @@ _OWN_CHECKS = {CallKind.DEVICE: _t_device, CallKind.KERNEL: _t_device,
                CallKind.FP16: _t_ext, CallKind.BF16: _t_ext, CallKind.FP8: _t_ext,
                CallKind.MATH_PARTS: _t_ext,
                CallKind.OVERLOAD: _t_overload, CallKind.USER_INTRINSIC: _t_user_intrinsic,
-               CallKind.EXTERN: _t_extern,
+               CallKind.EXTERN: _t_extern, CallKind.UFUNC: _t_ufunc,
                CallKind.WMMA_FILL: _t_wmma, CallKind.WMMA_LOAD: _t_wmma,
                CallKind.WMMA_MMA: _t_wmma, CallKind.WMMA_STORE: _t_wmma,
                CallKind.VECTOR: _t_vector, CallKind.CACHE_LOAD: _t_cache_hint,

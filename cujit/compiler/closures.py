@@ -101,7 +101,8 @@ def escape(typer, inner, node):
     src.name = inner.node.name
     src.qualname = f"{outer.qualname}.<locals>.{inner.node.name}"
     src.closure = dict(outer.closure, **consts)
-    src.__dict__.pop("_sizing", None)
+    for cached in ("_sizing", "_constant"):     # facts of the outer function
+        src.__dict__.pop(cached, None)
     esc = cache[inner.node] = EscapedClosure(inner, src, defaults)
     return esc
 

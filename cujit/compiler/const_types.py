@@ -21,6 +21,7 @@ from .extensions import Intrinsic, overloads
 from .calls_wmma import table_entries as wmma_entries
 from .nodeinfo import SpecialRegister
 from .rules import Func, Global
+from .ufunc_loops import SUPPORTED as UFUNCS
 
 __all__ = ["const_type", "MATH_UNARY", "MATH_BINARY", "STATIC_SHARED_LIMIT", "CONST_LIMIT"]
 
@@ -67,6 +68,9 @@ def _table():
                 else "math." + key
         for name, key in _NP_BINARY.items():
             t[id(getattr(np, name))] = key if key in ("min", "max") else "math." + key
+        for name in UFUNCS:
+            if id(getattr(np, name)) not in t:
+                t[id(getattr(np, name))] = "ufunc." + name   # typed by their NumPy loop
         for name in ("min", "max", "abs", "len", "range", "int", "float", "bool", "complex",
                      "round", "print", "pow", "enumerate", "zip", "tuple"):
             t[id(getattr(builtins, name))] = name
@@ -115,7 +119,8 @@ def const_type(value):
             return t, None
     key = _table().get(id(value))
     if key is not None:
-        return Func(key), None
+        # a NumPy ufunc keeps its object: on arrays it is typed by its NumPy loop (UFUNC)
+        return Func(key, value if isinstance(value, np.ufunc) else None), None
     if getattr(value, "_cujit_device_function", False):
         return Func("device", value), None
     if getattr(value, "_cujit_kernel", False):

@@ -148,6 +148,47 @@ class FunctionSource:
                 names[u] for u in used - stored if u in names)
         return got
 
+    def constant_params(self):
+        """Names of the parameters this function's body uses where a compile-time constant
+        is needed (as written: the shape or dtype of a ``local.array`` / ``shared.array``
+        call, the argument of ``grid``/``gridsize``) or decides an ``if`` (``if flag:``,
+        ``if not flag:``: the branch not taken is pruned), and never assigns.  A device function
+        called with a constant there is typed for that value, as numba retries a call with
+        literal argument types (numba.core.typing.templates, ``prefer_literal``).  A
+        frozenset, computed once."""
+        got = self.__dict__.get("_constant")
+        if got is None:
+            stored, used = set(), set()
+            for n in ast.walk(self.node):
+                if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
+                    stored.add(n.id)
+                elif isinstance(n, ast.Call):
+                    f = n.func
+                    name = f.attr if isinstance(f, ast.Attribute) else \
+                        f.id if isinstance(f, ast.Name) else None
+                    if _array_ctor(f) or name in ("grid", "gridsize"):
+                        used.update(m.id for a in list(n.args) + [k.value for k in n.keywords]
+                                    for m in ast.walk(a) if isinstance(m, ast.Name))
+                elif isinstance(n, ast.If):
+                    # ``if flag:`` / ``if not flag:``: decided when the value is known
+                    t = n.test.operand if isinstance(n.test, ast.UnaryOp) and \
+                        isinstance(n.test.op, ast.Not) else n.test
+                    if isinstance(t, ast.Name):
+                        used.add(t.id)
+            got = self.__dict__["_constant"] = frozenset(
+                u for u in used - stored if u in self.argnames)
+        return got
+
+    def with_node(self, node):
+        """A copy of this source whose syntax tree is ``node`` (the typer's tree of one
+        specialisation, with its decided ``if`` statements pruned); the parsed file stays
+        shared."""
+        other = copy.copy(self)
+        for cached in ("_sizing", "_constant"):      # computed from the tree
+            other.__dict__.pop(cached, None)
+        other.node = node
+        return other
+
     def literal_argtypes(self, argtypes, values):
         """``argtypes`` (tuple of cujit types of the launch ``values``) with each
         :meth:`sizing_params` parameter's type made ``IntegerLiteral(type, value)``, the key

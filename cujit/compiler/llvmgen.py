@@ -55,12 +55,12 @@ class FunctionLowerer:
         if di is not None:
             di.enter(self)
         for name, t in tf.vartypes.items():
-            if t is None or isinstance(t, PseudoType):
+            if t is None or t is T.none or isinstance(t, PseudoType):
                 continue
             self.vars[name] = self.alloca(ltype(t), name=name)
         for name, t, v in zip(tf.fsrc.argnames, tf.argtypes, argvals):
-            if isinstance(t, PseudoType):
-                continue        # a function passed as a value: nothing to store
+            if isinstance(t, PseudoType) or t is T.none:
+                continue        # a function or None passed as a value: nothing to store
             self.b.store(cast(self.b, v, t, tf.vartypes[name]), self.vars[name])
         body = self.func.append_basic_block("body")
         self.b.branch(body)

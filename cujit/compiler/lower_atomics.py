@@ -25,8 +25,8 @@ def _pointer(lw, node, aty, op):
     inode = node.args[1]
     it = lw.ty(inode)
     iv = lw.expr(inode)
-    if isinstance(it, T.UniTuple):
-        raw = [(b.extract_value(iv, k), it.dtype) for k in range(it.count)]
+    if isinstance(it, (T.UniTuple, T.Tuple)):
+        raw = [(b.extract_value(iv, k), et) for k, et in enumerate(it.types)]
     else:
         raw = [(iv, it)]
     idxs = [LA._wrap(lw, v, t, LA.dim(lw, arr, k)) for k, (v, t) in enumerate(raw)]
@@ -71,11 +71,12 @@ def lower_atomic(lw, node, op):
         name = "__nv_fmax" if op == "nanmax" else "__nv_fmin"
         fn = libdevice(lw, name + _float_suffix(dt), [v.type, v.type], v.type)
         return _cas_loop(lw, ptr, dt, lambda old: b.call(fn, [old, v]))
-    # max/min as numba.cuda's CAS helpers: keep the old value only when v <= old (max) /
-    # v >= old (min) compares ordered, so a NaN on either side stores v
-    cmp = "<=" if op == "max" else ">="
+    # max/min as numba-cuda 0.30.4's CAS helpers (___numba_atomic_double_max: an early
+    # return when either side is NaN): v is stored only when v > old (max) / v < old (min)
+    # compares ordered, so a NaN on either side keeps the old value
+    cmp = ">" if op == "max" else "<"
     return _cas_loop(lw, ptr, dt,
-                     lambda old: b.select(b.fcmp_ordered(cmp, v, old), old, v))
+                     lambda old: b.select(b.fcmp_ordered(cmp, v, old), v, old))
 
 
 def _incdec(b, op, old, v):

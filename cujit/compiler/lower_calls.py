@@ -56,6 +56,8 @@ def _shared(lw, node, c):
     g = lw.m.static_shared(shape, dtype)
     if lw.tf.uses_wmma:
         g.align = max(g.align, 32)      # wmma.load/store need 32-byte aligned tile addresses
+    if c.data.alignment is not None:
+        g.align = max(g.align, c.data.alignment)
     return LA.static_array(lw, g, shape, dtype, aty)
 
 
@@ -66,7 +68,7 @@ def _local(lw, node, c):
         n *= d
     from .ltypes import alignment_of, mtype
     slot = lw.alloca(ir.ArrayType(mtype(dtype), max(n, 1 if not shape else n)))
-    slot.align = max(alignment_of(dtype), 4)
+    slot.align = max(alignment_of(dtype), 4, c.data.alignment or 0)
     return LA.static_array(lw, slot, shape, dtype, lw.ty(node))
 
 
@@ -416,6 +418,11 @@ def _overload(lw, node, c):
     return lower_device_call(lw, node, c.data.call.callee, c.data.call.bound)
 
 
+def _ufunc(lw, node, c):
+    # the loop function the typer generated for the operands (calls_ufunc)
+    return lower_device_call(lw, node, c.data.call.callee, c.data.call.bound)
+
+
 def _closure(lw, node, c):
     return lower_closure_call(lw, node, c.data.function, c.data.free)
 
@@ -459,7 +466,7 @@ _HANDLERS = {
     K.MATCH_ANY_SYNC: intrinsics_extra.lower_match, K.MATCH_ALL_SYNC: intrinsics_extra.lower_match,
     K.THIS_GRID: cooperative.lower_this_grid, K.GRID_SYNC: cooperative.lower_grid_sync,
     K.OVERLOAD: _overload, K.USER_INTRINSIC: lower_extending.lower_user_intrinsic,
-    K.EXTERN: lower_extern_call,
+    K.EXTERN: lower_extern_call, K.UFUNC: _ufunc,
     K.VECTOR: lower_vector_make, K.CACHE_LOAD: lower_cache_load,
     K.CACHE_STORE: lower_cache_store,
     K.WMMA_FRAGMENT: lower_wmma.lower_fragment, K.WMMA_FILL: lower_wmma.lower_fill,

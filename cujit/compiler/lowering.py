@@ -294,7 +294,7 @@ class ModuleContext:
         from .llvmgen import FunctionLowerer
         lw = FunctionLowerer(self, tf, fn)
         params = iter(fn.args)
-        lw.lower([next(params) if r else None if isinstance(t, PseudoType)
+        lw.lower([next(params) if r else None if isinstance(t, PseudoType) or t is T.none
                   else ir.Constant(ltype(t), ir.Undefined) for r, t in zip(real, tf.argtypes)])
         return fn
 

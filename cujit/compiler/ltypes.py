@@ -218,7 +218,7 @@ def is_scalar(t):
 
 def passes_param(t):
     """True when a device-function parameter of type ``t`` exists at run time (not a
-    function passed as a value, not an empty tuple)."""
-    if isinstance(t, rules.PseudoType):
+    function passed as a value, not an empty tuple, not None)."""
+    if isinstance(t, rules.PseudoType) or t is T.none:
         return False
     return not (isinstance(t, (T.Tuple, T.UniTuple)) and not t.types)

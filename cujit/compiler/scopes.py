@@ -4,16 +4,23 @@ once to a constant expression, and the compile-time evaluation of constant expre
 the kernel is compiled; tuples and arithmetic of those).
 """
 import ast
+import copy
+import types
 
 import numpy as np
 
+from .. import types as T
+
 __all__ = ["ConstEval", "local_names", "single_assignments", "stmt_name", "is_true_const",
-           "has_break"]
+           "has_break", "prune_constant_ifs", "stored_names"]
+
+_TRUTH_VALUES = (bool, int, float, np.bool_, np.integer, np.floating, type(None))
 
 
 class ConstEval:
-    """Mixin of the typer: ``const_eval(node, what)`` / ``_const(node)``.  Needs ``locals``,
-    ``const_locals``, ``_const_cache``, ``fsrc`` and ``error`` on the instance."""
+    """Mixin of the typer: ``const_eval(node, what)`` / ``_const(node)`` /
+    ``static_truth(test)``.  Needs ``locals``, ``const_locals``, ``stored``,
+    ``_const_cache``, ``fsrc``, ``tf`` and ``error`` on the instance."""
 
     def const_eval(self, node, what):
         """The compile-time value of ``node`` (R-KER-3: a literal, a local bound once to a
@@ -23,9 +30,60 @@ class ConstEval:
         if not ok:
             raise self.error(f"{what} must be a compile-time constant: a literal, a local "
                              "variable bound to a constant expression, or a global defined "
-                             f"when the kernel is compiled; '{ast.unparse(node)}' is not",
-                             node)
+                             f"when the kernel is compiled; '{ast.unparse(node)}' is not "
+                             "(numba's RequireLiteralValue)", node)
         return v
+
+    def static_truth(self, test):
+        """True/False when the ``if`` test ``test`` is decided at compile time, else None
+        (numba's dead-branch pruning: a constant, a global or closure value, a parameter the
+        function is specialised on, ``not``/``and``/``or``/comparisons of those, ``p is
+        None`` / ``p is not None`` of a parameter whose type says which).  Local variables
+        are not looked at: which assignment reaches the test depends on the control flow."""
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            v = self.static_truth(test.operand)
+            return None if v is None else not v
+        if isinstance(test, ast.BoolOp):
+            vals = [self.static_truth(v) for v in test.values]
+            if isinstance(test.op, ast.And):
+                if False in vals:
+                    return False
+                return True if all(v is True for v in vals) else None
+            if True in vals:
+                return True
+            return False if all(v is False for v in vals) else None
+        if isinstance(test, ast.Compare) and len(test.ops) == 1 and \
+                isinstance(test.ops[0], (ast.Is, ast.IsNot)):
+            is_not = isinstance(test.ops[0], ast.IsNot)
+            left, right = test.left, test.comparators[0]
+            if _is_none(left):
+                left, right = right, left
+            if _is_none(right) and isinstance(left, ast.Name) and \
+                    left.id in self.fsrc.argnames and left.id not in self.stored:
+                t = self.tf.argtypes[self.fsrc.argnames.index(left.id)]
+                if t is T.none:
+                    return not is_not
+                if isinstance(t, (T.Scalar, T.Array, T.UniTuple, T.Tuple, T.Record)):
+                    return is_not
+        if not self._fixed(test):
+            return None
+        ok, v = self._const(test)
+        if not ok or not isinstance(v, _TRUTH_VALUES):
+            return None
+        return bool(v)
+
+    def _fixed(self, node):
+        """True when ``node`` reads no local variable other than a parameter specialised on
+        its value."""
+        for n in ast.walk(node):
+            if isinstance(n, ast.Name) and n.id in self.locals and \
+                    (n.id not in self.tf.literal_args or n.id in self.stored):
+                return False
+            if isinstance(n, ast.Attribute):
+                ok, base = self._const(n.value)
+                if ok and _kernel_api(base):
+                    return False    # cuda.threadIdx.x: a value per thread, not a constant
+        return True
 
     def _const(self, node):
         if isinstance(node, ast.Constant):
@@ -55,7 +113,7 @@ class ConstEval:
                 if node.attr == "laneid" and getattr(base, "__name__", "") == "cujit":
                     return False, None
                 return True, getattr(base, node.attr)
-            except AttributeError:
+            except Exception:       # AttributeError; a kernel-API stub outside a kernel
                 return False, None
         if isinstance(node, (ast.Tuple, ast.List)):
             vals = []
@@ -77,7 +135,96 @@ class ConstEval:
             ok, a = self._const(node.operand)
             if ok and isinstance(a, (int, float, np.number)):
                 return True, (-a if isinstance(node.op, ast.USub) else a)
+        if isinstance(node, ast.Subscript):
+            # SHAPE[0] of a constant tuple (numba folds getitem of a constant tuple)
+            ok, base = self._const(node.value)
+            ok2, key = self._const(node.slice) if ok else (False, None)
+            if ok2 and isinstance(base, tuple) and isinstance(key, (int, np.integer)) and \
+                    not isinstance(key, (bool, np.bool_)) and -len(base) <= key < len(base):
+                return True, base[key]
+        if isinstance(node, ast.Compare) and len(node.ops) == 1 and \
+                type(node.ops[0]) in _CMPOPS:
+            ok1, a = self._const(node.left)
+            ok2, b = self._const(node.comparators[0])
+            if ok1 and ok2 and isinstance(a, _TRUTH_VALUES) and isinstance(b, _TRUTH_VALUES):
+                try:
+                    return True, bool(_CMPOPS[type(node.ops[0])](a, b))
+                except TypeError:
+                    return False, None
         return False, None
+
+
+def _kernel_api(obj):
+    """True for cujit's modules and the objects its kernel API is made of (their
+    attributes are per-thread values or compiler stubs, never constants to fold)."""
+    if isinstance(obj, types.ModuleType):
+        return obj.__name__.split(".")[0] == "cujit"
+    return getattr(type(obj), "__module__", "").split(".")[0] == "cujit"
+
+
+_JUMPS = (ast.Return, ast.Raise, ast.Break, ast.Continue)
+
+
+def _is_none(node):
+    return isinstance(node, ast.Constant) and node.value is None
+
+
+_CMPOPS = {ast.Eq: lambda a, b: a == b, ast.NotEq: lambda a, b: a != b,
+           ast.Lt: lambda a, b: a < b, ast.LtE: lambda a, b: a <= b,
+           ast.Gt: lambda a, b: a > b, ast.GtE: lambda a, b: a >= b,
+           ast.Is: lambda a, b: a is b, ast.IsNot: lambda a, b: a is not b}
+
+
+def prune_constant_ifs(fnode, truth):
+    """``fnode`` (an ``ast.FunctionDef``) with each ``if`` whose test ``truth(test)`` decides
+    (True/False; None: not decided) replaced by the branch taken, as numba prunes dead
+    branches before typing; the same object when nothing is decided.  The tree is shared
+    (the parsed file), so only the statements on the way to a pruned ``if`` are copied."""
+    def block(stmts):
+        out, changed = [], False
+        for s in stmts:
+            if isinstance(s, ast.If):
+                v = truth(s.test)
+                if v is not None:
+                    taken, _ = block(s.body if v else s.orelse)
+                    out.extend(taken)
+                    changed = True
+                    if taken and isinstance(taken[-1], _JUMPS):
+                        break       # what follows the branch taken is never reached
+                    continue
+            fields = [f for f in ("body", "orelse", "finalbody") if isinstance(
+                getattr(s, f, None), list)] if not isinstance(s, ast.FunctionDef) else []
+            new = {}
+            for f in fields:
+                b, c = block(getattr(s, f))
+                if c:
+                    new[f] = b or ([_at(ast.Pass(), s)] if f == "body" else [])
+            if new:
+                s = copy.copy(s)
+                for f, b in new.items():
+                    setattr(s, f, b)
+                changed = True
+            out.append(s)
+        return out, changed
+    body, changed = block(fnode.body)
+    if not changed:
+        return fnode
+    fnode = copy.copy(fnode)
+    fnode.body = body or [_at(ast.Pass(), fnode)]
+    return fnode
+
+
+def _at(node, where):
+    return ast.copy_location(node, where)
+
+
+def stored_names(fnode):
+    """Names the function's own body assigns (parameters rebound included)."""
+    out = set()
+    for n in _walk_own(fnode):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
+            out.add(n.id)
+    return out
 
 
 _BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//",

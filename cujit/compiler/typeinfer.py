@@ -17,6 +17,7 @@ import numpy as np
 
 from .. import types as T
 from . import calls, enums, indexing, rules, scopes
+from .callkinds import CallKind
 from .closures import define
 from .const_types import CONST_LIMIT, STATIC_SHARED_LIMIT
 from .errors import CompileError, TypingError
@@ -24,6 +25,7 @@ from .exceptions import type_assert, type_raise
 from .frontend import FunctionSource
 from .indexing import nested_store_ok
 from .nodeinfo import AugAssign, Iteration
+from .versions import split_versions, source_name
 from .rules import BoundMethod, Func, Global, PseudoType, RangeType
 
 __all__ = ["TypedFunction", "CompileEnv", "infer", "STATIC_SHARED_LIMIT", "CONST_LIMIT"]
@@ -34,13 +36,42 @@ _MAX_PASSES = 50
 class CompileEnv:
     """State shared by a kernel and the device functions it calls: typed functions cached by
     ``(pyfunc, argtypes)``, the stack of functions being typed (to reject recursion) and the
-    ``link=`` code of the device functions called (``linked``, linked with the kernel)."""
+    ``link=`` code of the device functions called (``linked``, linked with the kernel) and
+    the functions the typer generated (``generated``: NumPy ufunc loops, by operand types,
+    so that each is typed once per compile)."""
 
     def __init__(self, debug=False):
         self.typed = {}
         self.stack = []
         self.debug = bool(debug)    # jit(debug=True): assertions and division checks
         self.linked = []
+        self.generated = {}
+
+
+def _param_constant(t):
+    """``(True, value)`` when a parameter of type ``t`` has one value known at compile time
+    (an ``IntegerLiteral``, a tuple of them, a cast such as ``uint32`` passed as a dtype, a
+    compile-time object), else ``(False, None)``."""
+    if isinstance(t, T.IntegerLiteral):
+        return True, (bool(t.value) if t.base is T.boolean else t.value)
+    if isinstance(t, (T.UniTuple, T.Tuple)) and t.types and \
+            all(isinstance(e, T.IntegerLiteral) for e in t.types):
+        return True, tuple(e.value for e in t.types)
+    if isinstance(t, Func) and t.kind is CallKind.CAST:
+        return True, t.data
+    if isinstance(t, Global) and t.obj is not None:
+        return True, t.obj
+    return False, None
+
+
+def _runtime_type(t):
+    """The type a parameter of type ``t`` is passed as (literals as their base types)."""
+    if isinstance(t, T.IntegerLiteral):
+        return t.base
+    if isinstance(t, (T.UniTuple, T.Tuple)) and any(isinstance(e, T.IntegerLiteral)
+                                                    for e in t.types):
+        return T.Tuple(tuple(_runtime_type(e) for e in t.types))
+    return t
 
 
 class TypedFunction:
@@ -48,12 +79,15 @@ class TypedFunction:
 
     def __init__(self, fsrc, argtypes, kernel):
         self.fsrc = fsrc
-        # an IntegerLiteral argument is passed as its base type; its value is a compile-time
-        # constant of this specialisation (literal_args: {parameter name: value})
-        self.literal_args = {n: t.value for n, t in zip(fsrc.argnames, argtypes)
-                             if isinstance(t, T.IntegerLiteral)}
-        self.argtypes = tuple(t.base if isinstance(t, T.IntegerLiteral) else t
-                              for t in argtypes)
+        # an IntegerLiteral argument (or a tuple of them) is passed as its base type; its
+        # value is a compile-time constant of this specialisation, as is the object of a
+        # compile-time argument (a dtype): literal_args {parameter name: value}
+        self.literal_args = {}
+        for n, t in zip(fsrc.argnames, argtypes):
+            ok, v = _param_constant(t)
+            if ok:
+                self.literal_args[n] = v
+        self.argtypes = tuple(_runtime_type(t) for t in argtypes)
         self.kernel = kernel
         self.typemap = {}
         self.vartypes = {}
@@ -140,12 +174,24 @@ class _Typer(scopes.ConstEval):
         self.tf = tf
         self.env = env
         self.fsrc = tf.fsrc
-        self.locals = scopes.local_names(tf.fsrc.node)
-        self.const_locals = scopes.single_assignments(tf.fsrc.node, self.locals)
-        self._const_cache = {}
+        self._scopes()
+        # an ``if`` decided at compile time keeps only the branch taken (numba's dead-branch
+        # pruning), then a name rebound to values that never meet is split into versions
+        # (numba's SSA): this typing and every backend walk that tree (tf.fsrc.node)
+        node = split_versions(scopes.prune_constant_ifs(tf.fsrc.node, self.static_truth))
+        if node is not tf.fsrc.node:
+            tf.fsrc = self.fsrc = tf.fsrc.with_node(node)
+            self._scopes()
         self.changed = False
         self.returns = []
         self.unbound = []
+
+    def _scopes(self):
+        node = self.fsrc.node
+        self.locals = scopes.local_names(node)
+        self.const_locals = scopes.single_assignments(node, self.locals)
+        self.stored = scopes.stored_names(node)
+        self._const_cache = {}
 
     # ---- callees: the typing of calls (calls_device, closures) reaches back here ----------
     def infer_device(self, pyfunc, argtypes, source=None):
@@ -181,7 +227,8 @@ class _Typer(scopes.ConstEval):
             raise TypingError("type inference did not converge", self.loc(self.fsrc.node))
         for node in self.unbound:
             if tf.vartypes.get(node.id) is None:
-                raise self.error(f"variable '{node.id}' is used before it is assigned a "
+                raise self.error(f"variable '{source_name(node.id)}' is used before it is "
+                                 "assigned a "
                                  "value", node)
         self._finish_return()
         for name in self.locals:
@@ -247,8 +294,9 @@ class _Typer(scopes.ConstEval):
             return
         new = rules.unify(old, t)
         if new is None:
-            raise self.error(f"variable '{name}' is given values of types {old} and {t}, which "
-                             "cannot be unified (a variable has one type in a kernel)", node)
+            raise self.error(f"variable '{source_name(name)}' is given values of types {old} "
+                             f"and {t}, which cannot be unified (a variable has one type in "
+                             "a kernel)", node)
         if new is not old:
             self.tf.vartypes[name] = new
             self.changed = True
@@ -557,8 +605,8 @@ class _Typer(scopes.ConstEval):
                 enums.type_compare(self, op, a, b, n)
                 continue
             if isinstance(op, (ast.Is, ast.IsNot)):
-                raise self.error("'is' / 'is not' are not supported in kernels (compare "
-                                 "numbers with == and !=)", n)
+                self._identity(node, op, a, b, n)
+                continue
             if isinstance(op, (ast.In, ast.NotIn)):
                 from .containment import type_in
                 type_in(self, a, b, n)
@@ -574,6 +622,26 @@ class _Typer(scopes.ConstEval):
                     not isinstance(op, (ast.Eq, ast.NotEq)):
                 raise self.error("complex numbers can only be compared with == and !=", n)
         return T.boolean
+
+    def _identity(self, node, op, a, b, n):
+        """``a is b`` / ``a is not b`` as numba types it (``generic_is``): values of
+        different types are never identical (a constant: ``x is None`` of an array is
+        False), ``None is None`` is True, and immutable values of one type compare with
+        ``==`` (the backends lower ``is`` of scalars as ``==``).  Arrays and other mutable
+        values have no identity here: a TypingError."""
+        is_not = isinstance(op, ast.IsNot)
+        if len(node.ops) != 1:
+            raise self.error("'is' / 'is not' cannot be chained with other comparisons in "
+                             "kernels", n)
+        if a is not b or a is T.none:
+            same = a is b       # None is None; values of different types never
+            self.tf.constvals[node] = same != is_not
+            return
+        if isinstance(a, T.Scalar) and not isinstance(a, T.BFloat16):
+            return
+        raise self.error(f"'is' / 'is not' of two values of type {a} is not supported in "
+                         "kernels (numba gives identity only to immutable values: compare "
+                         "numbers with == and !=, and test None with 'is None')", n)
 
     def e_IfExp(self, node):
         self.truth(node.test)

@@ -375,8 +375,8 @@ class Recorder:
 class RecordingBlock(Block):
     """A block of a recorded launch: its shared arrays are recording arrays."""
 
-    def make_shared(self, key, shape, dtype, frame):
-        arr = Block.make_shared(self, key, shape, dtype, frame)
+    def make_shared(self, key, shape, dtype, frame, alignment=None):
+        arr = Block.make_shared(self, key, shape, dtype, frame, alignment)
         rec = self.launch.recorder
         if rec.sampling:
             arr = self.shared_arrays[key] = rec.wrap(arr, _SHARED, array_name(frame, "shared"))

@@ -126,6 +126,20 @@ def _device_attr(name, default):
         return default
 
 
+
+def aligned_zeros(shape, dtype, alignment=None):
+    """A zeroed array of ``shape`` and ``dtype`` whose data address is a multiple of
+    ``alignment`` (bytes; None: NumPy's own): ``shared.array`` / ``local.array`` with
+    ``alignment=``, as the compiled kernel aligns the global or the stack slot."""
+    if not alignment:
+        return np.zeros(shape, dtype)
+    n = dtype.itemsize
+    for d in shape:
+        n *= d
+    buf = np.zeros(n + alignment, np.uint8)
+    off = (-buf.__array_interface__["data"][0]) % alignment
+    return buf[off:off + n].view(dtype).reshape(shape)
+
 class SharedMemory:
     """Shared memory of one block: static arrays by call site and the dynamic buffer.
 
@@ -141,7 +155,7 @@ class SharedMemory:
         self.dyn_views = {}
         self.limit = limit
 
-    def make_static(self, site, shape, dtype):
+    def make_static(self, site, shape, dtype, alignment=None):
         nbytes = dtype.itemsize
         for n in shape:
             nbytes *= n
@@ -156,7 +170,7 @@ class SharedMemory:
                 "KiB, MAX_SHARED_MEMORY_PER_BLOCK). Use dynamic shared memory "
                 "(shared.array(0, dtype) and the 4th launch value) for more", 3, "shared.array")
         self.static_bytes = total
-        arr = np.zeros(shape, dtype)
+        arr = aligned_zeros(shape, dtype, alignment)
         if dtype.names:
             arr = arr.view(np.recarray)
         return arr

@@ -16,8 +16,11 @@ rewritten code calls where plain NumPy would differ from the lowering
   as ``%f`` (``1.500000``, not Python's ``1.5``), integers in full, booleans True/False,
   complex ``(re+imj)``;
 - ``math.*`` at the argument's precision (libdevice's ``f`` variants for float32): NumPy
-  ufuncs, which return NaN/inf where the ``math`` module raises.
+  ufuncs, which return NaN/inf where the ``math`` module raises;
+- ``cmath.*``: Python's, except at the poles where ``cmath`` raises (``log(0)``,
+  ``atanh(1)``): there C99's values, as the compiled functions and NumPy give them.
 """
+import cmath
 import math
 
 import numpy as np
@@ -26,7 +29,7 @@ from .. import types as T
 
 __all__ = ["caster", "wrapper", "int_range", "float_to_int_limits", "int_floordiv", "int_mod",
            "int_shl", "int_shr", "int_pow", "complex_pow", "math_func", "float_floordiv", "float_mod",
-           "square", "cube", "fma", "printer", "is_text"]
+           "square", "cube", "fma", "printer", "is_text", "cmath_func"]
 
 _casters = {}
 
@@ -291,6 +294,28 @@ _UFUNCS = {"sqrt": np.sqrt, "sin": np.sin, "cos": np.cos, "tan": np.tan, "asin":
 _PYFUNCS = {"erf": math.erf, "erfc": math.erfc, "gamma": _gamma, "lgamma": _lgamma}
 _TO_INT = {"floor": np.floor, "ceil": np.ceil, "trunc": np.trunc}
 _PRED = {"isnan": np.isnan, "isinf": np.isinf, "isfinite": np.isfinite}
+
+
+_NP_CMATH = {"asin": "arcsin", "acos": "arccos", "atan": "arctan", "asinh": "arcsinh",
+             "acosh": "arccosh", "atanh": "arctanh"}
+
+
+def cmath_func(name):
+    """The simulator's ``cmath.<name>`` (a function of one number): ``cmath``'s, with
+    NumPy's complex128 value where ``cmath`` raises ValueError/OverflowError (its poles and
+    overflows; NumPy follows C99 Annex G there, as the compiled kernel does)."""
+    fn = getattr(cmath, name)
+    npfn = getattr(np, _NP_CMATH.get(name, name), None)
+    if npfn is None:
+        return fn
+
+    def c99(z):
+        try:
+            return fn(z)
+        except (ValueError, OverflowError):
+            with np.errstate(all="ignore"):
+                return complex(npfn(np.complex128(z)))
+    return c99
 
 
 def math_func(name, argtypes, rtype):

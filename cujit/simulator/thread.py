@@ -15,7 +15,7 @@ import numpy as np
 
 from .checked import CheckedArray
 from .errors import typing_error
-from .memory import as_dtype, check_shape, frozen_const
+from .memory import aligned_zeros, as_dtype, check_shape, frozen_const
 from .wmma_sim import wmma_call
 
 __all__ = ["Dim3", "SimThread", "BAR"]
@@ -120,15 +120,15 @@ class SimThread:
         raise ValueError(f"gridsize(ndim): ndim must be 1, 2 or 3, got {ndim!r}")
 
     # -- memory --------------------------------------------------------------------------
-    def shared_array(self, shape, dtype):
+    def shared_array(self, shape, dtype, alignment=None):
         f = _getframe(2)
         key = (f.f_code, f.f_lasti)
         arr = self.block.shared_arrays.get(key)
         if arr is None:
-            arr = self.block.make_shared(key, shape, dtype, f)
+            arr = self.block.make_shared(key, shape, dtype, f, alignment)
         return arr
 
-    def local_array(self, shape, dtype):
+    def local_array(self, shape, dtype, alignment=None):
         f = _getframe(2)
         key = (f.f_code, f.f_lasti)
         loc = self.locals
@@ -138,7 +138,7 @@ class SimThread:
         if arr is None:
             shp = check_shape(shape, "local.array")
             dt = as_dtype(dtype, "local.array")
-            arr = np.zeros(shp, dt)
+            arr = aligned_zeros(shp, dt, alignment)
             if dt.names:
                 arr = arr.view(np.recarray)
             if self.block.launch.checks:
@@ -275,12 +275,12 @@ class SimThread:
         elif op == "sub":
             new = old - v
         elif op == "max":
-            # as the compiled CAS loop (numba.cuda's): keep the old value only when the
-            # ordered v <= old holds, so a NaN on either side stores v (Python's max would
-            # keep its first argument)
-            new = old if v <= old else v
+            # as the compiled CAS loop (numba-cuda's): v is stored only when the ordered
+            # v > old holds, so a NaN on either side keeps the old value (Python's max
+            # would keep its first argument)
+            new = v if v > old else old
         elif op == "min":
-            new = old if v >= old else v
+            new = v if v < old else old
         elif op == "nanmax":
             new = np.fmax(old, v)
         elif op == "nanmin":

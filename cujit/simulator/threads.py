@@ -82,7 +82,7 @@ class Block:
         return m
 
     # -- shared memory -------------------------------------------------------------------
-    def make_shared(self, key, shape, dtype, frame):
+    def make_shared(self, key, shape, dtype, frame, alignment=None):
         """The block's shared array for call site ``key`` (created now)."""
         shape = check_shape(shape, "shared.array")
         dt = as_dtype(dtype, "shared.array")
@@ -96,7 +96,7 @@ class Block:
                                                    dyn.nbytes, self)
                 arr = SharedCheckedArray(arr, array_name(frame, "shared"), self.dyn_tracker, 0)
         else:
-            arr = self.shared.make_static(key, shape, dt)
+            arr = self.shared.make_static(key, shape, dt, alignment)
             if checks:
                 tr = RaceTracker(arr.__array_interface__["data"][0], arr.nbytes, self)
                 arr = SharedCheckedArray(arr, array_name(frame, "shared"), tr, 0)

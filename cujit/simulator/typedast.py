@@ -10,6 +10,7 @@ from .. import bf16_scalar, fp8
 from .. import types as T
 from ..kernelstate import state as _state
 from ..compiler.callkinds import CallKind, call_of
+from ..compiler.calls_ext import CMATH_UNARY
 from ..compiler.nodeinfo import AugAssign, SpecialRegister
 from . import libdevice_sim, scalars
 
@@ -83,6 +84,9 @@ def _kind(tf, node):
     """The :class:`CallKind` of call ``node`` (None: not a recorded call)."""
     c = call_of(tf, node)
     return None if c is None else c.kind
+
+
+_IDENTITY = {ast.Is: ast.Eq, ast.IsNot: ast.NotEq}
 
 
 def compare_types(ts):
@@ -521,6 +525,9 @@ class Rewriter:
             op = ast.Eq() if isinstance(node.ops[0], ast.Is) else ast.NotEq()
             return _loc(ast.Compare(self.expr(node.left), [op],
                                     [self.expr(node.comparators[0])]), node)
+        if node in self.tf.constvals:
+            # 'is' of values of different types (x is None of an array): decided by the typer
+            return _loc(ast.Constant(bool(self.tf.constvals[node])), node)
         operands = [node.left] + list(node.comparators)
         ts = [self.ty(n) for n in operands]
         if not all(_numeric(t) for t in ts):
@@ -531,7 +538,10 @@ class Rewriter:
         new = [self.expr(n) for n in operands]
         new = [self.conv(v, t, tg, v) if tg is not None else v
                for v, t, tg in zip(new, ts, targets)]
-        return _loc(ast.Compare(new[0], [type(o)() for o in node.ops], new[1:]), node)
+        # 'is' of two scalars of one type is '==' (numba's generic_is): the values here may
+        # be NumPy scalars, which Python's 'is' tells apart
+        ops = [_IDENTITY.get(type(o), type(o))() for o in node.ops]
+        return _loc(ast.Compare(new[0], ops, new[1:]), node)
 
     def e_BoolOp(self, node):
         rt = self.ty(node)
@@ -606,6 +616,14 @@ class Rewriter:
             fn = self.build(callee)
         args = [self.expr(a) for a in node.args]
         call = _loc(ast.Call(ast.Name(self.helper(fn, "ovl"), ast.Load()), args,
+                             [self.generic(k) for k in node.keywords]), node)
+        return _mark(call) if _numeric(callee.return_type) else call
+
+    def c_ufunc(self, node, c):
+        # the generated loop function, run as any device function (out= binds by name)
+        callee = c.data.call.callee
+        call = _loc(ast.Call(ast.Name(self.helper(self.build(callee), "ufn"), ast.Load()),
+                             [self.expr(a) for a in node.args],
                              [self.generic(k) for k in node.keywords]), node)
         return _mark(call) if _numeric(callee.return_type) else call
 
@@ -700,6 +718,13 @@ class Rewriter:
         return _loc(ast.Call(self.expr(node.func), args,
                              [self.generic(k) for k in node.keywords]), node)
 
+    def c_cmath(self, node, c):
+        # cmath raises at its poles where the GPU gives C99's values (scalars.cmath_func)
+        if c.data.name not in CMATH_UNARY or node.keywords or len(node.args) != 1:
+            return self.c_intrinsic(node, c)
+        fn = self.helper(scalars.cmath_func(c.data.name), "cm")
+        return _loc(ast.Call(ast.Name(fn, ast.Load()), [self.expr(node.args[0])], []), node)
+
     def c_bf16(self, node, c):
         # cuda.bf16 functions (and math.* of a bfloat16) by their own name, the arguments
         # converted to the parameter types as the compiled call converts them
@@ -750,7 +775,7 @@ def _call_table():
     table.update(dict.fromkeys((K.SHFL_SYNC, K.SHFL_UP_SYNC, K.SHFL_DOWN_SYNC,
                                 K.SHFL_XOR_SYNC, K.POPC, K.BREV, K.CLZ, K.FFS, K.SELP,
                                 K.MULHI, K.NANOSLEEP, K.MATCH_ANY_SYNC, K.MATCH_ALL_SYNC,
-                                K.THIS_GRID, K.GRID_SYNC, K.CMATH, K.FP16, K.BIT_COUNT,
+                                K.THIS_GRID, K.GRID_SYNC, K.FP16, K.BIT_COUNT,
                                 K.CLOSURE), R.c_intrinsic))
     # run as written: Python's builtins and the kernel API's simulator functions take
     # Python ints and give what the GPU gives
@@ -768,6 +793,7 @@ def _call_table():
     table.update({K.CAST: R.c_cast, K.DEVICE: R.c_device, K.KERNEL: R.c_device, K.PRINT: R.c_print,
                   K.VECTOR: R.c_vector,
                   K.OVERLOAD: R.c_overload, K.USER_INTRINSIC: R.c_user_intrinsic,
+                  K.UFUNC: R.c_ufunc, K.CMATH: R.c_cmath,
                   K.EXTERN: R.c_extern,
                   K.POW: R.c_pow, K.LIBDEVICE: R.c_libdevice, K.ABS: R.c_abs,
                   K.MATH: R.c_math, K.NP_ROUNDING: R.c_math,

@@ -78,11 +78,11 @@ class VectorBlock:
         """Lane array (int64) of ``cuda.grid()``'s component ``axis`` (0, 1, 2)."""
         return self.lanes.tid(axis, np.int64) + self.bid[axis] * self.launch.blockdim[axis]
 
-    def shared(self, key, shape, dtype, name):
+    def shared(self, key, shape, dtype, name, alignment=None):
         arr = self.shared_arrays.get(key)
         if arr is None:
             shape = check_shape(shape, "shared.array")
-            a = self.mem.make_static(key, shape, as_dtype(dtype, "shared.array"))
+            a = self.mem.make_static(key, shape, as_dtype(dtype, "shared.array"), alignment)
             arr = self.shared_arrays[key] = VShared(self, a, name, self.checks)
         return arr
 

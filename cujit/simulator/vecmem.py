@@ -411,9 +411,9 @@ def atomic_update(op, o, v, v2=None):
     if op == "sub":
         return o - v
     if op == "max":
-        return o if v <= o else v       # NaN on either side stores v, as thread.py
+        return v if v > o else o        # NaN on either side keeps o, as thread.py
     if op == "min":
-        return o if v >= o else v
+        return v if v < o else o
     if op == "nanmax":
         return np.fmax(o, v)
     if op == "nanmin":

@@ -156,13 +156,13 @@ class _Gen(ExprGen):
         self.arrays[name] = "shared"
         key = self.helper(object(), "site")
         self.emit(f"{name} = __blk.shared({key}, {shape!r}, "
-                  f"{self.helper(dtype.dtype, 'dt')}, {name!r})")
+                  f"{self.helper(dtype.dtype, 'dt')}, {name!r}, {spec.alignment!r})")
 
     def local_assign(self, name, spec):
         shape, dtype = spec.shape, spec.dtype
         if shape is None or not isinstance(dtype, _SCALAR) or dtype is T.float16 or \
-                self.arrays.get(name) not in (None, "local"):
-            raise Unsupported("local array form")
+                self.arrays.get(name) not in (None, "local") or spec.alignment is not None:
+            raise Unsupported("local array form")      # aligned: each lane's own, per thread
         shape = shape if isinstance(shape, tuple) else (shape,)
         self.arrays[name] = "local"
         key = self.helper(object(), "site")

@@ -203,3 +203,15 @@ def test_typeof_layout_matches_numpy_flags(shape, data):
         assert t.layout == "F"
     else:
         assert t.layout == "A"
+
+
+def test_user_type_subclass_named_by_init():
+    # numba.core.types.Type.__init__(name): extension code subclasses it this way
+    class StructModelType(T.Type):
+        def __init__(self):
+            super().__init__(name="TestStructModelType")
+
+    t = StructModelType()
+    assert str(t) == "TestStructModelType"
+    assert StructModelType() is t        # interned like every cujit type
+    assert str(T.float32) == "float32"

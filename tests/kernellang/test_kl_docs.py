@@ -40,7 +40,7 @@ BODIES = {
     "`with` blocks": "with open('x'):\n    pass",
     "`try` / `except`": "try:\n    pass\nexcept Exception:\n    pass",
     "`x in array` (`in` works on tuples)": "a[0] = 1 if 1.0 in a else 0",
-    "`x is None`": "a[0] = a is None",
+    "`a is b` of two arrays": "a[0] = a is a",
     "lists, dicts, sets": "x = [1, 2]",
     "generators (`yield`)": "x = (yield 1)",
     "f-strings": "print(f'{a[0]}')",
@@ -50,6 +50,8 @@ BODIES = {
     "`cuda.fp16` on non-float16 values": "a[0] = cuda.fp16.hadd(a[0], a[1])",
     "whole-record assignment between different dtypes": "a[0] = t",
     "a bfloat16 mixed with another number type": "x = cuda.bfloat16(a[0]) + a[1]",
+    "a ufunc on arrays without an output (`np.sin(x)`)": "a[0] = np.sin(a)[0]",
+    "`abs(x)`, `math.sin(x)` of an array": "a[0] = abs(a)[0]",
 }
 
 

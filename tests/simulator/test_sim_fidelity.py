@@ -1,4 +1,6 @@
 """The simulator must run kernels that are valid on a GPU with the GPU's result."""
+import cmath
+
 import numpy as np
 import pytest
 
@@ -38,3 +40,17 @@ def test_mapped_and_managed_arrays_written_by_a_kernel_are_seen_on_the_host():
         _mapped_write[1, 32](m)
         cuda.synchronize()
         assert (np.asarray(m) == np.arange(16) * 3).all(), make.__name__
+
+
+@cuda.jit
+def _cmath_poles(z, out):
+    out[0] = cmath.log(z[0])
+    out[1] = cmath.log10(z[0])
+
+
+def test_cmath_at_its_poles_gives_c99_values_instead_of_raising():
+    # Python's cmath raises ValueError at log(0); the GPU (log of the modulus, atan2 of the
+    # parts) and NumPy give -inf+0j, so the simulator failed numba-cuda's complex log tests
+    out = np.zeros(2, np.complex128)
+    _cmath_poles[1, 1](np.array([0j]), out)
+    assert out.tolist() == [complex(-np.inf, 0.0)] * 2

@@ -6,9 +6,10 @@ float atomic max/min with NaN.
   simulator added the float64 value (its rewrite looked for the key ``atomic.add`` where the
   typer records ``atomic``), so its sums were float64 sums rounded once: 3.2 where the GPU
   and the vector executor give 3.1999998.
-- ``cuda.atomic.max/min`` on floats: the compiled CAS loop keeps the old value only when the
-  ordered ``v <= old`` (``v >= old``) holds, so a NaN on either side stores ``v``; both
-  simulator executors used Python's ``max``/``min``, which keep their first argument.
+- ``cuda.atomic.max/min`` on floats: the compiled CAS loop stores ``v`` only when the
+  ordered ``v > old`` (``v < old``) holds, so a NaN on either side keeps the old value (as
+  numba-cuda 0.30.4's helpers, which return early on a NaN); both simulator executors used
+  Python's ``max``/``min``, which keep their first argument.
 
 The unmarked tests run on whichever backend the process has (the GPU run checks the
 expected values there: one thread makes the updates, so their order is defined); the ``sim``
@@ -99,11 +100,11 @@ def _nan_max_min(f, v):
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_float_atomic_max_min_store_the_value_when_either_side_is_nan(dtype):
+def test_float_atomic_max_min_keep_the_old_value_when_either_side_is_nan(dtype):
     f = np.array([1.0, 1.0, np.nan, np.nan], dtype)
     _nan_max_min[1, 1](f, np.array([np.nan, 2.0], dtype))
-    assert np.isnan(f[0]) and np.isnan(f[1])
-    assert f[2] == 2.0 and f[3] == 2.0
+    assert f[0] == 1.0 and f[1] == 1.0
+    assert np.isnan(f[2]) and np.isnan(f[3])
 
 
 @cuda.jit
@@ -144,5 +145,7 @@ def test_vector_and_per_thread_atomics_agree_bit_for_bit(monkeypatch, case, chec
         if case == "add":
             assert ref[0].view(np.uint32).tolist() == want_old.view(np.uint32).tolist()
     else:
-        # thread 0: max(0, nan) stores nan; thread 1: max(nan, -0.0) stores -0.0; ...
-        assert np.isnan(ref[1][1, 0]) and ref[1][2, 0] == 0.0
+        # thread 0: max(0, nan) keeps 0; thread 1: max(0, -0.0) keeps +0 (not >); thread
+        # 2: max(0, 1) stores 1; thread 3: max(1, nan) keeps 1
+        assert ref[1][:4, 0].tolist() == [0.0, 0.0, 0.0, 1.0]
+        assert not np.signbit(ref[1][2, 0]) and ref[0][0] == 1.0
