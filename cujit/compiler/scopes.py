@@ -74,9 +74,10 @@ class ConstEval:
 
     def _fixed(self, node):
         """True when ``node`` reads no local variable other than a parameter specialised on
-        its value."""
+        its value or a tuple parameter whose length it takes (:meth:`_tuple_len`)."""
+        lengths = {id(n.args[0]) for n in ast.walk(node) if self._tuple_len(n) is not None}
         for n in ast.walk(node):
-            if isinstance(n, ast.Name) and n.id in self.locals and \
+            if isinstance(n, ast.Name) and n.id in self.locals and id(n) not in lengths and \
                     (n.id not in self.tf.literal_args or n.id in self.stored):
                 return False
             if isinstance(n, ast.Attribute):
@@ -85,9 +86,27 @@ class ConstEval:
                     return False    # cuda.threadIdx.x: a value per thread, not a constant
         return True
 
+    def _tuple_len(self, node):
+        """``len(p)`` of a tuple parameter ``p`` never assigned (a device function's
+        ``*args`` among them): its length, known from the parameter's type; else None."""
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and
+                node.func.id == "len" and len(node.args) == 1 and not node.keywords and
+                isinstance(node.args[0], ast.Name)):
+            return None
+        name = node.args[0].id
+        if name not in self.fsrc.argnames or name in getattr(self, "stored", ()) or \
+                "len" in self.locals or \
+                self.fsrc.resolve_global("len") != (True, len):
+            return None
+        t = self.tf.argtypes[self.fsrc.argnames.index(name)]
+        return len(t.types) if isinstance(t, (T.UniTuple, T.Tuple)) else None
+
     def _const(self, node):
         if isinstance(node, ast.Constant):
             return True, node.value
+        n = self._tuple_len(node)
+        if n is not None:
+            return True, n
         if isinstance(node, ast.Name):
             name = node.id
             if name in self.locals:

@@ -145,3 +145,39 @@ def test_a_variable_assigned_twice_cannot_be_captured():
     with pytest.raises(TypingError, match="Cannot capture a constant value for variable 'y' "
                                           "as there are multiple definitions present"):
         compile_to_llvm(k_multiply_defined, SIG)
+
+
+@cuda.jit(device=True)
+def pick(*args):
+    # the length of *args is known from its type: the branch not taken is pruned
+    if len(args) == 1:
+        return args[0]
+    return args[0] + args[1]
+
+
+def k_star_length(r, x):
+    y = 10
+
+    def callinner(*z):
+        if len(z) == 1:
+            tmp = z[0]
+        elif len(z) == 2:
+            tmp = z[0] + z[1]
+        return y + tmp
+
+    r[0] = consumer(callinner, x[0]) + consumer(callinner, x[0], x[0])
+    r[1] = pick(x[0]) * 100 + pick(x[0], 1)
+
+
+def test_length_of_star_args_decides_branches():
+    r = np.zeros(2, np.int64)
+    cuda.jit(k_star_length)[1, 1](r, np.array([5]))
+    assert r.tolist() == [(10 + 5) + (10 + 10), 5 * 100 + 6]
+
+
+@pytest.mark.compile
+def test_compiled_length_of_star_args_decides_branches():
+    from test_lower_cpu import run
+    r = np.zeros(2, np.int64)
+    run(k_star_length, SIG, r, np.array([5]))
+    assert r.tolist() == [(10 + 5) + (10 + 10), 5 * 100 + 6]
