@@ -108,7 +108,13 @@ def device_of(ordinal):
     IndexError for one out of range; CudaSupportError when there is no driver."""
     if isinstance(ordinal, bool) or not hasattr(ordinal, "__index__"):
         raise TypeError(f"device id must be an int, got {ordinal!r}")
-    return _device(int(ordinal))
+    ordinal = int(ordinal)
+    # against the driver's count now, not the objects made so far: a device made while more
+    # were present (a simulator reconfigured) stays in the table
+    n = get_driver().get_device_count()
+    if not 0 <= ordinal < n:
+        raise IndexError(f"device id {ordinal} out of range: {n} device(s) present")
+    return _device(ordinal)
 
 
 class _AsCurrent:

@@ -135,3 +135,16 @@ def test_elapsed_time_between_events_of_two_devices_raises(two_devices):
         e2.record()
         e2.synchronize()
         assert evs[1].elapsed_time(e2) >= 0
+
+
+def test_a_device_made_while_two_were_present_is_out_of_range_with_one():
+    import cujit
+    from cujit.runtime.devices import device_of
+    cujit.config.SIM_DEVICES = 2
+    try:
+        assert device_of(1).id == 1         # made (and kept in the device table) now
+    finally:
+        del cujit.config.SIM_DEVICES
+        cujit.current_context()
+    with pytest.raises(IndexError, match="device id 1 out of range: 1 device"):
+        device_of(1)
