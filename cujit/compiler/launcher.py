@@ -695,14 +695,16 @@ def _torch_guard(i, a, t, ns, torch, raw, cur):
     """Lines of the fast path that read tensor argument ``i`` through PyTorch's own
     attributes, not its ``__cuda_array_interface__`` (a dict built in Python on each read) nor
     a DLPack capsule per launch (``__dlpack__``'s handshake), and return False unless the
-    slow path would take it the same way: same dtype, ndim and layout, strided, no autograd
+    slow path would take it the same way: same dtype, ndim and layout, no autograd
     and no conjugate bit (``__dlpack__`` refuses both), on torch's current device, a
     non-NULL pointer (``dv``: torch's current device, read once per launch by
     :func:`make_fast`, which also refuses the per-thread default stream while synchronising,
     as ``__dlpack__`` does, and makes the handshake after the guards)."""
     ns[f"TD{i}"] = a.dtype
-    ns.update(TSTRIDED=torch.strided, TRAW=raw, TCUR=cur)
-    conds = [f"a{i}.dtype is not TD{i}", f"a{i}.requires_grad", f"a{i}.layout is not TSTRIDED",
+    ns.update(TRAW=raw, TCUR=cur)
+    # no layout read: a sparse tensor's data_ptr() raises RuntimeError, which the fast path
+    # takes as "not here" (make_fast), and the slow path refuses it by name
+    conds = [f"a{i}.dtype is not TD{i}", f"a{i}.requires_grad",
              f"len(s{i}) != {t.ndim}", f"not p{i}", f"a{i}.get_device() != dv"]
     if getattr(a.dtype, "is_complex", True):
         conds.append(f"a{i}.is_conj()")         # only complex tensors carry the bit
@@ -847,7 +849,7 @@ def make_fast(lk, args, drv, label=None, literals=None, conv=None):
               # (TLS.ctx), a malformed interface and a value that does not fit its parameter
               # all mean "not here": the slow path raises the clear error
               "    except (ValueError, AttributeError, TypeError, KeyError, IndexError, "
-              "_StructError):",
+              f"_StructError{', RuntimeError' if tensors else ''}):",
               "        return False"]
     for i, a, t in foreign:
         if "stream" in a.__cuda_array_interface__:

@@ -517,6 +517,8 @@ class Tensor:
         self.device_index, self.conj = 0, False
 
     def data_ptr(self):
+        if self.layout is not _STRIDED:         # as torch's sparse tensors
+            raise RuntimeError("Cannot access data pointer of Tensor that doesn't have storage")
         return self.dev.device_ctypes_pointer.value
 
     @property
