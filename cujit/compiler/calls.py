@@ -160,6 +160,19 @@ def _bind(typer, node, names, what, optional=()):
 
 
 def _shape_value(typer, snode, what):
+    reads = [m for m in ast.walk(snode) if isinstance(m, ast.Attribute) and
+             isinstance(m.value, ast.Name) and
+             isinstance(typer.tf.vartypes.get(m.value.id), T.Array)]
+    if reads and not typer._const(snode)[0]:
+        read = next((m for m in ast.walk(snode) if isinstance(m, ast.Subscript) and
+                     m.value is reads[0]), reads[0])      # x.shape[0], not x.shape
+        # numba rejects it at typing too (RequireLiteralValue); name the run-time read
+        # rather than the generic rule, and never the array's contents
+        raise typer.error(
+            f"the shape of {what} must be a compile-time constant or an integer argument; "
+            f"'{ast.unparse(snode)}' is not: '{ast.unparse(read)}' is an attribute of the "
+            f"array '{reads[0].value.id}', read at run time (pass the size as an integer "
+            "argument, or use a constant)", snode)
     v = typer.const_eval(snode, f"the shape of {what}")
     seq = v if isinstance(v, tuple) else (v,)
     dims = []

@@ -131,7 +131,8 @@ class FunctionSource:
         ``shared.array`` call of this function's body (as written: ``cuda.local.array(n,
         float32)``, ``shared.array((n, 4), …)``) and never assigned there: a kernel is
         specialised on their values, so the shape is known when it is compiled (a cujit
-        extension; numba #6549).  A frozenset, computed once."""
+        extension; numba #6549).  A parameter read only through an attribute (``x.shape[0]``,
+        ``x.size``) is not one.  A frozenset, computed once."""
         got = self.__dict__.get("_sizing")
         if got is None:
             names = {a: i for i, a in enumerate(self.argnames)}
@@ -143,7 +144,12 @@ class FunctionSource:
                     shape = n.args[0] if n.args else next(
                         (k.value for k in n.keywords if k.arg == "shape"), None)
                     if shape is not None:
-                        used.update(m.id for m in ast.walk(shape) if isinstance(m, ast.Name))
+                        # ``x.shape[0]`` reads an array at run time: not a sizing value
+                        # (the typer says so at the call, see calls._shape_value)
+                        attr = {id(m.value) for m in ast.walk(shape)
+                                if isinstance(m, ast.Attribute)}
+                        used.update(m.id for m in ast.walk(shape)
+                                    if isinstance(m, ast.Name) and id(m) not in attr)
             got = self.__dict__["_sizing"] = frozenset(
                 names[u] for u in used - stored if u in names)
         return got

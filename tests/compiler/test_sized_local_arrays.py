@@ -108,6 +108,52 @@ def test_sizing_parameters_are_found_in_the_source():
     assert FunctionSource.from_pyfunc(k).sizing_params() == frozenset({1, 2})
 
 
+def test_an_array_read_through_an_attribute_does_not_size_arrays():
+    from cujit.compiler.frontend import FunctionSource
+
+    def k(a, x, n):
+        t = cuda.local.array((x.shape[0], n), cuda.float32)
+        s = cuda.shared.array(x.size, cuda.float32)
+        a[0] = t[0, 0] + s[0]
+    assert FunctionSource.from_pyfunc(k).sizing_params() == frozenset({2})
+
+
+def _shape_from_first_dim(x):
+    s = cuda.shared.array(x.shape[0], cuda.float32)
+    s[0] = 1
+    x[0, 0] = s[0]
+
+
+def _shape_from_size(x):
+    s = cuda.local.array(x.size, cuda.float32)
+    s[0] = 1
+    x[0, 0] = s[0]
+
+
+def _shape_from_a_tuple_with_a_dim(x):
+    s = cuda.shared.array((2, x.shape[1]), cuda.float32)
+    s[0, 0] = 1
+    x[0, 0] = s[0, 0]
+
+
+@pytest.mark.parametrize("pyfunc, what, read", [
+    (_shape_from_first_dim, "shared", r"x\.shape\[0\]"),
+    (_shape_from_size, "local", r"x\.size"),
+    (_shape_from_a_tuple_with_a_dim, "shared", r"x\.shape\[1\]")])
+def test_shape_from_an_array_attribute_is_typingerror_at_the_call(pyfunc, what, read):
+    k = cuda.jit(pyfunc)
+    d = cuda.to_device(np.full((4, 3), 12345.0, np.float32))
+    with pytest.raises(cuda.TypingError) as ei:
+        k[1, 1](d)
+    msg = str(ei.value)
+    assert re.search(rf"the shape of {what}\.array must be a compile-time constant or an "
+                     rf"integer argument; .* '{read}' is an attribute of the array 'x', read at "
+                     r"run time", msg), msg
+    assert "cuda." + what + ".array(" in msg     # the source line of the call
+    assert "12345" not in msg and "ndarray" not in msg
+    np.testing.assert_array_equal(d.copy_to_host(), np.full((4, 3), 12345.0))
+
+
 @pytest.mark.compile
 def test_each_value_compiles_its_own_local_depot():
     d = cuda.to_device(np.zeros(4, np.float32))
