@@ -91,10 +91,15 @@ def typeof(value):
     objects with ``__cuda_array_interface__`` → ``Array``; NumPy scalars → their type;
     ``int`` → int64 (uint64 above 2**63-1); ``float`` → float64; ``bool`` → boolean;
     ``complex`` → complex128; structured scalars and ``DeviceRecord`` → ``Record``;
-    tuples → ``UniTuple``/``Tuple``; namedtuples → ``NamedUniTuple``/``NamedTuple``.
+    tuples → ``UniTuple``/``Tuple``; namedtuples → ``NamedUniTuple``/``NamedTuple``;
+    ``None`` → ``none`` (numba's ``typeof(None)``: a kernel parameter given None has no
+    run-time value, and ``is None`` tests of it are decided when the kernel is compiled).
 
-    Raises TypeError naming the value's type when it cannot be a kernel argument.
+    Raises TypeError naming the value's type when it cannot be a kernel argument (a tuple
+    holding None included: only a parameter itself can be None).
     """
+    if value is None:
+        return none
     cls = type(value)
     t = _FAST.get(cls)
     if t is not None:
@@ -140,6 +145,9 @@ def typeof(value):
     if isinstance(value, VectorValue):
         return cls.vector_type
     if isinstance(value, tuple):
+        if any(v is None for v in value):
+            raise TypeError(f"cannot pass a tuple holding None ({value!r:.80}) to a kernel: "
+                            "None can be the value of a parameter, not of a tuple member")
         if hasattr(cls, "_fields"):
             return named_tuple(tuple(typeof(v) for v in value), cls)
         return Tuple(tuple(typeof(v) for v in value))

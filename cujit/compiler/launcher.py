@@ -291,6 +291,8 @@ def param_layout(t, expr):
         return [("Q", f"_ptr({expr})")]
     if isinstance(t, ct.EnumMember):
         return param_layout(t.dtype, f"{expr}.value")
+    if t is ct.none:
+        return []       # None: the kernel was compiled for it, nothing is passed
     if isinstance(t, (ct.UniTuple, ct.Tuple)):
         out = []
         for i, et in enumerate(t.types):
@@ -435,7 +437,9 @@ def convert_arg(index, value, stream):
     scalars pass as they are; host NumPy arrays are copied to the device
     (``cujit.arrays.auto_device``); CUDA-array-interface objects become views; ``__dlpack__``
     objects go through ``from_dlpack``.  ``fast_ok`` says whether later launches may skip
-    this conversion (identity checks suffice)."""
+    this conversion (identity checks suffice; None's is its type's)."""
+    if value is None:
+        return None, None, True
     if has_device_pointer(value):
         return value, None, hasattr(value, "_layout") and not isinstance(value, np.ndarray)
     if hasattr(value, "copy_out") and hasattr(value, "copy_in"):

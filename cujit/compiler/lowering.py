@@ -79,6 +79,8 @@ def _scalar_params(t):
         return [ltype(t)]
     if isinstance(t, T.EnumMember):
         return _scalar_params(t.dtype)
+    if t is T.none:
+        return []       # a parameter given None: known when compiling, nothing passed
     raise TypingError(f"a kernel cannot take an argument of type {t}")
 
 
@@ -94,6 +96,8 @@ def _rebuild(b, t, params):
     """Value of type ``t`` from kernel parameters (consumes from the ``params`` iterator)."""
     if isinstance(t, T.EnumMember):
         return _rebuild(b, t.dtype, params)
+    if t is T.none:
+        return None
     if isinstance(t, T.Array):
         data = next(params)
         out = ir.Constant(ltype(t), ir.Undefined)

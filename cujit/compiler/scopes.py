@@ -12,7 +12,7 @@ import numpy as np
 from .. import types as T
 
 __all__ = ["ConstEval", "local_names", "single_assignments", "stmt_name", "is_true_const",
-           "has_break", "prune_constant_ifs", "stored_names"]
+           "has_break", "prune_constant_ifs", "stored_names", "none_test_operands"]
 
 _TRUTH_VALUES = (bool, int, float, np.bool_, np.integer, np.floating, type(None))
 
@@ -341,3 +341,22 @@ def has_break(loop):
         if isinstance(n, ast.Break):
             return True
     return False
+
+
+def none_test_operands(node):
+    """The ids of the ``ast.Name`` nodes under ``node`` that a parameter given None may be:
+    an operand of a comparison with the constant None (``y is None``, ``y is not None``) or
+    an argument of a call (a device function takes None as its parameter).  Any other read of
+    such a parameter is a TypingError (the typer's ``e_Name``)."""
+    ok = set()
+    for n in ast.walk(node):
+        if isinstance(n, ast.Compare) and len(n.ops) == 1:
+            left, right = n.left, n.comparators[0]
+            if _is_none(left):
+                left, right = right, left
+            if _is_none(right) and isinstance(left, ast.Name):
+                ok.add(id(left))
+        elif isinstance(n, ast.Call):
+            ok.update(id(a) for a in list(n.args) + [k.value for k in n.keywords]
+                      if isinstance(a, ast.Name))
+    return ok

@@ -192,6 +192,7 @@ class _Typer(scopes.ConstEval):
         self.const_locals = scopes.single_assignments(node, self.locals)
         self.stored = scopes.stored_names(node)
         self._const_cache = {}
+        self._none_reads = scopes.none_test_operands(node)
 
     # ---- callees: the typing of calls (calls_device, closures) reaches back here ----------
     def infer_device(self, pyfunc, argtypes, source=None):
@@ -460,6 +461,14 @@ class _Typer(scopes.ConstEval):
         name = node.id
         if name in self.locals:
             t = self.tf.vartypes.get(name)
+            if t is T.none and id(node) not in self._none_reads and \
+                    name in self.fsrc.argnames and name not in self.stored:
+                raise self.error(
+                    f"parameter '{name}' of {self.fsrc.qualname} is None here (the value "
+                    "passed, or its default), and None has no value at run time: test it "
+                    f"with '{name} is None' / '{name} is not None' (decided when the "
+                    "function is compiled, the branch not taken removed) or pass it on to a "
+                    "device function; any other use is an error", node)
             if t is None and not any(a == name for a in self.fsrc.argnames):
                 self.unbound.append(node)
                 return None    # not assigned yet in this pass: typed on a later pass
