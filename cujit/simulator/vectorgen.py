@@ -362,7 +362,9 @@ class _Gen(ExprGen):
         tf = self.tf
         node = tf.fsrc.node
         a = node.args
-        if a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs or a.defaults:
+        # defaults are filled in when the launch binds its arguments (Dispatcher._bind):
+        # this function gets every value, positionally
+        if a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs:
             raise Unsupported("signature")
         params = list(tf.fsrc.argnames)
         for p, t in zip(params, tf.argtypes):
@@ -377,7 +379,7 @@ class _Gen(ExprGen):
                 if p in self.varying:
                     raise Unsupported("parameter reassigned under varying control")
                 self.emit(f"{p} = {self.uconv(p, None, t)}")
-            else:
+            elif t is not T.none:       # None: its ``is None`` tests were decided in typing
                 raise Unsupported(f"parameter type {t}")
         for name in sorted(self.varying):
             t = tf.vartypes.get(name)

@@ -112,7 +112,8 @@ CASES = [
     ('launch-no-config', K + 'k(a)', 'ValueError'),
     ('launch-wrong-argcount', K + 'k[1, 1](a, a)', 'TypeError'),
     ('launch-object-arg', K + 'k[1, 1](object())', 'TypeError'),
-    ('launch-none-arg', K + 'k[1, 1](None)', 'TypeError'),
+    # None is a kernel argument (typed none); writing through it is a TypingError
+    ('launch-none-arg', K + 'k[1, 1](None)', 'TypingError'),
     ('launch-string-arg', K + "k[1, 1]('abc')", 'TypeError'),
     ('jit-int', 'cuda.jit(5)', 'TypeError'),
     ('jit-bad-signature', "cuda.jit('not a signature')", 'ValueError'),
