@@ -486,6 +486,25 @@ def test_foreign_array_with_a_launch_sized_local_array_guards_the_value(env):
     assert [c[2][3] for c in env.launches()] == [2, 2, 3, 3, 2]
 
 
+def optional_copy(a, b=None):
+    if b is not None:
+        a[0] = b[0]
+    else:
+        a[0] = 2.0
+
+
+def test_none_argument_packs_nothing_and_the_fast_path_guards_its_type(env):
+    k = Dispatcher(optional_copy, None, {})
+    x, y = Exporter(0x1000, (10,)), Exporter(0x2000, (5,))
+    for args in ((x,), (x, None), (x, y), (x, y), (x,)):
+        env.nparams = 3 if len(args) == 1 or args[1] is None else 6
+        k[1, 32](*args)
+    assert [c[0] for c in env.launches()] == ["slow", "fast", "slow", "fast", "fast"]
+    assert [c[2] for c in env.launches()] == [[0x1000, 10, 4]] * 2 + \
+        [[0x1000, 10, 4, 0x2000, 5, 4]] * 2 + [[0x1000, 10, 4]]
+    assert sorted(str(s[1]) for s in k.signatures) == ["array(float32, 1d, C)", "none"]
+
+
 # ---- PyTorch tensors: read through their own attributes on the fast path ----------------------
 class _FakeTorchC:
     """The two C calls of ``torch._C`` the fast path reads."""
