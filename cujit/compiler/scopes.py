@@ -197,8 +197,10 @@ _CMPOPS = {ast.Eq: lambda a, b: a == b, ast.NotEq: lambda a, b: a != b,
 def prune_constant_ifs(fnode, truth):
     """``fnode`` (an ``ast.FunctionDef``) with each ``if`` whose test ``truth(test)`` decides
     (True/False; None: not decided) replaced by the branch taken, as numba prunes dead
-    branches before typing; the same object when nothing is decided.  The tree is shared
-    (the parsed file), so only the statements on the way to a pruned ``if`` are copied."""
+    branches before typing, and each decided conditional expression (``a if test else b``) by
+    its branch taken; the same object when nothing is decided.  The tree is shared (the parsed
+    file), so only the statements on the way to a pruned ``if`` are copied (the whole function
+    when a conditional expression is pruned)."""
     def block(stmts):
         out, changed = [], False
         for s in stmts:
@@ -226,11 +228,43 @@ def prune_constant_ifs(fnode, truth):
             out.append(s)
         return out, changed
     body, changed = block(fnode.body)
-    if not changed:
+    if changed:
+        fnode = copy.copy(fnode)
+        fnode.body = body or [_at(ast.Pass(), fnode)]
+    return _prune_constant_ifexps(fnode, truth)
+
+
+class _TakenBranch(ast.NodeTransformer):
+    """Each ``a if test else b`` whose test ``truth`` decides replaced by its branch taken
+    (``v = y[i] if y is not None else 0.0`` with ``y`` None never types ``y[i]``)."""
+
+    def __init__(self, truth):
+        self.truth = truth
+        self.top = True
+
+    def visit_FunctionDef(self, node):
+        if not self.top:
+            return node     # a nested function is typed with its own parameters
+        self.top = False
+        return self.generic_visit(node)
+
+    def visit_Lambda(self, node):
+        return node
+
+    def visit_IfExp(self, node):
+        v = self.truth(node.test)
+        if v is None:
+            return self.generic_visit(node)
+        return self.visit(node.body if v else node.orelse)
+
+
+def _prune_constant_ifexps(fnode, truth):
+    """``fnode`` with its decided conditional expressions pruned (:class:`_TakenBranch`);
+    the same object when none is decided, else a copy (the parsed tree is shared)."""
+    if not any(isinstance(n, ast.IfExp) and truth(n.test) is not None
+               for n in ast.walk(fnode)):
         return fnode
-    fnode = copy.copy(fnode)
-    fnode.body = body or [_at(ast.Pass(), fnode)]
-    return fnode
+    return _TakenBranch(truth).visit(copy.deepcopy(fnode))
 
 
 def _at(node, where):

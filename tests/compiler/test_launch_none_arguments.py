@@ -51,6 +51,17 @@ def test_none_is_its_own_specialisation():
     assert sorted(str(s[1]) for s in k.signatures) == ["array(float64, 1d, C)", "none"]
 
 
+def test_a_conditional_expression_on_is_none_keeps_only_its_branch_taken():
+    @cuda.jit
+    def k(out, y=None):
+        out[0] = -1.0 if y is None else y[0]
+    out = cuda.to_device(np.zeros(1))
+    k[1, 1](out)
+    assert out.copy_to_host()[0] == -1.0
+    k[1, 1](out, np.full(1, 6.0))
+    assert out.copy_to_host()[0] == 6.0
+
+
 def test_none_passed_on_to_a_device_function():
     @cuda.jit(device=True)
     def get(y, i):
