@@ -157,21 +157,17 @@ class FunctionSource:
         literal argument types (numba.core.typing.templates, ``prefer_literal``).  A
         parameter passed on to a device function that uses its own parameter so counts too,
         to any depth (:meth:`_passed_to_constant`; numba raises ForceLiteralArg at every
-        level).  A frozenset, computed once."""
-        got = self.__dict__.get("_constant")
-        if got is None:
-            if self.__dict__.get("_constant_busy"):
-                # a recursive call: recursion is a typing error later; stop the walk here
-                return frozenset()
-            self.__dict__["_constant_busy"] = True
-            try:
-                got = self.__dict__["_constant"] = self._constant_params()
-            finally:
-                del self.__dict__["_constant_busy"]
-        return got
+        level).  A frozenset, computed once (each time for a function in a recursive cycle,
+        which fails to type anyway)."""
+        return self._constant_walk({self.pyfunc})[0]
 
-    def _constant_params(self):
-        """:meth:`constant_params`, computed."""
+    def _constant_walk(self, busy):
+        """``(constant_params, complete)``; ``busy``: the Python functions whose walk is
+        under way (a call of one is recursion, a typing error later: the walk stops there
+        and the result, not complete, is not kept)."""
+        got = self.__dict__.get("_constant")
+        if got is not None:
+            return got, True
         stored, used = set(), set()
         for n in ast.walk(self.node):
             if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
@@ -189,10 +185,16 @@ class FunctionSource:
                     isinstance(n.test.op, ast.Not) else n.test
                 if isinstance(t, ast.Name):
                     used.add(t.id)
+        complete = True
         for n in ast.walk(self.node):
             if isinstance(n, ast.Call):
-                used.update(self._passed_to_constant(n))
-        return frozenset(u for u in used - stored if u in self.argnames)
+                names, done = self._passed_to_constant(n, busy)
+                used.update(names)
+                complete = complete and done
+        got = frozenset(u for u in used - stored if u in self.argnames)
+        if complete:
+            self.__dict__["_constant"] = got
+        return got, complete
 
     def _callee(self, func):
         """The device function (or kernel called as one) that call target ``func`` (an ast
@@ -209,21 +211,24 @@ class FunctionSource:
             return None
         return v
 
-    def _passed_to_constant(self, call):
-        """Names read by the arguments of ``call`` that go to a parameter the callee (a
-        device function) uses as a compile-time constant: this function is then typed for
-        the constant its own call site passes, so the callee gets a constant too."""
+    def _passed_to_constant(self, call, busy):
+        """``(names, complete)``: the names read by the arguments of ``call`` that go to a
+        parameter the callee (a device function) uses as a compile-time constant (this
+        function is then typed for the constant its own call site passes, so the callee
+        gets a constant too); ``busy`` as :meth:`_constant_walk`."""
         dev = self._callee(call.func)
         if dev is None:
-            return ()
+            return (), True
+        if dev.py_func in busy:
+            return (), False
         try:
             src = dev.source() if isinstance(dev, SourceOwner) else \
                 FunctionSource.from_pyfunc(dev.py_func)
         except TypingError:
-            return ()           # the call's typing reports it
-        wanted = src.constant_params()
+            return (), True     # the call's typing reports it
+        wanted, complete = src._constant_walk(busy | {dev.py_func})
         if not wanted:
-            return ()
+            return (), complete
         params = src.argnames
         args = []
         for i, a in enumerate(call.args):
@@ -232,7 +237,7 @@ class FunctionSource:
             if i < len(params) and params[i] in wanted:
                 args.append(a)
         args += [k.value for k in call.keywords if k.arg in wanted]
-        return [m.id for a in args for m in ast.walk(a) if isinstance(m, ast.Name)]
+        return [m.id for a in args for m in ast.walk(a) if isinstance(m, ast.Name)], complete
 
     def with_node(self, node):
         """A copy of this source whose syntax tree is ``node`` (the typer's tree of one
