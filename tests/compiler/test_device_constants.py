@@ -3,6 +3,7 @@
 patterns of numba-cuda's test_atomics and test_ssa).  Values on the active backend (the
 simulator without a GPU), PTX with the compile-only toolchain, typed errors."""
 import re
+import types
 
 import numpy as np
 import pytest
@@ -319,6 +320,25 @@ def test_constants_reach_nested_device_functions():
 def test_constants_reach_nested_device_functions_on_both_executors(monkeypatch, vector):
     monkeypatch.setenv("CUJIT_SIM_VECTOR", vector)
     _run_nested(lambda *a: simulate(_nested_kernel.py_func, 1, 1, *a))
+
+
+_helpers = types.SimpleNamespace(sum_first=_sum_first)
+
+
+@cuda.jit(device=True)
+def _via_attribute(k, row):
+    return _helpers.sum_first(k, row)
+
+
+def _attribute_kernel(x, out):
+    out[0] = _via_attribute(4, x)
+
+
+def test_a_callee_named_by_attribute_passes_the_constant_on():
+    assert FunctionSource.from_pyfunc(_via_attribute.py_func).constant_params() == {"k"}
+    tf = typecheck(_attribute_kernel, (T.float64[::1], T.float64[::1]))
+    assert tf.callees[0].literal_args == {"k": 4}
+    assert tf.callees[0].callees[0].literal_args == {"n": 4}
 
 
 def test_passed_on_parameters_are_constant_parameters():
