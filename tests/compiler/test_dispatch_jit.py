@@ -169,11 +169,18 @@ def test_wrong_argument_count():
     assert d.copy_to_host().tolist() == [0, 0, 0, 0]
 
 
-@pytest.mark.parametrize("bad", ["text", {"a": 1}, [1, 2], object(), None])
+@pytest.mark.parametrize("bad", ["text", {"a": 1}, [1, 2], object()])
 def test_wrong_argument_type(bad):
     k = jit(add_one)
     with pytest.raises(TypeError, match="argument 0 of kernel add_one"):
         k[1, 4](bad)
+
+
+def test_none_for_an_array_parameter_is_typingerror_naming_it():
+    """None is a kernel argument (typed none); indexing it is what fails, at typing."""
+    k = jit(add_one)
+    with pytest.raises(cujit.TypingError, match="parameter 'a' of add_one is None here"):
+        k[1, 4](None)
 
 
 def test_device_function_outside_kernel():
