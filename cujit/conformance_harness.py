@@ -30,6 +30,7 @@ import collections
 import importlib
 import importlib.abc
 import importlib.machinery
+import importlib.metadata
 import importlib.util
 import os
 import sys
@@ -39,13 +40,15 @@ import numpy as np
 import pytest
 
 import cujit
+from . import bf16 as cujit_bf16
 from . import extending as cujit_extending
+from . import fp8 as cujit_fp8
 from . import numba_alias
 from .compiler import libdevice_table
 from .compiler.dispatcher import Dispatcher
 from .config import config
 
-__all__ = ["HARNESS_MODULES", "Internal", "HarnessFinder", "tests_directory",
+__all__ = ["HARNESS_MODULES", "Internal", "Registration", "HarnessFinder", "tests_directory",
            "pytest_addoption", "pytest_load_initial_conftests", "pytest_collect_directory",
            "initialize_from_pytest_config"]
 
@@ -74,6 +77,62 @@ class Internal:
 
     def __repr__(self):
         return f"<numba-cuda internal {self._qualname} (not in cujit)>"
+
+
+class Registration(Internal):
+    """A numba-cuda registration decorator that cujit does not have (``typeof_impl``,
+    ``register_model``, ``make_attribute_wrapper``, ``cudaimpl.lower``...), standing where a
+    test module applies it at import.  ``reg(*keys)`` and ``reg.register(*keys)`` accept the
+    registration and give back a decorator that returns what it decorates unchanged; nothing
+    reaches cujit's compiler, so a kernel using what was registered fails at cujit's typing
+    (the test fails, it never passes).  Reading any other attribute raises
+    ``NotImplementedError`` naming it, as :class:`Internal` does."""
+
+    def __call__(self, *keys, **kwargs):
+        return _unchanged
+
+    def __getattr__(self, name):
+        if name == "register":
+            return self.__call__
+        return super().__getattr__(name)
+
+
+def _unchanged(obj):
+    return obj
+
+
+def _internal_class(qualname):
+    """A placeholder for a numba-cuda class that test modules subclass at import (numba's data
+    models): subclassing works; making an instance raises ``NotImplementedError`` naming it."""
+    def __init__(self, *args, **kwargs):
+        raise Internal(qualname)._missing()
+    return type(qualname.rsplit(".", 1)[-1], (), {"__init__": __init__,
+                                                   "__module__": qualname.rsplit(".", 1)[0]})
+
+
+class _Namespace(Internal):
+    """A numba-cuda module reached as an attribute (``numba.cuda.extending.core_models``):
+    the names in ``members`` are their placeholders, any other raises like :class:`Internal`."""
+
+    def __init__(self, qualname, members):
+        super().__init__(qualname)
+        self._members = members
+
+    def __getattr__(self, name):
+        if name in self.__dict__.get("_members", {}):
+            return self._members[name]
+        return super().__getattr__(name)
+
+
+def _cuda_core_ge_1_0():
+    """numba-cuda's ``_compat.CUDA_CORE_GE_1_0``: whether the installed cuda-core is 1.0 or
+    later (False when it is not installed)."""
+    try:
+        found = importlib.metadata.version("cuda-core")
+    except importlib.metadata.PackageNotFoundError:
+        return False
+    major = found.split(".")[0]
+    return major.isdigit() and int(major) >= 1
 
 
 def _cffi_supported():
@@ -139,6 +198,11 @@ def _libdevice_signature(retty, args):
     return cujit.types.Signature(fn.result, fn.params)
 
 
+#: the names of numba-cuda's ``_internal.cuda_fp8`` that are cujit's (:mod:`cujit.fp8`).
+_FP8_NAMES = ("saturation_t", "fp8_interpretation_t", "cvt_float_to_fp8", "cvt_double_to_fp8",
+              "cvt_float_to_e8m0", "cvt_double_to_e8m0")
+
+
 def _module_contents():
     """``{module name: {attribute: value}}`` of :data:`HARNESS_MODULES` (built when a child
     process imports one, so cujit's compiler is loaded only there)."""
@@ -164,12 +228,45 @@ def _module_contents():
             "rtsys": internal("numba.cuda.memory_management.nrt.rtsys")},
         # the alias maps numba.cuda.extending to cujit.extending; numba-cuda's support.py
         # also imports three pieces of numba's data-model API from it, which cujit lacks
+        # (and extensions_usecases.py registers a struct type through the rest at import)
         "numba.cuda.extending": {
             **{n: getattr(cujit_extending, n) for n in cujit_extending.__all__},
             **{n: internal(f"numba.cuda.extending.{n}")
-               for n in ("typeof_impl", "register_model", "NativeValue",
-                         "overload_attribute", "overload_method",
-                         "make_attribute_wrapper")}},
+               for n in ("NativeValue", "overload_attribute", "overload_method")},
+            **{n: Registration(f"numba.cuda.extending.{n}")
+               for n in ("typeof_impl", "register_model", "make_attribute_wrapper",
+                         "type_callable")},
+            "core_models": _Namespace("numba.cuda.extending.core_models", {
+                n: _internal_class(f"numba.cuda.extending.core_models.{n}")
+                for n in ("StructModel", "OpaqueModel", "PrimitiveModel")})},
+        "numba.cuda.cudaimpl": {n: Registration(f"numba.cuda.cudaimpl.{n}")
+                                for n in ("lower", "lower_attr", "lower_constant")},
+        # numba's LLVM IR helpers (cujit builds its IR its own way)
+        "numba.cuda.cgutils": {n: internal(f"numba.cuda.cgutils.{n}")
+                               for n in ("create_struct_proxy", "get_or_insert_function",
+                                         "pack_array", "unpack_tuple")},
+        # numba's bytecode analysis (cujit compiles from the ast)
+        "numba.cuda.core.controlflow": {
+            n: internal(f"numba.cuda.core.controlflow.{n}")
+            for n in ("CFGraph", "ControlFlowAnalysis")},
+        "numba.cuda.core.bytecode": {
+            n: internal(f"numba.cuda.core.bytecode.{n}")
+            for n in ("FunctionIdentity", "ByteCode", "_fix_LOAD_GLOBAL_arg")},
+        "numba.cuda.compiler": {n: getattr(cujit, n) for n in (
+            "compile", "compile_ptx", "compile_for_current_device",
+            "compile_ptx_for_current_device")},
+        "numba.cuda._compat": {"CUDA_CORE_GE_1_0": _cuda_core_ge_1_0()},
+        "numba.cuda._internal": {},
+        # the bfloat16 and FP8 bindings numba-cuda's bf16.py and fp8.py re-export
+        "numba.cuda._internal.cuda_bf16": {
+            **{n: getattr(cujit_bf16, n) for n in cujit_bf16.__all__},
+            "nv_bfloat16": cujit_bf16.bfloat16},
+        "numba.cuda._internal.cuda_fp8": {
+            **{n: getattr(cujit_fp8, n) for n in _FP8_NAMES},
+            # FP8 storage types and bfloat16-bits conversions cujit does not have
+            **{n: internal(f"numba.cuda._internal.cuda_fp8.{n}")
+               for n in ("fp8_e5m2", "fp8_e4m3", "fp8_e8m0", "cvt_bfloat16raw_to_fp8",
+                         "cvt_bfloat16raw_to_e8m0", "cvt_e8m0_to_bf16raw")}},
         "numba.cuda.datamodel": {},
         "numba.cuda.datamodel.models": {
             "OpaqueModel": internal("numba.cuda.datamodel.models.OpaqueModel")},
@@ -206,10 +303,13 @@ HARNESS_MODULES = ("numba.cuda.utils", "numba.cuda.cuda_paths", "numba.cuda.cuda
                    "numba.cuda.datamodel", "numba.cuda.datamodel.models", "numba.cuda.np",
                    "numba.cuda.np.numpy_support", "numba.cuda.launchconfig", "numba.cuda.misc",
                    "numba.cuda.misc.special", "numba.cuda.deviceufunc",
-                   "numba.cuda.libdevicefuncs")
+                   "numba.cuda.libdevicefuncs", "numba.cuda.cudaimpl", "numba.cuda.cgutils",
+                   "numba.cuda.core.controlflow", "numba.cuda.core.bytecode",
+                   "numba.cuda.compiler", "numba.cuda._compat", "numba.cuda._internal",
+                   "numba.cuda._internal.cuda_bf16", "numba.cuda._internal.cuda_fp8")
 
 _PACKAGES = {"numba.cuda.core", "numba.cuda.typing", "numba.cuda.memory_management",
-             "numba.cuda.datamodel", "numba.cuda.np", "numba.cuda.misc"}
+             "numba.cuda.datamodel", "numba.cuda.np", "numba.cuda.misc", "numba.cuda._internal"}
 
 
 class _HarnessLoader(importlib.abc.Loader):
@@ -298,8 +398,16 @@ def install(tests_dir):
     # ``from numba.cuda.cudadrv import libs`` looks the submodule up under the parent's own
     # name (``cujit.cudadrv.libs``), which no finder answers: importing each harness module
     # by its numba name first makes it an attribute of its parent, where that form finds it.
+    # Importing one also sets it on its parent, and ``numba.cuda`` is cujit: where cujit has a
+    # submodule of that name (``numba.cuda.compiler`` and ``cujit.compiler``), cujit's own
+    # stays the attribute, which cujit's code reads.
     for name in HARNESS_MODULES:
+        parent_name, _, child = name.rpartition(".")
+        parent = importlib.import_module(parent_name)
+        own = parent.__dict__.get(child)
         importlib.import_module(name)
+        if own is not None:
+            setattr(parent, child, own)
     return finder
 
 
