@@ -112,7 +112,8 @@ def _internal_class(qualname):
 
 class _Namespace(Internal):
     """A numba-cuda module reached as an attribute (``numba.cuda.extending.core_models``):
-    the names in ``members`` are their placeholders, any other raises like :class:`Internal`."""
+    the names in ``members`` are their placeholders; reading any other raises
+    ``NotImplementedError`` naming it (``core_models.ArrayModel``)."""
 
     def __init__(self, qualname, members):
         super().__init__(qualname)
@@ -121,7 +122,9 @@ class _Namespace(Internal):
     def __getattr__(self, name):
         if name in self.__dict__.get("_members", {}):
             return self._members[name]
-        return super().__getattr__(name)
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise Internal(f"{self._qualname}.{name}")._missing()
 
 
 def _cuda_core_ge_1_0():
@@ -256,6 +259,9 @@ def _module_contents():
             "compile", "compile_ptx", "compile_for_current_device",
             "compile_ptx_for_current_device")},
         "numba.cuda._compat": {"CUDA_CORE_GE_1_0": _cuda_core_ge_1_0()},
+        # numba's NVRTC wrapper (cujit compiles no CUDA C)
+        "numba.cuda.cudadrv.nvrtc": {
+            "get_arch_option": internal("numba.cuda.cudadrv.nvrtc.get_arch_option")},
         "numba.cuda._internal": {},
         # the bfloat16 and FP8 bindings numba-cuda's bf16.py and fp8.py re-export
         "numba.cuda._internal.cuda_bf16": {
@@ -305,7 +311,8 @@ HARNESS_MODULES = ("numba.cuda.utils", "numba.cuda.cuda_paths", "numba.cuda.cuda
                    "numba.cuda.misc.special", "numba.cuda.deviceufunc",
                    "numba.cuda.libdevicefuncs", "numba.cuda.cudaimpl", "numba.cuda.cgutils",
                    "numba.cuda.core.controlflow", "numba.cuda.core.bytecode",
-                   "numba.cuda.compiler", "numba.cuda._compat", "numba.cuda._internal",
+                   "numba.cuda.compiler", "numba.cuda._compat", "numba.cuda.cudadrv.nvrtc",
+                   "numba.cuda._internal",
                    "numba.cuda._internal.cuda_bf16", "numba.cuda._internal.cuda_fp8")
 
 _PACKAGES = {"numba.cuda.core", "numba.cuda.typing", "numba.cuda.memory_management",
