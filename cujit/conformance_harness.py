@@ -11,8 +11,9 @@ copy of numba-cuda**, never to files shipped by cujit:
   ``skip_unless_cc_60``...), ``numba.cuda.tests`` and everything under it are the files of
   ``<tests>`` (``numba.cuda.tests.support``, ``numba.cuda.tests.cudapy.cache_usecases``...).
 
-Those two files import, at module level, a few modules of numba-cuda's implementation.  The
-finder answers for exactly those (:data:`HARNESS_MODULES`) with small modules built here:
+Those two files, and user-facing test modules (``test_warp_ops.py``, ``test_flow_control.py``,
+``extensions_usecases.py``...), import at module level a few modules of numba-cuda's
+implementation.  The finder answers for exactly those (:data:`HARNESS_MODULES`) with small modules built here:
 where the name is user-facing and cujit has it, the object is cujit's own
 (``numba.cuda.core.errors.TypingError`` is ``cujit.TypingError``,
 ``numba.cuda.dispatcher.CUDADispatcher`` is cujit's dispatcher class,
@@ -299,8 +300,9 @@ def _module_contents():
     }
 
 
-#: The numba-cuda modules that ``testing.py`` and ``tests/support.py`` import at module level
-#: and that the alias does not map; :class:`HarnessFinder` answers for them.
+#: The numba-cuda modules that ``testing.py``, ``tests/support.py`` and user-facing test
+#: modules import at module level and that the alias does not map; :class:`HarnessFinder`
+#: answers for them.
 HARNESS_MODULES = ("numba.cuda.utils", "numba.cuda.cuda_paths", "numba.cuda.cudadrv.libs",
                    "numba.cuda.dispatcher", "numba.cuda.core", "numba.cuda.core.errors",
                    "numba.cuda.core.config", "numba.cuda.core.pythonapi", "numba.cuda.typing",
