@@ -84,13 +84,18 @@ class Registration(Internal):
     """A numba-cuda registration decorator that cujit does not have (``typeof_impl``,
     ``register_model``, ``make_attribute_wrapper``, ``cudaimpl.lower``...), standing where a
     test module applies it at import.  ``reg(*keys)`` and ``reg.register(*keys)`` accept the
-    registration and give back a decorator that returns what it decorates unchanged; nothing
-    reaches cujit's compiler, so a kernel using what was registered fails at cujit's typing
-    (the test fails, it never passes).  Reading any other attribute raises
-    ``NotImplementedError`` naming it, as :class:`Internal` does."""
+    registration and give back a decorator (:meth:`registered`) that puts an :class:`Internal`
+    named after this registration in place of what it decorates.  Nothing reaches cujit's
+    compiler, so a kernel using what was registered fails at cujit's typing, and a test using
+    the decorated object fails on the placeholder (neither ever passes).  Reading any other
+    attribute raises ``NotImplementedError`` naming it, as :class:`Internal` does."""
 
     def __call__(self, *keys, **kwargs):
-        return _unchanged
+        return self.registered
+
+    def registered(self, obj):
+        """The placeholder standing for ``obj`` once registered through this decorator."""
+        return Internal(self._qualname)
 
     def __getattr__(self, name):
         if name == "register":
@@ -98,17 +103,15 @@ class Registration(Internal):
         return super().__getattr__(name)
 
 
-def _unchanged(obj):
-    return obj
-
-
-def _internal_class(qualname):
+def _internal_class(qualname, base=object):
     """A placeholder for a numba-cuda class that test modules subclass at import (numba's data
-    models): subclassing works; making an instance raises ``NotImplementedError`` naming it."""
+    models, typing templates) or name in ``except`` (``base``: an exception class): subclassing
+    works; making an instance raises ``NotImplementedError`` naming it, so cujit never raises
+    one and a test expecting it fails."""
     def __init__(self, *args, **kwargs):
         raise Internal(qualname)._missing()
-    return type(qualname.rsplit(".", 1)[-1], (), {"__init__": __init__,
-                                                   "__module__": qualname.rsplit(".", 1)[0]})
+    return type(qualname.rsplit(".", 1)[-1], (base,), {
+        "__init__": __init__, "__module__": qualname.rsplit(".", 1)[0]})
 
 
 class _Namespace(Internal):
@@ -236,13 +239,26 @@ def _module_contents():
         "numba.cuda.extending": {
             **{n: getattr(cujit_extending, n) for n in cujit_extending.__all__},
             **{n: internal(f"numba.cuda.extending.{n}")
-               for n in ("NativeValue", "overload_attribute", "overload_method")},
+               for n in ("NativeValue", "overload_attribute", "overload_method",
+                         "_Intrinsic")},
             **{n: Registration(f"numba.cuda.extending.{n}")
                for n in ("typeof_impl", "register_model", "make_attribute_wrapper",
-                         "type_callable")},
+                         "type_callable", "lower_builtin")},
             "core_models": _Namespace("numba.cuda.extending.core_models", {
                 n: _internal_class(f"numba.cuda.extending.core_models.{n}")
                 for n in ("StructModel", "OpaqueModel", "PrimitiveModel")})},
+        # numba's typing templates and the CUDA target's registry of them (test_extending.py
+        # declares an attribute through them at import)
+        "numba.cuda.typing.templates": {
+            n: _internal_class(f"numba.cuda.typing.templates.{n}")
+            for n in ("AttributeTemplate", "AbstractTemplate", "ConcreteTemplate")},
+        "numba.cuda.cudadecl": {"registry": _Namespace("numba.cuda.cudadecl.registry", {
+            n: (Registration(f"numba.cuda.cudadecl.registry.{n}")
+                if n == "register_global"
+                else Registration(f"numba.cuda.cudadecl.registry.{n}").registered)
+            for n in ("register", "register_attr", "register_global")})},
+        "numba.cuda.errors": {"LoweringError": _internal_class("numba.cuda.errors.LoweringError",
+                                                               Exception)},
         "numba.cuda.cudaimpl": {n: Registration(f"numba.cuda.cudaimpl.{n}")
                                 for n in ("lower", "lower_attr", "lower_constant")},
         # numba's LLVM IR helpers (cujit builds its IR its own way)
@@ -311,7 +327,9 @@ HARNESS_MODULES = ("numba.cuda.utils", "numba.cuda.cuda_paths", "numba.cuda.cuda
                    "numba.cuda.datamodel", "numba.cuda.datamodel.models", "numba.cuda.np",
                    "numba.cuda.np.numpy_support", "numba.cuda.launchconfig", "numba.cuda.misc",
                    "numba.cuda.misc.special", "numba.cuda.deviceufunc",
-                   "numba.cuda.libdevicefuncs", "numba.cuda.cudaimpl", "numba.cuda.cgutils",
+                   "numba.cuda.libdevicefuncs", "numba.cuda.typing.templates",
+                   "numba.cuda.cudadecl", "numba.cuda.errors", "numba.cuda.cudaimpl",
+                   "numba.cuda.cgutils",
                    "numba.cuda.core.controlflow", "numba.cuda.core.bytecode",
                    "numba.cuda.compiler", "numba.cuda._compat", "numba.cuda.cudadrv.nvrtc",
                    "numba.cuda._internal",

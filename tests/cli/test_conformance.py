@@ -487,16 +487,30 @@ def test_harness_registrations_are_accepted_and_reach_nothing(fake_tests):
     def typer(val, c):
         return None
 
-    assert extending["typeof_impl"].register(complex)(typer) is typer
-    assert extending["register_model"](complex)(dict) is dict
-    assert extending["type_callable"](complex)(typer) is typer
-    assert contents["numba.cuda.cudaimpl"]["lower"](complex, cujit.types.Integer)(typer) \
-        is typer
+    registered = [
+        ("numba.cuda.extending.typeof_impl", extending["typeof_impl"].register(complex)(typer)),
+        ("numba.cuda.extending.register_model", extending["register_model"](complex)(dict)),
+        ("numba.cuda.extending.type_callable", extending["type_callable"](complex)(typer)),
+        ("numba.cuda.cudaimpl.lower",
+         contents["numba.cuda.cudaimpl"]["lower"](complex, cujit.types.Integer)(typer)),
+        ("numba.cuda.cudadecl.registry.register_attr",
+         contents["numba.cuda.cudadecl"]["registry"].register_attr(dict))]
     extending["make_attribute_wrapper"](complex, "real", "real")
-    # the compiler never saw it: cujit still cannot type a complex-valued struct model
-    assert cujit.types.typeof(1j) == cujit.complex128
-    with pytest.raises(NotImplementedError, match="register_model.*numba-cuda internal"):
+    # what was registered is a placeholder: a test using it fails, never passes
+    for qualname, placeholder in registered:
+        with pytest.raises(NotImplementedError, match=f"{qualname} is a numba-cuda internal"):
+            placeholder(1j, None)
+    with pytest.raises(NotImplementedError, match="register_model is a numba-cuda internal"):
         extending["register_model"].get_model
+    with pytest.raises(NotImplementedError, match="registry.lower_cast is a numba-cuda"):
+        contents["numba.cuda.cudadecl"]["registry"].lower_cast
+
+
+def test_harness_lowering_error_is_an_exception_cujit_never_raises(fake_tests):
+    lowering_error = HarnessFinder(fake_tests).contents()["numba.cuda.errors"]["LoweringError"]
+    assert issubclass(lowering_error, Exception)
+    with pytest.raises(NotImplementedError, match="errors.LoweringError is a numba-cuda"):
+        lowering_error("bad lowering")
 
 
 def test_harness_core_models_can_be_subclassed_but_not_made(fake_tests):
@@ -579,7 +593,7 @@ class TestRegistersAStruct(CUDATestCase):
         assert cuda.compiler.__name__ == "cujit.compiler"
 
     def test_lowering_the_struct_needs_numba(self):
-        lower_point(None, None, None, ())
+        cgutils.create_struct_proxy(point_type)
 '''
 
 
