@@ -155,29 +155,89 @@ class FunctionSource:
         ``if not flag:``: the branch not taken is pruned), and never assigns.  A device function
         called with a constant there is typed for that value, as numba retries a call with
         literal argument types (numba.core.typing.templates, ``prefer_literal``).  A
-        frozenset, computed once."""
+        parameter passed on to a device function that uses its own parameter so counts too,
+        to any depth (:meth:`_passed_to_constant`; numba raises ForceLiteralArg at every
+        level).  A frozenset, computed once (each time for a function in a recursive cycle,
+        which fails to type anyway)."""
+        return self._constant_walk({self.pyfunc})[0]
+
+    def _constant_walk(self, busy):
+        """``(constant_params, complete)``; ``busy``: the Python functions whose walk is
+        under way (a call of one is recursion, a typing error later: the walk stops there
+        and the result, not complete, is not kept)."""
         got = self.__dict__.get("_constant")
-        if got is None:
-            stored, used = set(), set()
-            for n in ast.walk(self.node):
-                if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
-                    stored.add(n.id)
-                elif isinstance(n, ast.Call):
-                    f = n.func
-                    name = f.attr if isinstance(f, ast.Attribute) else \
-                        f.id if isinstance(f, ast.Name) else None
-                    if _array_ctor(f) or name in ("grid", "gridsize"):
-                        used.update(m.id for a in list(n.args) + [k.value for k in n.keywords]
-                                    for m in ast.walk(a) if isinstance(m, ast.Name))
-                elif isinstance(n, ast.If):
-                    # ``if flag:`` / ``if not flag:``: decided when the value is known
-                    t = n.test.operand if isinstance(n.test, ast.UnaryOp) and \
-                        isinstance(n.test.op, ast.Not) else n.test
-                    if isinstance(t, ast.Name):
-                        used.add(t.id)
-            got = self.__dict__["_constant"] = frozenset(
-                u for u in used - stored if u in self.argnames)
-        return got
+        if got is not None:
+            return got, True
+        stored, used = set(), set()
+        for n in ast.walk(self.node):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
+                stored.add(n.id)
+            elif isinstance(n, ast.Call):
+                f = n.func
+                name = f.attr if isinstance(f, ast.Attribute) else \
+                    f.id if isinstance(f, ast.Name) else None
+                if _array_ctor(f) or name in ("grid", "gridsize"):
+                    used.update(m.id for a in list(n.args) + [k.value for k in n.keywords]
+                                for m in ast.walk(a) if isinstance(m, ast.Name))
+            elif isinstance(n, ast.If):
+                # ``if flag:`` / ``if not flag:``: decided when the value is known
+                t = n.test.operand if isinstance(n.test, ast.UnaryOp) and \
+                    isinstance(n.test.op, ast.Not) else n.test
+                if isinstance(t, ast.Name):
+                    used.add(t.id)
+        complete = True
+        for n in ast.walk(self.node):
+            if isinstance(n, ast.Call):
+                names, done = self._passed_to_constant(n, busy)
+                used.update(names)
+                complete = complete and done
+        got = frozenset(u for u in used - stored if u in self.argnames)
+        if complete:
+            self.__dict__["_constant"] = got
+        return got, complete
+
+    def _callee(self, func):
+        """The device function (or kernel called as one) that call target ``func`` (an ast
+        ``Name`` or ``a.b`` of this function's globals and closure) names, or None."""
+        if isinstance(func, ast.Name):
+            ok, v = self.resolve_global(func.id)
+        elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+            ok, v = self.resolve_global(func.value.id)
+            v = getattr(v, func.attr, None) if ok else None
+        else:
+            return None
+        if not (getattr(v, "_cujit_device_function", False) or
+                getattr(v, "_cujit_kernel", False)) or getattr(v, "py_func", None) is None:
+            return None
+        return v
+
+    def _passed_to_constant(self, call, busy):
+        """``(names, complete)``: the names read by the arguments of ``call`` that go to a
+        parameter the callee (a device function) uses as a compile-time constant (this
+        function is then typed for the constant its own call site passes, so the callee
+        gets a constant too); ``busy`` as :meth:`_constant_walk`."""
+        dev = self._callee(call.func)
+        if dev is None:
+            return (), True
+        if dev.py_func in busy:
+            return (), False
+        try:
+            src = dev.source() if isinstance(dev, SourceOwner) else \
+                FunctionSource.from_pyfunc(dev.py_func)
+        except TypingError:
+            return (), True     # the call's typing reports it
+        wanted, complete = src._constant_walk(busy | {dev.py_func})
+        if not wanted:
+            return (), complete
+        params = src.argnames
+        args = []
+        for i, a in enumerate(call.args):
+            if isinstance(a, ast.Starred):
+                break           # the positions after it are not known from the syntax
+            if i < len(params) and params[i] in wanted:
+                args.append(a)
+        args += [k.value for k in call.keywords if k.arg in wanted]
+        return [m.id for a in args for m in ast.walk(a) if isinstance(m, ast.Name)], complete
 
     def with_node(self, node):
         """A copy of this source whose syntax tree is ``node`` (the typer's tree of one

@@ -3,6 +3,7 @@
 patterns of numba-cuda's test_atomics and test_ssa).  Values on the active backend (the
 simulator without a GPU), PTX with the compile-only toolchain, typed errors."""
 import re
+import types
 
 import numpy as np
 import pytest
@@ -12,6 +13,7 @@ from cujit import types as T
 from cujit.compiler.errors import TypingError
 from cujit.compiler.frontend import FunctionSource
 from cujit.compiler.typecheck import typecheck
+from cujit.simulator.kernel import simulate
 
 
 @cuda.jit(device=True)
@@ -239,3 +241,158 @@ def test_an_unknown_dtype_string_is_named_as_numba_names_it():
     with pytest.raises(TypingError, match=r"Invalid NumPy dtype specified: 'int33' \(bad "
                                           r"dtype for shared.array"):
         typecheck(_bad_dtype_string, (T.int32[::1],))
+
+
+# ---- constants through nested device functions -----------------------------------------
+@cuda.jit(device=True)
+def _sum_first(n, row):
+    buf = cuda.local.array(n, cuda.float64)
+    s = 0.0
+    for j in range(n):
+        buf[j] = row[j]
+        s += buf[j]
+    return s
+
+
+@cuda.jit(device=True)
+def _pass_on(n, row):
+    return _sum_first(n, row)
+
+
+@cuda.jit(device=True)
+def _pass_on_again(m, row):
+    return _pass_on(m, row) + _pass_on(n=m + 1, row=row)
+
+
+@cuda.jit(device=True)
+def _tuple_sized(shape, out):
+    loc = cuda.local.array(shape, cuda.int32)
+    for i in range(shape[0]):
+        for j in range(shape[1]):
+            loc[i, j] = i * 10 + j
+    out[0] = loc[shape[0] - 1, shape[1] - 1]
+    out[1] = loc.size
+
+
+@cuda.jit(device=True)
+def _tuple_pass_on(shape, out):
+    _tuple_sized(shape, out)
+
+
+@cuda.jit(device=True)
+def _typed_as(dt, out):
+    loc = cuda.local.array(1, dt)
+    loc[0] = 2.75
+    out[0] = loc[0]
+
+
+@cuda.jit(device=True)
+def _dtype_pass_on(dt, out):
+    _typed_as(dt, out)
+
+
+@cuda.jit
+def _nested_kernel(x, out, shape_out, f32_out, i64_out):
+    out[0] = _pass_on(3, x)
+    out[1] = _pass_on_again(2, x)
+    _tuple_pass_on((2, 3), shape_out)
+    _dtype_pass_on(cuda.float32, f32_out)
+    _dtype_pass_on(np.int64, i64_out)
+
+
+def _run_nested(launch):
+    x = np.arange(1.0, 7.0)
+    out = np.zeros(2)
+    shape_out = np.zeros(2, np.int32)
+    f32_out, i64_out = np.zeros(1), np.zeros(1)
+    launch(x, out, shape_out, f32_out, i64_out)
+    assert out.tolist() == [6.0, 3.0 + 6.0]       # 1+2+3; (1+2) + (1+2+3)
+    assert shape_out.tolist() == [12, 6]
+    assert f32_out[0] == 2.75                      # float32 keeps 2.75 exactly
+    assert i64_out[0] == 2.0                       # stored through int64: truncated
+
+
+def test_constants_reach_nested_device_functions():
+    _run_nested(lambda *a: _nested_kernel[1, 1](*a))
+
+
+@pytest.mark.parametrize("vector", ["1", "0"])
+def test_constants_reach_nested_device_functions_on_both_executors(monkeypatch, vector):
+    monkeypatch.setenv("CUJIT_SIM_VECTOR", vector)
+    _run_nested(lambda *a: simulate(_nested_kernel.py_func, 1, 1, *a))
+
+
+_helpers = types.SimpleNamespace(sum_first=_sum_first)
+
+
+@cuda.jit(device=True)
+def _via_attribute(k, row):
+    return _helpers.sum_first(k, row)
+
+
+def _attribute_kernel(x, out):
+    out[0] = _via_attribute(4, x)
+
+
+def test_a_callee_named_by_attribute_passes_the_constant_on():
+    assert FunctionSource.from_pyfunc(_via_attribute.py_func).constant_params() == {"k"}
+    tf = typecheck(_attribute_kernel, (T.float64[::1], T.float64[::1]))
+    assert tf.callees[0].literal_args == {"k": 4}
+    assert tf.callees[0].callees[0].literal_args == {"n": 4}
+
+
+def test_passed_on_parameters_are_constant_parameters():
+    assert FunctionSource.from_pyfunc(_pass_on.py_func).constant_params() == {"n"}
+    assert FunctionSource.from_pyfunc(_pass_on_again.py_func).constant_params() == {"m"}
+    assert FunctionSource.from_pyfunc(_dtype_pass_on.py_func).constant_params() == {"dt"}
+    assert FunctionSource.from_pyfunc(_tuple_pass_on.py_func).constant_params() == \
+        {"shape"}
+
+
+def test_each_level_is_specialised_on_its_value():
+    tf = typecheck(_nested_kernel.py_func, (T.float64[::1], T.float64[::1], T.int32[::1],
+                                            T.float64[::1], T.float64[::1]))
+    outer, again = tf.callees[0], tf.callees[1]
+    assert outer.literal_args == {"n": 3}
+    assert [c.literal_args for c in outer.callees] == [{"n": 3}]
+    assert again.literal_args == {"m": 2}
+    assert [c.literal_args for c in again.callees] == [{"n": 2}, {"n": 3}]
+    assert [c.callees[0].literal_args for c in again.callees] == [{"n": 2}, {"n": 3}]
+
+
+@pytest.mark.compile
+def test_nested_constant_sizes_compile():
+    ptx, _ = cuda.compile_ptx(_nested_kernel.py_func,
+                              "void(float64[::1], float64[::1], int32[::1], float64[::1], "
+                              "float64[::1])")
+    assert ".visible .entry" in ptx
+
+
+def _runtime_outer(x, out, m):
+    out[0] = _pass_on(m, x)     # a kernel argument: not a constant at the outer call site
+
+
+def test_non_constant_value_through_nested_calls_is_a_typing_error():
+    with pytest.raises(TypingError) as e:
+        typecheck(_runtime_outer, (T.float64[::1], T.float64[::1], T.int64))
+    msg = str(e.value)
+    assert "the shape of local.array must be a compile-time constant" in msg
+    assert "'n' is not" in msg
+
+
+@cuda.jit(device=True)
+def _recurse_sized(n, out):
+    loc = cuda.local.array(n, cuda.int32)
+    loc[0] = n
+    out[0] = loc[0]
+    _recurse_sized(n, out)
+
+
+def _recursion_kernel(out):
+    _recurse_sized(2, out)
+
+
+def test_recursion_with_a_constant_parameter_stays_a_typing_error():
+    assert FunctionSource.from_pyfunc(_recurse_sized.py_func).constant_params() == {"n"}
+    with pytest.raises(TypingError, match="recursi"):
+        typecheck(_recursion_kernel, (T.int32[::1],))
