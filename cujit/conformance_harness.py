@@ -11,8 +11,9 @@ copy of numba-cuda**, never to files shipped by cujit:
   ``skip_unless_cc_60``...), ``numba.cuda.tests`` and everything under it are the files of
   ``<tests>`` (``numba.cuda.tests.support``, ``numba.cuda.tests.cudapy.cache_usecases``...).
 
-Those two files import, at module level, a few modules of numba-cuda's implementation.  The
-finder answers for exactly those (:data:`HARNESS_MODULES`) with small modules built here:
+Those two files, and user-facing test modules (``test_warp_ops.py``, ``test_flow_control.py``,
+``extensions_usecases.py``...), import at module level a few modules of numba-cuda's
+implementation.  The finder answers for exactly those (:data:`HARNESS_MODULES`) with small modules built here:
 where the name is user-facing and cujit has it, the object is cujit's own
 (``numba.cuda.core.errors.TypingError`` is ``cujit.TypingError``,
 ``numba.cuda.dispatcher.CUDADispatcher`` is cujit's dispatcher class,
@@ -30,6 +31,7 @@ import collections
 import importlib
 import importlib.abc
 import importlib.machinery
+import importlib.metadata
 import importlib.util
 import os
 import sys
@@ -39,13 +41,15 @@ import numpy as np
 import pytest
 
 import cujit
+from . import bf16 as cujit_bf16
 from . import extending as cujit_extending
+from . import fp8 as cujit_fp8
 from . import numba_alias
 from .compiler import libdevice_table
 from .compiler.dispatcher import Dispatcher
 from .config import config
 
-__all__ = ["HARNESS_MODULES", "Internal", "HarnessFinder", "tests_directory",
+__all__ = ["HARNESS_MODULES", "Internal", "Registration", "HarnessFinder", "tests_directory",
            "pytest_addoption", "pytest_load_initial_conftests", "pytest_collect_directory",
            "initialize_from_pytest_config"]
 
@@ -74,6 +78,68 @@ class Internal:
 
     def __repr__(self):
         return f"<numba-cuda internal {self._qualname} (not in cujit)>"
+
+
+class Registration(Internal):
+    """A numba-cuda registration decorator that cujit does not have (``typeof_impl``,
+    ``register_model``, ``make_attribute_wrapper``, ``cudaimpl.lower``...), standing where a
+    test module applies it at import.  ``reg(*keys)`` and ``reg.register(*keys)`` accept the
+    registration and give back a decorator (:meth:`registered`) that puts an :class:`Internal`
+    named after this registration in place of what it decorates.  Nothing reaches cujit's
+    compiler, so a kernel using what was registered fails at cujit's typing, and a test using
+    the decorated object fails on the placeholder (neither ever passes).  Reading any other
+    attribute raises ``NotImplementedError`` naming it, as :class:`Internal` does."""
+
+    def __call__(self, *keys, **kwargs):
+        return self.registered
+
+    def registered(self, obj):
+        """The placeholder standing for ``obj`` once registered through this decorator."""
+        return Internal(self._qualname)
+
+    def __getattr__(self, name):
+        if name == "register":
+            return self.__call__
+        return super().__getattr__(name)
+
+
+def _internal_class(qualname, base=object):
+    """A placeholder for a numba-cuda class that test modules subclass at import (numba's data
+    models, typing templates) or name in ``except`` (``base``: an exception class): subclassing
+    works; making an instance raises ``NotImplementedError`` naming it, so cujit never raises
+    one and a test expecting it fails."""
+    def __init__(self, *args, **kwargs):
+        raise Internal(qualname)._missing()
+    return type(qualname.rsplit(".", 1)[-1], (base,), {
+        "__init__": __init__, "__module__": qualname.rsplit(".", 1)[0]})
+
+
+class _Namespace(Internal):
+    """A numba-cuda module reached as an attribute (``numba.cuda.extending.core_models``):
+    the names in ``members`` are their placeholders; reading any other raises
+    ``NotImplementedError`` naming it (``core_models.ArrayModel``)."""
+
+    def __init__(self, qualname, members):
+        super().__init__(qualname)
+        self._members = members
+
+    def __getattr__(self, name):
+        if name in self.__dict__.get("_members", {}):
+            return self._members[name]
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise Internal(f"{self._qualname}.{name}")._missing()
+
+
+def _cuda_core_ge_1_0():
+    """numba-cuda's ``_compat.CUDA_CORE_GE_1_0``: whether the installed cuda-core is 1.0 or
+    later (False when it is not installed)."""
+    try:
+        found = importlib.metadata.version("cuda-core")
+    except importlib.metadata.PackageNotFoundError:
+        return False
+    major = found.split(".")[0]
+    return major.isdigit() and int(major) >= 1
 
 
 def _cffi_supported():
@@ -139,6 +205,11 @@ def _libdevice_signature(retty, args):
     return cujit.types.Signature(fn.result, fn.params)
 
 
+#: the names of numba-cuda's ``_internal.cuda_fp8`` that are cujit's (:mod:`cujit.fp8`).
+_FP8_NAMES = ("saturation_t", "fp8_interpretation_t", "cvt_float_to_fp8", "cvt_double_to_fp8",
+              "cvt_float_to_e8m0", "cvt_double_to_e8m0")
+
+
 def _module_contents():
     """``{module name: {attribute: value}}`` of :data:`HARNESS_MODULES` (built when a child
     process imports one, so cujit's compiler is loaded only there)."""
@@ -164,12 +235,61 @@ def _module_contents():
             "rtsys": internal("numba.cuda.memory_management.nrt.rtsys")},
         # the alias maps numba.cuda.extending to cujit.extending; numba-cuda's support.py
         # also imports three pieces of numba's data-model API from it, which cujit lacks
+        # (and extensions_usecases.py registers a struct type through the rest at import)
         "numba.cuda.extending": {
             **{n: getattr(cujit_extending, n) for n in cujit_extending.__all__},
             **{n: internal(f"numba.cuda.extending.{n}")
-               for n in ("typeof_impl", "register_model", "NativeValue",
-                         "overload_attribute", "overload_method",
-                         "make_attribute_wrapper")}},
+               for n in ("NativeValue", "overload_attribute", "overload_method",
+                         "_Intrinsic")},
+            **{n: Registration(f"numba.cuda.extending.{n}")
+               for n in ("typeof_impl", "register_model", "make_attribute_wrapper",
+                         "type_callable", "lower_builtin")},
+            "core_models": _Namespace("numba.cuda.extending.core_models", {
+                n: _internal_class(f"numba.cuda.extending.core_models.{n}")
+                for n in ("StructModel", "OpaqueModel", "PrimitiveModel")})},
+        # numba's typing templates and the CUDA target's registry of them (test_extending.py
+        # declares an attribute through them at import)
+        "numba.cuda.typing.templates": {
+            n: _internal_class(f"numba.cuda.typing.templates.{n}")
+            for n in ("AttributeTemplate", "AbstractTemplate", "ConcreteTemplate")},
+        "numba.cuda.cudadecl": {"registry": _Namespace("numba.cuda.cudadecl.registry", {
+            n: (Registration(f"numba.cuda.cudadecl.registry.{n}")
+                if n == "register_global"
+                else Registration(f"numba.cuda.cudadecl.registry.{n}").registered)
+            for n in ("register", "register_attr", "register_global")})},
+        "numba.cuda.errors": {"LoweringError": _internal_class("numba.cuda.errors.LoweringError",
+                                                               Exception)},
+        "numba.cuda.cudaimpl": {n: Registration(f"numba.cuda.cudaimpl.{n}")
+                                for n in ("lower", "lower_attr", "lower_constant")},
+        # numba's LLVM IR helpers (cujit builds its IR its own way)
+        "numba.cuda.cgutils": {n: internal(f"numba.cuda.cgutils.{n}")
+                               for n in ("create_struct_proxy", "get_or_insert_function",
+                                         "pack_array", "unpack_tuple")},
+        # numba's bytecode analysis (cujit compiles from the ast)
+        "numba.cuda.core.controlflow": {
+            n: internal(f"numba.cuda.core.controlflow.{n}")
+            for n in ("CFGraph", "ControlFlowAnalysis")},
+        "numba.cuda.core.bytecode": {
+            n: internal(f"numba.cuda.core.bytecode.{n}")
+            for n in ("FunctionIdentity", "ByteCode", "_fix_LOAD_GLOBAL_arg")},
+        "numba.cuda.compiler": {n: getattr(cujit, n) for n in (
+            "compile", "compile_ptx", "compile_for_current_device",
+            "compile_ptx_for_current_device")},
+        "numba.cuda._compat": {"CUDA_CORE_GE_1_0": _cuda_core_ge_1_0()},
+        # numba's NVRTC wrapper (cujit compiles no CUDA C)
+        "numba.cuda.cudadrv.nvrtc": {
+            "get_arch_option": internal("numba.cuda.cudadrv.nvrtc.get_arch_option")},
+        "numba.cuda._internal": {},
+        # the bfloat16 and FP8 bindings numba-cuda's bf16.py and fp8.py re-export
+        "numba.cuda._internal.cuda_bf16": {
+            **{n: getattr(cujit_bf16, n) for n in cujit_bf16.__all__},
+            "nv_bfloat16": cujit_bf16.bfloat16},
+        "numba.cuda._internal.cuda_fp8": {
+            **{n: getattr(cujit_fp8, n) for n in _FP8_NAMES},
+            # FP8 storage types and bfloat16-bits conversions cujit does not have
+            **{n: internal(f"numba.cuda._internal.cuda_fp8.{n}")
+               for n in ("fp8_e5m2", "fp8_e4m3", "fp8_e8m0", "cvt_bfloat16raw_to_fp8",
+                         "cvt_bfloat16raw_to_e8m0", "cvt_e8m0_to_bf16raw")}},
         "numba.cuda.datamodel": {},
         "numba.cuda.datamodel.models": {
             "OpaqueModel": internal("numba.cuda.datamodel.models.OpaqueModel")},
@@ -196,8 +316,9 @@ def _module_contents():
     }
 
 
-#: The numba-cuda modules that ``testing.py`` and ``tests/support.py`` import at module level
-#: and that the alias does not map; :class:`HarnessFinder` answers for them.
+#: The numba-cuda modules that ``testing.py``, ``tests/support.py`` and user-facing test
+#: modules import at module level and that the alias does not map; :class:`HarnessFinder`
+#: answers for them.
 HARNESS_MODULES = ("numba.cuda.utils", "numba.cuda.cuda_paths", "numba.cuda.cudadrv.libs",
                    "numba.cuda.dispatcher", "numba.cuda.core", "numba.cuda.core.errors",
                    "numba.cuda.core.config", "numba.cuda.core.pythonapi", "numba.cuda.typing",
@@ -206,10 +327,16 @@ HARNESS_MODULES = ("numba.cuda.utils", "numba.cuda.cuda_paths", "numba.cuda.cuda
                    "numba.cuda.datamodel", "numba.cuda.datamodel.models", "numba.cuda.np",
                    "numba.cuda.np.numpy_support", "numba.cuda.launchconfig", "numba.cuda.misc",
                    "numba.cuda.misc.special", "numba.cuda.deviceufunc",
-                   "numba.cuda.libdevicefuncs")
+                   "numba.cuda.libdevicefuncs", "numba.cuda.typing.templates",
+                   "numba.cuda.cudadecl", "numba.cuda.errors", "numba.cuda.cudaimpl",
+                   "numba.cuda.cgutils",
+                   "numba.cuda.core.controlflow", "numba.cuda.core.bytecode",
+                   "numba.cuda.compiler", "numba.cuda._compat", "numba.cuda.cudadrv.nvrtc",
+                   "numba.cuda._internal",
+                   "numba.cuda._internal.cuda_bf16", "numba.cuda._internal.cuda_fp8")
 
 _PACKAGES = {"numba.cuda.core", "numba.cuda.typing", "numba.cuda.memory_management",
-             "numba.cuda.datamodel", "numba.cuda.np", "numba.cuda.misc"}
+             "numba.cuda.datamodel", "numba.cuda.np", "numba.cuda.misc", "numba.cuda._internal"}
 
 
 class _HarnessLoader(importlib.abc.Loader):
@@ -298,8 +425,16 @@ def install(tests_dir):
     # ``from numba.cuda.cudadrv import libs`` looks the submodule up under the parent's own
     # name (``cujit.cudadrv.libs``), which no finder answers: importing each harness module
     # by its numba name first makes it an attribute of its parent, where that form finds it.
+    # Importing one also sets it on its parent, and ``numba.cuda`` is cujit: where cujit has a
+    # submodule of that name (``numba.cuda.compiler`` and ``cujit.compiler``), cujit's own
+    # stays the attribute, which cujit's code reads.
     for name in HARNESS_MODULES:
+        parent_name, _, child = name.rpartition(".")
+        parent = importlib.import_module(parent_name)
+        own = parent.__dict__.get(child)
         importlib.import_module(name)
+        if own is not None:
+            setattr(parent, child, own)
     return finder
 
 

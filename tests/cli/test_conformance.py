@@ -76,12 +76,12 @@ class TestIR(CUDATestCase):
 
 MODULE_USES_INTERNAL = '''
 from numba.cuda.testing import CUDATestCase
-from numba.cuda.extending import register_model
+from numba.cuda.extending import overload_method
 
 
 class TestPlaceholder(CUDATestCase):
     def test_register(self):
-        register_model(int)
+        overload_method(int, "bit_length")
 '''
 
 MODULE_SLEEPS = '''
@@ -279,7 +279,7 @@ def test_run_module_counts_an_unimportable_module_as_errors_of_each_test(fake_te
 def test_run_module_reports_a_used_placeholder(fake_tests):
     r = conformance.run_module(fake_tests, "cudapy/test_placeholder.py", sim=True, timeout=300)
     assert (r["passed"], r["failed"]) == (0, 1)
-    assert r["classes"] == {"numba internal: numba.cuda.extending.register_model": 1}
+    assert r["classes"] == {"numba internal: numba.cuda.extending.overload_method": 1}
 
 
 def test_run_module_counts_a_module_past_its_timeout_as_errors(fake_tests):
@@ -446,7 +446,12 @@ def test_harness_internals_the_tests_import_are_placeholders(fake_tests):
                          ("numba.cuda.deviceufunc", "GUFuncEngine"),
                          ("numba.cuda.np.numpy_support", "carray"),
                          ("numba.cuda.extending", "overload_attribute"),
-                         ("numba.cuda.extending", "make_attribute_wrapper")]:
+                         ("numba.cuda.core.controlflow", "CFGraph"),
+                         ("numba.cuda.core.bytecode", "ByteCode"),
+                         ("numba.cuda.cgutils", "create_struct_proxy"),
+                         ("numba.cuda.cudadrv.nvrtc", "get_arch_option"),
+                         ("numba.cuda._internal.cuda_fp8", "fp8_e4m3"),
+                         ("numba.cuda._internal.cuda_fp8", "cvt_bfloat16raw_to_fp8")]:
         with pytest.raises(NotImplementedError, match=f"{module}.{name} is a numba-cuda"):
             contents[module][name]()
     assert contents["numba.cuda.misc.special"]["literal_unroll"] is cujit.literal_unroll
@@ -473,3 +478,129 @@ def test_run_module_child_processes_of_a_test_have_the_alias(fake_tests):
     _write(os.path.join(fake_tests, "cudapy", "test_child.py"), MODULE_CHILD_PROCESS)
     r = conformance.run_module(fake_tests, "cudapy/test_child.py", sim=True, timeout=300)
     assert (r["passed"], r["failed"], r["errors"]) == (1, 0, 0), r
+
+
+def test_harness_registrations_are_accepted_and_reach_nothing(fake_tests):
+    contents = HarnessFinder(fake_tests).contents()
+    extending = contents["numba.cuda.extending"]
+
+    def typer(val, c):
+        return None
+
+    registered = [
+        ("numba.cuda.extending.typeof_impl", extending["typeof_impl"].register(complex)(typer)),
+        ("numba.cuda.extending.register_model", extending["register_model"](complex)(dict)),
+        ("numba.cuda.extending.type_callable", extending["type_callable"](complex)(typer)),
+        ("numba.cuda.cudaimpl.lower",
+         contents["numba.cuda.cudaimpl"]["lower"](complex, cujit.types.Integer)(typer)),
+        ("numba.cuda.cudadecl.registry.register_attr",
+         contents["numba.cuda.cudadecl"]["registry"].register_attr(dict))]
+    extending["make_attribute_wrapper"](complex, "real", "real")
+    # what was registered is a placeholder: a test using it fails, never passes
+    for qualname, placeholder in registered:
+        with pytest.raises(NotImplementedError, match=f"{qualname} is a numba-cuda internal"):
+            placeholder(1j, None)
+    with pytest.raises(NotImplementedError, match="register_model is a numba-cuda internal"):
+        extending["register_model"].get_model
+    with pytest.raises(NotImplementedError, match="registry.lower_cast is a numba-cuda"):
+        contents["numba.cuda.cudadecl"]["registry"].lower_cast
+
+
+def test_harness_lowering_error_is_an_exception_cujit_never_raises(fake_tests):
+    lowering_error = HarnessFinder(fake_tests).contents()["numba.cuda.errors"]["LoweringError"]
+    assert issubclass(lowering_error, Exception)
+    with pytest.raises(NotImplementedError, match="errors.LoweringError is a numba-cuda"):
+        lowering_error("bad lowering")
+
+
+def test_harness_core_models_can_be_subclassed_but_not_made(fake_tests):
+    core_models = HarnessFinder(fake_tests).contents()["numba.cuda.extending"]["core_models"]
+
+    class PointModel(core_models.StructModel):
+        pass
+
+    with pytest.raises(NotImplementedError, match="core_models.StructModel is a numba-cuda"):
+        PointModel(None, None, [])
+    with pytest.raises(NotImplementedError, match="core_models.ArrayModel"):
+        core_models.ArrayModel
+
+
+def test_harness_user_facing_modules_hold_cujits_objects(fake_tests):
+    contents = HarnessFinder(fake_tests).contents()
+    assert contents["numba.cuda.compiler"]["compile_ptx"] is cujit.compile_ptx
+    bf16 = contents["numba.cuda._internal.cuda_bf16"]
+    assert bf16["nv_bfloat16"] is cujit.bf16.bfloat16 and bf16["htrunc"] is cujit.bf16.htrunc
+    fp8 = contents["numba.cuda._internal.cuda_fp8"]
+    assert fp8["cvt_float_to_fp8"] is cujit.fp8.cvt_float_to_fp8
+    assert fp8["saturation_t"] is cujit.fp8.saturation_t
+    ge_1_0 = contents["numba.cuda._compat"]["CUDA_CORE_GE_1_0"]
+    core = importlib.util.find_spec("cuda.core") if importlib.util.find_spec("cuda") else None
+    if core is None:
+        assert ge_1_0 is False
+    else:
+        from importlib.metadata import version
+        assert ge_1_0 == (int(version("cuda-core").split(".")[0]) >= 1)
+
+
+MODULE_REGISTERS_A_STRUCT = '''
+import numpy as np
+from numba import cuda
+from numba.cuda import types, cgutils
+from numba.cuda.compiler import compile_ptx
+from numba.cuda.cudaimpl import lower
+from numba.cuda.extending import core_models, register_model, typeof_impl
+from numba.cuda.testing import CUDATestCase
+
+
+class Point:
+    pass
+
+
+class PointType(types.Type):
+    def __init__(self):
+        super().__init__(name="Point")
+
+
+point_type = PointType()
+
+
+@typeof_impl.register(Point)
+def typeof_point(val, c):
+    return point_type
+
+
+@register_model(PointType)
+class PointModel(core_models.StructModel):
+    pass
+
+
+@lower(Point)
+def lower_point(context, builder, sig, args):
+    return cgutils.create_struct_proxy(point_type)(context, builder)
+
+
+class TestRegistersAStruct(CUDATestCase):
+    def test_plain_kernel_runs(self):
+        @cuda.jit
+        def double(a):
+            a[0] *= 2
+        a = np.ones(1)
+        double[1, 1](a)
+        assert a[0] == 2
+
+    def test_compiler_module_is_cujits(self):
+        assert compile_ptx is cuda.compile_ptx
+        assert cuda.compiler.__name__ == "cujit.compiler"
+
+    def test_lowering_the_struct_needs_numba(self):
+        cgutils.create_struct_proxy(point_type)
+'''
+
+
+def test_run_module_imports_a_module_registering_a_struct_at_import(fake_tests):
+    # numba-cuda's extensions_usecases.py registers a struct type this way at import, and
+    # test_localmem / test_sm / test_sm_creation import it
+    _write(os.path.join(fake_tests, "cudapy", "test_struct.py"), MODULE_REGISTERS_A_STRUCT)
+    r = conformance.run_module(fake_tests, "cudapy/test_struct.py", sim=True, timeout=300)
+    assert (r["passed"], r["failed"], r["errors"], r["collected"]) == (2, 1, 0, True), r
+    assert r["classes"] == {"numba internal: numba.cuda.cgutils.create_struct_proxy": 1}
