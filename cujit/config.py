@@ -58,6 +58,9 @@ Settings (attribute — environment suffix — type, default):
 - ``ALWAYS_WARN_UNINIT_VAR`` — same — bool, False: numba's switch for always warning about a
   variable that may be used uninitialised.  Accepted and kept; cujit's typing treats such
   variables the same either way.
+- ``DISABLE_PERFORMANCE_WARNINGS`` — same — bool, False: numba's switch that silences its
+  performance warnings.  cujit emits none, so it is accepted and kept (numba-cuda's tests
+  save, set and restore it).
 
 Every environment variable cujit reads is one of these (tests/test_architecture.py checks
 that no other module reads ``os.environ``); ``python -m cujit info`` shows them all.
@@ -198,6 +201,7 @@ _SETTINGS = {
     "CUDA_DEBUGINFO_DEFAULT": ("CUDA_DEBUGINFO", _parse_bool, False, True),
     "CUDA_ENABLE_NRT": ("CUDA_ENABLE_NRT", _parse_bool, False, True),
     "ALWAYS_WARN_UNINIT_VAR": ("ALWAYS_WARN_UNINIT_VAR", _parse_bool, False, True),
+    "DISABLE_PERFORMANCE_WARNINGS": ("DISABLE_PERFORMANCE_WARNINGS", _parse_bool, False, True),
 }
 
 

@@ -262,7 +262,9 @@ def test_a_numba_setting_cujit_lacks_is_an_attribute_error_naming_the_known_ones
 @pytest.mark.parametrize("attr, var", [("CUDA_DEBUGINFO_DEFAULT", "NUMBA_CUDA_DEBUGINFO"),
                                        ("CUDA_ENABLE_NRT", "NUMBA_CUDA_ENABLE_NRT"),
                                        ("ALWAYS_WARN_UNINIT_VAR",
-                                        "NUMBA_ALWAYS_WARN_UNINIT_VAR")])
+                                        "NUMBA_ALWAYS_WARN_UNINIT_VAR"),
+                                       ("DISABLE_PERFORMANCE_WARNINGS",
+                                        "NUMBA_DISABLE_PERFORMANCE_WARNINGS")])
 def test_numbas_debuginfo_nrt_and_uninit_settings(monkeypatch, attr, var):
     for name in config.env_names(attr):
         monkeypatch.delenv(name, raising=False)
