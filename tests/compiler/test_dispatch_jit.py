@@ -102,11 +102,12 @@ def test_cached_configurations_keep_no_dropped_stream_alive():
 
 def test_a_temporary_stream_lives_through_its_launch():
     k = jit(add_one)
-    d = cujit.to_device(np.zeros(4, np.int64))
-    for _ in range(3):
+    # one array per launch: kernels on different streams are not ordered among themselves
+    ds = [cujit.to_device(np.zeros(4, np.int64)) for _ in range(3)]
+    for d in ds:
         k[1, 4, cujit.stream()](d)
     cujit.synchronize()
-    assert d.copy_to_host().tolist() == [3] * 4
+    assert [d.copy_to_host().tolist() for d in ds] == [[1] * 4] * 3
 
 
 def test_launching_on_a_dropped_stream_is_an_error():

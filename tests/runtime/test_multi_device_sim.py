@@ -137,6 +137,7 @@ def test_elapsed_time_between_events_of_two_devices_raises(two_devices):
         assert evs[1].elapsed_time(e2) >= 0
 
 
+@pytest.mark.sim
 def test_a_device_made_while_two_were_present_is_out_of_range_with_one():
     import cujit
     from cujit.runtime.devices import device_of
