@@ -132,7 +132,8 @@ def _gpu_artefacts(k):
 
 
 @pytest.mark.gpu
-def test_dropped_kernels_unload_their_modules(monkeypatch):
+@pytest.mark.parametrize("count", [10, pytest.param(1000, marks=pytest.mark.slow)])
+def test_dropped_kernels_unload_their_modules(monkeypatch, count):
     from cujit.driver import get_driver
     drv = get_driver()
     unloaded = []
@@ -149,11 +150,13 @@ def test_dropped_kernels_unload_their_modules(monkeypatch):
         owned = _gpu_artefacts(k)
         handles.append(owned["module"].handle)
         return owned
-    refs = _launch_and_drop(10, out, artefacts)
+    in_use = cuda.current_context().memory_manager.get_stats().bytes_in_use
+    refs = _launch_and_drop(count, out, artefacts)
     _flush()
     alive = {name: sum(r[name]() is not None for r in refs) for name in refs[0]}
     assert alive == dict.fromkeys(refs[0], 0)
     # each module unloaded, through the context's deferred queue (a handle the driver gave
     # again after an unload counts once per load)
     made, gone = Counter(handles), Counter(unloaded)
-    assert len(handles) == 10 and all(gone[h] >= n for h, n in made.items())
+    assert len(handles) == count and all(gone[h] >= n for h, n in made.items())
+    assert cuda.current_context().memory_manager.get_stats().bytes_in_use == in_use
