@@ -61,6 +61,9 @@ Settings (attribute — environment suffix — type, default):
 - ``DISABLE_PERFORMANCE_WARNINGS`` — same — bool, False: numba's switch that silences its
   performance warnings.  cujit emits none, so it is accepted and kept (numba-cuda's tests
   save, set and restore it).
+- ``FULL_TRACEBACKS`` — same — bool, False: a TypingError or CompileError of a launch or
+  ``kernel.compile()`` keeps the compiler's frames in its traceback (by default they are
+  dropped, as numba drops them: the message names the kernel's source line).
 
 Every environment variable cujit reads is one of these (tests/test_architecture.py checks
 that no other module reads ``os.environ``); ``python -m cujit info`` shows them all.
@@ -202,6 +205,7 @@ _SETTINGS = {
     "CUDA_ENABLE_NRT": ("CUDA_ENABLE_NRT", _parse_bool, False, True),
     "ALWAYS_WARN_UNINIT_VAR": ("ALWAYS_WARN_UNINIT_VAR", _parse_bool, False, True),
     "DISABLE_PERFORMANCE_WARNINGS": ("DISABLE_PERFORMANCE_WARNINGS", _parse_bool, False, True),
+    "FULL_TRACEBACKS": ("FULL_TRACEBACKS", _parse_bool, False, True),
 }
 
 

@@ -237,6 +237,15 @@ class DeviceFunction(DeviceFunctionLike, SourceOwner):
         return f"<cujit device function {self.py_func.__qualname__}>"
 
 
+def _raise_short(exc):
+    """Raise compile error ``exc`` from here, without the compiler's frames under it (numba's
+    rule: the message names the user's source line; the frames are the compiler's), unless
+    ``config.FULL_TRACEBACKS`` (``NUMBA_FULL_TRACEBACKS``) asks for them."""
+    if config.FULL_TRACEBACKS:
+        raise exc
+    raise exc.with_traceback(None)
+
+
 def _call_simulated(py_func, args, kwargs):
     """``py_func`` called as a device function by the running simulated thread: it sees
     captured device arrays as the launch's simulated views."""
@@ -523,7 +532,10 @@ class Dispatcher(_InspectMixin, KernelLike, SourceOwner):
         specialisation (``.llvm_ir``, ``.ptx``, ``.cubin``, ``.name``).  Raises TypeError /
         ValueError for a bad signature, TypingError/CompileError for a kernel that does not
         compile, and CompileError when it returns a value (kernels return None)."""
-        return self._compiled(self._check_sig(sig))
+        try:
+            return self._compiled(self._check_sig(sig))
+        except CujitCompileError as exc:
+            _raise_short(exc)
 
     def _check_sig(self, sig):
         sig = ct.parse_signature(sig)
@@ -628,7 +640,10 @@ class Dispatcher(_InspectMixin, KernelLike, SourceOwner):
         for i, a in enumerate(args):
             _la.check_alive(i, a.value if isinstance(a, _la._ArgHint) else a,
                             self.py_func.__qualname__)
-        fast = backend.launch(self, cfg, args, ctx, drv)
+        try:
+            fast = backend.launch(self, cfg, args, ctx, drv)
+        except CujitCompileError as exc:
+            _raise_short(exc)
         if fast is not None:
             self._install_fast(fast)
 
