@@ -666,20 +666,20 @@ def _foreign_guard(i, a, t, ns):
 
 
 def _torch_tensor(value):
-    """``(torch, raw_stream, current_device)`` when ``value`` is exactly a ``torch.Tensor``
-    and this PyTorch offers the C calls the fast path reads (``_cuda_getCurrentRawStream``,
-    the one Triton's launcher uses, and ``_cuda_getDevice``); None otherwise.  torch is never
-    imported here: a tensor passed in means the user's code already did."""
+    """``(raw_stream, current_device)``, torch's C calls the fast path reads
+    (``_cuda_getCurrentRawStream``, the one Triton's launcher uses, and ``_cuda_getDevice``),
+    when ``value`` is exactly a ``torch.Tensor`` and this PyTorch has both; None otherwise.
+    torch is never imported here: a tensor passed in means the user's code already did."""
     t = type(value)
     if t.__name__ != "Tensor" or t.__module__ != "torch":
         return None
     torch = sys.modules.get("torch")
+    if torch is None or torch.Tensor is not t:
+        return None
     c = getattr(torch, "_C", None)
     raw, cur = (getattr(c, "_cuda_getCurrentRawStream", None),
                 getattr(c, "_cuda_getDevice", None))
-    if torch is None or torch.Tensor is not t or raw is None or cur is None:
-        return None
-    return torch, raw, cur
+    return None if raw is None or cur is None else (raw, cur)
 
 
 def _torch_exprs(i, t, isz):
@@ -695,7 +695,7 @@ def _torch_exprs(i, t, isz):
     return out + [f"t{i}[{k}] * {isz}" for k in range(t.ndim)]
 
 
-def _torch_guard(i, a, t, ns, torch, raw, cur):
+def _torch_guard(i, a, t, ns):
     """Lines of the fast path that read tensor argument ``i`` through PyTorch's own
     attributes, not its ``__cuda_array_interface__`` (a dict built in Python on each read) nor
     a DLPack capsule per launch (``__dlpack__``'s handshake), and return False unless the
@@ -705,7 +705,6 @@ def _torch_guard(i, a, t, ns, torch, raw, cur):
     :func:`make_fast`, which also refuses the per-thread default stream while synchronising,
     as ``__dlpack__`` does, and makes the handshake after the guards)."""
     ns[f"TD{i}"] = a.dtype
-    ns.update(TRAW=raw, TCUR=cur)
     # no layout read: a sparse tensor's data_ptr() raises RuntimeError, which the fast path
     # takes as "not here" (make_fast), and the slow path refuses it by name
     conds = [f"a{i}.dtype is not TD{i}", f"a{i}.requires_grad",
@@ -843,8 +842,10 @@ def make_fast(lk, args, drv, label=None, literals=None, conv=None):
         lines += ["        dv = TCUR()",
                   "        if cfg.cai_stream == 2 and CONFIG.CUDA_ARRAY_INTERFACE_SYNC:",
                   "            return False"]
-    for i, a, t, tt in tensors:
-        lines += _torch_guard(i, a, t, ns, *tt)
+    if tensors:
+        ns["TRAW"], ns["TCUR"] = tensors[0][3]
+    for i, a, t, _ in tensors:
+        lines += _torch_guard(i, a, t, ns)
     for i, guard in dlpacks:
         lines += [f"        v{i} = DLPACK(a{i}, stream=cfg.cai_stream)",
                   f"        if {guard}:", "            return False"]
