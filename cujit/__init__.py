@@ -89,7 +89,7 @@ _SOURCES = {
     "cujit.reduction": ["reduce", "Reduce"],
     "cujit.types": ["boolean", "bool_", "int8", "int16", "int32", "int64", "uint8", "uint16",
                     "uint32", "uint64", "float16", "float32", "float64", "bfloat16", "complex64",
-                    "complex128", "intp", "uintp", "void"],
+                    "complex128", "intp", "uintp", "void", "CPointer", "voidptr"],
     "cujit.type_names": ["b1", "bool", "byte", "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8",
                          "f4", "f8", "c8", "c16", "double", "char", "uchar", "short", "ushort",
                          "int_", "uint", "intc", "uintc", "long_", "ulong", "longlong",
@@ -172,7 +172,7 @@ if TYPE_CHECKING:
     from .reduction import reduce, Reduce
     from .types import (boolean, bool_, int8, int16, int32, int64, uint8, uint16, uint32,
                         uint64, float16, float32, float64, bfloat16, complex64, complex128, intp,
-                        uintp, void)
+                        uintp, void, CPointer, voidptr)
     from .type_names import (b1, bool, byte, i1, i2, i4, i8, u1, u2, u4, u8, f4, f8, c8, c16,
                              double, char, uchar, short, ushort, int_, uint, intc, uintc, long_,
                              ulong, longlong, ulonglong, ssize_t, size_t, none)

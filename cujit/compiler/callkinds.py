@@ -302,6 +302,8 @@ class CallKind(enum.Enum):
     VECTOR = ("vector", VectorMake)
     CACHE_LOAD = ("cache_load", CacheHint)
     CACHE_STORE = ("cache_store", CacheHint)
+    # C pointers: cffi's ffi.from_buffer(array) → the array's data pointer
+    FROM_BUFFER = ("ffi.from_buffer", type(None))
 
 
 @dataclasses.dataclass(frozen=True, eq=False)

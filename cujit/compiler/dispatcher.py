@@ -699,6 +699,9 @@ def _compatible(have, want):
     if isinstance(want, ct.Array):
         return (isinstance(have, ct.Array) and have.dtype is want.dtype
                 and have.ndim == want.ndim and want.layout in ("A", have.layout))
+    if isinstance(want, (ct.CPointer, ct.RawPointer)):
+        # a pointer parameter takes a device address (numba passes an int for it)
+        return isinstance(have, ct.Integer)
     scal = (ct.Boolean, ct.Integer, ct.Float, ct.Complex)
     if isinstance(want, scal) and isinstance(have, scal):
         return isinstance(want, ct.Complex) or not isinstance(have, ct.Complex)

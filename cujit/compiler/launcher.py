@@ -289,6 +289,8 @@ def param_layout(t, expr):
         return [("H", f"_bf16({expr}).bits")]
     if isinstance(t, ct.Record):
         return [("Q", f"_ptr({expr})")]
+    if isinstance(t, (ct.CPointer, ct.RawPointer)):
+        return [("Q", expr)]        # a device address (an int), numba's pointer arguments
     if isinstance(t, ct.EnumMember):
         return param_layout(t.dtype, f"{expr}.value")
     if t is ct.none:

@@ -219,9 +219,18 @@ def _view(lw, arr, aty, parts, rt):
     return make_array(lw, ptr, shape, strides, rt)
 
 
+def pointer_element(lw, ptr, pty, idx, it):
+    """The address of ``ptr[idx]`` (``ptr`` of type ``CPointer``, ``idx`` of integer type
+    ``it``): C's ``ptr + idx``, no wrap of negative indices and no bounds, as numba.cuda."""
+    return lw.b.gep(ptr, [cast(lw.b, idx, it, T.int64 if it.signed else T.uint64)])
+
+
 def subscript_pointer(lw, node):
-    """(pointer, element type) of ``arr[i, j, …]`` (all integer indices)."""
+    """(pointer, element type) of ``arr[i, j, …]`` (all integer indices) or ``ptr[i]``."""
     aty = lw.ty(node.value)
+    if isinstance(aty, T.CPointer):
+        return pointer_element(lw, lw.expr(node.value), aty, lw.expr(node.slice),
+                               lw.ty(node.slice)), aty.dtype
     arr = lw.expr(node.value)
     parts = lw.tf.info[node].parts
     vals = _index_values(lw, parts)
@@ -251,6 +260,9 @@ def load_subscript(lw, node):
     if isinstance(bt, T.Array):
         if isinstance(rt, T.Array):
             return _view(lw, lw.expr(node.value), bt, info.parts, rt)
+        ptr, et = subscript_pointer(lw, node)
+        return load_elem(lw, ptr, et)
+    if isinstance(bt, T.CPointer):
         ptr, et = subscript_pointer(lw, node)
         return load_elem(lw, ptr, et)
     if isinstance(bt, (T.UniTuple, T.Tuple)):

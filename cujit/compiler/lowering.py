@@ -65,6 +65,8 @@ def _scalar_params(t):
         return [mtype(t.dtype).as_pointer()] + [I64] * (2 * t.ndim)
     if isinstance(t, T.Record):
         return [I8P]
+    if isinstance(t, (T.CPointer, T.RawPointer)):
+        return [ltype(t)]       # a device address, passed as the pointer it is
     if isinstance(t, T.Boolean):
         return [I8]
     if isinstance(t, T.Complex):
