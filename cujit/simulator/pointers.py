@@ -16,6 +16,8 @@ reach:
 Pointer accesses are not seen by the race checkers nor the access report.  Linked C code
 cannot run here (``declare_device(..., sim=f)`` gets the pointer and may index it).
 """
+import operator
+
 import numpy as np
 
 from ..driver import get_driver
@@ -46,7 +48,7 @@ class SimPointer:
         if isinstance(self.pointer_type, T.RawPointer):
             raise TypeError(f"{self.name} is a void* pointer: it cannot be indexed")
         try:
-            j = self.start + int(i)
+            j = self.start + operator.index(i)
         except TypeError:
             raise TypeError(f"{self.name} ({self.pointer_type}) takes one integer index, got "
                             f"{i!r}") from None
