@@ -8,7 +8,8 @@ import pytest
 import cujit as cuda
 from cujit import types as T
 from cujit.simulator.errors import OutOfBoundsError
-from cujit.simulator.pointers import SimPointer
+from cujit.simulator.kernel import run_kernel
+from cujit.simulator.pointers import SimPointer, from_address
 
 cffi = pytest.importorskip("cffi")
 ffi = cffi.FFI()
@@ -172,3 +173,17 @@ def test_pointer_values_type_as_their_pointer_type():
     v = SimPointer(None, 0, T.voidptr, 0x10, "v")
     with pytest.raises(TypeError, match="v is a void\\* pointer: it cannot be indexed"):
         v[0]
+
+
+def test_each_declared_pointer_type_is_typed_on_its_own():
+    @cuda.jit([T.void(T.CPointer(T.int32), T.int32), T.void(T.CPointer(T.float64), T.float64)])
+    def k(p, v):
+        p[0] = v
+    a = cuda.device_array(1, np.int32)
+    b = cuda.device_array(1, np.float64)
+    k[1, 1](_addr(a), np.int32(3))
+    # an address matches the first declared signature: the float64 pointer is given to the
+    # kernel's simulator state directly, after the int32 one was typed
+    run_kernel(k.sim_kernel, (1, 1, 1), (1, 1, 1), 0, 0,
+               [from_address(_addr(b), T.CPointer(T.float64), "p"), np.float64(2.5)])
+    assert a.copy_to_host()[0] == 3 and b.copy_to_host()[0] == 2.5
