@@ -58,7 +58,7 @@ _SOURCES = {
                         "ballot_sync", "all_sync", "any_sync", "eq_sync", "activemask",
                         "lanemask_lt", "popc", "brev", "clz", "ffs", "fma", "cbrt", "selp",
                         "mulhi", "nanosleep", "match_any_sync", "match_all_sync", "cg", "Dim3"],
-    "cujit.kernelapi_extra": ["GridGroup", "literal_unroll"],
+    "cujit.kernelapi_extra": ["GridGroup", "literal_unroll", "carray", "farray"],
     "cujit.cache_hints": ["ldca", "ldcg", "ldcs", "ldlu", "ldcv", "stcg", "stcs", "stwb",
                           "stwt"],
     "cujit.vector_types": ['int8x1', 'int8x2', 'int8x3', 'int8x4', 'int16x1',
@@ -145,7 +145,7 @@ if TYPE_CHECKING:
                             any_sync, eq_sync, activemask, lanemask_lt, popc, brev, clz, ffs,
                             fma, cbrt, selp, mulhi, nanosleep, match_any_sync, match_all_sync,
                             cg, Dim3)
-    from .kernelapi_extra import GridGroup, literal_unroll
+    from .kernelapi_extra import GridGroup, literal_unroll, carray, farray
     from .cache_hints import (ldca, ldcg, ldcs, ldlu, ldcv, stcg, stcs, stwb, stwt)
     from .vector_types import (int8x1, int8x2, int8x3, int8x4, int16x1, int16x2,
                                  int16x3, int16x4, int32x1, int32x2, int32x3,

@@ -297,8 +297,8 @@ def _module_contents():
         "numba.cuda.np.numpy_support": {
             "numpy_version": tuple(int(p) for p in np.__version__.split(".")[:2]),
             "from_dtype": cujit.types.from_dtype, "as_dtype": _as_dtype,
-            # arrays over raw pointers inside kernels: cujit has no pointer type
-            **{n: internal(f"numba.cuda.np.numpy_support.{n}") for n in ("carray", "farray")}},
+            # arrays over C pointers inside kernels
+            "carray": cujit.carray, "farray": cujit.farray},
         # the launch configuration seen by numba's compilation pipeline (its dispatcher's
         # _compile_for_args and launch-config-sensitive lowering), which cujit does not have
         "numba.cuda.launchconfig": {

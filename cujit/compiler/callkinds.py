@@ -15,7 +15,7 @@ import enum
 __all__ = ["CallKind", "Call", "Cast", "Extremum", "MathFunc", "ArraySpec", "ConstArray",
            "GridAxes", "ValueType", "Atomic", "Libdevice", "DeviceCall", "ClosureCall",
            "Reshape", "OverloadCall", "UserIntrinsic", "ExternCall", "WmmaFragment",
-           "WmmaFill", "WmmaLoad", "WmmaMma", "WmmaStore", "VectorMake", "CacheHint", "UfuncCall",
+           "WmmaFill", "WmmaLoad", "WmmaMma", "WmmaStore", "VectorMake", "CacheHint", "UfuncCall", "PointerArray",
            "call_of", "resolve"]
 
 
@@ -124,6 +124,14 @@ class UserIntrinsic:
     intrinsic: object
     signature: object
     codegen: object
+
+
+@dataclasses.dataclass(frozen=True)
+class PointerArray:
+    """``carray(ptr, shape, dtype)`` / ``farray``: an array over a pointer's memory, its
+    ``order`` ('C' or 'F') and element type ``dtype`` (a cujit type)."""
+    order: str
+    dtype: object
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -304,6 +312,9 @@ class CallKind(enum.Enum):
     CACHE_STORE = ("cache_store", CacheHint)
     # C pointers: cffi's ffi.from_buffer(array) → the array's data pointer
     FROM_BUFFER = ("ffi.from_buffer", type(None))
+    # an array over a pointer's memory (numba.cuda.np.numpy_support.carray / farray)
+    CARRAY = ("carray", PointerArray)
+    FARRAY = ("farray", PointerArray)
 
 
 @dataclasses.dataclass(frozen=True, eq=False)

@@ -60,6 +60,8 @@ def _table():
         from .. import kernelapi_extra as KX
         t[id(KX.this_grid)] = "cg.this_grid"
         t[id(KX.grid_sync)] = "cg.grid_sync"
+        t[id(KX.carray)] = "carray"
+        t[id(KX.farray)] = "farray"
         for name in MATH_UNARY + MATH_BINARY + _MATH_PRED + _MATH_TOINT:
             if hasattr(math, name):
                 t[id(getattr(math, name))] = "math." + name

@@ -225,6 +225,30 @@ def pointer_element(lw, ptr, pty, idx, it):
     return lw.b.gep(ptr, [cast(lw.b, idx, it, T.int64 if it.signed else T.uint64)])
 
 
+def lower_pointer_array(lw, node, c):
+    """``carray(ptr, shape[, dtype])`` / ``farray``: an array struct of the pointer as data,
+    the shape's values, and the contiguous strides of ``c.data.order`` (bytes)."""
+    b = lw.b
+    bound = dict(zip(("ptr", "shape", "dtype"), node.args))
+    bound.update((kw.arg, kw.value) for kw in node.keywords)
+    rt = lw.ty(node)
+    ptr = lw.expr(bound["ptr"])
+    st = lw.ty(bound["shape"])
+    sv = lw.expr(bound["shape"])
+    if isinstance(st, (T.UniTuple, T.Tuple)):
+        dims = [cast(b, b.extract_value(sv, k), t, T.int64) for k, t in enumerate(st.types)]
+    else:
+        dims = [cast(b, sv, st, T.int64)]
+    step = ir.Constant(I64, c.data.dtype.dtype.itemsize)
+    strides = [None] * len(dims)
+    order = range(len(dims) - 1, -1, -1) if c.data.order == "C" else range(len(dims))
+    for k in order:
+        strides[k] = step
+        step = b.mul(step, dims[k])
+    data = b.bitcast(ptr, ltype(rt).elements[0])
+    return make_array(lw, data, dims, strides, rt)
+
+
 def subscript_pointer(lw, node):
     """(pointer, element type) of ``arr[i, j, …]`` (all integer indices) or ``ptr[i]``."""
     aty = lw.ty(node.value)

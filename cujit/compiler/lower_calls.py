@@ -467,6 +467,7 @@ _HANDLERS = {
     K.THIS_GRID: cooperative.lower_this_grid, K.GRID_SYNC: cooperative.lower_grid_sync,
     K.OVERLOAD: _overload, K.USER_INTRINSIC: lower_extending.lower_user_intrinsic,
     K.EXTERN: lower_extern_call, K.FROM_BUFFER: lower_from_buffer, K.UFUNC: _ufunc,
+    K.CARRAY: LA.lower_pointer_array, K.FARRAY: LA.lower_pointer_array,
     K.VECTOR: lower_vector_make, K.CACHE_LOAD: lower_cache_load,
     K.CACHE_STORE: lower_cache_store,
     K.WMMA_FRAGMENT: lower_wmma.lower_fragment, K.WMMA_FILL: lower_wmma.lower_fill,

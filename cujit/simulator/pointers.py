@@ -23,7 +23,7 @@ import numpy as np
 from ..driver import get_driver
 from ..driver.errors import CudaAPIError
 from .. import types as T
-from .checked import unwrap
+from .checked import CheckedArray, unwrap
 from .errors import OutOfBoundsError
 from .memory import check_aligned
 
@@ -71,6 +71,37 @@ class SimPointer:
 
     def __setitem__(self, i, value):
         self.data[self._at(i)] = value
+
+    def as_array(self, shape, order, dtype=None):
+        """``carray``/``farray`` of this pointer: a checked array of ``shape`` (an int or a
+        tuple of ints) in ``order`` ('C' or 'F') over the memory from the element pointed
+        at, of ``dtype`` (default the pointer's; required for ``void*``).  OutOfBoundsError
+        when the array would reach past the memory the pointer reaches; TypeError for a
+        dtype other than the pointer's."""
+        shape = (int(shape),) if not isinstance(shape, tuple) else tuple(int(n) for n in shape)
+        if isinstance(self.pointer_type, T.RawPointer):
+            if dtype is None:
+                raise TypeError(f"explicit dtype required for void* argument ({self.name})")
+            if self.address is None:
+                raise TypeError(f"{self.name} is a void* pointer without an address")
+            return from_address(self.address, T.CPointer(dtype), self.name).as_array(
+                shape, order)
+        if dtype is not None and T.as_dtype_type(dtype) is not self.pointer_type.dtype:
+            raise TypeError(f"mismatching dtype '{dtype}' for pointer {self.pointer_type}")
+        n = 1
+        for d in shape:
+            n *= d
+        if n:
+            self._at(0)         # raises for a pointer that reaches no memory
+            if self.start + n > self.data.shape[0]:
+                raise OutOfBoundsError(
+                    f"an array of shape {shape} ({n} elements) over {self.name} "
+                    f"({self.pointer_type}) is out of bounds: the pointer reaches "
+                    f"{self.data.shape[0] - self.start} element(s)")
+            flat = self.data[self.start:self.start + n]
+        else:
+            flat = np.empty(0, np.dtype(self.pointer_type.dtype.dtype))
+        return CheckedArray(flat.reshape(shape, order=order), self.name)
 
     def __repr__(self):
         n = 0 if self.data is None else self.data.shape[0]

@@ -802,6 +802,8 @@ def _call_table():
                                 K.EQ_SYNC, K.ACTIVEMASK, K.LANEMASK_LT, K.MATH_PARTS,
                                 # a cache hint indexes the simulated array (its checks)
                                 K.CACHE_LOAD, K.CACHE_STORE,
+                                # carray/farray: the pointer's as_array (pointers.py)
+                                K.CARRAY, K.FARRAY,
                                 K.WMMA_FRAGMENT, K.WMMA_FILL, K.WMMA_LOAD, K.WMMA_MMA,
                                 K.WMMA_STORE),
                                R.c_as_written))

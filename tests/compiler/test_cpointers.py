@@ -340,3 +340,70 @@ def test_gpu_cache_hints_through_pointers():
     b = cuda.device_array(40, np.float32)
     k[2, 32](b.__cuda_array_interface__["data"][0], a.__cuda_array_interface__["data"][0], 40)
     np.testing.assert_array_equal(b.copy_to_host(), np.arange(40, dtype=np.float32) * 2)
+
+
+# ---- carray / farray -----------------------------------------------------------------------
+def _carray_not_pointer(a):
+    x = cuda.carray(a, (2,))
+    x[0] = 1
+
+
+def _carray_float_shape(p):
+    x = cuda.carray(p, 2.0)
+    x[0] = 1
+
+
+def _carray_wrong_dtype(p):
+    x = cuda.carray(p, 2, dtype=np.float64)
+    x[0] = 1
+
+
+def _carray_void(p):
+    x = cuda.carray(p, 2)
+    x[0] = 1
+
+
+@pytest.mark.compile
+@pytest.mark.parametrize("fn, argtypes, text", [
+    (_carray_not_pointer, (T.float32[::1],), r"carray\(\) takes a C pointer \(CPointer\), got "
+                                             r"a value of type array"),
+    (_carray_float_shape, (P_F32,), r"the shape of carray\(\) must be an integer or a tuple "
+                                    r"of integers, got float64"),
+    (_carray_wrong_dtype, (P_F32,), r"mismatching dtype 'float64' for pointer float32\*"),
+    (_carray_void, (T.voidptr,), r"explicit dtype required for void\* argument of carray"),
+])
+def test_carray_errors(fn, argtypes, text):
+    with pytest.raises(TypingError, match=text):
+        cuda.compile_ptx(fn, argtypes)
+
+
+@pytest.mark.compile
+def test_carray_and_farray_compile_to_global_accesses():
+    def k(p, q, n, m, out):
+        c = cuda.carray(p, (n, m))
+        f = cuda.farray(q, (n, m), dtype=np.float64)
+        out[0] = c.strides[0]
+        out[1] = c.strides[1]
+        out[2] = f.strides[0]
+        out[3] = f.strides[1]
+        c[1, 2] = f[1, 2]
+    ptx = cuda.compile_ptx(k, (T.CPointer(T.float64), T.voidptr, T.int64, T.int64,
+                               T.int64[::1]))[0]
+    assert "ld.global.f64" in ptx and "st.global.f64" in ptx
+
+
+@pytest.mark.gpu
+def test_gpu_carray_and_farray_over_a_device_address():
+    @cuda.jit(T.void(T.CPointer(T.int32), T.int32, T.int32, T.int64[::1]))
+    def k(p, n, m, strides):
+        c = cuda.carray(p, (n, m))
+        f = cuda.farray(p, (n, m))
+        c[1, 0] = 5          # element 1 * m
+        f[1, 0] += 7          # element 1
+        strides[0] = c.strides[0]
+        strides[1] = f.strides[1]
+    d = cuda.to_device(np.zeros(6, np.int32))
+    s = np.zeros(2, np.int64)
+    k[1, 1](int(d.gpu_data.device_pointer), 2, 3, s)
+    np.testing.assert_array_equal(d.copy_to_host(), [0, 7, 0, 5, 0, 0])
+    assert list(s) == [12, 8]

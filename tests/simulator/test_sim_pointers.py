@@ -187,3 +187,48 @@ def test_each_declared_pointer_type_is_typed_on_its_own():
     run_kernel(k.sim_kernel, (1, 1, 1), (1, 1, 1), 0, 0,
                [from_address(_addr(b), T.CPointer(T.float64), "p"), np.float64(2.5)])
     assert a.copy_to_host()[0] == 3 and b.copy_to_host()[0] == 2.5
+
+
+def test_carray_and_farray_view_the_pointer_memory():
+    @cuda.jit(T.void(T.CPointer(T.int32), T.int32, T.int32, T.int64[::1]))
+    def k(p, n, m, strides):
+        c = cuda.carray(p, (n, m))
+        f = cuda.farray(p, (n, m))
+        c[1, 0] = 5          # element 1 * m
+        f[1, 0] += 7          # element 1
+        strides[0] = c.strides[0]
+        strides[1] = f.strides[1]
+    d = cuda.to_device(np.zeros(6, np.int32))
+    s = np.zeros(2, np.int64)
+    k[1, 1](int(d.gpu_data.device_pointer), 2, 3, s)
+    np.testing.assert_array_equal(d.copy_to_host(), [0, 7, 0, 5, 0, 0])
+    assert list(s) == [12, 8]
+    with pytest.raises(OutOfBoundsError, match=r"an array of shape \(3, 3\) \(9 elements\) "
+                                               r"over p \(int32\*\) is out of bounds: the "
+                                               r"pointer reaches 6 element"):
+        k[1, 1](int(d.gpu_data.device_pointer), 3, 3, s)
+
+
+def test_carray_of_a_void_pointer_takes_the_dtype_given():
+    @cuda.jit(T.void(T.voidptr, T.int32))
+    def k(p, n):
+        x = cuda.carray(p, n, dtype=np.float32)
+        x[n - 1] = 2.5
+    d = cuda.to_device(np.zeros(4, np.float32))
+    k[1, 1](_addr(d), 4)
+    assert d.copy_to_host()[3] == 2.5
+
+
+def test_carray_elements_are_bounds_checked():
+    @cuda.jit(T.void(T.CPointer(T.float32), T.int32))
+    def k(p, i):
+        x = cuda.carray(p, 2)
+        x[i] = 1.0
+    d = cuda.to_device(np.zeros(4, np.float32))
+    with pytest.raises(OutOfBoundsError):
+        k[1, 1](_addr(d), 2)
+
+
+def test_carray_outside_a_kernel_needs_a_pointer():
+    with pytest.raises(TypeError, match=r"carray\(\) takes a C pointer"):
+        cuda.carray(np.zeros(2), 2)
