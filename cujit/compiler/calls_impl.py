@@ -165,10 +165,12 @@ def _pointer_arg_problem(t, p):
     a pointer of the element type, or an array (its data pointer: numba's arrays decay so);
     ``void*`` takes any pointer or array."""
     if isinstance(t, (T.CPointer, T.RawPointer)):
-        if isinstance(p, T.RawPointer) or t == p or (
-                isinstance(t, T.CPointer) and t.dtype is p.dtype and p.addrspace is None):
+        if isinstance(p, T.RawPointer) or t == p:
             return None
-        return "the element types differ"
+        if isinstance(t, T.RawPointer) or t.dtype is not p.dtype:
+            return "the element types differ"
+        # a pointer of another address space is converted (addrspacecast), as C would
+        return None
     if isinstance(t, T.Array):
         if isinstance(p, T.RawPointer):
             return None

@@ -32,7 +32,12 @@ def _argument(b, v, at, t):
     if isinstance(t, (T.CPointer, T.RawPointer, T.Array)):
         ptr = b.extract_value(v, 0) if isinstance(at, T.Array) else v
         want = _abi_type(t)
-        return ptr if ptr.type == want else b.bitcast(ptr, want)
+        if ptr.type == want:
+            return ptr
+        if ptr.type.addrspace != want.addrspace:
+            ptr = b.bitcast(ptr, want.pointee.as_pointer(ptr.type.addrspace))
+            return b.addrspacecast(ptr, want)
+        return b.bitcast(ptr, want)
     return _to_abi(b, cast(b, v, at, t), t)
 
 

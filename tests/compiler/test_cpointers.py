@@ -231,6 +231,17 @@ def test_from_buffer_and_arrays_pass_data_pointers_to_declared_functions():
 
 
 @pytest.mark.compile
+def test_pointer_parameter_in_an_address_space_takes_a_generic_pointer():
+    f = cuda.declare_device("shared_f", T.int32(T.CPointer(T.int32, 3)), abi="c")
+
+    def k(r):
+        sm = cuda.shared.array(4, np.int32)
+        r[0] = f(ffi.from_buffer(sm))       # generic → shared: an addrspacecast
+    ptx, _ = cuda.compile_ptx(k, "void(int32[::1])")
+    assert [ln.split()[1] for ln in _param_lines(ptx, "shared_f")] == [".b64"]
+
+
+@pytest.mark.compile
 def test_void_pointer_parameter_takes_any_pointer_or_array():
     first_of = cuda.declare_device("first_of", "int32(voidptr)")
 
