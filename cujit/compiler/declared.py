@@ -109,8 +109,9 @@ def declare_device(name, sig, link=None, use_cooperative=False, abi="numba", sim
     into every kernel that calls the function.  ``use_cooperative``: the code needs a
     cooperative launch (grid sync).  ``abi``: ``'numba'`` (``int name(T *ret, args...)``)
     or ``'c'`` (``T name(args...)``).  ``sim`` (cujit's addition): a Python function the
-    simulator runs for each call, given the argument values; set later with
-    ``@decl.simulator``.
+    simulator runs for each call, given the argument values (a pointer, or an array passed
+    for one, as a simulator pointer that ``p[i]`` reads and writes, bounds-checked); set
+    later with ``@decl.simulator``.
 
     Raises ValueError for a name that is not a C identifier, NotImplementedError for
     another ``abi`` (as numba), TypeError for a signature without a return type, other
