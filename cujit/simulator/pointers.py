@@ -13,7 +13,9 @@ reach:
   outside every allocation (0 included) is a pointer that faults when dereferenced, as on a
   GPU; passing it on is fine.
 
-Pointer accesses are not seen by the race checkers nor the access report.  Linked C code
+Accesses through a pointer from ``ffi.from_buffer`` of a checked array (checks on) are that
+array's own accesses: race-checked and recorded by the access report as indexing it is;
+through a pointer kernel parameter they are bounds-checked only.  Linked C code
 cannot run here (``declare_device(..., sim=f)`` gets the pointer and may index it).
 """
 import operator
@@ -32,7 +34,7 @@ __all__ = ["SimPointer", "from_buffer", "from_address", "as_pointer"]
 
 class SimPointer:
     """A pointer of type ``pointer_type`` (a cujit ``CPointer`` or ``RawPointer``) to element
-    ``start`` of ``data`` (a flat NumPy array of the element dtype, or None when the pointer
+    ``start`` of ``data`` (a flat NumPy or checked array of the element dtype, or None when the pointer
     reaches no memory the simulator knows: then any access raises).  ``address``: the device
     address for a pointer made from one (None otherwise); ``name``: how errors name it."""
     __slots__ = ("data", "start", "pointer_type", "address", "name")
@@ -101,6 +103,8 @@ class SimPointer:
             flat = self.data[self.start:self.start + n]
         else:
             flat = np.empty(0, np.dtype(self.pointer_type.dtype.dtype))
+        if isinstance(flat, CheckedArray):
+            return flat.reshape(shape, order=order)
         return CheckedArray(flat.reshape(shape, order=order), self.name)
 
     def __repr__(self):
@@ -120,7 +124,9 @@ def from_buffer(arr, name="ffi.from_buffer(...)"):
             raw.flags.c_contiguous or raw.flags.f_contiguous):
         raise TypeError(f"{name}: from_buffer() needs a contiguous array, got one of shape "
                         f"{raw.shape} and strides {raw.strides}")
-    flat = raw.reshape(-1)
+    # a checked array's flat view keeps its race tracking and access recording: accesses
+    # through the pointer are seen as the array's own
+    flat = arr.reshape(-1) if isinstance(arr, CheckedArray) else raw.reshape(-1)
     dt = raw.dtype
     et = T.from_dtype(dt) if dt.fields is None else T.Record(dt)
     return SimPointer(flat, 0, T.CPointer(et), name=name)

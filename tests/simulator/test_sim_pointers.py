@@ -232,3 +232,27 @@ def test_carray_elements_are_bounds_checked():
 def test_carray_outside_a_kernel_needs_a_pointer():
     with pytest.raises(TypeError, match=r"carray\(\) takes a C pointer"):
         cuda.carray(np.zeros(2), 2)
+
+
+def test_accesses_through_from_buffer_are_race_checked():
+    from cujit.simulator.errors import DataRaceError
+
+    @cuda.jit
+    def k(a):
+        p = ffi.from_buffer(a)
+        p[0] = cuda.threadIdx.x         # every thread writes element 0: a race
+    with pytest.raises(DataRaceError):
+        k[1, 4](np.zeros(4, np.int32))
+
+
+def test_shared_memory_races_through_a_pointer_are_reported():
+    from cujit.simulator.errors import DataRaceError
+
+    @cuda.jit
+    def k(out):
+        sm = cuda.shared.array(4, np.int32)
+        p = ffi.from_buffer(sm)
+        p[cuda.threadIdx.x] = 1
+        out[cuda.threadIdx.x] = p[(cuda.threadIdx.x + 1) % 4]   # no barrier between
+    with pytest.raises(DataRaceError):
+        k[1, 4](np.zeros(4, np.int32))
