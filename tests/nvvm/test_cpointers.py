@@ -299,14 +299,17 @@ def test_linked_c_code_with_pointer_parameters_links():
                                      link=src)
     set_first = cuda.declare_device("set_first", "void(CPointer(int32), int32)", abi="c",
                                     link=src)
+    first_of = cuda.declare_device("first_of", "int32(voidptr)", link=src)
 
     @cuda.jit
-    def k(r, x, ia):
+    def k(r, x, ia, out):
         r[()] = sum_reduce(ffi.from_buffer(x), len(x))
         set_first(ia, 3)
-    spec = build_kernel(k.py_func, (T.float32[::1], T.float32[::1], T.int32[::1]),
-                        k.targetoptions)
-    assert spec.cubin[:4] == b"\x7fELF"
+        out[0] = first_of(ia)
+    # the one source of three declarations is linked once (no duplicate symbols)
+    spec = build_kernel(k.py_func, (T.Array(T.float32, 0, "C"), T.float32[::1], T.int32[::1],
+                                    T.int32[::1]), k.targetoptions)
+    assert spec.cubin[:4] == b"\x7fELF" and len(spec.link_files) == 1
 
 
 # ---- on a GPU --------------------------------------------------------------------------------
