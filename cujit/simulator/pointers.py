@@ -1,7 +1,7 @@
 """C pointers on the simulator (``CPointer`` / ``voidptr`` values in kernels).
 
-A pointer is a :class:`SimPointer`: the memory it can reach (a flat NumPy array of its
-element type), the element it points at, and its type.  ``p[i]`` reads and writes that
+A pointer is a :class:`SimPointer`: the memory it can reach (a flat NumPy or checked array
+of its element type), the element it points at, and its type.  ``p[i]`` reads and writes that
 memory with a bounds check, always (checks on or off: an index outside the memory the
 simulator knows would otherwise read or corrupt other host memory).  What a pointer can
 reach:
@@ -27,15 +27,14 @@ from ..driver.errors import CudaAPIError
 from .. import types as T
 from .checked import CheckedArray, unwrap
 from .errors import OutOfBoundsError
-from .memory import check_aligned
 
 __all__ = ["SimPointer", "from_buffer", "from_address", "as_pointer"]
 
 
 class SimPointer:
     """A pointer of type ``pointer_type`` (a cujit ``CPointer`` or ``RawPointer``) to element
-    ``start`` of ``data`` (a flat NumPy or checked array of the element dtype, or None when the pointer
-    reaches no memory the simulator knows: then any access raises).  ``address``: the device
+    ``start`` of ``data`` (a flat NumPy or checked array of the element dtype, or None when
+    the pointer reaches no memory the simulator knows: then any access raises).  ``address``: the device
     address for a pointer made from one (None otherwise); ``name``: how errors name it."""
     __slots__ = ("data", "start", "pointer_type", "address", "name")
 
@@ -146,7 +145,11 @@ def from_address(address, pointer_type, name):
         base, size = drv.mem_get_address_range(address)
     except (CudaAPIError, NotImplementedError):
         return SimPointer(None, 0, pointer_type, address, name)
-    check_aligned(name, address, (2,), (dt.itemsize,), dt)
+    if address % dt.alignment:
+        raise CudaAPIError(
+            716, f"kernel argument '{name}' is a {pointer_type} pointer at {address:#x}, which "
+            f"is not a multiple of {dt.alignment}: the GPU's loads through it fault with this "
+            "error, which ends the context", "cuLaunchKernel")
     first = (address - base) % dt.itemsize
     count = (size - first) // dt.itemsize
     raw = drv.host_view(base + first, count * dt.itemsize)

@@ -71,7 +71,8 @@ def test_misaligned_pointer_parameter_is_the_gpu_fault():
     def k(p):
         p[0] = 1.0
     d = cuda.device_array(4, np.float32)
-    with pytest.raises(cuda.CudaAPIError) as e:
+    with pytest.raises(cuda.CudaAPIError, match=r"kernel argument 'p' is a float32\* pointer "
+                                                r"at 0x[0-9a-f]+, which is not a multiple of 4") as e:
         k[1, 1](_addr(d) + 2)
     assert e.value.code == 716
 
