@@ -354,6 +354,10 @@ def run_kernel(kernel, griddim, blockdim, stream_handle, dynamic_shared_bytes, a
             if isinstance(a, np.ndarray):
                 name = params[i] if i < len(params) else f"arg{i}"
                 kargs[i] = checked(a, name, races)
+            elif isinstance(a, SimPointer) and isinstance(a.data, np.ndarray):
+                # a pointer parameter's memory, race-checked as an array argument's is
+                kargs[i] = SimPointer(checked(a.data, a.name, races), a.start, a.pointer_type,
+                                      a.address, a.name)
     consts = info.consts.setdefault(sig, {})
 
     def prepared(rec):

@@ -15,7 +15,8 @@ reach:
 
 Accesses through a pointer from ``ffi.from_buffer`` of a checked array (checks on) are that
 array's own accesses: race-checked and recorded by the access report as indexing it is;
-through a pointer kernel parameter they are bounds-checked only.  Linked C code
+a pointer kernel parameter's memory is race-checked as a global array argument's
+(``kernel.run_kernel`` wraps it), not recorded by the access report.  Linked C code
 cannot run here (``declare_device(..., sim=f)`` gets the pointer and may index it).
 """
 import operator

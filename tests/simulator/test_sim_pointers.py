@@ -257,3 +257,14 @@ def test_shared_memory_races_through_a_pointer_are_reported():
         out[cuda.threadIdx.x] = p[(cuda.threadIdx.x + 1) % 4]   # no barrier between
     with pytest.raises(DataRaceError):
         k[1, 4](np.zeros(4, np.int32))
+
+
+def test_accesses_through_a_pointer_parameter_are_race_checked():
+    from cujit.simulator.errors import DataRaceError
+
+    @cuda.jit(T.void(T.CPointer(T.int32)))
+    def k(p):
+        p[0] = cuda.threadIdx.x + cuda.blockIdx.x * 4      # every thread writes element 0
+    d = cuda.device_array(4, np.int32)
+    with pytest.raises(DataRaceError):
+        k[2, 4](_addr(d))
