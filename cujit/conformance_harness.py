@@ -206,8 +206,10 @@ def _libdevice_signature(retty, args):
 
 
 #: the names of numba-cuda's ``_internal.cuda_fp8`` that are cujit's (:mod:`cujit.fp8`).
-_FP8_NAMES = ("saturation_t", "fp8_interpretation_t", "cvt_float_to_fp8", "cvt_double_to_fp8",
-              "cvt_float_to_e8m0", "cvt_double_to_e8m0")
+_FP8_NAMES = ("fp8_e5m2", "fp8_e4m3", "fp8_e8m0", "saturation_t", "fp8_interpretation_t",
+              "cvt_float_to_fp8", "cvt_double_to_fp8", "cvt_bfloat16raw_to_fp8",
+              "cvt_float_to_e8m0", "cvt_double_to_e8m0", "cvt_bfloat16raw_to_e8m0",
+              "cvt_e8m0_to_bf16raw")
 
 
 def _module_contents():
@@ -284,12 +286,7 @@ def _module_contents():
         "numba.cuda._internal.cuda_bf16": {
             **{n: getattr(cujit_bf16, n) for n in cujit_bf16.__all__},
             "nv_bfloat16": cujit_bf16.bfloat16},
-        "numba.cuda._internal.cuda_fp8": {
-            **{n: getattr(cujit_fp8, n) for n in _FP8_NAMES},
-            # FP8 storage types and bfloat16-bits conversions cujit does not have
-            **{n: internal(f"numba.cuda._internal.cuda_fp8.{n}")
-               for n in ("fp8_e5m2", "fp8_e4m3", "fp8_e8m0", "cvt_bfloat16raw_to_fp8",
-                         "cvt_bfloat16raw_to_e8m0", "cvt_e8m0_to_bf16raw")}},
+        "numba.cuda._internal.cuda_fp8": {n: getattr(cujit_fp8, n) for n in _FP8_NAMES},
         "numba.cuda.datamodel": {},
         "numba.cuda.datamodel.models": {
             "OpaqueModel": internal("numba.cuda.datamodel.models.OpaqueModel")},
