@@ -378,3 +378,37 @@ def test_fp8_types_compile_to_the_cvt_instructions():
     ptx = ptx_of(fp8_to_types, argtypes=sig)
     assert "cvt.rzi.s8.bf16" in ptx and "cvt.rzi.u64.bf16" in ptx
     assert link_cubin(ptx, (9, 0))[:4] == b"\x7fELF"
+
+
+def fp8_sweep(x, o4, o5, o8, i4):
+    i = cuda.grid(1)
+    if i < x.size:
+        o4[i] = float32(fp8_e4m3(x[i]))
+        o5[i] = float32(fp8_e5m2(x[i]))
+        o8[i] = float32(fp8_e8m0(x[i]))
+        i4[i] = int32(fp8_e5m2(x[i]))
+
+
+@pytest.mark.gpu
+def test_fp8_types_on_the_gpu_agree_with_narrow_floats_over_a_sweep():
+    # every FP8 code's value and its neighbours, and 2**18 float32 bit patterns spread over
+    # the whole range: the H200's cvt results against the simulator's rounding rules
+    codes = np.arange(256)
+    exact = [nf.fp8_bits_to_f32(c, f) for f in ("e4m3", "e5m2") for c in codes]
+    exact = np.array(exact + [nf.e8m0_bits_to_f32(c) for c in codes], np.float32)
+    near = np.concatenate([exact, np.nextafter(exact, np.float32(np.inf)),
+                           np.nextafter(exact, np.float32(-np.inf))])
+    spread = (np.arange(1 << 18, dtype=np.uint64) * 16381).astype(np.uint32).view(np.float32)
+    x = np.concatenate([near, spread]).astype(np.float32)
+    n = x.size
+    o4, o5, o8 = (np.zeros(n, np.float32) for _ in range(3))
+    i4 = np.zeros(n, np.int32)
+    cuda.jit(fp8_sweep)[(n + 255) // 256, 256](x, o4, o5, o8, i4)
+    c4 = np.array([nf.float_to_fp8_bits(v, "e4m3") for v in x])
+    c5 = np.array([nf.float_to_fp8_bits(v, "e5m2") for v in x])
+    c8 = np.array([nf.float_to_e8m0_bits(v, "ru") for v in x])
+    assert _bits(o4) == [_f32_bits_of_fp8(c, "e4m3") for c in c4]
+    assert _bits(o5) == [_f32_bits_of_fp8(c, "e5m2") for c in c5]
+    assert _bits(o8) == [_f32_bits_of_fp8(c, "e8m0") for c in c8]
+    b5 = [int(nf.f32_to_bf16_bits(nf.fp8_bits_to_f32(c, "e5m2"), "rz")) for c in c5]
+    assert i4.tolist() == [nf.bf16_to_int(b, "rz", True, 32) for b in b5]
