@@ -412,3 +412,15 @@ def test_fp8_types_on_the_gpu_agree_with_narrow_floats_over_a_sweep():
     assert _bits(o8) == [_f32_bits_of_fp8(c, "e8m0") for c in c8]
     b5 = [int(nf.f32_to_bf16_bits(nf.fp8_bits_to_f32(c, "e5m2"), "rz")) for c in c5]
     assert i4.tolist() == [nf.bf16_to_int(b, "rz", True, 32) for b in b5]
+
+
+def test_the_cast_lowering_refuses_what_the_typing_refuses():
+    from llvmlite import ir
+    from cujit.compiler.ltypes import cast
+    fn = ir.Function(ir.Module(), ir.FunctionType(ir.VoidType(), [ir.IntType(8)]), "f")
+    b = ir.IRBuilder(fn.append_basic_block())
+    with pytest.raises(TypeError, match="cannot convert fp8_e5m2 to fp8_e4m3"):
+        cast(b, fn.args[0], T.fp8_e5m2, T.fp8_e4m3)
+    z = ir.Constant(ir.LiteralStructType([ir.FloatType()] * 2), None)
+    with pytest.raises(TypeError, match="cannot convert complex64 to fp8_e8m0"):
+        cast(b, z, T.complex64, T.fp8_e8m0)
