@@ -64,3 +64,9 @@ def test_bad_values_are_type_errors():
         FP8("e5m2", FP8("e4m3", 1.0))
     with pytest.raises(ValueError, match="FP8 format must be one of"):
         FP8.from_bits("e2m5", 0)
+
+
+def test_host_calls_of_the_number_types_convert_fp8_values():
+    v = FP8("e4m3", -2.5)
+    assert T.bfloat16(v).bits == BF16(-2.5).bits and T.float32(v) == np.float32(-2.5)
+    assert T.float16(v) == np.float16(-2.5) and T.int32(v) == -2

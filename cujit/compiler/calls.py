@@ -227,6 +227,11 @@ def _shared_array(typer, node, ft):
     a = _bind(typer, node, ("shape", "dtype"), ft.key, optional=("alignment",))
     shape = _shape_value(typer, a["shape"], what)
     dtype = _dtype_value(typer, a["dtype"], what)
+    if isinstance(dtype, T.FP8):
+        # numba-cuda has no arrays of its FP8 types; their bits (uint8) are the storage
+        raise typer.error(f"{what}() of {dtype}: FP8 values have no array form; store their "
+                          "bits in a uint8 array (cuda.fp8.cvt_float_to_fp8 & co.)",
+                          a["dtype"])
     alignment = _alignment_value(typer, a.get("alignment"), what)
     tf = typer.tf
     itemsize = dtype.dtype.itemsize

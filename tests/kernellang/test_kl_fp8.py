@@ -424,3 +424,54 @@ def test_the_cast_lowering_refuses_what_the_typing_refuses():
     z = ir.Constant(ir.LiteralStructType([ir.FloatType()] * 2), None)
     with pytest.raises(TypeError, match="cannot convert complex64 to fp8_e8m0"):
         cast(b, z, T.complex64, T.fp8_e8m0)
+
+
+def fp8_condition(out, x):
+    if fp8_e4m3(x[0]):
+        out[0] = 1
+    if fp8_e8m0(x[0]):
+        out[1] = 1
+
+
+def test_an_fp8_value_as_a_condition_is_its_bool(executor):
+    for v, want in ((0.0, [0, 1]), (-0.0, [0, 1]), (2.0 ** -12, [0, 1]), (0.5, [1, 1]),
+                    (np.nan, [1, 1])):
+        out = np.zeros(2, np.uint8)
+        cuda.jit(fp8_condition)[1, 1](out, np.array([v], np.float32))
+        assert out.tolist() == want, v
+
+
+def fp8_shared(out):
+    s = cuda.shared.array(4, fp8_e4m3)
+    out[0] = float32(s[0])
+
+
+def test_fp8_arrays_are_typing_errors():
+    with pytest.raises(cuda.TypingError, match="FP8 values have no array form"):
+        cuda.jit(fp8_shared)[1, 1](np.zeros(1, np.float32))
+
+
+@cuda.jit(device=True)
+def fp8_twice(v):
+    return fp8_e5m2(float32(v) * 2)
+
+
+def fp8_through_device_function(out, x):
+    w = fp8_twice(fp8_e4m3(x[0]))
+    out[0] = float32(w)
+
+
+def test_fp8_values_pass_through_device_functions(executor):
+    out = np.zeros(1, np.float32)
+    cuda.jit(fp8_through_device_function)[1, 1](out, np.array([1.3], np.float32))
+    assert out[0] == 2.5             # e4m3(1.3) = 1.25, e5m2(2.5) = 2.5
+
+
+@pytest.mark.compile
+def test_fp8_conditions_and_device_functions_compile():
+    from cujit.compiler.linker import link_cubin
+    for fn, sig in ((fp8_condition, (T.uint8[::1], T.float32[::1])),
+                    (fp8_through_device_function, (T.float32[::1], T.float32[::1]))):
+        ptx = ptx_of(fn, argtypes=sig)
+        assert "cvt.rn.satfinite.e4m3x2.f32" in ptx
+        assert link_cubin(ptx, (9, 0))[:4] == b"\x7fELF"
