@@ -97,6 +97,8 @@ class Scalar(Type):
         """``T(value)`` casts like ``np.<dtype>(value)``; ``T(type, ...)`` builds a signature."""
         if len(args) == 1 and not isinstance(args[0], Type):
             v = args[0]
+            if isinstance(v, fp8_scalar.FP8):
+                return self._of_fp8(v)
             if v.__class__ is int and self.dtype.kind in "iu":
                 # wrap as the compiled cast does (int32(0xFFFFFFFF) == -1): NumPy 2 raises
                 bits = self.bitwidth
@@ -105,6 +107,18 @@ class Scalar(Type):
                     v -= 1 << bits
             return self._np_type(v)
         return Type.__call__(self, *args)
+
+    def _of_fp8(self, v):
+        """``T(v)`` of an FP8 value as the kernel's cast: integers truncated and clamped,
+        floats exact (``fp8_scalar``)."""
+        kind = self.dtype.kind
+        if kind in "iu":
+            return self._np_type(v.to_int(kind == "i", self.bitwidth))
+        if kind == "b":
+            return np.bool_(bool(v))
+        if kind == "f":
+            return {2: v.to_float16, 4: v.to_float32, 8: v.to_float64}[self.dtype.itemsize]()
+        raise TypeError(f"cannot convert {v!r} to {self}")
 
 
 class Boolean(Scalar):

@@ -70,3 +70,7 @@ def test_host_calls_of_the_number_types_convert_fp8_values():
     v = FP8("e4m3", -2.5)
     assert T.bfloat16(v).bits == BF16(-2.5).bits and T.float32(v) == np.float32(-2.5)
     assert T.float16(v) == np.float16(-2.5) and T.int32(v) == -2
+    assert T.uint8(v) == 0 and T.int8(FP8("e5m2", 1000.0)) == 127     # clamped
+    assert T.boolean(v) and type(T.float64(v)) is np.float64
+    with pytest.raises(TypeError, match="cannot convert fp8_e4m3"):
+        T.complex64(v)
