@@ -338,7 +338,17 @@ def fp8_bad_interp(out, x):
     out[0] = cvt_double_to_fp8(x[0], saturation_t.NOSAT, 5)
 
 
+def fp8_bad_saturate(out, x):
+    out[0] = cvt_float_to_fp8(x[0], 7, fp8_interpretation_t.E4M3)
+
+
+def fp8_bad_e8m0_bits(out, x):
+    out[0] = cvt_e8m0_to_bf16raw(x[0]).x
+
+
 @pytest.mark.parametrize("fn, args, match", [
+    (fp8_bad_saturate, (), "7 is not a valid saturation_t"),
+    (fp8_bad_e8m0_bits, (), r"takes an integer \(the E8M0 bits\), got float32"),
     (fp8_between_formats, (), "cannot convert fp8_e5m2 to fp8_e4m3"),
     (fp8_arithmetic, (), "fp8_e4m3"),
     (fp8_from_complex, (), "cannot convert complex128 to fp8_e4m3"),
