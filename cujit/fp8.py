@@ -126,18 +126,21 @@ def cvt_fp8_to_float(bits, interp):
 
 
 def cvt_float_to_e8m0(x, saturate, mode="rz"):
-    """The E8M0 bits of float32 ``x`` rounded in ``mode`` (:func:`round_mode`)."""
+    """The E8M0 bits of float32 ``x`` rounded in ``mode`` (:func:`round_mode`).  ValueError
+    for an unknown ``saturate`` / ``mode``."""
     return nf.float_to_e8m0_bits(np.float32(x), round_mode(mode), _sat(saturate))
 
 
 def cvt_double_to_e8m0(x, saturate, mode="rz"):
-    """The E8M0 bits of float64 ``x`` rounded in ``mode`` (:func:`round_mode`)."""
+    """The E8M0 bits of float64 ``x`` rounded in ``mode`` (:func:`round_mode`).  ValueError
+    for an unknown ``saturate`` / ``mode``."""
     return nf.float_to_e8m0_bits(float(x), round_mode(mode), _sat(saturate))
 
 
 def cvt_bfloat16raw_to_e8m0(raw, saturate, mode="rz"):
     """The E8M0 bits of the bfloat16 whose bits are ``raw.x`` (a ``ushort1``), rounded in
-    ``mode`` (:func:`round_mode`), as ``__nv_cvt_bfloat16raw_to_e8m0``."""
+    ``mode`` (:func:`round_mode`), as ``__nv_cvt_bfloat16raw_to_e8m0``.  TypeError for
+    another ``raw``, ValueError for an unknown ``saturate`` / ``mode``."""
     return nf.bf16_bits_to_e8m0_bits(_raw_bits(raw), round_mode(mode), _sat(saturate))
 
 
