@@ -32,7 +32,7 @@ import numpy as np
 
 from . import narrow_floats as nf
 from .fp8_scalar import FP8
-from .types_core import fp8_e4m3, fp8_e5m2, fp8_e8m0
+from .types.core import fp8_e4m3, fp8_e5m2, fp8_e8m0
 from .vector_types import vector_types
 
 __all__ = ["fp8_e4m3", "fp8_e5m2", "fp8_e8m0", "FP8", "saturation_t", "fp8_interpretation_t",

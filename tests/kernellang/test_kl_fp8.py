@@ -366,7 +366,7 @@ def test_fp8_typing_errors_name_the_value(fn, args, match):
 # ---- the NVVM backend ---------------------------------------------------------------------
 @pytest.mark.compile
 def test_fp8_types_compile_to_the_cvt_instructions():
-    from cujit.compiler.linker import link_cubin
+    from cujit.nvvm.linker import link_cubin
     sig = (T.float32[::1], T.float64[::1]) + (T.float32[::1],) * 8
     ptx = ptx_of(fp8_from_floats, argtypes=sig)
     for ins in ("cvt.rn.satfinite.e4m3x2.f32", "cvt.rn.satfinite.e5m2x2.f32",
@@ -426,7 +426,7 @@ def test_fp8_types_on_the_gpu_agree_with_narrow_floats_over_a_sweep():
 
 def test_the_cast_lowering_refuses_what_the_typing_refuses():
     from llvmlite import ir
-    from cujit.compiler.ltypes import cast
+    from cujit.nvvm.ltypes import cast
     fn = ir.Function(ir.Module(), ir.FunctionType(ir.VoidType(), [ir.IntType(8)]), "f")
     b = ir.IRBuilder(fn.append_basic_block())
     with pytest.raises(TypeError, match="cannot convert fp8_e5m2 to fp8_e4m3"):
@@ -479,7 +479,7 @@ def test_fp8_values_pass_through_device_functions(executor):
 
 @pytest.mark.compile
 def test_fp8_conditions_and_device_functions_compile():
-    from cujit.compiler.linker import link_cubin
+    from cujit.nvvm.linker import link_cubin
     for fn, sig in ((fp8_condition, (T.uint8[::1], T.float32[::1])),
                     (fp8_through_device_function, (T.float32[::1], T.float32[::1]))):
         ptx = ptx_of(fn, argtypes=sig)
