@@ -37,6 +37,7 @@ from .errors import CujitCompileError, TypingError
 from .frontend import DeviceFunctionLike, KernelLike, SourceOwner
 from .jitoptions import check_launch_bounds as _check_launch_bounds
 from .jitoptions import check_options as _check_options
+from .overloads import best_overloads as _best_overloads
 from .introspect import InspectMixin as _InspectMixin
 from .introspect import check_extensions as _check_extensions
 from ..runtime.streams import Stream as _Stream
@@ -99,7 +100,10 @@ def jit(func_or_sig=None, device=False, **options):
     if func_or_sig is not None:
         raw = func_or_sig if isinstance(func_or_sig, list) else [func_or_sig]
         sigs = [ct.parse_signature(s) for s in raw]
-    return lambda pyfunc: _make(pyfunc, sigs, options)
+    # numba: one signature makes a specialised kernel (get_regs_per_thread() and the other
+    # resource queries answer for it alone; specialize() refuses it), a list does not
+    one = func_or_sig is not None and not isinstance(func_or_sig, list)
+    return lambda pyfunc: _make(pyfunc, sigs, options, one)
 
 
 def _plain_key(key):
@@ -168,7 +172,7 @@ def _cache_key(key, configs):
     return stored[0]
 
 
-def _make(pyfunc, sigs, options):
+def _make(pyfunc, sigs, options, specialized=False):
     if isinstance(pyfunc, (Dispatcher, DeviceFunction)):
         pyfunc = pyfunc.py_func
     elif numba_jit_function(pyfunc) is not None:     # cuda.jit(a numba.njit function)
@@ -179,6 +183,7 @@ def _make(pyfunc, sigs, options):
         _prefetch_toolchain()
         return DeviceFunction(pyfunc, sigs, options)
     disp = Dispatcher(pyfunc, sigs, options)
+    disp._specialized = specialized
     if disp._disk is None or not disp._disk.has_entries():
         _prefetch_toolchain()       # a likely cache hit needs no compiler: leave it unloaded
     return disp
@@ -570,32 +575,48 @@ class Dispatcher(_InspectMixin, KernelLike, SourceOwner):
         return self._compiled(argtypes)
 
     def _match_declared(self, argtypes):
-        """``argtypes`` itself for a lazy kernel; for an eagerly declared one, the first
-        declared signature the argument types convert to (TypeError when none does)."""
+        """``argtypes`` itself for a lazy kernel; for an eagerly declared one, the declared
+        signature the argument types convert to best (numba's overload resolution,
+        :mod:`.overloads`).  TypeError when none converts ("No matching definition", numba's
+        words) or when the two best convert equally well ("Ambiguous overloading")."""
         declared = self._declared
         if declared is None or argtypes in declared:
             return argtypes
-        for want in declared:
-            if all(_compatible(a, w) for a, w in zip(argtypes, want)):
-                return want
-        raise TypeError(f"kernel {self.py_func.__qualname__} has no signature matching the "
-                        f"argument types ({', '.join(map(str, argtypes))}); declared "
-                        f"signatures: {'; '.join('(' + ', '.join(map(str, d)) + ')' for d in declared)}")
+        best = _best_overloads(argtypes, declared)
+        if len(best) == 1:
+            return best[0]
+        name = self.py_func.__qualname__
+        have = ', '.join(map(str, argtypes))
+        if best:
+            raise TypeError(f"Ambiguous overloading for kernel {name} ({have}):\n"
+                            + "\n".join('(' + ', '.join(map(str, d)) + ') -> none'
+                                        for d in best[:2]))
+        raise TypeError(f"No matching definition for argument type(s) {have}: kernel {name} "
+                        f"has no signature the arguments convert to; declared signatures: "
+                        f"{'; '.join('(' + ', '.join(map(str, d)) + ')' for d in declared)}")
 
     def specialize(self, *args):
         """A new kernel compiled for the types of ``args`` only (numba.cuda ``specialize``;
-        the same object for the same types).  RuntimeError on a kernel that is already a
-        specialisation."""
+        the same object for the same types, kept in :attr:`specializations`).  An argument
+        that is a cujit type (``float32[::1]``) stands for a value of that type.
+        RuntimeError ("Dispatcher already specialized") on a kernel that is already a
+        specialisation or was declared with one signature."""
         if self._specialized:
-            raise RuntimeError(f"kernel {self.py_func.__qualname__} is already specialized")
+            raise RuntimeError(f"kernel {self.py_func.__qualname__}: Dispatcher already "
+                               f"specialized (by specialize() or a single signature)")
         self._check_nargs(args)
-        argtypes = tuple(ct.typeof(a) for a in args)
+        argtypes = tuple(a if isinstance(a, ct.Type) else ct.typeof(a) for a in args)
         d = self._specializations.get(argtypes)
         if d is None:
             d = Dispatcher(self.py_func, [ct.Signature(None, argtypes)], self.targetoptions)
             d._specialized = True
             self._specializations[argtypes] = d
         return d
+
+    @property
+    def specializations(self):
+        """``{argtypes: kernel}``: the kernels :meth:`specialize` made from this one."""
+        return self._specializations
 
     # -- launching -----------------------------------------------------------------------
     def _bind(self, args, kwargs):
@@ -691,18 +712,6 @@ class Dispatcher(_InspectMixin, KernelLike, SourceOwner):
             fasts.remove(fast)
         fasts.insert(0, fast)
         del fasts[_MAX_FAST:]
-
-
-def _compatible(have, want):
-    if have is want:
-        return True
-    if isinstance(want, ct.Array):
-        return (isinstance(have, ct.Array) and have.dtype is want.dtype
-                and have.ndim == want.ndim and want.layout in ("A", have.layout))
-    scal = (ct.Boolean, ct.Integer, ct.Float, ct.Complex)
-    if isinstance(want, scal) and isinstance(have, scal):
-        return isinstance(want, ct.Complex) or not isinstance(have, ct.Complex)
-    return False
 
 
 def compile_ptx(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath=False,

@@ -193,7 +193,7 @@ def test_device_function_outside_kernel():
 def test_eager_signature_rejects_other_types():
     k = jit("void(float32[::1])")(add_one)
     assert k._declared == [(ct.float32[::1],)]
-    with pytest.raises(TypeError, match=r"no signature matching.*float64.*declared"):
+    with pytest.raises(TypeError, match=r"No matching definition.*float64.*declared"):
         k[1, 4](cujit.to_device(np.zeros(4, np.float64)))
 
 
