@@ -76,16 +76,18 @@ def normalize_dims(value, what, text):
     if isinstance(value, (tuple, list)):
         dims = tuple(value)
         if not 1 <= len(dims) <= 3:
-            raise ValueError(f"{what} must have 1 to 3 dimensions, got {len(dims)} "
-                             f"({value!r}) in the launch configuration {text}")
+            # numba's words first (code matches on them), then where it comes from
+            raise ValueError(f"{what} must be a sequence of 1, 2 or 3 integers, got "
+                             f"{list(dims)!r}: {len(dims)} dimensions in the launch "
+                             f"configuration {text}")
     else:
         dims = (value,)
     out = []
     for d in dims:
         if isinstance(d, bool) or not isinstance(d, (int, np.integer)):
-            raise TypeError(f"{what} must be an int or a tuple of 1 to 3 ints, got {value!r} "
-                            f"(an element of type {type(d).__name__}) in the launch "
-                            f"configuration {text}")
+            raise TypeError(f"{what} must be a sequence of integers, got {list(dims)!r}: "
+                            f"an int or a tuple of 1 to 3 ints is expected, {d!r} is of type "
+                            f"{type(d).__name__} (in the launch configuration {text})")
         d = int(d)
         if d < 1:
             raise ValueError(f"{what} values must be >= 1, got {value!r} in the launch "
