@@ -38,7 +38,8 @@ _SOURCES = {
     "cujit.runtime.streams": ["Stream", "Event", "event_elapsed_time"],
     "cujit.runtime.graphs": ["graph", "Graph"],
     "cujit.compiler": ["jit", "TypingError", "CompileError"],
-    "cujit.compiler.errors": ["KernelRuntimeError"],
+    "cujit.compiler.errors": ["KernelRuntimeError", "NumbaWarning", "NumbaPerformanceWarning",
+                              "NumbaInvalidConfigWarning"],
     "cujit.compiler.launch_args": ["In", "Out", "InOut"],
     "cujit.compiler.compile_api": ["compile", "compile_all", "compile_for_current_device",
                                    "compile_ptx", "compile_ptx_for_current_device",
@@ -126,6 +127,7 @@ if TYPE_CHECKING:
     from .runtime.graphs import graph, Graph
     from .compiler import jit, TypingError, CompileError
     from .compiler.errors import KernelRuntimeError
+    from .compiler.errors import NumbaWarning, NumbaPerformanceWarning, NumbaInvalidConfigWarning
     from .compiler.launch_args import In, Out, InOut
     from .compiler.compile_api import (compile, compile_all, compile_for_current_device,
                                        compile_ptx, compile_ptx_for_current_device,

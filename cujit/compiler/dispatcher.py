@@ -19,6 +19,7 @@ device's limits and calls :func:`cujit.simulator.kernel.run_kernel`.
 """
 import functools
 import threading
+import warnings
 import weakref
 from time import perf_counter_ns as _now
 
@@ -34,6 +35,7 @@ from . import backends as _backends
 from .build import CompiledKernel, build_kernel
 from .build import target as _target
 from .errors import CujitCompileError, TypingError
+from .errors import NumbaInvalidConfigWarning, NumbaPerformanceWarning
 from .frontend import DeviceFunctionLike, KernelLike, SourceOwner
 from .jitoptions import check_launch_bounds as _check_launch_bounds
 from .jitoptions import check_options as _check_options
@@ -55,6 +57,7 @@ _MISSING_CONFIG = ("kernel launch configuration was not specified; launch a kern
                    "(args...) or kernel[griddim, blockdim, stream, dynamic_shared_bytes](args...)")
 _MAX_CONFIGS = 256
 _MAX_FAST = 8       # fast paths kept per kernel (argument kinds x threads)
+_MIN_GRID_BLOCKS = 128  # fewer blocks get numba's low-occupancy NumbaPerformanceWarning
 
 
 def jit(func_or_sig=None, device=False, **options):
@@ -93,6 +96,10 @@ def jit(func_or_sig=None, device=False, **options):
     options["device"] = bool(device)
     if "debug" not in options and config.CUDA_DEBUGINFO_DEFAULT:
         options["debug"] = True     # numba's NUMBA_CUDA_DEBUGINFO: the default of debug=
+    if options.get("debug") and options.get("opt", True):
+        warnings.warn(NumbaInvalidConfigWarning(
+            "debug=True with opt=True is not supported by CUDA. This may result in a crash - "
+            "set debug=False or opt=False."), stacklevel=2)
     if callable(func_or_sig) and not isinstance(func_or_sig, (str, ct.Type, ct.Signature)) \
             and not is_numba_object(func_or_sig):
         return _make(func_or_sig, None, options)
@@ -472,6 +479,17 @@ class Dispatcher(_InspectMixin, KernelLike, SourceOwner):
         conf = _ln.make_config(g, b, s, sh, ordinal, drv.stream_ref,
                                cls=_ConfiguredExt if self._extensions else _Configured)
         conf.dispatcher = self
+        if config.CUDA_LOW_OCCUPANCY_WARNINGS and not config.DISABLE_PERFORMANCE_WARNINGS \
+                and not drv.is_simulator:
+            # numba-cuda's heuristic: a grid of fewer than 128 blocks leaves most of any
+            # recent GPU's multiprocessors idle; warned when the configuration is made (it is
+            # cached, so once per configuration of a kernel)
+            blocks = conf.griddim[0] * conf.griddim[1] * conf.griddim[2]
+            if blocks < _MIN_GRID_BLOCKS:
+                warnings.warn(NumbaPerformanceWarning(
+                    f"Grid size {blocks} will likely result in GPU under-utilization due to "
+                    f"low occupancy (kernel {self.py_func.__qualname__}, launch "
+                    f"configuration {conf.text})"), stacklevel=4)
         return conf
 
     def __call__(self, *args, **kwargs):

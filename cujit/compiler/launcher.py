@@ -21,6 +21,7 @@ import ctypes
 import struct
 import sys
 import threading
+import warnings
 import weakref
 
 import numpy as np
@@ -29,6 +30,8 @@ from .. import bf16_scalar
 from .. import types as ct
 from ..driver.errors import CudaAPIError, CUDA_ERROR_INVALID_VALUE, last_launch
 from ..hooks import HookPoint
+from ..config import config
+from .errors import NumbaPerformanceWarning
 from ..arrays.protocol import has_device_pointer, device_pointer
 
 __all__ = ["LaunchConfig", "normalize_dims", "make_config", "device_limits",
@@ -454,6 +457,12 @@ def convert_arg(index, value, stream):
     if isinstance(value, np.ndarray):
         from ..arrays import auto_device
         dev, copied = auto_device(value, stream=stream)
+        if copied and config.CUDA_WARN_ON_IMPLICIT_COPY \
+                and not config.DISABLE_PERFORMANCE_WARNINGS:
+            warnings.warn(NumbaPerformanceWarning(
+                f"Host array used in CUDA kernel will incur copy overhead to/from device "
+                f"(argument {index}, a {value.dtype} array of shape {value.shape}): copy it "
+                f"once with cujit.to_device, or pass cujit.In/Out/InOut of it"), stacklevel=6)
         back = value if copied and value.flags.writeable and value.size else None
         return dev, back, False
     if hasattr(value, "__cuda_array_interface__"):
