@@ -18,6 +18,8 @@ the dispatcher installs; the simulator backend validates the configuration again
 device's limits and calls :func:`cujit.simulator.kernel.run_kernel`.
 """
 import functools
+import importlib
+import pickle
 import threading
 import warnings
 import weakref
@@ -40,6 +42,8 @@ from .frontend import DeviceFunctionLike, KernelLike, SourceOwner
 from .jitoptions import check_launch_bounds as _check_launch_bounds
 from .jitoptions import check_options as _check_options
 from .overloads import best_overloads as _best_overloads
+from .serialize import as_function, reduce_function
+from .serialize import find_by_name as _find_by_name
 from .introspect import InspectMixin as _InspectMixin
 from .introspect import check_extensions as _check_extensions
 from ..runtime.streams import Stream as _Stream
@@ -248,6 +252,40 @@ class DeviceFunction(DeviceFunctionLike, SourceOwner):
     def __repr__(self):
         return f"<cujit device function {self.py_func.__qualname__}>"
 
+    def __reduce__(self):
+        """Pickled by name when its module binds it there, else with its ``py_func`` by
+        value (:mod:`.serialize`), its signatures and options; nothing compiled goes
+        along."""
+        return _reduce_jitted(self, (DeviceFunction, self.sigs, False))
+
+
+def _reduce_jitted(obj, how):
+    """``__reduce__`` of a kernel or device function ``obj``; ``how``: ``(class, signatures,
+    specialised)`` to rebuild it with when it goes by value."""
+    if _find_by_name(obj.__module__, obj.__qualname__) is obj:
+        return (_jitted_by_name, (obj.__module__, obj.__qualname__))
+    return (_jitted_again, (reduce_function(obj.py_func), obj.targetoptions) + how)
+
+
+def _jitted_by_name(module, qualname):
+    importlib.import_module(module)
+    obj = _find_by_name(module, qualname)
+    if obj is None:
+        raise pickle.UnpicklingError(f"cannot unpickle kernel {module}.{qualname}: the "
+                                     f"module no longer defines it")
+    return obj
+
+
+def _jitted_again(reduced, options, cls, sigs, specialized):
+    obj = cls(as_function(reduced), sigs, dict(options))
+    if cls is Dispatcher:
+        obj._specialized = specialized
+    return obj
+
+
+def _configured_again(dispatcher, griddim, blockdim, sharedmem):
+    return dispatcher[griddim, blockdim, 0, sharedmem]
+
 
 def _raise_short(exc):
     """Raise compile error ``exc`` from here, without the compiler's frames under it (numba's
@@ -292,6 +330,18 @@ class _Configured(_ln.LaunchConfig):
     def config(self):
         """The LaunchConfig (this object)."""
         return self
+
+    def __reduce__(self):
+        """``kernel[griddim, blockdim, 0, sharedmem]`` pickled as its kernel and those
+        values (numba-cuda's); PicklingError for one on a stream other than the default one
+        (a stream belongs to this process's context)."""
+        if self.stream_handle != 0:
+            raise pickle.PicklingError(
+                f"cannot pickle launch configuration {self.text} of kernel "
+                f"{self.dispatcher.py_func.__qualname__}: its stream belongs to this process; "
+                f"pickle the kernel and configure it after unpickling")
+        return (_configured_again, (self.dispatcher, self.griddim, self.blockdim,
+                                    self.sharedmem))
 
     def access_report(self):
         """The kernel's :meth:`access_report` (its last recorded simulated launch, whatever
@@ -429,6 +479,14 @@ class Dispatcher(_InspectMixin, KernelLike, SourceOwner):
     def __repr__(self):
         return f"<cujit kernel {self.py_func.__qualname__}>"
 
+    def __reduce__(self):
+        """Pickled by name when its module binds it there (what multiprocessing sends), else
+        with its ``py_func`` by value (:mod:`.serialize`), declared signatures and options
+        (numba-cuda pickles its dispatchers too); the unpickled kernel compiles afresh, or
+        loads from its on-disk cache."""
+        sigs = None if self._declared is None else [ct.Signature(None, a) for a in self._declared]
+        return _reduce_jitted(self, (Dispatcher, sigs, self._specialized))
+
     @property
     def extensions(self):
         """The kernel's argument handlers (numba's ``dispatcher.extensions``): the list given
@@ -480,7 +538,7 @@ class Dispatcher(_InspectMixin, KernelLike, SourceOwner):
                                cls=_ConfiguredExt if self._extensions else _Configured)
         conf.dispatcher = self
         if config.CUDA_LOW_OCCUPANCY_WARNINGS and not config.DISABLE_PERFORMANCE_WARNINGS \
-                and not drv.is_simulator:
+                and self.backend_for(drv).compiled:
             # numba-cuda's heuristic: a grid of fewer than 128 blocks leaves most of any
             # recent GPU's multiprocessors idle; warned when the configuration is made (it is
             # cached, so once per configuration of a kernel)
