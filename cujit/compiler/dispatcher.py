@@ -17,6 +17,7 @@ one with :mod:`.build` (:func:`cujit.compiler.lowering.compile_to_llvm` → :mod
 the dispatcher installs; the simulator backend validates the configuration against the fake
 device's limits and calls :func:`cujit.simulator.kernel.run_kernel`.
 """
+import collections
 import functools
 import importlib
 import pickle
@@ -115,6 +116,11 @@ def jit(func_or_sig=None, device=False, **options):
     # resource queries answer for it alone; specialize() refuses it), a list does not
     one = func_or_sig is not None and not isinstance(func_or_sig, list)
     return lambda pyfunc: _make(pyfunc, sigs, options, one)
+
+
+#: ``kernel.stats`` (numba.cuda's ``_CompileStats``).
+CompileStats = collections.namedtuple("CompileStats", ("cache_path", "cache_hits",
+                                                       "cache_misses"))
 
 
 def _plain_key(key):
@@ -464,6 +470,8 @@ class Dispatcher(_InspectMixin, KernelLike, SourceOwner):
         bounds = _check_launch_bounds(options.get("launch_bounds"))
         self._max_threads = bounds[0] if bounds else None
         self._disk = None
+        self._cache_hits = collections.Counter()    # argtypes -> loads from the disk cache
+        self._cache_misses = collections.Counter()  # argtypes -> compiles it had no entry for
         if options.get("cache"):
             from .cache import DiskCache
             self._disk = DiskCache(py_func)
@@ -634,10 +642,41 @@ class Dispatcher(_InspectMixin, KernelLike, SourceOwner):
             with self._lock:
                 spec = self._specs.get(argtypes)
                 if spec is None:
-                    spec = build_kernel(self.py_func, argtypes, self.targetoptions,
-                                        self._disk, source=self.source())
-                    self._specs[argtypes] = spec
+                    spec = self._build(argtypes, reload=True)
         return spec
+
+    def _build(self, argtypes, reload):
+        spec = build_kernel(self.py_func, argtypes, self.targetoptions, self._disk,
+                            source=self.source(), reload=reload)
+        if self._disk is not None:
+            (self._cache_hits if spec.from_cache else self._cache_misses)[argtypes] += 1
+        self._specs[argtypes] = spec
+        return spec
+
+    def recompile(self):
+        """Compile every signature compiled so far again, from the current values of the
+        globals it reads, without reading the on-disk cache (whose entries the new code
+        replaces, ``cache=True``); later launches run the new code (numba.cuda's
+        ``recompile``).  TypingError/CompileError as :meth:`compile`."""
+        with self._lock:
+            sigs = list(self._specs)
+            self._fast = None               # the fast paths call the old code
+            self._fasts.clear()
+            self._configs.clear()
+            try:
+                for argtypes in sigs:
+                    self._build(argtypes, reload=False)
+            except CujitCompileError as exc:
+                _raise_short(exc)
+
+    @property
+    def stats(self):
+        """numba.cuda's ``stats``: ``cache_path`` (the on-disk cache's folder, None without
+        ``cache=True``), ``cache_hits`` and ``cache_misses`` (``collections.Counter`` of
+        argument-type tuples: specialisations read from the cache, and compiled because it
+        had none, in this process)."""
+        return CompileStats(self._disk.directory if self._disk is not None else None,
+                            self._cache_hits, self._cache_misses)
 
     def _pick_signature(self, argtypes, values=None):
         """The specialisation for launch argument types ``argtypes`` (and, for parameters
