@@ -264,6 +264,18 @@ class DeviceFunction(DeviceFunctionLike, SourceOwner):
         along."""
         return _reduce_jitted(self, (DeviceFunction, self.sigs, False))
 
+    def __getitem__(self, key):
+        raise RuntimeError(f"Cannot compile a device function as a kernel: "
+                           f"{self.py_func.__qualname__} is jit(device=True); launch a "
+                           f"kernel that calls it")
+
+    def inspect_sass(self, signature=None):
+        """RuntimeError: a device function has no SASS of its own (it is compiled into the
+        kernels that call it; inspect theirs), as numba.cuda says."""
+        raise RuntimeError(f"Cannot inspect SASS of a device function "
+                           f"({self.py_func.__qualname__}): inspect the SASS of a kernel "
+                           f"that calls it")
+
 
 def _reduce_jitted(obj, how):
     """``__reduce__`` of a kernel or device function ``obj``; ``how``: ``(class, signatures,

@@ -245,3 +245,11 @@ def test_eager_signature_type_errors_surface_at_decoration():
         @jit("void(float32[:], float32)")
         def broken_attr(a, x):
             a[0] = x.nope
+
+
+def test_device_function_cannot_be_launched_or_show_sass():
+    d = jit(device=True)(add_one)
+    with pytest.raises(RuntimeError, match="Cannot compile a device function as a kernel"):
+        d[1, 1]
+    with pytest.raises(RuntimeError, match="Cannot inspect SASS of a device function"):
+        d.inspect_sass((ct.int32,))
