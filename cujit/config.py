@@ -61,6 +61,12 @@ Settings (attribute — environment suffix — type, default):
   variables the same either way.
 - ``DISABLE_PERFORMANCE_WARNINGS`` — same — bool, False: numba's switch that silences its
   performance warnings (both of the above).
+- ``DUMP_LLVM`` — same — bool, False: print each kernel's NVVM IR (LLVM IR) to stdout when it
+  is compiled, under a ``LLVM DUMP <name>`` rule (numba's ``NUMBA_DUMP_LLVM``).
+- ``DUMP_ASSEMBLY`` — same — bool, False: print each kernel's PTX to stdout when it is
+  compiled, under an ``ASSEMBLY <name>`` rule (numba's ``NUMBA_DUMP_ASSEMBLY``).  numba's
+  other dumps (``DUMP_BYTECODE``, ``DUMP_IR``, ``DUMP_CFG``) show its own bytecode analysis
+  and IR, which cujit does not have: ``kernel.inspect_types()`` shows cujit's typing.
 - ``FULL_TRACEBACKS`` — same — bool, False: a TypingError or CompileError of a launch or
   ``kernel.compile()`` keeps the compiler's frames in its traceback (by default they are
   dropped, as numba drops them: the message names the kernel's source line).
@@ -206,6 +212,8 @@ _SETTINGS = {
     "ALWAYS_WARN_UNINIT_VAR": ("ALWAYS_WARN_UNINIT_VAR", _parse_bool, False, True),
     "DISABLE_PERFORMANCE_WARNINGS": ("DISABLE_PERFORMANCE_WARNINGS", _parse_bool, False, True),
     "FULL_TRACEBACKS": ("FULL_TRACEBACKS", _parse_bool, False, True),
+    "DUMP_LLVM": ("DUMP_LLVM", _parse_bool, False, True),
+    "DUMP_ASSEMBLY": ("DUMP_ASSEMBLY", _parse_bool, False, True),
 }
 
 

@@ -10,6 +10,7 @@ import threading
 
 from .. import types as ct
 from ..driver.api import STATIC_SHARED_LIMIT
+from ..config import config
 from . import launcher as _ln
 from .errors import CompileError
 from .jitoptions import carveout_percent, check_launch_bounds
@@ -170,7 +171,11 @@ def build_kernel(py_func, argtypes, options, disk=None, source=None, reload=True
         nv = dict(opt=3 if opt is None else opt, fastmath=bool(o.get("fastmath")),
                   debug=bool(o.get("debug")), lineinfo=bool(o.get("lineinfo")),
                   name=lowered.name)
+        if config.DUMP_LLVM:
+            _dump("LLVM DUMP", py_func, lowered.llvm_ir)
         ptx = compile_ptx(lowered.llvm_ir, cc, **nv)
+        if config.DUMP_ASSEMBLY:
+            _dump("ASSEMBLY", py_func, ptx)
         ltoir = compile_ptx(lowered.llvm_ir, cc, lto=True, **nv) if lto else None
         cubin = None
         if lto or nvjitlink_available():
@@ -194,6 +199,13 @@ def build_kernel(py_func, argtypes, options, disk=None, source=None, reload=True
     kernel.link_files = files
     kernel.from_cache = from_cache
     return kernel
+
+
+def _dump(what, py_func, text):
+    """numba's ``NUMBA_DUMP_*`` output: a titled rule, the text, a closing rule (stdout)."""
+    print(f"{what} {py_func.__name__}".center(80, "-"))
+    print(text)
+    print("=" * 80)
 
 
 def link_entries(link):
