@@ -108,7 +108,12 @@ def _index_values(lw, parts):
     tuple_cache = {}
     for p in parts:
         if isinstance(p, IntIndex):
-            out.append(("int", lw.expr(p.node), lw.ty(p.node)))
+            it = lw.ty(p.node)
+            if isinstance(it, T.Array):     # a 0-d integer array: the integer it holds
+                out.append(("int", lw.b.load(_elem_ptr(lw, lw.expr(p.node), it, [])),
+                            it.dtype))
+            else:
+                out.append(("int", lw.expr(p.node), it))
         elif isinstance(p, TupleIndex):
             node = p.node
             if id(node) not in tuple_cache:
