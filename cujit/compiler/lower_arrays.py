@@ -12,6 +12,7 @@ from llvmlite import ir
 
 from .. import types as T
 from . import rules
+from .lower_exceptions import check_tuple_index
 from .ltypes import I8, I8P, I32, I64, alignment_of, cast, ltype, mtype
 from .nodeinfo import IntIndex, SliceStore, TupleIndex, TupleItem, TupleSlice
 
@@ -270,6 +271,7 @@ def load_subscript(lw, node):
         slot = lw.alloca(tup.type)
         lw.b.store(tup, slot)
         idx = _wrap(lw, lw.expr(node.slice), lw.ty(node.slice), ir.Constant(I64, bt.count))
+        check_tuple_index(lw, idx, bt.count, node)
         return lw.b.load(lw.b.gep(slot, [_ZERO32, idx]))
     if isinstance(bt, T.Record):
         return load_field(lw, lw.expr(node.value), bt, info.name)
