@@ -27,7 +27,8 @@ cannot be cached: its address is frozen into the code (``pickle.PicklingError``,
 
 The files (numba's layout): in the ``__pycache__`` folder next to the source file (else in
 ``~/.cache/cujit``; ``$CUJIT_CACHE_DIR`` or ``$NUMBA_CACHE_DIR``, when set, holds them in its
-``cujit`` folder), one index per kernel, ``<module>.<qualname>-<line>.py<XY>.cji``, and one
+``cujit`` folder; in those two shared places, a folder per source folder,
+``<name>_<digest of its path>``), one index per kernel, ``<module>.<qualname>-<line>.py<XY>.cji``, and one
 data file per specialisation, ``<same>.<key>.cjc``.  The index records the source digest and
 the data files made from that source: when the source changes, the next entry saved replaces
 the index and deletes the data files of the old source.  A lookup reads the data file its key
@@ -173,6 +174,16 @@ def cache_key(pyfunc, argtypes, options, cc, links=()):
     return _sha256(repr(parts).encode()).hexdigest()
 
 
+def _shared_dir(root, src_dir):
+    """The folder of a cache shared by many source folders (``CACHE_DIR``, the user-wide
+    one): one per source folder, ``<its name>_<digest of its path>`` (numba's scheme), so that
+    the kernels of two ``mod.py`` files never share an index."""
+    if src_dir is None:
+        return root
+    digest = _sha256(os.fsencode(src_dir)).hexdigest()[:16]
+    return os.path.join(root, f"{os.path.basename(src_dir) or 'root'}_{digest}")
+
+
 class DiskCache:
     """The on-disk store of one kernel's specialisations (the files: module docstring).
 
@@ -188,19 +199,20 @@ class DiskCache:
                       f".py{sys.version_info[0]}{sys.version_info[1]}")
 
     def _pick_dir(self):
+        _, path = _source_digest(self.pyfunc)
+        src_dir = os.path.dirname(os.path.abspath(path)) if path else None
         env = config.CACHE_DIR
         if env:
-            return os.path.join(env, "cujit")
-        _, path = _source_digest(self.pyfunc)
-        if path:
-            d = os.path.join(os.path.dirname(os.path.abspath(path)), "__pycache__")
+            return _shared_dir(os.path.join(env, "cujit"), src_dir)
+        if src_dir:
+            d = os.path.join(src_dir, "__pycache__")
             try:
                 os.makedirs(d, exist_ok=True)
                 if os.access(d, os.W_OK):
                     return d
             except OSError:
                 pass
-        return os.path.join(os.path.expanduser("~"), ".cache", "cujit")
+        return _shared_dir(os.path.join(os.path.expanduser("~"), ".cache", "cujit"), src_dir)
 
     def _path(self, key):
         return os.path.join(self.directory, f"{self._base}.{key[:32]}.cjc")

@@ -190,3 +190,30 @@ def test_the_contents_of_link_files_are_in_the_key(tmp_path):
     assert k1 == cache.cache_key(kern, (), {}, (9, 0), (str(f),))
     f.write_text("// two")
     assert cache.cache_key(kern, (), {}, (9, 0), (str(f),)) != k1
+
+
+def test_a_shared_cache_dir_keeps_same_named_modules_of_two_folders_apart(tmp_path,
+                                                                         monkeypatch):
+    monkeypatch.setenv("CUJIT_CACHE_DIR", str(tmp_path / "shared"))
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
+    kernels = []
+    for folder, value in (("a", 2), ("b", 3)):
+        d = tmp_path / folder
+        d.mkdir()
+        (d / "samename_fodder.py").write_text(
+            f"import cujit as cuda\n\n@cuda.jit(cache=True)\ndef k(r):\n    r[0] = {value}\n")
+        monkeypatch.syspath_prepend(str(d))
+        sys.modules.pop("samename_fodder", None)
+        mod = importlib.import_module("samename_fodder")
+        sys.path.remove(str(d))
+        kernels.append((d, mod.k.compile("void(int64[::1])").llvm_ir, mod.k.stats.cache_path))
+    (da, ir_a, path_a), (db, ir_b, path_b) = kernels
+    assert ir_a != ir_b and path_a != path_b
+    monkeypatch.syspath_prepend(str(da))           # folder a again: its entry is still there
+    sys.modules.pop("samename_fodder", None)
+    mod = importlib.import_module("samename_fodder")
+    try:
+        assert mod.k.compile("void(int64[::1])").llvm_ir == ir_a
+        assert _total(mod.k.stats.cache_hits) == 1
+    finally:
+        sys.modules.pop("samename_fodder", None)
