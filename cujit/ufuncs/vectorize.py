@@ -18,7 +18,7 @@ import numpy as np
 from .. import types as ct
 from . import _args
 from ._source import as_def, define
-from ..compiler.serialize import as_function, find_by_name, reduce_function
+from ..dispatch.serialize import as_function, find_by_name, reduce_function
 
 __all__ = ["vectorize", "CUDAUFunc"]
 
@@ -109,7 +109,7 @@ class CUDAUFunc:
     nout = 1
 
     def __init__(self, func, sigs, options):
-        from ..compiler import jit
+        from ..dispatch import jit
         self.py_func = func
         self._device = jit(device=True, **options)(as_def(func))
         self._options = options
@@ -134,7 +134,7 @@ class CUDAUFunc:
 
     def __reduce__(self):
         """Pickled by name when its module binds it there, else as its function (by value
-        when pickle cannot find it by name, :mod:`cujit.compiler.serialize`), signatures and
+        when pickle cannot find it by name, :mod:`cujit.dispatch.serialize`), signatures and
         options (numba-cuda pickles its ufuncs); the kernels are compiled again."""
         fn = self.py_func
         module, qualname = getattr(fn, "__module__", None), getattr(fn, "__qualname__", "")
@@ -154,7 +154,7 @@ class CUDAUFunc:
         return len(self._sigs)
 
     def _lazy_signature(self, values):
-        from ..compiler.typecheck import typecheck
+        from ..frontend.typecheck import typecheck
         argtypes = tuple(ct.from_dtype(np.dtype(v.dtype)) if not _args.is_scalar(v)
                          or isinstance(v, np.generic) else ct.typeof(v) for v in values)
         for s in self._sigs:
@@ -172,7 +172,7 @@ class CUDAUFunc:
         k = self._kernels.get(key)
         if k is None:
             import cujit
-            from ..compiler import jit
+            from ..dispatch import jit
             src = _kernel_source(len(kinds), ndim, kinds)
             k = jit(**self._options)(define(src, "_ufunc_kernel",
                                             {"cuda": cujit, "func": self._device}))

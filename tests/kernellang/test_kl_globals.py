@@ -111,7 +111,7 @@ def test_cache_key_refuses_a_kernel_referring_to_device_arrays():
     # cached (it was keyed by the address before, so each allocation made a new entry)
     import pickle
     from cujit import types as T
-    from cujit.compiler.cache import cache_key
+    from cujit.dispatch.cache import cache_key
     _make_globals()
     with pytest.raises(pickle.PicklingError, match="global device arrays"):
         cache_key(use_globals, (T.float64[::1],), {}, (9, 0))

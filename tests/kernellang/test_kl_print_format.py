@@ -57,8 +57,8 @@ def test_kernel_print_nan_and_inf(capfd):
 
 @pytest.mark.compile
 def test_format_strings_live_in_constant_memory():
-    from cujit.compiler import nvvm
-    from cujit.compiler.dispatcher import compile_ptx
+    from cujit.nvvm import libnvvm as nvvm
+    from cujit.dispatch.dispatcher import compile_ptx
     if not nvvm.nvvm_available():
         pytest.skip("libNVVM not installed")
 
