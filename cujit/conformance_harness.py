@@ -170,8 +170,9 @@ _NUMBA_WARNINGS = ("NumbaWarning", "NumbaPerformanceWarning", "NumbaDeprecationW
 
 def _numba_warning_classes():
     """Numba's own warning classes (``numba.core.errors``) when Numba is installed, else none:
-    cujit emits none of them, so a test expecting one fails, and one that only filters them
-    runs."""
+    those cujit does not emit (``NumbaDeprecationWarning``, ``NumbaDebugInfoWarning``), so a
+    test expecting one fails, and one that only filters them runs; the others are replaced
+    by cujit's own classes of the same names."""
     if not numba_alias.HAS_NUMBA:
         return {}
     errors = importlib.import_module("numba.core.errors")
@@ -217,7 +218,11 @@ def _module_contents():
     process imports one, so cujit's compiler is loaded only there)."""
     internal = Internal
     errors = {"TypingError": cujit.TypingError, "CompileError": cujit.CompileError,
-              **_numba_warning_classes()}
+              **_numba_warning_classes(),
+              # the warnings cujit emits are its own classes, under numba's names
+              "NumbaWarning": cujit.NumbaWarning,
+              "NumbaPerformanceWarning": cujit.NumbaPerformanceWarning,
+              "NumbaInvalidConfigWarning": cujit.NumbaInvalidConfigWarning}
     return {
         "numba.cuda.utils": {"PYVERSION": sys.version_info[:2]},
         "numba.cuda.cuda_paths": {"get_conda_ctk_libdir": lambda: None},

@@ -424,7 +424,10 @@ def test_harness_typing_signature_is_a_cujit_signature(fake_tests):
 def test_harness_errors_hold_cujits_typing_error(fake_tests):
     errors = HarnessFinder(fake_tests).contents()["numba.cuda.core.errors"]
     assert errors["TypingError"] is cujit.TypingError
-    assert ("NumbaPerformanceWarning" in errors) == cujit.HAS_NUMBA
+    # the warnings cujit emits are its own classes; Numba's others only with Numba installed
+    assert errors["NumbaPerformanceWarning"] is cujit.NumbaPerformanceWarning
+    assert errors["NumbaInvalidConfigWarning"] is cujit.NumbaInvalidConfigWarning
+    assert ("NumbaDeprecationWarning" in errors) == cujit.HAS_NUMBA
 
 
 def test_harness_libdevicefuncs_come_from_cujits_libdevice_table(fake_tests):

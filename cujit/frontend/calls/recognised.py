@@ -189,6 +189,12 @@ def _shape_value(typer, snode, what):
 
 def _dtype_value(typer, dnode, what):
     ok, v = typer._const(dnode)
+    if not ok and isinstance(dnode, ast.Attribute) and dnode.attr == "dtype":
+        # ``x.dtype`` of an array: its element type is known when the kernel is compiled
+        # (numba-cuda's ``cuda.shared.array(n, dtype=ary.dtype)``)
+        base = typer.expr(dnode.value)
+        if isinstance(base, T.Array):
+            return base.dtype
     if not ok:
         src = ast.unparse(dnode)
         why = ("a kernel argument" if isinstance(dnode, ast.Name) and dnode.id in
