@@ -38,7 +38,8 @@ _SOURCES = {
     "cujit.runtime.streams": ["Stream", "Event", "event_elapsed_time"],
     "cujit.runtime.graphs": ["graph", "Graph"],
     "cujit.dispatch": ["jit", "TypingError", "CompileError"],
-    "cujit.frontend.errors": ["KernelRuntimeError"],
+    "cujit.frontend.errors": ["KernelRuntimeError", "NumbaWarning", "NumbaPerformanceWarning",
+                              "NumbaInvalidConfigWarning"],
     "cujit.dispatch.launch_args": ["In", "Out", "InOut"],
     "cujit.dispatch.compile_api": ["compile", "compile_all", "compile_for_current_device",
                                    "compile_ptx", "compile_ptx_for_current_device",
@@ -126,6 +127,7 @@ if TYPE_CHECKING:
     from .runtime.graphs import graph, Graph
     from .dispatch import jit, TypingError, CompileError
     from .frontend.errors import KernelRuntimeError
+    from .frontend.errors import NumbaWarning, NumbaPerformanceWarning, NumbaInvalidConfigWarning
     from .dispatch.launch_args import In, Out, InOut
     from .dispatch.compile_api import (compile, compile_all, compile_for_current_device,
                                        compile_ptx, compile_ptx_for_current_device,

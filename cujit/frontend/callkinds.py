@@ -12,7 +12,7 @@ import instead of a silently dead branch.
 import dataclasses
 import enum
 
-__all__ = ["CallKind", "Call", "Cast", "Extremum", "MathFunc", "ArraySpec", "ConstArray",
+__all__ = ["CallKind", "Call", "Cast", "Extremum", "MathFunc", "FP8Conversion", "ArraySpec", "ConstArray",
            "GridAxes", "ValueType", "Atomic", "Libdevice", "DeviceCall", "ClosureCall",
            "Reshape", "OverloadCall", "UserIntrinsic", "ExternCall", "WmmaFragment",
            "WmmaFill", "WmmaLoad", "WmmaMma", "WmmaStore", "VectorMake", "CacheHint", "UfuncCall", "PointerArray",
@@ -37,6 +37,18 @@ class MathFunc:
     """A function of a maths family, by its name in that family (``'sin'`` of ``math``,
     ``'floor'`` of ``np.floor``, ``'rect'`` of ``cmath``, ``'hadd'`` of ``cuda.fp16`` or ``cuda.bf16``)."""
     name: str
+
+
+@dataclasses.dataclass(frozen=True)
+class FP8Conversion:
+    """A ``cuda.fp8`` kernel conversion: the function's ``name``, and for the ``cvt_*``
+    functions their compile-time arguments: ``saturate`` (``saturation_t.SATFINITE``),
+    ``fmt`` (``'e4m3'`` / ``'e5m2'`` of ``fp8_interpretation_t``; ``''`` when there is none)
+    and ``mode`` (``'rz'`` / ``'ru'`` of ``cudaRoundMode``; ``''`` when there is none)."""
+    name: str
+    saturate: bool = True
+    fmt: str = ""
+    mode: str = ""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -241,7 +253,7 @@ class CallKind(enum.Enum):
     CMATH = ("cmath", MathFunc)
     FP16 = ("fp16", MathFunc)
     BF16 = ("bf16", MathFunc)              # cuda.bf16.* and math.* of a bfloat16
-    FP8 = ("fp8", MathFunc)                # cuda.fp8's kernel conversions
+    FP8 = ("fp8", FP8Conversion)           # cuda.fp8's kernel conversions
     BIT_COUNT = ("bit_count", type(None))
     CONJUGATE = ("conjugate", type(None))
     UFUNC = ("ufunc", UfuncCall)           # NumPy ufuncs on arrays, and by their NumPy loop

@@ -123,8 +123,8 @@ def declare_device(name, sig, link=None, use_cooperative=False, abi="numba", sim
                                   f"expected one of {_ABIS}")
     parsed = sig if isinstance(sig, T.Signature) else T.parse_signature(sig)
     if not isinstance(parsed, T.Signature) or parsed.return_type is None:
-        raise TypeError(f"declare_device({name!r}, {sig!r}): Return type must be given "
-                        f"(e.g. 'float32(float32, float32)')")
+        raise TypeError(f"declare_device({name!r}, {sig!r}): Return type must be given: "
+                        f"a signature with a return type (e.g. 'float32(float32, float32)')")
     for t in parsed.args:
         if not _param_ok(t):
             raise TypeError(f"declare_device({name!r}, {sig!r}): parameter type {t} is not "

@@ -1,7 +1,7 @@
 """Typing of array/tuple/record indexing and array attributes (Numba's basic indexing).
 
-``a[i, j]`` with one integer per dimension gives an element; fewer integers, or slices,
-give a view (an ``Array`` of fewer dimensions).  Negative integer indices wrap (Python
+``a[i, j]`` with one integer per dimension gives an element (a 0-d integer array counts as
+the integer it holds); fewer integers, or slices, give a view (an ``Array`` of fewer dimensions).  Negative integer indices wrap (Python
 semantics); there are no bounds checks (as numba.cuda).  Views keep the C layout only where
 NumPy would keep the data contiguous: integer indices first, then one step-less slice, then
 only full slices.
@@ -70,7 +70,9 @@ def index_parts(typer, node, aty):
         t = typer.expr(e)
         if t is None:
             return None
-        if rules.is_int(t):
+        if rules.is_int(t) or (isinstance(t, T.Array) and t.ndim == 0
+                                and rules.is_int(t.dtype)):
+            # a 0-d integer array indexes as the integer it holds (NumPy's and numba's rule)
             parts.append(IntIndex(e))
         elif isinstance(t, T.UniTuple) and rules.is_int(t.dtype) and len(elts) == 1:
             parts.extend(TupleIndex(e, k) for k in range(t.count))

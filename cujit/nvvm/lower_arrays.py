@@ -12,6 +12,7 @@ from llvmlite import ir
 
 from .. import types as T
 from ..frontend import rules
+from .lower_exceptions import check_tuple_index
 from .ltypes import I8, I8P, I32, I64, alignment_of, cast, ltype, mtype
 from ..frontend.nodeinfo import IntIndex, SliceStore, TupleIndex, TupleItem, TupleSlice
 
@@ -108,7 +109,12 @@ def _index_values(lw, parts):
     tuple_cache = {}
     for p in parts:
         if isinstance(p, IntIndex):
-            out.append(("int", lw.expr(p.node), lw.ty(p.node)))
+            it = lw.ty(p.node)
+            if isinstance(it, T.Array):     # a 0-d integer array: the integer it holds
+                out.append(("int", lw.b.load(_elem_ptr(lw, lw.expr(p.node), it, [])),
+                            it.dtype))
+            else:
+                out.append(("int", lw.expr(p.node), it))
         elif isinstance(p, TupleIndex):
             node = p.node
             if id(node) not in tuple_cache:
@@ -301,6 +307,7 @@ def load_subscript(lw, node):
         slot = lw.alloca(tup.type)
         lw.b.store(tup, slot)
         idx = _wrap(lw, lw.expr(node.slice), lw.ty(node.slice), ir.Constant(I64, bt.count))
+        check_tuple_index(lw, idx, bt.count, node)
         return lw.b.load(lw.b.gep(slot, [_ZERO32, idx]))
     if isinstance(bt, T.Record):
         return load_field(lw, lw.expr(node.value), bt, info.name)

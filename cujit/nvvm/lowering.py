@@ -229,17 +229,20 @@ class ModuleContext:
         return g
 
     def cstring(self, text):
-        """Generic ``i8*`` to a NUL-terminated constant string."""
+        """Generic ``i8*`` to a NUL-terminated string in constant memory (``addrspace(4)``,
+        as numba-cuda's: ``print`` format strings count in the kernel's CONST_SIZE_BYTES)."""
         g = self._strings.get(text)
         if g is None:
             data = bytearray(text.encode("utf-8")) + b"\0"
             ty = ir.ArrayType(I8, len(data))
-            g = ir.GlobalVariable(self.module, ty, self.unique("_cujit_str"))
+            g = ir.GlobalVariable(self.module, ty, self.unique("_cujit_str"), addrspace=4)
             g.linkage = "internal"
             g.global_constant = True
             g.initializer = ir.Constant(ty, data)
             self._strings[text] = g
-        return g.gep([ir.Constant(I32, 0), ir.Constant(I32, 0)])
+        p = g.gep([ir.Constant(I32, 0), ir.Constant(I32, 0)])
+        # llvmlite has no constant addrspacecast: the constant expression spelled out
+        return ir.FormattedConstant(I8P, f"addrspacecast ({p.type} {p.get_reference()} to i8*)")
 
     def ipow(self, ity):
         """``int ** int`` by squaring (a negative exponent gives 0, or ±1 for base ±1)."""

@@ -7,7 +7,9 @@ signatures").
 
 - Scalars: ``boolean``/``bool_``, ``int8..int64``, ``uint8..uint64``, ``float16/32/64``,
   ``complex64/128``, ``intp``/``uintp``, ``void``; ``bfloat16`` (``BFloat16``: its values
-  are ``bf16_scalar.BF16``, its dtype ``ml_dtypes.bfloat16`` or the uint16 bits).  Calling one with a value casts it
+  are ``bf16_scalar.BF16``, its dtype ``ml_dtypes.bfloat16`` or the uint16 bits);
+  ``fp8_e4m3`` / ``fp8_e5m2`` / ``fp8_e8m0`` (``FP8``: values ``fp8_scalar.FP8``, kernel
+  scalars only).  Calling one with a value casts it
   (``float32(1.5)`` → ``np.float32(1.5)``); calling one with types builds a signature
   (``void(float32[:], int32)``).  ``.dtype`` is the NumPy dtype, so ``np.dtype(float32)`` works.
 - Arrays: ``float32[:]`` (any layout, 'A'), ``float32[::1]`` / ``float32[:, ::1]`` (C),
@@ -23,11 +25,11 @@ import numpy as np
 
 from .. import bf16_scalar
 from .core import (  # noqa: F401 - the public module re-exports the core
-    Array, BFloat16, Boolean, CPointer, Complex, Float, Integer, IntegerLiteral, NestedArray,
-                   NoneType, RawPointer, Record, Scalar, Signature, Tuple, Type, UniTuple, _BY_DTYPE, _CACHE,
+    Array, BFloat16, Boolean, CPointer, Complex, FP8, Float, Integer, IntegerLiteral,
+                   NestedArray, NoneType, RawPointer, Record, Scalar, Signature, Tuple, Type, UniTuple, _BY_DTYPE, _CACHE,
                    _Interned, _NAMES, _alignment_of, _array_from_slices, _field_type, _rebuild,
                    as_dtype_type, bool_, boolean, byte, complex128, bfloat16, complex64,
-                   complex_domain, float16, float32, float64, from_dtype, int16, int32, int64,
+                   complex_domain, fp8_e4m3, fp8_e5m2, fp8_e8m0, float16, float32, float64, from_dtype, int16, int32, int64,
                    int8, integer_domain, intp, none, number_domain, real_domain, signed_domain,
                    uint16, uint32, uint64, unsigned_domain, uint8, uintp, void, voidptr, from_numba_type,
                    from_numba_signature)
@@ -42,13 +44,13 @@ from .names import (  # noqa: F401 - numba.types has the short and C names too
                     short, ushort, int_, uint, intc, uintc, long_, ulong, longlong, ulonglong,
                     ssize_t, size_t)
 
-__all__ = ["Type", "Boolean", "Integer", "IntegerLiteral", "Float", "BFloat16", "Complex", "NoneType", "Array", "Record",
+__all__ = ["Type", "Boolean", "Integer", "IntegerLiteral", "Float", "BFloat16", "FP8", "Complex", "NoneType", "Array", "Record",
            "NestedArray", "CPointer", "RawPointer", "voidptr", "UniTuple", "Tuple", "NamedUniTuple", "NamedTuple", "named_tuple",
            "VectorType",
            "EnumMember", "IntEnumMember", "Fragment",
            "Signature", "boolean", "bool_", "int8",
            "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16",
-           "float32", "float64", "bfloat16", "complex64", "complex128", "intp", "uintp", "void",
+           "float32", "float64", "bfloat16", "fp8_e4m3", "fp8_e5m2", "fp8_e8m0", "complex64", "complex128", "intp", "uintp", "void",
            "none", "typeof", "from_dtype", "as_dtype_type", "parse_signature",
            "integer_domain", "signed_domain", "unsigned_domain", "real_domain",
            "complex_domain", "number_domain",

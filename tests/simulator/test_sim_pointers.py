@@ -176,18 +176,27 @@ def test_pointer_values_type_as_their_pointer_type():
         v[0]
 
 
-def test_each_declared_pointer_type_is_typed_on_its_own():
-    @cuda.jit([T.void(T.CPointer(T.int32), T.int32), T.void(T.CPointer(T.float64), T.float64)])
+def test_each_pointer_type_is_typed_on_its_own():
+    @cuda.jit
     def k(p, v):
         p[0] = v
     a = cuda.device_array(1, np.int32)
     b = cuda.device_array(1, np.float64)
-    k[1, 1](_addr(a), np.int32(3))
-    # an address matches the first declared signature: the float64 pointer is given to the
-    # kernel's simulator state directly, after the int32 one was typed
+    # the simulator's pointer values given directly, an int32* first, then a float64*: each
+    # pointer type gets its own typing (an int32 typing would store 2.5 as 2)
+    run_kernel(k.sim_kernel, (1, 1, 1), (1, 1, 1), 0, 0,
+               [from_address(_addr(a), T.CPointer(T.int32), "p"), np.int32(3)])
     run_kernel(k.sim_kernel, (1, 1, 1), (1, 1, 1), 0, 0,
                [from_address(_addr(b), T.CPointer(T.float64), "p"), np.float64(2.5)])
     assert a.copy_to_host()[0] == 3 and b.copy_to_host()[0] == 2.5
+
+
+def test_an_address_for_two_declared_pointer_types_is_ambiguous():
+    @cuda.jit([T.void(T.CPointer(T.int32)), T.void(T.CPointer(T.float64))])
+    def k(p):
+        p[0] = 1
+    with pytest.raises(TypeError, match="Ambiguous overloading"):
+        k[1, 1](_addr(cuda.device_array(1, np.int32)))
 
 
 def test_carray_and_farray_view_the_pointer_memory():

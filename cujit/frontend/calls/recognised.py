@@ -189,6 +189,12 @@ def _shape_value(typer, snode, what):
 
 def _dtype_value(typer, dnode, what):
     ok, v = typer._const(dnode)
+    if not ok and isinstance(dnode, ast.Attribute) and dnode.attr == "dtype":
+        # ``x.dtype`` of an array: its element type is known when the kernel is compiled
+        # (numba-cuda's ``cuda.shared.array(n, dtype=ary.dtype)``)
+        base = typer.expr(dnode.value)
+        if isinstance(base, T.Array):
+            return base.dtype
     if not ok:
         src = ast.unparse(dnode)
         why = ("a kernel argument" if isinstance(dnode, ast.Name) and dnode.id in
@@ -228,6 +234,11 @@ def _shared_array(typer, node, ft):
     a = _bind(typer, node, ("shape", "dtype"), ft.key, optional=("alignment",))
     shape = _shape_value(typer, a["shape"], what)
     dtype = _dtype_value(typer, a["dtype"], what)
+    if isinstance(dtype, T.FP8):
+        # numba-cuda has no arrays of its FP8 types; their bits (uint8) are the storage
+        raise typer.error(f"{what}() of {dtype}: FP8 values have no array form; store their "
+                          "bits in a uint8 array (cuda.fp8.cvt_float_to_fp8 & co.)",
+                          a["dtype"])
     alignment = _alignment_value(typer, a.get("alignment"), what)
     tf = typer.tf
     itemsize = dtype.dtype.itemsize

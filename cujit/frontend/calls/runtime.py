@@ -221,6 +221,22 @@ def _t_libdevice(c):
 def _t_cast(c):
     typer, node, args = c.typer, c.node, c.args
     if c.name is None and len(args) == 1 and not c.kws and (
+            isinstance(c.ft.data, T.FP8) or isinstance(args[0], T.FP8)):
+        # fp8_e4m3(x) of a float, bfloat16 or integer, or one of those types of an FP8
+        # value (numba-cuda's constructors and conversion operators; none between formats)
+        other = args[0] if isinstance(c.ft.data, T.FP8) else c.ft.data
+        if not (isinstance(other, (T.BFloat16, T.Boolean)) or rules.is_int(other)
+                or rules.is_float(other)):
+            raise typer.error(f"cannot convert {args[0]} to {c.ft.data} (FP8 values convert "
+                              "to and from the float types, bfloat16 and integers)", node)
+        c.record(Cast(c.ft.data))
+        return c.ft.data
+    if c.name is not None and len(args) == 1 and isinstance(args[0], T.FP8) and not c.kws:
+        # int(v) / float(v) / bool(v) of an FP8 value
+        target = {"int": T.int64, "float": T.float64, "bool": T.boolean}[c.name]
+        c.record(Cast(target))
+        return target
+    if c.name is None and len(args) == 1 and not c.kws and (
             isinstance(c.ft.data, T.BFloat16) or isinstance(args[0], T.BFloat16)):
         # bfloat16(x) of a real number, or a real type / bool of a bfloat16
         other = args[0] if isinstance(c.ft.data, T.BFloat16) else c.ft.data
