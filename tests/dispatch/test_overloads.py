@@ -44,6 +44,11 @@ def add_kernel(r, x, y):
     (T.float64[:], T.float64[::1], None),
     (T.float32[::1], T.float64[::1], None),
     (T.float64[:, ::1], T.float64[::1], None),
+    # a device address for a pointer parameter (numba.cuda's CPointer arguments)
+    (T.int64, T.CPointer(T.float32), UNSAFE),
+    (T.uint64, T.voidptr, UNSAFE),
+    (T.float64, T.CPointer(T.float32), None),
+    (T.float32[::1], T.CPointer(T.float32), None),
 ])
 def test_conversion_kinds(have, want, kind):
     assert conversion(have, want) == kind
