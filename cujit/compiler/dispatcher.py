@@ -640,6 +640,12 @@ class Dispatcher(_InspectMixin, KernelLike, SourceOwner):
         for i, a in enumerate(args):
             _la.check_alive(i, a.value if isinstance(a, _la._ArgHint) else a,
                             self.py_func.__qualname__)
+        h = cfg.stream_handle
+        if h > 2 and h not in _capturing and _la.has_host_copies(args) \
+                and drv.stream_is_capturing(h):
+            # captured by another library (a cuda.core GraphBuilder): refused as in a
+            # capture of cujit.graph's, before anything is recorded
+            _la.refuse_host_copies_in_capture(args, self.py_func.__name__, h)
         try:
             fast = backend.launch(self, cfg, args, ctx, drv)
         except CujitCompileError as exc:
