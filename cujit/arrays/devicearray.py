@@ -187,9 +187,14 @@ class DeviceNDArray:
 
     @property
     def alloc_size(self):
-        """Bytes of the underlying allocation (0 for size 0)."""
-        g = self.gpu_data
-        return 0 if g is None else g.size
+        """Bytes of device memory this array spans, from its lowest to its highest byte (0
+        for size 0): the requested size for an array made by an allocator, a view's own
+        extent for a view (numba.cuda's ``gpu_data.size``, whose views are memory views of
+        their extent; cujit's share the parent's allocation object)."""
+        if self.gpu_data is None:
+            return 0
+        lo, hi = L.extent(self.shape, self.strides, self.dtype.itemsize)
+        return hi - lo
 
     @property
     def device_ctypes_pointer(self):

@@ -97,8 +97,8 @@ def _parse(desc):
     if not isinstance(desc, dict):
         raise TypeError(f"__cuda_array_interface__ must be a dict, got {type(desc).__name__}")
     if desc.get("mask") is not None:
-        raise NotImplementedError("masked arrays (a __cuda_array_interface__ with a 'mask') "
-                                  "are not supported")
+        raise NotImplementedError("Masked arrays are not supported (this "
+                                  "__cuda_array_interface__ has a 'mask')")
     for key in ("shape", "typestr", "data", "version"):
         if key not in desc:
             _bad(f"missing key {key!r}", desc)
@@ -168,7 +168,9 @@ def from_cuda_array_interface(desc, owner=None, sync=True):
         if sync:
             from ..config import config
             if config.CUDA_ARRAY_INTERFACE_SYNC:
-                _runtime.driver().stream_synchronize(stream_ptr)
+                # through the Stream, as numba.cuda does (its synchronize is what a program
+                # or a test sees, and it announces the synchronisation to its hook point)
+                stream.synchronize()
     if size == 0:
         return DeviceNDArray._make(shape, strides, dtype, 0, None, stream)
     if layout == "C":
