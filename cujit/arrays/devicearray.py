@@ -198,8 +198,10 @@ class DeviceNDArray:
 
     @property
     def device_ctypes_pointer(self):
-        """``ctypes.c_void_p`` of element 0...0 (NULL for size 0)."""
-        return ctypes.c_void_p(self._data_ptr or None)
+        """``ctypes.c_size_t`` of the address of element 0...0 (numba-cuda's type, its
+        memory pointer's); ``ctypes.c_void_p`` NULL for size 0."""
+        p = self._data_ptr
+        return ctypes.c_size_t(p) if p else ctypes.c_void_p(None)
 
     @property
     def _readonly(self):
