@@ -71,6 +71,11 @@ class _DeviceList:
             raise IndexError(f"gpus[{i!r}]: device index out of range: {len(devs)} "
                              f"device(s) present") from None
 
+    @property
+    def lst(self):
+        """The devices as a list (numba.cuda's ``gpus.lst``)."""
+        return self._list()
+
     def __len__(self):
         return get_driver().get_device_count()
 
