@@ -45,8 +45,8 @@ from . import bf16 as cujit_bf16
 from . import extending as cujit_extending
 from . import fp8 as cujit_fp8
 from . import numba_alias
-from .compiler import libdevice_table
-from .compiler.dispatcher import Dispatcher
+from .frontend import libdevice_table
+from .dispatch.dispatcher import Dispatcher
 from .config import config
 
 __all__ = ["HARNESS_MODULES", "Internal", "Registration", "HarnessFinder", "tests_directory",
@@ -185,7 +185,7 @@ _LibdeviceArg = collections.namedtuple("arg", ("name", "ty", "is_ptr"))
 
 def _libdevice_functions():
     """numba's ``libdevicefuncs.functions`` from cujit's own libdevice table
-    (:data:`cujit.compiler.libdevice_table.FUNCTIONS`): ``{'__nv_<name>': (return type,
+    (:data:`cujit.frontend.libdevice_table.FUNCTIONS`): ``{'__nv_<name>': (return type,
     [arg(name, type, is_ptr), ...])}``, the out-arguments after the parameters."""
     out = {}
     for fn in libdevice_table.FUNCTIONS.values():
@@ -198,7 +198,7 @@ def _libdevice_functions():
 def _libdevice_signature(retty, args):
     """numba's ``libdevicefuncs.create_signature``: the signature a kernel's call of the
     libdevice function sees (the out-arguments become members of a returned tuple), by
-    cujit's own rule (:class:`cujit.compiler.libdevice_table.LibdeviceFunction`)."""
+    cujit's own rule (:class:`cujit.frontend.libdevice_table.LibdeviceFunction`)."""
     fn = libdevice_table.LibdeviceFunction(
         "", retty, tuple(a.ty for a in args if not a.is_ptr),
         tuple(a.ty for a in args if a.is_ptr))
@@ -429,8 +429,7 @@ def install(tests_dir):
     # name (``cujit.cudadrv.libs``), which no finder answers: importing each harness module
     # by its numba name first makes it an attribute of its parent, where that form finds it.
     # Importing one also sets it on its parent, and ``numba.cuda`` is cujit: where cujit has a
-    # submodule of that name (``numba.cuda.compiler`` and ``cujit.compiler``), cujit's own
-    # stays the attribute, which cujit's code reads.
+    # submodule of that name, cujit's own stays the attribute, which cujit's code reads.
     for name in HARNESS_MODULES:
         parent_name, _, child = name.rpartition(".")
         parent = importlib.import_module(parent_name)

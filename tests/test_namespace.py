@@ -202,7 +202,7 @@ def test_dim3_and_grid_group_are_the_classes_of_the_kernel_objects():
     kind[1, 1](out)
     assert out[0] == 1
     assert cuda.GridGroup.__name__ == "GridGroup"
-    from cujit.kernelapi_extra import this_grid
+    from cujit.kernelapi import this_grid
     with pytest.raises(RuntimeError):
         this_grid()         # only inside a kernel, as the class's one instance
 
@@ -276,7 +276,7 @@ def test_private_driver_reaches_raise_numbas_errors():
 
 def test_private_have_nvjitlink_says_whether_nvjitlink_loads():
     from cujit.cudadrv import driver
-    from cujit.compiler.linker import nvjitlink_version
+    from cujit.nvvm.linker import nvjitlink_version
     assert driver._have_nvjitlink() is (nvjitlink_version() is not None)
 
 

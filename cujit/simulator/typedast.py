@@ -9,9 +9,9 @@ from .. import bf16 as B
 from .. import bf16_scalar, fp8
 from .. import types as T
 from ..kernelstate import state as _state
-from ..compiler.callkinds import CallKind, call_of
-from ..compiler.calls_ext import CMATH_UNARY
-from ..compiler.nodeinfo import AugAssign, SpecialRegister
+from ..frontend.callkinds import CallKind, call_of
+from ..frontend.calls.numeric import CMATH_UNARY
+from ..frontend.nodeinfo import AugAssign, SpecialRegister
 from . import libdevice_sim, scalars
 
 __all__ = ["Rewriter", "compare_types"]
@@ -95,7 +95,7 @@ def compare_types(ts):
     at its unified type (int64 with uint64 is float64), but integers of two integer types
     compare exactly by value.  Returns a list, or None when a pair has no common type or a
     middle operand would be compared at two types."""
-    from ..compiler import rules
+    from ..frontend import rules
     targets = [set() for _ in ts]
     for i, (a, b) in enumerate(zip(ts, ts[1:])):
         if a is b:
@@ -310,7 +310,7 @@ class Rewriter:
     def s_For(self, s):
         it = self.expr(s.iter)
         itype = self.ty(s.iter)
-        from ..compiler.rules import RangeType
+        from ..frontend.rules import RangeType
         if isinstance(itype, RangeType) and isinstance(s.target, ast.Name) and \
                 _widens(itype.dtype, self.tf.vartypes.get(s.target.id), same=True):
             casts = []      # range() yields Python ints within its integer type
@@ -802,6 +802,6 @@ def _call_table():
     return table
 
 
-#: The per-thread rewrite of each call kind (tests/compiler/test_call_contract.py: one per
+#: The per-thread rewrite of each call kind (tests/frontend/test_call_contract.py: one per
 #: kind).
 _CALLS = _call_table()

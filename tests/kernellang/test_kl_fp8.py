@@ -47,7 +47,7 @@ def test_fp8_typing_errors():
 
 @pytest.mark.compile
 def test_fp8_compiles_to_sm90_cubin():
-    from cujit.compiler.linker import link_cubin
+    from cujit.nvvm.linker import link_cubin
     sig = (T.float32[::1], T.uint8[::1], T.uint8[::1], T.float32[::1], T.float32[::1])
     ptx = ptx_of(fp8_roundtrip, argtypes=sig)
     assert "cvt.rn.satfinite.e4m3x2.f32" in ptx and "cvt.rn.f16x2.e5m2x2" in ptx
