@@ -30,6 +30,13 @@ class Stream:
     def __cuda_stream__(self):
         return (0, self._handle)
 
+    # cuda.core's Stream hashes and compares by its handle
+    def __hash__(self):
+        return hash(self._handle)
+
+    def __eq__(self, other):
+        return isinstance(other, Stream) and other._handle == self._handle
+
     def sync(self):
         self._owner.synchronize()
 

@@ -751,3 +751,25 @@ def test_closed_cuda_core_buffer_fails_the_fast_path_and_is_refused(env):
     with pytest.raises(ValueError, match="argument 0: .*closed"):
         k[1, 32](buf)
     assert [c[0] for c in env.launches()] == ["slow"]
+
+
+def test_cuda_core_stream_configuration_is_cached_by_handle_and_keeps_no_stream(env):
+    import gc
+    import weakref
+    from cuda_core_standins import Stream
+    k = Dispatcher(one, None, {})
+    a = cujit.device_array(4, np.float32)
+    inner = cujit.stream()
+    s = Stream(inner)
+    for _ in range(3):
+        k[1, 32, s](a)
+    again = Stream(inner)                   # another object for the same CUDA stream
+    k[1, 32, again](a)
+    assert [c[:2] for c in env.launches()] == [("slow", inner.handle)] + \
+        [("fast", inner.handle)] * 3
+    assert k[1, 32, s] is k[1, 32, again]
+    gone = weakref.ref(inner)
+    del s, again, inner
+    k[1, 32](a)                             # the kernel's last key no longer names them
+    gc.collect()
+    assert gone() is None                   # the cache kept neither object nor its stream
