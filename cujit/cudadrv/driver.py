@@ -112,8 +112,10 @@ def device_pointer(obj):
 
 
 def device_ctypes_pointer(obj):
-    """:func:`device_pointer` as a ``ctypes.c_void_p`` (NULL for address 0)."""
-    return ctypes.c_void_p(device_pointer(obj) or None)
+    """:func:`device_pointer` as a ``ctypes.c_size_t``, the type of numba-cuda's memory
+    pointers (a ``ctypes.c_void_p`` NULL for address 0)."""
+    ptr = device_pointer(obj)
+    return ctypes.c_size_t(ptr) if ptr else ctypes.c_void_p(None)
 
 
 def _array_span(obj):
