@@ -170,8 +170,9 @@ _NUMBA_WARNINGS = ("NumbaWarning", "NumbaPerformanceWarning", "NumbaDeprecationW
 
 def _numba_warning_classes():
     """Numba's own warning classes (``numba.core.errors``) when Numba is installed, else none:
-    cujit emits none of them, so a test expecting one fails, and one that only filters them
-    runs."""
+    those cujit does not emit (``NumbaDeprecationWarning``, ``NumbaDebugInfoWarning``), so a
+    test expecting one fails, and one that only filters them runs; the others are replaced
+    by cujit's own classes of the same names."""
     if not numba_alias.HAS_NUMBA:
         return {}
     errors = importlib.import_module("numba.core.errors")
@@ -206,8 +207,10 @@ def _libdevice_signature(retty, args):
 
 
 #: the names of numba-cuda's ``_internal.cuda_fp8`` that are cujit's (:mod:`cujit.fp8`).
-_FP8_NAMES = ("saturation_t", "fp8_interpretation_t", "cvt_float_to_fp8", "cvt_double_to_fp8",
-              "cvt_float_to_e8m0", "cvt_double_to_e8m0")
+_FP8_NAMES = ("fp8_e5m2", "fp8_e4m3", "fp8_e8m0", "saturation_t", "fp8_interpretation_t",
+              "cvt_float_to_fp8", "cvt_double_to_fp8", "cvt_bfloat16raw_to_fp8",
+              "cvt_float_to_e8m0", "cvt_double_to_e8m0", "cvt_bfloat16raw_to_e8m0",
+              "cvt_e8m0_to_bf16raw")
 
 
 def _module_contents():
@@ -215,7 +218,11 @@ def _module_contents():
     process imports one, so cujit's compiler is loaded only there)."""
     internal = Internal
     errors = {"TypingError": cujit.TypingError, "CompileError": cujit.CompileError,
-              **_numba_warning_classes()}
+              **_numba_warning_classes(),
+              # the warnings cujit emits are its own classes, under numba's names
+              "NumbaWarning": cujit.NumbaWarning,
+              "NumbaPerformanceWarning": cujit.NumbaPerformanceWarning,
+              "NumbaInvalidConfigWarning": cujit.NumbaInvalidConfigWarning}
     return {
         "numba.cuda.utils": {"PYVERSION": sys.version_info[:2]},
         "numba.cuda.cuda_paths": {"get_conda_ctk_libdir": lambda: None},
@@ -284,12 +291,7 @@ def _module_contents():
         "numba.cuda._internal.cuda_bf16": {
             **{n: getattr(cujit_bf16, n) for n in cujit_bf16.__all__},
             "nv_bfloat16": cujit_bf16.bfloat16},
-        "numba.cuda._internal.cuda_fp8": {
-            **{n: getattr(cujit_fp8, n) for n in _FP8_NAMES},
-            # FP8 storage types and bfloat16-bits conversions cujit does not have
-            **{n: internal(f"numba.cuda._internal.cuda_fp8.{n}")
-               for n in ("fp8_e5m2", "fp8_e4m3", "fp8_e8m0", "cvt_bfloat16raw_to_fp8",
-                         "cvt_bfloat16raw_to_e8m0", "cvt_e8m0_to_bf16raw")}},
+        "numba.cuda._internal.cuda_fp8": {n: getattr(cujit_fp8, n) for n in _FP8_NAMES},
         "numba.cuda.datamodel": {},
         "numba.cuda.datamodel.models": {
             "OpaqueModel": internal("numba.cuda.datamodel.models.OpaqueModel")},
@@ -297,8 +299,8 @@ def _module_contents():
         "numba.cuda.np.numpy_support": {
             "numpy_version": tuple(int(p) for p in np.__version__.split(".")[:2]),
             "from_dtype": cujit.types.from_dtype, "as_dtype": _as_dtype,
-            # arrays over raw pointers inside kernels: cujit has no pointer type
-            **{n: internal(f"numba.cuda.np.numpy_support.{n}") for n in ("carray", "farray")}},
+            # arrays over C pointers inside kernels
+            "carray": cujit.carray, "farray": cujit.farray},
         # the launch configuration seen by numba's compilation pipeline (its dispatcher's
         # _compile_for_args and launch-config-sensitive lowering), which cujit does not have
         "numba.cuda.launchconfig": {

@@ -738,8 +738,6 @@ ALLOWED_BACKEND_BRANCHES = {
         "when a GPU driver is already in use (the report needs the simulator)",
     ("cujit.random", "is_simulator"): "on the simulator more than 64 generator states are "
         "seeded vectorised in NumPy instead of by the seeding kernel (~10 ms a thread)",
-    ("cujit.runtime.api", "simulator_enabled"): "is_fp8_supported() is False on the "
-        "simulator, as numba.cuda's (kernels have no FP8 types there yet)",
 }
 
 

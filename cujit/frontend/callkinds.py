@@ -12,10 +12,10 @@ import instead of a silently dead branch.
 import dataclasses
 import enum
 
-__all__ = ["CallKind", "Call", "Cast", "Extremum", "MathFunc", "ArraySpec", "ConstArray",
+__all__ = ["CallKind", "Call", "Cast", "Extremum", "MathFunc", "FP8Conversion", "ArraySpec", "ConstArray",
            "GridAxes", "ValueType", "Atomic", "Libdevice", "DeviceCall", "ClosureCall",
            "Reshape", "OverloadCall", "UserIntrinsic", "ExternCall", "WmmaFragment",
-           "WmmaFill", "WmmaLoad", "WmmaMma", "WmmaStore", "VectorMake", "CacheHint", "UfuncCall",
+           "WmmaFill", "WmmaLoad", "WmmaMma", "WmmaStore", "VectorMake", "CacheHint", "UfuncCall", "PointerArray",
            "call_of", "resolve"]
 
 
@@ -37,6 +37,18 @@ class MathFunc:
     """A function of a maths family, by its name in that family (``'sin'`` of ``math``,
     ``'floor'`` of ``np.floor``, ``'rect'`` of ``cmath``, ``'hadd'`` of ``cuda.fp16`` or ``cuda.bf16``)."""
     name: str
+
+
+@dataclasses.dataclass(frozen=True)
+class FP8Conversion:
+    """A ``cuda.fp8`` kernel conversion: the function's ``name``, and for the ``cvt_*``
+    functions their compile-time arguments: ``saturate`` (``saturation_t.SATFINITE``),
+    ``fmt`` (``'e4m3'`` / ``'e5m2'`` of ``fp8_interpretation_t``; ``''`` when there is none)
+    and ``mode`` (``'rz'`` / ``'ru'`` of ``cudaRoundMode``; ``''`` when there is none)."""
+    name: str
+    saturate: bool = True
+    fmt: str = ""
+    mode: str = ""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -124,6 +136,14 @@ class UserIntrinsic:
     intrinsic: object
     signature: object
     codegen: object
+
+
+@dataclasses.dataclass(frozen=True)
+class PointerArray:
+    """``carray(ptr, shape, dtype)`` / ``farray``: an array over a pointer's memory, its
+    ``order`` ('C' or 'F') and element type ``dtype`` (a cujit type)."""
+    order: str
+    dtype: object
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -233,7 +253,7 @@ class CallKind(enum.Enum):
     CMATH = ("cmath", MathFunc)
     FP16 = ("fp16", MathFunc)
     BF16 = ("bf16", MathFunc)              # cuda.bf16.* and math.* of a bfloat16
-    FP8 = ("fp8", MathFunc)                # cuda.fp8's kernel conversions
+    FP8 = ("fp8", FP8Conversion)           # cuda.fp8's kernel conversions
     BIT_COUNT = ("bit_count", type(None))
     CONJUGATE = ("conjugate", type(None))
     UFUNC = ("ufunc", UfuncCall)           # NumPy ufuncs on arrays, and by their NumPy loop
@@ -302,6 +322,11 @@ class CallKind(enum.Enum):
     VECTOR = ("vector", VectorMake)
     CACHE_LOAD = ("cache_load", CacheHint)
     CACHE_STORE = ("cache_store", CacheHint)
+    # C pointers: cffi's ffi.from_buffer(array) → the array's data pointer
+    FROM_BUFFER = ("ffi.from_buffer", type(None))
+    # an array over a pointer's memory (numba.cuda.np.numpy_support.carray / farray)
+    CARRAY = ("carray", PointerArray)
+    FARRAY = ("farray", PointerArray)
 
 
 @dataclasses.dataclass(frozen=True, eq=False)

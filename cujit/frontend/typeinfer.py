@@ -433,7 +433,8 @@ class _Typer(scopes.ConstEval):
         t = self.expr(node)
         if t is None:
             return
-        if not (rules.is_number(t)):
+        if not (rules.is_number(t) or isinstance(t, T.FP8)):
+            # an FP8 value is true as bool(v) (cuda_fp8.hpp's operator bool)
             raise self.error(f"cannot use a value of type {t} as a condition", node)
 
     # ---- expressions --------------------------------------------------------------------

@@ -111,6 +111,19 @@ def _check_nbytes(size, what="size"):
     return size
 
 
+class DevicePointerValue(ctypes.c_void_p):
+    """A device address as a ``ctypes.c_void_p`` that ``int()`` also reads: numba-cuda's
+    ``device_pointer`` is a cuda-bindings ``CUdeviceptr``, and its users write
+    ``int(arr.gpu_data.device_pointer)`` to pass the address to a ``CPointer`` kernel
+    parameter.  A null pointer is 0."""
+    __slots__ = ()
+
+    def __int__(self):
+        return self.value or 0
+
+    __index__ = __int__
+
+
 class MemoryPointer:
     """Device memory (numba.cuda ``MemoryPointer``).
 
@@ -119,11 +132,12 @@ class MemoryPointer:
     that keeps the memory alive; default: this pointer), ``finalizer`` (no-argument callable
     that frees the memory; called once through ``weakref.finalize``).
 
-    Attributes: ``device_pointer_value`` (int), ``device_pointer`` (``ctypes.c_void_p``),
-    ``device_ctypes_pointer`` (``ctypes.c_size_t``, numba-cuda's type; ``c_void_p`` NULL for
-    a NULL pointer), ``handle`` (the address as an int: numba-cuda's is a ``CUdeviceptr``,
-    which ``int()`` reads the same), ``size`` (bytes), ``owner``, ``context``, ``refct``
-    (1 + the number of live views and ``own()`` references, as numba counts them)."""
+    Attributes: ``device_pointer_value`` (int), ``device_pointer`` (a ``ctypes.c_void_p``
+    that ``int()`` reads), ``device_ctypes_pointer`` (``ctypes.c_size_t``, numba-cuda's type;
+    ``c_void_p`` NULL for a NULL pointer), ``handle`` (``device_pointer``: numba-cuda's is a
+    ``CUdeviceptr``, which ``int()`` reads the same), ``size`` (bytes), ``owner``,
+    ``context``, ``refct`` (1 + the number of live views and ``own()`` references, as numba
+    counts them)."""
 
     # No fixed slots here: the host-memory subclasses also derive from a ctypes array (their
     # buffer protocol), and a C base admits no second base with slots.  AutoFreePointer, the
@@ -151,7 +165,7 @@ class MemoryPointer:
 
     @property
     def device_pointer(self):
-        return ctypes.c_void_p(self.device_pointer_value or None)
+        return DevicePointerValue(self.device_pointer_value or None)
 
     @property
     def device_ctypes_pointer(self):
@@ -160,7 +174,7 @@ class MemoryPointer:
 
     @property
     def handle(self):
-        return self.device_pointer_value
+        return self.device_pointer
 
     @property
     def _cuda_memsize_(self):

@@ -2,17 +2,21 @@
 
 Representation of values in registers (``ltype``) and in memory (``mtype``):
 ``boolean`` → i1 / i8; ``intN``/``uintN`` → iN; ``float16/32/64`` → half/float/double;
-``bfloat16`` → i16 (its bits; conversions are inline PTX, ``bf16_ptx``);
+``bfloat16`` → i16 (its bits; conversions are inline PTX, ``bf16_ptx``); ``fp8_e4m3`` /
+``fp8_e5m2`` / ``fp8_e8m0`` → i8 (their bits; conversions in ``fp8_ptx``);
 ``complex64/128`` → ``{float, float}`` / ``{double, double}``; ``Array(dtype, ndim)`` →
 ``{elem*, [ndim x i64] shape, [ndim x i64] strides (bytes)}`` with a generic-address-space
 data pointer (NVVM infers shared/const/local from the ``addrspacecast``); ``Record`` → ``i8*``
 (a reference to the record's bytes); ``UniTuple`` → ``[n x T]``; ``Tuple`` → ``{T0, T1 …}``;
-``Fragment`` → ``[n x i32]*`` / ``[n x float]*`` (a lane's tensor-core registers).
+``Fragment`` → ``[n x i32]*`` / ``[n x float]*`` (a lane's tensor-core registers);
+``CPointer(dtype)`` → ``elem*`` (in its address space, generic when None); ``voidptr`` →
+``i8*``.
 """
 from llvmlite import ir
 
+from .. import fp8_scalar
 from .. import types as T
-from . import bf16_ptx
+from . import bf16_ptx, fp8_ptx
 from ..frontend import rules
 
 __all__ = ["ltype", "mtype", "cast", "truth", "const", "passes_param", "I1", "I8", "I32", "I64", "I8P",
@@ -37,12 +41,18 @@ def ltype(t):
         r = _FLOATS[t.bitwidth]
     elif isinstance(t, T.BFloat16):
         r = bf16_ptx.I16
+    elif isinstance(t, T.FP8):
+        r = fp8_ptx.I8
     elif isinstance(t, T.Complex):
         f = _FLOATS[t.bitwidth // 2]
         r = ir.LiteralStructType([f, f])
     elif isinstance(t, T.Array):
         r = array_ltype(t)
     elif isinstance(t, T.Record):
+        r = I8P
+    elif isinstance(t, T.CPointer):
+        r = mtype(t.dtype).as_pointer(t.addrspace or 0)
+    elif isinstance(t, T.RawPointer):
         r = I8P
     elif isinstance(t, T.UniTuple):
         r = ir.ArrayType(ltype(t.dtype), t.count)
@@ -106,6 +116,8 @@ def const(t, v):
         return ir.Constant(ltype(t), float(v))
     if isinstance(t, T.BFloat16):
         return bf16_ptx.bits_const(t(v).bits)
+    if isinstance(t, T.FP8):
+        return ir.Constant(fp8_ptx.I8, (v if isinstance(v, fp8_scalar.FP8) else t(v)).bits)
     if isinstance(t, T.Complex):
         f = _FLOATS[t.bitwidth // 2]
         c = complex(v)
@@ -127,6 +139,8 @@ def truth(b, val, t):
         return b.fcmp_unordered("!=", val, ir.Constant(val.type, 0.0))
     if isinstance(t, T.BFloat16):
         return bf16_ptx.truth(b, val)
+    if isinstance(t, T.FP8):
+        return fp8_ptx.truth(b, val, t.fmt)
     if isinstance(t, T.Complex):
         re = b.extract_value(val, 0)
         im = b.extract_value(val, 1)
@@ -140,6 +154,8 @@ def cast(b, val, src, dst):
     float → int truncates toward zero)."""
     if src is dst or dst is None:
         return val
+    if isinstance(src, T.FP8) or isinstance(dst, T.FP8):
+        return _cast_fp8(b, val, src, dst)
     if isinstance(src, T.BFloat16) or isinstance(dst, T.BFloat16):
         return _cast_bf16(b, val, src, dst)
     if isinstance(dst, T.Boolean):
@@ -179,6 +195,9 @@ def cast(b, val, src, dst):
         return b.insert_value(out, im, 1)
     if isinstance(src, T.Array) and isinstance(dst, T.Array) and src.ndim == dst.ndim:
         return val          # same LLVM struct; only the layout/readonly flag differ
+    if isinstance(src, (T.CPointer, T.RawPointer)) and isinstance(dst, (T.CPointer,
+                                                                       T.RawPointer)):
+        return b.bitcast(val, ltype(dst)) if val.type != ltype(dst) else val
     if isinstance(src, (T.UniTuple, T.Tuple)) and isinstance(dst, (T.UniTuple, T.Tuple)):
         out = ir.Constant(ltype(dst), ir.Undefined)
         for i, (s, d) in enumerate(zip(src.types, dst.types)):
@@ -204,6 +223,50 @@ def _cast_bf16(b, val, src, dst):
         if src.bitwidth == 64:
             return bf16_ptx.from_f64(b, val)
         return bf16_ptx.from_f32(b, val if src.bitwidth == 32 else b.fpext(val, _FLOATS[32]))
+    raise TypeError(f"cannot convert {src} to {dst}")
+
+
+def _cast_fp8(b, val, src, dst):
+    """Conversions to and from the FP8 types, as ``cuda_fp8.hpp``'s constructors and
+    conversion operators (``fp8_ptx``): from an FP8 value float16 / bfloat16 exactly,
+    float32 / float64 through the float16 (E8M0: the bfloat16), integers truncated and
+    clamped through the bfloat16 (``cvt.rzi``); to one from the source type's conversion
+    (float16 and bfloat16 through their exact float32), saturating."""
+    if isinstance(src, T.FP8):
+        if isinstance(dst, T.FP8):
+            raise TypeError(f"cannot convert {src} to {dst}")
+        if isinstance(dst, T.Boolean):
+            return fp8_ptx.truth(b, val, src.fmt)
+        if isinstance(dst, T.BFloat16):
+            return fp8_ptx.to_bf16(b, val, src.fmt)
+        if isinstance(dst, T.Integer):
+            return bf16_ptx.to_int(b, fp8_ptx.to_bf16(b, val, src.fmt), dst.signed,
+                                   dst.bitwidth, "rz")
+        if dst is T.float16 and src.fmt != "e8m0":
+            return fp8_ptx.to_f16(b, val, src.fmt)
+        f = fp8_ptx.to_f32(b, val, src.fmt)
+        if dst is T.float16:
+            # E8M0 to half rounds the float32 to nearest; a NaN is the canonical one
+            h = b.bitcast(b.fptrunc(f, _FLOATS[16]), ir.IntType(16))
+            nan = b.fcmp_unordered("uno", f, f)
+            return b.bitcast(b.select(nan, ir.Constant(ir.IntType(16), 0x7FFF), h),
+                             _FLOATS[16])
+        return cast(b, f, T.float32, dst)
+    fmt = dst.fmt
+    if isinstance(src, T.BFloat16):
+        src, val = T.float32, bf16_ptx.to_f32(b, val)
+    if isinstance(src, T.Boolean):
+        src, val = T.uint8, b.zext(val, ir.IntType(8))
+    if isinstance(src, T.Integer):
+        return fp8_ptx.from_int(b, val, src.signed, fmt)
+    if isinstance(src, T.Float):
+        if src.bitwidth == 16:
+            src, val = T.float32, b.fpext(val, _FLOATS[32])
+        if src.bitwidth == 64:
+            return (fp8_ptx.e8m0_from_f64(b, val, "ru") if fmt == "e8m0"
+                    else fp8_ptx.from_f64(b, val, fmt))
+        return (fp8_ptx.e8m0_from_f32(b, val, "ru") if fmt == "e8m0"
+                else fp8_ptx.from_f32(b, val, fmt))
     raise TypeError(f"cannot convert {src} to {dst}")
 
 

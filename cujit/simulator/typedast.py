@@ -5,14 +5,16 @@ module's docstring for the rules).  The typed ``ast`` is never modified (its nod
 """
 import ast
 
+import numpy as np
+
 from .. import bf16 as B
-from .. import bf16_scalar, fp8
+from .. import bf16_scalar, fp8, fp8_scalar
 from .. import types as T
 from ..kernelstate import state as _state
 from ..frontend.callkinds import CallKind, call_of
 from ..frontend.calls.numeric import CMATH_UNARY
 from ..frontend.nodeinfo import AugAssign, SpecialRegister
-from . import libdevice_sim, scalars
+from . import libdevice_sim, pointers, scalars
 
 __all__ = ["Rewriter", "compare_types"]
 
@@ -67,6 +69,40 @@ def _widens(src, dst, same=False):
 
 def _loc(new, old):
     return ast.copy_location(new, old)
+
+
+def _fp8_conversion(src, dst):
+    """The simulator's conversion of a value of type ``src`` to type ``dst``, one of them an
+    FP8 type, as the compiled cast (``ltypes._cast_fp8``; rules in ``fp8_scalar``)."""
+    if isinstance(dst, T.FP8):
+        fmt = dst.fmt
+        if isinstance(src, T.BFloat16):
+            return lambda v: fp8_scalar.FP8(fmt, bf16_scalar.from_storage(v))
+        to_src = scalars.caster(src)
+        return lambda v: fp8_scalar.FP8(fmt, to_src(v))
+    if isinstance(dst, T.Boolean):
+        return lambda v: np.bool_(bool(v))
+    if isinstance(dst, T.BFloat16):
+        return fp8_scalar.FP8.to_bfloat16
+    if isinstance(dst, T.Integer):
+        signed, width = dst.signed, dst.bitwidth
+        return lambda v: v.to_int(signed, width)
+    return {16: fp8_scalar.FP8.to_float16, 32: fp8_scalar.FP8.to_float32,
+            64: fp8_scalar.FP8.to_float64}[dst.bitwidth]
+
+
+def _fp8_cvt(data):
+    """The simulator's ``cuda.fp8.cvt_*`` call of ``data`` (a ``FP8Conversion``): the host
+    function with the call's constant arguments, the bits as ``np.uint8``."""
+    fn = getattr(fp8, data.name)
+    sat = fp8.saturation_t.SATFINITE if data.saturate else fp8.saturation_t.NOSAT
+    if data.fmt:
+        interp = fp8.fp8_interpretation_t.E4M3 if data.fmt == "e4m3" else \
+            fp8.fp8_interpretation_t.E5M2
+        return lambda x: np.uint8(fn(x, sat, interp))
+    if data.mode:
+        return lambda x: np.uint8(fn(x, sat, data.mode))
+    return fn
 
 
 def _mark(node):
@@ -218,7 +254,7 @@ class Rewriter:
             return self.tf.vartypes.get(target.id)
         if isinstance(target, ast.Subscript):
             at = self.ty(target.value)
-            if isinstance(at, T.Array):
+            if isinstance(at, (T.Array, T.CPointer)):
                 t = self.ty(target)
                 return at.dtype if t is None or _numeric(t) or \
                     isinstance(t, T.BFloat16) else None
@@ -296,7 +332,8 @@ class Rewriter:
         elif isinstance(tgt, (ast.Subscript, ast.Attribute)):
             load = self.generic(tgt)
             load.ctx = ast.Load()
-            if isinstance(tgt, ast.Subscript) and isinstance(self.ty(tgt.value), T.Array) \
+            if isinstance(tgt, ast.Subscript) and isinstance(self.ty(tgt.value),
+                                                              (T.Array, T.CPointer)) \
                     and not isinstance(cur, T.Integer):
                 _mark(load)
         else:
@@ -370,7 +407,8 @@ class Rewriter:
             if r is not None:
                 return r
         new = self.generic(node)
-        if isinstance(node, ast.Subscript) and isinstance(self.ty(node.value), T.Array) \
+        if isinstance(node, ast.Subscript) and isinstance(self.ty(node.value),
+                                                          (T.Array, T.CPointer)) \
                 and _numeric(self.ty(node)) and not isinstance(self.ty(node), T.Integer):
             _mark(new)
         elif isinstance(node, ast.Subscript) and isinstance(self.ty(node), T.BFloat16) and \
@@ -583,6 +621,11 @@ class Rewriter:
 
     def c_cast(self, node, c):
         target = c.data.target
+        if len(node.args) == 1 and (isinstance(target, T.FP8)
+                                    or isinstance(self.ty(node.args[0]), T.FP8)):
+            fn = _fp8_conversion(self.ty(node.args[0]), target)
+            out = self.call(fn, "fp8cvt_", [self.expr(node.args[0])], node)
+            return _mark(out) if _numeric(target) else out
         if len(node.args) == 1 and isinstance(target, T.BFloat16):
             return self.call(bf16_scalar.BF16, "bf16_", [self.expr(node.args[0])], node)
         if len(node.args) == 1 and isinstance(self.ty(node.args[0]), T.BFloat16) \
@@ -641,11 +684,24 @@ class Rewriter:
     def c_extern(self, node, c):
         # as an intrinsic: the arguments as the declared types, the result converted back
         fn = c.data.function
-        args = [self.conv(self.expr(a), self.ty(a), t, a) for a, t in zip(node.args, fn.sig.args)]
+        args = [self.extern_arg(a, t) for a, t in zip(node.args, fn.sig.args)]
         call = self.call(fn, "ext", args, node)     # runs fn.sim, or raises naming fn
         if not _numeric(fn.sig.return_type):
             return call
         return self.conv(call, None, fn.sig.return_type, node)
+
+    def extern_arg(self, a, t):
+        """Argument ``a`` of a declared C function as its parameter type ``t``: an array
+        passed for a pointer decays to a pointer to its data (a SimPointer)."""
+        if isinstance(t, (T.CPointer, T.RawPointer)) and isinstance(self.ty(a), T.Array):
+            return self.call(pointers.from_buffer, "ffi_fb",
+                             [self.expr(a), _loc(ast.Constant(ast.unparse(a)), a)], a)
+        return self.conv(self.expr(a), self.ty(a), t, a)
+
+    def c_from_buffer(self, node, c):
+        return self.call(pointers.from_buffer, "ffi_fb",
+                         [self.expr(node.args[0]), _loc(ast.Constant(ast.unparse(node)), node)],
+                         node)
 
     def c_print(self, node, c):
         if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
@@ -742,8 +798,16 @@ class Rewriter:
     def c_fp8(self, node, c):
         # cuda.fp8 conversions: the argument as the compiled call converts it (to float32,
         # or the integer as uint8), the result as its type
-        fmt, direction = fp8.KERNEL_FUNCTIONS[c.data.name]
         a = node.args[0]
+        if c.data.name in fp8.CVT_FUNCTIONS:
+            source, _ = fp8.CVT_FUNCTIONS[c.data.name]
+            arg = self.expr(a)
+            if source != "bf16raw":
+                to = {"float32": T.float32, "float64": T.float64, "e8m0": T.uint8}[source]
+                arg = self.conv(arg, self.ty(a), to, a)
+            out = self.call(_fp8_cvt(c.data), "fp8_" + c.data.name + "_", [arg], node)
+            return _mark(out) if _numeric(self.ty(node)) else out
+        fmt, direction = fp8.KERNEL_FUNCTIONS[c.data.name]
         arg = self.conv(self.expr(a), self.ty(a), T.float32 if direction == "to" else T.uint8,
                         a)
         out = self.call(getattr(fp8, c.data.name), "fp8_" + c.data.name + "_", [arg], node)
@@ -787,6 +851,8 @@ def _call_table():
                                 K.EQ_SYNC, K.ACTIVEMASK, K.LANEMASK_LT, K.MATH_PARTS,
                                 # a cache hint indexes the simulated array (its checks)
                                 K.CACHE_LOAD, K.CACHE_STORE,
+                                # carray/farray: the pointer's as_array (pointers.py)
+                                K.CARRAY, K.FARRAY,
                                 K.WMMA_FRAGMENT, K.WMMA_FILL, K.WMMA_LOAD, K.WMMA_MMA,
                                 K.WMMA_STORE),
                                R.c_as_written))
@@ -794,7 +860,7 @@ def _call_table():
                   K.VECTOR: R.c_vector,
                   K.OVERLOAD: R.c_overload, K.USER_INTRINSIC: R.c_user_intrinsic,
                   K.UFUNC: R.c_ufunc, K.CMATH: R.c_cmath,
-                  K.EXTERN: R.c_extern,
+                  K.EXTERN: R.c_extern, K.FROM_BUFFER: R.c_from_buffer,
                   K.POW: R.c_pow, K.LIBDEVICE: R.c_libdevice, K.ABS: R.c_abs,
                   K.MATH: R.c_math, K.NP_ROUNDING: R.c_math,
                   K.ATOMIC: R.c_atomic, K.FMA: R.c_fma, K.CBRT: R.c_cbrt,

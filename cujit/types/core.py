@@ -17,7 +17,7 @@ reference: Numba's "Types and signatures" documentation.
 """
 import numpy as np
 
-from .. import bf16_scalar
+from .. import bf16_scalar, fp8_scalar
 
 
 class _Interned(type):
@@ -97,6 +97,8 @@ class Scalar(Type):
         """``T(value)`` casts like ``np.<dtype>(value)``; ``T(type, ...)`` builds a signature."""
         if len(args) == 1 and not isinstance(args[0], Type):
             v = args[0]
+            if isinstance(v, fp8_scalar.FP8):
+                return self._of_fp8(v)
             if v.__class__ is int and self.dtype.kind in "iu":
                 # wrap as the compiled cast does (int32(0xFFFFFFFF) == -1): NumPy 2 raises
                 bits = self.bitwidth
@@ -105,6 +107,18 @@ class Scalar(Type):
                     v -= 1 << bits
             return self._np_type(v)
         return Type.__call__(self, *args)
+
+    def _of_fp8(self, v):
+        """``T(v)`` of an FP8 value as the kernel's cast: integers truncated and clamped,
+        floats exact (``fp8_scalar``)."""
+        kind = self.dtype.kind
+        if kind in "iu":
+            return self._np_type(v.to_int(kind == "i", self.bitwidth))
+        if kind == "b":
+            return np.bool_(bool(v))
+        if kind == "f":
+            return {2: v.to_float16, 4: v.to_float32, 8: v.to_float64}[self.dtype.itemsize]()
+        raise TypeError(f"cannot convert {v!r} to {self}")
 
 
 class Boolean(Scalar):
@@ -197,6 +211,36 @@ class BFloat16(Scalar):
         return Type.__call__(self, *args)
 
 
+class FP8(Scalar):
+    """``fp8_e4m3`` / ``fp8_e5m2`` / ``fp8_e8m0``: numba-cuda's FP8 storage types
+    (``cuda_fp8.hpp``'s ``__nv_fp8_e4m3`` ...), by ``.fmt`` (``'e4m3'``, ``'e5m2'``,
+    ``'e8m0'``).  Its values are :class:`cujit.fp8_scalar.FP8` on the host and in the
+    simulator and 8-bit registers on the GPU; ``fp8_e4m3(x)`` converts a float, bfloat16 or
+    integer as the CUDA constructor, ``float32(v)``, ``int32(v)``, ``bfloat16(v)`` ... convert
+    back (rules in ``fp8_scalar``).  No arithmetic, no comparisons, no arrays (numba-cuda
+    defines none); ``.dtype`` is ``uint8``, the bits of one value."""
+    @classmethod
+    def _key_of(cls, fmt):
+        return (fmt,)
+
+    def __init__(self, fmt):
+        if fmt not in fp8_scalar.FORMATS:
+            raise ValueError(f"FP8 format must be one of {fp8_scalar.FORMATS}, got {fmt!r}")
+        super().__init__(f"fp8_{fmt}", np.uint8)
+        self.fmt = fmt
+        self.__name__ = self.name       # numba-cuda's tests name the class in subTest()
+
+    def _ctor_args(self):
+        return (self.fmt,)
+
+    def __call__(self, *args):
+        """``fp8_e4m3(x)``: the :class:`~cujit.fp8_scalar.FP8` of ``x`` (TypeError for a
+        value that is not a number); ``fp8_e4m3(type, ...)`` builds a signature."""
+        if len(args) == 1 and not isinstance(args[0], Type):
+            return fp8_scalar.FP8(self.fmt, args[0])
+        return Type.__call__(self, *args)
+
+
 class Complex(Scalar):
     """``complex64`` (2 × float32) / ``complex128`` (2 × float64); ``.underlying_float``."""
     @classmethod
@@ -255,6 +299,50 @@ class Array(Type):
                      self.ndim if ndim is None else ndim,
                      self.layout if layout is None else layout,
                      self.readonly if readonly is None else readonly)
+
+
+class CPointer(Type):
+    """A C pointer to ``dtype`` elements (numba's ``types.CPointer(dtype, addrspace=None)``):
+    ``dtype`` a scalar type or a ``Record``, ``addrspace`` None (generic) or an NVVM address
+    space number (1 global, 3 shared, 4 constant, 5 local).  Spelled as numba does,
+    ``float32*``.  In kernels a pointer is indexed (``p[i]``, ``p[i] = v``, no bounds known on
+    the GPU) and passed to declared C functions; as a kernel parameter it is a device address
+    (an int).  TypeError for a dtype that is not a scalar or record type, ValueError for
+    another address space."""
+
+    @classmethod
+    def _key_of(cls, dtype, addrspace=None):
+        dtype = as_dtype_type(dtype)
+        if addrspace is not None and (not isinstance(addrspace, int) or
+                                      isinstance(addrspace, bool) or
+                                      addrspace not in (0, 1, 3, 4, 5)):
+            raise ValueError(f"CPointer address space must be None or one of 0, 1, 3, 4, 5 "
+                             f"(generic, global, shared, constant, local), got {addrspace!r}")
+        return (dtype, None if addrspace == 0 else addrspace)
+
+    def __init__(self, dtype, addrspace=None):
+        self.dtype, self.addrspace = CPointer._key_of(dtype, addrspace)
+        space = "" if self.addrspace is None else f" addrspace({self.addrspace})"
+        self.name = f"{self.dtype}{space}*"
+
+    def _ctor_args(self):
+        return (self.dtype, self.addrspace)
+
+
+class RawPointer(Type):
+    """An untyped C pointer, ``void*`` (numba's ``types.RawPointer``; ``voidptr`` is its one
+    instance).  Kernels pass it on (to declared C functions, as a parameter); it cannot be
+    indexed."""
+
+    @classmethod
+    def _key_of(cls, name="void*"):
+        return (str(name),)
+
+    def __init__(self, name="void*"):
+        self.name = str(name)
+
+    def _ctor_args(self):
+        return (self.name,)
 
 
 class Record(Type):
@@ -390,8 +478,10 @@ uint8, uint16, uint32, uint64 = (Integer(b, False) for b in (8, 16, 32, 64))
 float16, float32, float64 = Float(16), Float(32), Float(64)
 complex64, complex128 = Complex(64), Complex(128)
 bfloat16 = BFloat16()
+fp8_e4m3, fp8_e5m2, fp8_e8m0 = FP8("e4m3"), FP8("e5m2"), FP8("e8m0")
 intp, uintp = int64, uint64
 void = none = NoneType()
+voidptr = RawPointer()
 byte = uint8
 
 signed_domain = frozenset([int8, int16, int32, int64])
@@ -408,6 +498,7 @@ if bf16_scalar.HAVE_ML_DTYPES:    # with uint16 storage the dtype stays uint16's
     _BY_DTYPE[bfloat16.dtype] = bfloat16
 _NAMES = {str(t): t for t in _BY_DTYPE.values()}
 _NAMES["bfloat16"] = bfloat16
+_NAMES.update(fp8_e4m3=fp8_e4m3, fp8_e5m2=fp8_e5m2, fp8_e8m0=fp8_e8m0)
 _NAMES.update(boolean=boolean, bool_=boolean, b1=boolean, intp=intp, uintp=uintp, void=void,
               none=void, byte=byte, f4=float32, f8=float64, f2=float16, i1=int8, i2=int16,
               i4=int32, i8=int64, u1=uint8, u2=uint16, u4=uint32, u8=uint64, c8=complex64,
@@ -528,6 +619,10 @@ def from_numba_type(obj):
         return UniTuple(_member(obj.dtype, obj), int(obj.count))
     if cls in ("Tuple", "BaseTuple"):
         return Tuple(tuple(_member(t, obj) for t in obj.types))
+    if cls == "CPointer":
+        return CPointer(_member(obj.dtype, obj), getattr(obj, "addrspace", None))
+    if cls == "RawPointer" or name == "void*":
+        return voidptr
     if cls == "NoneType" or name in ("none", "void"):
         return void
     if isinstance(name, str) and name in _NAMES:

@@ -424,7 +424,10 @@ def test_harness_typing_signature_is_a_cujit_signature(fake_tests):
 def test_harness_errors_hold_cujits_typing_error(fake_tests):
     errors = HarnessFinder(fake_tests).contents()["numba.cuda.core.errors"]
     assert errors["TypingError"] is cujit.TypingError
-    assert ("NumbaPerformanceWarning" in errors) == cujit.HAS_NUMBA
+    # the warnings cujit emits are its own classes; Numba's others only with Numba installed
+    assert errors["NumbaPerformanceWarning"] is cujit.NumbaPerformanceWarning
+    assert errors["NumbaInvalidConfigWarning"] is cujit.NumbaInvalidConfigWarning
+    assert ("NumbaDeprecationWarning" in errors) == cujit.HAS_NUMBA
 
 
 def test_harness_libdevicefuncs_come_from_cujits_libdevice_table(fake_tests):
@@ -444,17 +447,16 @@ def test_harness_internals_the_tests_import_are_placeholders(fake_tests):
     contents = HarnessFinder(fake_tests).contents()
     for module, name in [("numba.cuda.launchconfig", "current_launch_config"),
                          ("numba.cuda.deviceufunc", "GUFuncEngine"),
-                         ("numba.cuda.np.numpy_support", "carray"),
                          ("numba.cuda.extending", "overload_attribute"),
                          ("numba.cuda.core.controlflow", "CFGraph"),
                          ("numba.cuda.core.bytecode", "ByteCode"),
                          ("numba.cuda.cgutils", "create_struct_proxy"),
-                         ("numba.cuda.cudadrv.nvrtc", "get_arch_option"),
-                         ("numba.cuda._internal.cuda_fp8", "fp8_e4m3"),
-                         ("numba.cuda._internal.cuda_fp8", "cvt_bfloat16raw_to_fp8")]:
+                         ("numba.cuda.cudadrv.nvrtc", "get_arch_option")]:
         with pytest.raises(NotImplementedError, match=f"{module}.{name} is a numba-cuda"):
             contents[module][name]()
     assert contents["numba.cuda.misc.special"]["literal_unroll"] is cujit.literal_unroll
+    assert contents["numba.cuda.np.numpy_support"]["carray"] is cujit.carray
+    assert contents["numba.cuda.np.numpy_support"]["farray"] is cujit.farray
 
 
 MODULE_CHILD_PROCESS = '''
@@ -533,6 +535,9 @@ def test_harness_user_facing_modules_hold_cujits_objects(fake_tests):
     fp8 = contents["numba.cuda._internal.cuda_fp8"]
     assert fp8["cvt_float_to_fp8"] is cujit.fp8.cvt_float_to_fp8
     assert fp8["saturation_t"] is cujit.fp8.saturation_t
+    assert fp8["fp8_e4m3"] is cujit.fp8.fp8_e4m3 and fp8["fp8_e8m0"] is cujit.types.fp8_e8m0
+    for name in ("cvt_bfloat16raw_to_fp8", "cvt_bfloat16raw_to_e8m0", "cvt_e8m0_to_bf16raw"):
+        assert fp8[name] is getattr(cujit.fp8, name)
     ge_1_0 = contents["numba.cuda._compat"]["CUDA_CORE_GE_1_0"]
     core = importlib.util.find_spec("cuda.core") if importlib.util.find_spec("cuda") else None
     if core is None:

@@ -5,15 +5,17 @@
 ``complex128``; ``frexp`` gives ``(float, int32)``; fp16 functions take and give ``float16``.
 Lowering: ``lower_complex.py``, ``lower_fp16.py``, ``lower_scalars.py``.
 """
+import ast
 import cmath
 import math
 
 from ... import bf16, fp8
 from ... import types as T
 from .. import rules
-from ..callkinds import Call, CallKind, MathFunc
+from ..callkinds import Call, CallKind, FP8Conversion, MathFunc
 
-__all__ = ["table_entries", "type_ext", "type_bf16", "type_bf16_math", "type_fp8", "CMATH_UNARY",
+__all__ = ["table_entries", "type_ext", "type_bf16", "type_bf16_math", "type_fp8", "type_fp8_cvt",
+           "CMATH_UNARY",
            "FP16_UNARY",
            "FP16_BINARY", "FP16_COMPARE"]
 
@@ -38,7 +40,7 @@ def table_entries():
         t[id(getattr(fp16, name))] = "fp16." + name
     for name in bf16.INTRINSICS:
         t[id(getattr(bf16, name))] = "bf16." + name
-    for name in fp8.KERNEL_FUNCTIONS:
+    for name in (*fp8.KERNEL_FUNCTIONS, *fp8.CVT_FUNCTIONS):
         t[id(getattr(fp8, name))] = "fp8." + name
     return t
 
@@ -132,10 +134,12 @@ def type_bf16(typer, node, name, args):
 
 
 def type_fp8(typer, node, name, args):
-    """Result type of ``cuda.fp8.<name>(x)``: ``float32_to_e4m3`` / ``_e5m2`` take a real
+    """Result type of ``cuda.fp8.<name>(...)``: ``float32_to_e4m3`` / ``_e5m2`` take a real
     number (converted to float32) and give the bits as ``uint8``; ``e4m3_to_float32`` /
-    ``e5m2_to_float32`` take an integer (its low 8 bits) and give ``float32``.  TypingError
-    for a wrong count or kind."""
+    ``e5m2_to_float32`` take an integer (its low 8 bits) and give ``float32``; the ``cvt_*``
+    functions as :func:`type_fp8_cvt`.  TypingError for a wrong count or kind."""
+    if name in fp8.CVT_FUNCTIONS:
+        return type_fp8_cvt(typer, node, name, args)
     _, direction = fp8.KERNEL_FUNCTIONS[name]
     if len(args) != 1:
         raise typer.error(f"cuda.fp8.{name}() takes 1 argument, got {len(args)}", node)
@@ -144,8 +148,56 @@ def type_fp8(typer, node, name, args):
     if not ok:
         want = "a real number" if direction == "to" else "an integer (the FP8 bits)"
         raise typer.error(f"cuda.fp8.{name}() takes {want}, got {t}", node.args[0])
-    typer.tf.info[node] = Call(CallKind.FP8, MathFunc(name))
+    typer.tf.info[node] = Call(CallKind.FP8, FP8Conversion(name))
     return T.uint8 if direction == "to" else T.float32
+
+
+def _fp8_const(typer, node, name, arg, what, convert):
+    """The compile-time argument ``arg`` of ``cuda.fp8.<name>()`` converted by ``convert``
+    (ValueError for a bad value); TypingError when it is not a constant or not valid."""
+    if arg not in typer.tf.constvals:
+        raise typer.error(f"cuda.fp8.{name}(): the {what} argument must be a compile-time "
+                          f"constant (an enum member), got '{ast.unparse(arg)}'", arg)
+    try:
+        return convert(typer.tf.constvals[arg])
+    except ValueError as e:
+        raise typer.error(f"cuda.fp8.{name}(): {e}", arg) from None
+
+
+def type_fp8_cvt(typer, node, name, args):
+    """Result type of ``cuda.fp8.cvt_*(x, ...)`` (``fp8.CVT_FUNCTIONS``): the first argument
+    a real number (converted to float32 / float64), the bfloat16 bits (a ``ushort1``) or the
+    E8M0 bits (an integer, its low 8 bits); then the constant ``saturate`` and ``interp``
+    (to FP8) or ``mode`` (to E8M0).  The result is the bits: ``uint8``, or a ``ushort1`` for
+    ``cvt_e8m0_to_bf16raw``.  TypingError for a wrong count, kind or constant."""
+    source, target = fp8.CVT_FUNCTIONS[name]
+    nargs = 1 if target == "bf16raw" else 3
+    if len(args) != nargs or len(node.args) != nargs:
+        raise typer.error(f"cuda.fp8.{name}() takes {nargs} positional argument"
+                          f"{'s' if nargs > 1 else ''}, got {len(args)}", node)
+    t = args[0]
+    if source in ("float32", "float64"):
+        ok, want = rules.is_int(t) or rules.is_float(t), "a real number"
+    elif source == "bf16raw":
+        ok = getattr(t, "pyclass", None) is fp8.BF16RAW
+        want = "the bfloat16 bits as a ushort1 (cvt_e8m0_to_bf16raw's result)"
+    else:
+        ok, want = rules.is_int(t), "an integer (the E8M0 bits)"
+    if not ok:
+        raise typer.error(f"cuda.fp8.{name}() takes {want}, got {t}", node.args[0])
+    if target == "bf16raw":
+        typer.tf.info[node] = Call(CallKind.FP8, FP8Conversion(name))
+        return fp8.BF16RAW.vector_type
+    saturate = _fp8_const(typer, node, name, node.args[1], "saturate",
+                          lambda v: fp8.saturation_t(v) is fp8.saturation_t.SATFINITE)
+    if target == "fp8":
+        fmt = _fp8_const(typer, node, name, node.args[2], "interp", fp8.interpretation_name)
+        data = FP8Conversion(name, saturate, fmt=fmt)
+    else:
+        mode = _fp8_const(typer, node, name, node.args[2], "mode", fp8.round_mode)
+        data = FP8Conversion(name, saturate, mode=mode)
+    typer.tf.info[node] = Call(CallKind.FP8, data)
+    return T.uint8
 
 
 def type_bf16_math(typer, node, name, args):
