@@ -81,6 +81,9 @@ INTERNAL_MODULES = {
     "cudadrv/test_nvrtc.py": "numba's NVRTC wrapper objects",
     "cudadrv/test_inline_ptx.py": "numba's llvmlite inline-asm lowering (a numba internal "
                                   "API)",
+    "cudapy/test_gufunc_scheduling.py": "numba's gufunc loop scheduler object "
+                                        "(numba.cuda.deviceufunc.GUFuncEngine, not exported "
+                                        "by numba.cuda)",
 }
 
 
