@@ -32,11 +32,14 @@ from .rules import BoundMethod, Func, Global, PseudoType, RangeType
 __all__ = ["TypedFunction", "CompileEnv", "infer", "STATIC_SHARED_LIMIT", "CONST_LIMIT"]
 
 _MAX_PASSES = 50
+# specialisations of one Python function typed inside each other (f(int) calling f(float)...)
+_MAX_NESTED_SPECIALISATIONS = 16
 
 
 class CompileEnv:
     """State shared by a kernel and the device functions it calls: typed functions cached by
-    ``(pyfunc, argtypes)``, the stack of functions being typed (to reject recursion) and the
+    ``(pyfunc, argtypes)``, the stack of ``(key, TypedFunction)`` being typed (a recursive
+    call finds its callee there, :func:`infer`) and the
     ``link=`` code of the device functions called (``linked``, linked with the kernel) and
     the functions the typer generated (``generated``: NumPy ufunc loops, by operand types,
     so that each is typed once per compile)."""
@@ -104,6 +107,12 @@ class TypedFunction:
         # jit(forceinline=True): its definition is alwaysinline (calls_device sets both)
         self.inline = False
         self.force_inline = False
+        # recursion (numba's rules): ``recursive`` when a call inside its own typing reached
+        # it (its return type so far answers that call); ``provisional`` when it was typed
+        # inside the typing of a function that reached back to one still being typed (a
+        # mutual recursion): its types may still change, so it is typed again, never cached
+        self.recursive = False
+        self.provisional = False
 
     def all_functions(self):
         """This function and every device function it reaches, each once (callees first)."""
@@ -120,9 +129,17 @@ class TypedFunction:
         return order
 
 
-def infer(pyfunc, argtypes, kernel=True, env=None, source=None):
+def infer(pyfunc, argtypes, kernel=True, env=None, source=None, return_type=None):
     """Type ``pyfunc`` for ``argtypes`` (cujit types).  ``source``: its FunctionSource when
-    the function's owner keeps one (parsed here otherwise).  Raises TypingError /
+    the function's owner keeps one (parsed here otherwise); ``return_type``: its declared
+    return type (``jit(sig, device=True)``), None when inferred.
+
+    Recursion (numba-cuda's rules): a call of a function for argument types it is being
+    typed for gets that unfinished TypedFunction, whose return type so far (the declared
+    one, or the unification of the returns typed until then, None before any) types the
+    call; the typer iterates until that return type stops changing.  TypingError "cannot
+    type infer runaway recursion" when no return gives it a type, "Return type of recursive
+    function does not converge" when it keeps changing.  Raises TypingError /
     CompileError."""
     env = env or CompileEnv()
     key = (pyfunc, tuple(argtypes))
@@ -139,15 +156,32 @@ def infer(pyfunc, argtypes, kernel=True, env=None, source=None):
         raise TypingError(f"{fsrc.qualname}() takes {len(fsrc.argnames)} argument(s) "
                           f"({', '.join(fsrc.argnames)}) but {len(argtypes)} were given",
                           fsrc.location(fsrc.node))
-    if pyfunc in env.stack:
-        raise TypingError(f"recursive call of device function {fsrc.qualname} is not supported",
-                          fsrc.location(fsrc.node))
-    env.stack.append(pyfunc)
+    for depth, (k, typing) in enumerate(env.stack):
+        if k == key:
+            if typing.kernel:
+                raise TypingError(f"kernel {fsrc.qualname} calls itself (a kernel called "
+                                  "from device code cannot be recursive)",
+                                  fsrc.location(fsrc.node))
+            typing.recursive = True
+            for _, inner in env.stack[depth + 1:]:
+                inner.provisional = True
+            return typing
+    if sum(k[0] is pyfunc for k, _ in env.stack) >= _MAX_NESTED_SPECIALISATIONS:
+        raise TypingError(f"cannot type infer runaway recursion: {fsrc.qualname} calls "
+                          f"itself with argument types that keep changing (now "
+                          f"{', '.join(map(str, argtypes))})", fsrc.location(fsrc.node))
+    tf = TypedFunction(fsrc, argtypes, kernel)
+    if return_type is not None and return_type is not T.none:
+        tf.return_type = return_type
+    env.stack.append((key, tf))
     try:
-        tf = TypedFunction(fsrc, argtypes, kernel)
         _Typer(tf, env).run()
     finally:
         env.stack.pop()
+    if tf.provisional:
+        # typed with the unfinished return type of a function further out: typed again by
+        # that function's next pass
+        return tf
     env.typed[key] = tf
     if kernel:
         _check_limits(tf)
@@ -185,6 +219,7 @@ class _Typer(scopes.ConstEval):
             self._scopes()
         self.changed = False
         self.returns = []
+        self.pending = 0        # returns whose value is not typed yet (in this pass)
         self.unbound = []
 
     def _scopes(self):
@@ -196,11 +231,13 @@ class _Typer(scopes.ConstEval):
         self._none_reads = scopes.none_test_operands(node)
 
     # ---- callees: the typing of calls (calls_device, closures) reaches back here ----------
-    def infer_device(self, pyfunc, argtypes, source=None):
+    def infer_device(self, pyfunc, argtypes, source=None, return_type=None):
         """The TypedFunction of device function ``pyfunc`` for ``argtypes``, typed in this
-        kernel's environment (cached; recursion is a TypingError); ``source``: its
-        FunctionSource, kept by the device function object."""
-        return infer(pyfunc, argtypes, kernel=False, env=self.env, source=source)
+        kernel's environment (cached; a recursive call gets the function being typed, see
+        :func:`infer`); ``source``: its FunctionSource, kept by the device function object;
+        ``return_type``: its declared return type, None when inferred."""
+        return infer(pyfunc, argtypes, kernel=False, env=self.env, source=source,
+                     return_type=return_type)
 
     def type_function(self, fsrc, argtypes):
         """Type ``fsrc`` (a FunctionSource, e.g. a closure's) as a device function for
@@ -218,15 +255,24 @@ class _Typer(scopes.ConstEval):
         for _ in range(_MAX_PASSES):
             self.changed = False
             self.returns = []
+            self.pending = 0
             self.unbound = []
             tf.callees = []
             tf.shared_bytes = tf.const_bytes = 0
             tf.uses_dynamic_shared = False
             self.block(body)
+            if tf.recursive:
+                self._widen_recursive_return()
             if not self.changed:
                 break
         else:  # pragma: no cover - types only widen, so this needs a pathological function
-            raise TypingError("type inference did not converge", self.loc(self.fsrc.node))
+            raise TypingError("Return type of recursive function does not converge" if
+                              tf.recursive else "type inference did not converge",
+                              self.loc(self.fsrc.node))
+        if tf.recursive and tf.return_type is None and not tf.provisional:
+            raise TypingError(f"cannot type infer runaway recursion: no return of "
+                              f"{self.fsrc.qualname} has a type that does not come from "
+                              "calling itself", self.loc(self.fsrc.node))
         for node in self.unbound:
             if tf.vartypes.get(node.id) is None:
                 raise self.error(f"variable '{source_name(node.id)}' is used before it is "
@@ -237,10 +283,32 @@ class _Typer(scopes.ConstEval):
             if name not in tf.vartypes:
                 tf.vartypes[name] = None
 
+    def _widen_recursive_return(self):
+        """Unify the return type a recursive call sees with this pass's returns; a change
+        types the recursive calls again (another pass)."""
+        tf = self.tf
+        rt = tf.return_type
+        for n, t in self.returns:
+            if t is None:
+                t = T.void      # ``return`` / ``return None``: the call has no value
+            u = t if rt is None else rt if rt == t else rules.unify(rt, t)
+            if u is None:
+                raise TypingError(f"Return type of recursive function does not converge: "
+                                  f"{rt} and {t} cannot be unified", self.loc(n))
+            rt = u
+        if rt is None and not self.pending:
+            rt = T.void         # no return has a value: the calls have none either
+        if rt is not None and rt != tf.return_type:
+            tf.return_type = rt
+            self.changed = True
+
     def _finish_return(self):
         tf = self.tf
         rets = self.returns
         valued = [(n, t) for n, t in rets if t is not None]
+        if self.pending and not valued and tf.provisional:
+            tf.return_type = None      # waits for the return type of a function further out
+            return
         if tf.kernel:
             if valued:
                 raise TypingError("a kernel cannot return a value (kernels return None; write "
@@ -400,6 +468,7 @@ class _Typer(scopes.ConstEval):
     def s_Return(self, s):
         t = None if s.value is None else self.expr(s.value)
         if s.value is not None and t is None:
+            self.pending += 1
             return
         if t is T.void:
             t = None

@@ -198,6 +198,10 @@ def _compile(tf, done):
     hit = done.get(id(tf))
     if hit is not None:
         return hit
+    # a recursive device function calls itself (or a function calling it) before its
+    # typed function exists: the calls go through a forward reference, set below
+    forward = _Forward(tf.fsrc.qualname)
+    done[id(tf)] = (forward, None)
     fsrc = tf.fsrc
     glb = fsrc.globals
     # the values the kernel reads, as of its first launch (numba: globals are compile-time
@@ -227,8 +231,24 @@ def _compile(tf, done):
     fn = ns[fdef.name]
     fn.__qualname__ = fsrc.qualname
     fn.__wrapped__ = fsrc.pyfunc
+    forward.fn = fn
     done[id(tf)] = (fn, source)
     return fn, source
+
+
+class _Forward:
+    """The typed function of a device function still being generated, called through this
+    object by the functions generated meanwhile (recursive calls)."""
+
+    def __init__(self, qualname):
+        self.qualname = qualname
+        self.fn = None
+
+    def __call__(self, *args, **kwargs):
+        return self.fn(*args, **kwargs)
+
+    def __repr__(self):
+        return f"<typed device function {self.qualname} (recursive)>"
 
 
 def _typed_kernel(tf):

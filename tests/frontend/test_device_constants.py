@@ -392,7 +392,9 @@ def _recursion_kernel(out):
     _recurse_sized(2, out)
 
 
-def test_recursion_with_a_constant_parameter_stays_a_typing_error():
+def test_recursion_with_a_constant_parameter_types_the_callee_for_the_constant():
     assert FunctionSource.from_pyfunc(_recurse_sized.py_func).constant_params() == {"n"}
-    with pytest.raises(TypingError, match="recursi"):
-        typecheck(_recursion_kernel, (T.int32[::1],))
+    tf = typecheck(_recursion_kernel, (T.int32[::1],))
+    (callee,) = tf.callees
+    assert callee.recursive and callee.literal_args == {"n": 2}
+    assert callee.callees == [callee]

@@ -251,9 +251,14 @@ class _Dev:
 rec_dev = _Dev(recursive)
 
 
-def test_recursion_rejected():
-    with pytest.raises(TypingError, match="recursive call"):
+def test_kernel_calling_itself_is_a_typing_error():
+    with pytest.raises(TypingError, match="kernel recursive calls itself"):
         infer(recursive, (T.float32[::1], T.int64))
+
+
+def test_recursive_device_function_types():
+    tf = infer(recursive, (T.float32[::1], T.int64), kernel=False)
+    assert tf.recursive and tf.return_type is T.void and tf.callees == [tf]
 
 
 def _bad_dev(x):

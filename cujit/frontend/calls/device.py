@@ -164,6 +164,7 @@ def bind_device_call(typer, node, dev, args, kws, positional=None):
                               node)
         bound[idx] = ("const", value, t)
     argtypes = [b[2] for b in bound]
+    declared_return = None
     declared = getattr(dev, "sigs", None) if isinstance(dev, DeviceFunctionLike) else None
     if declared and a.vararg is None:
         # jit(sigs, device=True): typed for the declared signature the arguments convert to
@@ -178,6 +179,9 @@ def bind_device_call(typer, node, dev, args, kws, positional=None):
                 f"{'; '.join('(' + ', '.join(map(str, sig.args)) + ')' for sig in declared)}",
                 node)
         argtypes = list(best[0])
+        # a recursive call of a function being typed takes its declared return type
+        declared_return = next(sig.return_type for sig in declared
+                               if tuple(sig.args) == best[0])
         constant = ()
     for idx, b in enumerate(bound):
         if params[idx] in constant and b[0] == "node" and not isinstance(b[1], tuple):
@@ -193,11 +197,15 @@ def bind_device_call(typer, node, dev, args, kws, positional=None):
         tt = T.Tuple(tuple(t for _, t in extra))
         bound.append(("star", [n for n, _ in extra], tt))
         argtypes.append(tt)
-    callee = typer.infer_device(pyfunc, tuple(argtypes), source=fsrc)
+    callee = typer.infer_device(pyfunc, tuple(argtypes), source=fsrc,
+                                return_type=declared_return)
     opts = getattr(dev, "targetoptions", None) or {}
     # numba-cuda: inline="always" inlines the call before LLVM (none is left in the IR),
     # forceinline=True gives the function LLVM's alwaysinline attribute
     callee.inline = inline_always(opts.get("inline"))
+    if callee.inline and callee.recursive:
+        raise typer.error(f"{name}() is recursive and cannot be inlined (jit(inline="
+                          f"'always') copies its body into each call)", node)
     callee.force_inline = bool(opts.get("forceinline"))
     typer.tf.callees.append(callee)
     return DeviceCall(callee, bound)
