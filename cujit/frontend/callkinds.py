@@ -15,7 +15,7 @@ import enum
 __all__ = ["CallKind", "Call", "Cast", "Extremum", "MathFunc", "FP8Conversion", "ArraySpec", "ConstArray",
            "GridAxes", "ValueType", "Atomic", "Libdevice", "DeviceCall", "ClosureCall",
            "Reshape", "OverloadCall", "UserIntrinsic", "ExternCall", "WmmaFragment",
-           "WmmaFill", "WmmaLoad", "WmmaMma", "WmmaStore", "VectorMake", "CacheHint", "UfuncCall", "PointerArray",
+           "WmmaFill", "WmmaLoad", "WmmaMma", "WmmaStore", "VectorMake", "CacheHint", "UfuncCall", "PointerArray", "PrintValue", "PrintFormat",
            "call_of", "resolve"]
 
 
@@ -24,6 +24,29 @@ __all__ = ["CallKind", "Call", "Cast", "Extremum", "MathFunc", "FP8Conversion", 
 class Cast:
     """A conversion to ``target`` (a cujit scalar type): ``np.float32(x)``, ``int(x)``."""
     target: object
+
+
+@dataclasses.dataclass(frozen=True)
+class PrintValue:
+    """One value a ``print`` passes to vprintf: of argument ``arg`` (its index), the element
+    at ``path`` (tuple indices into nested tuples, ``()`` for the argument itself), of cujit
+    type ``type``; ``register``: ``(name, axis)`` when it is a special register
+    (``print(cuda.threadIdx)``), None otherwise."""
+    arg: int
+    path: tuple
+    type: object
+    register: object = None
+
+
+@dataclasses.dataclass(frozen=True)
+class PrintFormat:
+    """``print(...)``: ``text``, the vprintf format (newline included; a string constant's
+    ``%`` doubled) and ``values``, the :class:`PrintValue` of each ``%`` in it, in order (a
+    complex value fills two, its parts).  ``raw``: more than 32 values, which vprintf cannot
+    take: ``text`` is then the format itself, printed as written (numba-cuda's rule)."""
+    text: str
+    values: tuple
+    raw: bool = False
 
 
 @dataclasses.dataclass(frozen=True)
@@ -245,7 +268,7 @@ class CallKind(enum.Enum):
     RANGE = ("range", type(None))          # iterated by a for loop, never called
     ENUMERATE = ("enumerate", type(None))  # likewise
     ZIP = ("zip", type(None))              # likewise
-    PRINT = ("print", type(None))
+    PRINT = ("print", PrintFormat)
     # maths
     MATH = ("math", MathFunc)              # math.* and NumPy's equivalents
     NP_ROUNDING = ("np_rounding", MathFunc)   # np.floor/ceil/trunc: a float result

@@ -357,7 +357,7 @@ def _cbrt(lw, node, c):
 
 def _print(lw, node, c):
     from .lower_print import lower_print
-    return lower_print(lw, node)
+    return lower_print(lw, node, c.data)
 
 
 def _device(lw, node, c):

@@ -14,7 +14,7 @@ rewritten code calls where plain NumPy would differ from the lowering
   a zero ``%`` result takes the divisor's sign, where NumPy's ``remainder`` gives ``+0``);
 - ``print``: the compiled kernel's ``vprintf`` text (``nvvm/lower_print.py``): floats
   as ``%f`` (``1.500000``, not Python's ``1.5``), integers in full, booleans True/False,
-  complex ``(re+imj)``;
+  complex ``(re+imj)``, tuples as tuples, over 32 values the format itself;
 - ``math.*`` at the argument's precision (libdevice's ``f`` variants for float32): NumPy
   ufuncs, which return NaN/inf where the ``math`` module raises;
 - ``cmath.*``: Python's, except at the poles where ``cmath`` raises (``log(0)``,
@@ -22,14 +22,16 @@ rewritten code calls where plain NumPy would differ from the lowering
 """
 import cmath
 import math
+import re
 
 import numpy as np
 
 from .. import types as T
+from ..frontend.calls.printing import warn_if_raw
 
 __all__ = ["caster", "wrapper", "int_range", "float_to_int_limits", "int_floordiv", "int_mod",
            "int_shl", "int_shr", "int_pow", "complex_pow", "math_func", "float_floordiv", "float_mod",
-           "square", "cube", "fma", "printer", "is_text", "cmath_func"]
+           "square", "cube", "fma", "printer", "cmath_func"]
 
 _casters = {}
 
@@ -393,42 +395,41 @@ def fma(a, b, c):
     return _round_rational(v, typ)
 
 
-def is_text(t):
-    """True for the type of a string constant argument of ``print``."""
-    from ..frontend.rules import Global
-    return isinstance(t, Global) and isinstance(t.obj, str)
+def printer(pf):
+    """A function printing ``print``'s argument values (all of them, in order) as the
+    compiled kernel's vprintf does for the call's :class:`PrintFormat` ``pf``: integers in
+    full, floats as ``%f``, booleans True/False, tuples and ``cuda.threadIdx``-like indices
+    as tuples, string constants in place; more than 32 values print the format itself, with
+    numba-cuda's warning (:mod:`cujit.frontend.calls.printing`)."""
+    warn_if_raw(pf)
+    if pf.raw:
+        text = pf.text.replace("%%", "%")
 
-
-def printer(types):
-    """A function printing its values (the non-text arguments of ``print(*args)`` typed
-    ``types``, in order) as the compiled kernel's vprintf does, string constants in place;
-    None when a type has no vprintf form (the call then stays Python's ``print``)."""
-    fmt, kinds = [], []
-    for t in types:
-        if is_text(t):
-            fmt.append(t.obj.replace("%", "%%"))
-        elif isinstance(t, T.Boolean):
-            fmt.append("%s")
-            kinds.append(bool)
-        elif isinstance(t, T.Integer):
-            fmt.append("%d")
-            kinds.append(int)
-        elif isinstance(t, T.Float):
-            fmt.append("%f")
-            kinds.append(float)
-        elif isinstance(t, T.Complex):
-            fmt.append("(%f%+fj)")
-            kinds.append(complex)
-        else:
-            return None
-    text = " ".join(fmt)
+        def raw_print(*vals):
+            print(text, end="")
+        return raw_print
+    # Python's % has no ``ll`` length modifier: %lld / %llu are its %d
+    text = re.sub(r"%%|%ll[du]", lambda m: "%d" if m.group() != "%%" else "%%", pf.text)
+    steps = []
+    for pv in pf.values:
+        t = pv.type
+        kind = (bool if isinstance(t, T.Boolean) else int if isinstance(t, T.Integer)
+                else complex if isinstance(t, T.Complex) else float)
+        steps.append((pv.arg, pv.path, pv.register[1] if pv.register else None, kind))
 
     def gpu_print(*vals):
         out = []
-        for k, v in zip(kinds, vals):
-            if k is complex:
+        for arg, path, axis, kind in steps:
+            v = vals[arg]
+            for i in path:
+                v = v[i]
+            if axis is not None:
+                v = getattr(v, axis)
+            if kind is complex:
                 out += [float(v.real), float(v.imag)]
+            elif kind is bool:
+                out.append("True" if v else "False")
             else:
-                out.append(k(v))
-        print(text % tuple(out))
+                out.append(kind(v))
+        print(text % tuple(out), end="")
     return gpu_print

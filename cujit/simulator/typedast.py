@@ -174,13 +174,11 @@ class Rewriter:
         return _loc(ast.Call(ast.Name(self.helper(obj, hint), ast.Load()), list(args), []),
                     like)
 
-    def print_call(self, node):
-        """``print(...)`` written as the compiled kernel's vprintf writes it."""
-        fn = scalars.printer([self.ty(a) for a in node.args])
-        if fn is None:
-            return None
-        args = [self.expr(a) for a in node.args if not scalars.is_text(self.ty(a))]
-        return self.call(fn, "print_", args, node)
+    def print_call(self, node, pf):
+        """``print(...)`` written as the compiled kernel's vprintf writes it (``pf``: the
+        call's PrintFormat)."""
+        return self.call(scalars.printer(pf), "print_", [self.expr(a) for a in node.args],
+                         node)
 
     def ty(self, node):
         return self.tf.typemap.get(node)
@@ -706,7 +704,7 @@ class Rewriter:
     def c_print(self, node, c):
         if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
             return None
-        return self.print_call(node)
+        return self.print_call(node, c.data)
 
     def c_pow(self, node, c):
         rt = self.ty(node)

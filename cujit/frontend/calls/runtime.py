@@ -14,6 +14,7 @@ from .cachehint import type_cache_hint
 from .device import type_device_call
 from .extending import type_overload_call, type_user_intrinsic
 from .numeric import type_bf16_math, type_ext
+from .printing import print_format
 from .ufunc import is_array_call, type_ufunc_call
 from .vector import type_vector_make
 from .wmma import type_wmma_call
@@ -369,11 +370,7 @@ def _t_iterator(c):
 def _t_print(c):
     for k in c.kws:
         raise c.typer.error(f"print() keyword '{k}' is not supported in kernels", c.node)
-    for a, t in zip(c.node.args, c.args):
-        if not (rules.is_number(t) or (isinstance(t, rules.Global) and
-                                       isinstance(t.obj, str))):
-            raise c.typer.error(f"print() in a kernel takes numbers and string constants, "
-                                f"got {t}", a)
+    c.record(print_format(c.typer, c.node, c.args))
     return T.void
 
 
