@@ -1,6 +1,7 @@
 """Argument handling shared by CUDA ufuncs and gufuncs: which inputs live on the device,
 choosing a signature as numba's CUDA ufuncs do, and moving host data in and out."""
 import numbers
+import warnings
 
 import numpy as np
 
@@ -64,16 +65,29 @@ def select(sigs, values):
 COMPILE_OPTIONS = ("fastmath", "debug", "lineinfo", "opt")
 
 
+class UnrecognizedOptionsError(KeyError, TypeError):
+    """An unknown keyword of ``vectorize``/``guvectorize``: a KeyError, as numba's
+    ``vectorize`` raises ("Unrecognized options"), and a TypeError, as numba-cuda's
+    ``guvectorize`` raises ("The following target options are not supported")."""
+
+    def __str__(self):
+        return str(self.args[0]) if self.args else ""
+
+
 def compile_options(kws, what):
     """The compile options among ufunc/gufunc builder keywords ``kws`` (dict) →
     ``{name: value}``; ``what``: ``'vectorize'`` or ``'guvectorize'`` (for numba's errors).
 
-    ``nopython=True`` is accepted (and redundant); ``nopython=False`` → TypeError("nopython
-    flag must be True"); ``cache=True`` → TypeError("caching is not supported");
-    ``writable_args`` → TypeError; any other unknown keyword → TypeError ("The following
-    target options are not supported: 'x', 'y'", numba-cuda's gufunc wording; numba's
-    vectorize raises KeyError there, cujit a TypeError for both)."""
+    ``nopython=True`` is accepted (and redundant: ``vectorize`` warns so with numba-cuda's
+    RuntimeWarning); ``nopython=False`` → TypeError("nopython flag must be True");
+    ``cache=True`` → TypeError("caching is not supported"); ``writable_args`` → TypeError;
+    any other unknown keyword → :class:`UnrecognizedOptionsError`, both a KeyError (numba's
+    vectorize) and a TypeError (numba-cuda's gufuncs): "Unrecognized options. The following
+    target options are not supported: 'x', 'y'"."""
     kws = dict(kws)
+    if what == "vectorize" and "nopython" in kws:
+        warnings.warn("nopython kwarg for cuda target is redundant", RuntimeWarning,
+                      stacklevel=3)
     if not kws.pop("nopython", True):
         raise TypeError("nopython flag must be True")
     if kws.pop("cache", False):
@@ -82,8 +96,8 @@ def compile_options(kws, what):
         raise TypeError("writable_args are not supported")
     options = {k: kws.pop(k) for k in COMPILE_OPTIONS if k in kws}
     if kws:
-        raise TypeError("The following target options are not supported: "
-                        + ", ".join(repr(k) for k in kws))
+        raise UnrecognizedOptionsError("Unrecognized options. The following target options "
+                                       "are not supported: " + ", ".join(map(repr, kws)))
     return options
 
 

@@ -34,13 +34,14 @@ def vectorize(ftylist_or_function=(), target="cuda", identity=None, **kws):
     ``ftylist_or_function``: a list of signatures (``'float32(float32, float32)'``, cujit or
     Numba signatures), or the function itself (legacy spelling: signatures are made lazily
     from the argument types of each call).  ``target``: only ``'cuda'``.  ``identity`` and
-    ``nopython=True`` are accepted (numba's); ``fastmath``, ``debug``, ``lineinfo`` and ``opt``
-    are passed on to the compiler.
+    ``nopython=True`` are accepted (numba's; the latter with numba-cuda's RuntimeWarning
+    "nopython kwarg for cuda target is redundant"); ``fastmath``, ``debug``, ``lineinfo`` and
+    ``opt`` are passed on to the compiler.
 
     Raises ValueError for another target or a signature that does not parse, TypeError for a
-    signature whose arguments are not scalars, for ``nopython=False``, ``cache=True`` or an
-    unknown keyword ("The following target options are not supported: ..."; numba raises
-    KeyError for the last).
+    signature whose arguments are not scalars, for ``nopython=False`` or ``cache=True``, and
+    for an unknown keyword an error that is both a KeyError (numba's "Unrecognized options")
+    and a TypeError ("The following target options are not supported: ...").
     """
     _check_target(target)
     options = _args.compile_options(kws, "vectorize")
