@@ -8,7 +8,7 @@ dropped and the other threads carry on).  With ``debug=True`` the module holds o
 ``_cujit_exc_state`` (``[7 x i32]`` in global memory: exception code, ``threadIdx`` x/y/z,
 ``blockIdx`` x/y/z); the first thread that raises sets the code (``cmpxchg`` 0 → code, so the
 first raiser wins) and writes its indices.  Codes count the module's raise sites from 1;
-``LoweredFunction.exceptions[code - 1]`` is ``(class, args, SourceLocation)``.
+``LoweredFunction.exceptions[code - 1]`` is ``(class, args, SourceLocation, function name)``.
 
 Host side (:func:`check_after_launch`).  After a debug launch the host reads the global
 (a synchronous copy, so it waits for the kernel), zeroes it again, and raises
@@ -45,8 +45,9 @@ def _state_global(m):
     return g
 
 
-def _register(m, cls, args, loc):
-    m.exceptions.append((cls, args, loc))
+def _register(m, cls, args, loc, func_name):
+    # the name of the function the raise is in: numba's message names it
+    m.exceptions.append((cls, args, loc, func_name))
     return len(m.exceptions)
 
 
@@ -55,7 +56,7 @@ def emit_raise(lw, cls, args, node):
     mode).  Leaves the builder in a terminated block."""
     b = lw.b
     if getattr(lw.m, "debug", False):
-        code = _register(lw.m, cls, args, lw.loc(node))
+        code = _register(lw.m, cls, args, lw.loc(node), lw.tf.fsrc.name)
         g = _state_global(lw.m)
         zero = ir.Constant(I32, 0)
         slot0 = b.gep(g, [zero, zero], inbounds=True)
@@ -138,7 +139,8 @@ def check_tuple_index(lw, idx, count, node):
 
 
 def format_exception(cls, args, loc, qualname, tid, ctaid):
-    """The host exception for a device raise: ``cls`` with Numba's message form."""
+    """The host exception for a device raise: ``cls`` with Numba's message form
+    (``qualname``: the name of the function the raise is in, as numba writes it)."""
     where = (f"In function '{qualname}', file {loc.filename}, line {loc.line}, "
              f"tid={list(tid)} ctaid={list(ctaid)}")
     text = where if not args else f"{where}: {', '.join(str(a) for a in args)}"
@@ -167,5 +169,6 @@ def check_after_launch(compiled, lk, drv, qualname, stream_handle=0):
     drv.memset_d8(ptr, 0, ctypes.sizeof(buf))
     if not 1 <= code <= len(excs):
         raise RuntimeError(f"kernel {qualname} recorded an unknown exception code {code}")
-    cls, args, loc = excs[code - 1]
-    raise format_exception(cls, args, loc, qualname, buf[1:4], buf[4:7])
+    cls, args, loc, *func_name = excs[code - 1]
+    raise format_exception(cls, args, loc, func_name[0] if func_name else qualname,
+                           buf[1:4], buf[4:7])

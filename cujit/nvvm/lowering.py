@@ -132,7 +132,7 @@ class ModuleContext:
         self.debuginfo = None       # DebugInfo when lineinfo/debug ask for source lines
         self.uses_grid_sync = False     # cg grid.sync(): needs a cooperative launch
         self.linked = []            # link= code of the declared functions called (in order)
-        self.exceptions = []        # (class, args, SourceLocation) per raise site, code - 1
+        self.exceptions = []        # (class, args, SourceLocation, function name) per raise site, code - 1
         self.module = ir.Module(name=name)
         self.module.triple = TRIPLE
         self.module.data_layout = DATALAYOUT

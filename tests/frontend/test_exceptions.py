@@ -174,7 +174,7 @@ def test_debug_raise_records_first_thread_in_a_visible_global():
     lf, ptx = _ptx(user_raise, (T.int32, T.int64[::1]), True)
     assert f".visible .global .align 4 .b8 {EXC_GLOBAL}[28]" in ptx
     assert ptx.count("atom.global.cas.b32") == 2
-    assert [(c, a) for c, a, _ in lf.exceptions] == [(MyError, ()), (MyError, ("foo",))]
+    assert [(c, a) for c, a, *_ in lf.exceptions] == [(MyError, ()), (MyError, ("foo",))]
     assert lf.exceptions[1][2].line == user_raise.__code__.co_firstlineno + 4
 
 
@@ -188,7 +188,7 @@ def test_plain_raise_has_no_exception_record_and_ends_the_thread():
 @pytest.mark.compile
 def test_debug_division_checks_divisor_plain_does_not():
     lf, ptx = _ptx(divide, (T.float64[::1],) * 3, True)
-    assert [(c, a) for c, a, _ in lf.exceptions] == [(ZeroDivisionError,
+    assert [(c, a) for c, a, *_ in lf.exceptions] == [(ZeroDivisionError,
                                                       ("float division by zero",))]
     assert "setp.eq.f64" in ptx
     lf, ptx = _ptx(divide, (T.float64[::1],) * 3, False)
@@ -200,7 +200,7 @@ def test_assert_compiled_only_in_debug():
     lf, _ = _ptx(asserting, (T.int64, T.int64[::1]), False)
     assert lf.exceptions == []
     lf, _ = _ptx(asserting, (T.int64, T.int64[::1]), True)
-    assert [(c, a) for c, a, _ in lf.exceptions] == [(AssertionError, ("x too large",))]
+    assert [(c, a) for c, a, *_ in lf.exceptions] == [(AssertionError, ("x too large",))]
 
 
 @pytest.mark.compile
@@ -399,7 +399,7 @@ def shape_at(ary):
 @pytest.mark.compile
 def test_debug_checks_a_run_time_tuple_index_plain_does_not():
     lf, ptx = _ptx(shape_at, (T.int64[::1],), True)
-    assert [(c, a) for c, a, _ in lf.exceptions] == [(IndexError,
+    assert [(c, a) for c, a, *_ in lf.exceptions] == [(IndexError,
                                                       ("tuple index out of range",))]
     lf, ptx = _ptx(shape_at, (T.int64[::1],), False)
     assert lf.exceptions == [] and EXC_GLOBAL not in ptx
@@ -411,3 +411,33 @@ def test_debug_run_time_tuple_index_out_of_range_raises_index_error():
     with pytest.raises(IndexError, match="tuple index out of range"):
         k[1, 3](np.array([0, 1]))
     cuda.jit(shape_at)[1, 3](np.array([0, 1]))      # unchecked without debug
+
+
+@pytest.mark.compile
+def test_raise_sites_record_the_name_of_the_function_they_are_in():
+    from cujit.nvvm.lowering import compile_to_llvm
+
+    def make():
+        @cuda.jit(device=True)
+        def inner_raiser(x):
+            if x > 3:
+                raise ValueError("big")
+            return x
+
+        def outer_kernel(r, x):
+            if x == 1:
+                raise MyError
+            r[0] = inner_raiser(x)
+        return outer_kernel
+    lowered = compile_to_llvm(make(), (T.int64[::1], T.int64), debug=True)
+    assert [(cls, name) for cls, _, _, name in lowered.exceptions] == \
+        [(MyError, "outer_kernel"), (ValueError, "inner_raiser")]
+
+
+def test_host_exception_names_the_raising_function():
+    from cujit.frontend.errors import SourceLocation
+    from cujit.nvvm.lower_exceptions import format_exception
+    e = format_exception(MyError, ("x",), SourceLocation("/a/f.py", 4), "test_exc",
+                         [0, 0, 0], [1, 0, 0])
+    assert str(e) == "In function 'test_exc', file /a/f.py, line 4, tid=[0, 0, 0] " \
+        "ctaid=[1, 0, 0]: x"
