@@ -45,7 +45,7 @@ class CompiledKernel:
         self.static_shared_bytes = entry["static_shared_bytes"]
         self.uses_dynamic_shared = entry["uses_dynamic_shared"]
         self.const_bytes = entry["const_bytes"]
-        # (class, args, SourceLocation) per raise site of a debug kernel (lower_exceptions)
+        # (class, args, SourceLocation, function name) per raise site of a debug kernel (lower_exceptions)
         self.exceptions = entry.get("exceptions") or []
         # calls cg grid.sync(): launched with cuLaunchCooperativeKernel (cooperative.py)
         self.cooperative = bool(entry.get("cooperative", False))
