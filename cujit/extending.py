@@ -31,8 +31,10 @@ def overload(func, jit_options=None, strict=True, inline="never", prefer_literal
     the *cujit types* of the arguments (keywords as keywords) and returns a Python function
     implementing ``func`` for those types (compiled as a device function, with
     ``jit_options``), or ``(signature, function)`` as Numba allows, or None: this overload
-    does not apply (the next registered one is tried; a TypingError naming ``func`` and the
-    types when none applies).  Returns the typing function unchanged.
+    does not apply (the next one is tried; a TypingError naming ``func`` and the types when
+    none applies).  Overloads for ``target="cuda"`` are tried before ``"gpu"`` and
+    ``"generic"`` ones (numba's target hierarchy), each in registration order.  Returns the
+    typing function unchanged.
 
     ``inline``: ``"never"`` (default) or ``"always"`` (the implementation is marked
     alwaysinline).  ``strict`` and ``prefer_literal`` are accepted for Numba's signature and
@@ -55,7 +57,7 @@ def overload(func, jit_options=None, strict=True, inline="never", prefer_literal
     opts["inline"] = inline
 
     def decorate(typing):
-        overload_registry.register(func, typing, opts)
+        overload_registry.register(func, typing, opts, target)
         return typing
     return decorate
 

@@ -185,6 +185,48 @@ def test_registry_keeps_overloads_in_order_and_drops_them():
         reg.register(f, lambda: None, "fast")
 
 
+def test_registry_tries_cuda_overloads_before_generic_ones():
+    reg = OverloadRegistry()
+
+    def f():
+        pass
+    generic = reg.register(f, lambda: None, target="generic")
+    gpu = reg.register(f, lambda: None, target="gpu")
+    cuda_one = reg.register(f, lambda: None)
+    cuda_two = reg.register(f, lambda: None, target="cuda")
+    assert reg.overloads_of(f) == (cuda_one, cuda_two, gpu, generic)
+    assert [r.target for r in reg.overloads_of(f)] == ["cuda", "cuda", "gpu", "generic"]
+    with pytest.raises(ValueError, match="overload target must be one of .* got 'cpu'"):
+        reg.register(f, lambda: None, target="cpu")
+
+
+def picked():
+    raise NotImplementedError
+
+
+@extending.overload(picked, target="generic")
+def _picked_generic(x):
+    def impl(x):
+        x[0] *= 23
+    return impl
+
+
+@extending.overload(picked, target="cuda")
+def _picked_cuda(x):
+    def impl(x):
+        x[0] *= 29
+    return impl
+
+
+def test_a_cuda_overload_wins_over_a_generic_one_registered_first():
+    @cuda.jit
+    def k(x):
+        picked(x)
+    x = np.ones(1, np.int32)
+    k[1, 1](x)
+    assert x[0] == 29
+
+
 # ---- register_jitable ----------------------------------------------------------------------
 @extending.register_jitable
 def clamp(x, lo, hi):

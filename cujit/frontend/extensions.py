@@ -18,14 +18,21 @@ import functools
 __all__ = ["Overload", "OverloadRegistry", "overloads", "Intrinsic", "Implementation"]
 
 
+# numba's target hierarchy, most specific first: a call prefers an overload for "cuda" to
+# one for "gpu", and that to one for "generic" (any target)
+_TARGET_ORDER = ("cuda", "gpu", "generic")
+
+
 class Overload:
     """One registration: ``typing`` (called with the argument types of a call of
-    ``function``; returns an implementation or None) and the ``jit_options`` the
-    implementation is compiled with (a dict; ``inline``/``forceinline`` as ``cuda.jit``)."""
-    __slots__ = ("function", "typing", "jit_options")
+    ``function``; returns an implementation or None), the ``jit_options`` the
+    implementation is compiled with (a dict; ``inline``/``forceinline`` as ``cuda.jit``)
+    and the ``target`` it was registered for (``"cuda"``, ``"gpu"`` or ``"generic"``)."""
+    __slots__ = ("function", "typing", "jit_options", "target")
 
-    def __init__(self, function, typing, jit_options):
+    def __init__(self, function, typing, jit_options, target="cuda"):
         self.function, self.typing, self.jit_options = function, typing, dict(jit_options)
+        self.target = target
 
     def __repr__(self):
         return (f"<overload {getattr(self.typing, '__qualname__', self.typing)!s} of "
@@ -41,18 +48,23 @@ class OverloadRegistry:
 
     Numba keeps one global registry (its typing context's templates); cujit keeps this one,
     :data:`overloads`.  A function may have several overloads: a call tries them in the
-    order they were registered, and the first whose typing function returns an
-    implementation is used.  Registered functions stay alive while registered
+    order of their targets' specificity (``"cuda"``, then ``"gpu"``, then ``"generic"``:
+    numba's target hierarchy), then of registration, and the first whose typing function
+    returns an implementation is used.  Registered functions stay alive while registered
     (:meth:`unregister` drops them).
     """
 
     def __init__(self):
         self._by_function = {}
 
-    def register(self, function, typing, jit_options=None):
+    def register(self, function, typing, jit_options=None, target="cuda"):
         """Register ``typing`` (a callable taking argument types) as an overload of
-        ``function`` (a callable); returns the :class:`Overload`.  TypeError when either is
-        not callable or ``function`` is not hashable."""
+        ``function`` (a callable) for ``target`` (``"cuda"``, ``"gpu"`` or ``"generic"``);
+        returns the :class:`Overload`.  TypeError when either is not callable or
+        ``function`` is not hashable; ValueError for another target."""
+        if target not in _TARGET_ORDER:
+            raise ValueError(f"overload target must be one of {', '.join(_TARGET_ORDER)}, "
+                             f"got {target!r}")
         if not callable(function):
             raise TypeError(f"overload() takes the function to overload, got {function!r}")
         if not callable(typing):
@@ -64,13 +76,15 @@ class OverloadRegistry:
             hash(function)
         except TypeError:
             raise TypeError(f"cannot overload {function!r}: it is not hashable") from None
-        reg = Overload(function, typing, jit_options or {})
-        self._by_function.setdefault(function, []).append(reg)
+        reg = Overload(function, typing, jit_options or {}, target)
+        regs = self._by_function.setdefault(function, [])
+        regs.append(reg)
+        regs.sort(key=lambda r: _TARGET_ORDER.index(r.target))     # stable: then by order
         return reg
 
     def overloads_of(self, function):
-        """The :class:`Overload` registrations of ``function`` in order (a tuple; empty for
-        a function without any, or an unhashable value)."""
+        """The :class:`Overload` registrations of ``function`` in the order a call tries
+        them (a tuple; empty for a function without any, or an unhashable value)."""
         try:
             return tuple(self._by_function.get(function, ()))
         except TypeError:
