@@ -3,11 +3,12 @@ handles.  Imports are lazy (``cujit.runtime.devices`` / ``cujit.runtime.streams`
 driver) and the
 resolved functions are cached in module globals, so the hot paths pay one global lookup."""
 
-__all__ = ["driver", "current_context", "stream_handle", "keep_alive_until", "as_stream"]
+__all__ = ["driver", "bound_driver", "current_context", "stream_handle", "keep_alive_until", "as_stream"]
 
 _driver = None
 _current_context = None
 _stream_handle = None
+_bind_thread = None
 
 
 def driver():
@@ -18,6 +19,21 @@ def driver():
         from ..driver import get_driver
         drv = _driver = get_driver()
     return drv
+
+
+def bound_driver():
+    """:func:`driver`, with the calling thread's context current in it first (numba's
+    ``require_context`` on its array methods): copies made from a thread that never used
+    cujit (a ``ThreadPoolExecutor`` worker) bind the context there instead of failing with
+    CUDA_ERROR_INVALID_CONTEXT; a thread bound already keeps its binding.  One call and a
+    thread-local look-up once bound."""
+    global _bind_thread
+    fn = _bind_thread
+    if fn is None:
+        from ..runtime.devices import bind_thread as fn
+        _bind_thread = fn
+    fn()
+    return driver()
 
 
 def current_context():

@@ -333,7 +333,7 @@ class DeviceNDArray:
                                                   self.gpu_data, stream or self.stream)
             out = np.empty((), dtype)
             h = _handle(stream, self.stream)
-            drv = _runtime.driver()
+            drv = _runtime.bound_driver()
             t0 = copied.listeners and _now()
             drv.memcpy_dtoh(host_ptr(out), self._data_ptr + off, dtype.itemsize, h)
             if h:
@@ -420,7 +420,7 @@ class DeviceNDArray:
             return
         if not shape:
             t0 = copied.listeners and _now()
-            _runtime.driver().memcpy_htod(ptr, host_ptr(vals), dtype.itemsize, h)
+            _runtime.bound_driver().memcpy_htod(ptr, host_ptr(vals), dtype.itemsize, h)
             if t0:
                 copied.emit("HtoD", dtype.itemsize, h, t0)
             return
@@ -443,7 +443,7 @@ class DeviceNDArray:
         nbytes = size * itemsize
         block = np.ascontiguousarray(vals)
         raw = block.view(np.uint8).reshape(-1)
-        drv = _runtime.driver()
+        drv = _runtime.bound_driver()
         if (raw == raw[0]).all():
             drv.memset_d8(ptr, int(raw[0]), nbytes, h)
             return True
@@ -600,7 +600,7 @@ def _copy_dtoh_contig(dst, sptr, nbytes, h):
     if nbytes >= staging.LARGE:
         staging.dtoh_large(dst, sptr, nbytes, h)
     else:
-        _runtime.driver().memcpy_dtoh(host_ptr(dst), sptr, nbytes, h)
+        _runtime.bound_driver().memcpy_dtoh(host_ptr(dst), sptr, nbytes, h)
     if t0:
         copied.emit("DtoH", nbytes, h, t0)
 
@@ -610,7 +610,7 @@ def _copy_htod_contig(dptr, src, nbytes, h):
     if nbytes >= staging.LARGE:
         staging.htod_large(dptr, src, nbytes, h)
     else:
-        _runtime.driver().memcpy_htod(dptr, host_ptr(src), nbytes, h)
+        _runtime.bound_driver().memcpy_htod(dptr, host_ptr(src), nbytes, h)
     if t0:
         copied.emit("HtoD", nbytes, h, t0)
 

@@ -71,7 +71,7 @@ class DeviceRecord:
                 raise ValueError(f"DeviceRecord.copy_to_host: destination shape {ary.shape} "
                                  "must hold exactly one record")
         if self.dtype.itemsize:
-            drv = _runtime.driver()
+            drv = _runtime.bound_driver()
             t0 = copied.listeners and _now()
             drv.memcpy_dtoh(host_ptr(out), self._data_ptr, self.dtype.itemsize, h)
             if h and ary is None:
@@ -90,7 +90,7 @@ class DeviceRecord:
                 raise TypeError(f"DeviceRecord.copy_to_device: incompatible dtype: record has "
                                 f"{self.dtype}, source has {ary.dtype}")
             if self.dtype.itemsize:
-                _runtime.driver().memcpy_dtod(self._data_ptr, ary._data_ptr,
+                _runtime.bound_driver().memcpy_dtod(self._data_ptr, ary._data_ptr,
                                               self.dtype.itemsize, h)
             return
         src = np.asarray(ary)
@@ -103,7 +103,7 @@ class DeviceRecord:
         src = np.ascontiguousarray(src)
         if self.dtype.itemsize:
             t0 = copied.listeners and _now()
-            _runtime.driver().memcpy_htod(self._data_ptr, host_ptr(src), self.dtype.itemsize, h)
+            _runtime.bound_driver().memcpy_htod(self._data_ptr, host_ptr(src), self.dtype.itemsize, h)
             if t0:
                 copied.emit("HtoD", self.dtype.itemsize, h, t0)
 
@@ -162,7 +162,7 @@ class DeviceRecord:
         if ftype.fields is not None:
             return DeviceRecord._at(ftype, ptr, self.gpu_data, bound)
         out = np.empty((), ftype)
-        drv = _runtime.driver()
+        drv = _runtime.bound_driver()
         h = _handle(stream, self.stream)
         t0 = copied.listeners and _now()
         drv.memcpy_dtoh(host_ptr(out), ptr, ftype.itemsize, h)
@@ -204,7 +204,7 @@ class DeviceRecord:
         # element assignment does the same)
         h = _handle(stream, self.stream)
         t0 = copied.listeners and _now()
-        _runtime.driver().memcpy_htod(ptr, host_ptr(src), ftype.itemsize, h)
+        _runtime.bound_driver().memcpy_htod(ptr, host_ptr(src), ftype.itemsize, h)
         if t0:
             copied.emit("HtoD", ftype.itemsize, h, t0)
 

@@ -77,7 +77,7 @@ def _host_side(host, nbytes):
     from .hostmem import is_pinned
     from .transfer import host_ptr
     hptr = host_ptr(host)
-    return _runtime.driver(), hptr, is_pinned(hptr, nbytes)
+    return _runtime.bound_driver(), hptr, is_pinned(hptr, nbytes)
 
 
 def _worker_slots(ctx, drv, mine, chunk):

@@ -198,7 +198,7 @@ def _packed_like(shape, strides, dtype):
 def copy_htod(dst_ptr, dst_shape, dst_strides, src, stream=0):
     """Copy host array ``src`` (same shape and dtype, any strides, checked by the caller) into
     the device view ``(dst_ptr, dst_shape, dst_strides)``.  ``stream``: driver handle (int)."""
-    drv = _runtime.driver()
+    drv = _runtime.bound_driver()
     t0 = copied.listeners and _now()
     itemsize = src.dtype.itemsize
     p = plan(dst_shape, dst_strides, src.strides, itemsize)
@@ -230,7 +230,7 @@ def copy_htod(dst_ptr, dst_shape, dst_strides, src, stream=0):
 def copy_dtoh(dst, src_ptr, src_shape, src_strides, stream=0):
     """Copy the device view ``(src_ptr, src_shape, src_strides)`` into host array ``dst``
     (same shape and dtype, any strides, checked by the caller)."""
-    drv = _runtime.driver()
+    drv = _runtime.bound_driver()
     t0 = copied.listeners and _now()
     itemsize = dst.dtype.itemsize
     p = plan(dst.shape, dst.strides, src_strides, itemsize)
@@ -272,7 +272,7 @@ def copy_dtod(dst_ptr, dst_strides, src_ptr, src_strides, shape, dtype, stream=0
     """Device view -> device view of the same shape and dtype (any strides).  Overlapping
     views (``d[1:] = d[:-1]``) go through a device temporary, as NumPy's assignment does:
     ``cuMemcpy`` on overlapping ranges is undefined."""
-    drv = _runtime.driver()
+    drv = _runtime.bound_driver()
     itemsize = dtype.itemsize
     if src_ptr != dst_ptr or src_strides != dst_strides:
         if _overlap(dst_ptr, dst_strides, src_ptr, src_strides, shape, itemsize):

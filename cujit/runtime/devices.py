@@ -24,7 +24,8 @@ from .events import synchronized
 from .modules import Module
 
 __all__ = ["select_device", "get_current_device", "close", "current_context", "synchronize",
-           "defer_cleanup", "Device", "Context", "Module", "device_of", "forget_binding"]
+           "defer_cleanup", "Device", "Context", "Module", "device_of", "forget_binding",
+           "bind_thread"]
 
 # .own: this thread's Context; .bound/.bound_gen: made current; .ctx: .own while bound, else
 # None (a flush of another device's queue rebound it; current_context() binds .own again)
@@ -522,6 +523,16 @@ def _attach(ordinal):
     ctx.make_current()
     _tls.own = _tls.ctx = ctx
     return ctx
+
+
+def bind_thread():
+    """Make the calling thread's context current when no cujit context is bound in it (a
+    thread that never used cujit, or after :func:`forget_binding`), as numba's
+    ``require_context`` does before a device-array operation; a thread bound already (to
+    any context, ``Context.as_current`` included) is left as it is.  Raises
+    ``CudaSupportError`` as :func:`current_context`."""
+    if getattr(_tls, "bound", None) is None:
+        current_context()
 
 
 def forget_binding():
