@@ -22,7 +22,7 @@ from ..driver import default_context, get_driver
 from ..driver.errors import CudaAPIError, CUDA_ERROR_INVALID_CONTEXT
 
 __all__ = ["MemoryPointer", "AutoFreePointer", "OwnedPointer", "MappedMemory", "PinnedMemory",
-           "ManagedMemory", "MemoryInfo", "IpcHandle", "DeadMemoryError"]
+           "ManagedMemory", "MemoryInfo", "IpcHandle", "IpcMemHandle", "DeadMemoryError"]
 
 MemoryInfo = namedtuple("MemoryInfo", "free total")
 MemoryInfo.__doc__ = "Free and total device memory in bytes (cuMemGetInfo)."
@@ -400,16 +400,29 @@ AutoFreePointer.register(MappedMemory)
 AutoFreePointer.register(ManagedMemory)
 
 
+class IpcMemHandle(bytes):
+    """The 64 bytes of a ``CUipcMemHandle`` (cuIpcGetMemHandle), with the struct's field
+    ``reserved`` (those bytes), which numba.cuda code reads to send a handle by hand
+    (``ipch.handle.reserved``, then ``cuda.open_ipc_array(those_bytes, ...)``)."""
+    __slots__ = ()
+
+    @property
+    def reserved(self):
+        return bytes(self)
+
+
 class IpcHandle:
     """A CUDA IPC handle of device memory (numba.cuda ``IpcHandle``).
 
     ``base``: the exported memory (kept alive) or None in the receiving process; ``handle``:
-    64 bytes (cuIpcGetMemHandle); ``size`` (bytes); ``source_info``: the exporting device's
-    UUID; ``offset``: bytes from the allocation start.  Picklable."""
+    the 64 bytes from cuIpcGetMemHandle, as an :class:`IpcMemHandle` (bytes with
+    ``.reserved``; given as bytes or as an object with ``.reserved``, a cuda-bindings
+    ``CUipcMemHandle``); ``size`` (bytes); ``source_info``: the exporting device's UUID;
+    ``offset``: bytes from the allocation start.  Picklable."""
 
     def __init__(self, base, handle, size, source_info=None, offset=0):
         self.base = base
-        self.handle = bytes(handle)
+        self.handle = IpcMemHandle(getattr(handle, "reserved", handle))
         self.size = size
         self.source_info = source_info
         self.offset = offset
@@ -435,4 +448,5 @@ class IpcHandle:
         self._opened = None
 
     def __reduce__(self):
-        return (IpcHandle, (None, self.handle, self.size, self.source_info, self.offset))
+        return (IpcHandle, (None, bytes(self.handle), self.size, self.source_info,
+                            self.offset))

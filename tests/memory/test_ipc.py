@@ -22,6 +22,16 @@ def test_ipc_handle_pickles_without_its_base():
         h2.close()
 
 
+def test_ipc_handle_bytes_have_the_structs_reserved_field():
+    class CUipcMemHandleLike:
+        reserved = bytes(range(64))
+    h = IpcHandle(None, CUipcMemHandleLike(), 64)
+    assert h.handle == bytes(range(64)) and h.handle.reserved == bytes(range(64))
+    assert type(h.handle.reserved) is bytes
+    h2 = pickle.loads(pickle.dumps(h))
+    assert h2.handle.reserved == h.handle.reserved and h2.base is None and h2.size == 64
+
+
 def test_simulator_reports_ipc_unsupported(ctx):
     if not get_driver().is_simulator:
         pytest.skip("simulator behaviour")
