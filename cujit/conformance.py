@@ -145,7 +145,8 @@ CLASS_REASONS = (
      "NumPy ufuncs beyond numba-cuda's list (np.add, np.modf ...) are not in cujit's kernel "
      "language yet"),
     (("dtype |S", "dtype <U", "datetime64", "timedelta64"), "feature not yet built",
-     "string, bytes, datetime64 and timedelta64 arrays in kernels are not in cujit yet"),
+     "datetime64 and timedelta64 arrays, and string operations beyond storing constants, "
+     "are not in cujit's kernels yet"),
 )
 
 

@@ -15,7 +15,7 @@ from .nodeinfo import (ArrayIndex, IntIndex, PointerIndex, RecordField, SliceInd
                        TupleDynamic, TupleIndex, TupleItem, TupleSlice)
 from .rules import BoundMethod, Global
 
-__all__ = ["getitem", "setitem", "array_attr", "index_parts", "nested_store_ok",
+__all__ = ["getitem", "setitem", "check_charseq_store", "array_attr", "index_parts", "nested_store_ok",
            "pointer_index"]
 
 
@@ -197,6 +197,11 @@ def setitem(typer, target, vt):
     if isinstance(base, T.Record):
         check_record_writable(typer, target.value, target)
         rt = getitem(typer, target)
+        if isinstance(rt, T.CharSeq):
+            if vt is not None:
+                check_charseq_store(typer, target, rt, vt)
+            typer.record(target, rt)
+            return
         if vt is not None and not (rules.is_number(rt) and rules.is_number(vt)) \
                 and not nested_store_ok(rt, vt):
             raise typer.error(f"cannot store a {vt} into a record field of type {rt}", target)
@@ -242,7 +247,26 @@ def setitem(typer, target, vt):
                               f"of {rt} (a whole record needs a record of the same dtype)",
                               target)
         return      # whole-record copy (lower_records.copy_record)
+    if isinstance(rt, T.CharSeq):
+        check_charseq_store(typer, target, rt, vt)
+        return
     _check_scalar_store(typer, target, rt, vt)
+
+
+def check_charseq_store(typer, target, rt, vt):
+    """TypingError unless ``vt`` is a str or bytes constant that an element of string type
+    ``rt`` (``T.CharSeq``) takes as NumPy does (numba-cuda stores constant strings into
+    ``S``/``U`` arrays and record fields); the backends write ``rt.encode(value)``."""
+    value = vt.obj if isinstance(vt, rules.Global) else None
+    if not isinstance(value, (str, bytes)):
+        raise typer.error(f"only a str or bytes constant can be stored into an element of "
+                          f"type {rt} (a {'bytes' if rt.kind == 'S' else 'string'} array), "
+                          f"got a value of type {vt}", target)
+    try:
+        rt.encode(value)
+    except (TypeError, ValueError, UnicodeError) as e:
+        raise typer.error(f"cannot store {value!r} into an element of type {rt}: {e}",
+                          target) from None
 
 
 def _check_scalar_store(typer, target, rt, vt):

@@ -610,6 +610,10 @@ class _Typer(scopes.ConstEval):
                     T.Array(ft.dtype, ft.ndim, "C"), vt):
                 self.record(target, T.Array(ft.dtype, ft.ndim, "C"))
                 return
+            if isinstance(ft, T.CharSeq):
+                indexing.check_charseq_store(self, target, ft, vt)
+                self.record(target, ft)
+                return
             if not rules.is_number(ft) or not rules.is_number(vt):
                 raise self.error(f"cannot store a {vt} into record field '{target.attr}' of "
                                  f"type {ft}", target)

@@ -62,6 +62,8 @@ def ltype(t):
         r = ir.VoidType()
     elif isinstance(t, T.EnumMember):
         r = ltype(t.dtype)             # a member is its value on the device
+    elif isinstance(t, T.CharSeq):
+        r = ir.ArrayType(I8, t.size)   # its bytes (UTF-32 code points for a U string)
     elif isinstance(t, T.Fragment):
         # a reference to the lane's registers (an entry-block alloca that SROA promotes):
         # wmma calls update a fragment in place, as CUDA's fragment objects
@@ -97,6 +99,8 @@ def alignment_of(t):
         return t.alignment
     if isinstance(t, T.Complex):
         return t.bitwidth // 16
+    if isinstance(t, T.CharSeq):
+        return 1 if t.kind == "S" else 4
     return max(t.bitwidth // 8, 1)
 
 
@@ -154,6 +158,10 @@ def cast(b, val, src, dst):
     float → int truncates toward zero)."""
     if src is dst or dst is None:
         return val
+    if isinstance(dst, T.CharSeq):
+        # a str/bytes constant (typed as the constant, checked by the typer): its bytes as
+        # NumPy stores them in the element, zero-padded or cut
+        return ir.Constant(ltype(dst), bytearray(dst.encode(src.obj)))
     if isinstance(src, T.FP8) or isinstance(dst, T.FP8):
         return _cast_fp8(b, val, src, dst)
     if isinstance(src, T.BFloat16) or isinstance(dst, T.BFloat16):

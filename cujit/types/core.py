@@ -374,6 +374,36 @@ class Record(Type):
         return (self.dtype,)
 
 
+class CharSeq(Type):
+    """A fixed-length string element: NumPy's ``S<n>`` (``kind`` ``'S'``: ``count`` bytes)
+    or ``U<n>`` (``kind`` ``'U'``: ``count`` UTF-32 code points, 4 bytes each), numba's
+    ``CharSeq`` / ``UnicodeCharSeq``.  Kernels store string and bytes constants into such
+    array elements and record fields (shorter ones padded with zeros, longer ones cut, as
+    NumPy assigns them); ``.dtype``, ``.size`` (bytes)."""
+
+    @classmethod
+    def _key_of(cls, kind, count):
+        if kind not in ("S", "U"):
+            raise TypeError(f"CharSeq kind is 'S' or 'U', got {kind!r}")
+        return (kind, int(count))
+
+    def __init__(self, kind, count):
+        self.kind, self.count = CharSeq._key_of(kind, count)
+        self.dtype = np.dtype(f"{'S' if self.kind == 'S' else '<U'}{self.count}")
+        self.size = self.dtype.itemsize
+        self.name = (f"[char x {self.count}]" if self.kind == "S"
+                     else f"[unichr x {self.count}]")
+
+    def _ctor_args(self):
+        return (self.kind, self.count)
+
+    def encode(self, value):
+        """The element's bytes for constant ``value`` (str or bytes) as NumPy stores it:
+        padded with zeros or cut to the element's length.  TypeError for a str into an
+        ``S`` element that is not ASCII, or bytes into a ``U`` element (NumPy's rules)."""
+        return np.array(value, dtype=self.dtype).tobytes()
+
+
 class NestedArray(Type):
     """An array field inside a record (``('a', 'f4', (3,))``): C layout, fixed ``shape``."""
 
@@ -404,6 +434,8 @@ def _alignment_of(t):
         return _alignment_of(t.dtype)
     if isinstance(t, Complex):
         return t.bitwidth // 16
+    if isinstance(t, CharSeq):
+        return 1 if t.kind == "S" else 4
     return t.bitwidth // 8
 
 
@@ -518,6 +550,8 @@ def from_dtype(dtype):
         return t
     if dt.fields is not None:
         return Record(dt)
+    if dt.kind in "SU" and dt.itemsize and dt.byteorder in ("=", "|", "<"):
+        return CharSeq(dt.kind, dt.itemsize if dt.kind == "S" else dt.itemsize // 4)
     if dt.subdtype is not None:
         raise TypeError(f"dtype {dt} is a sub-array dtype; kernels take it only as a record field")
     if dt.byteorder not in ("=", "|") and dt.newbyteorder("=") in _BY_DTYPE:
@@ -534,7 +568,7 @@ def as_dtype_type(obj):
 
     Raises TypeError naming ``obj`` when it is none of these (e.g. ``'int33'``).
     """
-    if isinstance(obj, (Scalar, Record)):
+    if isinstance(obj, (Scalar, Record, CharSeq)):
         return obj
     if isinstance(obj, str):
         t = _NAMES.get(obj)
@@ -565,7 +599,7 @@ def as_dtype_type(obj):
 
 
 def _array_from_slices(dtype, spec):
-    if not isinstance(dtype, (Scalar, Record)):
+    if not isinstance(dtype, (Scalar, Record, CharSeq)):
         raise TypeError(f"cannot make an array type of {dtype}")
     spec = spec if isinstance(spec, tuple) else (spec,)
     for s in spec:

@@ -366,6 +366,28 @@ def test_records():
     assert arr[1]["v"] == 3.5 and arr[0]["b"] and not arr[1]["b"]
 
 
+strrec = np.dtype([("x", np.int32), ("u", "<U5"), ("s", "S4")])
+
+
+def string_stores(u, s, recs):
+    u[0] = "XYZ"
+    u[1] = "too long for five"
+    s[0] = b"ab"
+    s[1] = "ascii"
+    recs[0]["u"] = "hé"
+    recs[1].s = b"1234"
+    recs[1].x = 7
+
+
+def test_string_constants_stored_as_numpy_stores_them():
+    u, s, recs = np.zeros(3, "<U5"), np.zeros(3, "S4"), np.zeros(2, strrec)
+    run(string_stores, (T.from_dtype("<U5")[::1], T.from_dtype("S4")[::1],
+                        T.Array(T.Record(strrec), 1, "C")), u, s, recs)
+    assert u.tolist() == ["XYZ", "too l", ""]
+    assert s.tolist() == [b"ab", b"asci", b""]
+    assert recs.tolist() == [(0, "hé", b""), (7, "", b"1234")]
+
+
 def cplx(z, out, c, f):
     w = z[0] * z[1] + z[0] / z[1] - c
     out[0] = w
