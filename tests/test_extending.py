@@ -411,3 +411,73 @@ def test_intrinsic_without_simulator_implementation_fails_on_the_simulator():
 def test_extending_is_reachable_as_an_attribute():
     assert cuda.extending is extending
     assert extending.overload_registry.overloads_of(area)[0].typing is _area_of_integer
+
+
+# ---- overloads registered with Numba's own numba.extending.overload -----------------------
+def _numba_registry_with(monkeypatch, *entries):
+    """A stand-in for Numba's ``numba.core.typing.templates`` (CI has no Numba): its
+    ``builtin_registry.globals`` holds ``(function, Function(template))`` pairs, the
+    templates with the attributes Numba's ``make_overload_template`` gives them."""
+    import sys
+    import types as pytypes
+
+    class InlineOptions:
+        def __init__(self, value):
+            self.is_always_inline = value == "always"
+
+    globs = []
+    for func, typing, target, inline in entries:
+        meta = {} if target is None else {"target": target}
+        tmpl = type("OverloadTemplate", (), {"_overload_func": staticmethod(typing),
+                                             "_jit_options": {}, "metadata": meta,
+                                             "_inline": InlineOptions(inline)})
+        globs.append((func, pytypes.SimpleNamespace(templates=(tmpl,))))
+    mod = pytypes.ModuleType("numba.core.typing.templates")
+    mod.builtin_registry = pytypes.SimpleNamespace(globals=globs)
+    monkeypatch.setitem(sys.modules, "numba.core.typing.templates", mod)
+    return globs
+
+
+def numba_overloaded():
+    raise NotImplementedError
+
+
+def numba_cpu_overloaded():
+    raise NotImplementedError
+
+
+def test_overloads_made_with_numbas_extending_api_for_cuda_are_used(monkeypatch):
+    def typing():
+        def impl():
+            a = cuda.local.array(1, dtype=np.float32)
+            a[0] = 42.0
+            return a[0]
+        return impl
+
+    def cpu_typing():
+        return lambda: 1
+    globs = _numba_registry_with(monkeypatch, (numba_overloaded, typing, "cuda", "always"),
+                                 (numba_cpu_overloaded, cpu_typing, None, "never"))
+
+    @cuda.jit
+    def k(a):
+        a[0] = numba_overloaded()
+    a = np.zeros(1, np.float32)
+    k[1, 1](a)
+    assert a[0] == 42.0
+    (reg,) = extending.overload_registry.overloads_of(numba_overloaded)
+    assert reg.target == "cuda" and reg.jit_options == {"inline": "always"}
+    # Numba's default target is the CPU: not a CUDA overload
+    assert extending.overload_registry.overloads_of(numba_cpu_overloaded) == ()
+
+    @cuda.jit
+    def k_cpu(a):
+        a[0] = numba_cpu_overloaded()
+    with pytest.raises(TypingError, match="cannot be called in a kernel"):
+        k_cpu[1, 1](a)
+    # registrations made after the first look-up are seen
+    globs.append((numba_cpu_overloaded, type("F", (), {"templates": (type(
+        "T", (), {"_overload_func": staticmethod(cpu_typing), "metadata": {"target": "generic"},
+                  "_jit_options": {}}),)})()))
+    assert [r.target for r in extending.overload_registry.overloads_of(
+        numba_cpu_overloaded)] == ["generic"]

@@ -14,6 +14,7 @@ Behaviour reference: Numba's "High-level extension API" (``numba.extending.overl
   its class (``CallKind.USER_INTRINSIC``).
 """
 import functools
+import sys
 
 __all__ = ["Overload", "OverloadRegistry", "overloads", "Intrinsic", "Implementation"]
 
@@ -56,6 +57,9 @@ class OverloadRegistry:
 
     def __init__(self):
         self._by_function = {}
+        # Numba's own registrations, indexed when its registry's length changes:
+        # (length, {function: [Overload]})
+        self._numba_index = (-1, {})
 
     def register(self, function, typing, jit_options=None, target="cuda"):
         """Register ``typing`` (a callable taking argument types) as an overload of
@@ -84,11 +88,47 @@ class OverloadRegistry:
 
     def overloads_of(self, function):
         """The :class:`Overload` registrations of ``function`` in the order a call tries
-        them (a tuple; empty for a function without any, or an unhashable value)."""
+        them (a tuple; empty for a function without any, or an unhashable value): this
+        registry's and, when the program imported Numba, those made with Numba's own
+        ``numba.extending.overload`` for target ``"cuda"``, ``"gpu"`` or ``"generic"``
+        (numba-cuda's typing context reads Numba's registry too), by target, then cujit's
+        before Numba's."""
         try:
-            return tuple(self._by_function.get(function, ()))
+            regs = list(self._by_function.get(function, ()))
+            regs += self._numba_overloads().get(function, ())
         except TypeError:
             return ()
+        regs.sort(key=lambda r: _TARGET_ORDER.index(r.target))
+        return tuple(regs)
+
+    def _numba_overloads(self):
+        """{function: [Overload]} of Numba's ``builtin_registry`` (never imported here: only
+        when the program has ``numba.core.typing.templates`` loaded), duck-typed on its
+        overload templates (``_overload_func``, ``_jit_options``, ``_inline``,
+        ``metadata['target']``, default ``"cpu"``: those are left out)."""
+        mod = sys.modules.get("numba.core.typing.templates")
+        entries = getattr(getattr(mod, "builtin_registry", None), "globals", None)
+        if not isinstance(entries, list):
+            return {}
+        if self._numba_index[0] != len(entries):
+            index = {}
+            for value, typ in list(entries):
+                for tmpl in getattr(typ, "templates", ()):
+                    typing = getattr(tmpl, "_overload_func", None)
+                    target = (getattr(tmpl, "metadata", None) or {}).get("target", "cpu")
+                    if typing is None or target not in _TARGET_ORDER:
+                        continue
+                    opts = dict(getattr(tmpl, "_jit_options", None) or {})
+                    inline = getattr(tmpl, "_inline", None)
+                    opts["inline"] = ("always" if getattr(inline, "is_always_inline", False)
+                                      else "never")
+                    try:
+                        index.setdefault(value, []).append(
+                            Overload(value, typing, opts, target))
+                    except TypeError:       # an unhashable value
+                        continue
+            self._numba_index = (len(entries), index)
+        return self._numba_index[1]
 
     def __contains__(self, function):
         return bool(self.overloads_of(function))
