@@ -28,8 +28,13 @@ class Cast:
 
 @dataclasses.dataclass(frozen=True)
 class Extremum:
-    """``min``/``max``: of one tuple argument (``of_tuple``) or of several scalars."""
+    """``min``/``max``: of one tuple argument (``of_tuple``) or of several scalars.
+    ``nan_ignoring``: two float32/float64 arguments, computed as libdevice's
+    ``fmax``/``fmin`` (a NaN argument loses to a number; PTX ``max.f32``/``max.f64``), as
+    numba-cuda lowers them (its ``cudaimpl``); other forms follow Python's rule (the first
+    extreme argument wins, NaN included)."""
     of_tuple: bool
+    nan_ignoring: bool = False
 
 
 @dataclasses.dataclass(frozen=True)

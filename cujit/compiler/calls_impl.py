@@ -230,7 +230,8 @@ def _t_extremum(c):
         ts = list(args[0].types)
         c.record(Extremum(True))
     else:
-        c.record(Extremum(False))
+        c.record(Extremum(False, len(args) == 2 and all(t in (T.float32, T.float64)
+                                                        for t in args)))
         if len(args) < 2:
             raise typer.error(f"{key}() takes at least 2 arguments in kernels", node)
         ts = args

@@ -233,6 +233,10 @@ def _minmax(lw, node, c):
     else:
         vals, ts = _args(lw, node)
         items = list(zip(vals, ts))
+    if c.data.nan_ignoring:
+        x, y = (cast(b, v, t, rt) for v, t in items)
+        fn = libdevice(lw, f"__nv_f{key}" + _float_suffix(rt), [x.type] * 2, x.type)
+        return b.call(fn, [x, y])
     acc = cast(b, items[0][0], items[0][1], rt)
     for v, t in items[1:]:
         v = cast(b, v, t, rt)

@@ -29,7 +29,7 @@ from .. import types as T
 
 __all__ = ["caster", "wrapper", "int_range", "float_to_int_limits", "int_floordiv", "int_mod",
            "int_shl", "int_shr", "int_pow", "complex_pow", "math_func", "float_floordiv", "float_mod",
-           "square", "cube", "fma", "printer", "is_text", "cmath_func"]
+           "square", "cube", "fma", "fmax", "fmin", "printer", "is_text", "cmath_func"]
 
 _casters = {}
 
@@ -377,6 +377,18 @@ def _round_rational(v, typ):
     bits = np.uint32 if typ is np.float32 else np.uint64
     return min(cands, key=lambda c: (abs(Fraction(float(c)) - v),
                                      int(np.array(c).view(bits)) & 1))
+
+
+def fmax(a, b):
+    """libdevice ``__nv_fmax[f]`` (PTX ``max.f32``/``max.f64``) of two NumPy floats of one
+    type: the larger, and the number when the other is NaN."""
+    return np.fmax(a, b)
+
+
+def fmin(a, b):
+    """libdevice ``__nv_fmin[f]``: the smaller of two NumPy floats, the number when the
+    other is NaN."""
+    return np.fmin(a, b)
 
 
 def fma(a, b, c):

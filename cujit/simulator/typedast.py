@@ -679,6 +679,15 @@ class Rewriter:
             return self.wrap(self.call(abs, "abs", [value], node), rt, node)
         return None
 
+    def c_extremum(self, node, c):
+        if not c.data.nan_ignoring or node.keywords:
+            return None     # Python's min/max as written: what the GPU computes for these
+        # two floats: libdevice fmax/fmin (a NaN loses to a number), as the compiled kernel
+        rt = self.ty(node)
+        args = [self.conv(self.expr(a), self.ty(a), rt, a) for a in node.args]
+        name = "fmax" if c.kind is CallKind.MAX else "fmin"
+        return _mark(self.call(getattr(scalars, name), name, args, node))
+
     def c_math(self, node, c):
         name = "np" + c.data.name if c.kind is CallKind.NP_ROUNDING else c.data.name
         argtypes = [self.ty(a) for a in node.args]
@@ -779,7 +788,7 @@ def _call_table():
                                 K.CLOSURE), R.c_intrinsic))
     # run as written: Python's builtins and the kernel API's simulator functions take
     # Python ints and give what the GPU gives
-    table.update(dict.fromkeys((K.COMPLEX, K.MIN, K.MAX, K.ROUND, K.LEN, K.TUPLE, K.RANGE,
+    table.update(dict.fromkeys((K.COMPLEX, K.ROUND, K.LEN, K.TUPLE, K.RANGE,
                                 K.ENUMERATE, K.ZIP, K.CONJUGATE, K.RESHAPE, K.SYNCTHREADS,
                                 K.SYNCTHREADS_COUNT, K.SYNCTHREADS_AND, K.SYNCTHREADS_OR,
                                 K.SYNCWARP, K.THREADFENCE, K.THREADFENCE_BLOCK,
@@ -794,6 +803,7 @@ def _call_table():
                   K.VECTOR: R.c_vector,
                   K.OVERLOAD: R.c_overload, K.USER_INTRINSIC: R.c_user_intrinsic,
                   K.UFUNC: R.c_ufunc, K.CMATH: R.c_cmath,
+                  K.MIN: R.c_extremum, K.MAX: R.c_extremum,
                   K.EXTERN: R.c_extern,
                   K.POW: R.c_pow, K.LIBDEVICE: R.c_libdevice, K.ABS: R.c_abs,
                   K.MATH: R.c_math, K.NP_ROUNDING: R.c_math,

@@ -465,6 +465,12 @@ class ExprGen:
         if not all(t is rt or _widens(t, rt) for t in ts):
             raise Unsupported("min/max types")
         codes = [self.arr(*self.val(a, m, rt), rt) for a in node.args]
+        if c.data.nan_ignoring:
+            # libdevice fmax/fmin, as the compiled kernel (a NaN loses to a number)
+            fn = "np.fmax" if c.kind is CallKind.MAX else "np.fmin"
+            acc = self.new()
+            self.emit(f"{acc} = {fn}({codes[0]}, {codes[1]})")
+            return acc
         acc = self.new()
         self.emit(f"{acc} = {codes[0]}")
         for code in codes[1:]:

@@ -58,6 +58,21 @@ def test_cmath_matches_python(z, ct, rtol):
         assert g == pytest.approx(w, rel=rtol, abs=rtol), (k, g, w)
 
 
+def minmax_pair(out, x, y):
+    out[0] = max(x, y)
+    out[1] = min(x, y)
+    out[2] = max(x, y, 0.0)
+
+
+@pytest.mark.parametrize("ft", [T.float32, T.float64])
+@pytest.mark.parametrize("x,y", [(math.nan, 1.0), (1.0, math.nan), (-2.0, 3.0)])
+def test_two_float_minmax_ignore_nan(ft, x, y):
+    # numba-cuda's lowering: libdevice fmax/fmin for two floats, Python's rule for more
+    out = np.zeros(3, ft.dtype)
+    run(minmax_pair, (ft[::1], ft, ft), out, x, y)
+    np.testing.assert_array_equal(out, [np.fmax(x, y), np.fmin(x, y), max(x, y, 0.0)])
+
+
 def modf_frexp(out, x, n):
     f, i = math.modf(x)
     out[0] = f
