@@ -80,6 +80,13 @@ def type_ext(typer, node, key, args):
                 raise typer.error("cmath.rect(r, phi) takes real numbers", node)
             return T.complex64 if all(t in (T.float32, T.float16) for t in args) \
                 else T.complex128
+        if name == "log" and len(args) == 2:
+            need(2)     # log(z, base): log z / log base, in complex64 when both are
+            return T.complex64 if all(_complex_of(t) is T.complex64 for t in args) \
+                else T.complex128
+        if name == "log" and len(args) != 1:
+            raise typer.error(f"cmath.log() takes 1 or 2 arguments (z, base), got "
+                              f"{len(args)}", node)
         need(1)
         ct = _complex_of(args[0])
         if name in ("isnan", "isinf", "isfinite"):

@@ -138,6 +138,7 @@ class ModuleContext:
         self._asm = {}
         self._dyn = None
         self._consts = {}
+        self._tables = {}
         self._strings = {}
         self._devfuncs = {}
         self._ipow = {}
@@ -224,6 +225,15 @@ class ModuleContext:
         g.align = max(align, 4)         # the dtype's natural alignment, never its size
         self.const_bytes += len(data)
         self._consts[key] = (arr, g)
+        return g
+
+    def const_table(self, key, make, align):
+        """The constant array of ``make()`` (a NumPy array, made once per module for the
+        hashable ``key``): a lookup table the generated code reads (cmath's special
+        values)."""
+        g = self._tables.get(key)
+        if g is None:
+            g = self._tables[key] = self.const_array(make(), align)
         return g
 
     def cstring(self, text):

@@ -29,7 +29,8 @@ from .. import types as T
 
 __all__ = ["caster", "wrapper", "int_range", "float_to_int_limits", "int_floordiv", "int_mod",
            "int_shl", "int_shr", "int_pow", "complex_pow", "math_func", "float_floordiv", "float_mod",
-           "square", "cube", "fma", "fmax", "fmin", "printer", "is_text", "cmath_func"]
+           "square", "cube", "fma", "fmax", "fmin", "printer", "is_text", "cmath_func",
+           "cmath_log_base"]
 
 _casters = {}
 
@@ -316,6 +317,34 @@ def cmath_func(name):
             with np.errstate(all="ignore"):
                 return complex(npfn(np.complex128(z)))
     return c99
+
+
+def _smith_quot(p, q):
+    """``p / q`` as CPython's complex division computes it (Smith's method), with (0, 0)
+    for a zero ``q`` where Python raises: the compiled ``cmath.log(z, base)``'s division."""
+    a, b, c, d = p.real, p.imag, q.real, q.imag
+    if abs(c) >= abs(d):
+        if c == 0 and d == 0:
+            return complex(0.0, 0.0)
+        r = d / c
+        den = c + d * r
+        return complex((a + b * r) / den, (b - a * r) / den)
+    if abs(d) >= abs(c):
+        r = c / d
+        den = c * r + d
+        return complex((a * r + b) / den, (b * r - a) / den)
+    return complex(math.nan, math.nan)
+
+
+def cmath_log_base(z, base):
+    """The simulator's ``cmath.log(z, base)``: Python's, and where it raises (a zero or
+    one base, a zero ``z``) log z / log base by the compiled kernel's rules (C99 logs,
+    CPython's division, (0, 0) for a zero divisor)."""
+    try:
+        return cmath.log(z, base)
+    except (ValueError, ZeroDivisionError, OverflowError):
+        log = cmath_func("log")
+        return _smith_quot(log(z), log(base))
 
 
 def math_func(name, argtypes, rtype):

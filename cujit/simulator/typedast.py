@@ -729,6 +729,12 @@ class Rewriter:
 
     def c_cmath(self, node, c):
         # cmath raises at its poles where the GPU gives C99's values (scalars.cmath_func)
+        if c.data.name == "log" and len(node.args) == 2 and not node.keywords:
+            fn = self.helper(scalars.cmath_log_base, "cm")
+            rt = self.ty(node)
+            args = [self.conv(self.expr(a), self.ty(a), rt, a) for a in node.args]
+            return self.conv(_loc(ast.Call(ast.Name(fn, ast.Load()), args, []), node), None,
+                             rt, node)
         if c.data.name not in CMATH_UNARY or node.keywords or len(node.args) != 1:
             return self.c_intrinsic(node, c)
         fn = self.helper(scalars.cmath_func(c.data.name), "cm")

@@ -58,6 +58,84 @@ def test_cmath_matches_python(z, ct, rtol):
         assert g == pytest.approx(w, rel=rtol, abs=rtol), (k, g, w)
 
 
+# C99 Annex G: every pair of -inf, negative, -0, +0, positive, +inf, NaN parts (numba-cuda's
+# test_complex values), held to Python's cmath with its ulp bound and signed zeros
+_EDGE_PARTS = [-math.inf, -math.pi, -1.0, -0.0, 0.0, 1.0, 1.5, math.inf, math.nan]
+_EDGE_ZS = [complex(x, y) for x in _EDGE_PARTS for y in _EDGE_PARTS]
+
+
+def _mag(z):
+    return abs(complex(*(0.0 if math.isnan(p) else p for p in (z.real, z.imag))))
+
+
+def _ulp_close(g, w, delta):
+    if math.isnan(w):
+        return math.isnan(g)
+    if w == 0 and g == 0:
+        return math.copysign(1, g) == math.copysign(1, w)
+    return g == w or abs(g - w) <= delta
+
+
+@pytest.mark.parametrize("ct", [T.complex128, T.complex64])
+def test_cmath_special_values_match_python(ct):
+    dt, bits = ct.dtype, (53 if ct is T.complex128 else 24)
+    wrong = []
+    for z in _EDGE_ZS:
+        out = np.zeros(20, dt)
+        run(cm_all, (ct[::1], ct), out, dt.type(z))
+        z = complex(dt.type(z))     # the argument the kernel saw
+        for name, g in zip(CM_UNARY, out):
+            try:
+                w = getattr(cmath, name)(z)
+            except ValueError:      # a pole or domain edge: Python has no value to compare
+                continue
+            # numba's assertPreciseEqual at 2 ulp: relative to the complex magnitudes (of
+            # the parts that are numbers; numba skips a pair that both hold a NaN)
+            delta = 2.0 ** (1 - bits) * (_mag(complex(g)) + _mag(w))
+            for gp, wp in ((g.real, w.real), (g.imag, w.imag)):
+                # the tangents' zero signs are their last bits (numba ignores them)
+                if name in ("tan", "tanh", "atanh") and gp == 0 and wp == 0:
+                    continue
+                if not _ulp_close(float(gp), wp, delta):
+                    wrong.append((name, z, complex(g), w))
+                    break
+    assert not wrong, wrong[:10]
+
+
+@pytest.mark.parametrize("name", ["exp", "log", "sqrt", "cosh", "sinh", "tanh", "acos",
+                                  "acosh", "asinh", "atanh"])
+def test_special_table_holds_for_every_finite_value(name):
+    # the table stands for a whole class of finite parts; exp/cosh/sinh/tanh of an infinite
+    # real part and a finite nonzero imaginary part are computed (C99's formulas) instead
+    from cujit.compiler.lower_complex import CLASS_VALUES, special_table
+    base = special_table(name)
+    for neg, pos in ((-0.25, 3.0), (-7.5, 0.6)):
+        vals = list(CLASS_VALUES)
+        vals[1], vals[4] = neg, pos
+        other = special_table(name, tuple(vals))
+        for i in range(7):
+            for j in range(7):
+                finite = i not in (0, 5, 6) and j not in (0, 5, 6)
+                formula = name in ("exp", "cosh", "sinh", "tanh") and i in (0, 5) \
+                    and j in (1, 4)
+                if finite or formula:
+                    continue
+                np.testing.assert_array_equal(other[7 * i + j], base[7 * i + j],
+                                              err_msg=f"{name} at class ({i}, {j})")
+
+
+def cm_log_base(out, z, base):
+    out[0] = cmath.log(z, base)
+
+
+@pytest.mark.parametrize("z,base", [(2 + 1j, 3 - 2j), (-1.5 + 0.5j, 10.0 + 0j),
+                                    (0.25 - 4j, 0.5 + 0.5j)])
+def test_cmath_log_with_base(z, base):
+    out = np.zeros(1, np.complex128)
+    run(cm_log_base, (T.complex128[::1], T.complex128, T.complex128), out, z, base)
+    assert out[0] == pytest.approx(cmath.log(z, base), rel=1e-14)
+
+
 def minmax_pair(out, x, y):
     out[0] = max(x, y)
     out[1] = min(x, y)
