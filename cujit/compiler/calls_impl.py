@@ -203,6 +203,8 @@ def _t_cast(c):
     if c.name != "bool" and rules.is_complex(args[0]):
         raise typer.error(f"cannot convert complex to {c.name}", node)
     target = {"int": T.int64, "float": T.float64, "bool": T.boolean}[c.name]
+    if c.name == "float" and args[0] in (T.float16, T.float32):
+        target = args[0]    # numba-cuda's typing: float() of a float keeps its type
     c.record(Cast(target))
     return target
 

@@ -191,3 +191,26 @@ def test_float_of_a_constant_string_is_a_constant():
     assert np.isnan(out[0]) and out[1] == -np.inf and out[2] == 2.5
     with pytest.raises(cuda.TypingError, match="not a number"):
         cuda.jit(bad_float_string)[1, 1](out)
+
+
+def float_keeps(out, x, n):
+    # float() of a float32 stays float32 (numba-cuda's typing): the sum rounds to float32
+    out[0] = float(x) + np.float32(1e-8)
+    out[1] = float(n) + 1e-8
+
+
+def test_float_of_a_float_keeps_its_type():
+    out = np.zeros(2)
+    cuda.jit(float_keeps)[1, 1](out, np.float32(1.0), 1)
+    assert out[0] == 1.0            # 1 + 1e-8 in float32
+    assert out[1] == 1.0 + 1e-8     # float() of an integer is float64
+
+
+@pytest.mark.compile
+def test_float_of_float32_stores_32_bits():
+    from cujit import compile_ptx
+
+    def native_cast(x):
+        return float(x)
+    ptx, rt = compile_ptx(native_cast, (T.float32,), device=True)
+    assert rt is T.float32 and "st.param.f32" in ptx
