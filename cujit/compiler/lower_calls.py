@@ -25,7 +25,7 @@ from .callkinds import Call, CallKind
 from .lower_device import lower_closure_call, lower_device_call
 from .lower_ops import _f16_wrap, _float_suffix, libdevice
 from .lower_sreg import sreg
-from .ltypes import I1, I32, I64, cast, ltype, truth
+from .ltypes import I1, I32, I64, cast, half_asm, ltype, truth
 
 __all__ = ["call", "sreg"]
 
@@ -258,6 +258,8 @@ def _abs(lw, node, c):
         ft = t.underlying_float
         fn = libdevice(lw, "__nv_hypot" + _float_suffix(ft), [ltype(ft)] * 2, ltype(ft))
         return b.call(fn, [b.extract_value(v, 0), b.extract_value(v, 1)])
+    if t is T.float16:
+        return half_asm(b, "abs.f16 $0, $1;", v)
     if rules.is_float(t):
         return _f16_wrap(lw, lambda tt, x: b.call(
             libdevice(lw, "__nv_fabs" + _float_suffix(tt), [x.type], x.type), [x]), t, v)
