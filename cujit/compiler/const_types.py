@@ -30,7 +30,7 @@ CONST_LIMIT = 64 * 1024
 MATH_UNARY = ("sqrt", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh",
               "asinh", "acosh", "atanh", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p",
               "fabs", "erf", "erfc", "gamma", "lgamma", "degrees", "radians")
-MATH_BINARY = ("atan2", "pow", "hypot", "copysign", "fmod")
+MATH_BINARY = ("atan2", "pow", "hypot", "copysign", "fmod", "remainder", "nextafter")
 _MATH_PRED = ("isnan", "isinf", "isfinite")
 _MATH_TOINT = ("floor", "ceil", "trunc")
 _NP_UNARY = {"sqrt": "sqrt", "sin": "sin", "cos": "cos", "tan": "tan", "arcsin": "asin",

@@ -284,6 +284,15 @@ def _lgamma(x):
         return math.inf
 
 
+def _remainder(x, y):
+    """IEEE remainder (``math.remainder``; libdevice ``remainder``): NaN where Python raises
+    (``y == 0``, ``x`` infinite).  Exact, so float64 gives every narrower type's value."""
+    try:
+        return np.float64(math.remainder(float(x), float(y)))
+    except ValueError:
+        return np.float64(math.nan)
+
+
 _UFUNCS = {"sqrt": np.sqrt, "sin": np.sin, "cos": np.cos, "tan": np.tan, "asin": np.arcsin,
            "acos": np.arccos, "atan": np.arctan, "sinh": np.sinh, "cosh": np.cosh,
            "tanh": np.tanh, "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh,
@@ -291,7 +300,9 @@ _UFUNCS = {"sqrt": np.sqrt, "sin": np.sin, "cos": np.cos, "tan": np.tan, "asin":
            "log10": np.log10, "log1p": np.log1p, "fabs": np.fabs, "degrees": np.degrees,
            "radians": np.radians, "atan2": np.arctan2, "pow": np.power, "hypot": np.hypot,
            "copysign": np.copysign, "fmod": np.fmod, "npfloor": np.floor, "npceil": np.ceil,
-           "nptrunc": np.trunc}
+           "nptrunc": np.trunc, "remainder": _remainder, "nextafter": np.nextafter}
+# computed in the argument type itself (a float64 nextafter of a float32 rounds back to it)
+_IN_OWN_TYPE = frozenset(("nextafter",))
 _PYFUNCS = {"erf": math.erf, "erfc": math.erfc, "gamma": _gamma, "lgamma": _lgamma}
 _TO_INT = {"floor": np.floor, "ceil": np.ceil, "trunc": np.trunc}
 _PRED = {"isnan": np.isnan, "isinf": np.isinf, "isfinite": np.isfinite}
@@ -377,6 +388,8 @@ def math_func(name, argtypes, rtype):
         if len(argtypes) == 2:
             return lambda x, y: fn(conv(x), conv(y))
         return lambda x: fn(conv(x))
+    if name in _IN_OWN_TYPE:
+        return lambda x, y: conv(fn(conv(x), conv(y)))
     # narrower floats: computed in float64 and rounded once, which is within libdevice's
     # bounds for its float variants (correctly rounded for sqrt, fmod, fabs, copysign)
     wide = caster(T.float64)

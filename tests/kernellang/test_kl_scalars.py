@@ -214,3 +214,28 @@ def test_float_of_float32_stores_32_bits():
         return float(x)
     ptx, rt = compile_ptx(native_cast, (T.float32,), device=True)
     assert rt is T.float32 and "st.param.f32" in ptx
+
+
+def remainder_nextafter(out, f, x, y, u, v):
+    out[0] = math.remainder(x, y)
+    out[1] = math.nextafter(x, y)
+    out[2] = math.remainder(7, 2)          # integers compute in float64
+    out[3] = math.remainder(x, 0.0)        # NaN on the GPU, where Python raises
+    f[0] = math.nextafter(u, v)            # in float32: one float32 ulp
+    f[1] = math.remainder(u, v)
+
+
+def test_math_remainder_and_nextafter():
+    out = np.zeros(4)
+    f = np.zeros(2, np.float32)
+    cuda.jit(remainder_nextafter)[1, 1](out, f, 5.5, 2.0, np.float32(1.0), np.float32(2.0))
+    assert out[0] == math.remainder(5.5, 2.0) and out[1] == math.nextafter(5.5, 2.0)
+    assert out[2] == math.remainder(7, 2) and np.isnan(out[3])
+    assert f[0] == np.nextafter(np.float32(1), np.float32(2)) and f[1] == 1.0
+
+
+@pytest.mark.compile
+def test_math_remainder_and_nextafter_are_libdevice():
+    ptx = ptx_of(remainder_nextafter, argtypes=(T.float64[::1], T.float32[::1], T.float64,
+                                                T.float64, T.float32, T.float32))
+    assert ".entry" in ptx
