@@ -69,9 +69,12 @@ def type_ext(typer, node, key, args):
     if mod == "fp16":
         need(3 if name == "hfma" else 2 if name in FP16_BINARY + FP16_COMPARE else 1)
         for a, t in zip(node.args, args):
-            if t is not T.float16:
-                raise typer.error(f"cuda.fp16.{name}() takes float16 values, got {t} (cast "
-                                  "with numpy.float16(x))", a)
+            # other real numbers convert to float16 first, as numba-cuda's typing converts
+            # them (hmul(x, 2), hmul(x, 2.5))
+            if not (t is T.float16 or rules.is_int(t) or isinstance(t, T.Boolean)
+                    or t in (T.float32, T.float64)):
+                raise typer.error(f"cuda.fp16.{name}() takes float16 values (or real "
+                                  f"numbers, converted to float16), got {t}", a)
         return T.boolean if name in FP16_COMPARE else T.float16
     if mod == "cmath":
         if name == "rect":

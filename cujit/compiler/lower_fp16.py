@@ -8,12 +8,12 @@ the GPU's f16 instructions give.
 from llvmlite import ir
 
 from .lower_ops import libdevice
-from .ltypes import half_asm, ltype
+from .ltypes import cast, half_asm, ltype
 from .. import types as T
 
 __all__ = ["lower_fp16"]
 
-F32, F64 = ir.FloatType(), ir.DoubleType()
+F32 = ir.FloatType()
 
 _ARITH = {"hadd": "fadd", "hsub": "fsub", "hmul": "fmul", "hdiv": "fdiv"}
 _NATIVE = {"hneg": "neg.f16 $0, $1;", "habs": "abs.f16 $0, $1;",
@@ -31,11 +31,12 @@ def lower_fp16(lw, node, call):
     computed in float32 and rounded to half once."""
     name = call.data.name
     b = lw.b
+    halves = [cast(b, lw.expr(a), lw.ty(a), T.float16) for a in node.args]
     if name in _NATIVE:
         # exact (neg, abs) or one rounding (fma): the GPU's f16 instruction, as numba-cuda's
         # cuda_fp16 bindings emit it
-        return half_asm(b, _NATIVE[name], *[lw.expr(a) for a in node.args])
-    xs = [b.fpext(lw.expr(a), F32) for a in node.args]
+        return half_asm(b, _NATIVE[name], *halves)
+    xs = [b.fpext(h, F32) for h in halves]
     if name in _CMP:
         return b.fcmp_ordered(_CMP[name], xs[0], xs[1])
     if name in _ARITH:

@@ -727,6 +727,12 @@ class Rewriter:
         return _loc(ast.Call(self.expr(node.func), args,
                              [self.generic(k) for k in node.keywords]), node)
 
+    def c_fp16(self, node, c):
+        # the arguments as float16, as the compiled call converts them
+        args = [self.conv(self.expr(a), self.ty(a), T.float16, a) for a in node.args]
+        return _loc(ast.Call(self.expr(node.func), args,
+                             [self.generic(k) for k in node.keywords]), node)
+
     def c_cmath(self, node, c):
         # cmath raises at its poles where the GPU gives C99's values (scalars.cmath_func)
         if c.data.name == "log" and len(node.args) == 2 and not node.keywords:
@@ -790,7 +796,7 @@ def _call_table():
     table.update(dict.fromkeys((K.SHFL_SYNC, K.SHFL_UP_SYNC, K.SHFL_DOWN_SYNC,
                                 K.SHFL_XOR_SYNC, K.POPC, K.BREV, K.CLZ, K.FFS, K.SELP,
                                 K.MULHI, K.NANOSLEEP, K.MATCH_ANY_SYNC, K.MATCH_ALL_SYNC,
-                                K.THIS_GRID, K.GRID_SYNC, K.FP16, K.BIT_COUNT,
+                                K.THIS_GRID, K.GRID_SYNC, K.BIT_COUNT,
                                 K.CLOSURE), R.c_intrinsic))
     # run as written: Python's builtins and the kernel API's simulator functions take
     # Python ints and give what the GPU gives
@@ -809,7 +815,7 @@ def _call_table():
                   K.VECTOR: R.c_vector,
                   K.OVERLOAD: R.c_overload, K.USER_INTRINSIC: R.c_user_intrinsic,
                   K.UFUNC: R.c_ufunc, K.CMATH: R.c_cmath,
-                  K.MIN: R.c_extremum, K.MAX: R.c_extremum,
+                  K.MIN: R.c_extremum, K.MAX: R.c_extremum, K.FP16: R.c_fp16,
                   K.EXTERN: R.c_extern,
                   K.POW: R.c_pow, K.LIBDEVICE: R.c_libdevice, K.ABS: R.c_abs,
                   K.MATH: R.c_math, K.NP_ROUNDING: R.c_math,

@@ -66,11 +66,28 @@ def test_fp16_intrinsics(a, b):
     np.testing.assert_array_equal(flags, [getattr(F, n)(a, b) for n in CMP])
 
 
-def test_fp16_needs_float16_arguments():
+def test_fp16_needs_real_arguments():
     def k(out, x):
         out[0] = cuda.fp16.hadd(x, x)
     with pytest.raises(cuda.TypingError, match="float16"):
-        cuda.jit(k)[1, 1](np.zeros(1, np.float16), 1.0)
+        cuda.jit(k)[1, 1](np.zeros(1, np.float16), 1j)
+
+
+def literal_args(out, x, d):
+    out[0] = cuda.fp16.hmul(x, 2)          # an int literal converts to float16
+    out[1] = cuda.fp16.hmul(x, 2.5)        # so does a float64 constant
+    out[2] = cuda.fp16.hadd(x, d)          # and a float64 value, rounded to half first
+    out[3] = cuda.fp16.hfma(x, 2, 0.1)
+
+
+def test_fp16_converts_real_arguments_to_float16():
+    # numba-cuda's test_casting (test_literal_to_float16): hmul(np.float16(x), 2)
+    out = np.zeros(4, np.float16)
+    x = np.float16(321)
+    cuda.jit(literal_args)[1, 1](out, x, 0.1)
+    h = np.float16
+    np.testing.assert_array_equal(out, [x * h(2), x * h(2.5), x + h(0.1),
+                                        h(float(x) * 2 + float(h(0.1)))])
 
 
 def half_arrays(out, x, y):
