@@ -16,6 +16,7 @@ __all__ = ["CallKind", "Call", "Cast", "Extremum", "MathFunc", "ArraySpec", "Con
            "GridAxes", "ValueType", "Atomic", "Libdevice", "DeviceCall", "ClosureCall",
            "Reshape", "OverloadCall", "UserIntrinsic", "ExternCall", "WmmaFragment",
            "WmmaFill", "WmmaLoad", "WmmaMma", "WmmaStore", "VectorMake", "CacheHint", "UfuncCall",
+           "ArrayReduction",
            "call_of", "resolve"]
 
 
@@ -140,6 +141,15 @@ class ExternCall:
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
+class ArrayReduction:
+    """A NumPy reduction of a whole array (``np.sum(a)``, ``a.max()``): its ``name``
+    (``'sum'``, ``'nanmin'``, ``'count_nonzero'`` …) and ``call``, the :class:`DeviceCall`
+    of the function generated for the array's type (``calls_reduce``)."""
+    name: str
+    call: DeviceCall
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
 class UfuncCall:
     """A NumPy ufunc called on arrays or with an output array (``np.sin(x, out)``), or one
     of the ufuncs typed only by their NumPy loop (``np.greater(a, b)``): the ``ufunc``, the
@@ -241,6 +251,7 @@ class CallKind(enum.Enum):
     FP8 = ("fp8", MathFunc)                # cuda.fp8's kernel conversions
     BIT_COUNT = ("bit_count", type(None))
     CONJUGATE = ("conjugate", type(None))
+    REDUCE = ("reduce", ArrayReduction)    # np.sum(a), a.max() …: the whole array
     UFUNC = ("ufunc", UfuncCall)           # NumPy ufuncs on arrays, and by their NumPy loop
     # arrays
     SHARED_ARRAY = ("shared.array", ArraySpec)
@@ -343,7 +354,7 @@ def resolve(key):
 
 
 _FAMILIES = {"math": CallKind.MATH, "cmath": CallKind.CMATH, "fp16": CallKind.FP16, "bf16": CallKind.BF16,
-             "fp8": CallKind.FP8, "ufunc": CallKind.UFUNC,
+             "fp8": CallKind.FP8, "ufunc": CallKind.UFUNC, "reduce": CallKind.REDUCE,
              "atomic": CallKind.ATOMIC, "libdevice": CallKind.LIBDEVICE}
 _MATH_PARTS = ("modf", "frexp", "ldexp")
 _NP_ROUNDING = ("npfloor", "npceil", "nptrunc")

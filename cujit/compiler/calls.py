@@ -22,7 +22,9 @@ from .nodeinfo import SpecialRegister
 from .calls_device import type_starred_call
 from .calls_ext import type_bit_count
 from .closures import escape
-from .const_types import CONST_LIMIT, MATH_BINARY, MATH_UNARY, STATIC_SHARED_LIMIT, const_type
+from .calls_reduce import type_reduction
+from .const_types import (CONST_LIMIT, MATH_BINARY, MATH_UNARY, REDUCTION_METHODS,
+                          STATIC_SHARED_LIMIT, const_type)
 from .errors import CompileError
 from .rules import BoundMethod, Func, Global
 
@@ -116,13 +118,18 @@ def _describe(t):
 
 
 def _method(typer, node, bm, args, kws):
-    if kws:
+    if kws and not (isinstance(bm.recv, T.Array) and bm.name in REDUCTION_METHODS):
         raise typer.error(f"{bm.name}() takes no keyword arguments in kernels", node)
     if bm.name == "conjugate":
         typer.tf.info[node] = Call(CallKind.CONJUGATE)
         return bm.recv
     if bm.name == "bit_count":
         return type_bit_count(typer, node, bm.recv, args)
+    if isinstance(bm.recv, T.Array) and bm.name in REDUCTION_METHODS:
+        if args:
+            raise typer.error(f"{bm.name}() of an array takes no arguments in kernels (the "
+                              f"whole array is reduced)", node)
+        return type_reduction(typer, node, bm.name, bm.recv, node.func.value, kws)
     if bm.name == "reshape":
         aty = bm.recv
         if len(args) == 1 and isinstance(args[0], (T.UniTuple, T.Tuple)):

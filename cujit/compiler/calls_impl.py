@@ -15,6 +15,7 @@ from .calls_cachehint import type_cache_hint
 from .calls_device import type_device_call
 from .calls_extending import type_overload_call, type_user_intrinsic
 from .calls_ext import type_bf16_math, type_ext
+from .calls_reduce import type_reduction
 from .calls_ufunc import is_array_call, type_ufunc_call
 from .calls_vector import type_vector_make
 from .calls_wmma import type_wmma_call
@@ -151,6 +152,13 @@ def _t_extern(c):
                                 f"{t} cannot be passed as {p} (pass scalars)", a)
     c.record(ExternCall(fn))
     return fn.sig.return_type
+
+
+def _t_reduce(c):
+    if len(c.args) != 1:
+        raise c.typer.error(f"np.{c.name}() takes one array in kernels, got {len(c.args)} "
+                            f"arguments", c.node)
+    return type_reduction(c.typer, c.node, c.name, c.args[0], c.node.args[0], c.kws)
 
 
 def _t_ufunc(c):
@@ -512,6 +520,7 @@ def _t_cache_hint(c):
 _OWN_CHECKS = {CallKind.DEVICE: _t_device, CallKind.KERNEL: _t_device,
                CallKind.CLOSURE: _t_closure,
                CallKind.LIBDEVICE: _t_libdevice, CallKind.CMATH: _t_ext,
+               CallKind.REDUCE: _t_reduce,
                CallKind.FP16: _t_ext, CallKind.BF16: _t_ext, CallKind.FP8: _t_ext,
                CallKind.MATH_PARTS: _t_ext,
                CallKind.OVERLOAD: _t_overload, CallKind.USER_INTRINSIC: _t_user_intrinsic,

@@ -13,6 +13,7 @@ from .. import types as T
 from . import rules
 from .nodeinfo import (ArrayIndex, IntIndex, RecordField, SliceIndex, SliceStore,
                        TupleDynamic, TupleIndex, TupleItem, TupleSlice)
+from .const_types import REDUCTION_METHODS
 from .rules import BoundMethod, Global
 
 __all__ = ["getitem", "setitem", "array_attr", "index_parts", "nested_store_ok"]
@@ -126,6 +127,14 @@ def getitem(typer, node):
             return typer.typed_value(node, members[key])
         raise typer.error(f"{base.obj.__name__}[...] in a kernel takes a constant member name "
                           f"(one of {', '.join(members)})", node.slice)
+    if isinstance(base, Global) and isinstance(base.obj, tuple):
+        # tup[i] of a compile-time tuple (a literal_unroll loop's element): the element
+        ok, key = typer._const(node.slice)
+        if ok and isinstance(key, int) and not isinstance(key, bool) and \
+                -len(base.obj) <= key < len(base.obj):
+            return typer.typed_value(node, base.obj[key])
+        raise typer.error(f"a compile-time tuple is indexed by a constant integer in "
+                          f"range(-{len(base.obj)}, {len(base.obj)}) in kernels", node.slice)
     raise typer.error(f"a value of type {base} cannot be indexed", node)
 
 
@@ -235,6 +244,8 @@ def array_attr(typer, node, aty, attr):
         return T.int64
     if attr == "T":
         return aty.copy(layout={"C": "F", "F": "C"}.get(aty.layout, "A")) if n > 1 else aty
+    if attr in REDUCTION_METHODS:
+        return BoundMethod(aty, attr)       # a.sum(), a.max() …: calls_reduce
     if attr in ("reshape", "copy_to_host"):
         if attr == "reshape":
             return BoundMethod(aty, attr)
@@ -246,8 +257,8 @@ def array_attr(typer, node, aty, attr):
     if attr == "real" and rules.is_number(aty.dtype):
         return aty
     raise typer.error(f"arrays have no attribute '{attr}' in kernels (available: shape, size, "
-                      "ndim, strides, itemsize, nbytes, T, reshape, and real/imag of complex "
-                      "arrays)", node)
+                      "ndim, strides, itemsize, nbytes, T, reshape, the reductions "
+                      f"{', '.join(REDUCTION_METHODS)}, and real/imag of complex arrays)", node)
 
 
 def nested_store_ok(field_t, vt):

@@ -429,6 +429,11 @@ def _ufunc(lw, node, c):
     return lower_device_call(lw, node, c.data.call.callee, c.data.call.bound)
 
 
+def _reduce(lw, node, c):
+    # the reduction function the typer generated for the array's type (calls_reduce)
+    return lower_device_call(lw, node, c.data.call.callee, c.data.call.bound)
+
+
 def _closure(lw, node, c):
     return lower_closure_call(lw, node, c.data.function, c.data.free)
 
@@ -472,7 +477,7 @@ _HANDLERS = {
     K.MATCH_ANY_SYNC: intrinsics_extra.lower_match, K.MATCH_ALL_SYNC: intrinsics_extra.lower_match,
     K.THIS_GRID: cooperative.lower_this_grid, K.GRID_SYNC: cooperative.lower_grid_sync,
     K.OVERLOAD: _overload, K.USER_INTRINSIC: lower_extending.lower_user_intrinsic,
-    K.EXTERN: lower_extern_call, K.UFUNC: _ufunc,
+    K.EXTERN: lower_extern_call, K.UFUNC: _ufunc, K.REDUCE: _reduce,
     K.VECTOR: lower_vector_make, K.CACHE_LOAD: lower_cache_load,
     K.CACHE_STORE: lower_cache_store,
     K.WMMA_FRAGMENT: lower_wmma.lower_fragment, K.WMMA_FILL: lower_wmma.lower_fill,

@@ -627,6 +627,15 @@ class Rewriter:
                              [self.generic(k) for k in node.keywords]), node)
         return _mark(call) if _numeric(callee.return_type) else call
 
+    def c_reduce(self, node, c):
+        # the generated reduction function, run as any device function, on the array its
+        # call binds (np.sum(a): the argument; a.sum(): the receiver)
+        callee = c.data.call.callee
+        args = [self.expr(payload) for _, payload, _ in c.data.call.bound]
+        call = _loc(ast.Call(ast.Name(self.helper(self.build(callee), "red"), ast.Load()),
+                             args, []), node)
+        return _mark(call) if _numeric(callee.return_type) else call
+
     def c_user_intrinsic(self, node, c):
         # the Python implementation gets each argument as the signature's type and its
         # result is converted to the return type, as the compiled call converts them
@@ -814,7 +823,7 @@ def _call_table():
     table.update({K.CAST: R.c_cast, K.DEVICE: R.c_device, K.KERNEL: R.c_device, K.PRINT: R.c_print,
                   K.VECTOR: R.c_vector,
                   K.OVERLOAD: R.c_overload, K.USER_INTRINSIC: R.c_user_intrinsic,
-                  K.UFUNC: R.c_ufunc, K.CMATH: R.c_cmath,
+                  K.UFUNC: R.c_ufunc, K.REDUCE: R.c_reduce, K.CMATH: R.c_cmath,
                   K.MIN: R.c_extremum, K.MAX: R.c_extremum, K.FP16: R.c_fp16,
                   K.EXTERN: R.c_extern,
                   K.POW: R.c_pow, K.LIBDEVICE: R.c_libdevice, K.ABS: R.c_abs,
