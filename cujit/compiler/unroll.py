@@ -3,7 +3,7 @@
 numba's ``literal_unroll`` lets the loop variable take a different type in each iteration
 (a tuple of arrays of different dtypes, shapes and layouts).  A kernel variable has one
 type, so the loop over a compile-time tuple (a global or closure variable) is written out
-before typing::
+before typing (a tuple written in the call, ``literal_unroll((a, b))``, the same way)::
 
     x = tup[0]          # tup[i]: the element itself, a compile-time constant
     body
@@ -45,8 +45,8 @@ def _callee(fsrc, func, local_names):
 
 
 def _unrolled_tuple(fsrc, loop, local_names):
-    """The compile-time tuple a ``for`` loop iterates through ``literal_unroll``, else
-    None.  TypingError for a ``literal_unroll`` of anything else."""
+    """The compile-time tuple (or the element nodes of a tuple display) a ``for`` loop
+    iterates through ``literal_unroll``, else None.  TypingError for a ``literal_unroll`` of anything else."""
     it = loop.iter
     if not (isinstance(it, ast.Call) and len(it.args) == 1 and not it.keywords):
         return None
@@ -54,13 +54,15 @@ def _unrolled_tuple(fsrc, loop, local_names):
     if not (found and _is_literal_unroll(fn)):
         return None
     arg = it.args[0]
+    if isinstance(arg, ast.Tuple) and not any(isinstance(e, ast.Starred) for e in arg.elts):
+        return tuple(arg.elts)      # a tuple display: its elements are known
     value = None
     if isinstance(arg, ast.Name) and arg.id not in local_names:
         found, value = fsrc.resolve_global(arg.id)
     if not isinstance(value, tuple):
-        raise TypingError("literal_unroll() in a kernel takes a tuple that is a global or "
-                          "closure variable (its length is known when compiling), got "
-                          f"'{ast.unparse(arg)}'", fsrc.location(arg))
+        raise TypingError("literal_unroll() in a kernel takes a tuple written in the call or "
+                          "held by a global or closure variable (its length is known when "
+                          f"compiling), got '{ast.unparse(arg)}'", fsrc.location(arg))
     return value
 
 
