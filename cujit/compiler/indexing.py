@@ -114,11 +114,16 @@ def getitem(typer, node):
         return _tuple_getitem(typer, node, base)
     if isinstance(base, T.Record):
         ok, key = typer._const(node.slice)
+        names = list(base.fields)
+        if ok and isinstance(key, int) and not isinstance(key, bool) and \
+                -len(names) <= key < len(names):
+            key = names[key]        # rec[0]: the field at that position, as in NumPy
         if ok and isinstance(key, str) and key in base.fields:
             ft = base.fields[key][0]
             typer.tf.info[node] = RecordField(key)
             return T.Array(ft.dtype, ft.ndim, "C") if isinstance(ft, T.NestedArray) else ft
-        raise typer.error(f"record index must be a constant field name of {base}", node.slice)
+        raise typer.error(f"record index must be a constant field name or position of {base}",
+                          node.slice)
     if isinstance(base, Global) and isinstance(base.obj, enum.EnumMeta):
         # RequestError["not_found"]: the member, a compile-time constant as in numba
         ok, key = typer._const(node.slice)

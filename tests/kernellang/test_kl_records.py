@@ -202,3 +202,33 @@ def test_record_passed_to_device_function():
 def test_record_through_device_function_compiles():
     assert ".entry" in ptx_of(records_through_device_function, np.zeros(2, rec_dt),
                               np.zeros(2, np.int32))
+
+
+POS = np.dtype([("g", np.int32), ("h", np.float32, 2)], align=True)
+
+
+def by_position(arr, out):
+    out[0] = arr[0][0]          # rec[0]: the first field, as NumPy indexes a record
+    out[1] = arr[1][-1][1]      # rec[-1]: the last one (an array field)
+    arr[1][0] = 7
+
+
+def test_record_fields_by_position():
+    a = np.zeros(2, POS)
+    a[0] = (5, (1, 2))
+    a[1] = (6, (3, 4))
+    out = np.zeros(2)
+    cuda.jit(by_position)[1, 1](a, out)
+    assert out.tolist() == [5.0, 4.0] and a[1]["g"] == 7
+
+
+def test_record_position_out_of_range_is_typing_error():
+    def k(arr, out):
+        out[0] = arr[0][2]
+    with pytest.raises(cuda.TypingError, match="constant field name or position"):
+        cuda.jit(k)[1, 1](np.zeros(1, POS), np.zeros(1))
+
+
+@pytest.mark.compile
+def test_record_fields_by_position_compile():
+    assert ".entry" in ptx_of(by_position, argtypes=(T.from_dtype(POS)[::1], T.float64[::1]))
