@@ -16,7 +16,7 @@ __all__ = ["CallKind", "Call", "Cast", "Extremum", "MathFunc", "ArraySpec", "Con
            "GridAxes", "ValueType", "Atomic", "Libdevice", "DeviceCall", "ClosureCall",
            "Reshape", "OverloadCall", "UserIntrinsic", "ExternCall", "WmmaFragment",
            "WmmaFill", "WmmaLoad", "WmmaMma", "WmmaStore", "VectorMake", "CacheHint", "UfuncCall",
-           "ArrayReduction",
+           "ArrayReduction", "ArrayView",
            "call_of", "resolve"]
 
 
@@ -140,6 +140,13 @@ class ExternCall:
     function: object
 
 
+@dataclasses.dataclass(frozen=True)
+class ArrayView:
+    """``arr.view(dtype)``: the array's bytes seen as elements of ``dtype`` (a cujit scalar
+    type), as NumPy's ``ndarray.view``."""
+    dtype: object
+
+
 @dataclasses.dataclass(frozen=True, eq=False)
 class ArrayReduction:
     """A NumPy reduction of a whole array (``np.sum(a)``, ``a.max()``): its ``name``
@@ -258,6 +265,7 @@ class CallKind(enum.Enum):
     LOCAL_ARRAY = ("local.array", ArraySpec)
     CONST_ARRAY = ("const.array_like", ConstArray)
     RESHAPE = ("reshape", Reshape)
+    ARRAY_VIEW = ("array_view", ArrayView)
     # thread indexing
     GRID = ("grid", GridAxes)
     GRIDSIZE = ("gridsize", GridAxes)

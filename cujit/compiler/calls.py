@@ -17,7 +17,7 @@ import numpy as np
 from .. import kernelapi as K
 from .. import types as T
 from . import calls_impl, calls_wmma, rules
-from .callkinds import ArraySpec, Call, CallKind, ConstArray, GridAxes, Reshape
+from .callkinds import ArraySpec, ArrayView, Call, CallKind, ConstArray, GridAxes, Reshape
 from .nodeinfo import SpecialRegister
 from .calls_device import type_starred_call
 from .calls_ext import type_bit_count
@@ -117,6 +117,37 @@ def _describe(t):
     return f"a value of type {t}"
 
 
+def _view_dtype(t):
+    """The cujit scalar type a ``view`` argument names (``np.int32``, ``cuda.int32``,
+    a captured ``np.dtype``), or None."""
+    if isinstance(t, Func) and t.kind is CallKind.CAST and isinstance(t.data, T.Scalar):
+        return t.data
+    if isinstance(t, Global) and isinstance(t.obj, np.dtype) and t.obj.fields is None:
+        try:
+            return T.from_dtype(t.obj)
+        except (TypeError, ValueError, KeyError, NotImplementedError):
+            return None
+    return None
+
+
+def _array_view(typer, node, aty, args):
+    """``arr.view(dtype)`` (NumPy's): the same bytes as ``dtype`` elements.  An element
+    size that differs needs at least one dimension; the last one must then be contiguous and
+    hold a whole number of new elements (ValueError in the thread otherwise, as NumPy's)."""
+    dt = _view_dtype(args[0]) if len(args) == 1 else None
+    if dt is None or isinstance(dt, (T.Record,)) or not (rules.is_number(dt) or
+                                                         isinstance(dt, T.Boolean)):
+        raise typer.error("view() in a kernel takes one scalar dtype (np.int32, "
+                          "cuda.float32, or a captured np.dtype)", node)
+    old = aty.dtype.dtype.itemsize
+    if dt.dtype.itemsize != old and aty.ndim == 0:
+        raise typer.error(f"view() of a 0-d array as {dt}: the element sizes differ "
+                          f"({old} and {dt.dtype.itemsize} bytes)", node)
+    layout = aty.layout if dt.dtype.itemsize == old else ("C" if aty.layout == "C" else "A")
+    typer.tf.info[node] = Call(CallKind.ARRAY_VIEW, ArrayView(dt))
+    return T.Array(dt, aty.ndim, layout, aty.readonly)
+
+
 def _method(typer, node, bm, args, kws):
     if kws and not (isinstance(bm.recv, T.Array) and bm.name in REDUCTION_METHODS):
         raise typer.error(f"{bm.name}() takes no keyword arguments in kernels", node)
@@ -130,6 +161,8 @@ def _method(typer, node, bm, args, kws):
             raise typer.error(f"{bm.name}() of an array takes no arguments in kernels (the "
                               f"whole array is reduced)", node)
         return type_reduction(typer, node, bm.name, bm.recv, node.func.value, kws)
+    if isinstance(bm.recv, T.Array) and bm.name == "view":
+        return _array_view(typer, node, bm.recv, args)
     if bm.name == "reshape":
         aty = bm.recv
         if len(args) == 1 and isinstance(args[0], (T.UniTuple, T.Tuple)):

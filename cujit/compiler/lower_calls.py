@@ -19,13 +19,14 @@ from . import lower_scalars
 from .lower_cache_hints import lower_cache_load, lower_cache_store
 from .lower_vector import lower_vector_make
 from . import lower_wmma
+from .lower_exceptions import emit_raise
 from .lower_extern import lower_extern_call
 from . import rules
 from .callkinds import Call, CallKind
 from .lower_device import lower_closure_call, lower_device_call
 from .lower_ops import _f16_wrap, _float_suffix, libdevice
 from .lower_sreg import sreg
-from .ltypes import I1, I32, I64, cast, half_asm, ltype, truth
+from .ltypes import I1, I32, I64, cast, half_asm, ltype, mtype, truth
 
 __all__ = ["call", "sreg"]
 
@@ -370,6 +371,34 @@ def _device(lw, node, c):
     return lower_device_call(lw, node, c.data.callee, c.data.bound)
 
 
+def _array_view(lw, node, c):
+    # NumPy's ndarray.view(dtype): the same data pointer; of another element size, the last
+    # dimension holds n * old // new elements of stride new (it must be contiguous and hold
+    # whole elements: ValueError in the thread otherwise, NumPy's conditions)
+    b = lw.b
+    arr_node = node.func.value
+    aty, rt = lw.ty(arr_node), lw.ty(node)
+    arr = lw.expr(arr_node)
+    old, new = aty.dtype.dtype.itemsize, rt.dtype.dtype.itemsize
+    data = b.bitcast(b.extract_value(arr, 0), mtype(rt.dtype).as_pointer())
+    shape = [LA.dim(lw, arr, k) for k in range(aty.ndim)]
+    strides = [LA.stride(lw, arr, k) for k in range(aty.ndim)]
+    if old != new:
+        last_n, last_s = shape[-1], strides[-1]
+        nbytes = b.mul(last_n, ir.Constant(I64, old))
+        contiguous = b.or_(b.icmp_signed("==", last_s, ir.Constant(I64, old)),
+                           b.icmp_signed("<=", last_n, ir.Constant(I64, 1)))
+        whole = b.icmp_signed("==", b.srem(nbytes, ir.Constant(I64, new)),
+                              ir.Constant(I64, 0))
+        with b.if_then(b.not_(b.and_(contiguous, whole)), likely=False):
+            emit_raise(lw, ValueError, (
+                "To change to a dtype of a different size, the last axis must be contiguous "
+                "and its size in bytes a multiple of the new itemsize",), node)
+        shape[-1] = b.sdiv(nbytes, ir.Constant(I64, new))
+        strides[-1] = ir.Constant(I64, new)
+    return LA.make_array(lw, data, shape, strides, rt)
+
+
 def _reshape(lw, node, c):
     b = lw.b
     arr_node = node.func.value
@@ -464,7 +493,7 @@ _HANDLERS = {
     K.FMA: _fma, K.CBRT: _cbrt, K.CAST: _cast,
     K.COMPLEX: _complex, K.MIN: _minmax, K.MAX: _minmax, K.ABS: _abs, K.ROUND: _round,
     K.MATH: _math, K.NP_ROUNDING: _np_round,
-    K.PRINT: _print, K.DEVICE: _device, K.KERNEL: _device, K.RESHAPE: _reshape,
+    K.PRINT: _print, K.DEVICE: _device, K.KERNEL: _device, K.RESHAPE: _reshape, K.ARRAY_VIEW: _array_view,
     K.CONJUGATE: _conjugate,
     K.LEN: _len, K.TUPLE: _tuple_of, K.POW: _pow, K.ATOMIC: _atomic, K.CLOSURE: _closure,
     K.RANGE: _iterated, K.ENUMERATE: _iterated, K.ZIP: _iterated,

@@ -627,6 +627,12 @@ class Rewriter:
                              [self.generic(k) for k in node.keywords]), node)
         return _mark(call) if _numeric(callee.return_type) else call
 
+    def c_array_view(self, node, c):
+        # NumPy's view on the simulated array, with the dtype as NumPy's (the argument may
+        # be a cujit or Numba type); NumPy raises its ValueError for a view it refuses
+        dt = self.helper(c.data.dtype.dtype, "dt")
+        return _loc(ast.Call(self.expr(node.func), [ast.Name(dt, ast.Load())], []), node)
+
     def c_reduce(self, node, c):
         # the generated reduction function, run as any device function, on the array its
         # call binds (np.sum(a): the argument; a.sum(): the receiver)
@@ -823,7 +829,7 @@ def _call_table():
     table.update({K.CAST: R.c_cast, K.DEVICE: R.c_device, K.KERNEL: R.c_device, K.PRINT: R.c_print,
                   K.VECTOR: R.c_vector,
                   K.OVERLOAD: R.c_overload, K.USER_INTRINSIC: R.c_user_intrinsic,
-                  K.UFUNC: R.c_ufunc, K.REDUCE: R.c_reduce, K.CMATH: R.c_cmath,
+                  K.UFUNC: R.c_ufunc, K.REDUCE: R.c_reduce, K.ARRAY_VIEW: R.c_array_view, K.CMATH: R.c_cmath,
                   K.MIN: R.c_extremum, K.MAX: R.c_extremum, K.FP16: R.c_fp16,
                   K.EXTERN: R.c_extern,
                   K.POW: R.c_pow, K.LIBDEVICE: R.c_libdevice, K.ABS: R.c_abs,

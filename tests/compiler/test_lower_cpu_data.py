@@ -264,3 +264,36 @@ def test_complex_array_real_imag_views():
     run(real_imag, (T.complex64[::1], T.float32[::1]), z, out)
     assert out[0] == 3 + 60
     assert z[0] == 1 + 5j
+
+
+def byte_view(out, b, start):
+    v = b[start:start + 8].view(np.int32)
+    out[0] = v[0]
+    out[1] = v[1]
+    out[2] = v.shape[0]
+    out[3] = v.strides[0]
+
+
+def test_array_view_as_a_larger_element():
+    b = np.arange(64, dtype=np.uint8)
+    out = np.zeros(4, np.int64)
+    run(byte_view, (T.int64[::1], T.uint8[::1], T.int64), out, b, 8)
+    want = b[8:16].view(np.int32)
+    assert out.tolist() == [want[0], want[1], 2, 4]
+
+
+def reductions(out, a):
+    # (min/max raise ValueError for an empty array: a PTX `exit`, which has no host form)
+    out[0] = np.sum(a)
+    out[1] = np.nansum(a)
+    out[2] = a.mean()
+    out[3] = np.nanmean(a)
+    out[4] = np.count_nonzero(a)
+
+
+def test_reductions_in_the_generated_ir():
+    a = np.array([[1.5, -0.0], [np.nan, 4.0]])[::-1]
+    out = np.zeros(5)
+    run(reductions, (T.float64[::1], T.float64[:, :]), out, a)
+    np.testing.assert_array_equal(out, [np.sum(a), np.nansum(a), a.mean(), np.nanmean(a),
+                                        np.count_nonzero(a)])

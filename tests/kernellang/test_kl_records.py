@@ -232,3 +232,62 @@ def test_record_position_out_of_range_is_typing_error():
 @pytest.mark.compile
 def test_record_fields_by_position_compile():
     assert ".entry" in ptx_of(by_position, argtypes=(T.from_dtype(POS)[::1], T.float64[::1]))
+
+
+# ---- ndarray.view(dtype) --------------------------------------------------------------------
+def reinterpret(byte_arr, start, stop, output):
+    output[0] = byte_arr[start:stop].view(np.int32)[0]
+
+
+def test_view_reinterprets_bytes_as_numpy():
+    # numba-cuda's test_array_methods: a slice of bytes seen as int32
+    kernel = cuda.jit(reinterpret)
+    byte_arr = np.arange(256, dtype=np.uint8)
+    for start in range(0, 256, 64):
+        out = np.zeros(1, np.int32)
+        kernel[1, 1](byte_arr, start, start + 4, out)
+        assert out[0] == byte_arr[start:start + 4].view(np.int32)[0]
+
+
+U2 = np.dtype("u2")
+
+
+def same_size_views(a, f, u):
+    v = a.view(T.float32)             # a cujit type names the dtype too
+    f[0] = v[1]
+    w = a[::2].view(np.uint32)        # same element size: any layout
+    u[0] = w[1]
+    m = a.reshape(2, 2).view(U2)      # a captured np.dtype
+    u[1] = m.shape[1]
+
+
+def test_view_of_the_same_and_a_smaller_element_size():
+    a = np.arange(4, dtype=np.int32)
+    a[1] = np.float32(2.5).view(np.int32)
+    f, u = np.zeros(1, np.float32), np.zeros(2, np.uint32)
+    cuda.jit(same_size_views)[1, 1](a, f, u)
+    assert f[0] == 2.5 and u[0] == 2 and u[1] == 4
+
+
+def bad_view(a, out):
+    out[0] = a[::2].view(np.uint8)[0]
+
+
+def test_view_of_a_non_contiguous_last_axis_raises_value_error():
+    with pytest.raises(ValueError, match="last axis must be contiguous"):
+        cuda.jit(bad_view, debug=True, opt=False)[1, 1](np.arange(4, dtype=np.int32),
+                                                        np.zeros(1, np.uint8))
+
+
+def test_view_needs_a_scalar_dtype():
+    def k(a, out):
+        out[0] = a.view(3)[0]
+    with pytest.raises(cuda.TypingError, match="one scalar dtype"):
+        cuda.jit(k)[1, 1](np.zeros(2), np.zeros(1))
+
+
+@pytest.mark.compile
+def test_view_compiles():
+    assert ".entry" in ptx_of(reinterpret, argtypes=(T.uint8[::1], T.int64, T.int64,
+                                                     T.int32[::1]))
+    assert ".entry" in ptx_of(bad_view, argtypes=(T.int32[::1], T.uint8[::1]))
