@@ -16,7 +16,7 @@ __all__ = ["CallKind", "Call", "Cast", "Extremum", "MathFunc", "ArraySpec", "Con
            "GridAxes", "ValueType", "Atomic", "Libdevice", "DeviceCall", "ClosureCall",
            "Reshape", "OverloadCall", "UserIntrinsic", "ExternCall", "WmmaFragment",
            "WmmaFill", "WmmaLoad", "WmmaMma", "WmmaStore", "VectorMake", "CacheHint", "UfuncCall",
-           "ArrayReduction", "ArrayView",
+           "ArrayReduction", "ArrayView", "ArrayCopy",
            "call_of", "resolve"]
 
 
@@ -148,6 +148,13 @@ class ArrayView:
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
+class ArrayCopy:
+    """``arr.copy()`` of a captured NumPy array: its ``value`` (the NumPy array), whose C-order
+    copy goes to the thread's local memory."""
+    value: object
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
 class ArrayReduction:
     """A NumPy reduction of a whole array (``np.sum(a)``, ``a.max()``): its ``name``
     (``'sum'``, ``'nanmin'``, ``'count_nonzero'`` …) and ``call``, the :class:`DeviceCall`
@@ -266,6 +273,7 @@ class CallKind(enum.Enum):
     CONST_ARRAY = ("const.array_like", ConstArray)
     RESHAPE = ("reshape", Reshape)
     ARRAY_VIEW = ("array_view", ArrayView)
+    ARRAY_COPY = ("array_copy", ArrayCopy)
     # thread indexing
     GRID = ("grid", GridAxes)
     GRIDSIZE = ("gridsize", GridAxes)

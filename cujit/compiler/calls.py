@@ -17,7 +17,7 @@ import numpy as np
 from .. import kernelapi as K
 from .. import types as T
 from . import calls_impl, calls_wmma, rules
-from .callkinds import ArraySpec, ArrayView, Call, CallKind, ConstArray, GridAxes, Reshape
+from .callkinds import ArrayCopy, ArraySpec, ArrayView, Call, CallKind, ConstArray, GridAxes, Reshape
 from .nodeinfo import SpecialRegister
 from .calls_device import type_starred_call
 from .calls_ext import type_bit_count
@@ -148,6 +148,27 @@ def _array_view(typer, node, aty, args):
     return T.Array(dt, aty.ndim, layout, aty.readonly)
 
 
+def _array_copy(typer, node, aty, args):
+    """``arr.copy()`` of a captured NumPy array (a global or closure variable): a writable
+    C-order copy in the thread's local memory, its shape known when compiling.  TypingError
+    for arguments, for another array (its shape is known only at launch, and a cujit kernel
+    allocates no heap; numba-cuda allocates through its NRT) and past the local-memory
+    limit."""
+    value = typer.tf.constvals.get(node.func.value)
+    if args:
+        raise typer.error("copy() of an array takes no arguments in kernels", node)
+    if not isinstance(value, np.ndarray):
+        raise typer.error("copy() in a kernel copies a captured NumPy array (a global or "
+                          "closure variable, whose shape is known when compiling) into "
+                          "local memory; copy other arrays into a cuda.local.array",
+                          node)
+    if value.nbytes > LOCAL_LIMIT:
+        raise typer.error(f"copy() of a {value.nbytes}-byte array exceeds the local memory "
+                          f"per thread ({LOCAL_LIMIT} bytes)", node)
+    typer.tf.info[node] = Call(CallKind.ARRAY_COPY, ArrayCopy(value))
+    return T.Array(aty.dtype, aty.ndim, "C", False)
+
+
 def _method(typer, node, bm, args, kws):
     if kws and not (isinstance(bm.recv, T.Array) and bm.name in REDUCTION_METHODS):
         raise typer.error(f"{bm.name}() takes no keyword arguments in kernels", node)
@@ -163,6 +184,8 @@ def _method(typer, node, bm, args, kws):
         return type_reduction(typer, node, bm.name, bm.recv, node.func.value, kws)
     if isinstance(bm.recv, T.Array) and bm.name == "view":
         return _array_view(typer, node, bm.recv, args)
+    if isinstance(bm.recv, T.Array) and bm.name == "copy":
+        return _array_copy(typer, node, bm.recv, args)
     if bm.name == "reshape":
         aty = bm.recv
         if len(args) == 1 and isinstance(args[0], (T.UniTuple, T.Tuple)):

@@ -249,7 +249,7 @@ def array_attr(typer, node, aty, attr):
         return T.int64
     if attr == "T":
         return aty.copy(layout={"C": "F", "F": "C"}.get(aty.layout, "A")) if n > 1 else aty
-    if attr in REDUCTION_METHODS or attr == "view":
+    if attr in REDUCTION_METHODS or attr in ("view", "copy"):
         return BoundMethod(aty, attr)       # a.sum(), a.max() …: calls_reduce; a.view(dt)
     if attr in ("reshape", "copy_to_host"):
         if attr == "reshape":
@@ -262,7 +262,7 @@ def array_attr(typer, node, aty, attr):
     if attr == "real" and rules.is_number(aty.dtype):
         return aty
     raise typer.error(f"arrays have no attribute '{attr}' in kernels (available: shape, size, "
-                      "ndim, strides, itemsize, nbytes, T, reshape, view, the reductions "
+                      "ndim, strides, itemsize, nbytes, T, reshape, view, copy, the reductions "
                       f"{', '.join(REDUCTION_METHODS)}, and real/imag of complex arrays)", node)
 
 

@@ -73,6 +73,26 @@ def _local(lw, node, c):
     return LA.static_array(lw, slot, shape, dtype, lw.ty(node))
 
 
+def _array_copy(lw, node, c):
+    # a captured array's C-order bytes copied from constant memory into a local array
+    value = c.data.value
+    rt = lw.ty(node)
+    src = LA.const_global_array(lw, value, rt)
+    from .ltypes import alignment_of
+    n = max(int(value.size), 1)
+    slot = lw.alloca(ir.ArrayType(mtype(rt.dtype), n))
+    slot.align = max(alignment_of(rt.dtype), 4)
+    nbytes = int(value.nbytes)
+    if nbytes:
+        i8p = ir.IntType(8).as_pointer()
+        memcpy = lw.m.declare("llvm.memcpy.p0i8.p0i8.i64", ir.FunctionType(
+            ir.VoidType(), [i8p, i8p, I64, I1]))
+        lw.b.call(memcpy, [lw.b.bitcast(slot, i8p),
+                           lw.b.bitcast(lw.b.extract_value(src, 0), i8p),
+                           ir.Constant(I64, nbytes), ir.Constant(I1, 0)])
+    return LA.static_array(lw, slot, value.shape, rt.dtype, rt)
+
+
 def _const(lw, node, c):
     return LA.const_global_array(lw, c.data.value, lw.ty(node))
 
@@ -493,7 +513,7 @@ _HANDLERS = {
     K.FMA: _fma, K.CBRT: _cbrt, K.CAST: _cast,
     K.COMPLEX: _complex, K.MIN: _minmax, K.MAX: _minmax, K.ABS: _abs, K.ROUND: _round,
     K.MATH: _math, K.NP_ROUNDING: _np_round,
-    K.PRINT: _print, K.DEVICE: _device, K.KERNEL: _device, K.RESHAPE: _reshape, K.ARRAY_VIEW: _array_view,
+    K.PRINT: _print, K.DEVICE: _device, K.KERNEL: _device, K.RESHAPE: _reshape, K.ARRAY_VIEW: _array_view, K.ARRAY_COPY: _array_copy,
     K.CONJUGATE: _conjugate,
     K.LEN: _len, K.TUPLE: _tuple_of, K.POW: _pow, K.ATOMIC: _atomic, K.CLOSURE: _closure,
     K.RANGE: _iterated, K.ENUMERATE: _iterated, K.ZIP: _iterated,

@@ -5,6 +5,8 @@ module's docstring for the rules).  The typed ``ast`` is never modified (its nod
 """
 import ast
 
+import numpy as np
+
 from .. import bf16 as B
 from .. import bf16_scalar, fp8
 from .. import types as T
@@ -67,6 +69,10 @@ def _widens(src, dst, same=False):
 
 def _loc(new, old):
     return ast.copy_location(new, old)
+
+
+def _c_copy(a):
+    return np.array(a, order="C", copy=True)
 
 
 def _mark(node):
@@ -633,6 +639,10 @@ class Rewriter:
         dt = self.helper(c.data.dtype.dtype, "dt")
         return _loc(ast.Call(self.expr(node.func), [ast.Name(dt, ast.Load())], []), node)
 
+    def c_array_copy(self, node, c):
+        # a writable C-order copy of the captured array, as the compiled kernel's local one
+        return self.call(_c_copy, "copy", [self.expr(node.func.value)], node)
+
     def c_reduce(self, node, c):
         # the generated reduction function, run as any device function, on the array its
         # call binds (np.sum(a): the argument; a.sum(): the receiver)
@@ -829,7 +839,8 @@ def _call_table():
     table.update({K.CAST: R.c_cast, K.DEVICE: R.c_device, K.KERNEL: R.c_device, K.PRINT: R.c_print,
                   K.VECTOR: R.c_vector,
                   K.OVERLOAD: R.c_overload, K.USER_INTRINSIC: R.c_user_intrinsic,
-                  K.UFUNC: R.c_ufunc, K.REDUCE: R.c_reduce, K.ARRAY_VIEW: R.c_array_view, K.CMATH: R.c_cmath,
+                  K.UFUNC: R.c_ufunc, K.REDUCE: R.c_reduce, K.ARRAY_VIEW: R.c_array_view,
+                  K.ARRAY_COPY: R.c_array_copy, K.CMATH: R.c_cmath,
                   K.MIN: R.c_extremum, K.MAX: R.c_extremum, K.FP16: R.c_fp16,
                   K.EXTERN: R.c_extern,
                   K.POW: R.c_pow, K.LIBDEVICE: R.c_libdevice, K.ABS: R.c_abs,

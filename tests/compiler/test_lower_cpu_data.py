@@ -297,3 +297,22 @@ def test_reductions_in_the_generated_ir():
     run(reductions, (T.float64[::1], T.float64[:, :]), out, a)
     np.testing.assert_array_equal(out, [np.sum(a), np.nansum(a), a.mean(), np.nanmean(a),
                                         np.count_nonzero(a)])
+
+
+CAPTURED = np.arange(6.0).reshape(2, 3)[:, ::-1]
+
+
+def copy_then_write(out):
+    q = CAPTURED.copy()
+    q[1, 2] = -1.0
+    for i in range(2):
+        for j in range(3):
+            out[i * 3 + j] = q[i, j]
+
+
+def test_copy_of_a_captured_array_in_the_generated_ir():
+    out = np.zeros(6)
+    run(copy_then_write, (T.float64[::1],), out)
+    want = CAPTURED.copy()
+    want[1, 2] = -1.0
+    assert out.tolist() == want.ravel().tolist()

@@ -44,7 +44,7 @@ BODIES = {
     "lists, dicts, sets": "x = [1, 2]",
     "generators (`yield`)": "x = (yield 1)",
     "f-strings": "print(f'{a[0]}')",
-    "other NumPy array functions (`np.cumsum(a)`), array methods (`a.copy()`)":
+    "other NumPy array functions (`np.cumsum(a)`), array methods (`a.fill(0)`)":
         "a[0] = np.cumsum(a)[0]",
     "`sum`, other unlisted builtins": "a[0] = sum(a)",
     "iterating a tuple of mixed types": "for v in t:\n    a[0] += v",

@@ -291,3 +291,34 @@ def test_view_compiles():
     assert ".entry" in ptx_of(reinterpret, argtypes=(T.uint8[::1], T.int64, T.int64,
                                                      T.int32[::1]))
     assert ".entry" in ptx_of(bad_view, argtypes=(T.int32[::1], T.uint8[::1]))
+
+
+# ---- arr.copy() of a captured array ---------------------------------------------------------
+VAL = np.array([1, 2, 3])[::-1]
+
+
+def copy_captured(out):
+    q = VAL.copy()          # a writable local copy, in C order
+    q[0] += 10
+    for i in range(len(out)):
+        out[i] = q[i]
+
+
+def test_copy_of_a_captured_array_is_a_writable_local_copy():
+    # numba-cuda's test_array_methods (test_array_copy)
+    out = np.zeros(3)
+    cuda.jit(copy_captured)[1, 1](out)
+    assert out.tolist() == [13.0, 2.0, 1.0]
+    assert VAL.tolist() == [3, 2, 1]
+
+
+def test_copy_of_an_argument_array_is_typing_error():
+    def k(a, out):
+        out[0] = a.copy()[0]
+    with pytest.raises(cuda.TypingError, match="captured NumPy array"):
+        cuda.jit(k)[1, 1](np.zeros(2), np.zeros(1))
+
+
+@pytest.mark.compile
+def test_copy_of_a_captured_array_compiles():
+    assert ".entry" in ptx_of(copy_captured, argtypes=(T.float64[::1],))
