@@ -197,7 +197,7 @@ def measure(reps):
 
 
 def _measure(reps, folder):
-    from cujit.compiler.dispatcher import Dispatcher
+    from cujit.dispatch.dispatcher import Dispatcher
     from cujit.runtime import devices
     from cujit import driver
     a = cujit.device_array(1024, np.float32)

@@ -37,14 +37,14 @@ _SOURCES = {
                           "require_context"],
     "cujit.runtime.streams": ["Stream", "Event", "event_elapsed_time"],
     "cujit.runtime.graphs": ["graph", "Graph"],
-    "cujit.compiler": ["jit", "TypingError", "CompileError"],
-    "cujit.compiler.errors": ["KernelRuntimeError"],
-    "cujit.compiler.launch_args": ["In", "Out", "InOut"],
-    "cujit.compiler.compile_api": ["compile", "compile_all", "compile_for_current_device",
+    "cujit.dispatch": ["jit", "TypingError", "CompileError"],
+    "cujit.frontend.errors": ["KernelRuntimeError"],
+    "cujit.dispatch.launch_args": ["In", "Out", "InOut"],
+    "cujit.dispatch.compile_api": ["compile", "compile_all", "compile_for_current_device",
                                    "compile_ptx", "compile_ptx_for_current_device",
                                    "declare_device", "config_default_cc",
                                    "numba_cuda_default_ptx_cc"],
-    "cujit.compiler.linkable": ["LinkableCode", "CUSource", "PTXSource", "Cubin", "Fatbin",
+    "cujit.frontend.linkable": ["LinkableCode", "CUSource", "PTXSource", "Cubin", "Fatbin",
                                 "LTOIR", "Archive", "Object"],
     "cujit.profiler": ["profile_start", "profile_stop", "profiling"],
     "cujit.tracing": ["trace", "TraceWarning"],
@@ -57,8 +57,8 @@ _SOURCES = {
                         "shfl_sync", "shfl_up_sync", "shfl_down_sync", "shfl_xor_sync",
                         "ballot_sync", "all_sync", "any_sync", "eq_sync", "activemask",
                         "lanemask_lt", "popc", "brev", "clz", "ffs", "fma", "cbrt", "selp",
-                        "mulhi", "nanosleep", "match_any_sync", "match_all_sync", "cg", "Dim3"],
-    "cujit.kernelapi_extra": ["GridGroup", "literal_unroll"],
+                        "mulhi", "nanosleep", "match_any_sync", "match_all_sync", "cg", "Dim3",
+                        "GridGroup", "literal_unroll"],
     "cujit.cache_hints": ["ldca", "ldcg", "ldcs", "ldlu", "ldcv", "stcg", "stcs", "stwb",
                           "stwt"],
     "cujit.vector_types": ['int8x1', 'int8x2', 'int8x3', 'int8x4', 'int16x1',
@@ -90,7 +90,7 @@ _SOURCES = {
     "cujit.types": ["boolean", "bool_", "int8", "int16", "int32", "int64", "uint8", "uint16",
                     "uint32", "uint64", "float16", "float32", "float64", "bfloat16", "complex64",
                     "complex128", "intp", "uintp", "void"],
-    "cujit.type_names": ["b1", "bool", "byte", "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8",
+    "cujit.types.names": ["b1", "bool", "byte", "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8",
                          "f4", "f8", "c8", "c16", "double", "char", "uchar", "short", "ushort",
                          "int_", "uint", "intc", "uintc", "long_", "ulong", "longlong",
                          "ulonglong", "ssize_t", "size_t", "none"],
@@ -124,14 +124,14 @@ if TYPE_CHECKING:
                               require_context)
     from .runtime.streams import Stream, Event, event_elapsed_time
     from .runtime.graphs import graph, Graph
-    from .compiler import jit, TypingError, CompileError
-    from .compiler.errors import KernelRuntimeError
-    from .compiler.launch_args import In, Out, InOut
-    from .compiler.compile_api import (compile, compile_all, compile_for_current_device,
+    from .dispatch import jit, TypingError, CompileError
+    from .frontend.errors import KernelRuntimeError
+    from .dispatch.launch_args import In, Out, InOut
+    from .dispatch.compile_api import (compile, compile_all, compile_for_current_device,
                                        compile_ptx, compile_ptx_for_current_device,
                                        declare_device, config_default_cc,
                                        numba_cuda_default_ptx_cc)
-    from .compiler.linkable import (LinkableCode, CUSource, PTXSource, Cubin, Fatbin, LTOIR,
+    from .frontend.linkable import (LinkableCode, CUSource, PTXSource, Cubin, Fatbin, LTOIR,
                                     Archive, Object)
     from .profiler import profile_start, profile_stop, profiling
     from .tracing import trace, TraceWarning
@@ -144,8 +144,7 @@ if TYPE_CHECKING:
                             shfl_up_sync, shfl_down_sync, shfl_xor_sync, ballot_sync, all_sync,
                             any_sync, eq_sync, activemask, lanemask_lt, popc, brev, clz, ffs,
                             fma, cbrt, selp, mulhi, nanosleep, match_any_sync, match_all_sync,
-                            cg, Dim3)
-    from .kernelapi_extra import GridGroup, literal_unroll
+                            cg, Dim3, GridGroup, literal_unroll)
     from .cache_hints import (ldca, ldcg, ldcs, ldlu, ldcv, stcg, stcs, stwb, stwt)
     from .vector_types import (int8x1, int8x2, int8x3, int8x4, int16x1, int16x2,
                                  int16x3, int16x4, int32x1, int32x2, int32x3,
@@ -173,9 +172,9 @@ if TYPE_CHECKING:
     from .types import (boolean, bool_, int8, int16, int32, int64, uint8, uint16, uint32,
                         uint64, float16, float32, float64, bfloat16, complex64, complex128, intp,
                         uintp, void)
-    from .type_names import (b1, bool, byte, i1, i2, i4, i8, u1, u2, u4, u8, f4, f8, c8, c16,
-                             double, char, uchar, short, ushort, int_, uint, intc, uintc, long_,
-                             ulong, longlong, ulonglong, ssize_t, size_t, none)
+    from .types.names import (b1, bool, byte, i1, i2, i4, i8, u1, u2, u4, u8, f4, f8, c8, c16,
+                              double, char, uchar, short, ushort, int_, uint, intc, uintc, long_,
+                              ulong, longlong, ulonglong, ssize_t, size_t, none)
     from . import bf16, extending, fp16, fp8, libdevice, random, runtime, wmma
     laneid: int
 

@@ -2,7 +2,7 @@
 ``InOut``, their base ``ArgHint``) and ``wrap_arg``, which argument handlers
 (``jit(extensions=[...])`` objects with ``prepare_args``) use to give a plain argument a
 default direction.  The classes are cujit's own (``cujit.In is cujit.args.In``)."""
-from .compiler.launch_args import ArgHint, In, InOut, Out
+from .dispatch.launch_args import ArgHint, In, InOut, Out
 
 __all__ = ["ArgHint", "In", "Out", "InOut", "wrap_arg"]
 

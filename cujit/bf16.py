@@ -3,7 +3,7 @@
 ``bfloat16`` is :data:`cujit.types.bfloat16`: ``bfloat16(x)`` in a kernel rounds a number to
 nearest even.  The functions take and give bfloat16 values (:class:`~cujit.bf16_scalar.BF16`
 here) unless their name says otherwise; in kernels the compiler lowers them
-(``compiler/lower_bf16.py``) and these Python bodies are what the simulator runs.  Their
+(``nvvm/lower_bf16.py``) and these Python bodies are what the simulator runs.  Their
 values are the GPU's bit for bit (:mod:`cujit.narrow_floats`) for the arithmetic (``hadd`` ...
 ``hfma``: ``fma.rn.bf16``, one rounding; ``hdiv``: the float32 quotient rounded once), the
 ``_sat`` / ``_relu`` variants, comparisons, ``hmax``/``hmin`` (a NaN operand gives the other
@@ -20,9 +20,9 @@ a float: convert with ``bfloat16(x)`` first).
 import numpy as np
 
 from . import narrow_floats as nf
-from . import types_core as _T
+from .types import core as _T
 from .bf16_scalar import BF16
-from .types_core import bfloat16
+from .types.core import bfloat16
 
 _ONE, _NEG_ONE, _NEG_ZERO = 0x3F80, 0xBF80, 0x8000
 _F32 = np.float32

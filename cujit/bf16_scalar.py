@@ -46,6 +46,9 @@ def _bits_of(value):
     """bfloat16 bits (int) of a host value converted as ``bfloat16(value)`` in a kernel."""
     if isinstance(value, BF16):
         return value.bits
+    to_bf16 = getattr(value, "to_bfloat16", None)
+    if to_bf16 is not None:         # an FP8 value (fp8_scalar.FP8): exact in bfloat16
+        return to_bf16().bits
     if isinstance(value, np.generic) and HAVE_ML_DTYPES and value.dtype == STORAGE_DTYPE:
         return int(np.asarray(value).view(np.uint16))
     if isinstance(value, (bool, np.bool_)):

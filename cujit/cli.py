@@ -167,7 +167,7 @@ def _toolchain():
         tc["ptx_backend"] = "nothing (llvmlite, which builds the NVVM IR, is not installed)"
         return {**tc, "cubin": "nothing", "hint": GPU_EXTRA_HINT}
     try:
-        from .compiler import nvvm as _nvvm
+        from .nvvm import libnvvm as _nvvm
         tc["ptx_backend"] = _nvvm.backend_name()
     except Exception:
         tc["ptx_backend"] = "nvvm" if tc["libnvvm"]["found"] else "llvmlite"
@@ -177,7 +177,7 @@ def _toolchain():
 
 def _ptx_isa(driver_version):
     try:
-        from .compiler.linker import driver_ptx_isa
+        from .nvvm.linker import driver_ptx_isa
         return "%d.%d" % driver_ptx_isa(driver_version)
     except Exception:
         return None

@@ -94,7 +94,9 @@ CLASS_REASONS = (
      "the module ran past its per-module timeout on this machine (raise --timeout)"),
     (("bfloat16", "ml_dtypes", ".bf16"), "feature not yet built",
      "bfloat16 (cuda.bf16, numba.cuda.types.bfloat16) is not in cujit yet"),
-    (("fp8",), "feature not yet built", "FP8 types and intrinsics are not in cujit yet"),
+    (("fp8",), "feature not yet built",
+     "FP8 beyond the storage types and cvt_* bindings (the fp8x2 / fp8x4 pair types) is not "
+     "in cujit yet"),
     (("vector_types", "float32x", "int32x", "float4", "int2"), "feature not yet built",
      "CUDA vector types (float32x4, int2...) are not in cujit yet"),
     (("CUSource", "LinkableCode", "linkable_code", "PTXSource", "_Linker", "link="),

@@ -46,8 +46,8 @@ from . import bf16 as cujit_bf16
 from . import extending as cujit_extending
 from . import fp8 as cujit_fp8
 from . import numba_alias
-from .compiler import libdevice_table
-from .compiler.dispatcher import Dispatcher
+from .frontend import libdevice_table
+from .dispatch.dispatcher import Dispatcher
 from .config import config
 
 __all__ = ["HARNESS_MODULES", "Internal", "Registration", "HarnessFinder", "tests_directory",
@@ -212,7 +212,7 @@ _LibdeviceArg = collections.namedtuple("arg", ("name", "ty", "is_ptr"))
 
 def _libdevice_functions():
     """numba's ``libdevicefuncs.functions`` from cujit's own libdevice table
-    (:data:`cujit.compiler.libdevice_table.FUNCTIONS`): ``{'__nv_<name>': (return type,
+    (:data:`cujit.frontend.libdevice_table.FUNCTIONS`): ``{'__nv_<name>': (return type,
     [arg(name, type, is_ptr), ...])}``, the out-arguments after the parameters."""
     out = {}
     for fn in libdevice_table.FUNCTIONS.values():
@@ -225,7 +225,7 @@ def _libdevice_functions():
 def _libdevice_signature(retty, args):
     """numba's ``libdevicefuncs.create_signature``: the signature a kernel's call of the
     libdevice function sees (the out-arguments become members of a returned tuple), by
-    cujit's own rule (:class:`cujit.compiler.libdevice_table.LibdeviceFunction`)."""
+    cujit's own rule (:class:`cujit.frontend.libdevice_table.LibdeviceFunction`)."""
     fn = libdevice_table.LibdeviceFunction(
         "", retty, tuple(a.ty for a in args if not a.is_ptr),
         tuple(a.ty for a in args if a.is_ptr))
@@ -233,8 +233,10 @@ def _libdevice_signature(retty, args):
 
 
 #: the names of numba-cuda's ``_internal.cuda_fp8`` that are cujit's (:mod:`cujit.fp8`).
-_FP8_NAMES = ("saturation_t", "fp8_interpretation_t", "cvt_float_to_fp8", "cvt_double_to_fp8",
-              "cvt_float_to_e8m0", "cvt_double_to_e8m0")
+_FP8_NAMES = ("fp8_e5m2", "fp8_e4m3", "fp8_e8m0", "saturation_t", "fp8_interpretation_t",
+              "cvt_float_to_fp8", "cvt_double_to_fp8", "cvt_bfloat16raw_to_fp8",
+              "cvt_float_to_e8m0", "cvt_double_to_e8m0", "cvt_bfloat16raw_to_e8m0",
+              "cvt_e8m0_to_bf16raw")
 
 
 def _module_contents():
@@ -310,12 +312,7 @@ def _module_contents():
         "numba.cuda._internal.cuda_bf16": {
             **{n: getattr(cujit_bf16, n) for n in cujit_bf16.__all__},
             "nv_bfloat16": cujit_bf16.bfloat16},
-        "numba.cuda._internal.cuda_fp8": {
-            **{n: getattr(cujit_fp8, n) for n in _FP8_NAMES},
-            # FP8 storage types and bfloat16-bits conversions cujit does not have
-            **{n: internal(f"numba.cuda._internal.cuda_fp8.{n}")
-               for n in ("fp8_e5m2", "fp8_e4m3", "fp8_e8m0", "cvt_bfloat16raw_to_fp8",
-                         "cvt_bfloat16raw_to_e8m0", "cvt_e8m0_to_bf16raw")}},
+        "numba.cuda._internal.cuda_fp8": {n: getattr(cujit_fp8, n) for n in _FP8_NAMES},
         "numba.cuda.datamodel": {},
         "numba.cuda.datamodel.models": {
             "OpaqueModel": internal("numba.cuda.datamodel.models.OpaqueModel")},
@@ -452,8 +449,7 @@ def install(tests_dir):
     # name (``cujit.cudadrv.libs``), which no finder answers: importing each harness module
     # by its numba name first makes it an attribute of its parent, where that form finds it.
     # Importing one also sets it on its parent, and ``numba.cuda`` is cujit: where cujit has a
-    # submodule of that name (``numba.cuda.compiler`` and ``cujit.compiler``), cujit's own
-    # stays the attribute, which cujit's code reads.
+    # submodule of that name, cujit's own stays the attribute, which cujit's code reads.
     for name in HARNESS_MODULES:
         parent_name, _, child = name.rpartition(".")
         parent = importlib.import_module(parent_name)

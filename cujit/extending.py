@@ -15,8 +15,8 @@ differences.
 
 Typing functions receive cujit types (:mod:`cujit.types`), not Numba's.
 """
-from .compiler.extensions import Intrinsic, OverloadRegistry, overloads as overload_registry
-from .types_core import Signature
+from .frontend.extensions import Intrinsic, OverloadRegistry, overloads as overload_registry
+from .types.core import Signature
 
 __all__ = ["overload", "register_jitable", "intrinsic", "overload_registry",
            "OverloadRegistry", "Intrinsic", "signature"]
@@ -90,7 +90,7 @@ def intrinsic(*args, **kwargs):
     signature; None: these argument types are not accepted).  On the GPU backend
     ``codegen(context, builder, signature, args)`` builds the call's LLVM IR with the
     ``llvmlite.ir.IRBuilder`` ``builder`` and returns its value (None for a void signature);
-    ``context`` is a :class:`~cujit.compiler.lower_extending.LoweringContext`.  On the
+    ``context`` is a :class:`~cujit.nvvm.lower_extending.LoweringContext`.  On the
     simulator ``sim`` (cujit's addition) runs per thread with the argument values converted
     to the signature's types; set it later with ``@the_intrinsic.simulator``.  TypeError for
     a non-callable typing function or ``sim``."""

@@ -1,7 +1,7 @@
 """``cuda.fp16``: half-precision intrinsics (numba.cuda's ``cuda.fp16`` module).
 
 Each function takes ``float16`` values and returns a ``float16`` (comparisons return
-``bool``).  In kernels the compiler lowers them (``compiler/lower_fp16.py``); these Python
+``bool``).  In kernels the compiler lowers them (``nvvm/lower_fp16.py``); these Python
 bodies are what the simulator runs and define the values: the operation is computed in
 float32 and rounded once to float16, which for ``+ - * /``, ``sqrt`` and ``fma`` is the
 correctly rounded half result as on the GPU; the transcendental functions (``hexp`` ...) are

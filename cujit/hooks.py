@@ -3,7 +3,7 @@ whoever listens (``cujit.trace``, a profiler of the user's own).
 
 A :class:`HookPoint` is owned by the module where its event happens (memory events in
 ``memory/events.py``, copies in ``arrays/transfer.py``, launches in
-``compiler/launcher.py``, graph replays and synchronisations in ``runtime/``), so that a
+``dispatch/launcher.py``, graph replays and synchronisations in ``runtime/``), so that a
 lower layer never imports a higher one to be observed.  The event site pays one attribute
 test when nobody listens, as CuPy's memory hooks do::
 

@@ -1,5 +1,5 @@
 """Which simulated CUDA thread is running: the one piece of state that the kernel-API objects
-(:mod:`cujit.kernelapi`, :mod:`cujit.kernelapi_extra`) share with the simulator.
+(:mod:`cujit.kernelapi`) shares with the simulator.
 
 ``state.current`` is the simulator's object for the running thread, or None outside a kernel;
 the simulator sets it when it switches threads.  Compiled kernels never read it.

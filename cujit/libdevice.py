@@ -8,7 +8,7 @@ GPU; the simulator computes the same values on the CPU
 declares (``sinf`` takes a float32, ``sin`` a float64, ``popc`` an int32); functions with
 out-pointers (``sincos``, ``sincosf``, ``frexp``, ``modf``, ``remquo``, ``fast_sincosf``)
 return tuples.  The list of functions and their types is
-:data:`cujit.compiler.libdevice_table.FUNCTIONS`; each function's docstring gives its
+:data:`cujit.frontend.libdevice_table.FUNCTIONS`; each function's docstring gives its
 signature and https://docs.nvidia.com/cuda/libdevice-users-guide/ its exact semantics.
 
 The ``fast_*`` approximations (``fast_sinf``, ``fast_expf`` …) compute the precise function
@@ -17,7 +17,7 @@ each (for example ``fast_sinf``: 2^-21.41 absolute error in [-pi, pi]).
 
 Outside a kernel the functions raise TypeError (numba.cuda's stubs return None there).
 """
-from .compiler.libdevice_table import FUNCTIONS
+from .frontend.libdevice_table import FUNCTIONS
 
 __all__ = sorted(FUNCTIONS)
 

@@ -33,7 +33,9 @@ import numpy as np
 __all__ = ["ROUNDING_MODES", "BF16_NAN", "f32_to_bf16_bits", "f64_to_bf16_bits",
            "bf16_bits_to_f32", "round_exact_to_bf16", "int_to_bf16_bits", "bf16_to_int",
            "fma_bf16_bits", "FP8_FORMATS", "float_to_fp8_bits", "fp8_bits_to_f32",
-           "float_to_e8m0_bits", "e8m0_bits_to_f32"]
+           "float_to_e8m0_bits", "e8m0_bits_to_f32", "double_to_fp8_bits",
+           "fp8_bits_to_f16_bits", "F16_NAN", "e8m0_bits_to_bf16_bits", "bf16_bits_to_e8m0_bits",
+           "int_to_e8m0_bits"]
 
 #: The rounding-mode suffixes of numba-cuda's conversion names and PTX's (``rd`` is PTX
 #: ``rm``, ``ru`` is ``rp``).
@@ -41,6 +43,8 @@ ROUNDING_MODES = ("rn", "rz", "rd", "ru")
 
 #: bfloat16's canonical NaN.
 BF16_NAN = 0x7FFF
+#: float16's canonical NaN (``cuda_fp8.hpp``'s FP8 → half conversion gives it for a NaN).
+F16_NAN = 0x7FFF
 
 _U16, _U32, _U64 = np.uint16, np.uint32, np.uint64
 
@@ -311,3 +315,69 @@ def e8m0_bits_to_f32(bits):
     if bits == 0xFF:
         return np.float32(math.nan)
     return np.float32(math.ldexp(1.0, bits - 127))
+
+
+def double_to_fp8_bits(x, fmt, saturate=True):
+    """FP8 bits (int) of float64 ``x`` in ``fmt`` (``'e4m3'`` / ``'e5m2'``), rounded once to
+    nearest even, as ``cuda_fp8.hpp``'s ``__nv_cvt_double_to_fp8`` (no PTX instruction
+    converts from float64; the device runs that software conversion): as
+    :func:`float_to_fp8_bits` except for a NaN, which keeps its sign and gives ``0x7F``
+    (E4M3) or ``0x7E`` with the top mantissa bit of the NaN's payload below the quiet bit
+    (E5M2: ``0x7E`` for float64's default NaN).  ValueError for another format."""
+    v = float(x)
+    if fmt not in FP8_FORMATS:
+        raise ValueError(f"FP8 format must be one of {tuple(FP8_FORMATS)}, got {fmt!r}")
+    if math.isnan(v):
+        u = int(np.float64(v).view(_U64))
+        sign = (u >> 63) << 7
+        return sign | (0x7F if fmt == "e4m3" else 0x7E | ((u >> 50) & 0x3))
+    return float_to_fp8_bits(v, fmt, saturate)
+
+
+def fp8_bits_to_f16_bits(bits, fmt):
+    """float16 bits (int) of FP8 ``bits`` in ``fmt`` (exact, as ``cvt.rn.f16x2.<fmt>x2``); a
+    NaN gives the canonical :data:`F16_NAN`, as ``cuda_fp8.hpp``'s conversion."""
+    f = fp8_bits_to_f32(bits, fmt)
+    if math.isnan(f):
+        return F16_NAN
+    return int(np.float16(f).view(_U16))
+
+
+def e8m0_bits_to_bf16_bits(bits):
+    """bfloat16 bits (int) of E8M0 ``bits``: ``2**(bits - 127)`` exactly (``0x00`` is the
+    bfloat16 subnormal ``0x0040``), ``0xFF`` the canonical NaN, as ``cuda_fp8.hpp``'s
+    ``__nv_cvt_e8m0_to_bf16raw``."""
+    bits = int(bits) & 0xFF
+    if bits == 0xFF:
+        return BF16_NAN
+    return 0x0040 if bits == 0 else bits << 7
+
+
+def bf16_bits_to_e8m0_bits(bits, mode="rz", saturate=True):
+    """E8M0 bits (int) of the bfloat16 ``bits`` rounded on the exponent toward zero
+    (``'rz'``) or up (``'ru'``) as ``cuda_fp8.hpp``'s ``__nv_cvt_bfloat16raw_to_e8m0``: the
+    exponent field of the magnitude, plus one under ``'ru'`` for a finite value above
+    ``2**-127`` with mantissa bits; ±inf gives ``0xFE`` when saturating and ``0xFF``
+    otherwise, NaN ``0xFF``, zero ``0x00``.  ValueError for another mode."""
+    if mode not in ("rz", "ru"):
+        raise ValueError(f"E8M0 rounding mode must be 'rz' or 'ru', got {mode!r}")
+    b = int(bits) & 0xFFFF
+    mag = b & 0x7FFF
+    res = (b >> 7) & 0xFF
+    if mode == "ru" and (b & 0x7F) and 0x0040 < mag < 0x7F80:
+        res += 1
+    if saturate and mag <= 0x7F80 and res == 0xFF:
+        res = 0xFE
+    return res
+
+
+def int_to_e8m0_bits(i):
+    """E8M0 bits (int) of integer ``i``: its magnitude rounded up to a power of two (the
+    ``__nv_fp8_e8m0`` constructors from integers, exact for every width); 0 gives ``0x00``."""
+    m = abs(int(i))
+    if m == 0:
+        return 0x00
+    e = m.bit_length() - 1
+    if m & (m - 1):
+        e += 1
+    return min(e + 127, 0xFE)

@@ -8,12 +8,12 @@ functions convert them to cujit's interned types, duck-typed on what Numba's cla
 ``numba.core.typing.templates.Signature`` has ``return_type``/``args``).  Behaviour reference:
 Numba's "Types and signatures" documentation.
 
-The code is in :mod:`cujit.types_core`: the conversion and ``as_dtype_type`` call each other,
+The code is in :mod:`cujit.types.core`: the conversion and ``as_dtype_type`` call each other,
 and a module of its own here closed an import circle with :mod:`cujit.types`.
 """
 import types as _pytypes
 
-from .types_core import is_numba_object, from_numba_type, from_numba_signature
+from .types.core import is_numba_object, from_numba_type, from_numba_signature
 
 __all__ = ["is_numba_object", "from_numba_type", "from_numba_signature",
            "numba_jit_function"]

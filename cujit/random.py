@@ -23,7 +23,7 @@ import numbers
 
 import numpy as np
 
-from .compiler import jit
+from .dispatch import jit
 from .kernelapi import grid
 from .types import uint32, uint64
 

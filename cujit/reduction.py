@@ -78,7 +78,7 @@ class Reduce:
     """
 
     def __init__(self, functor):
-        from .compiler import jit
+        from .dispatch import jit
         self._functor = functor
         self._op = jit(device=True)(as_def(functor))
         self._kernels = {}
@@ -91,7 +91,7 @@ class Reduce:
     def _kernel(self, dtype):
         k = self._kernels.get(dtype)
         if k is None:
-            from . import compiler
+            from . import dispatch as compiler
             import cujit
             ns = {"cuda": cujit, "op": self._op, "dtype": dtype}
             k = compiler.jit(define(_KERNEL, "_reduce_kernel", ns))

@@ -17,7 +17,7 @@ timestamps (µs since the trace began):
 
 How it is recorded: entering ``trace`` subscribes to the hook points of the layers where
 the events happen (:mod:`cujit.memory.events`, ``cujit.arrays.transfer.copied``,
-``cujit.compiler.launcher.launched``, :mod:`cujit.runtime.events`) and leaving it
+``cujit.dispatch.launcher.launched``, :mod:`cujit.runtime.events`) and leaving it
 unsubscribes; nothing is wrapped or replaced, so every launch path (fast, slow,
 ``extensions=``, cooperative, a graph's replay), every copy direction (device to device and
 between peers too) and every manager's allocations (the pool's ``stream=`` ones too) are
@@ -44,7 +44,7 @@ import time
 import warnings
 
 from .arrays.transfer import copied
-from .compiler.launcher import launched
+from .dispatch.launcher import launched
 from .memory import events as _mem
 from .runtime import events as _rt
 from .runtime.graphs import capturing

@@ -29,8 +29,8 @@ ulps of ``sum(|a*b|) + |c|`` (see docs/kernel-language.md, "Tensor cores").
 import numpy as np
 
 from .kernelstate import current_thread as _thread
-from .types_core import Float, as_dtype_type
-from .types_fragment import Fragment
+from .types.core import Float, as_dtype_type
+from .types.fragment import Fragment
 
 __all__ = ["fragment", "fill_fragment", "load_matrix_sync", "mma_sync", "store_matrix_sync",
            "FragmentValue", "precision_of", "to_bfloat16", "from_bfloat16", "round_to_tf32",

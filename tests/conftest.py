@@ -52,7 +52,7 @@ TOOLCHAIN_MISSING = _toolchain_missing()
 
 
 class _ModuleNeedingToolchain(pytest.Module):
-    """A test module that may import the NVVM backend at its top (``cujit.compiler.lowering``):
+    """A test module that may import the NVVM backend at its top (``cujit.nvvm.lowering``):
     without the toolchain that import fails, and the module is skipped instead of erroring."""
 
     def collect(self):

@@ -285,7 +285,7 @@ def string_keyed_records(trees):
     """``(module, line)`` of each string-keyed ``TypedFunction.info`` record in ``trees``
     ({module: ast}): an ``X.info[...] = (key, ...)`` tuple, and a ``....info...[0] == 'key'``
     (or ``in``) test.  The typer's records are typed: ``Call(kind, payload)`` for calls
-    (compiler/callkinds.py), a ``compiler/nodeinfo.py`` class for anything else."""
+    (frontend/callkinds.py), a ``frontend/nodeinfo.py`` class for anything else."""
     found = set()
     for m, tree in trees.items():
         for node in ast.walk(tree):
@@ -320,8 +320,8 @@ def test_checker_sees_a_circle_and_an_upward_import():
     # The checkers themselves: a made-up graph with a circle, and a known upward arrow.
     assert circles({"a": {"b"}, "b": {"a"}, "c": set()}) == [("a", "b")]
     assert layer_of("cujit.driver.cuda") == "driver"
-    assert layer_of("cujit.compiler.dispatcher") == "dispatcher"
-    assert layer_of("cujit.compiler.lower_ops") == "nvvm"
+    assert layer_of("cujit.dispatch.dispatcher") == "dispatcher"
+    assert layer_of("cujit.nvvm.lower_ops") == "nvvm"
     assert RANK["driver"] < RANK["memory"] < RANK["runtime"] < RANK["arrays"]
 
 
@@ -344,7 +344,7 @@ import sys
 import numpy as np
 import cujit as cuda
 from cujit import types as T
-from cujit.compiler.typeinfer import infer
+from cujit.frontend.typeinfer import infer
 
 @cuda.jit(device=True)
 def twice(x, k=2):
@@ -363,7 +363,7 @@ tf = infer(kern, (T.Array(T.float32, 1, "C"),))
 names = {c.fsrc.name for c in tf.all_functions()}
 assert names == {"kern", "twice", "add"}, names
 loaded = sorted(m for m in sys.modules if m.startswith(("llvmlite", "cujit.simulator"))
-                or m.startswith("cujit.compiler.lower") or m == "cujit.compiler.llvmgen")
+                or m.startswith("cujit.nvvm.lower") or m == "cujit.nvvm.llvmgen")
 print("LOADED", loaded)
 '''
 
@@ -582,7 +582,7 @@ def _mutated_in_functions(tree):
     return out
 
 
-def module_caches(prefixes=("cujit.compiler", "cujit.simulator")):
+def module_caches(prefixes=("cujit.frontend", "cujit.nvvm", "cujit.dispatch", "cujit.simulator")):
     """``(module, name)`` of every module-level mapping the code fills at run time (a dict,
     defaultdict, WeakKeyDictionary … that a function writes into; weak dictionaries always
     count) and every ``lru_cache``/``functools.cache`` function or method, in the modules
@@ -615,10 +615,10 @@ def module_caches(prefixes=("cujit.compiler", "cujit.simulator")):
 # source, typings, generated code, compiled or loaded code, configurations, reports) lives on
 # the dispatcher (docs/design.md "Where a kernel's state lives").
 ALLOWED_CACHES = {
-    ("cujit.compiler.frontend", "_modules"): "one parse per source file (its syntax tree and "
+    ("cujit.frontend.source", "_modules"): "one parse per source file (its syntax tree and "
         "lines), shared by every function in it; no function, globals or typing",
-    ("cujit.compiler.launcher", "_limits_cache"): "launch limits per device ordinal",
-    ("cujit.compiler.ltypes", "_cache"): "LLVM type per cujit type",
+    ("cujit.dispatch.launcher", "_limits_cache"): "launch limits per device ordinal",
+    ("cujit.nvvm.ltypes", "_cache"): "LLVM type per cujit type",
     ("cujit.simulator.checked", "_offset_tables"): "element offsets per (shape, strides, "
         "offset) of a shared view, bounded",
     ("cujit.simulator.libdevice_sim", "_CACHE"): "NumPy implementation per libdevice function",
@@ -638,11 +638,11 @@ def test_checker_finds_module_caches():
     tree = ast.parse("import functools, weakref\n_c = {}\n_w = weakref.WeakKeyDictionary()\n"
                      "_TABLE = {1: 2}\n@functools.lru_cache(None)\ndef f(x):\n    return x\n"
                      "def g(k, v):\n    _c[k] = v\n")
-    TREES["cujit.compiler._made_up"] = tree
+    TREES["cujit.dispatch._made_up"] = tree
     try:
-        found = {n for m, n in module_caches() if m == "cujit.compiler._made_up"}
+        found = {n for m, n in module_caches() if m == "cujit.dispatch._made_up"}
     finally:
-        del TREES["cujit.compiler._made_up"]
+        del TREES["cujit.dispatch._made_up"]
     assert found == {"_c", "_w", "f"}
 
 
@@ -706,12 +706,12 @@ def backend_branches(trees):
     """``(module, what)`` for each read of ``is_simulator`` or ``simulator_enabled`` (as an
     attribute, a name or a ``getattr`` string) and each ``getattr``/``hasattr`` probe of a
     driver capability the contract declares (``raw_launch``, ``function_ref``,
-    ``stream_ref``), outside ``cujit.driver`` and ``cujit.compiler.backends``: the places
+    ``stream_ref``), outside ``cujit.driver`` and ``cujit.dispatch.backends``: the places
     that decide between the GPU and the simulator themselves instead of asking the backend."""
     found = set()
     for m, tree in trees.items():
         if m == "cujit.driver" or m.startswith("cujit.driver.") \
-                or m == "cujit.compiler.backends":
+                or m == "cujit.dispatch.backends":
             continue
         for node in ast.walk(tree):
             if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) \
@@ -738,8 +738,6 @@ ALLOWED_BACKEND_BRANCHES = {
         "when a GPU driver is already in use (the report needs the simulator)",
     ("cujit.random", "is_simulator"): "on the simulator more than 64 generator states are "
         "seeded vectorised in NumPy instead of by the seeding kernel (~10 ms a thread)",
-    ("cujit.runtime.api", "simulator_enabled"): "is_fp8_supported() is False on the "
-        "simulator, as numba.cuda's (kernels have no FP8 types there yet)",
 }
 
 
@@ -755,7 +753,7 @@ def test_backend_branch_checker_sees_reads():
     assert backend_branches({"cujit.m": ast.parse(src)}) == {
         ("cujit.m", "is_simulator"), ("cujit.m", "simulator_enabled"),
         ("cujit.m", "getattr('raw_launch')"), ("cujit.m", "hasattr('stream_ref')")}
-    assert backend_branches({"cujit.compiler.backends": ast.parse(src),
+    assert backend_branches({"cujit.dispatch.backends": ast.parse(src),
                              "cujit.driver.sim": ast.parse(src)}) == set()
 
 

@@ -9,8 +9,8 @@ from llvmlite import ir
 
 import cujit as cuda
 from cujit import extending, types
-from cujit.compiler.errors import TypingError
-from cujit.compiler.extensions import OverloadRegistry
+from cujit.frontend.errors import TypingError
+from cujit.frontend.extensions import OverloadRegistry
 
 
 # ---- overload ------------------------------------------------------------------------------

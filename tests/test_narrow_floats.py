@@ -207,3 +207,92 @@ def test_uint16_marked_as_bfloat16_types_as_bfloat16():
     assert T.typeof(np.zeros(3, marked)) == T.bfloat16[::1]
     assert T.from_dtype(np.uint16) is T.uint16 and not is_storage_dtype(np.uint16)
     assert is_storage_dtype(STORAGE_DTYPE)
+
+
+def _f64(bits):
+    return float(np.uint64(bits).view(np.float64))
+
+
+def test_double_to_fp8_keeps_a_nans_sign_and_payload_bit():
+    # __nv_cvt_double_to_fp8 (software on every GPU): E4M3 0x7F | sign, E5M2 0x7E | the two
+    # payload bits below the exponent | sign
+    assert nf.double_to_fp8_bits(math.nan, "e4m3") == 0x7F
+    assert nf.double_to_fp8_bits(_f64(0xFFF8000000000000), "e4m3") == 0xFF
+    assert nf.double_to_fp8_bits(_f64(0x7FF8000000000000), "e5m2") == 0x7E
+    assert nf.double_to_fp8_bits(_f64(0x7FFC000000000000), "e5m2") == 0x7F
+    assert nf.double_to_fp8_bits(_f64(0xFFF4000000000000), "e5m2") == 0xFF
+    assert nf.double_to_fp8_bits(448.0 + 2.0 ** -40, "e4m3") == 0x7E
+    assert nf.double_to_fp8_bits(1e300, "e5m2", saturate=False) == 0x7C
+    with pytest.raises(ValueError, match="FP8 format must be one of"):
+        nf.double_to_fp8_bits(1.0, "e3m4")
+
+
+def test_fp8_to_half_and_e8m0_to_bfloat16_bits():
+    assert nf.fp8_bits_to_f16_bits(0x38, "e4m3") == 0x3C00          # 1.0
+    assert nf.fp8_bits_to_f16_bits(0x3C, "e5m2") == 0x3C00
+    assert nf.fp8_bits_to_f16_bits(0x01, "e4m3") == 0x1800          # 2**-9, a half normal
+    assert nf.fp8_bits_to_f16_bits(0xFF, "e4m3") == nf.F16_NAN == 0x7FFF
+    assert nf.fp8_bits_to_f16_bits(0x7D, "e5m2") == 0x7FFF and \
+        nf.fp8_bits_to_f16_bits(0xFC, "e5m2") == 0xFC00               # NaN, -inf
+    assert [nf.e8m0_bits_to_bf16_bits(b) for b in (127, 0, 0xFF, 254, 1)] == \
+        [0x3F80, 0x0040, 0x7FFF, 0x7F00, 0x0080]
+
+
+@pytest.mark.parametrize("bits, mode, sat, want", [
+    (0x3F80, "rz", True, 127), (0x3FC0, "rz", True, 127), (0x3FC0, "ru", True, 128),
+    (0xBFC0, "ru", True, 128), (0x7F80, "rz", True, 0xFE), (0x7F80, "ru", False, 0xFF),
+    (0x7FC0, "rz", True, 0xFF), (0x0040, "ru", True, 0), (0x0041, "ru", True, 1),
+    (0x0030, "ru", True, 0), (0x8000, "ru", True, 0), (0x7F7F, "ru", True, 0xFE),
+    (0x7F7F, "ru", False, 0xFF), (0x7F00, "rz", False, 0xFE)])
+def test_bf16_to_e8m0_is_cuda_fp8s_rule(bits, mode, sat, want):
+    assert nf.bf16_bits_to_e8m0_bits(bits, mode, sat) == want
+
+
+def test_bf16_to_e8m0_agrees_with_the_exact_rule_on_every_bfloat16():
+    for b in range(1 << 16):
+        v = float(nf.bf16_bits_to_f32(b))
+        for mode in ("rz", "ru"):
+            for sat in (True, False):
+                assert nf.bf16_bits_to_e8m0_bits(b, mode, sat) == \
+                    nf.float_to_e8m0_bits(v, mode, sat), (hex(b), mode, sat)
+    with pytest.raises(ValueError, match="E8M0 rounding mode"):
+        nf.bf16_bits_to_e8m0_bits(0x3F80, "rn")
+
+
+def test_float32_to_e8m0_agrees_with_cuda_fp8s_bfloat16_path():
+    # __nv_cvt_float_to_e8m0 without the sm_100 instruction: the bfloat16 rounded toward
+    # zero (rz) or of the magnitude rounded up (ru), then its exponent
+    rng = np.random.default_rng(5)
+    xs = rng.integers(0, 1 << 32, 20000, dtype=np.uint64).astype(np.uint32).view(np.float32)
+    for x in xs:
+        rz = int(nf.f32_to_bf16_bits(x, "rz"))
+        ru = int(nf.f32_to_bf16_bits(np.abs(x), "ru"))
+        assert nf.float_to_e8m0_bits(x, "rz") == nf.bf16_bits_to_e8m0_bits(rz, "rz"), x
+        assert nf.float_to_e8m0_bits(x, "ru") == nf.bf16_bits_to_e8m0_bits(ru, "ru"), x
+
+
+def test_int_to_e8m0_rounds_the_magnitude_up():
+    assert [nf.int_to_e8m0_bits(i) for i in (0, 1, 2, 3, -4, -5, 2 ** 63, 2 ** 62 + 1)] == \
+        [0, 127, 128, 129, 129, 130, 190, 190]
+    assert nf.int_to_e8m0_bits(2 ** 300) == 0xFE
+
+
+def test_cuda_fp8_bfloat16_bits_functions_and_modes():
+    F = cuda.fp8
+    raw = F.cvt_e8m0_to_bf16raw(127)
+    assert isinstance(raw, F.BF16RAW) and raw.x == 0x3F80
+    assert F.cvt_e8m0_to_bf16raw(0x1FF).x == 0x7FFF                  # the low 8 bits
+    assert F.cvt_bfloat16raw_to_fp8(raw, F.saturation_t.NOSAT, F.fp8_interpretation_t.E4M3) \
+        == 0x38
+    assert F.cvt_bfloat16raw_to_e8m0(F.BF16RAW(0x3FC0), F.saturation_t.NOSAT, 2) == 128
+    assert F.cvt_float_to_e8m0(3.0, F.saturation_t.NOSAT, 1) == 128  # cudaRoundZero
+    assert [F.round_mode(m) for m in ("rz", "ru", 1, 2)] == ["rz", "ru", "rz", "ru"]
+    for bad in (0, 3, "rn", None, 1.5j):
+        with pytest.raises(ValueError, match="E8M0 rounding mode must be"):
+            F.round_mode(bad)
+    with pytest.raises(TypeError, match="as a ushort1"):
+        F.cvt_bfloat16raw_to_fp8(0x3F80, F.saturation_t.NOSAT, F.fp8_interpretation_t.E4M3)
+    with pytest.raises(TypeError, match="as a ushort1"):
+        F.cvt_bfloat16raw_to_e8m0(cuda.uint32x1(0x3F80), F.saturation_t.NOSAT, 1)
+    with pytest.raises(ValueError, match="FP8 interpretation"):
+        F.interpretation_name(2)

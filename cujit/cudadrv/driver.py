@@ -19,7 +19,7 @@ from time import perf_counter_ns as _now
 import numpy as np
 
 from .. import driver as _driver_layer
-from ..compiler.linker import nvjitlink_available
+from ..nvvm.linker import nvjitlink_available
 from ..driver.errors import CudaAPIError, CudaDriverError, CudaSupportError
 from ..memory import (AutoFreePointer, BaseCUDAMemoryManager, GetIpcHandleMixin,
                       HostOnlyCUDAMemoryManager, IpcHandle, ManagedMemory, MappedMemory,
@@ -75,7 +75,7 @@ def _raise_driver_error(e):
 
 
 def _have_nvjitlink():
-    """True when nvJitLink loads here (:func:`cujit.compiler.linker.nvjitlink_available`), as
+    """True when nvJitLink loads here (:func:`cujit.nvvm.linker.nvjitlink_available`), as
     numba.cuda's ``cudadrv.driver._have_nvjitlink``; numba-cuda's ``testing.py`` calls it at
     import to decide ``skip_if_nvjitlink_missing``."""
     return nvjitlink_available()

@@ -1,5 +1,5 @@
 """``numba.cuda.cudadrv.error``'s names that cujit has (re-exports, for ported imports)."""
-from ..compiler.nvvm import NvvmError
+from ..nvvm.libnvvm import NvvmError
 from ..driver.errors import CudaDriverError, CudaSupportError
 
 __all__ = ["CudaDriverError", "CudaSupportError", "NvvmError"]

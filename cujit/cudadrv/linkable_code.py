@@ -1,5 +1,5 @@
 """``numba.cuda.cudadrv.linkable_code``'s classes (re-exports, for ported imports)."""
-from ..compiler.linkable import (LTOIR, Archive, Cubin, CUSource, Fatbin, LinkableCode, Object,
+from ..frontend.linkable import (LTOIR, Archive, Cubin, CUSource, Fatbin, LinkableCode, Object,
                                  PTXSource)
 
 __all__ = ["LinkableCode", "CUSource", "PTXSource", "Cubin", "Fatbin", "LTOIR", "Archive",

@@ -47,7 +47,7 @@ class Driver:
     #: True for the simulator's fake driver
     is_simulator = False
 
-    # -- the warm launch (compiler/launcher.py generates a function around these) ----------
+    # -- the warm launch (dispatch/launcher.py generates a function around these) ----------
     #: ``raw_launch(function_ref, gx, gy, gz, bx, by, bz, shared_bytes, stream_ref, params,
     #: extra) -> (err,)``: cuLaunchKernel as bound from the bindings, its CUresult returned
     #: unchecked (the caller raises), so a warm launch is one C call.  None where the backend

@@ -5,7 +5,7 @@ kernels cannot yet size by the argument's dtype)."""
 import numpy as np
 
 from ..arrays import DeviceNDArray, device_array, to_device
-from ..compiler import jit
+from ..dispatch import jit
 from ..kernelapi import grid
 
 __all__ = ["transpose"]

@@ -7,7 +7,6 @@ devices.py.
 """
 import functools
 
-from ..driver import simulator_enabled
 from .devices import current_context
 
 __all__ = ["is_float16_supported", "is_bfloat16_supported", "is_fp8_supported",
@@ -65,12 +64,11 @@ def is_bfloat16_supported():
 
 
 def is_fp8_supported():
-    """True when the current device has FP8 conversions: compute capability 8.9 or higher
-    (numba.cuda's ``is_fp8_supported``); False in the simulator, as numba.cuda's simulator
-    (cujit's FP8 conversions work on the host, ``cuda.fp8``, but kernels have no FP8 types
-    yet).  Raises ``CudaSupportError`` when there is no usable driver or device."""
-    if simulator_enabled():
-        return False
+    """True when the current device runs FP8 kernels: compute capability 8.9 or higher (the
+    ``cvt.*.e4m3x2`` / ``e5m2x2`` instructions the lowering uses), and so in the simulator
+    (an sm_90 device), which computes the FP8 types bit for bit as the GPU (numba.cuda's
+    ``is_fp8_supported``; numba.cuda's own simulator has no FP8).  Raises
+    ``CudaSupportError`` when there is no usable driver or device."""
     return current_context().device.compute_capability >= (8, 9)
 
 

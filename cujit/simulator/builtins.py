@@ -1,7 +1,7 @@
 """Builtins whose kernel semantics differ from Python's, given to simulated kernels.
 
 ``round(x, ndigits)`` on a float follows numba's ``round_ndigits`` (CPython's fallback
-algorithm, what the compiled kernel computes: ``compiler/lower_scalars.round_ndigits``), in
+algorithm, what the compiled kernel computes: ``nvvm/lower_scalars.round_ndigits``), in
 the float's own precision: at the float limits the result is ``x`` itself where NumPy's
 scalar ``round`` overflows to inf, and ``round(2.675, 2)`` is 2.68.
 """

@@ -91,7 +91,7 @@ def source_location(depth=1, needle=None):
     """A compiler ``SourceLocation`` of the nearest kernel frame above the caller; the column
     is where ``needle`` (e.g. ``'shared.array'``) starts on the line, else the first
     non-blank character."""
-    from ..compiler.errors import SourceLocation
+    from ..frontend.errors import SourceLocation
     f = _user_frame(depth + 1)
     if f is None:
         return None
@@ -105,7 +105,7 @@ def source_location(depth=1, needle=None):
 def typing_error(msg, depth=1, needle=None):
     """The compiler's ``TypingError`` for ``msg``, located at the kernel line above (raised
     as it is, without thread ids: it is what compiling the kernel would raise)."""
-    from ..compiler.errors import TypingError
+    from ..frontend.errors import TypingError
     e = TypingError(msg, source_location(depth + 1, needle or msg.split(":", 1)[0]))
     e._cujit_sim_reported = True
     return e
@@ -113,7 +113,7 @@ def typing_error(msg, depth=1, needle=None):
 
 def compile_error(msg, depth=1, needle=None):
     """The compiler's ``CompileError`` for ``msg`` (resource limits), located likewise."""
-    from ..compiler.errors import CompileError
+    from ..frontend.errors import CompileError
     e = CompileError(msg, source_location(depth + 1, needle))
     e._cujit_sim_reported = True
     return e

@@ -269,14 +269,14 @@ def _prepare(kern, args, sig, debug=False):
     the inferred types (:mod:`.typedexec`); both kept by ``kern``.  ``debug``: the kernel's
     ``jit(debug=True)``, which the GPU compiles with (assertions are typed then)."""
     try:
-        from ..compiler.typecheck import type_launch
+        from ..frontend.typecheck import type_launch
     except ImportError as exc:
-        if getattr(exc, "name", "") and "cujit.compiler" in exc.name:
+        if getattr(exc, "name", "") and "cujit.frontend" in exc.name:
             type_launch = None
         else:
             raise
     if type_launch is not None and kern.source is None:
-        from ..compiler.frontend import FunctionSource
+        from ..frontend.source import FunctionSource
         kern.source = FunctionSource.from_pyfunc(kern.pyfunc)
     # parameters that size local/shared arrays: one typing per value (as the GPU compiles)
     sizing = kern.source.sizing_params() if kern.source is not None else ()

@@ -1,6 +1,6 @@
 """The simulator's ``cuda.libdevice`` functions: the values libdevice's ``__nv_<name>``
 gives on a GPU, computed on the CPU (the table of functions and types:
-:mod:`cujit.compiler.libdevice_table`).
+:mod:`cujit.frontend.libdevice_table`).
 
 - Arithmetic and conversions with a rounding mode (``dadd_ru``, ``fsqrt_rd``,
   ``double2float_rz``, ``ll2float_ru`` …) and the ``fma`` family are exact: the exact

@@ -3,7 +3,7 @@
 The typed executor (:mod:`.typedexec`) rewrites a kernel so that every numeric value is the
 NumPy scalar of the type the compiler's type inference gives it; these helpers are what the
 rewritten code calls where plain NumPy would differ from the lowering
-(``cujit/compiler/lower_ops.py``, ``ltypes.cast``):
+(``cujit/nvvm/lower_ops.py``, ``ltypes.cast``):
 
 - conversions: integer → integer wraps to the target width (LLVM ``trunc``/``sext``/``zext``),
   float → integer truncates toward zero and saturates (what ``fptosi``/``fptoui`` become on
@@ -12,7 +12,7 @@ rewritten code calls where plain NumPy would differ from the lowering
   anything → bool is ``!= 0``;
 - float ``//`` and ``%``: CPython's algorithm as the lowering emits it (libdevice ``fmod``;
   a zero ``%`` result takes the divisor's sign, where NumPy's ``remainder`` gives ``+0``);
-- ``print``: the compiled kernel's ``vprintf`` text (``compiler/lower_print.py``): floats
+- ``print``: the compiled kernel's ``vprintf`` text (``nvvm/lower_print.py``): floats
   as ``%f`` (``1.500000``, not Python's ``1.5``), integers in full, booleans True/False,
   complex ``(re+imj)``;
 - ``math.*`` at the argument's precision (libdevice's ``f`` variants for float32): NumPy
@@ -201,7 +201,7 @@ def int_shr(x, n, bits=64):
 
 def complex_pow(a, b):
     """``a ** b`` for two complex NumPy scalars of one type, as the lowering computes it
-    (``compiler/lower_ops._complex_power``: numba-cuda's translation of CPython's
+    (``nvvm/lower_ops._complex_power``: numba-cuda's translation of CPython's
     ``_Py_c_pow`` in the precision of the type; 0 for a zero base, as CPython)."""
     ct = type(a)
     ft = np.float32 if ct is np.complex64 else np.float64
@@ -449,7 +449,7 @@ def fma(a, b, c):
 
 def is_text(t):
     """True for the type of a string constant argument of ``print``."""
-    from ..compiler.rules import Global
+    from ..frontend.rules import Global
     return isinstance(t, Global) and isinstance(t.obj, str)
 
 

@@ -8,12 +8,12 @@ import ast
 import numpy as np
 
 from .. import bf16 as B
-from .. import bf16_scalar, fp8
+from .. import bf16_scalar, fp8, fp8_scalar
 from .. import types as T
 from ..kernelstate import state as _state
-from ..compiler.callkinds import CallKind, call_of
-from ..compiler.calls_ext import CMATH_UNARY
-from ..compiler.nodeinfo import AugAssign, SpecialRegister
+from ..frontend.callkinds import CallKind, call_of
+from ..frontend.calls.numeric import CMATH_UNARY
+from ..frontend.nodeinfo import AugAssign, SpecialRegister
 from . import libdevice_sim, scalars
 
 __all__ = ["Rewriter", "compare_types"]
@@ -75,6 +75,40 @@ def _c_copy(a):
     return np.array(a, order="C", copy=True)
 
 
+def _fp8_conversion(src, dst):
+    """The simulator's conversion of a value of type ``src`` to type ``dst``, one of them an
+    FP8 type, as the compiled cast (``ltypes._cast_fp8``; rules in ``fp8_scalar``)."""
+    if isinstance(dst, T.FP8):
+        fmt = dst.fmt
+        if isinstance(src, T.BFloat16):
+            return lambda v: fp8_scalar.FP8(fmt, bf16_scalar.from_storage(v))
+        to_src = scalars.caster(src)
+        return lambda v: fp8_scalar.FP8(fmt, to_src(v))
+    if isinstance(dst, T.Boolean):
+        return lambda v: np.bool_(bool(v))
+    if isinstance(dst, T.BFloat16):
+        return fp8_scalar.FP8.to_bfloat16
+    if isinstance(dst, T.Integer):
+        signed, width = dst.signed, dst.bitwidth
+        return lambda v: v.to_int(signed, width)
+    return {16: fp8_scalar.FP8.to_float16, 32: fp8_scalar.FP8.to_float32,
+            64: fp8_scalar.FP8.to_float64}[dst.bitwidth]
+
+
+def _fp8_cvt(data):
+    """The simulator's ``cuda.fp8.cvt_*`` call of ``data`` (a ``FP8Conversion``): the host
+    function with the call's constant arguments, the bits as ``np.uint8``."""
+    fn = getattr(fp8, data.name)
+    sat = fp8.saturation_t.SATFINITE if data.saturate else fp8.saturation_t.NOSAT
+    if data.fmt:
+        interp = fp8.fp8_interpretation_t.E4M3 if data.fmt == "e4m3" else \
+            fp8.fp8_interpretation_t.E5M2
+        return lambda x: np.uint8(fn(x, sat, interp))
+    if data.mode:
+        return lambda x: np.uint8(fn(x, sat, data.mode))
+    return fn
+
+
 def _mark(node):
     node._cj_exact = True
     return node
@@ -101,7 +135,7 @@ def compare_types(ts):
     at its unified type (int64 with uint64 is float64), but integers of two integer types
     compare exactly by value.  Returns a list, or None when a pair has no common type or a
     middle operand would be compared at two types."""
-    from ..compiler import rules
+    from ..frontend import rules
     targets = [set() for _ in ts]
     for i, (a, b) in enumerate(zip(ts, ts[1:])):
         if a is b:
@@ -316,7 +350,7 @@ class Rewriter:
     def s_For(self, s):
         it = self.expr(s.iter)
         itype = self.ty(s.iter)
-        from ..compiler.rules import RangeType
+        from ..frontend.rules import RangeType
         if isinstance(itype, RangeType) and isinstance(s.target, ast.Name) and \
                 _widens(itype.dtype, self.tf.vartypes.get(s.target.id), same=True):
             casts = []      # range() yields Python ints within its integer type
@@ -589,6 +623,11 @@ class Rewriter:
 
     def c_cast(self, node, c):
         target = c.data.target
+        if len(node.args) == 1 and (isinstance(target, T.FP8)
+                                    or isinstance(self.ty(node.args[0]), T.FP8)):
+            fn = _fp8_conversion(self.ty(node.args[0]), target)
+            out = self.call(fn, "fp8cvt_", [self.expr(node.args[0])], node)
+            return _mark(out) if _numeric(target) else out
         if len(node.args) == 1 and isinstance(target, T.BFloat16):
             return self.call(bf16_scalar.BF16, "bf16_", [self.expr(node.args[0])], node)
         if len(node.args) == 1 and isinstance(self.ty(node.args[0]), T.BFloat16) \
@@ -788,8 +827,16 @@ class Rewriter:
     def c_fp8(self, node, c):
         # cuda.fp8 conversions: the argument as the compiled call converts it (to float32,
         # or the integer as uint8), the result as its type
-        fmt, direction = fp8.KERNEL_FUNCTIONS[c.data.name]
         a = node.args[0]
+        if c.data.name in fp8.CVT_FUNCTIONS:
+            source, _ = fp8.CVT_FUNCTIONS[c.data.name]
+            arg = self.expr(a)
+            if source != "bf16raw":
+                to = {"float32": T.float32, "float64": T.float64, "e8m0": T.uint8}[source]
+                arg = self.conv(arg, self.ty(a), to, a)
+            out = self.call(_fp8_cvt(c.data), "fp8_" + c.data.name + "_", [arg], node)
+            return _mark(out) if _numeric(self.ty(node)) else out
+        fmt, direction = fp8.KERNEL_FUNCTIONS[c.data.name]
         arg = self.conv(self.expr(a), self.ty(a), T.float32 if direction == "to" else T.uint8,
                         a)
         out = self.call(getattr(fp8, c.data.name), "fp8_" + c.data.name + "_", [arg], node)
@@ -850,6 +897,6 @@ def _call_table():
     return table
 
 
-#: The per-thread rewrite of each call kind (tests/compiler/test_call_contract.py: one per
+#: The per-thread rewrite of each call kind (tests/frontend/test_call_contract.py: one per
 #: kind).
 _CALLS = _call_table()

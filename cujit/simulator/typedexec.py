@@ -5,7 +5,7 @@ A plain Python run of a kernel computes with NumPy 2's promotion rules (``float3
 float32, ``int32 + int32`` overflows at 32 bits, ``math.sqrt`` is float64), where the compiled
 kernel follows Numba's typing (float literals are float64, integer arithmetic is at least 64
 bits, ``math.sqrt`` of a float32 is ``sqrtf``).  ``typed_kernel(pyfunc, tf)`` takes the
-``TypedFunction`` of the front end (:mod:`cujit.compiler.typecheck`; ``typemap`` per ast node,
+``TypedFunction`` of the front end (:mod:`cujit.frontend.typecheck`; ``typemap`` per ast node,
 ``vartypes`` per local) and generates a Python function from the same ``ast`` (returned in a
 :class:`TypedKernel`, which the kernel's ``SimKernel`` keeps) in which:
 
@@ -31,8 +31,8 @@ rewrite off (the kernel then runs as written).
 import ast
 import warnings
 
-from ..compiler.callkinds import Call, CallKind
-from ..compiler.nodeinfo import (ArrayIndex, AugAssign, Iteration, RecordField, SliceStore,
+from ..frontend.callkinds import Call, CallKind
+from ..frontend.nodeinfo import (ArrayIndex, AugAssign, Iteration, RecordField, SliceStore,
                                  SpecialRegister, TupleDynamic, TupleItem, TupleSlice)
 from .typedast import Rewriter
 from ..config import config
@@ -107,7 +107,7 @@ def typed_function(pyfunc, argtypes, kernel=True):
     compiler's ``TypingError``/``CompileError``."""
     if not _enabled() or argtypes is None:
         return TypedKernel(pyfunc)
-    from ..compiler.typecheck import typecheck
+    from ..frontend.typecheck import typecheck
     return typed_kernel(pyfunc, typecheck(pyfunc, tuple(argtypes), kernel=kernel))
 
 

@@ -9,8 +9,8 @@ import os
 import numpy as np
 
 from .. import types as T
-from ..compiler.callkinds import CallKind, call_of
-from ..compiler.nodeinfo import ArrayIndex, IntIndex, SpecialRegister
+from ..frontend.callkinds import CallKind, call_of
+from ..frontend.nodeinfo import ArrayIndex, IntIndex, SpecialRegister
 from . import scalars, vecops
 from .typedast import Rewriter, _OPNAMES, _numeric, _widens, compare_types
 from .vecmem import gload, gstore, lload, lstore, vatomic
@@ -569,7 +569,7 @@ def _vcall_table():
     return table
 
 
-#: The vector code of each call kind in an expression (tests/compiler/test_call_contract.py:
+#: The vector code of each call kind in an expression (tests/frontend/test_call_contract.py:
 #: one per kind); ``vc_per_thread`` refuses it, and the block runs per thread.
 _VCALLS = _vcall_table()
 

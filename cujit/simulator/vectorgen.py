@@ -14,8 +14,8 @@ thread: never a different value.
 import ast
 
 from .. import types as T
-from ..compiler.callkinds import CallKind, call_of
-from ..compiler.nodeinfo import AugAssign
+from ..frontend.callkinds import CallKind, call_of
+from ..frontend.nodeinfo import AugAssign
 from .typedast import _OPNAMES, _numeric
 from .vecexpr import _SCALAR, ExprGen
 from .vectorize import Unsupported
@@ -254,7 +254,7 @@ class _Gen(ExprGen):
         return True
 
     def s_For(self, s, m, ctl):
-        from ..compiler.rules import RangeType
+        from ..frontend.rules import RangeType
         it = s.iter
         if s.orelse or not isinstance(s.target, ast.Name) or \
                 not isinstance(self.ty(it), RangeType) or not isinstance(it, ast.Call) or \

@@ -11,8 +11,8 @@ fixpoint; :func:`is_varying` classifies one expression given them.
 import ast
 
 from .. import types as T
-from ..compiler.callkinds import CallKind, call_of
-from ..compiler.nodeinfo import SpecialRegister
+from ..frontend.callkinds import CallKind, call_of
+from ..frontend.nodeinfo import SpecialRegister
 
 __all__ = ["Unsupported", "varying_locals", "is_varying", "UNIFORM_CALLS"]
 

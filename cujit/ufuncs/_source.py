@@ -11,8 +11,8 @@ import itertools
 import linecache
 import textwrap
 
-from ..compiler.bytecode import decompile
-from ..compiler.errors import TypingError
+from ..frontend.bytecode import decompile
+from ..frontend.errors import TypingError
 
 _counter = itertools.count()
 

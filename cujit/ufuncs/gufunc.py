@@ -112,7 +112,7 @@ class CUDAGUFunc:
     """
 
     def __init__(self, func, sigs, ins, outs, options):
-        from ..compiler import jit
+        from ..dispatch import jit
         self.py_func = func
         self._device = jit(device=True, **options)(as_def(func))
         self._options = options
@@ -144,7 +144,7 @@ class CUDAGUFunc:
         k = self._kernels.get(sig)
         if k is None:
             import cujit
-            from ..compiler import jit
+            from ..dispatch import jit
             n = self.nin + self.nout
             params = [f"a{k}" for k in range(n)]
             call = []

@@ -97,7 +97,7 @@ class CUDAUFunc:
     nout = 1
 
     def __init__(self, func, sigs, options):
-        from ..compiler import jit
+        from ..dispatch import jit
         self.py_func = func
         self._device = jit(device=True, **options)(as_def(func))
         self._options = options
@@ -131,7 +131,7 @@ class CUDAUFunc:
         return len(self._sigs)
 
     def _lazy_signature(self, values):
-        from ..compiler.typecheck import typecheck
+        from ..frontend.typecheck import typecheck
         argtypes = tuple(ct.from_dtype(np.dtype(v.dtype)) if not _args.is_scalar(v)
                          or isinstance(v, np.generic) else ct.typeof(v) for v in values)
         for s in self._sigs:
@@ -149,7 +149,7 @@ class CUDAUFunc:
         k = self._kernels.get(key)
         if k is None:
             import cujit
-            from ..compiler import jit
+            from ..dispatch import jit
             src = _kernel_source(len(kinds), ndim, kinds)
             k = jit(**self._options)(define(src, "_ufunc_kernel",
                                             {"cuda": cujit, "func": self._device}))

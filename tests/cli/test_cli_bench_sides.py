@@ -105,7 +105,7 @@ def test_bare_kernel_params_point_at_the_values():
 
 @pytest.mark.compile
 def test_bare_ptx_assembles_for_sm90():
-    from cujit.compiler.linker import link_cubin, nvjitlink_available
+    from cujit.nvvm.linker import link_cubin, nvjitlink_available
     assert nvjitlink_available()          # a base dependency: its absence is a failure
     sys.path.insert(0, BENCH)
     try:

@@ -40,7 +40,7 @@ def _kernels(cuda):
 @pytest.fixture(scope="module")
 def compiled():
     import cujit as cuda
-    from cujit.compiler import nvvm
+    from cujit.nvvm import libnvvm as nvvm
     assert nvvm.nvvm_available()          # a base dependency: its absence is a failure
     return {k.py_func.__name__: k.compile(SIGS[k.py_func.__name__]) for k in _kernels(cuda)}
 

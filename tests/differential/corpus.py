@@ -19,6 +19,7 @@ import numpy as np
 
 import cujit as cuda
 from corpus_kernels import (arith, basic_math, bf16_ops, compare_ops, conversions, fp8_convs,
+                            fp8_types,
                             int_bits, int_histogram, literals, transcendental, warp_sum)
 from kernels_common import benchmark_kernels, example
 
@@ -249,6 +250,35 @@ def _fp8_code(x, fmt):
     return min(cands, key=lambda c: (abs(Fraction(_fp8_value(c, fmt)) - Fraction(x)), c & 1))
 
 
+def _e8m0_value(x):
+    """E8M0 of float ``x`` from the format's definition: the smallest power of two at or
+    above ``|x|`` (cudaRoundPosInf), limited to 2**-127 .. 2**127 (saturating); NaN."""
+    from fractions import Fraction
+    if math.isnan(x):
+        return math.nan
+    if math.isinf(x):
+        return 2.0 ** 127
+    m = abs(Fraction(x))
+    k = -127
+    while k < 127 and Fraction(2) ** k < m:
+        k += 1
+    return 2.0 ** k
+
+
+def _fp8_types_expected(ins):
+    out = {}
+    for key, fmt in (("q4", "e4m3"), ("q5", "e5m2")):
+        out[key] = np.array([_fp8_value(_fp8_code(float(v), fmt), fmt) for v in ins["x"]],
+                            np.float32)
+    out["r4"] = np.array([_fp8_value(_fp8_code(float(v), "e4m3"), "e4m3") for v in ins["d"]],
+                         np.float32)
+    out["q8"] = np.array([_e8m0_value(float(v)) for v in ins["x"]], np.float32)
+    out["r8"] = np.array([_e8m0_value(float(v)) for v in ins["d"]], np.float32)
+    out["n4"] = np.array([0 if math.isnan(v) else math.trunc(float(v)) for v in out["q4"]],
+                         np.int32)
+    return out
+
+
 def _fp8_expected(ins):
     out = {}
     for fmt, short in (("e4m3", "4"), ("e5m2", "5")):
@@ -264,6 +294,8 @@ def expected(name, ins):
         return _bf16_expected(ins)
     if name == "fp8_convs":
         return _fp8_expected(ins)
+    if name == "fp8_types":
+        return _fp8_types_expected(ins)
     with np.errstate(all="ignore"):
         if name == "arith":
             a, b = ins["a"], ins["b"]
@@ -481,6 +513,7 @@ def _cases():
                                   {k: ("ulp", v) for k, v in ulp.items()}))
     cases.append(_bf16_case())
     cases.append(_fp8_case())
+    cases.append(_fp8_types_case())
     cases += _kernel_cases()
     return cases
 
@@ -498,6 +531,26 @@ def _fp8_case():
                                        outs["back5"]]
     return Case("fp8_convs[float32]", fp8_convs, make,
                 dict.fromkeys(("e4", "e5", "back4", "back5"), ("exact", 0)))
+
+
+def _fp8_types_case():
+    """The FP8 storage types (``cuda.fp8.fp8_e4m3`` ...) constructed from float32 and float64
+    edge values, values on the formats' rounding boundaries and powers of two, converted
+    back to float32 and int32."""
+    def make(rng, arrays=None):
+        n = 64
+        x = edge_array(rng, np.float32, n)
+        x[-12:] = [448.0, 464.0, 465.0, -480.0, 57344.0, 61440.0, 2.0 ** -127, 2.0 ** 127,
+                   3e38, 2.0 ** -9 * 1.5, 0.75, -3.5]
+        d = edge_array(rng, np.float64, n)
+        d[-6:] = [1 + 2.0 ** -40, 464.0 + 2.0 ** -40, 2.0 ** 127 * (1 + 2.0 ** -40), 1e300,
+                  -1e-300, 2.0 ** -130]
+        outs = {o: np.zeros(n, np.float32) for o in ("q4", "q5", "q8", "r4", "r8")}
+        outs["n4"] = np.zeros(n, np.int32)
+        args = [x, d] + [outs[o] for o in ("q4", "q5", "q8", "r4", "r8", "n4")]
+        return {"x": x, "d": d}, outs, 2, 32, args
+    return Case("fp8_types[float32,float64]", fp8_types, make,
+                dict.fromkeys(("q4", "q5", "q8", "r4", "r8", "n4"), ("exact", 0)))
 
 
 def _bf16_case():

@@ -127,6 +127,18 @@ def bf16_ops(a, b, n, add, sub, mul, div, fma_, lt, ne, to_i32, from_i32, from_f
 
 
 @cuda.jit
+def fp8_types(x, d, q4, q5, q8, r4, r8, n4):
+    i = cuda.grid(1)
+    if i < x.size:
+        q4[i] = cuda.float32(cuda.fp8.fp8_e4m3(x[i]))
+        q5[i] = cuda.float32(cuda.fp8.fp8_e5m2(x[i]))
+        q8[i] = cuda.float32(cuda.fp8.fp8_e8m0(x[i]))
+        r4[i] = cuda.float32(cuda.fp8.fp8_e4m3(d[i]))
+        r8[i] = cuda.float32(cuda.fp8.fp8_e8m0(d[i]))
+        n4[i] = cuda.int32(cuda.fp8.fp8_e4m3(x[i]))
+
+
+@cuda.jit
 def fp8_convs(x, e4, e5, back4, back5):
     i = cuda.grid(1)
     if i < x.size:

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 import cujit as cuda
-from cujit.compiler.frontend import FunctionSource
-from cujit.compiler.typeinfer import infer
+from cujit.frontend.source import FunctionSource
+from cujit.frontend.typeinfer import infer
 from cujit.types import typeof
 
 from corpus import CASES
@@ -96,8 +96,8 @@ def _unnamed(ptx):
 @pytest.mark.parametrize("case", _one_case_per_kernel(), ids=lambda c: c.name)
 def test_corpus_kernel_from_bytecode_compiles_to_the_same_ptx(case):
     from cujit import types as T
-    from cujit.compiler import nvvm
-    from cujit.compiler.dispatcher import compile_ptx
+    from cujit.nvvm import libnvvm as nvvm
+    from cujit.dispatch.dispatcher import compile_ptx
     if not nvvm.nvvm_available():
         pytest.skip("libNVVM is not available")
     _, _, _, _, args = case.make(np.random.default_rng(0))
@@ -114,8 +114,8 @@ def test_corpus_kernel_from_bytecode_compiles_to_the_same_ptx(case):
     (matmul_tiled, "void(float32[:, :], float32[:, :], float32[:, :])")],
     ids=["loops", "matmul_tiled"])
 def test_common_kernel_from_bytecode_compiles_to_the_same_ptx(f, sig):
-    from cujit.compiler import nvvm
-    from cujit.compiler.dispatcher import compile_ptx
+    from cujit.nvvm import libnvvm as nvvm
+    from cujit.dispatch.dispatcher import compile_ptx
     if not nvvm.nvvm_available():
         pytest.skip("libNVVM is not available")
     want, _ = compile_ptx(f, sig)

@@ -9,10 +9,10 @@ from corpus import CASES
 
 @pytest.fixture(scope="module")
 def compile_ptx():
-    from cujit.compiler import nvvm
+    from cujit.nvvm import libnvvm as nvvm
     if not nvvm.nvvm_available():
         pytest.skip("libNVVM is not available")
-    from cujit.compiler.dispatcher import compile_ptx
+    from cujit.dispatch.dispatcher import compile_ptx
     return compile_ptx
 
 

@@ -7,7 +7,7 @@ import pytest
 
 import cujit
 from cujit.arrays.ipc import IpcArrayHandle
-from cujit.compiler.nvvm import NvvmError
+from cujit.nvvm.libnvvm import NvvmError
 from cujit.memory.pointers import DeadMemoryError
 from cujit.runtime.version import get_version
 

@@ -31,7 +31,8 @@ def test_unknown_name():
 
 def test_import_loads_no_driver_or_toolchain():
     code = ("import sys, cujit; heavy = [m for m in ('cuda.bindings.driver', 'llvmlite', "
-            "'greenlet', 'cujit.compiler', 'cujit.arrays') if m in sys.modules]; print(heavy)")
+            "'greenlet', 'cujit.frontend', 'cujit.nvvm', 'cujit.dispatch', 'cujit.arrays') "
+            "if m in sys.modules]; print(heavy)")
     env = {"CUJIT_ENABLE_CUDASIM": "0", "PATH": ""}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, env=env)

@@ -7,8 +7,8 @@ from cujit import types as T
 
 def ptx_of(fn, *args, argtypes=None):
     """PTX of kernel ``fn`` typed for launch values ``args`` (or explicit ``argtypes``)."""
-    from cujit.compiler.lowering import compile_to_llvm
-    from cujit.compiler.nvvm import compile_ptx
+    from cujit.nvvm.lowering import compile_to_llvm
+    from cujit.nvvm.libnvvm import compile_ptx
     ts = tuple(argtypes) if argtypes is not None else tuple(T.typeof(a) for a in args)
     lf = compile_to_llvm(fn, ts)
     return compile_ptx(lf.llvm_ir)

@@ -136,7 +136,7 @@ def test_an_input_that_does_not_broadcast_raises_in_the_thread():
 
 # ---- typing errors ---------------------------------------------------------------------
 def _typing_error(fn, argtypes):
-    from cujit.compiler.typecheck import typecheck
+    from cujit.frontend.typecheck import typecheck
     with pytest.raises(TypingError) as e:
         typecheck(fn, tuple(argtypes))
     return str(e.value)

@@ -263,7 +263,7 @@ def test_bf16_support_queries_and_names():
 
 @pytest.mark.compile
 def test_bf16_compiles_to_sm90_cubin():
-    from cujit.compiler.linker import link_cubin
+    from cujit.nvvm.linker import link_cubin
     kernels = [
         (arith, (T.int16[::1], T.float64, T.float64)),
         (compare, (T.boolean[::1], T.float64, T.float64)),
@@ -282,9 +282,9 @@ def test_bf16_compiles_to_sm90_cubin():
 
 @pytest.mark.compile
 def test_bf16_every_intrinsic_compiles():
-    from cujit.compiler.linker import link_cubin
-    from cujit.compiler.lowering import compile_to_llvm
-    from cujit.compiler.nvvm import compile_ptx
+    from cujit.nvvm.linker import link_cubin
+    from cujit.nvvm.lowering import compile_to_llvm
+    from cujit.nvvm.libnvvm import compile_ptx
     src = ["def every(out, bo, a, n, f, d):"]
     for k, name in enumerate(B.INTRINSICS):
         params, result = B.SIGNATURES[name]
@@ -306,7 +306,7 @@ def test_bf16_every_intrinsic_compiles():
 def test_bf16_scalar_arguments_pack_as_their_bits():
     # the real driver's parameter buffer: a BF16 or an array element of the storage dtype
     # is its 16 bits (the i16 parameter of the kernel ABI)
-    from cujit.compiler.launcher import ArgPacker
+    from cujit.dispatch.launcher import ArgPacker
     from cujit.bf16_scalar import to_storage
     p = ArgPacker((T.bfloat16, T.int32, T.bfloat16))
     p.pack((BF16(1.5), 7, to_storage(BF16(-2.0))))

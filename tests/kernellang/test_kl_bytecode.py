@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import cujit as cuda
-from cujit.compiler.frontend import FunctionSource
+from cujit.frontend.source import FunctionSource
 
 from test_kl_docs import BODIES, EXAMPLES, _rows
 

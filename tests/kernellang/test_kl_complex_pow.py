@@ -79,7 +79,7 @@ def test_complex_power_special_cases_as_numba():
 @pytest.mark.compile
 @pytest.mark.parametrize("ct", ["complex64", "complex128"])
 def test_complex_power_compiles_to_ptx(ct):
-    from cujit.compiler import nvvm
+    from cujit.nvvm import libnvvm as nvvm
     if not nvvm.nvvm_available():
         pytest.skip("libNVVM is not installed")
     ptx, _ = cuda.compile_ptx(_vec_pow_binop.py_func, f"void({ct}[::1], {ct}[::1], {ct}[::1])")

@@ -61,7 +61,7 @@ def test_enum_lookup_needs_a_constant_member_name(kernel, args):
 
 @pytest.mark.compile
 def test_intenum_lookup_compiles_to_a_constant():
-    from cujit.compiler import nvvm
+    from cujit.nvvm import libnvvm as nvvm
     if not nvvm.nvvm_available():
         pytest.skip("libNVVM is not installed")
     ptx, _ = cuda.compile_ptx(_kernel.py_func, "void(int64[::1], int64)")

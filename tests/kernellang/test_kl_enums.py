@@ -10,8 +10,8 @@ import pytest
 
 import cujit as cuda
 from cujit import types as T
-from cujit.compiler.errors import TypingError
-from cujit.compiler.typecheck import typecheck_kernel
+from cujit.frontend.errors import TypingError
+from cujit.frontend.typecheck import typecheck_kernel
 
 from _kl_helpers import ptx_of
 

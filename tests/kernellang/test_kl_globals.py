@@ -108,7 +108,7 @@ def test_device_function_captured_arrays_compile():
 
 def test_cache_key_includes_captured_device_array_address():
     from cujit import types as T
-    from cujit.compiler.cache import cache_key
+    from cujit.dispatch.cache import cache_key
     _make_globals()
     k1 = cache_key(use_globals, (T.float64[::1],), {}, (9, 0))
     assert cache_key(use_globals, (T.float64[::1],), {}, (9, 0)) == k1

@@ -12,8 +12,8 @@ import pytest
 import cujit as cuda
 from cujit import libdevice
 from cujit import types as T
-from cujit.compiler.errors import TypingError
-from cujit.compiler.libdevice_table import FUNCTIONS
+from cujit.frontend.errors import TypingError
+from cujit.frontend.libdevice_table import FUNCTIONS
 
 from _kl_helpers import ptx_of
 
@@ -464,7 +464,7 @@ def k_bad_kw(out, a):
     (k_bad_array, r"libdevice.sqrt\(\) takes a float64 here, got a value of type array"),
 ])
 def test_typing_errors(kernel, msg):
-    from cujit.compiler.typecheck import typecheck_kernel
+    from cujit.frontend.typecheck import typecheck_kernel
     with pytest.raises(TypingError, match=msg):
         typecheck_kernel(kernel, (np.zeros(2), np.zeros(2)))
 

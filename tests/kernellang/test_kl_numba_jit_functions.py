@@ -87,7 +87,7 @@ def test_numba_jit_function_is_recognised_by_its_class_and_py_func():
 
 @pytest.mark.compile
 def test_numba_jit_function_compiles_to_a_device_function():
-    from cujit.compiler.lowering import compile_to_llvm
+    from cujit.nvvm.lowering import compile_to_llvm
     ir = compile_to_llvm(k_nested, (cuda.float64[::1], cuda.int64[::1])).llvm_ir
     defs = [ln for ln in ir.splitlines() if ln.startswith("define internal")]
     # its inline="always" lowers _scaled into the kernel (no definition of its own), as

@@ -93,7 +93,7 @@ def test_operator_call_with_wrong_argument_count_is_a_typing_error():
 
 @pytest.mark.compile
 def test_operator_calls_compile_to_ptx():
-    from cujit.compiler import nvvm
+    from cujit.nvvm import libnvvm as nvvm
     if not nvvm.nvvm_available():
         pytest.skip("libNVVM is not installed")
     ptx, _ = cuda.compile_ptx(_module_calls.py_func, "void(int64[:, ::1], int64[::1], int64[::1])")

@@ -161,7 +161,7 @@ def test_store_nested_compiles():
 
 def test_launcher_conversion_of_host_records_and_tuples():
     # the real-driver path's conversion (launcher.convert_arg), checked on either backend
-    from cujit.compiler import launcher as ln
+    from cujit.dispatch import launcher as ln
     arr = make_rec()
     dev, backs, fast = ln.convert_arg(0, arr[0], 0)
     assert T.typeof(dev) is T.Record(rec_dt) and fast is False

@@ -93,7 +93,7 @@ def test_python_int_to_narrower_explicit_parameter():
 
 
 def test_wrap_declared_ints():
-    from cujit.compiler.launch_args import wrap_declared_ints
+    from cujit.dispatch.launch_args import wrap_declared_ints
     got = wrap_declared_ints((T.uint8, T.int16, T.float32), (257, -5, 1.5))
     assert got == (1, -5, 1.5) and type(got[0]) is np.uint8 and type(got[1]) is int
     assert wrap_declared_ints((T.int64,), (np.int64(3),)) is None
@@ -131,7 +131,7 @@ def test_declared_complex_and_bool_params():
 
 
 def test_convert_declared_scalars():
-    from cujit.compiler.launch_args import convert_declared_scalars
+    from cujit.dispatch.launch_args import convert_declared_scalars
     got = convert_declared_scalars((T.float32, T.uint8, T.complex128, T.boolean, T.float64),
                                    (0.1, 257, 1.5, 1, 2.0))
     assert type(got[0]) is np.float32 and got[0] == np.float32(0.1)

@@ -371,8 +371,8 @@ def test_bad_ldm_alignment_and_bounds_are_errors(off, ldm, err, what):
 @pytest.mark.compile
 @pytest.mark.parametrize("cc", [(8, 0), (9, 0)])
 def test_ptx_has_the_tensor_core_instructions(cc):
-    from cujit.compiler.compile_api import compile_ptx
-    from cujit.compiler.linker import link_cubin, nvjitlink_available
+    from cujit.dispatch.compile_api import compile_ptx
+    from cujit.nvvm.linker import link_cubin, nvjitlink_available
     sigs = {gemm_f16: (T.float16[:, ::1], T.float16[:, ::1], T.float32[:, ::1], T.int64,
                        T.int64),
             bf16_tile: (T.uint16[:, ::1], T.uint16[:, ::1], T.float32[:, ::1]),
@@ -420,7 +420,7 @@ def test_gpu_bf16_and_tf32_tiles_agree_with_the_model():
 
 @pytest.mark.compile
 def test_shared_tiles_of_a_wmma_kernel_are_32_byte_aligned():
-    from cujit.compiler.compile_api import compile_ptx
+    from cujit.dispatch.compile_api import compile_ptx
     ptx, _ = compile_ptx(shared_tiles.py_func, (T.float16[:, ::1], T.float16[:, ::1],
                                                 T.float32[:, ::1]), cc=(9, 0))
     shared = [l for l in ptx.splitlines() if l.strip().startswith(".shared")]
@@ -571,7 +571,7 @@ def test_device_functions_update_the_callers_fragments():
 
 @pytest.mark.compile
 def test_fragments_passed_to_device_functions_stay_in_registers():
-    from cujit.compiler.compile_api import compile_ptx
+    from cujit.dispatch.compile_api import compile_ptx
     ptx, _ = compile_ptx(through_device_function.py_func,
                          (T.float16[:, ::1], T.float16[:, ::1], T.float32[:, ::1]), cc=(9, 0))
     assert ptx.count("wmma.mma.sync") == 2 and "st.local" not in ptx

@@ -193,7 +193,7 @@ def test_public_names():
 @pytest.mark.compile
 def test_kernels_compile_to_ptx():
     from cujit import types as ct
-    from cujit.compiler.dispatcher import compile_ptx
+    from cujit.dispatch.dispatcher import compile_ptx
     st = ct.typeof(np.zeros(1, xoroshiro128p_dtype))
     ptx, _ = compile_ptx(R._init_states_kernel, (st, ct.uint64, ct.uint64, ct.uint64[:, ::1]))
     assert ".entry" in ptx
@@ -260,7 +260,7 @@ def test_same_numbers_as_numba_cuda_on_the_gpu(tmp_path):
 
 
 def _cpu_harness():
-    """tests/compiler/test_lower_cpu.py's ``run``: the compiler's LLVM IR executed on the host
+    """tests/nvvm/test_lower_cpu.py's ``run``: the compiler's LLVM IR executed on the host
     (one thread), so the GPU code path's values are checked without a GPU.  The module is
     shared with pytest's own import of it (``sys.modules['test_lower_cpu']``): its MCJIT
     engines must live for the whole process and their symbol tags must not repeat."""

@@ -101,7 +101,7 @@ def test_errors():
 @pytest.mark.compile
 def test_kernel_compiles_to_ptx():
     from cujit import types as ct
-    from cujit.compiler.dispatcher import compile_ptx
+    from cujit.dispatch.dispatcher import compile_ptx
     k = sum_reduce._kernel(np.dtype(np.float32))
     ptx, _ = compile_ptx(k, (ct.float32[::1], ct.float32[::1], ct.float32, ct.boolean))
     assert "bar.sync" in ptx and ".shared" in ptx

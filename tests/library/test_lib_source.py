@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import cujit as cuda
-from cujit.compiler.errors import TypingError
+from cujit.frontend.errors import TypingError
 from cujit.ufuncs._source import as_def, define
 
 SCALE = 3

@@ -218,7 +218,7 @@ def test_flat_kernel_ptx_is_the_hand_written_one():
     """Same-shape contiguous arrays go through one flat index: the axpy PTX has one fma, two
     loads and one store, no division (the index is not unravelled)."""
     from cujit import types as ct
-    from cujit.compiler.dispatcher import compile_ptx
+    from cujit.dispatch.dispatcher import compile_ptx
     k = axpy._kernel(axpy._sigs[0], 1, ("s", "f", "f"))
     ptx, _ = compile_ptx(k, (ct.float32, ct.float32[::1], ct.float32[::1], ct.float32[::1]))
     assert ptx.count("ld.global.f32") == 2 and ptx.count("st.global.f32") == 1

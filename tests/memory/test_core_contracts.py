@@ -459,7 +459,7 @@ def test_normalize_shape():
 
 # -- launch configuration --------------------------------------------------------------------
 def test_make_config_messages_and_args():
-    from cujit.compiler import launcher as ln
+    from cujit.dispatch import launcher as ln
     with pytest.raises(TypeError) as ei:
         ln.make_config(1.5, 1, 0, 0, 0, None)
     assert str(ei.value) == ("griddim must be an int or a tuple of 1 to 3 ints, got 1.5 (an "
@@ -480,7 +480,7 @@ def test_make_config_messages_and_args():
 
 
 def test_device_limits_are_the_device_attributes():
-    from cujit.compiler import launcher as ln
+    from cujit.dispatch import launcher as ln
     lim = ln.device_limits(0)
     dev = cujit.get_current_device()
     assert lim["MAX_THREADS_PER_BLOCK"] == dev.MAX_THREADS_PER_BLOCK

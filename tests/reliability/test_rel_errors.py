@@ -343,7 +343,7 @@ def test_the_fast_launch_path_records_the_kernel_a_sticky_error_names(monkeypatc
     launched last where api_error finds it (one list store, no driver call)."""
     import threading
     from cujit.runtime import devices
-    from cujit.compiler import launcher as ln
+    from cujit.dispatch import launcher as ln
 
     class Drv:
         is_simulator = False

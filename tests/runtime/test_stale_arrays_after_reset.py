@@ -78,7 +78,7 @@ def test_live_arrays_still_launch(ctx):
 
 
 def test_fast_launch_function_declines_memory_of_another_generation(monkeypatch):
-    # The GPU fast path, driven by the fake driver of tests/compiler/test_launch_fastpath.py
+    # The GPU fast path, driven by the fake driver of tests/dispatch/test_launch_fastpath.py
     # (runs without a GPU): an array whose memory is of an older context generation is
     # declined (then the slow path raises DeadMemoryError).
     import sys

@@ -32,9 +32,9 @@ def no_typecheck(monkeypatch):
     simulator's own run-time checks and Python behaviour the compiler rejects (``raise``)."""
     import sys
     import types
-    fake = types.ModuleType("cujit.compiler.typecheck")
+    fake = types.ModuleType("cujit.frontend.typecheck")
     fake.type_launch = lambda pyfunc, args, debug=False, source=None: None
-    monkeypatch.setitem(sys.modules, "cujit.compiler.typecheck", fake)
+    monkeypatch.setitem(sys.modules, "cujit.frontend.typecheck", fake)
 
 
 @pytest.fixture(params=["front end", "run time"])

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import cujit as cuda
-from cujit.compiler.errors import CompileError, TypingError
+from cujit.frontend.errors import CompileError, TypingError
 from cujit.simulator.errors import WarpDivergenceError
 
 pytestmark = pytest.mark.sim

@@ -302,7 +302,7 @@ def test_fma_single_rounding_and_cbrt(vals):
 
 
 def test_bit_intrinsic_rejects_floats(launch, either_check):
-    from cujit.compiler.errors import TypingError
+    from cujit.frontend.errors import TypingError
     if either_check == "front end":
         with pytest.raises(TypingError, match=r"popc\(\) takes an integer, got float64"):
             launch(bits, 1, 1, np.array([1.5]), np.zeros(4))

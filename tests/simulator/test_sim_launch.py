@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import cujit as cuda
-from cujit.compiler.errors import TypingError
+from cujit.frontend.errors import TypingError
 from cujit.driver.errors import CudaAPIError
 from cujit.kernelapi import _state
 
@@ -30,9 +30,9 @@ def test_typecheck_called_once_per_signature_and_errors_propagate(launch, monkey
         if isinstance(args[1], float):
             raise TypingError("n must be an integer")
 
-    fake = types.ModuleType("cujit.compiler.typecheck")
+    fake = types.ModuleType("cujit.frontend.typecheck")
     fake.type_launch = type_launch
-    monkeypatch.setitem(sys.modules, "cujit.compiler.typecheck", fake)
+    monkeypatch.setitem(sys.modules, "cujit.frontend.typecheck", fake)
     k = SimKernel(_fresh_kernel())      # what a dispatcher keeps: typed once per signature
     a = np.zeros(4)
     launch(k, 1, 4, a, 4)

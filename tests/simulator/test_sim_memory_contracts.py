@@ -57,7 +57,7 @@ def test_frozen_const_is_a_read_only_copy():
 
 
 def test_frozen_const_limits():
-    from cujit.compiler.errors import CompileError, TypingError
+    from cujit.frontend.errors import CompileError, TypingError
     with pytest.raises(TypingError, match="const.array_like: expected a NumPy array known at "
                                           "compile time, got list"):
         M.frozen_const([1, 2])
@@ -94,7 +94,7 @@ _KERNEL_LINE = f"line {_kernel.__code__.co_firstlineno + 1}, "
 
 @pytest.mark.parametrize("bad", ["nope", 3, object])
 def test_as_dtype_error_names_the_dtype_and_the_caller(bad):
-    from cujit.compiler.errors import TypingError
+    from cujit.frontend.errors import TypingError
     with pytest.raises(TypingError) as ei:
         M.as_dtype(bad, "local.array")
     first = str(ei.value).splitlines()[0]
@@ -104,7 +104,7 @@ def test_as_dtype_error_names_the_dtype_and_the_caller(bad):
 
 # (mutmut's trampolines add frames, so its runs deselect the two caller_line tests)
 def test_as_dtype_error_caller_line():
-    from cujit.compiler.errors import TypingError
+    from cujit.frontend.errors import TypingError
     with pytest.raises(TypingError) as ei:
         _kernel(M.as_dtype, "nope", "local.array")
     assert "test_sim_memory_contracts.py" in str(ei.value) and _KERNEL_LINE in str(ei.value)
@@ -124,7 +124,7 @@ def test_check_shape_normalises(shape, want):
     ((2, -1), "shared.array: shape (2, -1) has a negative extent"),
     (-3, "shared.array: shape (-3,) has a negative extent")])
 def test_check_shape_error_messages(shape, msg):
-    from cujit.compiler.errors import TypingError
+    from cujit.frontend.errors import TypingError
     with pytest.raises(TypingError) as ei:
         M.check_shape(shape, "shared.array")
     assert str(ei.value).splitlines()[0] == msg
@@ -132,7 +132,7 @@ def test_check_shape_error_messages(shape, msg):
 
 @pytest.mark.parametrize("shape", [2.5, (2, -1)])
 def test_check_shape_error_caller_line(shape):
-    from cujit.compiler.errors import TypingError
+    from cujit.frontend.errors import TypingError
     with pytest.raises(TypingError) as ei:
         _kernel(M.check_shape, shape, "shared.array")
     line = str(ei.value).splitlines()[1]

@@ -75,17 +75,17 @@ def plan_kernel(plan, out):
 def no_typecheck():
     """The plan is a nested list, which the compiler rejects as an argument: run the kernel
     on the simulator alone (typecheck replaced by a no-op)."""
-    fake = types.ModuleType("cujit.compiler.typecheck")
+    fake = types.ModuleType("cujit.frontend.typecheck")
     fake.type_launch = lambda pyfunc, args, debug=False, source=None: None
-    old = sys.modules.get("cujit.compiler.typecheck")
-    sys.modules["cujit.compiler.typecheck"] = fake
+    old = sys.modules.get("cujit.frontend.typecheck")
+    sys.modules["cujit.frontend.typecheck"] = fake
     try:
         yield
     finally:
         if old is None:
-            del sys.modules["cujit.compiler.typecheck"]
+            del sys.modules["cujit.frontend.typecheck"]
         else:
-            sys.modules["cujit.compiler.typecheck"] = old
+            sys.modules["cujit.frontend.typecheck"] = old
 
 
 def has_race(plan):

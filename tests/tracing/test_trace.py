@@ -110,7 +110,7 @@ def _hook_points():
     from cujit.memory import events as mem
     from cujit.runtime import events as rt
     from cujit.arrays.transfer import copied
-    from cujit.compiler.launcher import launched
+    from cujit.dispatch.launcher import launched
     return [mem.allocated, mem.freed, mem.free_queued, mem.flushed, copied, launched,
             rt.synchronized, rt.graph_launched]
 

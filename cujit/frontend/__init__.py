@@ -1,0 +1,1 @@
+"""The front end: a kernel's Python source or bytecode, typed."""

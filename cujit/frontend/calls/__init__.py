@@ -1,0 +1,1 @@
+"""Typing of calls, one module per kind of call."""

@@ -1,0 +1,376 @@
+"""Typing of the names and calls the compiler recognises (by object identity).
+
+``type_call`` types a call: builtins (``min max abs len range int float bool complex round
+print pow``), ``math.*`` (lowered to libdevice ``__nv_*``), NumPy scalar casts
+(``np.float32(x)``) and a few NumPy maths functions, cujit types as casts
+(``cujit.float32(x)``), the kernel API of :mod:`cujit.kernelapi` (thread indexing,
+shared/local/const arrays, barriers, fences, atomics, warp intrinsics) and device functions.
+Each call's meaning is left in ``tf.info[node]`` as a :class:`~.callkinds.Call` (its kind and
+typed payload) for the backends.
+Compile-time values and the table of recognised callables are in :mod:`.const_types`.
+"""
+import ast
+import types
+
+import numpy as np
+
+from ... import kernelapi as K
+from ... import types as T
+from . import runtime as calls_impl, wmma as calls_wmma
+from .. import rules
+from ..callkinds import (ArrayCopy, ArraySpec, ArrayView, Call, CallKind, ConstArray, GridAxes,
+                         Reshape)
+from ..nodeinfo import SpecialRegister
+from .device import type_starred_call
+from .numeric import type_bit_count
+from .reduce import type_reduction
+from ..closures import escape
+from ..const_types import (CONST_LIMIT, MATH_BINARY, MATH_UNARY, REDUCTION_METHODS,
+                           STATIC_SHARED_LIMIT, const_type)
+from ..errors import CompileError
+from ..rules import BoundMethod, Func, Global
+
+__all__ = ["const_type", "global_attr", "type_call", "MATH_UNARY", "MATH_BINARY", "LOCAL_LIMIT"]
+
+#: Local memory one thread may use (bytes): CUDA's 512 KiB per thread on every architecture
+#: since compute capability 2.0 (CUDA C Programming Guide, "Features and Technical
+#: Specifications").
+LOCAL_LIMIT = 512 * 1024
+
+# The four index stubs by identity (their names are theirs: kernelapi keeps them private).
+_DIM3 = {id(K.threadIdx): "threadIdx", id(K.blockIdx): "blockIdx", id(K.blockDim): "blockDim",
+         id(K.gridDim): "gridDim"}
+
+
+def global_attr(typer, node, obj, attr):
+    """Type ``obj.attr`` where ``obj`` is a compile-time object."""
+    if isinstance(obj, K.Dim3Stub):
+        if attr not in ("x", "y", "z"):
+            raise typer.error(f"{obj!r} has no attribute '{attr}' (use .x, .y or .z)", node)
+        typer.tf.info[node] = SpecialRegister(_DIM3[id(obj)], attr)
+        return T.int32
+    if obj is K.shared or obj is K.local:
+        if attr != "array":
+            raise typer.error(f"{obj!r} has no attribute '{attr}' (use .array)", node)
+        return Func(("shared" if obj is K.shared else "local") + ".array")
+    if obj is K.const:
+        if attr != "array_like":
+            raise typer.error(f"cujit.const has no attribute '{attr}' (use .array_like)", node)
+        return Func("const.array_like")
+    if obj is K.atomic:
+        name = attr.rstrip("_")
+        if name not in _ATOMIC_OPS and attr != "compare_and_swap":
+            raise typer.error(f"cujit.atomic has no operation '{attr}'", node)
+        return Func("atomic." + ("cas0" if attr == "compare_and_swap" else name))
+    if attr == "laneid" and getattr(obj, "__name__", None) in ("cujit", "cujit.kernelapi"):
+        typer.tf.info[node] = SpecialRegister("laneid")
+        return T.int32
+    try:
+        value = getattr(obj, attr)
+    except AttributeError:
+        raise typer.error(f"{getattr(obj, '__name__', repr(obj))} has no attribute '{attr}'",
+                          node) from None
+    return typer.typed_value(node, value)
+
+
+_ATOMIC_OPS = ("add", "sub", "max", "min", "nanmax", "nanmin", "exch", "and", "or", "xor",
+               "inc", "dec", "cas")
+
+
+def type_call(typer, node):
+    """Type an ast.Call; records ``tf.info[node]``."""
+    ft = typer.expr(node.func)
+    if ft is None:
+        return None
+    if isinstance(ft, Func) and ft.kind in _CONST_ARG_CALLS:
+        return _CONST_ARG_CALLS[ft.kind](typer, node, ft)
+    for kw in node.keywords:
+        if kw.arg is None:
+            raise typer.error("**kwargs in calls are not supported in kernels", kw.value)
+    if any(isinstance(a, ast.Starred) for a in node.args):
+        if isinstance(ft, Func) and ft.kind in (CallKind.DEVICE, CallKind.KERNEL):
+            return type_starred_call(typer, node, ft.data, ft.kind)
+        if isinstance(ft, Func) and ft.kind is CallKind.CLOSURE:
+            return type_starred_call(typer, node, escape(typer, ft.data, node))
+        raise typer.error("*args in calls are supported only for device functions", node)
+    args = [typer.expr(a) for a in node.args]
+    kws = {kw.arg: typer.expr(kw.value) for kw in node.keywords}
+    if any(a is None for a in args) or any(v is None for v in kws.values()):
+        return None
+    if isinstance(ft, BoundMethod):
+        return _method(typer, node, ft, args, kws)
+    if not isinstance(ft, Func):
+        hint = ""
+        if isinstance(ft, Global) and isinstance(ft.obj, types.FunctionType):
+            # numba.extending.register_jitable registers in Numba's CPU registry, which
+            # cujit does not read: name the decorators that reach cujit
+            hint = ("; a Python function called from a kernel must be a device function: "
+                    "decorate it with @cuda.jit(device=True) or "
+                    "@cujit.extending.register_jitable (numba.extending.register_jitable "
+                    "registers it for Numba's CPU target only)")
+        raise typer.error(f"'{ast.unparse(node.func)}' ({_describe(ft)}) cannot be called in a "
+                          f"kernel{hint}", node.func)
+    return calls_impl.type_func(typer, node, ft, args, kws)
+
+
+def _describe(t):
+    if isinstance(t, Global):
+        return f"{type(t.obj).__name__} {t.obj!r:.50}"
+    return f"a value of type {t}"
+
+
+def _view_dtype(t):
+    """The cujit scalar type a ``view`` argument names (``np.int32``, ``cuda.int32``,
+    a captured ``np.dtype``), or None."""
+    if isinstance(t, Func) and t.kind is CallKind.CAST and isinstance(t.data, T.Scalar):
+        return t.data
+    if isinstance(t, Global) and isinstance(t.obj, np.dtype) and t.obj.fields is None:
+        try:
+            return T.from_dtype(t.obj)
+        except (TypeError, ValueError, KeyError, NotImplementedError):
+            return None
+    return None
+
+
+def _array_view(typer, node, aty, args):
+    """``arr.view(dtype)`` (NumPy's): the same bytes as ``dtype`` elements.  An element
+    size that differs needs at least one dimension; the last one must then be contiguous and
+    hold a whole number of new elements (ValueError in the thread otherwise, as NumPy's)."""
+    dt = _view_dtype(args[0]) if len(args) == 1 else None
+    if dt is None or isinstance(dt, (T.Record,)) or not (rules.is_number(dt) or
+                                                         isinstance(dt, T.Boolean)):
+        raise typer.error("view() in a kernel takes one scalar dtype (np.int32, "
+                          "cuda.float32, or a captured np.dtype)", node)
+    old = aty.dtype.dtype.itemsize
+    if dt.dtype.itemsize != old and aty.ndim == 0:
+        raise typer.error(f"view() of a 0-d array as {dt}: the element sizes differ "
+                          f"({old} and {dt.dtype.itemsize} bytes)", node)
+    layout = aty.layout if dt.dtype.itemsize == old else ("C" if aty.layout == "C" else "A")
+    typer.tf.info[node] = Call(CallKind.ARRAY_VIEW, ArrayView(dt))
+    return T.Array(dt, aty.ndim, layout, aty.readonly)
+
+
+def _array_copy(typer, node, aty, args):
+    """``arr.copy()`` of a captured NumPy array (a global or closure variable): a writable
+    C-order copy in the thread's local memory, its shape known when compiling.  TypingError
+    for arguments, for another array (its shape is known only at launch, and a cujit kernel
+    allocates no heap; numba-cuda allocates through its NRT) and past the local-memory
+    limit."""
+    value = typer.tf.constvals.get(node.func.value)
+    if args:
+        raise typer.error("copy() of an array takes no arguments in kernels", node)
+    if not isinstance(value, np.ndarray):
+        raise typer.error("copy() in a kernel copies a captured NumPy array (a global or "
+                          "closure variable, whose shape is known when compiling) into "
+                          "local memory; copy other arrays into a cuda.local.array",
+                          node)
+    if value.nbytes > LOCAL_LIMIT:
+        raise typer.error(f"copy() of a {value.nbytes}-byte array exceeds the local memory "
+                          f"per thread ({LOCAL_LIMIT} bytes)", node)
+    typer.tf.info[node] = Call(CallKind.ARRAY_COPY, ArrayCopy(value))
+    return T.Array(aty.dtype, aty.ndim, "C", False)
+
+
+def _method(typer, node, bm, args, kws):
+    if kws and not (isinstance(bm.recv, T.Array) and bm.name in REDUCTION_METHODS):
+        raise typer.error(f"{bm.name}() takes no keyword arguments in kernels", node)
+    if bm.name == "conjugate":
+        typer.tf.info[node] = Call(CallKind.CONJUGATE)
+        return bm.recv
+    if bm.name == "bit_count":
+        return type_bit_count(typer, node, bm.recv, args)
+    if isinstance(bm.recv, T.Array) and bm.name in REDUCTION_METHODS:
+        if args:
+            raise typer.error(f"{bm.name}() of an array takes no arguments in kernels (the "
+                              f"whole array is reduced)", node)
+        return type_reduction(typer, node, bm.name, bm.recv, node.func.value, kws)
+    if isinstance(bm.recv, T.Array) and bm.name == "view":
+        return _array_view(typer, node, bm.recv, args)
+    if isinstance(bm.recv, T.Array) and bm.name == "copy":
+        return _array_copy(typer, node, bm.recv, args)
+    if bm.name == "reshape":
+        aty = bm.recv
+        if len(args) == 1 and isinstance(args[0], (T.UniTuple, T.Tuple)):
+            dims = list(args[0].types)
+        else:
+            dims = args
+        if not dims or not all(rules.is_int(d) for d in dims):
+            raise typer.error("reshape() takes integer dimensions or a tuple of them", node)
+        if aty.layout != "C":
+            raise typer.error(f"reshape() in a kernel needs a C-contiguous array, got {aty}",
+                              node)
+        typer.tf.info[node] = Call(CallKind.RESHAPE, Reshape(len(dims)))
+        return T.Array(aty.dtype, len(dims), "C", aty.readonly)
+    raise typer.error(f"method {bm.name}() is not supported in kernels", node)
+
+
+# ---- shared / local / const arrays (arguments must be compile-time constants) -------------
+def _bind(typer, node, names, what, optional=()):
+    """Map positional and keyword argument nodes of ``node`` to ``names`` (then the
+    ``optional`` names, which may be left out)."""
+    every = tuple(names) + tuple(optional)
+    if len(node.args) > len(every):
+        raise typer.error(f"{what}() takes at most {len(every)} arguments "
+                          f"({', '.join(every)})", node)
+    out = dict(zip(every, node.args))
+    for kw in node.keywords:
+        if kw.arg not in every or kw.arg in out:
+            raise typer.error(f"{what}() got an unexpected or repeated argument '{kw.arg}'",
+                              kw.value)
+        out[kw.arg] = kw.value
+    missing = [n for n in names if n not in out]
+    if missing:
+        raise typer.error(f"{what}() is missing argument(s): {', '.join(missing)}", node)
+    return out
+
+
+def _shape_value(typer, snode, what):
+    reads = [m for m in ast.walk(snode) if isinstance(m, ast.Attribute) and
+             isinstance(m.value, ast.Name) and
+             isinstance(typer.tf.vartypes.get(m.value.id), T.Array)]
+    if reads and not typer._const(snode)[0]:
+        read = next((m for m in ast.walk(snode) if isinstance(m, ast.Subscript) and
+                     m.value is reads[0]), reads[0])      # x.shape[0], not x.shape
+        # numba rejects it at typing too (RequireLiteralValue); name the run-time read
+        # rather than the generic rule, and never the array's contents
+        raise typer.error(
+            f"the shape of {what} must be a compile-time constant or an integer argument; "
+            f"'{ast.unparse(snode)}' is not: '{ast.unparse(read)}' is an attribute of the "
+            f"array '{reads[0].value.id}', read at run time (pass the size as an integer "
+            "argument, or use a constant)", snode)
+    v = typer.const_eval(snode, f"the shape of {what}")
+    seq = v if isinstance(v, tuple) else (v,)
+    dims = []
+    for d in seq:
+        if isinstance(d, (bool, np.bool_)) or not isinstance(d, (int, np.integer)):
+            raise typer.error(f"the shape of {what} must be a Python int or a tuple of ints; "
+                              f"got {v!r} ({type(d).__name__})", snode)
+        if d < 0:
+            raise typer.error(f"the shape of {what} cannot be negative (got {v!r})", snode)
+        dims.append(int(d))
+    return tuple(dims)
+
+
+def _dtype_value(typer, dnode, what):
+    ok, v = typer._const(dnode)
+    if not ok:
+        src = ast.unparse(dnode)
+        why = ("a kernel argument" if isinstance(dnode, ast.Name) and dnode.id in
+               typer.fsrc.argnames else "not known when the kernel is compiled")
+        raise typer.error(f"the dtype of {what} must be a compile-time constant (a cujit/NumPy "
+                          f"type, a NumPy dtype or a string such as 'float32'); '{src}' is "
+                          f"{why}", dnode)
+    try:
+        return T.as_dtype_type(v)
+    except TypeError as e:
+        if isinstance(v, str):      # numba's words for it, which its tests match
+            raise typer.error(f"Invalid NumPy dtype specified: {v!r} (bad dtype for {what}: "
+                              f"{e})", dnode) from None
+        raise typer.error(f"bad dtype for {what}: {e}", dnode) from None
+
+
+def _alignment_value(typer, anode, what):
+    """The ``alignment=`` of a shared/local array: None, or a compile-time int that is
+    positive, a power of 2 and a multiple of the pointer size (8), numba-cuda's rules
+    (cudaimpl._validate_alignment)."""
+    if anode is None:
+        return None
+    v = typer.const_eval(anode, f"the alignment of {what}")
+    if v is None:
+        return None
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
+        raise typer.error(f"the alignment of {what} must be an integer, got {v!r}", anode)
+    v = int(v)
+    if v <= 0 or v & (v - 1) or v % 8:
+        raise typer.error(f"the alignment of {what} must be a positive power of 2 and a "
+                          f"multiple of 8 (the pointer size), got {v}", anode)
+    return v
+
+
+def _shared_array(typer, node, ft):
+    what = ft.key
+    a = _bind(typer, node, ("shape", "dtype"), ft.key, optional=("alignment",))
+    shape = _shape_value(typer, a["shape"], what)
+    dtype = _dtype_value(typer, a["dtype"], what)
+    if isinstance(dtype, T.FP8):
+        # numba-cuda has no arrays of its FP8 types; their bits (uint8) are the storage
+        raise typer.error(f"{what}() of {dtype}: FP8 values have no array form; store their "
+                          "bits in a uint8 array (cuda.fp8.cvt_float_to_fp8 & co.)",
+                          a["dtype"])
+    alignment = _alignment_value(typer, a.get("alignment"), what)
+    tf = typer.tf
+    itemsize = dtype.dtype.itemsize
+    dynamic = ft.kind is CallKind.SHARED_ARRAY and 0 in shape
+    if dynamic:
+        if len(shape) != 1:
+            raise typer.error(f"dynamic shared memory (a 0 in the shape) must be 1-D, as in "
+                              f"shared.array(0, dtype); got shape {shape}", a["shape"])
+        tf.uses_dynamic_shared = True
+    else:
+        nbytes = int(np.prod(shape, dtype=np.int64)) * itemsize
+        if ft.kind is CallKind.SHARED_ARRAY:
+            tf.shared_bytes += nbytes
+            if nbytes > STATIC_SHARED_LIMIT:
+                raise CompileError(
+                    f"shared memory: shared.array of shape {shape} and dtype {dtype} asks "
+                    f"{nbytes} bytes of static shared memory; the limit for static shared "
+                    f"memory is {STATIC_SHARED_LIMIT} bytes (48 KiB). Use dynamic shared "
+                    "memory (shared.array(0, dtype) and the 4th launch value) for more",
+                    typer.loc(node))
+        elif nbytes > LOCAL_LIMIT:
+            sized = sorted(n for n in tf.literal_args
+                           if any(isinstance(m, ast.Name) and m.id == n
+                                  for m in ast.walk(a["shape"])))
+            given = (f" (from kernel argument(s) {', '.join(f'{n}={tf.literal_args[n]}' for n in sized)})"
+                     if sized else "")
+            raise CompileError(f"local.array of shape {shape}{given} and dtype {dtype} asks "
+                               f"{nbytes} bytes per thread, more than the device's local "
+                               f"memory per thread ({LOCAL_LIMIT} bytes, 512 KiB)",
+                               typer.loc(node))
+    if dynamic and alignment is not None:
+        raise typer.error("dynamic shared memory (shared.array(0, dtype)) takes no "
+                          "alignment: its bytes start at the launch's dynamic shared memory",
+                          a["alignment"])
+    tf.info[node] = Call(ft.kind, ArraySpec(shape, dtype, dynamic, alignment))
+    return T.Array(dtype, len(shape), "C")
+
+
+def _const_array_like(typer, node, ft):
+    a = _bind(typer, node, ("arr",), "const.array_like")
+    v = typer.const_eval(a["arr"], "the argument of const.array_like")
+    if not isinstance(v, np.ndarray):
+        if hasattr(v, "__cuda_array_interface__") or hasattr(v, "copy_to_host"):
+            raise typer.error("const.array_like needs a host NumPy array known at compile "
+                              "time, not a device array", a["arr"])
+        try:
+            v = np.asarray(v)
+        except Exception:
+            raise typer.error(f"const.array_like needs a NumPy array, got {type(v).__name__}",
+                              a["arr"]) from None
+        if v.dtype == object:
+            raise typer.error("const.array_like needs a numeric or record array", a["arr"])
+    if v.nbytes > CONST_LIMIT:
+        raise CompileError(f"constant memory: const.array_like of {v.nbytes} bytes (shape "
+                           f"{v.shape}, {v.dtype}) does not fit; constant memory holds "
+                           f"{CONST_LIMIT} bytes (64 KiB)", typer.loc(node))
+    try:
+        dtype = T.from_dtype(v.dtype)
+    except TypeError as e:
+        raise typer.error(f"const.array_like: {e}", a["arr"]) from None
+    typer.tf.const_bytes += v.nbytes
+    typer.tf.info[node] = Call(CallKind.CONST_ARRAY, ConstArray(v))
+    return T.Array(dtype, v.ndim, "C", True)
+
+
+def _grid(typer, node, ft):
+    a = _bind(typer, node, ("ndim",), ft.key)
+    n = typer.const_eval(a["ndim"], f"the argument of {ft.key}")
+    if n not in (1, 2, 3) or isinstance(n, bool):
+        raise typer.error(f"{ft.key}(ndim) takes 1, 2 or 3, got {n!r}", a["ndim"])
+    typer.tf.info[node] = Call(ft.kind, GridAxes(n))
+    return T.int64 if n == 1 else T.UniTuple(T.int64, n)
+
+
+_CONST_ARG_CALLS = {CallKind.SHARED_ARRAY: _shared_array, CallKind.LOCAL_ARRAY: _shared_array,
+                    CallKind.CONST_ARRAY: _const_array_like, CallKind.GRID: _grid,
+                    CallKind.GRIDSIZE: _grid, CallKind.WMMA_FRAGMENT: calls_wmma.type_fragment}

@@ -1,0 +1,1 @@
+"""The NVVM backend: typed functions lowered to NVVM IR, PTX and cubin."""

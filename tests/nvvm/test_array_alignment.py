@@ -1,0 +1,99 @@
+"""``shared.array`` / ``local.array`` with ``alignment=`` (numba-cuda's keyword and its rules:
+a compile-time int, positive, a power of 2, a multiple of the pointer size): the compiled
+global / stack slot gets that alignment, the simulator's arrays that address alignment."""
+import re
+
+import numpy as np
+import pytest
+
+import cujit as cuda
+from cujit import types as T
+from cujit.frontend.errors import TypingError
+from cujit.nvvm.lowering import compile_to_llvm
+from cujit.frontend.typecheck import typecheck
+from cujit.simulator.memory import aligned_zeros
+
+
+def _kernel(alignment):
+    @cuda.jit
+    def k(out):
+        loc = cuda.local.array(3, np.uint8, alignment=alignment)
+        sh = cuda.shared.array(shape=(2, 3), dtype=np.uint8, alignment=alignment)
+        loc[0] = 1
+        sh[1, 2] = 2
+        out[0] = loc[0] + sh[1, 2]
+    return k
+
+
+@pytest.mark.parametrize("alignment", [None, 16, 64, 256])
+def test_aligned_arrays_hold_values(alignment):
+    out = np.zeros(1)
+    _kernel(alignment)[1, 1](out)
+    assert out[0] == 3.0
+
+
+@pytest.mark.compile
+@pytest.mark.parametrize("alignment", [16, 256])
+def test_compiled_arrays_get_the_alignment(alignment):
+    ir = compile_to_llvm(_kernel(alignment).py_func, (T.float64[::1],)).llvm_ir
+    shared = re.search(r"@\"?_cujit_shared\S*\"? = internal addrspace\(3\) global .*align (\d+)",
+                       ir)
+    local = re.search(r"alloca \[3 x i8\], align (\d+)", ir)
+    assert int(shared.group(1)) == alignment and int(local.group(1)) == alignment
+
+
+@pytest.mark.compile
+def test_without_alignment_the_dtype_decides():
+    ir = compile_to_llvm(_kernel(None).py_func, (T.float64[::1],)).llvm_ir
+    assert re.search(r"alloca \[3 x i8\], align 4\b", ir)
+
+
+@pytest.mark.parametrize("alignment", [16, 64, 256, 4096])
+def test_simulator_arrays_are_aligned(alignment):
+    for shape in [(1,), (3, 5), ()]:      # () : a 0-d local array, one element
+        a = aligned_zeros(shape, np.dtype(np.float64), alignment)
+        assert a.shape == shape and not a.any()
+        assert a.__array_interface__["data"][0] % alignment == 0
+
+
+@pytest.mark.parametrize("bad,msg", [
+    (3, "must be a positive power of 2 and a multiple of 8"),
+    (4, "must be a positive power of 2 and a multiple of 8"),
+    (0, "must be a positive power of 2 and a multiple of 8"),
+    (24, "must be a positive power of 2 and a multiple of 8"),
+    (2.0, "must be an integer, got 2.0"),
+])
+def test_bad_alignments_are_typing_errors(bad, msg):
+    with pytest.raises(TypingError, match=f"the alignment of local.array {msg}"):
+        typecheck(_kernel(bad).py_func, (T.float64[::1],))
+
+
+def _runtime_alignment(out, n):
+    loc = cuda.local.array(3, np.uint8, alignment=n)
+    out[0] = loc[0]
+
+
+def test_alignment_must_be_a_constant():
+    with pytest.raises(TypingError, match="the alignment of local.array must be a "
+                                          "compile-time constant"):
+        typecheck(_runtime_alignment, (T.float64[::1], T.int64))
+
+
+def _dynamic_aligned(out):
+    sh = cuda.shared.array(0, np.float32, alignment=16)
+    out[0] = sh[0]
+
+
+def test_dynamic_shared_memory_takes_no_alignment():
+    with pytest.raises(TypingError, match="dynamic shared memory .* takes no alignment"):
+        typecheck(_dynamic_aligned, (T.float64[::1],))
+
+
+def _unknown_keyword(out):
+    loc = cuda.local.array(3, np.uint8, align=16)
+    out[0] = loc[0]
+
+
+def test_unknown_keyword_is_a_typing_error():
+    with pytest.raises(TypingError, match="unexpected or repeated argument 'align'"):
+        typecheck(_unknown_keyword, (T.float64[::1],))
