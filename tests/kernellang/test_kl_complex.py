@@ -1,6 +1,7 @@
 """Complex numbers: ``cmath`` functions, ``.real`` / ``.imag`` / ``.conjugate()``, and atomics
 on the ``.real`` / ``.imag`` views of complex arrays.  Values against Python's cmath."""
 import cmath
+import math
 
 import numpy as np
 import pytest
@@ -185,3 +186,29 @@ def test_cmath_compiles(ct):
 def test_atomics_on_views_compile():
     ptx = ptx_of(atomic_parts, argtypes=(T.complex64[::1], T.int64))
     assert "atom.global.add.f32" in ptx or "red.global.add.f32" in ptx
+
+
+def star_args(out, x, t):
+    out[0] = complex(*cmath.polar(x))       # numba-cuda's polar_as_complex_usecase
+    out[1] = math.hypot(*t)
+    out[2] = max(*t, 0.5)
+
+
+def test_star_arguments_of_recognised_functions():
+    out = np.zeros(3, np.complex128)
+    cuda.jit(star_args)[1, 1](out, 1 + 1j, (3.0, 4.0))
+    assert out[0] == pytest.approx(complex(*cmath.polar(1 + 1j)), rel=1e-15)
+    assert out[1] == 5.0 and out[2] == 4.0
+
+
+def test_star_argument_that_is_not_a_tuple_is_typing_error():
+    def k(out, x):
+        out[0] = math.hypot(*x)
+    with pytest.raises(cuda.TypingError, match="must be a tuple"):
+        cuda.jit(k)[1, 1](np.zeros(1), 2.0)
+
+
+@pytest.mark.compile
+def test_star_arguments_compile():
+    assert ".entry" in ptx_of(star_args, argtypes=(T.complex128[::1], T.complex128,
+                                                   T.UniTuple(T.float64, 2)))

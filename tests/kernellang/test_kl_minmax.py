@@ -3,7 +3,7 @@
 lowers them; three or more arguments, integers and a tuple follow Python's rule (the first
 extreme argument wins, NaN included).  Each is checked on the active backend (the simulator
 here, per thread and whole-block) and in the PTX (the generated IR run on the host:
-tests/compiler/test_lower_cpu_data.py)."""
+tests/nvvm/test_lower_cpu_data.py)."""
 import math
 
 import numpy as np

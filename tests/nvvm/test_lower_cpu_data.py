@@ -107,7 +107,7 @@ def test_cmath_special_values_match_python(ct):
 def test_special_table_holds_for_every_finite_value(name):
     # the table stands for a whole class of finite parts; exp/cosh/sinh/tanh of an infinite
     # real part and a finite nonzero imaginary part are computed (C99's formulas) instead
-    from cujit.compiler.lower_complex import CLASS_VALUES, special_table
+    from cujit.nvvm.lower_complex import CLASS_VALUES, special_table
     base = special_table(name)
     for neg, pos in ((-0.25, 3.0), (-7.5, 0.6)):
         vals = list(CLASS_VALUES)

@@ -24,6 +24,7 @@ from ..nodeinfo import SpecialRegister
 from .device import type_starred_call
 from .numeric import type_bit_count
 from .reduce import type_reduction
+from .ufunc import UfuncLoopFunction
 from ..closures import escape
 from ..const_types import (CONST_LIMIT, MATH_BINARY, MATH_UNARY, REDUCTION_METHODS,
                            STATIC_SHARED_LIMIT, const_type)
@@ -92,7 +93,12 @@ def type_call(typer, node):
             return type_starred_call(typer, node, ft.data, ft.kind)
         if isinstance(ft, Func) and ft.kind is CallKind.CLOSURE:
             return type_starred_call(typer, node, escape(typer, ft.data, node))
-        raise typer.error("*args in calls are supported only for device functions", node)
+        star = _star_forwarder(typer, node, ft)
+        if star is not None:
+            return type_starred_call(typer, node, star)
+        raise typer.error("*args in calls are supported for device functions and for the "
+                          "functions the kernel language recognises (complex(*t), "
+                          "math.hypot(*t))", node)
     args = [typer.expr(a) for a in node.args]
     kws = {kw.arg: typer.expr(kw.value) for kw in node.keywords}
     if any(a is None for a in args) or any(v is None for v in kws.values()):
@@ -111,6 +117,56 @@ def type_call(typer, node):
         raise typer.error(f"'{ast.unparse(node.func)}' ({_describe(ft)}) cannot be called in a "
                           f"kernel{hint}", node.func)
     return calls_impl.type_func(typer, node, ft, args, kws)
+
+
+def _global_object(fsrc, func):
+    """The object callee expression ``func`` names through globals / closure variables
+    (``complex``, ``cmath.polar``), or None."""
+    if isinstance(func, ast.Name):
+        found, value = fsrc.resolve_global(func.id)
+        return value if found else None
+    if isinstance(func, ast.Attribute):
+        base = _global_object(fsrc, func.value)
+        return getattr(base, func.attr, None) if base is not None else None
+    return None
+
+
+def _star_forwarder(typer, node, ft):
+    """For ``f(a, *t, ...)`` of a function the kernel language recognises (``ft``, a
+    ``Func``): a generated device function of the expanded arguments that calls ``f`` with
+    them, so the call binds as a device call with ``*t`` expanded (both backends run that);
+    None when ``f`` is not a recognised function named by globals, or an argument is
+    untyped."""
+    if not isinstance(ft, Func) or node.keywords:
+        return None
+    obj = _global_object(typer.fsrc, node.func)
+    try:
+        same = obj is not None and const_type(obj)[0] == ft
+    except (TypeError, ValueError):
+        same = False
+    if not same:
+        return None
+    n = 0
+    for a in node.args:
+        if isinstance(a, ast.Starred):
+            t = typer.expr(a.value)
+            if t is None:
+                return None
+            if not isinstance(t, (T.UniTuple, T.Tuple)):
+                raise typer.error(f"*{ast.unparse(a.value)} in a call must be a tuple, got {t}",
+                                  a)
+            n += len(t.types)
+        else:
+            n += 1
+    key = ("star", id(obj), n)
+    fn = typer.env.generated.get(key)
+    if fn is None:
+        params = ", ".join(f"a{k}" for k in range(n))
+        name = f"star_{getattr(obj, '__name__', 'call')}"
+        text = f"def np_{name}_loop({params}):\n    return _f({params})\n"
+        # the callee kept by the generated function, as a ufunc loop keeps its casts
+        fn = typer.env.generated[key] = UfuncLoopFunction(name, text, {"_f": obj})
+    return fn
 
 
 def _describe(t):
