@@ -201,3 +201,16 @@ def test_reductions_compile(name):
 def test_array_methods_compile():
     sig = (T.float64[::1], T.int64[::1], T.float64[:, ::1])
     assert ".entry" in ptx_of(methods, argtypes=sig)
+
+
+def row_sums(out, m):
+    i = cuda.grid(1)
+    if i < m.shape[0]:
+        out[i] = m[i].sum() + np.max(m[i])
+
+
+def test_reductions_per_thread_over_rows():
+    m = np.arange(64 * 5, dtype=np.float64).reshape(64, 5) - 100.0
+    out = np.zeros(64)
+    cuda.jit(row_sums)[2, 32](out, m)
+    np.testing.assert_array_equal(out, m.sum(axis=1) + m.max(axis=1))
