@@ -306,8 +306,11 @@ def _round(lw, node, c):
     if len(vals) == 1:
         return cast(b, b.call(rint, [x]), ft, rt)     # round-half-even, as Python
     from .lower_scalars import round_ndigits
-    r = round_ndigits(lw, x, cast(b, vals[1], ts[1], T.int64), ft)
-    return cast(b, r, ft, rt)
+    # numba's round_ndigits scales by 10.0 ** ndigits, a float64: it computes in float64
+    # for every float (round(np.float32(0.3425), 3) is 0.343, from 342.50000119...)
+    x = cast(b, x, ft, T.float64)
+    r = round_ndigits(lw, x, cast(b, vals[1], ts[1], T.int64), T.float64)
+    return cast(b, r, T.float64, rt)
 
 
 _LIBDEVICE_NAME = {"gamma": "tgamma", "fabs": "fabs"}

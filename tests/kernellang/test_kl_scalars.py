@@ -58,6 +58,14 @@ def test_round_ndigits_float64(x, nd, want):
     assert out[0] == want
 
 
+def test_round_ndigits_of_float32_computes_in_float64():
+    # numba's round_ndigits scales by the float64 10.0 ** ndigits: float32(0.3425) is
+    # 0.34250000119..., so 343 after scaling in float64 (342.5, a tie to 342, in float32)
+    out = np.zeros(1, np.float32)
+    cuda.jit(rounds)[1, 1](out, np.float32(0.3425), 3)
+    assert out[0] == np.float32(0.343)
+
+
 def test_round_ndigits_float32_limit():
     out = np.zeros(1, np.float32)
     cuda.jit(rounds)[1, 1](out, np.float32(3.4028235e38), 3)

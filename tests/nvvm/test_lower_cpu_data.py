@@ -208,7 +208,8 @@ def test_round_at_float64_limits(x, nd):
         assert out[0] == round(x, nd)
 
 
-@pytest.mark.parametrize("x,nd", [(3.4028235e38, 3), (-3.4028235e38, 1), (1.5e-45, 2)])
+@pytest.mark.parametrize("x,nd", [(3.4028235e38, 3), (-3.4028235e38, 1), (1.5e-45, 2),
+                                  (0.3425, 3)])   # float64 scaling: 0.343
 def test_round_at_float32_limits(x, nd):
     out = np.zeros(1, np.float32)
     run(round_limits, (T.float32[::1], T.float32, T.int64), out, np.float32(x), nd)
