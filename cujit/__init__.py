@@ -38,7 +38,8 @@ _SOURCES = {
     "cujit.runtime.streams": ["Stream", "Event", "event_elapsed_time"],
     "cujit.runtime.graphs": ["graph", "Graph"],
     "cujit.dispatch": ["jit", "TypingError", "CompileError"],
-    "cujit.frontend.errors": ["KernelRuntimeError"],
+    "cujit.frontend.errors": ["KernelRuntimeError", "NumbaWarning", "NumbaPerformanceWarning",
+                              "NumbaInvalidConfigWarning"],
     "cujit.dispatch.launch_args": ["In", "Out", "InOut"],
     "cujit.dispatch.compile_api": ["compile", "compile_all", "compile_for_current_device",
                                    "compile_ptx", "compile_ptx_for_current_device",
@@ -58,7 +59,7 @@ _SOURCES = {
                         "ballot_sync", "all_sync", "any_sync", "eq_sync", "activemask",
                         "lanemask_lt", "popc", "brev", "clz", "ffs", "fma", "cbrt", "selp",
                         "mulhi", "nanosleep", "match_any_sync", "match_all_sync", "cg", "Dim3",
-                        "GridGroup", "literal_unroll"],
+                        "GridGroup", "literal_unroll", "carray", "farray"],
     "cujit.cache_hints": ["ldca", "ldcg", "ldcs", "ldlu", "ldcv", "stcg", "stcs", "stwb",
                           "stwt"],
     "cujit.vector_types": ['int8x1', 'int8x2', 'int8x3', 'int8x4', 'int16x1',
@@ -89,7 +90,7 @@ _SOURCES = {
     "cujit.reduction": ["reduce", "Reduce"],
     "cujit.types": ["boolean", "bool_", "int8", "int16", "int32", "int64", "uint8", "uint16",
                     "uint32", "uint64", "float16", "float32", "float64", "bfloat16", "complex64",
-                    "complex128", "intp", "uintp", "void"],
+                    "complex128", "intp", "uintp", "void", "CPointer", "voidptr"],
     "cujit.types.names": ["b1", "bool", "byte", "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8",
                          "f4", "f8", "c8", "c16", "double", "char", "uchar", "short", "ushort",
                          "int_", "uint", "intc", "uintc", "long_", "ulong", "longlong",
@@ -126,6 +127,7 @@ if TYPE_CHECKING:
     from .runtime.graphs import graph, Graph
     from .dispatch import jit, TypingError, CompileError
     from .frontend.errors import KernelRuntimeError
+    from .frontend.errors import NumbaWarning, NumbaPerformanceWarning, NumbaInvalidConfigWarning
     from .dispatch.launch_args import In, Out, InOut
     from .dispatch.compile_api import (compile, compile_all, compile_for_current_device,
                                        compile_ptx, compile_ptx_for_current_device,
@@ -144,7 +146,7 @@ if TYPE_CHECKING:
                             shfl_up_sync, shfl_down_sync, shfl_xor_sync, ballot_sync, all_sync,
                             any_sync, eq_sync, activemask, lanemask_lt, popc, brev, clz, ffs,
                             fma, cbrt, selp, mulhi, nanosleep, match_any_sync, match_all_sync,
-                            cg, Dim3, GridGroup, literal_unroll)
+                            cg, Dim3, GridGroup, literal_unroll, carray, farray)
     from .cache_hints import (ldca, ldcg, ldcs, ldlu, ldcv, stcg, stcs, stwb, stwt)
     from .vector_types import (int8x1, int8x2, int8x3, int8x4, int16x1, int16x2,
                                  int16x3, int16x4, int32x1, int32x2, int32x3,
@@ -171,7 +173,7 @@ if TYPE_CHECKING:
     from .reduction import reduce, Reduce
     from .types import (boolean, bool_, int8, int16, int32, int64, uint8, uint16, uint32,
                         uint64, float16, float32, float64, bfloat16, complex64, complex128, intp,
-                        uintp, void)
+                        uintp, void, CPointer, voidptr)
     from .types.names import (b1, bool, byte, i1, i2, i4, i8, u1, u2, u4, u8, f4, f8, c8, c16,
                               double, char, uchar, short, ushort, int_, uint, intc, uintc, long_,
                               ulong, longlong, ulonglong, ssize_t, size_t, none)

@@ -45,9 +45,10 @@ Settings (attribute — environment suffix — type, default):
 - ``CUDA_HOME``, ``CUDA_PATH`` — those exact names — path, empty: CUDA toolkits searched for
   ``nvdisasm`` (``inspect_sass``).
 - ``CUDA_LOW_OCCUPANCY_WARNINGS`` — same — bool, True, and ``CUDA_WARN_ON_IMPLICIT_COPY`` —
-  same — bool, True: numba's switches for its performance warnings (a grid too small for the
-  device; a host array copied at launch).  cujit emits neither warning, so both are accepted
-  and kept for code that saves and restores them (numba-cuda's ``CUDATestCase`` does).
+  same — bool, True: numba's switches for its performance warnings
+  (``cujit.NumbaPerformanceWarning``, on a GPU only): a launch grid of fewer than 128 blocks,
+  warned when ``kernel[griddim, blockdim]`` makes the configuration; a host NumPy array that a
+  launch copies to the device and back.
 - ``CONFORMANCE_TESTS`` — ``CUJIT_CONFORMANCE_TESTS`` only — path, "": numba-cuda's
   ``numba/cuda/tests`` directory for ``python -m cujit conformance`` (docs/conformance.md).
 - ``CUDA_DEBUGINFO_DEFAULT`` — ``CUDA_DEBUGINFO`` — bool, False: the default of ``jit()``'s
@@ -59,8 +60,13 @@ Settings (attribute — environment suffix — type, default):
   variable that may be used uninitialised.  Accepted and kept; cujit's typing treats such
   variables the same either way.
 - ``DISABLE_PERFORMANCE_WARNINGS`` — same — bool, False: numba's switch that silences its
-  performance warnings.  cujit emits none, so it is accepted and kept (numba-cuda's tests
-  save, set and restore it).
+  performance warnings (both of the above).
+- ``DUMP_LLVM`` — same — bool, False: print each kernel's NVVM IR (LLVM IR) to stdout when it
+  is compiled, under a ``LLVM DUMP <name>`` rule (numba's ``NUMBA_DUMP_LLVM``).
+- ``DUMP_ASSEMBLY`` — same — bool, False: print each kernel's PTX to stdout when it is
+  compiled, under an ``ASSEMBLY <name>`` rule (numba's ``NUMBA_DUMP_ASSEMBLY``).  numba's
+  other dumps (``DUMP_BYTECODE``, ``DUMP_IR``, ``DUMP_CFG``) show its own bytecode analysis
+  and IR, which cujit does not have: ``kernel.inspect_types()`` shows cujit's typing.
 - ``FULL_TRACEBACKS`` — same — bool, False: a TypingError or CompileError of a launch or
   ``kernel.compile()`` keeps the compiler's frames in its traceback (by default they are
   dropped, as numba drops them: the message names the kernel's source line).
@@ -206,6 +212,8 @@ _SETTINGS = {
     "ALWAYS_WARN_UNINIT_VAR": ("ALWAYS_WARN_UNINIT_VAR", _parse_bool, False, True),
     "DISABLE_PERFORMANCE_WARNINGS": ("DISABLE_PERFORMANCE_WARNINGS", _parse_bool, False, True),
     "FULL_TRACEBACKS": ("FULL_TRACEBACKS", _parse_bool, False, True),
+    "DUMP_LLVM": ("DUMP_LLVM", _parse_bool, False, True),
+    "DUMP_ASSEMBLY": ("DUMP_ASSEMBLY", _parse_bool, False, True),
 }
 
 

@@ -197,8 +197,9 @@ _NUMBA_WARNINGS = ("NumbaWarning", "NumbaPerformanceWarning", "NumbaDeprecationW
 
 def _numba_warning_classes():
     """Numba's own warning classes (``numba.core.errors``) when Numba is installed, else none:
-    cujit emits none of them, so a test expecting one fails, and one that only filters them
-    runs."""
+    those cujit does not emit (``NumbaDeprecationWarning``, ``NumbaDebugInfoWarning``), so a
+    test expecting one fails, and one that only filters them runs; the others are replaced
+    by cujit's own classes of the same names."""
     if not numba_alias.HAS_NUMBA:
         return {}
     errors = importlib.import_module("numba.core.errors")
@@ -244,7 +245,11 @@ def _module_contents():
     process imports one, so cujit's compiler is loaded only there)."""
     internal = Internal
     errors = {"TypingError": cujit.TypingError, "CompileError": cujit.CompileError,
-              **_numba_warning_classes()}
+              **_numba_warning_classes(),
+              # the warnings cujit emits are its own classes, under numba's names
+              "NumbaWarning": cujit.NumbaWarning,
+              "NumbaPerformanceWarning": cujit.NumbaPerformanceWarning,
+              "NumbaInvalidConfigWarning": cujit.NumbaInvalidConfigWarning}
     return {
         "numba.cuda.utils": {"PYVERSION": sys.version_info[:2]},
         "numba.cuda.cuda_paths": {"get_conda_ctk_libdir": lambda: None},
@@ -320,8 +325,8 @@ def _module_contents():
         "numba.cuda.np.numpy_support": {
             "numpy_version": tuple(int(p) for p in np.__version__.split(".")[:2]),
             "from_dtype": cujit.types.from_dtype, "as_dtype": _as_dtype,
-            # arrays over raw pointers inside kernels: cujit has no pointer type
-            **{n: internal(f"numba.cuda.np.numpy_support.{n}") for n in ("carray", "farray")}},
+            # arrays over C pointers inside kernels
+            "carray": cujit.carray, "farray": cujit.farray},
         # the launch configuration seen by numba's compilation pipeline (its dispatcher's
         # _compile_for_args and launch-config-sensitive lowering), which cujit does not have
         "numba.cuda.launchconfig": {

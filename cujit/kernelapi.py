@@ -31,7 +31,8 @@ __all__ = ["threadIdx", "blockIdx", "blockDim", "gridDim", "grid", "gridsize", "
            "threadfence_system", "atomic", "shfl_sync", "shfl_up_sync", "shfl_down_sync",
            "shfl_xor_sync", "ballot_sync", "all_sync", "any_sync", "eq_sync", "activemask",
            "lanemask_lt", "popc", "brev", "clz", "ffs", "fma", "cbrt", "laneid", "selp",
-           "mulhi", "nanosleep", "match_any_sync", "match_all_sync", "cg", "Dim3"]
+           "mulhi", "nanosleep", "match_any_sync", "match_all_sync", "cg", "Dim3", "carray",
+           "farray"]
 
 #: The warp size of every CUDA device so far.
 warpsize = 32
@@ -447,3 +448,26 @@ def literal_unroll(container):
     cujit writes such a loop out once per element of the tuple, a global or closure
     variable (``frontend/unroll.py``; docs/kernel-language.md)."""
     return container
+
+
+def _pointer_array(ptr, shape, dtype, order, name):
+    view = getattr(ptr, "as_array", None)
+    if view is None:
+        raise TypeError(f"{name}() takes a C pointer (a CPointer value in a kernel), got "
+                        f"{type(ptr).__name__}")
+    return view(shape, order, dtype)
+
+
+def carray(ptr, shape, dtype=None):
+    """An array of ``shape`` (an int or a tuple of ints), C order, over the memory ``ptr``
+    points at (a ``CPointer`` in a kernel; numba.cuda's ``numpy_support.carray``).
+    ``dtype``: the element type, by default the pointer's; required for a ``voidptr``.
+    In kernels (both backends); the simulator checks that the array lies inside the memory
+    the pointer reaches (``OutOfBoundsError``).  TypeError for a value that is not a
+    pointer."""
+    return _pointer_array(ptr, shape, dtype, "C", "carray")
+
+
+def farray(ptr, shape, dtype=None):
+    """As :func:`carray`, in Fortran order (the first index varies fastest)."""
+    return _pointer_array(ptr, shape, dtype, "F", "farray")

@@ -15,6 +15,7 @@ module's choice, kept on the dispatcher with the driver it was made for; ``backe
 process's driver) and delegates.  The warm launch never reaches
 this module: it is the generated fast path the NVVM backend returns.
 """
+from .. import types as ct
 from . import launcher as _ln
 from . import launch_args as _la
 from ..frontend.errors import CujitCompileError
@@ -121,6 +122,13 @@ class SimulatorBackend(KernelBackend):
             # each scalar as its declared type (a Python float for float32 is rounded, an
             # int for a narrower integer wraps): the value the GPU gets
             args = _la.convert_declared_scalars(argtypes, args) or args
+            if any(isinstance(t, (ct.CPointer, ct.RawPointer)) for t in argtypes):
+                # a pointer parameter's device address, as the memory it reaches
+                from ..simulator.pointers import as_pointer
+                params = disp.sim_kernel.params
+                args = tuple(as_pointer(a, t, params[i] if i < len(params) else f"arg{i}")
+                             if isinstance(t, (ct.CPointer, ct.RawPointer)) else a
+                             for i, (t, a) in enumerate(zip(argtypes, args)))
         _ln.check_launch_bound(cfg, disp.py_func.__qualname__, disp._max_threads)
         new = None
         if None not in argtypes:

@@ -10,6 +10,7 @@ import threading
 
 from .. import types as ct
 from ..driver.api import STATIC_SHARED_LIMIT
+from ..config import config
 from . import launcher as _ln
 from ..frontend.errors import CompileError
 from ..frontend.jitoptions import carveout_percent, check_launch_bounds
@@ -40,6 +41,7 @@ class CompiledKernel:
         self.cubin = entry["cubin"]
         self.ltoir = entry.get("ltoir")     # bytes: the kernel's LTO-IR (jit(lto=True))
         self.link_files = ()        # the link= entries linked with it (set by build_kernel)
+        self.from_cache = False     # read from the on-disk cache (set by build_kernel)
         self.static_shared_bytes = entry["static_shared_bytes"]
         self.uses_dynamic_shared = entry["uses_dynamic_shared"]
         self.const_bytes = entry["const_bytes"]
@@ -118,12 +120,14 @@ def target():
     return tuple(dev.compute_capability), dev.id
 
 
-def build_kernel(py_func, argtypes, options, disk=None, source=None):
+def build_kernel(py_func, argtypes, options, disk=None, source=None, reload=True):
     """Compile kernel ``py_func`` for ``argtypes`` (tuple of cujit types) with the jit
     ``options`` (dict) for the current device (:func:`target`) → CompiledKernel: lowering to
     NVVM IR, libNVVM (PTX), nvJitLink (cubin, when available); ``disk``: the kernel's
-    DiskCache (``cache=True``), read first and filled after; ``source``: the kernel's
-    FunctionSource, kept by the dispatcher.  Raises TypingError/CompileError
+    DiskCache (``cache=True``), read first (unless ``reload`` is False: ``recompile()``) and
+    filled after; the result's ``from_cache`` says whether it was read from there;
+    ``source``: the kernel's FunctionSource, kept by the dispatcher.  PicklingError when
+    ``disk`` is given and the kernel refers to a device array.  Raises TypingError/CompileError
     for code that does not compile, CompileError for static shared memory beyond the
     device's MAX_SHARED_MEMORY_PER_BLOCK."""
     from ..nvvm.libnvvm import compile_ptx
@@ -142,8 +146,9 @@ def build_kernel(py_func, argtypes, options, disk=None, source=None):
     entry = key = None
     if disk is not None:
         from .cache import cache_key
-        key = cache_key(py_func, argtypes, opts, cc)
-        entry = disk.load(key)
+        key = cache_key(py_func, argtypes, opts, cc, links)
+        entry = disk.load(key) if reload else None
+    from_cache = entry is not None
     files = links
     if entry is None:
         from ..nvvm.lowering import compile_to_llvm
@@ -166,7 +171,11 @@ def build_kernel(py_func, argtypes, options, disk=None, source=None):
         nv = dict(opt=3 if opt is None else opt, fastmath=bool(o.get("fastmath")),
                   debug=bool(o.get("debug")), lineinfo=bool(o.get("lineinfo")),
                   name=lowered.name)
+        if config.DUMP_LLVM:
+            _dump("LLVM DUMP", py_func, lowered.llvm_ir)
         ptx = compile_ptx(lowered.llvm_ir, cc, **nv)
+        if config.DUMP_ASSEMBLY:
+            _dump("ASSEMBLY", py_func, ptx)
         ltoir = compile_ptx(lowered.llvm_ir, cc, lto=True, **nv) if lto else None
         cubin = None
         if lto or nvjitlink_available():
@@ -188,7 +197,15 @@ def build_kernel(py_func, argtypes, options, disk=None, source=None):
     kernel = CompiledKernel(argtypes, entry, cc, launch_bounds=bounds,
                             carveout=carveout_percent(o.get("shared_memory_carveout")))
     kernel.link_files = files
+    kernel.from_cache = from_cache
     return kernel
+
+
+def _dump(what, py_func, text):
+    """numba's ``NUMBA_DUMP_*`` output: a titled rule, the text, a closing rule (stdout)."""
+    print(f"{what} {py_func.__name__}".center(80, "-"))
+    print(text)
+    print("=" * 80)
 
 
 def link_entries(link):

@@ -5,8 +5,12 @@ pickle of plain data: the kernel symbol, LLVM IR, PTX, cubin and the resource nu
 launcher needs.  The key is a SHA-256 over
 
 - the whole source file of the kernel (so an edited device function or global constant in the
-  same file invalidates it), the function's qualified name, and the contents of the NumPy
-  arrays it names (``const.array_like`` sources changed at run time),
+  same file invalidates it), the function's qualified name and first line (two functions of
+  one name in a file are two kernels), the contents of the NumPy arrays it names
+  (``const.array_like`` sources changed at run time) and the values it captures from an
+  enclosing function (pickled: closures made with other values are other kernels; numba
+  keys on them too),
+- the contents of its ``link=`` files,
 - the argument types, the compile options and the target compute capability,
 - cujit's version, cuda-bindings' version, the compiler backend asked for
   (``CUJIT_NVVM_BACKEND``) and the driver version.
@@ -16,14 +20,26 @@ a hit in a fresh process must not load the compiler (loading libNVVM and nvJitLi
 a cache hit's cost otherwise).  When this process has already loaded them (it compiled
 something), an entry built by other versions is treated as a miss and rebuilt.
 
-Entries live in ``$CUJIT_CACHE_DIR`` (or ``$NUMBA_CACHE_DIR``) when set, else in a
-``__pycache__/cujit`` folder next to the source file, else in ``~/.cache/cujit``.  Writes go to a
-temporary file renamed into place, so concurrent processes never read half an entry; an
-unreadable or stale entry is ignored and rewritten.  Not covered (as in Numba): changes in
-other modules that the kernel reads at compile time.
+Global scalars are not in the key (as in Numba): a kernel compiled with ``Z = 1`` is served
+from the cache after the program sets ``Z = 10``; ``kernel.recompile()`` compiles it again and
+overwrites the entry.  A kernel that refers to a device array (a global or a captured one)
+cannot be cached: its address is frozen into the code (``pickle.PicklingError``, as numba's).
+
+The files (numba's layout): in the ``__pycache__`` folder next to the source file (else in
+``~/.cache/cujit``; ``$CUJIT_CACHE_DIR`` or ``$NUMBA_CACHE_DIR``, when set, holds them in its
+``cujit`` folder; in those two shared places, a folder per source folder,
+``<name>_<digest of its path>``), one index per kernel, ``<module>.<qualname>-<line>.py<XY>.cji``, and one
+data file per specialisation, ``<same>.<key>.cjc``.  The index records the source digest and
+the data files made from that source: when the source changes, the next entry saved replaces
+the index and deletes the data files of the old source.  A lookup reads the data file its key
+names, never the index (so a process that lost a race to write the index still finds the
+entry).  Writes go to a temporary file renamed into place, so concurrent processes never read
+half a file; an unreadable or stale entry is ignored and rewritten.  Not covered (as in Numba):
+changes in other modules that the kernel reads at compile time.
 """
 import os
 import pickle
+import sys
 import tempfile
 from ..config import config
 
@@ -37,7 +53,7 @@ except ImportError:
 
 __all__ = ["DiskCache", "cache_key"]
 
-_FORMAT = 2
+_FORMAT = 3
 
 
 def _versions():
@@ -83,74 +99,128 @@ def _source_digest(pyfunc):
         return None, None
 
 
+def _refuse_device_array(pyfunc, name):
+    raise pickle.PicklingError(
+        f"cannot cache kernel {pyfunc.__qualname__}: it refers to device array {name!r}, and "
+        f"kernels that refer to global device arrays cannot be cached (the array's address "
+        f"is frozen into the code); pass the array as an argument, or drop cache=True")
+
+
+def _is_device_array(v):
+    return not isinstance(v, type) and hasattr(v, "__cuda_array_interface__")
+
+
 def _globals_digest(pyfunc):
     """Digest of the NumPy arrays the kernel names directly (globals and closure cells), so
     that a ``const.array_like`` source changed at run time is not served stale, and of the
-    address and shape of the device arrays it captures."""
+    other values it captures from an enclosing function (pickled).  None when a captured
+    value cannot be pickled (then the kernel is not cached); PicklingError when the kernel
+    refers to a device array."""
     import numpy as np
     h = _sha256()
     code = pyfunc.__code__
     g = pyfunc.__globals__
-    values = [(n, g[n]) for n in code.co_names if n in g]
+    values = [(n, g[n], False) for n in code.co_names if n in g]
     for name, cell in zip(code.co_freevars, pyfunc.__closure__ or ()):
         try:
-            values.append((name, cell.cell_contents))
+            values.append((name, cell.cell_contents, True))
         except ValueError:
             pass
-    for name, v in values:
+    for name, v, captured in values:
         if isinstance(v, np.ndarray):
             h.update(f"{name}:{v.dtype.str}:{v.shape}".encode())
             h.update(np.ascontiguousarray(v).tobytes())
-        elif not isinstance(v, type) and hasattr(v, "__cuda_array_interface__"):
-            # a captured device array: its address is frozen into the code, so it is part
-            # of the key (another process's allocation must not reuse this entry)
-            cai = v.__cuda_array_interface__
-            h.update(f"{name}:{cai.get('data')}:{cai.get('shape')}:{cai.get('strides')}:"
-                     f"{cai.get('typestr')}".encode())
+        elif _is_device_array(v):
+            _refuse_device_array(pyfunc, name)
+        elif captured:
+            try:
+                h.update(f"{name}:".encode() + pickle.dumps(v, protocol=4))
+            except Exception:
+                return None
     return h.hexdigest()
 
 
-def cache_key(pyfunc, argtypes, options, cc):
+def _link_digest(links):
+    """Digest of the contents of the ``link=`` files (paths; linkable-code objects carry a
+    digest of their data in their key already); a file that cannot be read counts by name
+    (the link step reports it)."""
+    h = _sha256()
+    for p in links:
+        if isinstance(p, (str, os.PathLike)):
+            try:
+                with open(p, "rb") as f:
+                    h.update(f.read())
+            except OSError:
+                h.update(os.fsencode(p))
+    return h.hexdigest()
+
+
+def cache_key(pyfunc, argtypes, options, cc, links=()):
     """Hex digest identifying one compiled specialisation, or None when the source file
-    cannot be read (then nothing is cached).  ``argtypes``: tuple of cujit types;
-    ``options``: dict of compile options; ``cc``: (major, minor)."""
+    cannot be read or a captured value cannot be pickled (then nothing is cached).
+    ``argtypes``: tuple of cujit types; ``options``: dict of compile options; ``cc``:
+    (major, minor); ``links``: the ``link=`` entries (their files' contents are keyed).
+    PicklingError when the kernel refers to a device array."""
     digest, _ = _source_digest(pyfunc)
     if digest is None:
         return None
-    parts = (_FORMAT, digest, _globals_digest(pyfunc), pyfunc.__module__, pyfunc.__qualname__,
+    captured = _globals_digest(pyfunc)
+    if captured is None:
+        return None
+    parts = (_FORMAT, digest, captured, pyfunc.__module__, pyfunc.__qualname__,
+             pyfunc.__code__.co_firstlineno, _link_digest(links),
              tuple(str(t) for t in argtypes), tuple(sorted((k, repr(v)) for k, v in options.items())),
              tuple(cc), _versions())
     return _sha256(repr(parts).encode()).hexdigest()
 
 
+def _shared_dir(root, src_dir):
+    """The folder of a cache shared by many source folders (``CACHE_DIR``, the user-wide
+    one): one per source folder, ``<its name>_<digest of its path>`` (numba's scheme), so that
+    the kernels of two ``mod.py`` files never share an index."""
+    if src_dir is None:
+        return root
+    digest = _sha256(os.fsencode(src_dir)).hexdigest()[:16]
+    return os.path.join(root, f"{os.path.basename(src_dir) or 'root'}_{digest}")
+
+
 class DiskCache:
-    """The on-disk store of one kernel's specialisations.
+    """The on-disk store of one kernel's specialisations (the files: module docstring).
 
     ``load(key)`` → the stored dict or None; ``save(key, entry)`` stores a dict of plain
-    values (bytes/str/int).  I/O errors are swallowed: a cache must never break a launch."""
+    values (bytes/str/int).  I/O errors are swallowed: a cache must never break a launch.
+    ``directory``: where the files are (numba's ``stats.cache_path``)."""
 
     def __init__(self, pyfunc):
         self.pyfunc = pyfunc
         self.directory = self._pick_dir()
+        name = f"{pyfunc.__module__}.{pyfunc.__qualname__}".replace("<", "_").replace(">", "_")
+        self._base = (f"{name}-{pyfunc.__code__.co_firstlineno}"
+                      f".py{sys.version_info[0]}{sys.version_info[1]}")
 
     def _pick_dir(self):
+        _, path = _source_digest(self.pyfunc)
+        src_dir = os.path.dirname(os.path.abspath(path)) if path else None
         env = config.CACHE_DIR
         if env:
-            return os.path.join(env, "cujit")
-        _, path = _source_digest(self.pyfunc)
-        if path:
-            d = os.path.join(os.path.dirname(os.path.abspath(path)), "__pycache__", "cujit")
+            return _shared_dir(os.path.join(env, "cujit"), src_dir)
+        if src_dir:
+            d = os.path.join(src_dir, "__pycache__")
             try:
                 os.makedirs(d, exist_ok=True)
                 if os.access(d, os.W_OK):
                     return d
             except OSError:
                 pass
-        return os.path.join(os.path.expanduser("~"), ".cache", "cujit")
+        return _shared_dir(os.path.join(os.path.expanduser("~"), ".cache", "cujit"), src_dir)
 
     def _path(self, key):
-        name = f"{self.pyfunc.__module__}.{self.pyfunc.__qualname__}".replace("<", "_")
-        return os.path.join(self.directory, f"{name.replace('>', '_')}-{key[:32]}.cjk")
+        return os.path.join(self.directory, f"{self._base}.{key[:32]}.cjc")
+
+    @property
+    def index_path(self):
+        """The kernel's index file."""
+        return os.path.join(self.directory, self._base + ".cji")
 
     def load(self, key):
         if key is None:
@@ -168,30 +238,64 @@ class DiskCache:
         return entry
 
     def has_entries(self):
-        """True when some specialisation of this kernel is on disk (any key)."""
-        prefix = os.path.basename(self._path("0" * 32)).rsplit("-", 1)[0] + "-"
-        try:
-            with os.scandir(self.directory) as it:
-                return any(e.name.startswith(prefix) and e.name.endswith(".cjk") for e in it)
-        except OSError:
-            return False
+        """True when some specialisation of this kernel is on disk (its index exists)."""
+        return os.path.exists(self.index_path)
 
-    def save(self, key, entry):
-        if key is None:
-            return False
-        entry = dict(entry, key=key, toolchain=toolchain())
+    def _read_index(self):
+        try:
+            with open(self.index_path, "rb") as f:
+                index = pickle.load(f)
+            if isinstance(index, dict) and isinstance(index.get("entries"), list):
+                return index
+        except Exception:
+            pass
+        return None
+
+    def _write(self, path, data):
         tmp = None
         try:
-            # raises before any file exists for what cannot be pickled (an exception class
-            # defined in a function, recorded by a debug kernel): nothing is cached then
-            data = pickle.dumps(entry, protocol=pickle.HIGHEST_PROTOCOL)
             os.makedirs(self.directory, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=self.directory, suffix=".tmp")
             with os.fdopen(fd, "wb") as f:
                 f.write(data)
-            os.replace(tmp, self._path(key))
+            os.replace(tmp, path)
             return True
         except Exception:
             if tmp is not None and os.path.exists(tmp):
                 os.unlink(tmp)
             return False
+
+    def _update_index(self, name):
+        """List data file ``name`` in the index; a source other than the index's replaces
+        it, and the data files the old index listed are deleted."""
+        source, _ = _source_digest(self.pyfunc)
+        index = self._read_index()
+        if index is not None and index.get("source") == source:
+            if name in index["entries"]:
+                return
+            index["entries"].append(name)
+        else:
+            for old in (index or {}).get("entries", ()):
+                if old != name:
+                    try:
+                        os.unlink(os.path.join(self.directory, old))
+                    except OSError:
+                        pass
+            index = {"source": source, "entries": [name]}
+        self._write(self.index_path, pickle.dumps(index, protocol=pickle.HIGHEST_PROTOCOL))
+
+    def save(self, key, entry):
+        if key is None:
+            return False
+        entry = dict(entry, key=key, toolchain=toolchain())
+        try:
+            # raises before any file exists for what cannot be pickled (an exception class
+            # defined in a function, recorded by a debug kernel): nothing is cached then
+            data = pickle.dumps(entry, protocol=pickle.HIGHEST_PROTOCOL)
+        except Exception:
+            return False
+        path = self._path(key)
+        if not self._write(path, data):
+            return False
+        self._update_index(os.path.basename(path))
+        return True

@@ -17,8 +17,12 @@ one with :mod:`.build` (:func:`cujit.nvvm.lowering.compile_to_llvm` → :mod:`.n
 the dispatcher installs; the simulator backend validates the configuration against the fake
 device's limits and calls :func:`cujit.simulator.kernel.run_kernel`.
 """
+import collections
 import functools
+import importlib
+import pickle
 import threading
+import warnings
 import weakref
 from time import perf_counter_ns as _now
 
@@ -34,9 +38,13 @@ from . import backends as _backends
 from .build import CompiledKernel, build_kernel
 from .build import target as _target
 from ..frontend.errors import CujitCompileError, TypingError
+from ..frontend.errors import NumbaInvalidConfigWarning, NumbaPerformanceWarning
 from ..frontend.source import DeviceFunctionLike, KernelLike, SourceOwner
 from ..frontend.jitoptions import check_launch_bounds as _check_launch_bounds
 from ..frontend.jitoptions import check_options as _check_options
+from ..frontend.overloads import best_overloads as _best_overloads
+from .serialize import as_function, reduce_function
+from .serialize import find_by_name as _find_by_name
 from .introspect import InspectMixin as _InspectMixin
 from .introspect import check_extensions as _check_extensions
 from ..runtime.streams import Stream as _Stream
@@ -54,6 +62,7 @@ _MISSING_CONFIG = ("kernel launch configuration was not specified; launch a kern
                    "(args...) or kernel[griddim, blockdim, stream, dynamic_shared_bytes](args...)")
 _MAX_CONFIGS = 256
 _MAX_FAST = 8       # fast paths kept per kernel (argument kinds x threads)
+_MIN_GRID_BLOCKS = 128  # fewer blocks get numba's low-occupancy NumbaPerformanceWarning
 
 
 def jit(func_or_sig=None, device=False, **options):
@@ -92,6 +101,10 @@ def jit(func_or_sig=None, device=False, **options):
     options["device"] = bool(device)
     if "debug" not in options and config.CUDA_DEBUGINFO_DEFAULT:
         options["debug"] = True     # numba's NUMBA_CUDA_DEBUGINFO: the default of debug=
+    if options.get("debug") and options.get("opt", True):
+        warnings.warn(NumbaInvalidConfigWarning(
+            "debug=True with opt=True is not supported by CUDA. This may result in a crash - "
+            "set debug=False or opt=False."), stacklevel=2)
     if callable(func_or_sig) and not isinstance(func_or_sig, (str, ct.Type, ct.Signature)) \
             and not is_numba_object(func_or_sig):
         return _make(func_or_sig, None, options)
@@ -99,7 +112,15 @@ def jit(func_or_sig=None, device=False, **options):
     if func_or_sig is not None:
         raw = func_or_sig if isinstance(func_or_sig, list) else [func_or_sig]
         sigs = [ct.parse_signature(s) for s in raw]
-    return lambda pyfunc: _make(pyfunc, sigs, options)
+    # numba: one signature makes a specialised kernel (get_regs_per_thread() and the other
+    # resource queries answer for it alone; specialize() refuses it), a list does not
+    one = func_or_sig is not None and not isinstance(func_or_sig, list)
+    return lambda pyfunc: _make(pyfunc, sigs, options, one)
+
+
+#: ``kernel.stats`` (numba.cuda's ``_CompileStats``).
+CompileStats = collections.namedtuple("CompileStats", ("cache_path", "cache_hits",
+                                                       "cache_misses"))
 
 
 def _plain_key(key):
@@ -168,7 +189,7 @@ def _cache_key(key, configs):
     return stored[0]
 
 
-def _make(pyfunc, sigs, options):
+def _make(pyfunc, sigs, options, specialized=False):
     if isinstance(pyfunc, (Dispatcher, DeviceFunction)):
         pyfunc = pyfunc.py_func
     elif numba_jit_function(pyfunc) is not None:     # cuda.jit(a numba.njit function)
@@ -179,6 +200,7 @@ def _make(pyfunc, sigs, options):
         _prefetch_toolchain()
         return DeviceFunction(pyfunc, sigs, options)
     disp = Dispatcher(pyfunc, sigs, options)
+    disp._specialized = specialized
     if disp._disk is None or not disp._disk.has_entries():
         _prefetch_toolchain()       # a likely cache hit needs no compiler: leave it unloaded
     return disp
@@ -236,6 +258,52 @@ class DeviceFunction(DeviceFunctionLike, SourceOwner):
     def __repr__(self):
         return f"<cujit device function {self.py_func.__qualname__}>"
 
+    def __reduce__(self):
+        """Pickled by name when its module binds it there, else with its ``py_func`` by
+        value (:mod:`.serialize`), its signatures and options; nothing compiled goes
+        along."""
+        return _reduce_jitted(self, (DeviceFunction, self.sigs, False))
+
+    def __getitem__(self, key):
+        raise RuntimeError(f"Cannot compile a device function as a kernel: "
+                           f"{self.py_func.__qualname__} is jit(device=True); launch a "
+                           f"kernel that calls it")
+
+    def inspect_sass(self, signature=None):
+        """RuntimeError: a device function has no SASS of its own (it is compiled into the
+        kernels that call it; inspect theirs), as numba.cuda says."""
+        raise RuntimeError(f"Cannot inspect SASS of a device function "
+                           f"({self.py_func.__qualname__}): inspect the SASS of a kernel "
+                           f"that calls it")
+
+
+def _reduce_jitted(obj, how):
+    """``__reduce__`` of a kernel or device function ``obj``; ``how``: ``(class, signatures,
+    specialised)`` to rebuild it with when it goes by value."""
+    if _find_by_name(obj.__module__, obj.__qualname__) is obj:
+        return (_jitted_by_name, (obj.__module__, obj.__qualname__))
+    return (_jitted_again, (reduce_function(obj.py_func), obj.targetoptions) + how)
+
+
+def _jitted_by_name(module, qualname):
+    importlib.import_module(module)
+    obj = _find_by_name(module, qualname)
+    if obj is None:
+        raise pickle.UnpicklingError(f"cannot unpickle kernel {module}.{qualname}: the "
+                                     f"module no longer defines it")
+    return obj
+
+
+def _jitted_again(reduced, options, cls, sigs, specialized):
+    obj = cls(as_function(reduced), sigs, dict(options))
+    if cls is Dispatcher:
+        obj._specialized = specialized
+    return obj
+
+
+def _configured_again(dispatcher, griddim, blockdim, sharedmem):
+    return dispatcher[griddim, blockdim, 0, sharedmem]
+
 
 def _raise_short(exc):
     """Raise compile error ``exc`` from here, without the compiler's frames under it (numba's
@@ -280,6 +348,18 @@ class _Configured(_ln.LaunchConfig):
     def config(self):
         """The LaunchConfig (this object)."""
         return self
+
+    def __reduce__(self):
+        """``kernel[griddim, blockdim, 0, sharedmem]`` pickled as its kernel and those
+        values (numba-cuda's); PicklingError for one on a stream other than the default one
+        (a stream belongs to this process's context)."""
+        if self.stream_handle != 0:
+            raise pickle.PicklingError(
+                f"cannot pickle launch configuration {self.text} of kernel "
+                f"{self.dispatcher.py_func.__qualname__}: its stream belongs to this process; "
+                f"pickle the kernel and configure it after unpickling")
+        return (_configured_again, (self.dispatcher, self.griddim, self.blockdim,
+                                    self.sharedmem))
 
     def access_report(self):
         """The kernel's :meth:`access_report` (its last recorded simulated launch, whatever
@@ -402,6 +482,8 @@ class Dispatcher(_InspectMixin, KernelLike, SourceOwner):
         bounds = _check_launch_bounds(options.get("launch_bounds"))
         self._max_threads = bounds[0] if bounds else None
         self._disk = None
+        self._cache_hits = collections.Counter()    # argtypes -> loads from the disk cache
+        self._cache_misses = collections.Counter()  # argtypes -> compiles it had no entry for
         if options.get("cache"):
             from .cache import DiskCache
             self._disk = DiskCache(py_func)
@@ -416,6 +498,14 @@ class Dispatcher(_InspectMixin, KernelLike, SourceOwner):
 
     def __repr__(self):
         return f"<cujit kernel {self.py_func.__qualname__}>"
+
+    def __reduce__(self):
+        """Pickled by name when its module binds it there (what multiprocessing sends), else
+        with its ``py_func`` by value (:mod:`.serialize`), declared signatures and options
+        (numba-cuda pickles its dispatchers too); the unpickled kernel compiles afresh, or
+        loads from its on-disk cache."""
+        sigs = None if self._declared is None else [ct.Signature(None, a) for a in self._declared]
+        return _reduce_jitted(self, (Dispatcher, sigs, self._specialized))
 
     @property
     def extensions(self):
@@ -467,6 +557,17 @@ class Dispatcher(_InspectMixin, KernelLike, SourceOwner):
         conf = _ln.make_config(g, b, s, sh, ordinal, drv.stream_ref,
                                cls=_ConfiguredExt if self._extensions else _Configured)
         conf.dispatcher = self
+        if config.CUDA_LOW_OCCUPANCY_WARNINGS and not config.DISABLE_PERFORMANCE_WARNINGS \
+                and self.backend_for(drv).compiled:
+            # numba-cuda's heuristic: a grid of fewer than 128 blocks leaves most of any
+            # recent GPU's multiprocessors idle; warned when the configuration is made (it is
+            # cached, so once per configuration of a kernel)
+            blocks = conf.griddim[0] * conf.griddim[1] * conf.griddim[2]
+            if blocks < _MIN_GRID_BLOCKS:
+                warnings.warn(NumbaPerformanceWarning(
+                    f"Grid size {blocks} will likely result in GPU under-utilization due to "
+                    f"low occupancy (kernel {self.py_func.__qualname__}, launch "
+                    f"configuration {conf.text})"), stacklevel=4)
         return conf
 
     def __call__(self, *args, **kwargs):
@@ -553,10 +654,41 @@ class Dispatcher(_InspectMixin, KernelLike, SourceOwner):
             with self._lock:
                 spec = self._specs.get(argtypes)
                 if spec is None:
-                    spec = build_kernel(self.py_func, argtypes, self.targetoptions,
-                                        self._disk, source=self.source())
-                    self._specs[argtypes] = spec
+                    spec = self._build(argtypes, reload=True)
         return spec
+
+    def _build(self, argtypes, reload):
+        spec = build_kernel(self.py_func, argtypes, self.targetoptions, self._disk,
+                            source=self.source(), reload=reload)
+        if self._disk is not None:
+            (self._cache_hits if spec.from_cache else self._cache_misses)[argtypes] += 1
+        self._specs[argtypes] = spec
+        return spec
+
+    def recompile(self):
+        """Compile every signature compiled so far again, from the current values of the
+        globals it reads, without reading the on-disk cache (whose entries the new code
+        replaces, ``cache=True``); later launches run the new code (numba.cuda's
+        ``recompile``).  TypingError/CompileError as :meth:`compile`."""
+        with self._lock:
+            sigs = list(self._specs)
+            self._fast = None               # the fast paths call the old code
+            self._fasts.clear()
+            self._configs.clear()
+            try:
+                for argtypes in sigs:
+                    self._build(argtypes, reload=False)
+            except CujitCompileError as exc:
+                _raise_short(exc)
+
+    @property
+    def stats(self):
+        """numba.cuda's ``stats``: ``cache_path`` (the on-disk cache's folder, None without
+        ``cache=True``), ``cache_hits`` and ``cache_misses`` (``collections.Counter`` of
+        argument-type tuples: specialisations read from the cache, and compiled because it
+        had none, in this process)."""
+        return CompileStats(self._disk.directory if self._disk is not None else None,
+                            self._cache_hits, self._cache_misses)
 
     def _pick_signature(self, argtypes, values=None):
         """The specialisation for launch argument types ``argtypes`` (and, for parameters
@@ -570,32 +702,48 @@ class Dispatcher(_InspectMixin, KernelLike, SourceOwner):
         return self._compiled(argtypes)
 
     def _match_declared(self, argtypes):
-        """``argtypes`` itself for a lazy kernel; for an eagerly declared one, the first
-        declared signature the argument types convert to (TypeError when none does)."""
+        """``argtypes`` itself for a lazy kernel; for an eagerly declared one, the declared
+        signature the argument types convert to best (numba's overload resolution,
+        :mod:`.overloads`).  TypeError when none converts ("No matching definition", numba's
+        words) or when the two best convert equally well ("Ambiguous overloading")."""
         declared = self._declared
         if declared is None or argtypes in declared:
             return argtypes
-        for want in declared:
-            if all(_compatible(a, w) for a, w in zip(argtypes, want)):
-                return want
-        raise TypeError(f"kernel {self.py_func.__qualname__} has no signature matching the "
-                        f"argument types ({', '.join(map(str, argtypes))}); declared "
-                        f"signatures: {'; '.join('(' + ', '.join(map(str, d)) + ')' for d in declared)}")
+        best = _best_overloads(argtypes, declared)
+        if len(best) == 1:
+            return best[0]
+        name = self.py_func.__qualname__
+        have = ', '.join(map(str, argtypes))
+        if best:
+            raise TypeError(f"Ambiguous overloading for kernel {name} ({have}):\n"
+                            + "\n".join('(' + ', '.join(map(str, d)) + ') -> none'
+                                        for d in best[:2]))
+        raise TypeError(f"No matching definition for argument type(s) {have}: kernel {name} "
+                        f"has no signature the arguments convert to; declared signatures: "
+                        f"{'; '.join('(' + ', '.join(map(str, d)) + ')' for d in declared)}")
 
     def specialize(self, *args):
         """A new kernel compiled for the types of ``args`` only (numba.cuda ``specialize``;
-        the same object for the same types).  RuntimeError on a kernel that is already a
-        specialisation."""
+        the same object for the same types, kept in :attr:`specializations`).  An argument
+        that is a cujit type (``float32[::1]``) stands for a value of that type.
+        RuntimeError ("Dispatcher already specialized") on a kernel that is already a
+        specialisation or was declared with one signature."""
         if self._specialized:
-            raise RuntimeError(f"kernel {self.py_func.__qualname__} is already specialized")
+            raise RuntimeError(f"kernel {self.py_func.__qualname__}: Dispatcher already "
+                               f"specialized (by specialize() or a single signature)")
         self._check_nargs(args)
-        argtypes = tuple(ct.typeof(a) for a in args)
+        argtypes = tuple(a if isinstance(a, ct.Type) else ct.typeof(a) for a in args)
         d = self._specializations.get(argtypes)
         if d is None:
             d = Dispatcher(self.py_func, [ct.Signature(None, argtypes)], self.targetoptions)
             d._specialized = True
             self._specializations[argtypes] = d
         return d
+
+    @property
+    def specializations(self):
+        """``{argtypes: kernel}``: the kernels :meth:`specialize` made from this one."""
+        return self._specializations
 
     # -- launching -----------------------------------------------------------------------
     def _bind(self, args, kwargs):
@@ -691,18 +839,6 @@ class Dispatcher(_InspectMixin, KernelLike, SourceOwner):
             fasts.remove(fast)
         fasts.insert(0, fast)
         del fasts[_MAX_FAST:]
-
-
-def _compatible(have, want):
-    if have is want:
-        return True
-    if isinstance(want, ct.Array):
-        return (isinstance(have, ct.Array) and have.dtype is want.dtype
-                and have.ndim == want.ndim and want.layout in ("A", have.layout))
-    scal = (ct.Boolean, ct.Integer, ct.Float, ct.Complex)
-    if isinstance(want, scal) and isinstance(have, scal):
-        return isinstance(want, ct.Complex) or not isinstance(have, ct.Complex)
-    return False
 
 
 def compile_ptx(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath=False,

@@ -202,7 +202,8 @@ def prepare_args(exts, args, stream):
 
 class InspectMixin:
     """The inspection and resource-query methods of :class:`.dispatcher.Dispatcher`
-    (numba.cuda's names).  Needs ``py_func``, ``targetoptions``, ``_specs``, ``signatures``,
+    (numba.cuda's names).  Needs ``py_func``, ``targetoptions``, ``_specs``, ``_declared``,
+    ``_specialized``, ``signatures``,
     ``_compile_pending()`` on the instance."""
 
     def inspect_types(self, file=None, signature=None, pretty=False):
@@ -314,6 +315,9 @@ class InspectMixin:
         if not backend.compiled:    # no compiled code to look up, whatever the signature
             return backend.func_attribute(self, None, name, None, drv)
         ctx = current_context()
+        if signature is None and self._specialized and self._declared:
+            self._compile_pending()
+            signature = self._declared[0]       # numba: a specialised kernel's own value
         if signature is None:
             return {k: backend.func_attribute(self, v, name, ctx, drv)
                     for k, v in self._specs.items()}
@@ -326,7 +330,8 @@ class InspectMixin:
 
     def get_regs_per_thread(self, signature=None):
         """Registers per thread (cuFuncGetAttribute NUM_REGS) of one compiled signature, or
-        ``{argtypes: int}`` for all.  KeyError for a signature not compiled; RuntimeError on
+        ``{argtypes: int}`` for all (an int for a specialised kernel: ``jit(sig)`` with one
+        signature or made by ``specialize``).  KeyError for a signature not compiled; RuntimeError on
         the simulator."""
         return self._func_attribute("NUM_REGS", signature)
 

@@ -21,6 +21,7 @@ import ctypes
 import struct
 import sys
 import threading
+import warnings
 import weakref
 
 import numpy as np
@@ -29,6 +30,8 @@ from .. import bf16_scalar
 from .. import types as ct
 from ..driver.errors import CudaAPIError, CUDA_ERROR_INVALID_VALUE, last_launch
 from ..hooks import HookPoint
+from ..config import config
+from ..frontend.errors import NumbaPerformanceWarning
 from ..arrays.protocol import has_device_pointer, device_pointer
 
 __all__ = ["LaunchConfig", "normalize_dims", "make_config", "device_limits",
@@ -76,16 +79,18 @@ def normalize_dims(value, what, text):
     if isinstance(value, (tuple, list)):
         dims = tuple(value)
         if not 1 <= len(dims) <= 3:
-            raise ValueError(f"{what} must have 1 to 3 dimensions, got {len(dims)} "
-                             f"({value!r}) in the launch configuration {text}")
+            # numba's words first (code matches on them), then where it comes from
+            raise ValueError(f"{what} must be a sequence of 1, 2 or 3 integers, got "
+                             f"{list(dims)!r}: {len(dims)} dimensions in the launch "
+                             f"configuration {text}")
     else:
         dims = (value,)
     out = []
     for d in dims:
         if isinstance(d, bool) or not isinstance(d, (int, np.integer)):
-            raise TypeError(f"{what} must be an int or a tuple of 1 to 3 ints, got {value!r} "
-                            f"(an element of type {type(d).__name__}) in the launch "
-                            f"configuration {text}")
+            raise TypeError(f"{what} must be a sequence of integers, got {list(dims)!r}: "
+                            f"an int or a tuple of 1 to 3 ints is expected, {d!r} is of type "
+                            f"{type(d).__name__} (in the launch configuration {text})")
         d = int(d)
         if d < 1:
             raise ValueError(f"{what} values must be >= 1, got {value!r} in the launch "
@@ -289,6 +294,8 @@ def param_layout(t, expr):
         return [("H", f"_bf16({expr}).bits")]
     if isinstance(t, ct.Record):
         return [("Q", f"_ptr({expr})")]
+    if isinstance(t, (ct.CPointer, ct.RawPointer)):
+        return [("Q", expr)]        # a device address (an int), numba's pointer arguments
     if isinstance(t, ct.EnumMember):
         return param_layout(t.dtype, f"{expr}.value")
     if t is ct.none:
@@ -452,6 +459,12 @@ def convert_arg(index, value, stream):
     if isinstance(value, np.ndarray):
         from ..arrays import auto_device
         dev, copied = auto_device(value, stream=stream)
+        if copied and config.CUDA_WARN_ON_IMPLICIT_COPY \
+                and not config.DISABLE_PERFORMANCE_WARNINGS:
+            warnings.warn(NumbaPerformanceWarning(
+                f"Host array used in CUDA kernel will incur copy overhead to/from device "
+                f"(argument {index}, a {value.dtype} array of shape {value.shape}): copy it "
+                f"once with cujit.to_device, or pass cujit.In/Out/InOut of it"), stacklevel=6)
         back = value if copied and value.flags.writeable and value.size else None
         return dev, back, False
     if hasattr(value, "__cuda_array_interface__"):

@@ -16,7 +16,7 @@ __all__ = ["CallKind", "Call", "Cast", "Extremum", "MathFunc", "FP8Conversion", 
            "GridAxes", "ValueType", "Atomic", "Libdevice", "DeviceCall", "ClosureCall",
            "Reshape", "OverloadCall", "UserIntrinsic", "ExternCall", "WmmaFragment",
            "WmmaFill", "WmmaLoad", "WmmaMma", "WmmaStore", "VectorMake", "CacheHint", "UfuncCall",
-           "ArrayReduction", "ArrayView", "ArrayCopy",
+           "PointerArray", "ArrayReduction", "ArrayView", "ArrayCopy",
            "call_of", "resolve"]
 
 
@@ -142,6 +142,14 @@ class UserIntrinsic:
     intrinsic: object
     signature: object
     codegen: object
+
+
+@dataclasses.dataclass(frozen=True)
+class PointerArray:
+    """``carray(ptr, shape, dtype)`` / ``farray``: an array over a pointer's memory, its
+    ``order`` ('C' or 'F') and element type ``dtype`` (a cujit type)."""
+    order: str
+    dtype: object
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -346,6 +354,11 @@ class CallKind(enum.Enum):
     VECTOR = ("vector", VectorMake)
     CACHE_LOAD = ("cache_load", CacheHint)
     CACHE_STORE = ("cache_store", CacheHint)
+    # C pointers: cffi's ffi.from_buffer(array) → the array's data pointer
+    FROM_BUFFER = ("ffi.from_buffer", type(None))
+    # an array over a pointer's memory (numba.cuda.np.numpy_support.carray / farray)
+    CARRAY = ("carray", PointerArray)
+    FARRAY = ("farray", PointerArray)
 
 
 @dataclasses.dataclass(frozen=True, eq=False)

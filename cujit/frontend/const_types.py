@@ -66,6 +66,8 @@ def _table():
             t[id(getattr(K, name))] = name
         t[id(K.this_grid)] = "cg.this_grid"
         t[id(K.grid_sync)] = "cg.grid_sync"
+        t[id(K.carray)] = "carray"
+        t[id(K.farray)] = "farray"
         for name in MATH_UNARY + MATH_BINARY + _MATH_PRED + _MATH_TOINT:
             if hasattr(math, name):
                 t[id(getattr(math, name))] = "math." + name
@@ -137,6 +139,8 @@ def const_type(value):
         return Func("user_intrinsic", value), None
     if isinstance(value, DeclaredFunction):
         return Func("extern", value), None
+    if _is_cffi_from_buffer(value):
+        return Func("ffi.from_buffer"), None
     if numba_jit_function(value) is not None:
         # numba.jit / njit: compiled for the GPU from its Python function, as numba-cuda
         # does ("CPU-GPU compatibility")
@@ -165,6 +169,14 @@ def const_type(value):
         if all(isinstance(p[0], T.Scalar) and p[1] is None for p in parts):
             return T.Tuple(tuple(p[0] for p in parts)), None
     return Global(value), None
+
+
+def _is_cffi_from_buffer(value):
+    # ffi.from_buffer of a cffi.FFI object, known by its class (cujit never imports cffi)
+    owner = getattr(value, "__self__", None)
+    return (getattr(value, "__name__", None) == "from_buffer" and owner is not None
+            and type(owner).__name__ == "FFI"
+            and (type(owner).__module__ or "").startswith("cffi"))
 
 
 def _is_device_array(value):

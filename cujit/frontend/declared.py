@@ -10,6 +10,12 @@ with the declared ABI:
   stored through the first parameter, the int returned is a status the caller ignores.
 - ``abi='c'``: ``T name(args...)``: the result is returned directly.
 
+Pointer parameters (``CPointer(float32)`` → ``float*``, ``voidptr`` → ``void*``) take a
+pointer (``ffi.from_buffer(arr)``, a pointer parameter of the kernel) or an array of the
+element type, whose data pointer is passed.  An array parameter (``float32[:]``) is passed
+the same way, as its data pointer (numba.cuda passes its array structure's fields instead,
+which no C function can read; docs/kernel-language.md lists the difference).
+
 The code comes from the declaration's ``link=`` and the calling kernel's ``link=``; the
 kernel links it (:mod:`.linker`).  The simulator has no body to run: a declaration may carry a
 Python implementation (``sim=``, a cujit extension), else calling it on the simulator raises
@@ -26,7 +32,13 @@ _ABIS = ("numba", "c")
 
 
 def _param_ok(t):
-    return isinstance(t, (T.Integer, T.Float, T.Boolean))
+    return isinstance(t, (T.Integer, T.Float, T.Boolean, T.CPointer, T.RawPointer)) or (
+        isinstance(t, T.Array) and isinstance(t.dtype, (T.Integer, T.Float, T.Boolean,
+                                                         T.Complex, T.Record)))
+
+
+def _return_ok(t):
+    return isinstance(t, (T.Integer, T.Float, T.Boolean, T.CPointer, T.RawPointer))
 
 
 class DeclaredFunction:
@@ -87,7 +99,9 @@ def _links(name, link):
 def declare_device(name, sig, link=None, use_cooperative=False, abi="numba", sim=None):
     """Declare the external device function ``name`` (a C identifier) of signature ``sig``
     (a signature string such as ``'float32(float32, float32)'`` or a cujit Signature; the
-    return type is required; parameters and result are integers, floats or booleans) →
+    return type is required; parameters are integers, floats, booleans, pointers
+    (``CPointer(dtype)``, ``voidptr``) or arrays (passed as their data pointer, ``T*``); the
+    result is void, an integer, float, boolean or pointer) →
     a :class:`DeclaredFunction` that kernels call, as ``numba.cuda.declare_device``.
 
     ``link``: a path (``.cu``, ``.ptx``, ``.cubin``, ``.fatbin``, ``.o``, ``.a``,
@@ -95,12 +109,13 @@ def declare_device(name, sig, link=None, use_cooperative=False, abi="numba", sim
     into every kernel that calls the function.  ``use_cooperative``: the code needs a
     cooperative launch (grid sync).  ``abi``: ``'numba'`` (``int name(T *ret, args...)``)
     or ``'c'`` (``T name(args...)``).  ``sim`` (cujit's addition): a Python function the
-    simulator runs for each call, given the argument values; set later with
-    ``@decl.simulator``.
+    simulator runs for each call, given the argument values (a pointer, or an array passed
+    for one, as a simulator pointer that ``p[i]`` reads and writes, bounds-checked); set
+    later with ``@decl.simulator``.
 
     Raises ValueError for a name that is not a C identifier, NotImplementedError for
-    another ``abi`` (as numba), TypeError for a signature without a return type, parameter
-    types other than scalars, a bad ``link`` entry or a ``sim`` that is not callable."""
+    another ``abi`` (as numba), TypeError for a signature without a return type, other
+    parameter or return types, a bad ``link`` entry or a ``sim`` that is not callable."""
     if not isinstance(name, str) or not name.isidentifier():
         raise ValueError(f"declare_device: name must be a C identifier string, got {name!r}")
     if abi not in _ABIS:
@@ -108,16 +123,18 @@ def declare_device(name, sig, link=None, use_cooperative=False, abi="numba", sim
                                   f"expected one of {_ABIS}")
     parsed = sig if isinstance(sig, T.Signature) else T.parse_signature(sig)
     if not isinstance(parsed, T.Signature) or parsed.return_type is None:
-        raise TypeError(f"declare_device({name!r}, {sig!r}): the return type must be given "
-                        f"(e.g. 'float32(float32, float32)')")
+        raise TypeError(f"declare_device({name!r}, {sig!r}): Return type must be given: "
+                        f"a signature with a return type (e.g. 'float32(float32, float32)')")
     for t in parsed.args:
         if not _param_ok(t):
             raise TypeError(f"declare_device({name!r}, {sig!r}): parameter type {t} is not "
-                            f"supported (integers, floats and booleans are)")
+                            f"supported (integers, floats, booleans, pointers such as "
+                            f"CPointer(float32) and voidptr, and arrays, passed as their "
+                            f"data pointer, are)")
     rt = parsed.return_type
-    if rt is not T.void and not _param_ok(rt):
+    if rt is not T.void and not _return_ok(rt):
         raise TypeError(f"declare_device({name!r}, {sig!r}): return type {rt} is not "
-                        f"supported (void, integers, floats and booleans are)")
+                        f"supported (void, integers, floats, booleans and pointers are)")
     if sim is not None and not callable(sim):
         raise TypeError(f"declare_device({name!r}): sim must be a Python function, got "
                         f"{sim!r}")

@@ -9,7 +9,8 @@ is not a ``TypeError`` either).
 """
 
 __all__ = ["CujitCompileError", "TypingError", "CompileError", "SourceLocation",
-           "KernelRuntimeError"]
+           "KernelRuntimeError", "NumbaWarning", "NumbaPerformanceWarning",
+           "NumbaInvalidConfigWarning"]
 
 
 class SourceLocation:
@@ -63,6 +64,24 @@ class ToolchainError(CompileError):
     def __init__(self, msg, log=""):
         self.log = log
         super().__init__(f"{msg}\n{log}" if log else msg)
+
+
+class NumbaWarning(Warning):
+    """Base of the warnings cujit emits where numba-cuda emits its own (numba's names, which
+    code filters on).  cujit's classes: with Numba installed they are not Numba's
+    ``numba.core.errors`` classes (cujit never imports Numba)."""
+
+
+class NumbaPerformanceWarning(NumbaWarning):
+    """Code that runs correctly but slowly (numba-cuda's cases, on a GPU only): a launch
+    grid of fewer than 128 blocks (``config.CUDA_LOW_OCCUPANCY_WARNINGS``) and a host NumPy
+    array copied to the device and back by a launch (``config.CUDA_WARN_ON_IMPLICIT_COPY``);
+    ``config.DISABLE_PERFORMANCE_WARNINGS`` silences both."""
+
+
+class NumbaInvalidConfigWarning(NumbaWarning):
+    """A combination of ``jit()`` options that the CUDA toolchain does not support well:
+    ``debug=True`` with optimisation on (numba-cuda's warning; pass ``opt=False``)."""
 
 
 class KernelRuntimeError(RuntimeError):

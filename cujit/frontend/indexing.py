@@ -1,7 +1,7 @@
 """Typing of array/tuple/record indexing and array attributes (Numba's basic indexing).
 
-``a[i, j]`` with one integer per dimension gives an element; fewer integers, or slices,
-give a view (an ``Array`` of fewer dimensions).  Negative integer indices wrap (Python
+``a[i, j]`` with one integer per dimension gives an element (a 0-d integer array counts as
+the integer it holds); fewer integers, or slices, give a view (an ``Array`` of fewer dimensions).  Negative integer indices wrap (Python
 semantics); there are no bounds checks (as numba.cuda).  Views keep the C layout only where
 NumPy would keep the data contiguous: integer indices first, then one step-less slice, then
 only full slices.
@@ -12,11 +12,35 @@ import enum
 from .. import types as T
 from . import rules
 from .const_types import REDUCTION_METHODS
-from .nodeinfo import (ArrayIndex, IntIndex, RecordField, SliceIndex, SliceStore, TupleDynamic,
-                       TupleIndex, TupleItem, TupleSlice)
+from .nodeinfo import (ArrayIndex, IntIndex, PointerIndex, RecordField, SliceIndex, SliceStore,
+                       TupleDynamic, TupleIndex, TupleItem, TupleSlice)
 from .rules import BoundMethod, Global
 
-__all__ = ["getitem", "setitem", "array_attr", "index_parts", "nested_store_ok"]
+__all__ = ["getitem", "setitem", "array_attr", "index_parts", "nested_store_ok",
+           "pointer_index"]
+
+
+def pointer_index(typer, node, pty):
+    """The element type of ``node`` (a Subscript of a pointer of type ``pty``): ``p[i]`` with
+    one integer ``i`` reads or writes the element at ``p + i`` (C's indexing: no wrap of
+    negative indices, no bounds on the GPU).  Records a :class:`~.nodeinfo.PointerIndex`;
+    None while the index is untyped.  TypingError for a ``void*`` (no element type), a slice,
+    several indices or an index that is not an integer."""
+    if isinstance(pty, T.RawPointer):
+        raise typer.error(f"a {pty} pointer has no element type and cannot be indexed: "
+                          f"declare it as CPointer(dtype)", node)
+    sl = node.slice
+    if isinstance(sl, (ast.Slice, ast.Tuple)):
+        raise typer.error(f"a pointer ({pty}) takes one integer index (p[i]), got "
+                          f"'{ast.unparse(sl)}'", sl)
+    it = typer.expr(sl)
+    if it is None:
+        return None
+    if not rules.is_int(it):
+        raise typer.error(f"a pointer ({pty}) index must be an integer, got a value of type "
+                          f"{it}", sl)
+    typer.tf.info[node] = PointerIndex(sl)
+    return pty.dtype
 
 
 def index_parts(typer, node, aty):
@@ -47,7 +71,9 @@ def index_parts(typer, node, aty):
         t = typer.expr(e)
         if t is None:
             return None
-        if rules.is_int(t):
+        if rules.is_int(t) or (isinstance(t, T.Array) and t.ndim == 0
+                                and rules.is_int(t.dtype)):
+            # a 0-d integer array indexes as the integer it holds (NumPy's and numba's rule)
             parts.append(IntIndex(e))
         elif isinstance(t, T.UniTuple) and rules.is_int(t.dtype) and len(elts) == 1:
             parts.extend(TupleIndex(e, k) for k in range(t.count))
@@ -110,6 +136,8 @@ def getitem(typer, node):
         if n_int == base.ndim:
             return base.dtype
         return T.Array(base.dtype, base.ndim - n_int, _view_layout(base, parts), base.readonly)
+    if isinstance(base, (T.CPointer, T.RawPointer)):
+        return pointer_index(typer, node, base)
     if isinstance(base, (T.UniTuple, T.Tuple)):
         return _tuple_getitem(typer, node, base)
     if isinstance(base, T.Record):
@@ -188,6 +216,19 @@ def setitem(typer, target, vt):
             raise typer.error(f"cannot store a {vt} into a record field of type {rt}", target)
         typer.record(target, rt)
         return
+    if isinstance(base, (T.CPointer, T.RawPointer)):
+        rt = pointer_index(typer, target, base)
+        typer.record(target, rt)
+        if rt is None or vt is None:
+            return
+        if isinstance(rt, T.Record):
+            if vt is not rt:
+                raise typer.error(f"cannot assign a value of type {vt} through a pointer to "
+                                  f"{rt} (a whole record needs a record of the same dtype)",
+                                  target)
+            return
+        _check_scalar_store(typer, target, rt, vt)
+        return
     if not isinstance(base, T.Array):
         raise typer.error(f"cannot assign into an element of a value of type {base}", target)
     if base.readonly:
@@ -215,6 +256,12 @@ def setitem(typer, target, vt):
                               f"of {rt} (a whole record needs a record of the same dtype)",
                               target)
         return      # whole-record copy (lower_records.copy_record)
+    _check_scalar_store(typer, target, rt, vt)
+
+
+def _check_scalar_store(typer, target, rt, vt):
+    """TypingError unless a value of type ``vt`` may be stored into an element of scalar
+    type ``rt`` (an array's or a pointer's)."""
     if isinstance(rt, T.BFloat16) or isinstance(vt, T.BFloat16):
         # converted as bfloat16(x) / float32(x) ... would (numba-cuda converts implicitly)
         other = vt if isinstance(rt, T.BFloat16) else rt

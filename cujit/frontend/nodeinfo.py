@@ -7,7 +7,7 @@ misspelled key string was a silently dead branch.
 import dataclasses
 
 __all__ = ["SpecialRegister", "IntIndex", "TupleIndex", "SliceIndex", "ArrayIndex",
-           "RecordField", "TupleSlice", "TupleItem", "TupleDynamic", "SliceStore", "AugAssign",
+           "PointerIndex", "RecordField", "TupleSlice", "TupleItem", "TupleDynamic", "SliceStore", "AugAssign",
            "Iteration", "Raise", "Assert"]
 
 
@@ -46,6 +46,13 @@ class ArrayIndex:
     :class:`SliceIndex` per indexed dimension, as :func:`.indexing.index_parts` gives them
     (fewer than the array's dimensions: the rest are full slices)."""
     parts: list
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class PointerIndex:
+    """``ptr[i]`` of a C pointer (``CPointer``): the integer index expression ``node``.  No
+    wrap-around and no bounds on the GPU (C's ``ptr[i]``, as numba.cuda)."""
+    node: object
 
 
 @dataclasses.dataclass(frozen=True)

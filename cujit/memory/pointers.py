@@ -111,6 +111,19 @@ def _check_nbytes(size, what="size"):
     return size
 
 
+class DevicePointerValue(ctypes.c_void_p):
+    """A device address as a ``ctypes.c_void_p`` that ``int()`` also reads: numba-cuda's
+    ``device_pointer`` is a cuda-bindings ``CUdeviceptr``, and its users write
+    ``int(arr.gpu_data.device_pointer)`` to pass the address to a ``CPointer`` kernel
+    parameter.  A null pointer is 0."""
+    __slots__ = ()
+
+    def __int__(self):
+        return self.value or 0
+
+    __index__ = __int__
+
+
 class MemoryPointer:
     """Device memory (numba.cuda ``MemoryPointer``).
 
@@ -120,7 +133,7 @@ class MemoryPointer:
     that frees the memory; called once through ``weakref.finalize``).
 
     Attributes: ``device_pointer_value`` (int), ``device_pointer`` / ``device_ctypes_pointer``
-    (``ctypes.c_void_p``), ``size`` (bytes), ``owner``, ``context``, ``handle``."""
+    (a ``ctypes.c_void_p`` that ``int()`` reads), ``size`` (bytes), ``owner``, ``context``, ``handle``."""
 
     # No fixed slots here: the host-memory subclasses also derive from a ctypes array (their
     # buffer protocol), and a C base admits no second base with slots.  AutoFreePointer, the
@@ -148,7 +161,7 @@ class MemoryPointer:
 
     @property
     def device_pointer(self):
-        return ctypes.c_void_p(self.device_pointer_value or None)
+        return DevicePointerValue(self.device_pointer_value or None)
 
     device_ctypes_pointer = device_pointer
 

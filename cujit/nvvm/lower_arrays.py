@@ -12,6 +12,7 @@ from llvmlite import ir
 
 from .. import types as T
 from ..frontend import rules
+from .lower_exceptions import check_tuple_index
 from .ltypes import I8, I8P, I32, I64, alignment_of, cast, ltype, mtype
 from ..frontend.nodeinfo import IntIndex, SliceStore, TupleIndex, TupleItem, TupleSlice
 
@@ -108,7 +109,12 @@ def _index_values(lw, parts):
     tuple_cache = {}
     for p in parts:
         if isinstance(p, IntIndex):
-            out.append(("int", lw.expr(p.node), lw.ty(p.node)))
+            it = lw.ty(p.node)
+            if isinstance(it, T.Array):     # a 0-d integer array: the integer it holds
+                out.append(("int", lw.b.load(_elem_ptr(lw, lw.expr(p.node), it, [])),
+                            it.dtype))
+            else:
+                out.append(("int", lw.expr(p.node), it))
         elif isinstance(p, TupleIndex):
             node = p.node
             if id(node) not in tuple_cache:
@@ -219,9 +225,42 @@ def _view(lw, arr, aty, parts, rt):
     return make_array(lw, ptr, shape, strides, rt)
 
 
+def pointer_element(lw, ptr, pty, idx, it):
+    """The address of ``ptr[idx]`` (``ptr`` of type ``CPointer``, ``idx`` of integer type
+    ``it``): C's ``ptr + idx``, no wrap of negative indices and no bounds, as numba.cuda."""
+    return lw.b.gep(ptr, [cast(lw.b, idx, it, T.int64 if it.signed else T.uint64)])
+
+
+def lower_pointer_array(lw, node, c):
+    """``carray(ptr, shape[, dtype])`` / ``farray``: an array struct of the pointer as data,
+    the shape's values, and the contiguous strides of ``c.data.order`` (bytes)."""
+    b = lw.b
+    bound = dict(zip(("ptr", "shape", "dtype"), node.args))
+    bound.update((kw.arg, kw.value) for kw in node.keywords)
+    rt = lw.ty(node)
+    ptr = lw.expr(bound["ptr"])
+    st = lw.ty(bound["shape"])
+    sv = lw.expr(bound["shape"])
+    if isinstance(st, (T.UniTuple, T.Tuple)):
+        dims = [cast(b, b.extract_value(sv, k), t, T.int64) for k, t in enumerate(st.types)]
+    else:
+        dims = [cast(b, sv, st, T.int64)]
+    step = ir.Constant(I64, c.data.dtype.dtype.itemsize)
+    strides = [None] * len(dims)
+    order = range(len(dims) - 1, -1, -1) if c.data.order == "C" else range(len(dims))
+    for k in order:
+        strides[k] = step
+        step = b.mul(step, dims[k])
+    data = b.bitcast(ptr, ltype(rt).elements[0])
+    return make_array(lw, data, dims, strides, rt)
+
+
 def subscript_pointer(lw, node):
-    """(pointer, element type) of ``arr[i, j, …]`` (all integer indices)."""
+    """(pointer, element type) of ``arr[i, j, …]`` (all integer indices) or ``ptr[i]``."""
     aty = lw.ty(node.value)
+    if isinstance(aty, T.CPointer):
+        return pointer_element(lw, lw.expr(node.value), aty, lw.expr(node.slice),
+                               lw.ty(node.slice)), aty.dtype
     arr = lw.expr(node.value)
     parts = lw.tf.info[node].parts
     vals = _index_values(lw, parts)
@@ -253,6 +292,9 @@ def load_subscript(lw, node):
             return _view(lw, lw.expr(node.value), bt, info.parts, rt)
         ptr, et = subscript_pointer(lw, node)
         return load_elem(lw, ptr, et)
+    if isinstance(bt, T.CPointer):
+        ptr, et = subscript_pointer(lw, node)
+        return load_elem(lw, ptr, et)
     if isinstance(bt, (T.UniTuple, T.Tuple)):
         tup = lw.expr(node.value)
         if isinstance(info, TupleItem):
@@ -265,6 +307,7 @@ def load_subscript(lw, node):
         slot = lw.alloca(tup.type)
         lw.b.store(tup, slot)
         idx = _wrap(lw, lw.expr(node.slice), lw.ty(node.slice), ir.Constant(I64, bt.count))
+        check_tuple_index(lw, idx, bt.count, node)
         return lw.b.load(lw.b.gep(slot, [_ZERO32, idx]))
     if isinstance(bt, T.Record):
         return load_field(lw, lw.expr(node.value), bt, info.name)

@@ -19,6 +19,8 @@ def _pointer(lw, node):
     arr_node, idx_node = node.args[0], node.args[1]
     aty, it = lw.ty(arr_node), lw.ty(idx_node)
     arr, idx = lw.expr(arr_node), lw.expr(idx_node)
+    if isinstance(aty, T.CPointer):
+        return LA.pointer_element(lw, arr, aty, idx, it), aty.dtype
     if isinstance(it, (T.UniTuple, T.Tuple)):
         vals = [(lw.b.extract_value(idx, k), t) for k, t in enumerate(it.types)]
     else:

@@ -20,7 +20,7 @@ from .lower_cache_hints import lower_cache_load, lower_cache_store
 from .lower_vector import lower_vector_make
 from . import lower_wmma
 from .lower_exceptions import emit_raise
-from .lower_extern import lower_extern_call
+from .lower_extern import lower_extern_call, lower_from_buffer
 from ..frontend import rules
 from ..frontend.callkinds import Call, CallKind
 from .lower_device import lower_closure_call, lower_device_call
@@ -529,7 +529,9 @@ _HANDLERS = {
     K.MATCH_ANY_SYNC: intrinsics_extra.lower_match, K.MATCH_ALL_SYNC: intrinsics_extra.lower_match,
     K.THIS_GRID: cooperative.lower_this_grid, K.GRID_SYNC: cooperative.lower_grid_sync,
     K.OVERLOAD: _overload, K.USER_INTRINSIC: lower_extending.lower_user_intrinsic,
-    K.EXTERN: lower_extern_call, K.UFUNC: _ufunc, K.REDUCE: _reduce,
+    K.EXTERN: lower_extern_call, K.FROM_BUFFER: lower_from_buffer, K.UFUNC: _ufunc,
+    K.REDUCE: _reduce,
+    K.CARRAY: LA.lower_pointer_array, K.FARRAY: LA.lower_pointer_array,
     K.VECTOR: lower_vector_make, K.CACHE_LOAD: lower_cache_load,
     K.CACHE_STORE: lower_cache_store,
     K.WMMA_FRAGMENT: lower_wmma.lower_fragment, K.WMMA_FILL: lower_wmma.lower_fill,

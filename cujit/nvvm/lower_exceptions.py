@@ -126,6 +126,17 @@ def check_divisor(lw, op, a_t, v, t, node):
         emit_raise(lw, ZeroDivisionError, (msg,), node)
 
 
+def check_tuple_index(lw, idx, count, node):
+    """In debug mode, raise IndexError("tuple index out of range") when the run-time index
+    ``idx`` (i64, negative values already wrapped) of a tuple of ``count`` items is outside
+    it (numba's check in debug mode); no code without debug."""
+    if not getattr(lw.m, "debug", False):
+        return
+    bad = lw.b.icmp_unsigned(">=", idx, ir.Constant(idx.type, count))
+    with lw.b.if_then(bad, likely=False):
+        emit_raise(lw, IndexError, ("tuple index out of range",), node)
+
+
 def format_exception(cls, args, loc, qualname, tid, ctaid):
     """The host exception for a device raise: ``cls`` with Numba's message form."""
     where = (f"In function '{qualname}', file {loc.filename}, line {loc.line}, "

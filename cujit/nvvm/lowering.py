@@ -65,6 +65,8 @@ def _scalar_params(t):
         return [mtype(t.dtype).as_pointer()] + [I64] * (2 * t.ndim)
     if isinstance(t, T.Record):
         return [I8P]
+    if isinstance(t, (T.CPointer, T.RawPointer)):
+        return [ltype(t)]       # a device address, passed as the pointer it is
     if isinstance(t, T.Boolean):
         return [I8]
     if isinstance(t, T.Complex):
@@ -237,17 +239,20 @@ class ModuleContext:
         return g
 
     def cstring(self, text):
-        """Generic ``i8*`` to a NUL-terminated constant string."""
+        """Generic ``i8*`` to a NUL-terminated string in constant memory (``addrspace(4)``,
+        as numba-cuda's: ``print`` format strings count in the kernel's CONST_SIZE_BYTES)."""
         g = self._strings.get(text)
         if g is None:
             data = bytearray(text.encode("utf-8")) + b"\0"
             ty = ir.ArrayType(I8, len(data))
-            g = ir.GlobalVariable(self.module, ty, self.unique("_cujit_str"))
+            g = ir.GlobalVariable(self.module, ty, self.unique("_cujit_str"), addrspace=4)
             g.linkage = "internal"
             g.global_constant = True
             g.initializer = ir.Constant(ty, data)
             self._strings[text] = g
-        return g.gep([ir.Constant(I32, 0), ir.Constant(I32, 0)])
+        p = g.gep([ir.Constant(I32, 0), ir.Constant(I32, 0)])
+        # llvmlite has no constant addrspacecast: the constant expression spelled out
+        return ir.FormattedConstant(I8P, f"addrspacecast ({p.type} {p.get_reference()} to i8*)")
 
     def ipow(self, ity):
         """``int ** int`` by squaring (a negative exponent gives 0, or ±1 for base ±1)."""

@@ -8,7 +8,9 @@ Representation of values in registers (``ltype``) and in memory (``mtype``):
 ``{elem*, [ndim x i64] shape, [ndim x i64] strides (bytes)}`` with a generic-address-space
 data pointer (NVVM infers shared/const/local from the ``addrspacecast``); ``Record`` → ``i8*``
 (a reference to the record's bytes); ``UniTuple`` → ``[n x T]``; ``Tuple`` → ``{T0, T1 …}``;
-``Fragment`` → ``[n x i32]*`` / ``[n x float]*`` (a lane's tensor-core registers).
+``Fragment`` → ``[n x i32]*`` / ``[n x float]*`` (a lane's tensor-core registers);
+``CPointer(dtype)`` → ``elem*`` (in its address space, generic when None); ``voidptr`` →
+``i8*``.
 """
 from llvmlite import ir
 
@@ -47,6 +49,10 @@ def ltype(t):
     elif isinstance(t, T.Array):
         r = array_ltype(t)
     elif isinstance(t, T.Record):
+        r = I8P
+    elif isinstance(t, T.CPointer):
+        r = mtype(t.dtype).as_pointer(t.addrspace or 0)
+    elif isinstance(t, T.RawPointer):
         r = I8P
     elif isinstance(t, T.UniTuple):
         r = ir.ArrayType(ltype(t.dtype), t.count)
@@ -215,6 +221,9 @@ def cast(b, val, src, dst):
         return b.insert_value(out, im, 1)
     if isinstance(src, T.Array) and isinstance(dst, T.Array) and src.ndim == dst.ndim:
         return val          # same LLVM struct; only the layout/readonly flag differ
+    if isinstance(src, (T.CPointer, T.RawPointer)) and isinstance(dst, (T.CPointer,
+                                                                       T.RawPointer)):
+        return b.bitcast(val, ltype(dst)) if val.type != ltype(dst) else val
     if isinstance(src, (T.UniTuple, T.Tuple)) and isinstance(dst, (T.UniTuple, T.Tuple)):
         out = ir.Constant(ltype(dst), ir.Undefined)
         for i, (s, d) in enumerate(zip(src.types, dst.types)):

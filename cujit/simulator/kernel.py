@@ -24,6 +24,7 @@ from .checked import CheckedArray, GlobalCheckedArray
 from .globalrace import GlobalRaces
 from .memory import cai_view, check_aligned, device_view, shared_limit
 from .captured import rebind
+from .pointers import SimPointer
 from .records import as_kernel_record
 from .thread import Dim3
 from ..arrays.protocol import has_device_pointer, device_pointer
@@ -257,6 +258,8 @@ def _signature_key(args):
         elif isinstance(a, tuple):
             # a tuple's type depends on its members: typecheck each new member signature
             key.append((type(a), _signature_key(a)))
+        elif isinstance(a, SimPointer):
+            key.append((SimPointer, a.pointer_type))
         else:
             key.append(type(a))
     return tuple(key)
@@ -351,6 +354,10 @@ def run_kernel(kernel, griddim, blockdim, stream_handle, dynamic_shared_bytes, a
             if isinstance(a, np.ndarray):
                 name = params[i] if i < len(params) else f"arg{i}"
                 kargs[i] = checked(a, name, races)
+            elif isinstance(a, SimPointer) and isinstance(a.data, np.ndarray):
+                # a pointer parameter's memory, race-checked as an array argument's is
+                kargs[i] = SimPointer(checked(a.data, a.name, races), a.start, a.pointer_type,
+                                      a.address, a.name)
     consts = info.consts.setdefault(sig, {})
 
     def prepared(rec):

@@ -14,7 +14,7 @@ from ..kernelstate import state as _state
 from ..frontend.callkinds import CallKind, call_of
 from ..frontend.calls.numeric import CMATH_UNARY
 from ..frontend.nodeinfo import AugAssign, SpecialRegister
-from . import libdevice_sim, scalars
+from . import libdevice_sim, pointers, scalars
 
 __all__ = ["Rewriter", "compare_types"]
 
@@ -258,7 +258,7 @@ class Rewriter:
             return self.tf.vartypes.get(target.id)
         if isinstance(target, ast.Subscript):
             at = self.ty(target.value)
-            if isinstance(at, T.Array):
+            if isinstance(at, (T.Array, T.CPointer)):
                 t = self.ty(target)
                 return at.dtype if t is None or _numeric(t) or \
                     isinstance(t, T.BFloat16) else None
@@ -336,7 +336,8 @@ class Rewriter:
         elif isinstance(tgt, (ast.Subscript, ast.Attribute)):
             load = self.generic(tgt)
             load.ctx = ast.Load()
-            if isinstance(tgt, ast.Subscript) and isinstance(self.ty(tgt.value), T.Array) \
+            if isinstance(tgt, ast.Subscript) and isinstance(self.ty(tgt.value),
+                                                              (T.Array, T.CPointer)) \
                     and not isinstance(cur, T.Integer):
                 _mark(load)
         else:
@@ -410,7 +411,8 @@ class Rewriter:
             if r is not None:
                 return r
         new = self.generic(node)
-        if isinstance(node, ast.Subscript) and isinstance(self.ty(node.value), T.Array) \
+        if isinstance(node, ast.Subscript) and isinstance(self.ty(node.value),
+                                                          (T.Array, T.CPointer)) \
                 and _numeric(self.ty(node)) and not isinstance(self.ty(node), T.Integer):
             _mark(new)
         elif isinstance(node, ast.Subscript) and isinstance(self.ty(node), T.BFloat16) and \
@@ -705,11 +707,24 @@ class Rewriter:
     def c_extern(self, node, c):
         # as an intrinsic: the arguments as the declared types, the result converted back
         fn = c.data.function
-        args = [self.conv(self.expr(a), self.ty(a), t, a) for a, t in zip(node.args, fn.sig.args)]
+        args = [self.extern_arg(a, t) for a, t in zip(node.args, fn.sig.args)]
         call = self.call(fn, "ext", args, node)     # runs fn.sim, or raises naming fn
         if not _numeric(fn.sig.return_type):
             return call
         return self.conv(call, None, fn.sig.return_type, node)
+
+    def extern_arg(self, a, t):
+        """Argument ``a`` of a declared C function as its parameter type ``t``: an array
+        passed for a pointer decays to a pointer to its data (a SimPointer)."""
+        if isinstance(t, (T.CPointer, T.RawPointer)) and isinstance(self.ty(a), T.Array):
+            return self.call(pointers.from_buffer, "ffi_fb",
+                             [self.expr(a), _loc(ast.Constant(ast.unparse(a)), a)], a)
+        return self.conv(self.expr(a), self.ty(a), t, a)
+
+    def c_from_buffer(self, node, c):
+        return self.call(pointers.from_buffer, "ffi_fb",
+                         [self.expr(node.args[0]), _loc(ast.Constant(ast.unparse(node)), node)],
+                         node)
 
     def c_print(self, node, c):
         if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
@@ -880,6 +895,8 @@ def _call_table():
                                 K.EQ_SYNC, K.ACTIVEMASK, K.LANEMASK_LT, K.MATH_PARTS,
                                 # a cache hint indexes the simulated array (its checks)
                                 K.CACHE_LOAD, K.CACHE_STORE,
+                                # carray/farray: the pointer's as_array (pointers.py)
+                                K.CARRAY, K.FARRAY,
                                 K.WMMA_FRAGMENT, K.WMMA_FILL, K.WMMA_LOAD, K.WMMA_MMA,
                                 K.WMMA_STORE),
                                R.c_as_written))
@@ -889,7 +906,7 @@ def _call_table():
                   K.UFUNC: R.c_ufunc, K.REDUCE: R.c_reduce, K.ARRAY_VIEW: R.c_array_view,
                   K.ARRAY_COPY: R.c_array_copy, K.CMATH: R.c_cmath,
                   K.MIN: R.c_extremum, K.MAX: R.c_extremum, K.FP16: R.c_fp16,
-                  K.EXTERN: R.c_extern,
+                  K.EXTERN: R.c_extern, K.FROM_BUFFER: R.c_from_buffer,
                   K.POW: R.c_pow, K.LIBDEVICE: R.c_libdevice, K.ABS: R.c_abs,
                   K.MATH: R.c_math, K.NP_ROUNDING: R.c_math,
                   K.ATOMIC: R.c_atomic, K.FMA: R.c_fma, K.CBRT: R.c_cbrt,

@@ -557,7 +557,7 @@ def _vcall_table():
         K.LANEMASK_LT, K.POPC, K.BREV, K.CLZ, K.FFS, K.CBRT, K.SELP, K.MULHI, K.NANOSLEEP,
         K.LIBDEVICE, K.CLOSURE, K.USER_INTRINSIC, K.EXTERN, K.WMMA_FRAGMENT, K.WMMA_FILL,
         K.WMMA_LOAD, K.WMMA_MMA, K.WMMA_STORE, K.VECTOR, K.CACHE_LOAD, K.CACHE_STORE,
-        K.UFUNC),
+        K.UFUNC, K.FROM_BUFFER, K.CARRAY, K.FARRAY),
        E.vc_per_thread)
     table.update({K.CAST: E.vc_cast, K.GRID: E.vc_grid, K.DEVICE: E.vc_device,
                   K.KERNEL: E.vc_device,

@@ -474,6 +474,11 @@ def vector_function(tf, ns, multi=False, build=None):
     from .checked import unwrap
     if not tf.kernel:
         return None
+    if any(isinstance(t, (T.CPointer, T.RawPointer)) for t in tf.typemap.values()):
+        # pointer accesses index a SimPointer per thread (pointers.py); no lane-array form
+        if multi:
+            return None
+        raise Unsupported("C pointers")
     ns = dict(ns)
     try:
         gen = _Gen(tf, ns, multi, build)

@@ -15,6 +15,9 @@ signatures").
 - Arrays: ``float32[:]`` (any layout, 'A'), ``float32[::1]`` / ``float32[:, ::1]`` (C),
   ``float32[::1, :]`` (F), or ``Array(dtype, ndim, layout)``.
 - ``Record`` (structured dtypes), ``UniTuple`` / ``Tuple``, ``Signature``.
+- C pointers: ``CPointer(float32)`` (``float32*``) and ``voidptr`` (``void*``, a
+  ``RawPointer``), numba's names; usable in signature strings
+  (``"float32(CPointer(float32), int32)"``).
 - ``VectorType``: CUDA vector types (``cujit.float32x4.vector_type``; the value classes are
   in :mod:`cujit.vector_types`).
 """
@@ -22,13 +25,13 @@ import numpy as np
 
 from .. import bf16_scalar
 from .core import (  # noqa: F401 - the public module re-exports the core
-    Array, BFloat16, Boolean, Complex, FP8, Float, Integer, IntegerLiteral, NestedArray,
-                   NoneType, Record, Scalar, Signature, Tuple, Type, UniTuple, _BY_DTYPE, _CACHE,
+    Array, BFloat16, Boolean, CPointer, Complex, FP8, Float, Integer, IntegerLiteral,
+                   NestedArray, NoneType, RawPointer, Record, Scalar, Signature, Tuple, Type, UniTuple, _BY_DTYPE, _CACHE,
                    _Interned, _NAMES, _alignment_of, _array_from_slices, _field_type, _rebuild,
                    as_dtype_type, bool_, boolean, byte, complex128, bfloat16, complex64,
                    complex_domain, fp8_e4m3, fp8_e5m2, fp8_e8m0, float16, float32, float64, from_dtype, int16, int32, int64,
                    int8, integer_domain, intp, none, number_domain, real_domain, signed_domain,
-                   uint16, uint32, uint64, unsigned_domain, uint8, uintp, void, from_numba_type,
+                   uint16, uint32, uint64, unsigned_domain, uint8, uintp, void, voidptr, from_numba_type,
                    from_numba_signature)
 from .enums import (EnumMember, IntEnumMember, enum_member_type, is_int_enum_member,
                     is_plain_enum_member)
@@ -42,7 +45,7 @@ from .names import (  # noqa: F401 - numba.types has the short and C names too
                     ssize_t, size_t)
 
 __all__ = ["Type", "Boolean", "Integer", "IntegerLiteral", "Float", "BFloat16", "FP8", "Complex", "NoneType", "Array", "Record",
-           "NestedArray", "UniTuple", "Tuple", "NamedUniTuple", "NamedTuple", "named_tuple",
+           "NestedArray", "CPointer", "RawPointer", "voidptr", "UniTuple", "Tuple", "NamedUniTuple", "NamedTuple", "named_tuple",
            "VectorType",
            "EnumMember", "IntEnumMember", "Fragment",
            "Signature", "boolean", "bool_", "int8",
@@ -96,6 +99,7 @@ def typeof(value):
     ``int`` → int64 (uint64 above 2**63-1); ``float`` → float64; ``bool`` → boolean;
     ``complex`` → complex128; structured scalars and ``DeviceRecord`` → ``Record``;
     tuples → ``UniTuple``/``Tuple``; namedtuples → ``NamedUniTuple``/``NamedTuple``;
+    the simulator's pointer values → their ``CPointer``;
     ``None`` → ``none`` (numba's ``typeof(None)``: a kernel parameter given None has no
     run-time value, and ``is None`` tests of it are decided when the kernel is compiled).
 
@@ -158,6 +162,9 @@ def typeof(value):
     dt = getattr(value, "dtype", None)
     if isinstance(dt, np.dtype) and dt.fields is not None:
         return Record(dt)   # DeviceRecord
+    pt = getattr(value, "pointer_type", None)
+    if isinstance(pt, (CPointer, RawPointer)):
+        return pt           # the simulator's pointer values (cujit.simulator.pointers)
     raise TypeError(f"cannot pass a value of type {cls.__name__} ({value!r:.80}) to a kernel: "
                     "expected an array, a device array, a CUDA-array-interface object, a "
                     "scalar, a record or a tuple of these")
@@ -195,7 +202,8 @@ def parse_signature(sig):
         try:
             res = eval(sig, {"__builtins__": {}}, dict(_NAMES, **C_NAMES, Array=Array,
                                                         Record=Record, UniTuple=UniTuple,
-                                                        Tuple=Tuple))
+                                                        Tuple=Tuple, CPointer=CPointer,
+                                                        voidptr=voidptr))
         except Exception as e:
             raise ValueError(f"cannot parse signature {sig!r}: {e}") from None
         if isinstance(res, Type) and not isinstance(res, NoneType):

@@ -301,6 +301,50 @@ class Array(Type):
                      self.readonly if readonly is None else readonly)
 
 
+class CPointer(Type):
+    """A C pointer to ``dtype`` elements (numba's ``types.CPointer(dtype, addrspace=None)``):
+    ``dtype`` a scalar type or a ``Record``, ``addrspace`` None (generic) or an NVVM address
+    space number (1 global, 3 shared, 4 constant, 5 local).  Spelled as numba does,
+    ``float32*``.  In kernels a pointer is indexed (``p[i]``, ``p[i] = v``, no bounds known on
+    the GPU) and passed to declared C functions; as a kernel parameter it is a device address
+    (an int).  TypeError for a dtype that is not a scalar or record type, ValueError for
+    another address space."""
+
+    @classmethod
+    def _key_of(cls, dtype, addrspace=None):
+        dtype = as_dtype_type(dtype)
+        if addrspace is not None and (not isinstance(addrspace, int) or
+                                      isinstance(addrspace, bool) or
+                                      addrspace not in (0, 1, 3, 4, 5)):
+            raise ValueError(f"CPointer address space must be None or one of 0, 1, 3, 4, 5 "
+                             f"(generic, global, shared, constant, local), got {addrspace!r}")
+        return (dtype, None if addrspace == 0 else addrspace)
+
+    def __init__(self, dtype, addrspace=None):
+        self.dtype, self.addrspace = CPointer._key_of(dtype, addrspace)
+        space = "" if self.addrspace is None else f" addrspace({self.addrspace})"
+        self.name = f"{self.dtype}{space}*"
+
+    def _ctor_args(self):
+        return (self.dtype, self.addrspace)
+
+
+class RawPointer(Type):
+    """An untyped C pointer, ``void*`` (numba's ``types.RawPointer``; ``voidptr`` is its one
+    instance).  Kernels pass it on (to declared C functions, as a parameter); it cannot be
+    indexed."""
+
+    @classmethod
+    def _key_of(cls, name="void*"):
+        return (str(name),)
+
+    def __init__(self, name="void*"):
+        self.name = str(name)
+
+    def _ctor_args(self):
+        return (self.name,)
+
+
 class Record(Type):
     """A record (structured-dtype element).  ``.dtype`` (np.dtype), ``.fields``:
     ``{name: (type, offset_bytes)}``, ``.size`` (bytes), ``.alignment`` (bytes)."""
@@ -433,6 +477,7 @@ bfloat16 = BFloat16()
 fp8_e4m3, fp8_e5m2, fp8_e8m0 = FP8("e4m3"), FP8("e5m2"), FP8("e8m0")
 intp, uintp = int64, uint64
 void = none = NoneType()
+voidptr = RawPointer()
 byte = uint8
 
 signed_domain = frozenset([int8, int16, int32, int64])
@@ -570,6 +615,10 @@ def from_numba_type(obj):
         return UniTuple(_member(obj.dtype, obj), int(obj.count))
     if cls in ("Tuple", "BaseTuple"):
         return Tuple(tuple(_member(t, obj) for t in obj.types))
+    if cls == "CPointer":
+        return CPointer(_member(obj.dtype, obj), getattr(obj, "addrspace", None))
+    if cls == "RawPointer" or name == "void*":
+        return voidptr
     if cls == "NoneType" or name in ("none", "void"):
         return void
     if isinstance(name, str) and name in _NAMES:

@@ -11,11 +11,14 @@ Signature choice is numba's (``casting='no'`` for arrays, Python scalars fit any
 legacy spelling without signatures types the function for each new tuple of argument types
 at call time, its return type the one the compiler infers.
 """
+import importlib
+
 import numpy as np
 
 from .. import types as ct
 from . import _args
 from ._source import as_def, define
+from ..dispatch.serialize import as_function, find_by_name, reduce_function
 
 __all__ = ["vectorize", "CUDAUFunc"]
 
@@ -79,6 +82,15 @@ def _kernel_source(nin, ndim, kinds):
     return f"def _ufunc_kernel({', '.join(params)}):\n" + "\n".join(body) + "\n"
 
 
+def _ufunc_by_name(module, qualname):
+    importlib.import_module(module)
+    return find_by_name(module, qualname)
+
+
+def _ufunc_again(reduced, sigs, options):
+    return CUDAUFunc(as_function(reduced), sigs, options)
+
+
 class CUDAUFunc:
     """A CUDA ufunc made by :func:`vectorize`: ``ufunc(*inputs, out=None, stream=0)``.
 
@@ -119,6 +131,17 @@ class CUDAUFunc:
 
     def __repr__(self):
         return f"<cujit CUDA ufunc {self.__name__!r}>"
+
+    def __reduce__(self):
+        """Pickled by name when its module binds it there, else as its function (by value
+        when pickle cannot find it by name, :mod:`cujit.dispatch.serialize`), signatures and
+        options (numba-cuda pickles its ufuncs); the kernels are compiled again."""
+        fn = self.py_func
+        module, qualname = getattr(fn, "__module__", None), getattr(fn, "__qualname__", "")
+        if module and find_by_name(module, qualname) is self:
+            return (_ufunc_by_name, (module, qualname))
+        return (_ufunc_again, (reduce_function(fn), None if self._lazy else self._sigs,
+                               self._options))
 
     @property
     def types(self):

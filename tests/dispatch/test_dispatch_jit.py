@@ -193,7 +193,7 @@ def test_device_function_outside_kernel():
 def test_eager_signature_rejects_other_types():
     k = jit("void(float32[::1])")(add_one)
     assert k._declared == [(ct.float32[::1],)]
-    with pytest.raises(TypeError, match=r"no signature matching.*float64.*declared"):
+    with pytest.raises(TypeError, match=r"No matching definition.*float64.*declared"):
         k[1, 4](cujit.to_device(np.zeros(4, np.float64)))
 
 
@@ -245,3 +245,11 @@ def test_eager_signature_type_errors_surface_at_decoration():
         @jit("void(float32[:], float32)")
         def broken_attr(a, x):
             a[0] = x.nope
+
+
+def test_device_function_cannot_be_launched_or_show_sass():
+    d = jit(device=True)(add_one)
+    with pytest.raises(RuntimeError, match="Cannot compile a device function as a kernel"):
+        d[1, 1]
+    with pytest.raises(RuntimeError, match="Cannot inspect SASS of a device function"):
+        d.inspect_sass((ct.int32,))

@@ -111,7 +111,7 @@ def test_specialize_fixes_types_and_is_cached():
     assert r.tolist() == [0, 5, 10, 15]
     with pytest.raises(RuntimeError, match="already specialized"):
         s.specialize(r, a, 1.0)
-    with pytest.raises(TypeError, match="no signature matching"):
+    with pytest.raises(TypeError, match="No matching definition"):
         s[1, 4](np.zeros(4, np.int32), np.zeros(4, np.int32), 1)
     with pytest.raises(TypeError, match="takes 3"):
         k.specialize(r, a)

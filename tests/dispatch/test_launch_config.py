@@ -26,7 +26,7 @@ def test_tuple_dims(dims):
 
 
 @pytest.mark.parametrize("bad, exc, words", [
-    ((), ValueError, "1 to 3 dimensions"), ((1, 2, 3, 4), ValueError, "1 to 3 dimensions"),
+    ((), ValueError, "a sequence of 1, 2 or 3 integers"), ((1, 2, 3, 4), ValueError, "a sequence of 1, 2 or 3 integers"),
     (0, ValueError, ">= 1"), ((4, -1), ValueError, ">= 1"), (1.0, TypeError, "float"),
     ("8", TypeError, "str"), ((2, 2.5), TypeError, "float"), (True, TypeError, "bool"),
     (None, TypeError, "NoneType")])

@@ -115,9 +115,9 @@ def test_dispatcher_cache_key_options_include_inline(monkeypatch):
     seen = []
     real = cache_mod.cache_key
 
-    def spy(pyfunc, argtypes, options, cc):
+    def spy(pyfunc, argtypes, options, cc, links=()):
         seen.append(dict(options))
-        return real(pyfunc, argtypes, options, cc)
+        return real(pyfunc, argtypes, options, cc, links)
     monkeypatch.setattr(cache_mod, "cache_key", spy)
     d = Dispatcher(divide, None, {"cache": True, "inline": "always", "lineinfo": True})
     d._disk.load = lambda key: None
@@ -135,3 +135,29 @@ def test_a_specialisation_gives_its_llvm_and_ptx():
     assert f".target sm_{spec.cc[0]}{spec.cc[1]}" in spec.inspect_asm(spec.cc)
     with pytest.raises(ValueError, match=r"compiled for compute capability .* not \(5, 2\)"):
         spec.inspect_asm((5, 2))
+
+
+@pytest.mark.compile
+def test_dump_settings_print_the_ir_and_ptx_of_a_compiled_kernel(capsys):
+    from cujit.nvvm import libnvvm as nvvm
+    if not nvvm.nvvm_available():
+        pytest.skip("libNVVM not installed")
+
+    def dumped(**settings):
+        def simple_dump(a, b):
+            i = cuda.grid(1)
+            b[i] = a[i] + 1.5
+        for k, v in settings.items():
+            setattr(cuda.config, k, v)
+        try:
+            cuda.jit(simple_dump).compile("void(float64[::1], float64[::1])")
+        finally:
+            for k in settings:
+                delattr(cuda.config, k)
+        return capsys.readouterr().out
+    out = dumped(DUMP_LLVM=True)
+    assert "LLVM DUMP simple_dump" in out and '!"kernel", i32 1' in out
+    assert "ASSEMBLY" not in out
+    out = dumped(DUMP_ASSEMBLY=True)
+    assert "ASSEMBLY simple_dump" in out and ".visible .entry" in out and "LLVM DUMP" not in out
+    assert dumped() == ""

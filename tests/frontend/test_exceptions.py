@@ -388,3 +388,26 @@ def test_typecheck_kernel_debug_option():
     assert typecheck_kernel(k_assert_dynamic_message, (a,)) == (T.float64[::1],)
     with pytest.raises(TypingError, match="message of an assert statement"):
         typecheck_kernel(k_assert_dynamic_message, (a,), debug=True)
+
+
+def shape_at(ary):
+    x = cuda.threadIdx.x
+    if x == 2:
+        ary.shape[-x]
+
+
+@pytest.mark.compile
+def test_debug_checks_a_run_time_tuple_index_plain_does_not():
+    lf, ptx = _ptx(shape_at, (T.int64[::1],), True)
+    assert [(c, a) for c, a, _ in lf.exceptions] == [(IndexError,
+                                                      ("tuple index out of range",))]
+    lf, ptx = _ptx(shape_at, (T.int64[::1],), False)
+    assert lf.exceptions == [] and EXC_GLOBAL not in ptx
+
+
+@pytest.mark.gpu
+def test_debug_run_time_tuple_index_out_of_range_raises_index_error():
+    k = cuda.jit(debug=True, opt=False)(shape_at)
+    with pytest.raises(IndexError, match="tuple index out of range"):
+        k[1, 3](np.array([0, 1]))
+    cuda.jit(shape_at)[1, 3](np.array([0, 1]))      # unchecked without debug

@@ -73,7 +73,7 @@ def test_hinted_store_out_of_bounds_is_caught_on_the_simulator():
     ("cuda.ldcs(x, (1,))", "void(float32[:, ::1])", "Expected 2 indices, got 1"),
     ("cuda.ldcs(x, 0)", "void(complex64[::1])", "ldcs requires array of integer or float type"),
     ("cuda.ldcs(x, 0)", "void(boolean[::1])", "ldcs requires array of integer or float type"),
-    ("cuda.ldcg(1.0, 0)", "void(float32[::1])", "ldcg operates on arrays"),
+    ("cuda.ldcg(1.0, 0)", "void(float32[::1])", "ldcg operates on arrays or pointers"),
     ("cuda.ldcg(x)", "void(float32[::1])", "ldcg\\(\\) takes 2 arguments"),
     ("cuda.stcg(x, 0, 1j)", "void(float32[::1])", "stores integers and floats"),
 ])

@@ -3,6 +3,8 @@
 ``(1.000000+2.000000j)``, ``3.140000``, as numba.cuda), so a program's output changed with the
 backend.  The simulator now writes the compiled kernel's text; this test runs on whichever
 backend the process has (capfd: vprintf writes to file descriptor 1)."""
+import re
+
 import numpy as np
 import pytest
 
@@ -51,3 +53,31 @@ def test_kernel_print_nan_and_inf(capfd):
     assert len(out) == 1
     # printf spells these "nan"/"inf" (a GPU may print "-nan" for a NaN with the sign set)
     assert out[0].split()[1:] == ["inf", "-inf"] and out[0].split()[0].lstrip("-") == "nan"
+
+
+@pytest.mark.compile
+def test_format_strings_live_in_constant_memory():
+    from cujit.nvvm import libnvvm as nvvm
+    from cujit.dispatch.dispatcher import compile_ptx
+    if not nvvm.nvvm_available():
+        pytest.skip("libNVVM not installed")
+
+    def fmt(val, to_print):
+        if to_print:
+            print(val)
+    ptx, _ = compile_ptx(fmt, "void(int64, boolean)")
+    # numba's placement: the kernel's CONST_SIZE_BYTES counts them (b'%lld\n\0': 6 bytes)
+    assert re.search(r"\.const \.align 1 \.b8 _cujit_str_\d+\[6\] = \{37, 108, 108, 100, 10\}", ptx)
+    assert "cvta.const.u64" in ptx
+
+
+@pytest.mark.gpu
+def test_format_strings_count_in_the_kernels_constant_memory():
+    @cuda.jit
+    def fmt(val, to_print):
+        if to_print:
+            print(val)
+    fmt[1, 1](1, False)
+    fmt[1, 1](1.0, False)
+    sizes = fmt.get_const_mem_size()
+    assert min(sizes.values()) >= 4 and len(sizes) == 2

@@ -462,14 +462,14 @@ def test_make_config_messages_and_args():
     from cujit.dispatch import launcher as ln
     with pytest.raises(TypeError) as ei:
         ln.make_config(1.5, 1, 0, 0, 0, None)
-    assert str(ei.value) == ("griddim must be an int or a tuple of 1 to 3 ints, got 1.5 (an "
-                             "element of type float) in the launch configuration [1.5, 1, "
-                             "stream=0, dynamic_shared_bytes=0]")
+    assert str(ei.value) == ("griddim must be a sequence of integers, got [1.5]: an int or a "
+                             "tuple of 1 to 3 ints is expected, 1.5 is of type float (in the "
+                             "launch configuration [1.5, 1, stream=0, dynamic_shared_bytes=0])")
     with pytest.raises(ValueError) as ei:
         ln.make_config(1, (1, 2, 3, 4), 0, 0, 0, None)
-    assert str(ei.value) == ("blockdim must have 1 to 3 dimensions, got 4 ((1, 2, 3, 4)) in the "
-                             "launch configuration [1, (1, 2, 3, 4), stream=0, "
-                             "dynamic_shared_bytes=0]")
+    assert str(ei.value) == ("blockdim must be a sequence of 1, 2 or 3 integers, got [1, 2, 3, "
+                             "4]: 4 dimensions in the launch configuration [1, (1, 2, 3, 4), "
+                             "stream=0, dynamic_shared_bytes=0]")
     s = cujit.stream()
     cfg = ln.make_config((2, 3), 32, s, 16, 0, None)
     assert (cfg.griddim, cfg.blockdim, cfg.sharedmem) == ((2, 3, 1), (32, 1, 1), 16)

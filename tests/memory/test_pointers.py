@@ -24,6 +24,8 @@ def test_memalloc_pointer_attributes(ctx):
     assert isinstance(p.device_pointer, ctypes.c_void_p)
     assert p.device_pointer.value == p.device_pointer_value
     assert p.device_ctypes_pointer.value == p.device_pointer_value
+    # int() of it, as of numba-cuda's CUdeviceptr: the address a CPointer parameter takes
+    assert int(p.device_pointer) == p.device_pointer_value
     assert p.owner is p and p.context is ctx and p.alive
     assert int(p) == p.device_pointer_value
 

@@ -178,8 +178,8 @@ def test_disk_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("CUJIT_CACHE_DIR", str(tmp_path))
     k1 = Dispatcher(axpy, None, {"cache": True})
     s1 = k1.compile(SIG_AXPY)
-    files = list((tmp_path / "cujit").iterdir())
-    assert len(files) == 1 and files[0].suffix == ".cjk"
+    files = sorted((tmp_path / "cujit").rglob("*.cj?"), key=lambda f: f.suffix)
+    assert [f.suffix for f in files] == [".cjc", ".cji"]     # one data file, one index
 
     def no_lowering(*a, **k):
         raise AssertionError("compiled again instead of loading the cache")
@@ -200,7 +200,7 @@ def test_disk_cache_ignores_corrupt_entries(tmp_path, monkeypatch):
     monkeypatch.setenv("CUJIT_CACHE_DIR", str(tmp_path))
     k1 = Dispatcher(axpy, None, {"cache": True})
     k1.compile(SIG_AXPY)
-    (f,) = (tmp_path / "cujit").iterdir()
+    (f,) = (tmp_path / "cujit").rglob("*.cjc")
     f.write_bytes(b"not a pickle")
     k2 = Dispatcher(axpy, None, {"cache": True})
     spec = k2.compile(SIG_AXPY)
@@ -310,7 +310,7 @@ def test_disk_cache_entry_of_another_toolchain_is_rebuilt(tmp_path, monkeypatch)
     from cujit.nvvm import lowering
     monkeypatch.setenv("CUJIT_CACHE_DIR", str(tmp_path))
     Dispatcher(axpy, None, {"cache": True}).compile(SIG_AXPY)
-    (f,) = (tmp_path / "cujit").iterdir()
+    (f,) = (tmp_path / "cujit").rglob("*.cjc")
     entry = pickle.loads(f.read_bytes())
     assert tuple(entry["toolchain"]) == cache.toolchain()
     entry["toolchain"] = ("nvvm", (1, 0), (12, 0))

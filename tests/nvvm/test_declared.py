@@ -41,8 +41,8 @@ def funcs_cu(tmp_path):
 # ---- declarations ------------------------------------------------------------------------
 @pytest.mark.parametrize("args, kw, exc, text", [
     (("not a name", "float32(float32)"), {}, ValueError, "C identifier"),
-    (("f", "(float32,)"), {}, TypeError, "return type must be given"),
-    (("f", "float32(float32[:])"), {}, TypeError, "parameter type array"),
+    (("f", "(float32,)"), {}, TypeError, "Return type must be given"),
+    (("f", "float32(UniTuple(float32, 2))"), {}, TypeError, "parameter type UniTuple"),
     (("f", "float32[:](float32)"), {}, TypeError, "return type array"),
     (("f", "float32(float32)"), {"abi": "fortran"}, NotImplementedError, "unsupported ABI"),
     (("f", "float32(float32)"), {"link": [3]}, TypeError, "link entries must be"),

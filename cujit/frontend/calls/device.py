@@ -9,6 +9,9 @@ callee for the bound types (lowered by :mod:`.lower_device`).
 - ``*args`` collects the extra positional arguments into a tuple (``()`` when none), which
   the callee indexes, iterates, unpacks or passes on; ``f(*t)`` at a call site spreads tuple
   ``t`` into positional arguments.
+- A device function declared with signatures (``jit(sigs, device=True)``) is typed for the
+  one its arguments convert to best (:mod:`.overloads`), each argument converted to it;
+  TypingError ("Invalid use of type ...") when none takes them.
 - Functions and intrinsics may be passed as values (``Func`` pseudo-types): the callee is
   typed (and lowered) once per distinct function, which takes no parameter at run time.
 """
@@ -21,9 +24,10 @@ from .. import rules
 from ..callkinds import Call, CallKind, DeviceCall
 from ..closures import escape
 from ..const_types import const_type
-from ..source import FunctionSource, SourceOwner
+from ..source import DeviceFunctionLike, FunctionSource, SourceOwner
 from ..jitoptions import inline_always
 from ..linkable import same_entry
+from ..overloads import best_overloads
 
 __all__ = ["type_device_call", "bind_device_call", "type_starred_call"]
 
@@ -160,6 +164,21 @@ def bind_device_call(typer, node, dev, args, kws, positional=None):
                               node)
         bound[idx] = ("const", value, t)
     argtypes = [b[2] for b in bound]
+    declared = getattr(dev, "sigs", None) if isinstance(dev, DeviceFunctionLike) else None
+    if declared and a.vararg is None:
+        # jit(sigs, device=True): typed for the declared signature the arguments convert to
+        # best, unsafe conversions included, the first of equals (numba's resolution); the
+        # lowering converts each argument to it
+        best = best_overloads(tuple(argtypes), [sig.args for sig in declared])
+        if not best:
+            raise typer.error(
+                f"Invalid use of type {dev!r} with parameters "
+                f"({', '.join(map(str, argtypes))}): no declared signature of {name}() takes "
+                f"them; declared: "
+                f"{'; '.join('(' + ', '.join(map(str, sig.args)) + ')' for sig in declared)}",
+                node)
+        argtypes = list(best[0])
+        constant = ()
     for idx, b in enumerate(bound):
         if params[idx] in constant and b[0] == "node" and not isinstance(b[1], tuple):
             ok, v = typer._const(b[1])

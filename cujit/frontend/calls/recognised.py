@@ -19,7 +19,7 @@ from ... import types as T
 from . import runtime as calls_impl, wmma as calls_wmma
 from .. import rules
 from ..callkinds import (ArrayCopy, ArraySpec, ArrayView, Call, CallKind, ConstArray, GridAxes,
-                         Reshape)
+                         PointerArray, Reshape)
 from ..nodeinfo import SpecialRegister
 from .device import type_starred_call
 from .numeric import type_bit_count
@@ -309,6 +309,12 @@ def _shape_value(typer, snode, what):
 
 def _dtype_value(typer, dnode, what):
     ok, v = typer._const(dnode)
+    if not ok and isinstance(dnode, ast.Attribute) and dnode.attr == "dtype":
+        # ``x.dtype`` of an array: its element type is known when the kernel is compiled
+        # (numba-cuda's ``cuda.shared.array(n, dtype=ary.dtype)``)
+        base = typer.expr(dnode.value)
+        if isinstance(base, T.Array):
+            return base.dtype
     if not ok:
         src = ast.unparse(dnode)
         why = ("a kernel argument" if isinstance(dnode, ast.Name) and dnode.id in
@@ -427,6 +433,44 @@ def _grid(typer, node, ft):
     return T.int64 if n == 1 else T.UniTuple(T.int64, n)
 
 
-_CONST_ARG_CALLS = {CallKind.SHARED_ARRAY: _shared_array, CallKind.LOCAL_ARRAY: _shared_array,
+def _pointer_array(typer, node, ft):
+    """``carray(ptr, shape, dtype=None)`` / ``farray``: an array of the pointer's element
+    type (or ``dtype``, a compile-time type that must agree with it; required for a
+    ``void*``), C or F order, of ``shape`` (an integer or a tuple of integers, run-time
+    values allowed).  TypingError otherwise."""
+    what = ft.key
+    a = _bind(typer, node, ("ptr", "shape"), what, optional=("dtype",))
+    pt = typer.expr(a["ptr"])
+    st = typer.expr(a["shape"])
+    if pt is None or st is None:
+        return None
+    if not isinstance(pt, (T.CPointer, T.RawPointer)):
+        raise typer.error(f"{what}() takes a C pointer (CPointer), got a value of type {pt}",
+                          a["ptr"])
+    if rules.is_int(st):
+        ndim = 1
+    elif isinstance(st, (T.UniTuple, T.Tuple)) and st.types and \
+            all(rules.is_int(t) for t in st.types):
+        ndim = len(st.types)
+    else:
+        raise typer.error(f"the shape of {what}() must be an integer or a tuple of integers, "
+                          f"got {st}", a["shape"])
+    dnode = a.get("dtype")
+    dtype = None
+    if dnode is not None and not (isinstance(dnode, ast.Constant) and dnode.value is None):
+        dtype = _dtype_value(typer, dnode, what)
+    if isinstance(pt, T.RawPointer):
+        if dtype is None:
+            raise typer.error(f"explicit dtype required for void* argument of {what}()", node)
+    elif dtype is None:
+        dtype = pt.dtype
+    elif dtype is not pt.dtype:
+        raise typer.error(f"mismatching dtype '{dtype}' for pointer {pt}", dnode)
+    order = "F" if ft.kind is CallKind.FARRAY else "C"
+    typer.tf.info[node] = Call(ft.kind, PointerArray(order, dtype))
+    return T.Array(dtype, ndim, order)
+
+
+_CONST_ARG_CALLS = {CallKind.CARRAY: _pointer_array, CallKind.FARRAY: _pointer_array, CallKind.SHARED_ARRAY: _shared_array, CallKind.LOCAL_ARRAY: _shared_array,
                     CallKind.CONST_ARRAY: _const_array_like, CallKind.GRID: _grid,
                     CallKind.GRIDSIZE: _grid, CallKind.WMMA_FRAGMENT: calls_wmma.type_fragment}

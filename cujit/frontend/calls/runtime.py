@@ -146,6 +146,12 @@ def _t_extern(c):
                             f"{len(params)} argument(s), the call passes {len(c.args)}",
                             c.node)
     for a, t, p in zip(c.node.args, c.args, params):
+        if isinstance(p, (T.CPointer, T.RawPointer, T.Array)):
+            why = _pointer_arg_problem(t, p)
+            if why is not None:
+                raise c.typer.error(f"declared device function {fn.name}(): an argument of "
+                                    f"type {t} cannot be passed as {p} ({why})", a)
+            continue
         if not rules.is_number(t) or isinstance(t, T.Complex):
             raise c.typer.error(f"declared device function {fn.name}(): an argument of type "
                                 f"{t} cannot be passed as {p} (pass scalars)", a)
@@ -158,6 +164,46 @@ def _t_reduce(c):
         raise c.typer.error(f"np.{c.name}() takes one array in kernels, got {len(c.args)} "
                             f"arguments", c.node)
     return type_reduction(c.typer, c.node, c.name, c.args[0], c.node.args[0], c.kws)
+
+
+def _pointer_arg_problem(t, p):
+    """Why an argument of type ``t`` cannot be passed for the pointer or array parameter
+    ``p`` of a declared C function (None when it can).  The C function gets a data pointer:
+    a pointer of the element type, or an array (its data pointer: numba's arrays decay so);
+    ``void*`` takes any pointer or array."""
+    if isinstance(t, (T.CPointer, T.RawPointer)):
+        if isinstance(p, T.RawPointer) or t == p:
+            return None
+        if isinstance(t, T.RawPointer) or t.dtype is not p.dtype:
+            return "the element types differ"
+        # a pointer of another address space is converted (addrspacecast), as C would
+        return None
+    if isinstance(t, T.Array):
+        if isinstance(p, T.RawPointer):
+            return None
+        if t.dtype is not p.dtype:
+            return "the element types differ"
+        if isinstance(p, T.Array) and p.ndim != t.ndim:
+            return f"it has {t.ndim} dimension(s), the parameter {p.ndim}"
+        return None
+    return "pass an array or a pointer from ffi.from_buffer(array)"
+
+
+def _t_from_buffer(c):
+    # cffi's ffi.from_buffer(array) → the data pointer, typed as numba's cffi_utils does
+    if len(c.args) != 1:
+        raise c.typer.error(f"ffi.from_buffer() takes one array in kernels, got "
+                            f"{len(c.args)} argument(s)", c.node)
+    (at,) = c.args
+    if not isinstance(at, T.Array):
+        raise c.typer.error(f"from_buffer() expected a buffer object, got {at}", c.node.args[0])
+    if at.layout not in ("C", "F"):
+        raise c.typer.error(f"from_buffer() unsupported on non-contiguous buffers (got {at})",
+                            c.node.args[0])
+    if at.layout != "C" and at.ndim > 1:
+        raise c.typer.error(f"from_buffer() only supports multidimensional arrays with C "
+                            f"layout (got {at})", c.node.args[0])
+    return T.CPointer(at.dtype)
 
 
 def _t_ufunc(c):
@@ -568,6 +614,7 @@ _TYPERS = {
     CallKind.EQ_SYNC: _t_vote, CallKind.ACTIVEMASK: _t_mask, CallKind.LANEMASK_LT: _t_mask,
     CallKind.POPC: _t_bitop, CallKind.BREV: _t_bitop, CallKind.CLZ: _t_bitop,
     CallKind.FFS: _t_bitop, CallKind.FMA: _t_fma, CallKind.CBRT: _t_cbrt,
+    CallKind.FROM_BUFFER: _t_from_buffer,
 }
 
 
