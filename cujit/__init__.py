@@ -126,8 +126,8 @@ if TYPE_CHECKING:
     from .runtime.streams import Stream, Event, event_elapsed_time
     from .runtime.graphs import graph, Graph
     from .dispatch import jit, TypingError, CompileError
-    from .frontend.errors import KernelRuntimeError
-    from .frontend.errors import NumbaWarning, NumbaPerformanceWarning, NumbaInvalidConfigWarning
+    from .frontend.errors import (KernelRuntimeError, NumbaWarning, NumbaPerformanceWarning,
+                                  NumbaInvalidConfigWarning)
     from .dispatch.launch_args import In, Out, InOut
     from .dispatch.compile_api import (compile, compile_all, compile_for_current_device,
                                        compile_ptx, compile_ptx_for_current_device,

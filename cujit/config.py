@@ -9,6 +9,8 @@ an attribute (``cujit.config.CUDA_DEALLOCS_COUNT = 3``), which overrides the env
 Settings (attribute — environment suffix — type, default):
 
 - ``ENABLE_CUDASIM`` — ``ENABLE_CUDASIM`` — bool, False: use the simulator instead of a GPU.
+- ``DISABLE_CUDA`` — ``DISABLE_CUDA`` — bool, False: refuse the CUDA driver (every CUDA call
+  raises ``CudaSupportError`` saying so, as numba's); the simulator is not affected.
 - ``CUDA_DEALLOCS_COUNT`` — ``CUDA_MAX_PENDING_DEALLOCS_COUNT`` — int, 10: flush the pending
   deallocations queue when it holds more entries than this.
 - ``CUDA_DEALLOCS_RATIO`` — ``CUDA_MAX_PENDING_DEALLOCS_RATIO`` — float, 0.2: flush when queued
@@ -184,6 +186,7 @@ def _path(text):
 # gives the exact variable names instead (other tools' variables: CUDA_HOME)
 _SETTINGS = {
     "ENABLE_CUDASIM": ("ENABLE_CUDASIM", _parse_bool, False, True),
+    "DISABLE_CUDA": ("DISABLE_CUDA", _parse_bool, False, True),
     "CUDA_DEALLOCS_COUNT": ("CUDA_MAX_PENDING_DEALLOCS_COUNT", _count, 10, True),
     "CUDA_DEALLOCS_RATIO": ("CUDA_MAX_PENDING_DEALLOCS_RATIO", _ratio, 0.2, True),
     "CUDA_MEMORY_MANAGER": ("CUDA_MEMORY_MANAGER", str, "default", True),

@@ -446,8 +446,11 @@ def tests_directory():
 
 def install(tests_dir):
     """The alias, then a :class:`HarnessFinder` for ``tests_dir`` first on
-    ``sys.meta_path``; returns the finder."""
+    ``sys.meta_path``; returns the finder (the one already there, when there is one)."""
     numba_alias.install()
+    for f in sys.meta_path:
+        if isinstance(f, HarnessFinder):
+            return f
     finder = HarnessFinder(tests_dir)
     sys.meta_path.insert(0, finder)
     # ``from numba.cuda.cudadrv import libs`` looks the submodule up under the parent's own

@@ -92,14 +92,22 @@ class FP8:
         return np.uint16(nf.fp8_bits_to_f16_bits(self.bits, self.fmt)).view(np.float16)
 
     def to_float32(self):
-        """The exact np.float32 value (a NaN as the GPU's conversion gives it)."""
+        """The exact np.float32 value (a NaN as the GPU's conversion gives it: E4M3 / E5M2
+        go through float16, whose ``cvt.f32.f16`` gives the canonical NaN 0x7FFFFFFF on an
+        H200; E8M0 through bfloat16, 0x7FFF0000)."""
         if self.fmt == "e8m0":
             return nf.bf16_bits_to_f32(nf.e8m0_bits_to_bf16_bits(self.bits))
-        return self.to_float16().astype(np.float32)
+        h = self.to_float16()
+        if np.isnan(h):
+            return np.uint32(0x7FFFFFFF).view(np.float32)
+        return h.astype(np.float32)
 
     def to_float64(self):
-        """The exact np.float64 value."""
-        return self.to_float32().astype(np.float64)
+        """The exact np.float64 value (a NaN keeps the float16's payload, as ``cvt.f64.f16``
+        does on an H200: 0x7FFFFC0000000000)."""
+        if self.fmt == "e8m0":
+            return self.to_float32().astype(np.float64)
+        return self.to_float16().astype(np.float64)
 
     def to_bfloat16(self):
         """The exact :class:`~cujit.bf16_scalar.BF16` value (a NaN is the canonical one)."""

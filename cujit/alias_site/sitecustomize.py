@@ -21,7 +21,14 @@ def _install_alias():
         # the cujit this file belongs to, when the child's path has no other
         sys.path.append(os.path.dirname(os.path.dirname(_HERE)))
     from cujit.numba_alias import install_from_environment
-    install_from_environment()
+    if install_from_environment():
+        from cujit.config import config
+        if config.CONFORMANCE_TESTS:
+            # a process started by a conformance run's test (multiprocessing's spawn):
+            # numba.cuda.tests.* and numba.cuda.testing resolve as in its parent, so the
+            # test functions it was sent unpickle
+            from cujit.conformance_harness import install
+            install(config.CONFORMANCE_TESTS)
 
 
 def _run_shadowed_sitecustomize():

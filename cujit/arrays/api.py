@@ -156,8 +156,10 @@ def to_device(obj, stream=0, copy=True, to=None):
         # the hot path: one allocation, one copy
         nbytes = ary.nbytes
         mem, ptr = _alloc(nbytes, stream)
-        dev = DeviceNDArray._make(shape, L.contiguous_strides(shape, dtype.itemsize, "C"),
-                                  dtype, ptr, mem, stream, "C")
+        # an empty array keeps its strides (numba.cuda's copy does; numba issue 8477)
+        strides = L.contiguous_strides(shape, dtype.itemsize, "C") if nbytes \
+            else tuple(ary.strides)
+        dev = DeviceNDArray._make(shape, strides, dtype, ptr, mem, stream, "C")
         if copy and nbytes:
             _copy_htod_contig(ptr, ary, nbytes, h)
         return dev

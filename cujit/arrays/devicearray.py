@@ -187,14 +187,21 @@ class DeviceNDArray:
 
     @property
     def alloc_size(self):
-        """Bytes of the underlying allocation (0 for size 0)."""
-        g = self.gpu_data
-        return 0 if g is None else g.size
+        """Bytes of device memory this array spans, from its lowest to its highest byte (0
+        for size 0): the requested size for an array made by an allocator, a view's own
+        extent for a view (numba.cuda's ``gpu_data.size``, whose views are memory views of
+        their extent; cujit's share the parent's allocation object)."""
+        if self.gpu_data is None:
+            return 0
+        lo, hi = L.extent(self.shape, self.strides, self.dtype.itemsize)
+        return hi - lo
 
     @property
     def device_ctypes_pointer(self):
-        """``ctypes.c_void_p`` of element 0...0 (NULL for size 0)."""
-        return ctypes.c_void_p(self._data_ptr or None)
+        """``ctypes.c_size_t`` of the address of element 0...0 (numba-cuda's type, its
+        memory pointer's); ``ctypes.c_void_p`` NULL for size 0."""
+        p = self._data_ptr
+        return ctypes.c_size_t(p) if p else ctypes.c_void_p(None)
 
     @property
     def _readonly(self):

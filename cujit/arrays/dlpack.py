@@ -272,7 +272,8 @@ class _DLPackOwner:
 
     @property
     def device_ctypes_pointer(self):
-        return ctypes.c_void_p(self.device_pointer_value or None)
+        p = self.device_pointer_value
+        return ctypes.c_size_t(p) if p else ctypes.c_void_p(None)
 
 
 def _call_deleter(deleter, addr):

@@ -336,8 +336,10 @@ class _DeviceHostArray(np.ndarray):
 
     @property
     def device_ctypes_pointer(self):
-        """``ctypes.c_void_p`` device address of element 0...0."""
-        return ctypes.c_void_p(self._data_ptr or None)
+        """``ctypes.c_size_t`` device address of element 0...0 (numba-cuda's type);
+        ``ctypes.c_void_p`` NULL for size 0."""
+        p = self._data_ptr
+        return ctypes.c_size_t(p) if p else ctypes.c_void_p(None)
 
     @property
     def __cuda_array_interface__(self):

@@ -12,6 +12,10 @@ the view's stream; None means no synchronisation; 0 is an error.  ``data: (ptr, 
 (read-only) is kept: the view's ``flags['WRITEABLE']`` is False, copies into it and setitem
 raise ValueError, kernels type it readonly, and it exports ``data: (ptr, True)`` again.  A size-0 array's NULL
 pointer is never passed to the driver.
+
+cuda.core objects (:func:`from_cuda_core`): a ``Buffer`` or ``StridedMemoryView`` as a
+zero-copy ``DeviceNDArray`` view, read from their documented attributes
+(:func:`~.protocol.cuda_core_parts`), without DLPack's capsule.
 """
 import operator
 
@@ -22,10 +26,11 @@ from . import devicearray
 from . import layout as L
 from .cai import cai_dict
 from .devicearray import DeviceNDArray
+from .protocol import cuda_core_parts
 from ..memory.pointers import MemoryPointer
 
 __all__ = ["cai_dict", "is_cuda_array", "as_cuda_array", "from_cuda_array_interface",
-           "wait_for_exporter"]
+           "wait_for_exporter", "from_cuda_core"]
 
 
 def is_cuda_array(obj):
@@ -92,8 +97,8 @@ def _parse(desc):
     if not isinstance(desc, dict):
         raise TypeError(f"__cuda_array_interface__ must be a dict, got {type(desc).__name__}")
     if desc.get("mask") is not None:
-        raise NotImplementedError("masked arrays (a __cuda_array_interface__ with a 'mask') "
-                                  "are not supported")
+        raise NotImplementedError("Masked arrays are not supported (this "
+                                  "__cuda_array_interface__ has a 'mask')")
     for key in ("shape", "typestr", "data", "version"):
         if key not in desc:
             _bad(f"missing key {key!r}", desc)
@@ -163,7 +168,9 @@ def from_cuda_array_interface(desc, owner=None, sync=True):
         if sync:
             from ..config import config
             if config.CUDA_ARRAY_INTERFACE_SYNC:
-                _runtime.driver().stream_synchronize(stream_ptr)
+                # through the Stream, as numba.cuda does (its synchronize is what a program
+                # or a test sees, and it announces the synchronisation to its hook point)
+                stream.synchronize()
     if size == 0:
         return DeviceNDArray._make(shape, strides, dtype, 0, None, stream)
     if layout == "C":
@@ -175,6 +182,28 @@ def from_cuda_array_interface(desc, owner=None, sync=True):
     if desc["data"][1]:
         mem.readonly = True
     return DeviceNDArray._make(shape, strides, dtype, ptr, mem, stream, layout)
+
+
+def from_cuda_core(obj):
+    """Zero-copy ``DeviceNDArray`` view of a cuda.core ``Buffer`` (1-D ``uint8``, ``size``
+    bytes) or ``StridedMemoryView`` (its dtype, shape and strides, read-only when it is), as
+    numba-cuda passes them to kernels; the view keeps ``obj`` alive and has no stream (a
+    cuda.core object carries none; the program orders its work, as with numba-cuda).
+    Raises what :func:`~.protocol.cuda_core_parts` raises (TypeError, ValueError)."""
+    ptr, shape, strides, dtype, readonly = cuda_core_parts(obj)
+    size = 1
+    for n in shape:
+        size *= n
+    if size == 0:
+        return DeviceNDArray._make(shape, strides, dtype, 0, None, 0)
+    if not ptr:
+        raise ValueError(f"{type(obj).__name__} {obj!r:.80} has a NULL pointer for "
+                         f"{size} elements")
+    lo, hi = L.extent(shape, strides, dtype.itemsize)
+    mem = MemoryPointer(_runtime.current_context(), ptr + lo, hi - lo, owner=obj)
+    if readonly:
+        mem.readonly = True
+    return DeviceNDArray._make(shape, strides, dtype, ptr, mem, 0)
 
 
 def wait_for_exporter(producer, consumer):

@@ -57,7 +57,9 @@ class DeviceRecord:
 
     @property
     def device_ctypes_pointer(self):
-        return ctypes.c_void_p(self._data_ptr or None)
+        """``ctypes.c_size_t`` of the record's device address (numba-cuda's type)."""
+        p = self._data_ptr
+        return ctypes.c_size_t(p) if p else ctypes.c_void_p(None)
 
     def copy_to_host(self, ary=None, stream=0):
         """The record as a NumPy structured scalar, or copied into ``ary``: a 0-d/size-1

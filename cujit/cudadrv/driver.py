@@ -31,7 +31,7 @@ from ..arrays import layout as _layout
 from ..arrays.protocol import device_pointer as _protocol_pointer
 from ..arrays.transfer import copied as _copied
 from ..runtime.device_list import cuda_error, is_available
-from ..runtime.devices import Context, Device, close, device_of
+from ..runtime.devices import Context, Device, close, contexts, device_of, forget_binding
 from ..runtime.streams import stream_handle as _stream_handle
 from ..runtime.streams import Event, Stream, event_elapsed_time
 from ..runtime.version import get_version
@@ -112,8 +112,10 @@ def device_pointer(obj):
 
 
 def device_ctypes_pointer(obj):
-    """:func:`device_pointer` as a ``ctypes.c_void_p`` (NULL for address 0)."""
-    return ctypes.c_void_p(device_pointer(obj) or None)
+    """:func:`device_pointer` as a ``ctypes.c_size_t``, the type of numba-cuda's memory
+    pointers (a ``ctypes.c_void_p`` NULL for address 0)."""
+    ptr = device_pointer(obj)
+    return ctypes.c_size_t(ptr) if ptr else ctypes.c_void_p(None)
 
 
 def _array_span(obj):
@@ -316,6 +318,24 @@ class Driver:
         fresh one."""
         close()
 
+    def get_active_context(self):
+        """``with driver.get_active_context() as ac:`` the calling thread's current CUDA
+        context as the driver reports it (cuCtxGetCurrent), numba's ``_ActiveContext``:
+        ``ac.context_handle`` (its handle, an int, or None when the thread has none),
+        ``ac.devnum`` (the ordinal of its device when it is a context cujit made, else None);
+        ``bool(ac)`` is True when there is one."""
+        return _ActiveContext()
+
+    def pop_active_context(self):
+        """Pop the calling thread's current CUDA context (cuCtxPopCurrent) and return its
+        handle (an int), or None when the thread has none (numba's).  cujit binds its
+        context again at its next use."""
+        handle = _driver_layer.get_driver().ctx_pop_current()
+        if not handle:
+            return None
+        forget_binding()
+        return handle
+
     @property
     def is_available(self):
         """True when a driver (or the simulator) and at least one device can be used."""
@@ -336,6 +356,28 @@ class Driver:
 
     def __repr__(self):
         return "<cujit driver object (numba.cuda.cudadrv.driver.driver)>"
+
+
+class _ActiveContext:
+    """What :meth:`Driver.get_active_context` gives: ``context_handle`` and ``devnum`` of
+    the thread's current context, read when the ``with`` block starts."""
+    __slots__ = ("context_handle", "devnum")
+
+    def __init__(self):
+        self.context_handle = self.devnum = None
+
+    def __enter__(self):
+        h = _driver_layer.get_driver().ctx_get_current()
+        self.context_handle = h or None
+        self.devnum = next((c.device.id for c in contexts() if c.handle == h), None) \
+            if h else None
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def __bool__(self):
+        return self.context_handle is not None
 
 
 #: The driver object (numba's ``numba.cuda.cudadrv.driver.driver``).

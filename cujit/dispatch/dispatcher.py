@@ -166,10 +166,51 @@ class _StreamKey:
         return s is other or (s is not None and s == other)
 
 
-def _cache_key(key, configs):
+class _HandleKey:
+    """A foreign stream object that cannot be referred to weakly (a cuda.core ``Stream`` or
+    ``GraphBuilder``: Cython classes without ``__weakref__``) in a cached launch-configuration
+    key, by what it is to CUDA: it hashes as the object and compares equal to any object of
+    its class whose ``__cuda_stream__`` reports the same handle.  It refers to no object, so
+    the cache never keeps a stream alive (the configuration it maps to launches on the
+    handle, through a cujit Stream standing for it: :func:`_handle_stream`)."""
+    __slots__ = ("cls", "handle", "hash")
+
+    def __init__(self, stream, handle):
+        self.cls, self.handle, self.hash = stream.__class__, handle, hash(stream)
+
+    def __hash__(self):
+        return self.hash
+
+    def __eq__(self, other):
+        if other.__class__ is not self.cls:
+            return other is self
+        try:
+            return other.__cuda_stream__()[1] == self.handle
+        except Exception:       # a closed stream: the lookup misses, validation says why
+            return False
+
+
+def _handle_stream(handle):
+    """The cujit Stream a configuration cached under a :class:`_HandleKey` holds for its
+    stream handle ``handle``: 0, the context's legacy or per-thread default stream, or an
+    external stream (never destroyed by cujit)."""
+    from ..runtime.devices import current_context
+    if not handle:
+        return 0
+    ctx = current_context()
+    if handle == 1:
+        return ctx.get_legacy_default_stream()
+    if handle == 2:
+        return ctx.get_per_thread_default_stream()
+    return ctx.create_external_stream(handle)
+
+
+def _cache_key(key, configs, handle=None):
     """``key`` (a plain launch-configuration tuple) as stored in ``configs``: each stream
-    object in it as a :class:`_StreamKey` whose death removes the entry; None when a stream
-    object cannot be referred to weakly (such a configuration is not cached)."""
+    object in it as a :class:`_StreamKey` whose death removes the entry, or, for a foreign
+    stream object that cannot be referred to weakly, as a :class:`_HandleKey` of ``handle``
+    (the handle the configuration was validated with); None when neither applies (an
+    unhashable stream object: such a configuration is not cached)."""
     if all(v is None or v.__class__ is int or v.__class__ is tuple for v in key):
         return key
     stored = []
@@ -184,7 +225,12 @@ def _cache_key(key, configs):
         try:
             items.append(_StreamKey(v, forget))
         except TypeError:       # a foreign stream object: no weak reference, or unhashable
-            return None
+            if handle is None or not hasattr(v, "__cuda_stream__"):
+                return None
+            try:
+                items.append(_HandleKey(v, handle))
+            except TypeError:   # unhashable
+                return None
     stored.append(tuple(items))
     return stored[0]
 
@@ -541,9 +587,15 @@ class Dispatcher(_InspectMixin, KernelLike, SourceOwner):
         if not _plain_key(key):
             return conf
         configs = self._configs
-        stored = _cache_key(key, configs)
-        if stored is None or not conf.hold_stream_weakly():
+        stored = _cache_key(key, configs, conf.stream_handle)
+        if stored is None:
             return conf
+        if not conf.hold_stream_weakly():
+            if not any(isinstance(v, _HandleKey) for v in stored):
+                return conf
+            # cached by its handle: the configuration holds a cujit Stream for the handle,
+            # not the user's object (a cuda.core Stream), which it must not keep alive
+            conf.stream = _handle_stream(conf.stream_handle)
         if len(configs) >= _MAX_CONFIGS:
             configs.clear()
         configs[stored] = conf
@@ -788,6 +840,12 @@ class Dispatcher(_InspectMixin, KernelLike, SourceOwner):
         for i, a in enumerate(args):
             _la.check_alive(i, a.value if isinstance(a, _la._ArgHint) else a,
                             self.py_func.__qualname__)
+        h = cfg.stream_handle
+        if h > 2 and h not in _capturing and _la.has_host_copies(args) \
+                and drv.stream_is_capturing(h):
+            # captured by another library (a cuda.core GraphBuilder): refused as in a
+            # capture of cujit.graph's, before anything is recorded
+            _la.refuse_host_copies_in_capture(args, self.py_func.__name__, h)
         try:
             fast = backend.launch(self, cfg, args, ctx, drv)
         except CujitCompileError as exc:

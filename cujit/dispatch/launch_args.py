@@ -8,11 +8,12 @@ helpers extend ``launcher.convert_arg`` with that; top-level values keep its fas
 import numpy as np
 
 from ..driver.errors import CudaAPIError, CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED
-from ..arrays.protocol import has_device_pointer, device_pointer
+from ..arrays.protocol import has_device_pointer, device_pointer, cuda_core_kind
 
 __all__ = ["convert_tuple", "convert_host_record", "HostRecordBack", "wrap_declared_ints",
            "convert_declared_scalars", "check_alive", "In", "Out", "InOut", "unwrap_hints",
-           "convert_hint", "refuse_host_copies_in_capture", "classify_arg", "ArgHint"]
+           "convert_hint", "refuse_host_copies_in_capture", "classify_arg", "ArgHint",
+           "has_host_copies"]
 
 
 class _ArgHint:
@@ -54,9 +55,16 @@ class InOut(_ArgHint):
 
 def classify_arg(name, i, value):
     """The cujit type of launch value ``value`` (None for a DLPack-only object, typed once
-    imported); TypeError naming argument ``i`` of kernel ``name`` when it cannot be a kernel
-    argument."""
+    imported; a cuda.core Buffer or StridedMemoryView is typed from its attributes, as
+    numba-cuda types it); TypeError naming argument ``i`` of kernel ``name`` when it cannot
+    be a kernel argument (ValueError for a closed cuda.core Buffer or a view of host
+    memory)."""
     from .. import types as ct
+    if cuda_core_kind(value) is not None:
+        try:
+            return ct.typeof(value)
+        except (TypeError, ValueError) as exc:     # closed, host memory: as the GPU path
+            raise type(exc)(f"argument {i} of kernel {name}: {exc}") from None
     try:
         if hasattr(value, "__dlpack__") and not hasattr(value, "__cuda_array_interface__") \
                 and not has_device_pointer(value) and not isinstance(value, np.ndarray):
@@ -221,6 +229,13 @@ def _host_copied(value):
     if isinstance(value, np.ndarray):
         return device_pointer(value) is None
     return isinstance(value, np.generic) and value.dtype.fields is not None
+
+
+def has_host_copies(args):
+    """True when a launch with values ``args`` copies one of them between host and device
+    (a host NumPy array or record, an ``In``/``Out``/``InOut`` hint of one, or a tuple
+    holding one)."""
+    return any(_host_copied(v) for v in args)
 
 
 def refuse_host_copies_in_capture(args, kernel_name, stream_handle):

@@ -32,7 +32,7 @@ from ..driver.errors import CudaAPIError, CUDA_ERROR_INVALID_VALUE, last_launch
 from ..hooks import HookPoint
 from ..config import config
 from ..frontend.errors import NumbaPerformanceWarning
-from ..arrays.protocol import has_device_pointer, device_pointer
+from ..arrays.protocol import has_device_pointer, device_pointer, cuda_core_kind
 
 __all__ = ["LaunchConfig", "normalize_dims", "make_config", "device_limits",
            "check_function_limits", "ArgPacker", "param_layout", "FunctionInfo",
@@ -442,8 +442,10 @@ def convert_arg(index, value, stream):
 
     Device arrays (anything with ``_data_ptr``, including mapped/managed host arrays) and
     scalars pass as they are; host NumPy arrays are copied to the device
-    (``cujit.arrays.auto_device``); CUDA-array-interface objects become views; ``__dlpack__``
-    objects go through ``from_dlpack``.  ``fast_ok`` says whether later launches may skip
+    (``cujit.arrays.auto_device``); CUDA-array-interface objects become views; a cuda.core
+    ``Buffer`` or ``StridedMemoryView`` becomes the view of its attributes
+    (``cujit.arrays.from_cuda_core``: a Buffer as ``uint8[::1]``, as numba-cuda); other
+    ``__dlpack__`` objects go through ``from_dlpack``.  ``fast_ok`` says whether later launches may skip
     this conversion (identity checks suffice; None's is its type's)."""
     if value is None:
         return None, None, True
@@ -469,6 +471,13 @@ def convert_arg(index, value, stream):
         return dev, back, False
     if hasattr(value, "__cuda_array_interface__"):
         return _convert_foreign(value, stream)
+    if cuda_core_kind(value) is not None:
+        from ..arrays import from_cuda_core
+        try:
+            dev = from_cuda_core(value)
+        except (TypeError, ValueError) as exc:      # closed, host memory, no dtype
+            raise type(exc)(f"argument {index}: {exc}") from None
+        return dev, None, dev.size > 0
     if hasattr(value, "__dlpack__") and hasattr(value, "__dlpack_device__"):
         from ..arrays import from_dlpack
         dev = from_dlpack(value, stream=_consumer_stream(stream))
@@ -615,17 +624,33 @@ def launch_converted(pick_signature, name, debug, ctx, drv, cfg, args):
     if fast_ok and not debug and not coop and drv.raw_launch is not None:
         literals = spec.literal_args
         key = (threading.get_ident(),) + tuple(
-            (type(a), a.dtype, a.ndim, a._layout) if hasattr(a, "_layout")
-            else _fast_foreign_key(a, a.__cuda_array_interface__)
-            if hasattr(a, "__cuda_array_interface__") else (type(a), c.dtype, c.ndim, c._layout,
-                                                            bool(c._readonly))
-            if _dlpack_only(a) else type(a)
-            for a, c in zip(args, conv)) + tuple(sorted(literals.items()))
+            _fast_arg_key(a, c) for a, c in zip(args, conv)) + tuple(sorted(literals.items()))
         f = lk.fasts.get(key)
         if f is None:
             f = lk.fasts[key] = make_fast(lk, args, drv, label, literals, conv)
         return f
     return None
+
+
+def _fast_arg_key(a, c):
+    """What makes launch value ``a`` (converted to ``c``) need a fast function of its own:
+    a device array's type, dtype, ndim and layout; a foreign array's interface key; an
+    imported one's (DLPack, cuda.core objects) dtype, ndim, layout and read-only flag; a
+    scalar's type."""
+    if _imported_each_launch(a):
+        return (type(a), c.dtype, c.ndim, c._layout, bool(c._readonly))
+    if hasattr(a, "_layout"):
+        return (type(a), a.dtype, a.ndim, a._layout)
+    if hasattr(a, "__cuda_array_interface__"):
+        return _fast_foreign_key(a, a.__cuda_array_interface__)
+    return type(a)
+
+
+def _imported_each_launch(a):
+    """True for a launch value the fast path imports afresh on every launch: a cuda.core
+    Buffer or StridedMemoryView (read from its attributes; a view has a ``_layout`` of
+    cuda.core's own, no cujit layout) or another DLPack-only exporter."""
+    return cuda_core_kind(a) is not None or _dlpack_only(a)
 
 
 def _raise_launch(err, cfg):
@@ -738,9 +763,33 @@ def _torch_guard(i, a, t, ns):
 
 
 def _dlpack_only(value):
-    """True for a DLPack exporter without ``__cuda_array_interface__`` (cuda.core buffers)."""
+    """True for a DLPack exporter without ``__cuda_array_interface__`` that is no cujit array
+    and no cuda.core object (those are read from their attributes: :func:`_core_guard`)."""
     return (not hasattr(value, "_layout") and not hasattr(value, "__cuda_array_interface__")
-            and hasattr(value, "__dlpack__") and hasattr(value, "__dlpack_device__"))
+            and hasattr(value, "__dlpack__") and hasattr(value, "__dlpack_device__")
+            and cuda_core_kind(value) is None)
+
+
+def _core_guard(i, c, t, ns):
+    """Lines of the fast path that read cuda.core argument ``i`` (a ``Buffer`` or a
+    ``StridedMemoryView``) through its documented attributes (``cuda_core_parts``: no view
+    object, no DLPack capsule) into ``p{i}`` (pointer), ``s{i}`` (shape), ``t{i}`` (byte
+    strides), and return False unless they match what the specialisation was made for
+    (``c``: this launch's view of it): dtype, ndim, read-only flag, layout, non-NULL."""
+    ns[f"D{i}"], ns[f"R{i}"] = c.dtype, bool(c._readonly)
+    conds = [f"dt{i} != D{i}", f"len(s{i}) != {c.ndim}", f"ro{i} is not R{i}", f"not p{i}"]
+    if t.layout != "A":
+        conds.append(f"LAYOUT(s{i}, t{i}, {c.dtype.itemsize}) != {t.layout!r}")
+    return [f"        p{i}, s{i}, t{i}, dt{i}, ro{i} = CORE(a{i})",
+            f"        if {' or '.join(conds)}:", "            return False"]
+
+
+def _core_exprs(i, t):
+    """The packed values of cuda.core argument ``i``, in the names :func:`_core_guard` binds."""
+    if t.ndim == 0:
+        return [f"p{i}"]
+    return ([f"p{i}"] + [f"s{i}[{k}]" for k in range(t.ndim)]
+            + [f"t{i}[{k}]" for k in range(t.ndim)])
 
 
 def make_fast(lk, args, drv, label=None, literals=None, conv=None):
@@ -766,22 +815,28 @@ def make_fast(lk, args, drv, label=None, literals=None, conv=None):
     path's (:func:`_convert_foreign`): a ``stream`` other than the launch's, with
     ``NUMBA_CUDA_ARRAY_INTERFACE_SYNC`` on, makes the launch stream wait for it
     (:func:`cujit.arrays.wait_for_exporter`); a v2 object with ``__dlpack__`` gets the DLPack
-    handshake, ``__dlpack__(stream=launch stream)``, its capsule dropped unused.  A DLPack
-    exporter without the interface (cuda.core buffers) is imported with
+    handshake, ``__dlpack__(stream=launch stream)``, its capsule dropped unused.  A cuda.core
+    ``Buffer`` or ``StridedMemoryView`` is read through its attributes on every launch
+    (:func:`_core_guard`).  Another DLPack exporter without the interface is imported with
     :func:`cujit.arrays.from_dlpack` on the launch stream every launch, and the view it gives
     packed like a device array (guarded on dtype, ndim, layout, read-only; ``conv``: this
     launch's converted values, whose imports say what the specialisation was made for)."""
     from ..runtime.devices import thread_binding
     from ..arrays import wait_for_exporter, from_dlpack
     from ..arrays.layout import layout_code
+    from ..arrays.protocol import cuda_core_parts
     from ..config import config
     n = len(args)
     packer = ArgPacker(lk.packer.argtypes)
     ns = dict(packer.namespace)
     guards, foreign, exprs, dlpacks = [], [], [], []
-    tensors = []
+    tensors, cores = [], []
     for i, (a, t) in enumerate(zip(args, packer.argtypes)):
         ns[f"T{i}"] = type(a)
+        if cuda_core_kind(a) is not None:
+            cores.append((i, conv[i], t))
+            exprs += _core_exprs(i, t)
+            continue
         if not hasattr(a, "_layout") and hasattr(a, "__cuda_array_interface__"):
             tt = _torch_tensor(a) if isinstance(t, ct.Array) else None
             if tt is not None:
@@ -827,7 +882,7 @@ def make_fast(lk, args, drv, label=None, literals=None, conv=None):
               RAISE=_raise_launch, _StructError=struct.error, get_ident=threading.get_ident,
               OWNER=threading.get_ident(), _packer=packer, LAST=last_launch,
               NAME=label or lk.info.name, WAIT=wait_for_exporter, CONFIG=config,
-              LAYOUT=layout_code, DLPACK=from_dlpack)
+              LAYOUT=layout_code, DLPACK=from_dlpack, CORE=cuda_core_parts)
     types = []
     for i, a in enumerate(args):
         # ``x.__class__`` is ``type(x)`` for the built-in scalar types (it cannot be assigned
@@ -862,12 +917,15 @@ def make_fast(lk, args, drv, label=None, literals=None, conv=None):
     for i, guard in dlpacks:
         lines += [f"        v{i} = DLPACK(a{i}, stream=cfg.cai_stream)",
                   f"        if {guard}:", "            return False"]
+    for i, c, t in cores:
+        lines += _core_guard(i, c, t, ns)
     lines += [f"        _pack_into(_buf, 0{', ' if exprs else ''}{packed})",
               # a wrong argument count (unpacking), a thread without a current context
               # (TLS.ctx), a malformed interface and a value that does not fit its parameter
               # all mean "not here": the slow path raises the clear error
+              # (RuntimeError: a torch tensor's data_ptr() or a closed cuda.core Buffer's)
               "    except (ValueError, AttributeError, TypeError, KeyError, IndexError, "
-              f"_StructError{', RuntimeError' if tensors else ''}):",
+              f"_StructError{', RuntimeError' if tensors or cores else ''}):",
               "        return False"]
     for i, a, t in foreign:
         if "stream" in a.__cuda_array_interface__:

@@ -49,8 +49,9 @@ def simulator_enabled():
 def get_driver():
     """The backend (a :class:`cujit.driver.api.Driver`), created on first call.
 
-    Raises ``CudaSupportError`` when the simulator is off and no CUDA driver can be used;
-    the failure is not cached, so a later call tries again."""
+    Raises ``CudaSupportError`` when the simulator is off and no CUDA driver can be used, or
+    when ``NUMBA_DISABLE_CUDA``/``CUJIT_DISABLE_CUDA`` refuses it (numba's message); the
+    failure is not cached, so a later call tries again."""
     global _driver
     drv = _driver
     if drv is not None:
@@ -61,6 +62,10 @@ def get_driver():
                 from .sim import SimDriver
                 _driver = SimDriver()
             else:
+                from ..config import config
+                if config.DISABLE_CUDA:
+                    raise CudaSupportError("CUDA is disabled due to setting "
+                                           "NUMBA_DISABLE_CUDA=1")
                 from .cuda import CudaDriver
                 _driver = CudaDriver()
         return _driver

@@ -109,7 +109,18 @@ class Driver:
         raise NotImplementedError
 
     def ctx_set_current(self, ctx):
-        """Make context ``ctx`` current for the calling thread (cuCtxSetCurrent)."""
+        """Make context ``ctx`` current for the calling thread (cuCtxSetCurrent); 0 leaves the
+        thread without a current context (NULL)."""
+        raise NotImplementedError
+
+    def ctx_get_current(self):
+        """The handle (int) of the calling thread's current context, 0 when it has none
+        (cuCtxGetCurrent)."""
+        raise NotImplementedError
+
+    def ctx_pop_current(self):
+        """Pop the calling thread's current context off its context stack; return its handle,
+        0 when there was none (cuCtxPopCurrent)."""
         raise NotImplementedError
 
     def ctx_synchronize(self):

@@ -161,9 +161,24 @@ class CudaDriver(Driver):
             _raise(err, "cuDevicePrimaryCtxReset")
 
     def ctx_set_current(self, ctx):
-        (err,) = self._d.cuCtxSetCurrent(self._objects.get(ctx, ctx))
+        obj = self._objects.get(ctx, ctx) if ctx else self._d.CUcontext(0)
+        (err,) = self._d.cuCtxSetCurrent(obj)
         if err:
             _raise(err, "cuCtxSetCurrent")
+
+    def ctx_get_current(self):
+        err, ctx = self._d.cuCtxGetCurrent()
+        if err:
+            _raise(err, "cuCtxGetCurrent")
+        return int(ctx) if ctx is not None else 0
+
+    def ctx_pop_current(self):
+        if not self.ctx_get_current():
+            return 0            # cuCtxPopCurrent of an empty stack is an error: nothing to pop
+        err, ctx = self._d.cuCtxPopCurrent()
+        if err:
+            _raise(err, "cuCtxPopCurrent")
+        return int(ctx)
 
     def ctx_synchronize(self):
         (err,) = self._d.cuCtxSynchronize()

@@ -105,9 +105,20 @@ class SimDriver(SimDevices, SimMemory, Driver):
             self._capture.reset()
 
     def ctx_set_current(self, ctx):
+        if not ctx:
+            # NULL: no context set; the simulator's work then goes to device 0's, as it
+            # does in a thread that never set one
+            self._current.__dict__.pop("ctx", None)
+            return
         if ctx not in self._ctx_live:
             _raise(CUDA_ERROR_INVALID_CONTEXT, "cuCtxSetCurrent", hex(ctx))
         self._current.ctx = ctx
+
+    def ctx_get_current(self):
+        return getattr(self._current, "ctx", 0)
+
+    def ctx_pop_current(self):
+        return self._current.__dict__.pop("ctx", 0)
 
     def ctx_synchronize(self):
         if self._capture.active:

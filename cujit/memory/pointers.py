@@ -132,8 +132,12 @@ class MemoryPointer:
     that keeps the memory alive; default: this pointer), ``finalizer`` (no-argument callable
     that frees the memory; called once through ``weakref.finalize``).
 
-    Attributes: ``device_pointer_value`` (int), ``device_pointer`` / ``device_ctypes_pointer``
-    (a ``ctypes.c_void_p`` that ``int()`` reads), ``size`` (bytes), ``owner``, ``context``, ``handle``."""
+    Attributes: ``device_pointer_value`` (int), ``device_pointer`` (a ``ctypes.c_void_p``
+    that ``int()`` reads), ``device_ctypes_pointer`` (``ctypes.c_size_t``, numba-cuda's type;
+    ``c_void_p`` NULL for a NULL pointer), ``handle`` (``device_pointer``: numba-cuda's is a
+    ``CUdeviceptr``, which ``int()`` reads the same), ``size`` (bytes), ``owner``,
+    ``context``, ``refct`` (1 + the number of live views and ``own()`` references, as numba
+    counts them)."""
 
     # No fixed slots here: the host-memory subclasses also derive from a ctypes array (their
     # buffer protocol), and a C base admits no second base with slots.  AutoFreePointer, the
@@ -163,7 +167,10 @@ class MemoryPointer:
     def device_pointer(self):
         return DevicePointerValue(self.device_pointer_value or None)
 
-    device_ctypes_pointer = device_pointer
+    @property
+    def device_ctypes_pointer(self):
+        p = self.device_pointer_value
+        return ctypes.c_size_t(p) if p else ctypes.c_void_p(None)
 
     @property
     def handle(self):
@@ -228,7 +235,9 @@ class MemoryPointer:
                 get_driver().memset_d8(self.device_pointer_value, byte, count, h)
 
     def view(self, start, stop=None):
-        """Bytes ``[start, stop)`` as a non-owning pointer that keeps this allocation alive.
+        """Bytes ``[start, stop)`` as a non-owning pointer that keeps this allocation alive:
+        a MemoryPointer, within an :class:`OwnedPointer` that counts in the allocation's
+        ``refct`` while it lives when the allocation is a MemoryPointer (numba.cuda's).
 
         IndexError when the range is outside ``[0, size]``; DeadMemoryError when dead."""
         start = _check_nbytes(start, "view start")
@@ -248,6 +257,9 @@ class MemoryPointer:
         v.refct = 1
         v.is_managed = False
         v._finalizer = None
+        owner = v._owner
+        if isinstance(owner, (MemoryPointer, OwnedPointer)):
+            return OwnedPointer(owner, v)
         return v
 
     def __int__(self):
@@ -268,6 +280,10 @@ class AutoFreePointer(MemoryPointer, metaclass=abc.ABCMeta):
                  "generation", "is_managed", "refct")
 
 
+def _unref(memptr):
+    memptr.refct -= 1
+
+
 class OwnedPointer:
     """A reference to ``memptr`` that keeps it alive; attributes are forwarded
     (numba.cuda ``OwnedPointer``).  ``view`` (optional) is the pointer presented instead."""
@@ -275,6 +291,10 @@ class OwnedPointer:
     def __init__(self, memptr, view=None):
         self._mem = memptr
         self._view = memptr if view is None else view
+        # counted as numba counts, never freed at 0: the memory lives as long as a Python
+        # reference to it does (its finalizer frees it)
+        memptr.refct += 1
+        weakref.finalize(self, _unref, memptr)
 
     def __getattr__(self, name):
         return getattr(self._view, name)

@@ -4,7 +4,7 @@ per-thread binding live in :mod:`cujit.runtime.devices`; this module only enumer
 over it."""
 from ..driver import get_driver
 from ..driver.errors import CudaSupportError, CudaAPIError
-from .devices import _device, _context_for, _tls, select_device
+from .devices import _device, _context_for, _tls, select_device, forget_binding
 
 __all__ = ["gpus", "list_devices", "is_available", "detect", "cuda_error"]
 
@@ -28,15 +28,24 @@ class _DeviceContextManager:
         return _context_for(self._ordinal)
 
     def __enter__(self):
-        self._saved.append(getattr(_tls, "own", None))
+        # the block's end gives the thread back the context it has now, as numba's push and
+        # pop do: cujit's, another library's, or none
+        self._saved.append((getattr(_tls, "own", None), get_driver().ctx_get_current()))
         select_device(self._ordinal)
         return self
 
     def __exit__(self, *exc):
-        prev = self._saved.pop()
-        if prev is not None and not prev.closed:
+        prev, handle = self._saved.pop()
+        if prev is not None and not prev.closed and handle == prev.handle:
             prev.make_current()
-        _tls.own = _tls.ctx = prev
+            _tls.own = _tls.ctx = prev
+            return
+        try:
+            get_driver().ctx_set_current(handle)
+        except CudaAPIError:        # that context was destroyed inside the block
+            get_driver().ctx_set_current(0)
+        forget_binding()            # cujit binds its context again at its next use
+        _tls.own = prev if prev is not None and not prev.closed else None
 
     def __repr__(self):
         return f"<Managed Device {self._ordinal}>"
@@ -61,6 +70,11 @@ class _DeviceList:
         except IndexError:
             raise IndexError(f"gpus[{i!r}]: device index out of range: {len(devs)} "
                              f"device(s) present") from None
+
+    @property
+    def lst(self):
+        """The devices as a list (numba.cuda's ``gpus.lst``)."""
+        return self._list()
 
     def __len__(self):
         return get_driver().get_device_count()

@@ -24,7 +24,7 @@ from .events import synchronized
 from .modules import Module
 
 __all__ = ["select_device", "get_current_device", "close", "current_context", "synchronize",
-           "defer_cleanup", "Device", "Context", "Module", "device_of"]
+           "defer_cleanup", "Device", "Context", "Module", "device_of", "forget_binding"]
 
 # .own: this thread's Context; .bound/.bound_gen: made current; .ctx: .own while bound, else
 # None (a flush of another device's queue rebound it; current_context() binds .own again)
@@ -522,6 +522,15 @@ def _attach(ordinal):
     ctx.make_current()
     _tls.own = _tls.ctx = ctx
     return ctx
+
+
+def forget_binding():
+    """Forget which context cujit made current in the calling thread, keeping its device
+    selection: the next use binds it again with the driver (cuCtxSetCurrent).  For code that
+    changed the thread's current context behind cujit's back (popped it, as numba's
+    ``driver.pop_active_context()``), which cujit's cached binding would otherwise miss."""
+    _tls.bound = None
+    _tls.ctx = None
 
 
 def select_device(device_id):

@@ -27,7 +27,7 @@ from .captured import rebind
 from .pointers import SimPointer
 from .records import as_kernel_record
 from .thread import Dim3
-from ..arrays.protocol import has_device_pointer, device_pointer
+from ..arrays.protocol import has_device_pointer, device_pointer, cuda_core_kind
 
 __all__ = ["run_kernel", "simulate", "Launch", "SimKernel"]
 
@@ -234,11 +234,17 @@ def _convert(value):
 
 
 def _import_dlpack(value):
-    """A DLPack-only launch value (no ``__cuda_array_interface__``) as an array: a host
-    (kDLCPU) tensor through ``numpy.from_dlpack``, a device one through
-    ``cujit.from_dlpack``, both zero-copy (R-CAI-3); anything else unchanged."""
-    if isinstance(value, np.ndarray) or not hasattr(value, "__dlpack__") \
-            or hasattr(value, "__cuda_array_interface__") or has_device_pointer(value):
+    """A DLPack-only launch value (no ``__cuda_array_interface__``) as an array: a cuda.core
+    ``Buffer`` or ``StridedMemoryView`` through ``cujit.arrays.from_cuda_core`` (its
+    attributes, as the GPU path reads them), a host (kDLCPU) tensor through
+    ``numpy.from_dlpack``, a device one through ``cujit.from_dlpack``, all zero-copy
+    (R-CAI-3); anything else unchanged."""
+    if isinstance(value, np.ndarray) or has_device_pointer(value):
+        return value
+    if cuda_core_kind(value) is not None:
+        from ..arrays import from_cuda_core
+        return from_cuda_core(value)
+    if not hasattr(value, "__dlpack__") or hasattr(value, "__cuda_array_interface__"):
         return value
     dev = getattr(value, "__dlpack_device__", None)
     if dev is not None and dev()[0] == 1:

@@ -24,6 +24,7 @@ signatures").
 import numpy as np
 
 from .. import bf16_scalar
+from ..arrays.protocol import cuda_core_kind, cuda_core_parts
 from .core import (  # noqa: F401 - the public module re-exports the core
     Array, BFloat16, Boolean, CPointer, Complex, FP8, Float, Integer, IntegerLiteral,
                    NestedArray, NoneType, RawPointer, Record, Scalar, Signature, Tuple, Type, UniTuple, _BY_DTYPE, _CACHE,
@@ -95,7 +96,9 @@ def typeof(value):
 
     NumPy arrays (incl. ndarray subclasses such as MappedNDArray/ManagedNDArray, 0-d arrays)
     → ``Array``; cujit ``DeviceNDArray`` (``dtype``, ``ndim``, ``_layout``) → ``Array``;
-    objects with ``__cuda_array_interface__`` → ``Array``; NumPy scalars → their type;
+    objects with ``__cuda_array_interface__`` → ``Array``; a cuda.core ``Buffer`` →
+    ``uint8[::1]`` and a ``StridedMemoryView`` → an ``Array`` of its dtype, ndim, layout and
+    read-only flag (numba-cuda's ``typeof`` of both); NumPy scalars → their type;
     ``int`` → int64 (uint64 above 2**63-1); ``float`` → float64; ``bool`` → boolean;
     ``complex`` → complex128; structured scalars and ``DeviceRecord`` → ``Record``;
     tuples → ``UniTuple``/``Tuple``; namedtuples → ``NamedUniTuple``/``NamedTuple``;
@@ -159,6 +162,10 @@ def typeof(value):
         if hasattr(cls, "_fields"):
             return named_tuple(tuple(typeof(v) for v in value), cls)
         return Tuple(tuple(typeof(v) for v in value))
+    if cuda_core_kind(value) is not None:
+        _, shape, strides, dt, readonly = cuda_core_parts(value)
+        return Array(from_dtype(dt), len(shape), _layout_of(shape, strides, dt.itemsize),
+                     readonly)
     dt = getattr(value, "dtype", None)
     if isinstance(dt, np.dtype) and dt.fields is not None:
         return Record(dt)   # DeviceRecord

@@ -347,14 +347,16 @@ class RawPointer(Type):
 
 class Record(Type):
     """A record (structured-dtype element).  ``.dtype`` (np.dtype), ``.fields``:
-    ``{name: (type, offset_bytes)}``, ``.size`` (bytes), ``.alignment`` (bytes)."""
+    ``{name: (type, offset_bytes)}``, ``.size`` (bytes), ``.alignment`` (bytes),
+    ``.aligned`` (the dtype was made with ``align=True``).  Dtypes NumPy calls equal but of
+    which one is an aligned struct are two record types, as numba's (its ``aligned`` flag)."""
 
     @classmethod
     def _key_of(cls, dtype):
         dtype = np.dtype(dtype)
         if dtype.fields is None:
             raise TypeError(f"Record needs a structured dtype, got {dtype}")
-        return (dtype,)
+        return (dtype, dtype.isalignedstruct)
 
     def __init__(self, dtype):
         self.dtype = np.dtype(dtype)
@@ -364,7 +366,9 @@ class Record(Type):
             self.fields[fname] = (_field_type(fdt), off)
         self.size = self.dtype.itemsize
         self.alignment = max([_alignment_of(t) for t, _ in self.fields.values()] or [1])
-        self.name = f"Record({self.dtype.descr!r}, {self.size} bytes)"
+        self.aligned = self.dtype.isalignedstruct
+        self.name = f"Record({self.dtype.descr!r}, {self.size} bytes" \
+            f"{', aligned' if self.aligned else ''})"
 
     def _ctor_args(self):
         return (self.dtype,)

@@ -161,7 +161,7 @@ class CUDAGUFunc:
         return k
 
     def __call__(self, *args, out=None, stream=0):
-        from ..arrays import device_array
+        from ..arrays import device_array, DeviceNDArray
         from ..runtime.streams import stream_handle
         stream_handle(stream)
         stream = stream or 0
@@ -240,8 +240,12 @@ class CUDAGUFunc:
             if o is not None and _args.is_device(o) and d is not o:
                 o.copy_to_device(d, stream=stream)
             r = _args.deliver(d, o, any_device, stream)
-            # given outputs: the caller's own objects, not our reshaped views of them
-            results.append(out[k] if out is not None else r)
+            # given outputs: the caller's own arrays, not our reshaped views of them; a
+            # foreign (CUDA-array-interface) output as its device-array view, as numba-cuda
+            # and the CUDA ufuncs return it
+            given = out[k] if out is not None else None
+            foreign = given is not None and not isinstance(given, (np.ndarray, DeviceNDArray))
+            results.append(r if given is None or foreign else given)
         return results[0] if self.nout == 1 else tuple(results)
 
     def _prepare(self, v, t, full, n_items, core_nd, stream):

@@ -176,7 +176,7 @@ def test_view_errors():
 @pytest.mark.parametrize("desc, exc, match", [
     ("notadict", TypeError, "dict"),
     ({"shape": (2,), "typestr": "<f8", "data": (1 << 40, False), "version": 3,
-      "mask": object()}, NotImplementedError, "masked"),
+      "mask": object()}, NotImplementedError, "Masked arrays are not supported"),
     ({"typestr": "<f8", "data": (1 << 40, False), "version": 3}, ValueError, "'shape'"),
     ({"shape": (2,), "typestr": "<f8", "data": 5, "version": 3}, ValueError, "data"),
     ({"shape": (2,), "typestr": "<zz", "data": (1 << 40, False), "version": 3}, ValueError,
@@ -278,3 +278,15 @@ def test_array_key_is_type_error():
     d = cujit.to_device(np.arange(6.0))
     with pytest.raises(TypeError, match="valid indices of a device array"):
         d[np.array([0.5, 1.5])]
+
+
+def test_empty_host_array_keeps_its_strides_on_the_device():
+    # numba issue 8477: the strides of an empty array do not matter, and copies between
+    # empty arrays of different strides succeed both ways
+    host = np.ndarray(shape=(0,), strides=(0,), dtype=np.int8)
+    dev = cujit.to_device(host)
+    assert dev.shape == (0,) and dev.strides == (0,)
+    other = cujit.device_array((0,), np.int8, strides=(8,))
+    other.copy_to_device(dev)
+    dev.copy_to_device(other)
+    other.copy_to_host(host)

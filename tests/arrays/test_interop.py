@@ -257,3 +257,24 @@ def test_dlpack_import_refuses_a_device_no_process_device_has():
     with pytest.raises(ValueError, match="reports CUDA device 99"):
         cujit.from_dlpack(Elsewhere())
     assert cujit.from_dlpack(a).shape == (4,)       # the current device's: imported
+
+
+def test_import_synchronises_the_exporters_stream_through_its_stream_object():
+    from cujit.runtime.events import synchronized
+    s = cujit.stream()
+    f = Foreign(cujit.device_array(10, stream=s))
+    seen = []
+    with synchronized.listening(lambda what, handle, t0: seen.append((what, handle))):
+        cujit.as_cuda_array(f)
+        cujit.as_cuda_array(Foreign(cujit.device_array(10)))       # no stream: no wait
+    assert seen == [("stream", s.handle)]
+
+
+def test_view_of_import_and_import_of_view_span_the_same_bytes():
+    c = cujit.to_device(np.arange(10.0))
+    whole = cujit.as_cuda_array(c)
+    strided = cujit.as_cuda_array(c[::2])
+    assert whole.alloc_size == c.alloc_size == 80
+    assert whole[::2].alloc_size == strided.alloc_size == 72
+    assert c[2:5].alloc_size == 24 and c[::-1].alloc_size == 80
+    assert cujit.device_array(0).alloc_size == 0

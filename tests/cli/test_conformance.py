@@ -609,3 +609,15 @@ def test_run_module_imports_a_module_registering_a_struct_at_import(fake_tests):
     r = conformance.run_module(fake_tests, "cudapy/test_struct.py", sim=True, timeout=300)
     assert (r["passed"], r["failed"], r["errors"], r["collected"]) == (2, 1, 0, True), r
     assert r["classes"] == {"numba internal: numba.cuda.cgutils.create_struct_proxy": 1}
+
+
+def test_a_process_a_conformance_test_starts_resolves_the_test_modules(fake_tests):
+    # multiprocessing's spawn sends test functions by module name (numba.cuda.tests.*):
+    # the child must resolve them as its parent does
+    from cujit import numba_alias
+    env = numba_alias.child_environment()
+    env["CUJIT_CONFORMANCE_TESTS"] = fake_tests
+    code = "from numba.cuda.tests.cudapy.helpers import SCALE; print(SCALE)"
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                          text=True, timeout=300)
+    assert done.stdout.strip() == "3", done.stderr

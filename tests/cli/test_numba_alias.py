@@ -343,7 +343,7 @@ def test_a_cujit_module_outside_the_map_is_not_loaded_a_second_time(alias_in_pro
     import cujit
     settings = cujit.config
     alias_in_process.install()
-    for name in ("numba.cuda.config", "numba.cuda.simulator", "numba.cuda.compiler"):
+    for name in ("numba.cuda.config", "numba.cuda.simulator", "numba.cuda.frontend"):
         with pytest.raises(ModuleNotFoundError, match="no equivalent"):
             importlib.import_module(name)
         assert name not in sys.modules

@@ -124,7 +124,7 @@ def test_launching_on_a_dropped_stream_is_an_error():
     assert d.copy_to_host().tolist() == [0] * 4
 
 
-def test_a_stream_object_without_weak_references_is_not_cached():
+def test_a_stream_object_without_weak_references_is_cached_by_handle_not_kept():
     s = cujit.stream()
 
     class Foreign:
@@ -135,7 +135,12 @@ def test_a_stream_object_without_weak_references_is_not_cached():
 
     k = jit(add_one)
     f = Foreign()
-    assert k[1, 4, f] is not k[1, 4, f]     # caching it would keep it alive
+    conf = k[1, 4, f]
+    assert k[1, 4, f] is conf
+    # neither the cache's key nor the configuration refers to the object (it would keep it
+    # alive): the configuration holds a cujit Stream of its handle
+    assert not any(v is f for key in k._configs for v in key)
+    assert conf.stream is not f and conf.stream.handle == s.handle
     d = cujit.to_device(np.zeros(4, np.int64))
     k[1, 4, f](d)
     s.synchronize()

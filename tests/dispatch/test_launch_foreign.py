@@ -692,3 +692,84 @@ def test_torch_tensors_of_one_launch_share_one_wait(env, torch):
     k[1, 32](a, b)
     assert [c[:2] for c in env.calls] == [("record", 0xBEE), ("wait", 1), ("fast", 0)]
     assert torch._C.stream_reads == 1
+
+
+# -- cuda.core objects (stand-ins: tests/cuda_core_standins.py) ------------------------------
+def test_cuda_core_buffer_takes_the_fast_path_with_its_bytes(env):
+    from cuda_core_standins import Buffer
+
+    def poke(b):
+        b[0] = 255
+    k = Dispatcher(poke, None, {})
+    a, b = cujit.device_array(10, np.float32), cujit.device_array(3, np.uint8)
+    k[1, 32](Buffer.over(a))
+    k[1, 32](Buffer.over(a))
+    k[1, 32](Buffer.over(b))        # another Buffer of the same class: read afresh
+    assert [c[0] for c in env.launches()] == ["slow", "fast", "fast"]
+    assert env.launches()[1][2] == [a.device_ctypes_pointer.value, 40, 1]
+    assert env.launches()[2][2] == [b.device_ctypes_pointer.value, 3, 1]
+    assert k.signatures == [(ct.uint8[::1],)]
+    assert not [c for c in env.calls if c[0] in ("record", "wait", "sync")]
+
+
+def test_cuda_core_view_takes_the_fast_path_and_packs_byte_strides(env):
+    from cuda_core_standins import StridedMemoryView as SMV
+    k = Dispatcher(one, None, {})
+    a = cujit.device_array((4, 6), np.float32)
+    k[1, 32](SMV.from_cuda_array_interface(a[:, ::2]))
+    k[1, 32](SMV.from_cuda_array_interface(a[1:, 1::2]))
+    assert [c[0] for c in env.launches()] == ["slow", "fast"]
+    base = a.device_ctypes_pointer.value
+    assert env.launches()[1][2][:1] == [base + 24 + 4]
+    assert k.signatures == [(ct.float32[:, :],)]
+
+
+def test_cuda_core_view_of_another_layout_or_dtype_takes_the_slow_path(env):
+    from cuda_core_standins import StridedMemoryView as SMV
+    k = Dispatcher(one, None, {})
+    a = cujit.device_array(8, np.float32)
+    k[1, 32](SMV.from_cuda_array_interface(a))
+    k[1, 32](SMV.from_cuda_array_interface(a[::2]))
+    k[1, 32](SMV.from_cuda_array_interface(cujit.device_array(8, np.float64)))
+    ro = SMV.from_cuda_array_interface(a)
+    ro.readonly = True
+    with pytest.raises(cujit.TypingError):     # typed read-only: the write is refused
+        k[1, 32](ro)
+    assert [c[0] for c in env.launches()] == ["slow", "slow", "slow"]
+    assert len(k.signatures) == 3
+
+
+def test_closed_cuda_core_buffer_fails_the_fast_path_and_is_refused(env):
+    from cuda_core_standins import Buffer
+
+    def poke(b):
+        b[0] = 1
+    k = Dispatcher(poke, None, {})
+    buf = Buffer.over(cujit.device_array(4, np.uint8))
+    k[1, 32](buf)
+    buf.close()
+    with pytest.raises(ValueError, match="argument 0: .*closed"):
+        k[1, 32](buf)
+    assert [c[0] for c in env.launches()] == ["slow"]
+
+
+def test_cuda_core_stream_configuration_is_cached_by_handle_and_keeps_no_stream(env):
+    import gc
+    import weakref
+    from cuda_core_standins import Stream
+    k = Dispatcher(one, None, {})
+    a = cujit.device_array(4, np.float32)
+    inner = cujit.stream()
+    s = Stream(inner)
+    for _ in range(3):
+        k[1, 32, s](a)
+    again = Stream(inner)                   # another object for the same CUDA stream
+    k[1, 32, again](a)
+    assert [c[:2] for c in env.launches()] == [("slow", inner.handle)] + \
+        [("fast", inner.handle)] * 3
+    assert k[1, 32, s] is k[1, 32, again]
+    gone = weakref.ref(inner)
+    del s, again, inner
+    k[1, 32](a)                             # the kernel's last key no longer names them
+    gc.collect()
+    assert gone() is None                   # the cache kept neither object nor its stream

@@ -88,7 +88,7 @@ def test_a_small_grid_warns_low_occupancy_once_per_configuration(settings):
 @pytest.mark.parametrize("off", [dict(CUDA_LOW_OCCUPANCY_WARNINGS=False),
                                  dict(DISABLE_PERFORMANCE_WARNINGS=True)])
 def test_low_occupancy_warning_switched_off(settings, off):
-    settings(CUDA_LOW_OCCUPANCY_WARNINGS=True, **off)
+    settings(**{"CUDA_LOW_OCCUPANCY_WARNINGS": True, **off})
     assert _recorded(lambda: _kernel()[1, 1]) == []
 
 

@@ -1,3 +1,5 @@
+import os
+
 import pytest
 
 from cujit.config import config
@@ -290,3 +292,21 @@ def test_cuda_debuginfo_default_is_jits_debug_default(monkeypatch):
         assert cujit.jit(debug=False)(k).targetoptions["debug"] is False
     finally:
         del config.CUDA_DEBUGINFO_DEFAULT
+
+
+def test_disable_cuda_refuses_the_driver_with_numbas_message():
+    import subprocess
+    import sys
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("CUJIT_ENABLE_CUDASIM", "NUMBA_ENABLE_CUDASIM")}
+    env["NUMBA_DISABLE_CUDA"] = "1"
+    code = ("import cujit\n"
+            "try:\n"
+            "    cujit.device_array(1)\n"
+            "except cujit.CudaSupportError as e:\n"
+            "    print('raised:', e)\n"
+            "print('error:', cujit.cuda_error())\n")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                         text=True, timeout=120).stdout
+    msg = "CUDA is disabled due to setting NUMBA_DISABLE_CUDA=1"
+    assert f"raised: {msg}" in out and f"error: {msg}" in out

@@ -68,6 +68,7 @@ def test_device_pointer_of_arrays_and_pointers(ctx):
     mem = ctx.memalloc(64)
     assert d.device_pointer(mem) == mem.device_pointer_value
     assert d.device_ctypes_pointer(mem).value == mem.device_pointer_value
+    assert isinstance(d.device_ctypes_pointer(mem), ctypes.c_size_t)
     with pytest.raises(TypeError, match="expected device memory"):
         d.device_pointer(np.zeros(2))
 

@@ -293,3 +293,28 @@ def test_device_input_broadcast_on_the_device(count_calls):
     r = matmul(dA, dB)
     assert dtoh == []
     np.testing.assert_allclose(r.copy_to_host(), A @ B, rtol=1e-12)
+
+
+class _Foreign:
+    """A CUDA-array-interface producer that is no cujit array."""
+
+    def __init__(self, arr):
+        self.arr = arr
+        self.__cuda_array_interface__ = arr.__cuda_array_interface__
+
+
+def test_foreign_output_is_returned_as_a_device_array_view_of_it():
+    a = np.arange(6, dtype=np.float64)
+    out = _Foreign(cuda.device_array(6))
+    got = vadd(a, a, out=out)
+    assert isinstance(got, cuda.DeviceNDArray)
+    assert got.device_ctypes_pointer.value == out.arr.device_ctypes_pointer.value
+    np.testing.assert_equal(got.copy_to_host(), 2 * a)
+
+
+def test_given_device_and_host_outputs_are_returned_as_given():
+    a = np.arange(6, dtype=np.float64)
+    dev, host = cuda.device_array(6), np.zeros(6)
+    assert vadd(a, a, out=dev) is dev
+    assert vadd(a, a, out=host) is host
+    np.testing.assert_equal(host, 2 * a)

@@ -268,7 +268,7 @@ def _cpu_harness():
     mod = sys.modules.get("test_lower_cpu")
     if mod is None:
         path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                            "compiler", "test_lower_cpu.py")
+                            "nvvm", "test_lower_cpu.py")
         spec = importlib.util.spec_from_file_location("test_lower_cpu", path)
         mod = importlib.util.module_from_spec(spec)
         sys.modules["test_lower_cpu"] = mod

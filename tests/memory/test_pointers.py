@@ -249,3 +249,30 @@ def test_finalizer_detach_and_call_once():
     g()
     del o2
     assert calls == [2] and not g.alive
+
+
+def test_pointer_ctypes_type_and_handle_are_numba_cudas(ctx):
+    for mem in (ctx.memalloc(64), ctx.memalloc(64).view(8), ctx.memallocmanaged(64),
+                ctx.memhostalloc(64, mapped=True)):
+        assert isinstance(mem.device_ctypes_pointer, ctypes.c_size_t)
+        assert mem.device_ctypes_pointer.value == mem.device_pointer_value
+    for mem in (ctx.memalloc(64), ctx.memalloc(64).view(8)):
+        assert int(mem.handle) == mem.device_pointer_value
+    d = cujit.device_array(4)
+    assert isinstance(d.device_ctypes_pointer, ctypes.c_size_t)
+    assert cujit.device_array(0).device_ctypes_pointer.value is None
+
+
+def test_views_count_in_the_allocations_refct_while_they_live(ctx):
+    m = ctx.memalloc(1024)
+    v1 = m.view(1)
+    assert m.refct == 2 and int(v1.owner.handle) == int(m.handle)
+    assert int(v1.handle) - 1 == int(m.handle)
+    v2 = v1.view(1)
+    assert m.refct == 3 and int(v2.handle) - 2 == int(m.handle)
+    del v2
+    assert m.refct == 2
+    o = m.own()
+    assert m.refct == 3
+    del v1, o
+    assert m.refct == 1 and m.alive        # counted, never freed by the count

@@ -83,7 +83,7 @@ def test_fast_launch_function_declines_memory_of_another_generation(monkeypatch)
     # declined (then the slow path raises DeadMemoryError).
     import sys
     import os
-    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "compiler"))
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "dispatch"))
     try:
         import test_launch_fastpath as fp
     finally:

@@ -215,3 +215,15 @@ def test_user_type_subclass_named_by_init():
     assert str(t) == "TestStructModelType"
     assert StructModelType() is t        # interned like every cujit type
     assert str(T.float32) == "float32"
+
+
+def test_aligned_and_packed_dtypes_numpy_calls_equal_are_two_record_types():
+    import numpy as np
+    from cujit import types as ct
+    packed = np.dtype([("x", np.float16), ("y", np.float16)])
+    aligned = np.dtype([("x", np.float16), ("y", np.float16)], align=True)
+    assert packed == aligned                # NumPy ignores the flag
+    rp, ra = ct.Record(packed), ct.Record(aligned)
+    assert rp is not ra and rp != ra and ra.aligned and not rp.aligned
+    assert str(rp) != str(ra)
+    assert ct.Record(np.dtype(packed.descr)) is rp
