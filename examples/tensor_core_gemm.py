@@ -59,6 +59,7 @@ def wmma_gemm(A, B, C):
     ac = t % (BK // VEC)            # the A slice; passes i add i * A_ROWS rows
     br = t // (BN // VEC)
     bc = t % (BN // VEC)
+    arow = row0 + ar
     bcol = col0 // VEC + bc
     wr = (warp // 4) * 64           # the warp's 64 x 32 part of the block tile
     wc = (warp % 4) * 32
@@ -88,7 +89,7 @@ def wmma_gemm(A, B, C):
     pa = cuda.local.array(A_PASSES, np.uint64)      # the next slices, in registers
     pb = cuda.local.array(B_PASSES, np.uint64)
     for i in range(A_PASSES):
-        pa[i] = gA[row0 + ar + i * A_ROWS, ac]
+        pa[i] = gA[arow + i * A_ROWS, ac]
     for i in range(B_PASSES):
         pb[i] = gB[br + i * B_ROWS, bcol]
     for k0 in range(0, K, BK):
@@ -97,12 +98,16 @@ def wmma_gemm(A, B, C):
         for i in range(B_PASSES):
             wB[br + i * B_ROWS, bc] = pb[i]
         cuda.syncthreads()
-        k1 = k0 + BK
-        if k1 < K:                                  # start reading the next slices now
-            for i in range(A_PASSES):
-                pa[i] = gA[row0 + ar + i * A_ROWS, k1 // VEC + ac]
-            for i in range(B_PASSES):
-                pb[i] = gB[k1 + br + i * B_ROWS, bcol]
+        # start reading the next slices now (the last step re-reads its own: no branch, so
+        # the loads can be scheduled among the mma); slicing first leaves indices that are
+        # known not to be negative, so they need no wraparound code
+        k1 = min(k0 + BK, K - BK)
+        nA = gA[arow:, k1 // VEC:]
+        nB = gB[k1 + br:, bcol:]
+        for i in range(A_PASSES):
+            pa[i] = nA[i * A_ROWS, 0]
+        for i in range(B_PASSES):
+            pb[i] = nB[i * B_ROWS, 0]
         for kk in range(0, BK, 16):
             W.load_matrix_sync(a0, sA[wr:, kk:], LDA)
             W.load_matrix_sync(a1, sA[wr + 16:, kk:], LDA)
