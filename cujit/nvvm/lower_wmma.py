@@ -3,7 +3,9 @@
 bfloat16/tf32 ones, so all precisions use one path).  A fragment is a reference to its
 lane's registers (``ltypes``: ``[n x i32]*`` or ``[n x float]*``); loads, mma and fills
 write them, stores and mma read them.  Addresses are generic (PTX generic addressing
-reaches global and shared memory alike), ``ldm`` is an i32.  Instructions, from the PTX
+reaches global and shared memory alike), except that a load of a tile in shared memory uses
+the ``.shared`` form (``isspacep.shared``, which NVVM folds when the array is a shared one,
+picks it), ``ldm`` is an i32.  Instructions, from the PTX
 ISA's "Warp-level Matrix Instructions": ``wmma.load.{a,b,c}.sync.aligned.{row,col}.<shape>.
 <type>``, ``wmma.mma.sync.aligned.<alayout>.<blayout>.<shape>.<types>``,
 ``wmma.store.d.sync.aligned.<layout>.<shape>.f32``; bfloat16 and tf32 need sm_80.
