@@ -14,8 +14,11 @@ and the shared slices as uint64 (``ndarray.view``), and each thread copies 8 uin
 slice at fixed offsets from its own row and column (computed once, outside the K loop).
 They are register double-buffered: the next slice is read from global memory into registers
 (``pa``, ``pb``: local arrays indexed by constants, which the compiler keeps in registers)
-before the warps' mma on the current slice, and written to shared memory after the barrier
-that ends it, so the global loads' latency hides behind the tensor-core work.
+while the warps multiply the current one, and written to shared memory after the barrier
+that ends it.  ``launch_bounds=(256, 2)`` holds the kernel to 128 registers so that two
+blocks share an SM (36 KiB of shared memory each): while one waits for its next slice the
+other keeps the tensor cores busy.  The fragment loads from shared memory compile to
+``ldmatrix`` (``wmma.load...shared``).  M, N are multiples of 128 and K of 64.
 ``fma_gemm`` is the same product done with plain FMA on the FP32 cores, for comparison.
 
 Run: ``python examples/tensor_core_gemm.py [--size N] [--fma]`` (square N x N x N; default
@@ -41,7 +44,7 @@ A_PASSES = BM // A_ROWS          # uint64 of the A slice per thread (8)
 B_PASSES = BK // B_ROWS          # uint64 of the B slice per thread (8)
 
 
-@cuda.jit
+@cuda.jit(launch_bounds=(THREADS, 2))
 def wmma_gemm(A, B, C):
     K = A.shape[1]
     N = B.shape[1]
@@ -102,7 +105,7 @@ def wmma_gemm(A, B, C):
         # the loads can be scheduled among the mma); slicing first leaves indices that are
         # known not to be negative, so they need no wraparound code
         k1 = min(k0 + BK, K - BK)
-        nA = gA[arow:, k1 // VEC:]
+        nA = gA[arow:, k1 // VEC + ac:]
         nB = gB[k1 + br:, bcol:]
         for i in range(A_PASSES):
             pa[i] = nA[i * A_ROWS, 0]
