@@ -12,13 +12,16 @@ wait at a barrier, then each warp loads its fragments from shared memory and iss
 The copies move 8 bytes (4 halves) per instruction: the kernel views the float16 matrices
 and the shared slices as uint64 (``ndarray.view``), and each thread copies 8 uint64 of each
 slice at fixed offsets from its own row and column (computed once, outside the K loop).
-They are register double-buffered: the next slice is read from global memory into registers
-(``pa``, ``pb``: local arrays indexed by constants, which the compiler keeps in registers)
-while the warps multiply the current one, and written to shared memory after the barrier
-that ends it.  ``launch_bounds=(256, 2)`` holds the kernel to 128 registers so that two
-blocks share an SM (36 KiB of shared memory each): while one waits for its next slice the
-other keeps the tensor cores busy.  The fragment loads from shared memory compile to
-``ldmatrix`` (``wmma.load...shared``).  M, N are multiples of 128 and K of 64.
+They are register double-buffered: after the barrier that opens a step, each thread reads
+its part of the next slice from global memory into registers (``pa``, ``pb``: local arrays
+indexed by constants, which the compiler keeps in registers) and stores it to shared memory
+only after the barrier that closes the step, so no copy waits on its own load inside the
+step.  ``launch_bounds=(256, BLOCKS_PER_SM)`` with 2 holds the kernel to 128 registers so
+that two blocks share an SM (36 KiB of shared memory each): ptxas then issues those loads
+after the mma, and while one block waits for them the other keeps the tensor cores busy
+(with 1 it takes ~180 registers and issues the loads among the mma instead).  The fragment
+loads from shared memory compile to ``ldmatrix`` (``wmma.load...shared``).  M and N are
+multiples of 128, K of 64.
 ``fma_gemm`` is the same product done with plain FMA on the FP32 cores, for comparison.
 
 Run: ``python examples/tensor_core_gemm.py [--size N] [--fma]`` (square N x N x N; default
@@ -38,13 +41,14 @@ PAD = 8                          # halves of padding per shared row (16 bytes)
 LDA, LDB = BK + PAD, BN + PAD
 VEC = 4                          # halves per uint64: one copy instruction
 THREADS = 256
+BLOCKS_PER_SM = 2                # launch_bounds: registers for 2 blocks per SM (128 each)
 A_ROWS = THREADS // (BK // VEC)  # rows of the A slice one pass of the block copies (16)
 B_ROWS = THREADS // (BN // VEC)  # rows of the B slice one pass copies (8)
 A_PASSES = BM // A_ROWS          # uint64 of the A slice per thread (8)
 B_PASSES = BK // B_ROWS          # uint64 of the B slice per thread (8)
 
 
-@cuda.jit(launch_bounds=(THREADS, 2))
+@cuda.jit(launch_bounds=(THREADS, BLOCKS_PER_SM))
 def wmma_gemm(A, B, C):
     K = A.shape[1]
     N = B.shape[1]
