@@ -17,9 +17,10 @@ implementation.  The finder answers for exactly those (:data:`HARNESS_MODULES`) 
 where the name is user-facing and cujit has it, the object is cujit's own
 (``numba.cuda.core.errors.TypingError`` is ``cujit.TypingError``,
 ``numba.cuda.dispatcher.CUDADispatcher`` is cujit's dispatcher class,
-``numba.cuda.core.config`` is ``cujit.config``); where it is a piece of numba's compiler
-(``numba.cuda.extending.register_model``, ``numba.cuda.datamodel.models.OpaqueModel``, the NRT's
-``rtsys``), it is an :class:`Internal` placeholder that raises ``NotImplementedError`` naming
+``numba.cuda.core.config`` is ``cujit.config``, the NRT's ``rtsys`` is a
+:class:`KernelHeapStats` whose counters stay zero: cujit's kernels allocate no device heap);
+where it is a piece of numba's compiler (``numba.cuda.extending.register_model``,
+``numba.cuda.datamodel.models.OpaqueModel``), it is an :class:`Internal` placeholder that raises ``NotImplementedError`` naming
 it when used, so a test needing it fails rather than passes.  A test module importing any other
 ``numba.cuda.X`` gets the alias's ``ModuleNotFoundError`` and is counted as not collected.
 
@@ -52,6 +53,32 @@ from .config import config
 __all__ = ["HARNESS_MODULES", "Internal", "Registration", "HarnessFinder", "tests_directory",
            "pytest_addoption", "pytest_load_initial_conftests", "pytest_collect_directory",
            "initialize_from_pytest_config"]
+
+
+class KernelHeapStats:
+    """numba-cuda's NRT runtime system (``rtsys``) as it is under cujit: cujit's kernels
+    allocate no device-heap memory (arrays in kernels are shared, local or constant memory),
+    so the allocation counters numba-cuda's leak checks read (``MemoryLeakMixin``) are all
+    zero.  ``memsys_enable_stats()`` / ``memsys_disable_stats()`` switch the flag
+    ``memsys_stats_enabled()`` reports; ``get_allocation_stats()`` gives
+    ``(alloc, free, mi_alloc, mi_free)``, all 0."""
+
+    _Stats = collections.namedtuple("_Stats", "alloc free mi_alloc mi_free")
+
+    def __init__(self):
+        self._enabled = False
+
+    def memsys_enable_stats(self):
+        self._enabled = True
+
+    def memsys_disable_stats(self):
+        self._enabled = False
+
+    def memsys_stats_enabled(self):
+        return self._enabled
+
+    def get_allocation_stats(self):
+        return self._Stats(0, 0, 0, 0)
 
 
 class Internal:
@@ -238,8 +265,7 @@ def _module_contents():
         "numba.cuda.typing.typeof": {"typeof": cujit.types.typeof},
         "numba.cuda.typing.cffi_utils": {"SUPPORTED": _cffi_supported()},
         "numba.cuda.memory_management": {},
-        "numba.cuda.memory_management.nrt": {
-            "rtsys": internal("numba.cuda.memory_management.nrt.rtsys")},
+        "numba.cuda.memory_management.nrt": {"rtsys": KernelHeapStats()},
         # the alias maps numba.cuda.extending to cujit.extending; numba-cuda's support.py
         # also imports three pieces of numba's data-model API from it, which cujit lacks
         # (and extensions_usecases.py registers a struct type through the rest at import)

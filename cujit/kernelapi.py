@@ -444,9 +444,9 @@ cg = _CooperativeGroups()
 def literal_unroll(container):
     """numba's ``literal_unroll``: ``container`` itself.  That is its whole meaning outside a
     kernel (numba's too); in a numba kernel ``for x in literal_unroll(tup)`` unrolls the loop
-    so that ``x`` may take a different type in each iteration (a tuple of mixed types).
-    cujit's typing does not unroll yet: a kernel that calls it is a TypingError, and a
-    kernel may loop directly over a tuple of one numeric type (docs/numba-names.md)."""
+    so that ``x`` may take a different type in each iteration (a tuple of mixed types);
+    cujit writes such a loop out once per element of the tuple, a global or closure
+    variable (``frontend/unroll.py``; docs/kernel-language.md)."""
     return container
 
 

@@ -3,11 +3,26 @@ numba.cuda), checked against NumPy.
 
 ``C = A @ B`` with float16 ``A`` (M x K) and ``B`` (K x N) and a float32 ``C``.  A block of 8
 warps computes a 128 x 128 tile of C; each warp owns 64 x 32 of it (4 x 2 accumulator
-fragments of 16 x 16).  The block walks K 32 at a time: its 256 threads copy a 128 x 32
-slice of A and a 32 x 128 slice of B into shared memory (rows padded by 8 halves so that
-the warps' fragment loads spread over the banks), wait at a barrier, then each warp loads
-its fragments from shared memory and issues 16 ``mma_sync``s (float32 accumulation).
-``fma_gemm`` is the same tiling done with plain FMA on the FP32 cores, for comparison.
+fragments of 16 x 16).  The block walks K 64 at a time: its 256 threads copy a 128 x 64
+slice of A and a 64 x 128 slice of B into shared memory (rows padded by 8 halves, 16 bytes,
+so that the 8 rows a fragment load reads at once fall in 8 different 16-byte bank groups),
+wait at a barrier, then each warp loads its fragments from shared memory and issues 32
+``mma_sync``s (float32 accumulation), 8 per 16-deep step for 6 fragment loads.
+
+The copies move 8 bytes (4 halves) per instruction: the kernel views the float16 matrices
+and the shared slices as uint64 (``ndarray.view``), and each thread copies 8 uint64 of each
+slice at fixed offsets from its own row and column (computed once, outside the K loop).
+They are register double-buffered: after the barrier that opens a step, each thread reads
+its part of the next slice from global memory into registers (``pa``, ``pb``: local arrays
+indexed by constants, which the compiler keeps in registers) and stores it to shared memory
+only after the barrier that closes the step, so no copy waits on its own load inside the
+step.  ``launch_bounds=(256, BLOCKS_PER_SM)`` with 2 holds the kernel to 128 registers so
+that two blocks share an SM (36 KiB of shared memory each): ptxas then issues those loads
+after the mma, and while one block waits for them the other keeps the tensor cores busy
+(with 1 it takes ~180 registers and issues the loads among the mma instead).  The fragment
+loads from shared memory compile to ``ldmatrix`` (``wmma.load...shared``).  M and N are
+multiples of 128, K of 64.
+``fma_gemm`` is the same product done with plain FMA on the FP32 cores, for comparison.
 
 Run: ``python examples/tensor_core_gemm.py [--size N] [--fma]`` (square N x N x N; default
 128 on the simulator, 4096 on a GPU; N a multiple of 128).  Prints the size, time, TFLOP/s
@@ -21,21 +36,38 @@ import numpy as np
 
 import cujit as cuda
 
-BM, BN, BK = 128, 128, 32       # block tile (compile-time constants: globals)
+BM, BN, BK = 128, 128, 64       # block tile (compile-time constants: globals)
 PAD = 8                          # halves of padding per shared row (16 bytes)
 LDA, LDB = BK + PAD, BN + PAD
+VEC = 4                          # halves per uint64: one copy instruction
+THREADS = 256
+BLOCKS_PER_SM = 2                # launch_bounds: registers for 2 blocks per SM (128 each)
+A_ROWS = THREADS // (BK // VEC)  # rows of the A slice one pass of the block copies (16)
+B_ROWS = THREADS // (BN // VEC)  # rows of the B slice one pass copies (8)
+A_PASSES = BM // A_ROWS          # uint64 of the A slice per thread (8)
+B_PASSES = BK // B_ROWS          # uint64 of the B slice per thread (8)
 
 
-@cuda.jit
+@cuda.jit(launch_bounds=(THREADS, BLOCKS_PER_SM))
 def wmma_gemm(A, B, C):
-    M, K = A.shape
+    K = A.shape[1]
     N = B.shape[1]
     sA = cuda.shared.array((BM, LDA), np.float16)
     sB = cuda.shared.array((BK, LDB), np.float16)
+    gA = A.view(np.uint64)          # the same bytes, 4 halves per element
+    gB = B.view(np.uint64)
+    wA = sA.view(np.uint64)
+    wB = sB.view(np.uint64)
     t = cuda.threadIdx.x
     warp = t // 32
     row0 = cuda.blockIdx.y * BM
     col0 = cuda.blockIdx.x * BN
+    ar = t // (BK // VEC)           # this thread's first row and its column (in uint64) of
+    ac = t % (BK // VEC)            # the A slice; passes i add i * A_ROWS rows
+    br = t // (BN // VEC)
+    bc = t % (BN // VEC)
+    arow = row0 + ar
+    bcol = col0 // VEC + bc
     wr = (warp // 4) * 64           # the warp's 64 x 32 part of the block tile
     wc = (warp % 4) * 32
     W = cuda.wmma
@@ -61,16 +93,28 @@ def wmma_gemm(A, B, C):
     W.fill_fragment(c21, 0.0)
     W.fill_fragment(c30, 0.0)
     W.fill_fragment(c31, 0.0)
+    pa = cuda.local.array(A_PASSES, np.uint64)      # the next slices, in registers
+    pb = cuda.local.array(B_PASSES, np.uint64)
+    for i in range(A_PASSES):
+        pa[i] = gA[arow + i * A_ROWS, ac]
+    for i in range(B_PASSES):
+        pb[i] = gB[br + i * B_ROWS, bcol]
     for k0 in range(0, K, BK):
-        for e in range(t, BM * BK, 256):          # 16 elements of each slice per thread
-            r = e // BK
-            c = e % BK
-            sA[r, c] = A[row0 + r, k0 + c]
-        for e in range(t, BK * BN, 256):
-            r = e // BN
-            c = e % BN
-            sB[r, c] = B[k0 + r, col0 + c]
+        for i in range(A_PASSES):
+            wA[ar + i * A_ROWS, ac] = pa[i]
+        for i in range(B_PASSES):
+            wB[br + i * B_ROWS, bc] = pb[i]
         cuda.syncthreads()
+        # start reading the next slices now (the last step re-reads its own: no branch, so
+        # the loads can be scheduled among the mma); slicing first leaves indices that are
+        # known not to be negative, so they need no wraparound code
+        k1 = min(k0 + BK, K - BK)
+        nA = gA[arow:, k1 // VEC + ac:]
+        nB = gB[k1 + br:, bcol:]
+        for i in range(A_PASSES):
+            pa[i] = nA[i * A_ROWS, 0]
+        for i in range(B_PASSES):
+            pb[i] = nB[i * B_ROWS, 0]
         for kk in range(0, BK, 16):
             W.load_matrix_sync(a0, sA[wr:, kk:], LDA)
             W.load_matrix_sync(a1, sA[wr + 16:, kk:], LDA)
@@ -127,7 +171,7 @@ def launch(kernel, a, b, c):
     """Launch ``kernel`` (wmma_gemm or fma_gemm) on device arrays a, b -> c."""
     n_rows, n_cols = c.shape
     if kernel is wmma_gemm:
-        wmma_gemm[(n_cols // BN, n_rows // BM), 256](a, b, c)
+        wmma_gemm[(n_cols // BN, n_rows // BM), THREADS](a, b, c)
     else:
         fma_gemm[(n_cols // TILE, n_rows // TILE), (TILE, TILE)](a, b, c)
 

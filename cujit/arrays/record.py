@@ -62,8 +62,22 @@ class DeviceRecord:
         return ctypes.c_size_t(p) if p else ctypes.c_void_p(None)
 
     def copy_to_host(self, ary=None, stream=0):
-        """The record as a NumPy structured scalar, or copied into 0-d/size-1 ``ary``."""
+        """The record as a NumPy structured scalar, or copied into ``ary``: a 0-d/size-1
+        array, or a structured scalar (``np.void``, ``np.record``: numba.cuda fills it in
+        place) of the record's dtype, returned.  TypeError for another dtype or kind of
+        destination, ValueError for an array that is not one contiguous writable record;
+        the destination is untouched then."""
         h = _handle(stream, self.stream)
+        if isinstance(ary, np.void):
+            if ary.dtype != self.dtype:
+                raise TypeError(f"DeviceRecord.copy_to_host: incompatible dtype: record has "
+                                f"{self.dtype}, destination has {ary.dtype}")
+            # a structured scalar's buffer is read-only to Python: fill it field by field
+            # (a scalar taken from an array writes through to that array, as in NumPy)
+            value = self.copy_to_host(stream=stream)      # synchronises its stream
+            for name in self.dtype.names:
+                ary[name] = value[name]
+            return ary
         out = np.empty((), self.dtype) if ary is None else ary
         if ary is not None:
             _check_host_dst(ary, self.dtype, (), "DeviceRecord.copy_to_host")

@@ -15,7 +15,8 @@ import enum
 __all__ = ["CallKind", "Call", "Cast", "Extremum", "MathFunc", "FP8Conversion", "ArraySpec", "ConstArray",
            "GridAxes", "ValueType", "Atomic", "Libdevice", "DeviceCall", "ClosureCall",
            "Reshape", "OverloadCall", "UserIntrinsic", "ExternCall", "WmmaFragment",
-           "WmmaFill", "WmmaLoad", "WmmaMma", "WmmaStore", "VectorMake", "CacheHint", "UfuncCall", "PointerArray", "PrintValue", "PrintFormat",
+           "WmmaFill", "WmmaLoad", "WmmaMma", "WmmaStore", "VectorMake", "CacheHint", "UfuncCall",
+           "PointerArray", "ArrayReduction", "ArrayView", "ArrayCopy", "PrintValue", "PrintFormat",
            "call_of", "resolve"]
 
 
@@ -51,8 +52,13 @@ class PrintFormat:
 
 @dataclasses.dataclass(frozen=True)
 class Extremum:
-    """``min``/``max``: of one tuple argument (``of_tuple``) or of several scalars."""
+    """``min``/``max``: of one tuple argument (``of_tuple``) or of several scalars.
+    ``nan_ignoring``: two float32/float64 arguments, computed as libdevice's
+    ``fmax``/``fmin`` (a NaN argument loses to a number; PTX ``max.f32``/``max.f64``), as
+    numba-cuda lowers them (its ``cudaimpl``); other forms follow Python's rule (the first
+    extreme argument wins, NaN included)."""
     of_tuple: bool
+    nan_ignoring: bool = False
 
 
 @dataclasses.dataclass(frozen=True)
@@ -177,6 +183,29 @@ class ExternCall:
     function: object
 
 
+@dataclasses.dataclass(frozen=True)
+class ArrayView:
+    """``arr.view(dtype)``: the array's bytes seen as elements of ``dtype`` (a cujit scalar
+    type), as NumPy's ``ndarray.view``."""
+    dtype: object
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class ArrayCopy:
+    """``arr.copy()`` of a captured NumPy array: its ``value`` (the NumPy array), whose C-order
+    copy goes to the thread's local memory."""
+    value: object
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class ArrayReduction:
+    """A NumPy reduction of a whole array (``np.sum(a)``, ``a.max()``): its ``name``
+    (``'sum'``, ``'nanmin'``, ``'count_nonzero'`` …) and ``call``, the :class:`DeviceCall`
+    of the function generated for the array's type (``frontend/calls/reduce.py``)."""
+    name: str
+    call: DeviceCall
+
+
 @dataclasses.dataclass(frozen=True, eq=False)
 class UfuncCall:
     """A NumPy ufunc called on arrays or with an output array (``np.sin(x, out)``), or one
@@ -279,12 +308,15 @@ class CallKind(enum.Enum):
     FP8 = ("fp8", FP8Conversion)           # cuda.fp8's kernel conversions
     BIT_COUNT = ("bit_count", type(None))
     CONJUGATE = ("conjugate", type(None))
+    REDUCE = ("reduce", ArrayReduction)    # np.sum(a), a.max() …: the whole array
     UFUNC = ("ufunc", UfuncCall)           # NumPy ufuncs on arrays, and by their NumPy loop
     # arrays
     SHARED_ARRAY = ("shared.array", ArraySpec)
     LOCAL_ARRAY = ("local.array", ArraySpec)
     CONST_ARRAY = ("const.array_like", ConstArray)
     RESHAPE = ("reshape", Reshape)
+    ARRAY_VIEW = ("array_view", ArrayView)
+    ARRAY_COPY = ("array_copy", ArrayCopy)
     # thread indexing
     GRID = ("grid", GridAxes)
     GRIDSIZE = ("gridsize", GridAxes)
@@ -386,7 +418,7 @@ def resolve(key):
 
 
 _FAMILIES = {"math": CallKind.MATH, "cmath": CallKind.CMATH, "fp16": CallKind.FP16, "bf16": CallKind.BF16,
-             "fp8": CallKind.FP8, "ufunc": CallKind.UFUNC,
+             "fp8": CallKind.FP8, "ufunc": CallKind.UFUNC, "reduce": CallKind.REDUCE,
              "atomic": CallKind.ATOMIC, "libdevice": CallKind.LIBDEVICE}
 _MATH_PARTS = ("modf", "frexp", "ldexp")
 _NP_ROUNDING = ("npfloor", "npceil", "nptrunc")

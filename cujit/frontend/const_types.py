@@ -23,14 +23,15 @@ from .nodeinfo import SpecialRegister
 from .rules import Func, Global
 from .ufunc_loops import SUPPORTED as UFUNCS
 
-__all__ = ["const_type", "MATH_UNARY", "MATH_BINARY", "STATIC_SHARED_LIMIT", "CONST_LIMIT"]
+__all__ = ["const_type", "MATH_UNARY", "MATH_BINARY", "STATIC_SHARED_LIMIT", "CONST_LIMIT",
+           "REDUCTIONS", "REDUCTION_METHODS"]
 
 #: Constant memory available to one module (bytes; CUDA's 64 KiB on every architecture).
 CONST_LIMIT = 64 * 1024
 MATH_UNARY = ("sqrt", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh",
               "asinh", "acosh", "atanh", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p",
               "fabs", "erf", "erfc", "gamma", "lgamma", "degrees", "radians")
-MATH_BINARY = ("atan2", "pow", "hypot", "copysign", "fmod")
+MATH_BINARY = ("atan2", "pow", "hypot", "copysign", "fmod", "remainder", "nextafter")
 _MATH_PRED = ("isnan", "isinf", "isfinite")
 _MATH_TOINT = ("floor", "ceil", "trunc")
 _NP_UNARY = {"sqrt": "sqrt", "sin": "sin", "cos": "cos", "tan": "tan", "arcsin": "asin",
@@ -41,6 +42,12 @@ _NP_UNARY = {"sqrt": "sqrt", "sin": "sin", "cos": "cos", "tan": "tan", "arcsin":
              "absolute": "abs", "isnan": "isnan", "isinf": "isinf", "isfinite": "isfinite"}
 _NP_BINARY = {"arctan2": "atan2", "power": "pow", "hypot": "hypot", "copysign": "copysign",
               "fmod": "fmod", "minimum": "min", "maximum": "max"}
+
+#: NumPy's whole-array reductions in kernels (``calls/reduce.py``), by the name their key
+#: carries (``'reduce.sum'``); and the array methods of the same reductions (``a.sum()``)
+REDUCTIONS = ("sum", "prod", "mean", "var", "std", "min", "max", "amin", "amax", "all", "any",
+              "nansum", "nanprod", "nanmean", "nanmin", "nanmax", "count_nonzero")
+REDUCTION_METHODS = ("sum", "prod", "mean", "var", "std", "min", "max", "all", "any")
 
 _TABLE = None
 
@@ -72,6 +79,8 @@ def _table():
         for name in UFUNCS:
             if id(getattr(np, name)) not in t:
                 t[id(getattr(np, name))] = "ufunc." + name   # typed by their NumPy loop
+        for name in REDUCTIONS:
+            t[id(getattr(np, name))] = "reduce." + name
         for name in ("min", "max", "abs", "len", "range", "int", "float", "bool", "complex",
                      "round", "print", "pow", "enumerate", "zip", "tuple"):
             t[id(getattr(builtins, name))] = name

@@ -11,6 +11,7 @@ import enum
 
 from .. import types as T
 from . import rules
+from .const_types import REDUCTION_METHODS
 from .nodeinfo import (ArrayIndex, IntIndex, PointerIndex, RecordField, SliceIndex, SliceStore,
                        TupleDynamic, TupleIndex, TupleItem, TupleSlice)
 from .rules import BoundMethod, Global
@@ -141,11 +142,16 @@ def getitem(typer, node):
         return _tuple_getitem(typer, node, base)
     if isinstance(base, T.Record):
         ok, key = typer._const(node.slice)
+        names = list(base.fields)
+        if ok and isinstance(key, int) and not isinstance(key, bool) and \
+                -len(names) <= key < len(names):
+            key = names[key]        # rec[0]: the field at that position, as in NumPy
         if ok and isinstance(key, str) and key in base.fields:
             ft = base.fields[key][0]
             typer.tf.info[node] = RecordField(key)
             return T.Array(ft.dtype, ft.ndim, "C") if isinstance(ft, T.NestedArray) else ft
-        raise typer.error(f"record index must be a constant field name of {base}", node.slice)
+        raise typer.error(f"record index must be a constant field name or position of {base}",
+                          node.slice)
     if isinstance(base, Global) and isinstance(base.obj, enum.EnumMeta):
         # RequestError["not_found"]: the member, a compile-time constant as in numba
         ok, key = typer._const(node.slice)
@@ -154,6 +160,14 @@ def getitem(typer, node):
             return typer.typed_value(node, members[key])
         raise typer.error(f"{base.obj.__name__}[...] in a kernel takes a constant member name "
                           f"(one of {', '.join(members)})", node.slice)
+    if isinstance(base, Global) and isinstance(base.obj, tuple):
+        # tup[i] of a compile-time tuple (a literal_unroll loop's element): the element
+        ok, key = typer._const(node.slice)
+        if ok and isinstance(key, int) and not isinstance(key, bool) and \
+                -len(base.obj) <= key < len(base.obj):
+            return typer.typed_value(node, base.obj[key])
+        raise typer.error(f"a compile-time tuple is indexed by a constant integer in "
+                          f"range(-{len(base.obj)}, {len(base.obj)}) in kernels", node.slice)
     raise typer.error(f"a value of type {base} cannot be indexed", node)
 
 
@@ -306,6 +320,8 @@ def array_attr(typer, node, aty, attr):
         return T.int64
     if attr == "T":
         return aty.copy(layout={"C": "F", "F": "C"}.get(aty.layout, "A")) if n > 1 else aty
+    if attr in REDUCTION_METHODS or attr in ("view", "copy"):
+        return BoundMethod(aty, attr)       # a.sum(), a.max() …: calls/reduce.py; a.view(dt)
     if attr in ("reshape", "copy_to_host"):
         if attr == "reshape":
             return BoundMethod(aty, attr)
@@ -317,8 +333,8 @@ def array_attr(typer, node, aty, attr):
     if attr == "real" and rules.is_number(aty.dtype):
         return aty
     raise typer.error(f"arrays have no attribute '{attr}' in kernels (available: shape, size, "
-                      "ndim, strides, itemsize, nbytes, T, reshape, and real/imag of complex "
-                      "arrays)", node)
+                      "ndim, strides, itemsize, nbytes, T, reshape, view, copy, the reductions "
+                      f"{', '.join(REDUCTION_METHODS)}, and real/imag of complex arrays)", node)
 
 
 def nested_store_ok(field_t, vt):

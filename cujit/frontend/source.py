@@ -23,6 +23,7 @@ from .. import types as T
 from .bytecode import decompile
 from .errors import SourceLocation, TypingError
 from .loopvars import split_loop_variables
+from .unroll import unroll_literal_loops
 
 __all__ = ["FunctionSource", "DeviceFunctionLike", "KernelLike", "SourceOwner"]
 
@@ -317,7 +318,8 @@ class FunctionSource:
         else:
             self = cls._from_inspect(pyfunc)
         self._check_signature()
-        self.node = _fold_int_literals(split_loop_variables(_operator_calls_as_syntax(self)))
+        self.node = _fold_int_literals(split_loop_variables(
+            unroll_literal_loops(self, _operator_calls_as_syntax(self))))
         return self
 
     @classmethod

@@ -19,13 +19,14 @@ from . import lower_scalars
 from .lower_cache_hints import lower_cache_load, lower_cache_store
 from .lower_vector import lower_vector_make
 from . import lower_wmma
+from .lower_exceptions import emit_raise
 from .lower_extern import lower_extern_call, lower_from_buffer
 from ..frontend import rules
 from ..frontend.callkinds import Call, CallKind
 from .lower_device import lower_closure_call, lower_device_call
 from .lower_ops import _f16_wrap, _float_suffix, libdevice
 from .lower_sreg import sreg
-from .ltypes import I1, I32, I64, cast, ltype, truth
+from .ltypes import I1, I32, I64, cast, half_asm, ltype, mtype, truth
 
 __all__ = ["call", "sreg"]
 
@@ -70,6 +71,26 @@ def _local(lw, node, c):
     slot = lw.alloca(ir.ArrayType(mtype(dtype), max(n, 1 if not shape else n)))
     slot.align = max(alignment_of(dtype), 4, c.data.alignment or 0)
     return LA.static_array(lw, slot, shape, dtype, lw.ty(node))
+
+
+def _array_copy(lw, node, c):
+    # a captured array's C-order bytes copied from constant memory into a local array
+    value = c.data.value
+    rt = lw.ty(node)
+    src = LA.const_global_array(lw, value, rt)
+    from .ltypes import alignment_of
+    n = max(int(value.size), 1)
+    slot = lw.alloca(ir.ArrayType(mtype(rt.dtype), n))
+    slot.align = max(alignment_of(rt.dtype), 4)
+    nbytes = int(value.nbytes)
+    if nbytes:
+        i8p = ir.IntType(8).as_pointer()
+        memcpy = lw.m.declare("llvm.memcpy.p0i8.p0i8.i64", ir.FunctionType(
+            ir.VoidType(), [i8p, i8p, I64, I1]))
+        lw.b.call(memcpy, [lw.b.bitcast(slot, i8p),
+                           lw.b.bitcast(lw.b.extract_value(src, 0), i8p),
+                           ir.Constant(I64, nbytes), ir.Constant(I1, 0)])
+    return LA.static_array(lw, slot, value.shape, rt.dtype, rt)
 
 
 def _const(lw, node, c):
@@ -233,6 +254,10 @@ def _minmax(lw, node, c):
     else:
         vals, ts = _args(lw, node)
         items = list(zip(vals, ts))
+    if c.data.nan_ignoring:
+        x, y = (cast(b, v, t, rt) for v, t in items)
+        fn = libdevice(lw, f"__nv_f{key}" + _float_suffix(rt), [x.type] * 2, x.type)
+        return b.call(fn, [x, y])
     acc = cast(b, items[0][0], items[0][1], rt)
     for v, t in items[1:]:
         v = cast(b, v, t, rt)
@@ -254,6 +279,8 @@ def _abs(lw, node, c):
         ft = t.underlying_float
         fn = libdevice(lw, "__nv_hypot" + _float_suffix(ft), [ltype(ft)] * 2, ltype(ft))
         return b.call(fn, [b.extract_value(v, 0), b.extract_value(v, 1)])
+    if t is T.float16:
+        return half_asm(b, "abs.f16 $0, $1;", v)
     if rules.is_float(t):
         return _f16_wrap(lw, lambda tt, x: b.call(
             libdevice(lw, "__nv_fabs" + _float_suffix(tt), [x.type], x.type), [x]), t, v)
@@ -279,8 +306,11 @@ def _round(lw, node, c):
     if len(vals) == 1:
         return cast(b, b.call(rint, [x]), ft, rt)     # round-half-even, as Python
     from .lower_scalars import round_ndigits
-    r = round_ndigits(lw, x, cast(b, vals[1], ts[1], T.int64), ft)
-    return cast(b, r, ft, rt)
+    # numba's round_ndigits scales by 10.0 ** ndigits, a float64: it computes in float64
+    # for every float (round(np.float32(0.3425), 3) is 0.343, from 342.50000119...)
+    x = cast(b, x, ft, T.float64)
+    r = round_ndigits(lw, x, cast(b, vals[1], ts[1], T.int64), T.float64)
+    return cast(b, r, T.float64, rt)
 
 
 _LIBDEVICE_NAME = {"gamma": "tgamma", "fabs": "fabs"}
@@ -364,6 +394,34 @@ def _device(lw, node, c):
     return lower_device_call(lw, node, c.data.callee, c.data.bound)
 
 
+def _array_view(lw, node, c):
+    # NumPy's ndarray.view(dtype): the same data pointer; of another element size, the last
+    # dimension holds n * old // new elements of stride new (it must be contiguous and hold
+    # whole elements: ValueError in the thread otherwise, NumPy's conditions)
+    b = lw.b
+    arr_node = node.func.value
+    aty, rt = lw.ty(arr_node), lw.ty(node)
+    arr = lw.expr(arr_node)
+    old, new = aty.dtype.dtype.itemsize, rt.dtype.dtype.itemsize
+    data = b.bitcast(b.extract_value(arr, 0), mtype(rt.dtype).as_pointer())
+    shape = [LA.dim(lw, arr, k) for k in range(aty.ndim)]
+    strides = [LA.stride(lw, arr, k) for k in range(aty.ndim)]
+    if old != new:
+        last_n, last_s = shape[-1], strides[-1]
+        nbytes = b.mul(last_n, ir.Constant(I64, old))
+        contiguous = b.or_(b.icmp_signed("==", last_s, ir.Constant(I64, old)),
+                           b.icmp_signed("<=", last_n, ir.Constant(I64, 1)))
+        whole = b.icmp_signed("==", b.srem(nbytes, ir.Constant(I64, new)),
+                              ir.Constant(I64, 0))
+        with b.if_then(b.not_(b.and_(contiguous, whole)), likely=False):
+            emit_raise(lw, ValueError, (
+                "To change to a dtype of a different size, the last axis must be contiguous "
+                "and its size in bytes a multiple of the new itemsize",), node)
+        shape[-1] = b.sdiv(nbytes, ir.Constant(I64, new))
+        strides[-1] = ir.Constant(I64, new)
+    return LA.make_array(lw, data, shape, strides, rt)
+
+
 def _reshape(lw, node, c):
     b = lw.b
     arr_node = node.func.value
@@ -419,7 +477,12 @@ def _overload(lw, node, c):
 
 
 def _ufunc(lw, node, c):
-    # the loop function the typer generated for the operands (calls_ufunc)
+    # the loop function the typer generated for the operands (frontend/calls/ufunc.py)
+    return lower_device_call(lw, node, c.data.call.callee, c.data.call.bound)
+
+
+def _reduce(lw, node, c):
+    # the reduction function the typer generated for the array's type (frontend/calls/reduce.py)
     return lower_device_call(lw, node, c.data.call.callee, c.data.call.bound)
 
 
@@ -453,7 +516,7 @@ _HANDLERS = {
     K.FMA: _fma, K.CBRT: _cbrt, K.CAST: _cast,
     K.COMPLEX: _complex, K.MIN: _minmax, K.MAX: _minmax, K.ABS: _abs, K.ROUND: _round,
     K.MATH: _math, K.NP_ROUNDING: _np_round,
-    K.PRINT: _print, K.DEVICE: _device, K.KERNEL: _device, K.RESHAPE: _reshape,
+    K.PRINT: _print, K.DEVICE: _device, K.KERNEL: _device, K.RESHAPE: _reshape, K.ARRAY_VIEW: _array_view, K.ARRAY_COPY: _array_copy,
     K.CONJUGATE: _conjugate,
     K.LEN: _len, K.TUPLE: _tuple_of, K.POW: _pow, K.ATOMIC: _atomic, K.CLOSURE: _closure,
     K.RANGE: _iterated, K.ENUMERATE: _iterated, K.ZIP: _iterated,
@@ -467,6 +530,7 @@ _HANDLERS = {
     K.THIS_GRID: cooperative.lower_this_grid, K.GRID_SYNC: cooperative.lower_grid_sync,
     K.OVERLOAD: _overload, K.USER_INTRINSIC: lower_extending.lower_user_intrinsic,
     K.EXTERN: lower_extern_call, K.FROM_BUFFER: lower_from_buffer, K.UFUNC: _ufunc,
+    K.REDUCE: _reduce,
     K.CARRAY: LA.lower_pointer_array, K.FARRAY: LA.lower_pointer_array,
     K.VECTOR: lower_vector_make, K.CACHE_LOAD: lower_cache_load,
     K.CACHE_STORE: lower_cache_store,

@@ -9,7 +9,7 @@ from llvmlite import ir
 from .. import types as T
 from . import bf16_ptx
 from ..frontend import rules
-from .ltypes import I1, I32, cast, const, ltype, truth
+from .ltypes import I1, I32, cast, const, half_asm, ltype, truth
 
 __all__ = ["BINOPS", "binop", "unary", "compare", "boolop", "range_args", "range_count",
            "tuple_concat", "libdevice"]
@@ -282,6 +282,8 @@ def unary(lw, node):
         return ir.Constant(v.type, -v.constant)     # keeps `a[::-1]` a constant-step slice
     if isinstance(rt, T.Integer):
         return b.sub(ir.Constant(v.type, 0), v)
+    if rt is T.float16:
+        return half_asm(b, "neg.f16 $0, $1;", v)        # the GPU's instruction, as numba's
     if isinstance(rt, T.Float):
         return b.fsub(ir.Constant(v.type, -0.0), v)     # LLVM 7 has no fneg
     re = b.fsub(ir.Constant(b.extract_value(v, 0).type, -0.0), b.extract_value(v, 0))

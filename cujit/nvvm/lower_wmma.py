@@ -3,7 +3,9 @@
 bfloat16/tf32 ones, so all precisions use one path).  A fragment is a reference to its
 lane's registers (``ltypes``: ``[n x i32]*`` or ``[n x float]*``); loads, mma and fills
 write them, stores and mma read them.  Addresses are generic (PTX generic addressing
-reaches global and shared memory alike), ``ldm`` is an i32.  Instructions, from the PTX
+reaches global and shared memory alike), except that a load of a tile in shared memory uses
+the ``.shared`` form (``isspacep.shared``, which NVVM folds when the array is a shared one,
+picks it), ``ldm`` is an i32.  Instructions, from the PTX
 ISA's "Warp-level Matrix Instructions": ``wmma.load.{a,b,c}.sync.aligned.{row,col}.<shape>.
 <type>``, ``wmma.mma.sync.aligned.<alayout>.<blayout>.<shape>.<types>``,
 ``wmma.store.d.sync.aligned.<layout>.<shape>.f32``; bfloat16 and tf32 need sm_80.
@@ -16,6 +18,7 @@ from .ltypes import I32, cast
 __all__ = ["lower_fragment", "lower_fill", "lower_load", "lower_mma", "lower_store"]
 
 F32 = ir.FloatType()
+I8P = ir.IntType(8).as_pointer()
 _PTX_TYPE = {"float16": "f16", "bfloat16": "bf16", "tf32": "tf32", "float32": "f32"}
 _MMA_TYPES = {"float16": "f32.f32", "bfloat16": "f32.bf16.bf16.f32",
               "tf32": "f32.tf32.tf32.f32"}
@@ -106,14 +109,35 @@ def lower_load(lw, node, c):
     ft, layout = c.data.fragment, c.data.layout
     n, ety, con = _reg(ft)
     slot = lw.expr(_arg(node, 0, "frag"))
-    addr = _address(lw, _arg(node, 1, "src"))
+    b = lw.b
+    ptr = b.bitcast(b.extract_value(lw.expr(_arg(node, 1, "src")), 0), I8P)
     ldm = _ldm(lw, _arg(node, 2, "ldm"))
     regs = ", ".join(f"${i}" for i in range(n))
-    text = (f"wmma.load.{_ROLE[ft.role]}.sync.aligned.{_lay(layout)}.{_shape(ft)}."
-            f"{_PTX_TYPE[ft.precision]} {{{regs}}}, [${n}], ${n + 1};")
-    out = _asm(lw, text, ir.LiteralStructType([ety] * n), [addr, ldm],
-               ",".join([f"={con}"] * n + ["l", "r", "~{memory}"]))
-    _set_regs(lw, slot, [lw.b.extract_value(out, i) for i in range(n)])
+    rty = ir.LiteralStructType([ety] * n)
+    cons = ",".join([f"={con}"] * n + ["l", "r", "~{memory}"])
+
+    def load(space, addr):
+        text = (f"wmma.load.{_ROLE[ft.role]}.sync.aligned.{_lay(layout)}.{_shape(ft)}{space}."
+                f"{_PTX_TYPE[ft.precision]} {{{regs}}}, [${n}], ${n + 1};")
+        return _asm(lw, text, rty, [addr, ldm], cons)
+
+    # A tile in shared memory is read with the .shared form (ldmatrix in SASS; the generic
+    # form is one generic load per register).  NVVM folds isspacep.shared of an address
+    # that comes from a shared array, so the test and one of the branches vanish.
+    isspacep = lw.m.declare("llvm.nvvm.isspacep.shared", ir.FunctionType(ir.IntType(1), [I8P]))
+    shared = b.call(isspacep, [ptr])
+    with b.if_else(shared) as (then, otherwise):
+        with then:
+            sp = b.ptrtoint(b.addrspacecast(ptr, ir.IntType(8).as_pointer(3)), ir.IntType(64))
+            out_s = load(".shared", sp)
+            bb_s = b.block
+        with otherwise:
+            out_g = load("", b.ptrtoint(ptr, ir.IntType(64)))
+            bb_g = b.block
+    out = b.phi(rty)
+    out.add_incoming(out_s, bb_s)
+    out.add_incoming(out_g, bb_g)
+    _set_regs(lw, slot, [b.extract_value(out, i) for i in range(n)])
 
 
 def lower_mma(lw, node, c):

@@ -140,6 +140,7 @@ class ModuleContext:
         self._asm = {}
         self._dyn = None
         self._consts = {}
+        self._tables = {}
         self._strings = {}
         self._devfuncs = {}
         self._ipow = {}
@@ -226,6 +227,15 @@ class ModuleContext:
         g.align = max(align, 4)         # the dtype's natural alignment, never its size
         self.const_bytes += len(data)
         self._consts[key] = (arr, g)
+        return g
+
+    def const_table(self, key, make, align):
+        """The constant array of ``make()`` (a NumPy array, made once per module for the
+        hashable ``key``): a lookup table the generated code reads (cmath's special
+        values)."""
+        g = self._tables.get(key)
+        if g is None:
+            g = self._tables[key] = self.const_array(make(), align)
         return g
 
     def cstring(self, text):
@@ -399,16 +409,29 @@ def compile_to_llvm(pyfunc, argtypes, kernel=True, debug=False, lineinfo=False,
     else:
         params = [ltype(t) for t in tf.argtypes]
         rt = tf.return_type
+        out_rt = return_type if return_type is not None else rt
         wrap = return_type is not None and return_type != rt and \
             isinstance(rt, T.Scalar) and isinstance(return_type, T.Scalar)
+        # libNVVM drops float16 (LLVM half) parameters and results of a .func it exports
+        # (the PTX neither loads nor stores them): the exported function passes their
+        # bits as i16, the ``.b16`` of CUDA C's __half (and of numba-cuda's float16 model)
+        halves = any(t is T.float16 for t in tf.argtypes) or out_rt is T.float16
+        wrap = wrap or halves
+
+        def outer_type(t):
+            return ir.IntType(16) if t is T.float16 else ltype(t)
         fn = ir.Function(m.module, ir.FunctionType(ltype(rt), params),
                          name + "_impl" if wrap else name)
         FunctionLowerer(m, tf, fn).lower(list(fn.args))
         if wrap:
             fn.linkage = "internal"
-            outer = ir.Function(m.module, ir.FunctionType(ltype(return_type), params), name)
+            outer = ir.Function(m.module, ir.FunctionType(
+                outer_type(out_rt), [outer_type(t) for t in tf.argtypes]), name)
             b = ir.IRBuilder(outer.append_basic_block("entry"))
-            b.ret(cast(b, b.call(fn, list(outer.args)), rt, return_type))
+            inner_args = [b.bitcast(a, ltype(t)) if t is T.float16 else a
+                          for a, t in zip(outer.args, tf.argtypes)]
+            r = cast(b, b.call(fn, inner_args), rt, out_rt)
+            b.ret(b.bitcast(r, ir.IntType(16)) if out_rt is T.float16 else r)
             fn = outer
         if forceinline:
             fn.attributes.add("alwaysinline")

@@ -19,7 +19,7 @@ from .. import types as T
 from . import bf16_ptx, fp8_ptx
 from ..frontend import rules
 
-__all__ = ["ltype", "mtype", "cast", "truth", "const", "passes_param", "I1", "I8", "I32", "I64", "I8P",
+__all__ = ["ltype", "mtype", "cast", "int_to_half", "half_asm", "truth", "const", "passes_param", "I1", "I8", "I32", "I64", "I8P",
            "int_const", "array_ltype", "alignment_of"]
 
 I1, I8, I32, I64 = ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64)
@@ -153,6 +153,30 @@ def truth(b, val, t):
     raise TypeError(f"no truth value for {t}")
 
 
+_INT_REG = {8: "c", 16: "h", 32: "r", 64: "l"}
+
+
+def int_to_half(b, val, src):
+    """float16 of integer ``val`` (type ``src``), rounded to nearest: the GPU's
+    ``cvt.rn.f16.{s,u}N`` from the integer's own width, as numba-cuda converts (the value
+    is LLVM's ``sitofp``/``uitofp``, which NVVM would widen to 16 bits first)."""
+    sign = "s" if src.signed else "u"
+    bits = b.asm(ir.FunctionType(ir.IntType(16), [val.type]),
+                 f"cvt.rn.f16.{sign}{src.bitwidth} $0, $1;",
+                 f"=h,{_INT_REG[src.bitwidth]}", [val], side_effect=False)
+    return b.bitcast(bits, ir.HalfType())
+
+
+def half_asm(b, text, *vals):
+    """A float16 result of the one-instruction PTX ``text`` on float16 ``vals`` (as their
+    ``i16`` bits, the ``h`` registers): ``neg.f16``, ``abs.f16``, ``fma.rn.f16``."""
+    i16 = ir.IntType(16)
+    args = [b.bitcast(v, i16) for v in vals]
+    cons = ",".join(["=h"] + ["h"] * len(args))
+    out = b.asm(ir.FunctionType(i16, [i16] * len(args)), text, cons, args, side_effect=False)
+    return b.bitcast(out, ir.HalfType())
+
+
 def cast(b, val, src, dst):
     """Convert ``val`` of cujit scalar type ``src`` to ``dst`` (NumPy's conversion rules;
     float → int truncates toward zero)."""
@@ -182,6 +206,8 @@ def cast(b, val, src, dst):
             if dst.bitwidth < src.bitwidth:
                 return b.trunc(val, ltype(dst))
             return val
+        if dst is T.float16:
+            return int_to_half(b, val, src)
         if isinstance(dst, T.Float):
             return (b.sitofp if src.signed else b.uitofp)(val, ltype(dst))
         if isinstance(dst, T.Complex):

@@ -31,7 +31,8 @@ from ..frontend.calls.printing import warn_if_raw
 
 __all__ = ["caster", "wrapper", "int_range", "float_to_int_limits", "int_floordiv", "int_mod",
            "int_shl", "int_shr", "int_pow", "complex_pow", "math_func", "float_floordiv", "float_mod",
-           "square", "cube", "fma", "printer", "cmath_func"]
+           "square", "cube", "fma", "fmax", "fmin", "printer", "cmath_func",
+           "cmath_log_base"]
 
 _casters = {}
 
@@ -285,6 +286,15 @@ def _lgamma(x):
         return math.inf
 
 
+def _remainder(x, y):
+    """IEEE remainder (``math.remainder``; libdevice ``remainder``): NaN where Python raises
+    (``y == 0``, ``x`` infinite).  Exact, so float64 gives every narrower type's value."""
+    try:
+        return np.float64(math.remainder(float(x), float(y)))
+    except ValueError:
+        return np.float64(math.nan)
+
+
 _UFUNCS = {"sqrt": np.sqrt, "sin": np.sin, "cos": np.cos, "tan": np.tan, "asin": np.arcsin,
            "acos": np.arccos, "atan": np.arctan, "sinh": np.sinh, "cosh": np.cosh,
            "tanh": np.tanh, "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh,
@@ -292,7 +302,9 @@ _UFUNCS = {"sqrt": np.sqrt, "sin": np.sin, "cos": np.cos, "tan": np.tan, "asin":
            "log10": np.log10, "log1p": np.log1p, "fabs": np.fabs, "degrees": np.degrees,
            "radians": np.radians, "atan2": np.arctan2, "pow": np.power, "hypot": np.hypot,
            "copysign": np.copysign, "fmod": np.fmod, "npfloor": np.floor, "npceil": np.ceil,
-           "nptrunc": np.trunc}
+           "nptrunc": np.trunc, "remainder": _remainder, "nextafter": np.nextafter}
+# computed in the argument type itself (a float64 nextafter of a float32 rounds back to it)
+_IN_OWN_TYPE = frozenset(("nextafter",))
 _PYFUNCS = {"erf": math.erf, "erfc": math.erfc, "gamma": _gamma, "lgamma": _lgamma}
 _TO_INT = {"floor": np.floor, "ceil": np.ceil, "trunc": np.trunc}
 _PRED = {"isnan": np.isnan, "isinf": np.isinf, "isfinite": np.isfinite}
@@ -318,6 +330,34 @@ def cmath_func(name):
             with np.errstate(all="ignore"):
                 return complex(npfn(np.complex128(z)))
     return c99
+
+
+def _smith_quot(p, q):
+    """``p / q`` as CPython's complex division computes it (Smith's method), with (0, 0)
+    for a zero ``q`` where Python raises: the compiled ``cmath.log(z, base)``'s division."""
+    a, b, c, d = p.real, p.imag, q.real, q.imag
+    if abs(c) >= abs(d):
+        if c == 0 and d == 0:
+            return complex(0.0, 0.0)
+        r = d / c
+        den = c + d * r
+        return complex((a + b * r) / den, (b - a * r) / den)
+    if abs(d) >= abs(c):
+        r = c / d
+        den = c * r + d
+        return complex((a * r + b) / den, (b * r - a) / den)
+    return complex(math.nan, math.nan)
+
+
+def cmath_log_base(z, base):
+    """The simulator's ``cmath.log(z, base)``: Python's, and where it raises (a zero or
+    one base, a zero ``z``) log z / log base by the compiled kernel's rules (C99 logs,
+    CPython's division, (0, 0) for a zero divisor)."""
+    try:
+        return cmath.log(z, base)
+    except (ValueError, ZeroDivisionError, OverflowError):
+        log = cmath_func("log")
+        return _smith_quot(log(z), log(base))
 
 
 def math_func(name, argtypes, rtype):
@@ -350,6 +390,8 @@ def math_func(name, argtypes, rtype):
         if len(argtypes) == 2:
             return lambda x, y: fn(conv(x), conv(y))
         return lambda x: fn(conv(x))
+    if name in _IN_OWN_TYPE:
+        return lambda x, y: conv(fn(conv(x), conv(y)))
     # narrower floats: computed in float64 and rounded once, which is within libdevice's
     # bounds for its float variants (correctly rounded for sqrt, fmod, fabs, copysign)
     wide = caster(T.float64)
@@ -379,6 +421,18 @@ def _round_rational(v, typ):
     bits = np.uint32 if typ is np.float32 else np.uint64
     return min(cands, key=lambda c: (abs(Fraction(float(c)) - v),
                                      int(np.array(c).view(bits)) & 1))
+
+
+def fmax(a, b):
+    """libdevice ``__nv_fmax[f]`` (PTX ``max.f32``/``max.f64``) of two NumPy floats of one
+    type: the larger, and the number when the other is NaN."""
+    return np.fmax(a, b)
+
+
+def fmin(a, b):
+    """libdevice ``__nv_fmin[f]``: the smaller of two NumPy floats, the number when the
+    other is NaN."""
+    return np.fmin(a, b)
 
 
 def fma(a, b, c):

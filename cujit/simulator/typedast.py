@@ -71,6 +71,10 @@ def _loc(new, old):
     return ast.copy_location(new, old)
 
 
+def _c_copy(a):
+    return np.array(a, order="C", copy=True)
+
+
 def _fp8_conversion(src, dst):
     """The simulator's conversion of a value of type ``src`` to type ``dst``, one of them an
     FP8 type, as the compiled cast (``ltypes._cast_fp8``; rules in ``fp8_scalar``)."""
@@ -668,6 +672,25 @@ class Rewriter:
                              [self.generic(k) for k in node.keywords]), node)
         return _mark(call) if _numeric(callee.return_type) else call
 
+    def c_array_view(self, node, c):
+        # NumPy's view on the simulated array, with the dtype as NumPy's (the argument may
+        # be a cujit or Numba type); NumPy raises its ValueError for a view it refuses
+        dt = self.helper(c.data.dtype.dtype, "dt")
+        return _loc(ast.Call(self.expr(node.func), [ast.Name(dt, ast.Load())], []), node)
+
+    def c_array_copy(self, node, c):
+        # a writable C-order copy of the captured array, as the compiled kernel's local one
+        return self.call(_c_copy, "copy", [self.expr(node.func.value)], node)
+
+    def c_reduce(self, node, c):
+        # the generated reduction function, run as any device function, on the array its
+        # call binds (np.sum(a): the argument; a.sum(): the receiver)
+        callee = c.data.call.callee
+        args = [self.expr(payload) for _, payload, _ in c.data.call.bound]
+        call = _loc(ast.Call(ast.Name(self.helper(self.build(callee), "red"), ast.Load()),
+                             args, []), node)
+        return _mark(call) if _numeric(callee.return_type) else call
+
     def c_user_intrinsic(self, node, c):
         # the Python implementation gets each argument as the signature's type and its
         # result is converted to the return type, as the compiled call converts them
@@ -733,6 +756,15 @@ class Rewriter:
             return self.wrap(self.call(abs, "abs", [value], node), rt, node)
         return None
 
+    def c_extremum(self, node, c):
+        if not c.data.nan_ignoring or node.keywords:
+            return None     # Python's min/max as written: what the GPU computes for these
+        # two floats: libdevice fmax/fmin (a NaN loses to a number), as the compiled kernel
+        rt = self.ty(node)
+        args = [self.conv(self.expr(a), self.ty(a), rt, a) for a in node.args]
+        name = "fmax" if c.kind is CallKind.MAX else "fmin"
+        return _mark(self.call(getattr(scalars, name), name, args, node))
+
     def c_math(self, node, c):
         name = "np" + c.data.name if c.kind is CallKind.NP_ROUNDING else c.data.name
         argtypes = [self.ty(a) for a in node.args]
@@ -772,8 +804,20 @@ class Rewriter:
         return _loc(ast.Call(self.expr(node.func), args,
                              [self.generic(k) for k in node.keywords]), node)
 
+    def c_fp16(self, node, c):
+        # the arguments as float16, as the compiled call converts them
+        args = [self.conv(self.expr(a), self.ty(a), T.float16, a) for a in node.args]
+        return _loc(ast.Call(self.expr(node.func), args,
+                             [self.generic(k) for k in node.keywords]), node)
+
     def c_cmath(self, node, c):
         # cmath raises at its poles where the GPU gives C99's values (scalars.cmath_func)
+        if c.data.name == "log" and len(node.args) == 2 and not node.keywords:
+            fn = self.helper(scalars.cmath_log_base, "cm")
+            rt = self.ty(node)
+            args = [self.conv(self.expr(a), self.ty(a), rt, a) for a in node.args]
+            return self.conv(_loc(ast.Call(ast.Name(fn, ast.Load()), args, []), node), None,
+                             rt, node)
         if c.data.name not in CMATH_UNARY or node.keywords or len(node.args) != 1:
             return self.c_intrinsic(node, c)
         fn = self.helper(scalars.cmath_func(c.data.name), "cm")
@@ -837,11 +881,11 @@ def _call_table():
     table.update(dict.fromkeys((K.SHFL_SYNC, K.SHFL_UP_SYNC, K.SHFL_DOWN_SYNC,
                                 K.SHFL_XOR_SYNC, K.POPC, K.BREV, K.CLZ, K.FFS, K.SELP,
                                 K.MULHI, K.NANOSLEEP, K.MATCH_ANY_SYNC, K.MATCH_ALL_SYNC,
-                                K.THIS_GRID, K.GRID_SYNC, K.FP16, K.BIT_COUNT,
+                                K.THIS_GRID, K.GRID_SYNC, K.BIT_COUNT,
                                 K.CLOSURE), R.c_intrinsic))
     # run as written: Python's builtins and the kernel API's simulator functions take
     # Python ints and give what the GPU gives
-    table.update(dict.fromkeys((K.COMPLEX, K.MIN, K.MAX, K.ROUND, K.LEN, K.TUPLE, K.RANGE,
+    table.update(dict.fromkeys((K.COMPLEX, K.ROUND, K.LEN, K.TUPLE, K.RANGE,
                                 K.ENUMERATE, K.ZIP, K.CONJUGATE, K.RESHAPE, K.SYNCTHREADS,
                                 K.SYNCTHREADS_COUNT, K.SYNCTHREADS_AND, K.SYNCTHREADS_OR,
                                 K.SYNCWARP, K.THREADFENCE, K.THREADFENCE_BLOCK,
@@ -857,7 +901,9 @@ def _call_table():
     table.update({K.CAST: R.c_cast, K.DEVICE: R.c_device, K.KERNEL: R.c_device, K.PRINT: R.c_print,
                   K.VECTOR: R.c_vector,
                   K.OVERLOAD: R.c_overload, K.USER_INTRINSIC: R.c_user_intrinsic,
-                  K.UFUNC: R.c_ufunc, K.CMATH: R.c_cmath,
+                  K.UFUNC: R.c_ufunc, K.REDUCE: R.c_reduce, K.ARRAY_VIEW: R.c_array_view,
+                  K.ARRAY_COPY: R.c_array_copy, K.CMATH: R.c_cmath,
+                  K.MIN: R.c_extremum, K.MAX: R.c_extremum, K.FP16: R.c_fp16,
                   K.EXTERN: R.c_extern, K.FROM_BUFFER: R.c_from_buffer,
                   K.POW: R.c_pow, K.LIBDEVICE: R.c_libdevice, K.ABS: R.c_abs,
                   K.MATH: R.c_math, K.NP_ROUNDING: R.c_math,

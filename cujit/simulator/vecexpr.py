@@ -465,6 +465,12 @@ class ExprGen:
         if not all(t is rt or _widens(t, rt) for t in ts):
             raise Unsupported("min/max types")
         codes = [self.arr(*self.val(a, m, rt), rt) for a in node.args]
+        if c.data.nan_ignoring:
+            # libdevice fmax/fmin, as the compiled kernel (a NaN loses to a number)
+            fn = "np.fmax" if c.kind is CallKind.MAX else "np.fmin"
+            acc = self.new()
+            self.emit(f"{acc} = {fn}({codes[0]}, {codes[1]})")
+            return acc
         acc = self.new()
         self.emit(f"{acc} = {codes[0]}")
         for code in codes[1:]:
@@ -542,6 +548,7 @@ def _vcall_table():
     # kinds the vector executor leaves to the per-thread executor (the block reruns there)
     table = dict.fromkeys((
         K.COMPLEX, K.ROUND, K.POW, K.LEN, K.TUPLE, K.RANGE, K.ENUMERATE, K.ZIP, K.PRINT, K.CMATH,
+        K.REDUCE, K.ARRAY_VIEW, K.ARRAY_COPY,
         K.FP16, K.BF16, K.FP8, K.MATH_PARTS, K.BIT_COUNT, K.CONJUGATE, K.SHARED_ARRAY, K.LOCAL_ARRAY,
         K.CONST_ARRAY, K.RESHAPE, K.GRIDSIZE, K.SYNCTHREADS, K.SYNCWARP, K.THREADFENCE,
         K.THREADFENCE_BLOCK, K.THREADFENCE_SYSTEM, K.THIS_GRID, K.GRID_SYNC, K.SHFL_SYNC,

@@ -202,3 +202,33 @@ def test_record_getitem_setitem_on_a_stream():
     s.synchronize()
     assert d.copy_to_host()[1]["s"] == "xy"
     assert r.getitem("y", stream=s).stream is s
+
+
+SMALL = np.dtype([("a", np.int32), ("b", np.float32)], align=True)
+
+
+@pytest.mark.parametrize("make", [np.zeros, np.recarray], ids=["void", "record"])
+def test_copy_to_host_fills_a_structured_scalar(make):
+    # numba-cuda's test_cuda_devicerecord: np.void / np.record destinations, filled in place
+    src = np.zeros(1, SMALL)
+    src[0]["a"], src[0]["b"] = 10, 11.0
+    dev = DeviceRecord(SMALL)
+    dev.copy_to_device(src[0])
+    host = make(1, SMALL)[0].copy()
+    host["a"], host["b"] = 0, 0.0
+    assert dev.copy_to_host(host) is host
+    assert (int(host["a"]), float(host["b"])) == (10, 11.0)
+    # a scalar taken from an array writes through to the array, as in NumPy
+    arr = np.zeros(2, REC)
+    rec = cujit.to_device(np.ones(1, REC))[0]
+    rec.copy_to_host(arr[1])
+    assert arr[1]["a"] == 1.0 and arr[0]["a"] == 0.0
+    np.testing.assert_array_equal(arr[1]["y"]["j"], np.ones((2, 2)))
+
+
+def test_copy_to_host_into_a_scalar_of_another_dtype_is_refused():
+    dev = DeviceRecord(SMALL)
+    other = np.zeros(1, np.dtype([("a", np.int64)]))[0].copy()
+    with pytest.raises(TypeError, match="incompatible dtype"):
+        dev.copy_to_host(other)
+    assert other["a"] == 0

@@ -66,11 +66,28 @@ def test_fp16_intrinsics(a, b):
     np.testing.assert_array_equal(flags, [getattr(F, n)(a, b) for n in CMP])
 
 
-def test_fp16_needs_float16_arguments():
+def test_fp16_needs_real_arguments():
     def k(out, x):
         out[0] = cuda.fp16.hadd(x, x)
     with pytest.raises(cuda.TypingError, match="float16"):
-        cuda.jit(k)[1, 1](np.zeros(1, np.float16), 1.0)
+        cuda.jit(k)[1, 1](np.zeros(1, np.float16), 1j)
+
+
+def literal_args(out, x, d):
+    out[0] = cuda.fp16.hmul(x, 2)          # an int literal converts to float16
+    out[1] = cuda.fp16.hmul(x, 2.5)        # so does a float64 constant
+    out[2] = cuda.fp16.hadd(x, d)          # and a float64 value, rounded to half first
+    out[3] = cuda.fp16.hfma(x, 2, 0.1)
+
+
+def test_fp16_converts_real_arguments_to_float16():
+    # numba-cuda's test_casting (test_literal_to_float16): hmul(np.float16(x), 2)
+    out = np.zeros(4, np.float16)
+    x = np.float16(321)
+    cuda.jit(literal_args)[1, 1](out, x, 0.1)
+    h = np.float16
+    np.testing.assert_array_equal(out, [x * h(2), x * h(2.5), x + h(0.1),
+                                        h(float(x) * 2 + float(h(0.1)))])
 
 
 def half_arrays(out, x, y):
@@ -100,3 +117,52 @@ def test_fp16_compiles():
     ptx = ptx_of(fp16_all, argtypes=(T.float16[::1], T.boolean[::1], T.float16, T.float16))
     assert ".entry" in ptx
     assert ".shared" in ptx_of(half_arrays, argtypes=(T.float16[::1], T.float16, T.float16))
+
+
+def half_ops(out, x, i8, u8):
+    out[0] = -x
+    out[1] = abs(x)
+    out[2] = cuda.fp16.hfma(x, x, x)
+    out[3] = np.float16(i8)
+    out[4] = np.float16(u8)
+
+
+def test_float16_negation_abs_fma_and_int_conversion_values():
+    out = np.zeros(5, np.float16)
+    x = np.float16(-1.5)
+    cuda.jit(half_ops)[1, 1](out, x, np.int8(-100), np.uint8(250))
+    np.testing.assert_array_equal(out, np.array([1.5, 1.5, 0.75, -100, 250], np.float16))
+
+
+@pytest.mark.compile
+def test_float16_ops_are_f16_instructions():
+    # numba-cuda's PTX: the f16 instructions, and int -> f16 from the integer's own width
+    ptx = ptx_of(half_ops, argtypes=(T.float16[::1], T.float16, T.int8, T.uint8))
+    for insn in ("neg.f16", "abs.f16", "fma.rn.f16", "cvt.rn.f16.s8", "cvt.rn.f16.u8"):
+        assert insn in ptx, insn
+
+
+@pytest.mark.compile
+@pytest.mark.parametrize("ty,bits", [(T.int16, "s16"), (T.int32, "s32"), (T.int64, "s64"),
+                                     (T.uint16, "u16"), (T.uint32, "u32"),
+                                     (T.uint64, "u64")])
+def test_int_to_float16_converts_from_its_width(ty, bits):
+    from cujit import compile_ptx
+
+    def to_half(x):
+        return np.float16(x) * np.float16(0.5)
+    ptx, rt = compile_ptx(to_half, (ty,), device=True)
+    assert rt is T.float16 and f"cvt.rn.f16.{bits}" in ptx
+
+
+@pytest.mark.compile
+def test_exported_float16_device_function_passes_its_bits():
+    # libNVVM drops LLVM half parameters/results of an exported .func: cujit passes the
+    # bits as i16, so the PTX loads the argument and stores the result
+    from cujit import compile_ptx
+
+    def negate(x):
+        return -x
+    ptx, rt = compile_ptx(negate, (T.float16,), device=True)
+    assert rt is T.float16
+    assert "ld.param.u16" in ptx and "neg.f16" in ptx and "st.param" in ptx

@@ -202,3 +202,123 @@ def test_record_passed_to_device_function():
 def test_record_through_device_function_compiles():
     assert ".entry" in ptx_of(records_through_device_function, np.zeros(2, rec_dt),
                               np.zeros(2, np.int32))
+
+
+POS = np.dtype([("g", np.int32), ("h", np.float32, 2)], align=True)
+
+
+def by_position(arr, out):
+    out[0] = arr[0][0]          # rec[0]: the first field, as NumPy indexes a record
+    out[1] = arr[1][-1][1]      # rec[-1]: the last one (an array field)
+    arr[1][0] = 7
+
+
+def test_record_fields_by_position():
+    a = np.zeros(2, POS)
+    a[0] = (5, (1, 2))
+    a[1] = (6, (3, 4))
+    out = np.zeros(2)
+    cuda.jit(by_position)[1, 1](a, out)
+    assert out.tolist() == [5.0, 4.0] and a[1]["g"] == 7
+
+
+def test_record_position_out_of_range_is_typing_error():
+    def k(arr, out):
+        out[0] = arr[0][2]
+    with pytest.raises(cuda.TypingError, match="constant field name or position"):
+        cuda.jit(k)[1, 1](np.zeros(1, POS), np.zeros(1))
+
+
+@pytest.mark.compile
+def test_record_fields_by_position_compile():
+    assert ".entry" in ptx_of(by_position, argtypes=(T.from_dtype(POS)[::1], T.float64[::1]))
+
+
+# ---- ndarray.view(dtype) --------------------------------------------------------------------
+def reinterpret(byte_arr, start, stop, output):
+    output[0] = byte_arr[start:stop].view(np.int32)[0]
+
+
+def test_view_reinterprets_bytes_as_numpy():
+    # numba-cuda's test_array_methods: a slice of bytes seen as int32
+    kernel = cuda.jit(reinterpret)
+    byte_arr = np.arange(256, dtype=np.uint8)
+    for start in range(0, 256, 64):
+        out = np.zeros(1, np.int32)
+        kernel[1, 1](byte_arr, start, start + 4, out)
+        assert out[0] == byte_arr[start:start + 4].view(np.int32)[0]
+
+
+U2 = np.dtype("u2")
+
+
+def same_size_views(a, f, u):
+    v = a.view(T.float32)             # a cujit type names the dtype too
+    f[0] = v[1]
+    w = a[::2].view(np.uint32)        # same element size: any layout
+    u[0] = w[1]
+    m = a.reshape(2, 2).view(U2)      # a captured np.dtype
+    u[1] = m.shape[1]
+
+
+def test_view_of_the_same_and_a_smaller_element_size():
+    a = np.arange(4, dtype=np.int32)
+    a[1] = np.float32(2.5).view(np.int32)
+    f, u = np.zeros(1, np.float32), np.zeros(2, np.uint32)
+    cuda.jit(same_size_views)[1, 1](a, f, u)
+    assert f[0] == 2.5 and u[0] == 2 and u[1] == 4
+
+
+def bad_view(a, out):
+    out[0] = a[::2].view(np.uint8)[0]
+
+
+def test_view_of_a_non_contiguous_last_axis_raises_value_error():
+    with pytest.raises(ValueError, match="last axis must be contiguous"):
+        cuda.jit(bad_view, debug=True, opt=False)[1, 1](np.arange(4, dtype=np.int32),
+                                                        np.zeros(1, np.uint8))
+
+
+def test_view_needs_a_scalar_dtype():
+    def k(a, out):
+        out[0] = a.view(3)[0]
+    with pytest.raises(cuda.TypingError, match="one scalar dtype"):
+        cuda.jit(k)[1, 1](np.zeros(2), np.zeros(1))
+
+
+@pytest.mark.compile
+def test_view_compiles():
+    assert ".entry" in ptx_of(reinterpret, argtypes=(T.uint8[::1], T.int64, T.int64,
+                                                     T.int32[::1]))
+    assert ".entry" in ptx_of(bad_view, argtypes=(T.int32[::1], T.uint8[::1]))
+
+
+# ---- arr.copy() of a captured array ---------------------------------------------------------
+VAL = np.array([1, 2, 3])[::-1]
+
+
+def copy_captured(out):
+    q = VAL.copy()          # a writable local copy, in C order
+    q[0] += 10
+    for i in range(len(out)):
+        out[i] = q[i]
+
+
+def test_copy_of_a_captured_array_is_a_writable_local_copy():
+    # numba-cuda's test_array_methods (test_array_copy)
+    out = np.zeros(3)
+    cuda.jit(copy_captured)[1, 1](out)
+    assert out.tolist() == [13.0, 2.0, 1.0]
+    assert VAL.tolist() == [3, 2, 1]
+
+
+def test_copy_of_an_argument_array_is_typing_error():
+    def k(a, out):
+        out[0] = a.copy()[0]
+    with pytest.raises(cuda.TypingError, match="captured NumPy array"):
+        cuda.jit(k)[1, 1](np.zeros(2), np.zeros(1))
+
+
+@pytest.mark.compile
+def test_copy_of_a_captured_array_compiles():
+    assert ".entry" in ptx_of(copy_captured, argtypes=(T.float64[::1],))

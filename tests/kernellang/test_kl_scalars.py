@@ -58,6 +58,14 @@ def test_round_ndigits_float64(x, nd, want):
     assert out[0] == want
 
 
+def test_round_ndigits_of_float32_computes_in_float64():
+    # numba's round_ndigits scales by the float64 10.0 ** ndigits: float32(0.3425) is
+    # 0.34250000119..., so 343 after scaling in float64 (342.5, a tie to 342, in float32)
+    out = np.zeros(1, np.float32)
+    cuda.jit(rounds)[1, 1](out, np.float32(0.3425), 3)
+    assert out[0] == np.float32(0.343)
+
+
 def test_round_ndigits_float32_limit():
     out = np.zeros(1, np.float32)
     cuda.jit(rounds)[1, 1](out, np.float32(3.4028235e38), 3)
@@ -191,3 +199,51 @@ def test_float_of_a_constant_string_is_a_constant():
     assert np.isnan(out[0]) and out[1] == -np.inf and out[2] == 2.5
     with pytest.raises(cuda.TypingError, match="not a number"):
         cuda.jit(bad_float_string)[1, 1](out)
+
+
+def float_keeps(out, x, n):
+    # float() of a float32 stays float32 (numba-cuda's typing): the sum rounds to float32
+    out[0] = float(x) + np.float32(1e-8)
+    out[1] = float(n) + 1e-8
+
+
+def test_float_of_a_float_keeps_its_type():
+    out = np.zeros(2)
+    cuda.jit(float_keeps)[1, 1](out, np.float32(1.0), 1)
+    assert out[0] == 1.0            # 1 + 1e-8 in float32
+    assert out[1] == 1.0 + 1e-8     # float() of an integer is float64
+
+
+@pytest.mark.compile
+def test_float_of_float32_stores_32_bits():
+    from cujit import compile_ptx
+
+    def native_cast(x):
+        return float(x)
+    ptx, rt = compile_ptx(native_cast, (T.float32,), device=True)
+    assert rt is T.float32 and "st.param.f32" in ptx
+
+
+def remainder_nextafter(out, f, x, y, u, v):
+    out[0] = math.remainder(x, y)
+    out[1] = math.nextafter(x, y)
+    out[2] = math.remainder(7, 2)          # integers compute in float64
+    out[3] = math.remainder(x, 0.0)        # NaN on the GPU, where Python raises
+    f[0] = math.nextafter(u, v)            # in float32: one float32 ulp
+    f[1] = math.remainder(u, v)
+
+
+def test_math_remainder_and_nextafter():
+    out = np.zeros(4)
+    f = np.zeros(2, np.float32)
+    cuda.jit(remainder_nextafter)[1, 1](out, f, 5.5, 2.0, np.float32(1.0), np.float32(2.0))
+    assert out[0] == math.remainder(5.5, 2.0) and out[1] == math.nextafter(5.5, 2.0)
+    assert out[2] == math.remainder(7, 2) and np.isnan(out[3])
+    assert f[0] == np.nextafter(np.float32(1), np.float32(2)) and f[1] == 1.0
+
+
+@pytest.mark.compile
+def test_math_remainder_and_nextafter_are_libdevice():
+    ptx = ptx_of(remainder_nextafter, argtypes=(T.float64[::1], T.float32[::1], T.float64,
+                                                T.float64, T.float32, T.float32))
+    assert ".entry" in ptx

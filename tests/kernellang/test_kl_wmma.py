@@ -427,6 +427,63 @@ def test_shared_tiles_of_a_wmma_kernel_are_32_byte_aligned():
     assert len(shared) == 2 and all(".align 32" in l for l in shared)
 
 
+@pytest.mark.compile
+def test_loads_of_shared_tiles_use_the_shared_form_and_global_ones_the_generic():
+    # the .shared form becomes ldmatrix in SASS; the generic one a load per register
+    from cujit.dispatch.compile_api import compile_ptx
+    f16 = T.float16[:, ::1]
+    ptx, _ = compile_ptx(shared_tiles.py_func, (f16, f16, T.float32[:, ::1]), cc=(9, 0))
+    loads = [l.split()[0] for l in ptx.splitlines() if l.strip().startswith("wmma.load")]
+    assert loads == ["wmma.load.a.sync.aligned.row.m16n16k16.shared.f16",
+                     "wmma.load.b.sync.aligned.col.m16n16k16.shared.f16"]
+    assert "isspacep" not in ptx
+    ptx, _ = compile_ptx(gemm_f16.py_func, (f16, f16, T.float32[:, ::1], T.int64, T.int64),
+                         cc=(9, 0))
+    loads = {l.split()[0] for l in ptx.splitlines() if l.strip().startswith("wmma.load")}
+    assert loads == {"wmma.load.a.sync.aligned.row.m16n16k16.f16",
+                     "wmma.load.b.sync.aligned.row.m16n16k16.f16"}
+    assert "isspacep" not in ptx
+
+
+@cuda.jit
+def tile_from_either(A, B, C, from_shared):
+    sa = cuda.shared.array((16, 16), np.float16)
+    t = cuda.threadIdx.x
+    for e in range(t, 256, 32):
+        sa[e // 16, e % 16] = A[e // 16, e % 16] * np.float16(2)
+    cuda.syncthreads()
+    src = sa if from_shared else A
+    a = W.fragment("matrix_a", 16, 16, 16, np.float16, "row_major")
+    b = W.fragment("matrix_b", 16, 16, 16, np.float16, "row_major")
+    acc = W.fragment("accumulator", 16, 16, 16, np.float32)
+    W.fill_fragment(acc, 0.0)
+    W.load_matrix_sync(a, src, 16)
+    W.load_matrix_sync(b, B, 16)
+    W.mma_sync(acc, a, b, acc)
+    W.store_matrix_sync(C, acc, 16, "row_major")
+
+
+@pytest.mark.compile
+def test_a_tile_of_either_memory_tests_the_address_space_at_run_time():
+    from cujit.dispatch.compile_api import compile_ptx
+    f16 = T.float16[:, ::1]
+    ptx, _ = compile_ptx(tile_from_either.py_func, (f16, f16, T.float32[:, ::1], T.boolean),
+                         cc=(9, 0))
+    loads = [l.split()[0] for l in ptx.splitlines() if l.strip().startswith("wmma.load.a")]
+    assert sorted(loads) == ["wmma.load.a.sync.aligned.row.m16n16k16.f16",
+                             "wmma.load.a.sync.aligned.row.m16n16k16.shared.f16"]
+    assert "isspacep.shared" in ptx
+
+
+@pytest.mark.parametrize("from_shared, scale", [(True, 2), (False, 1)])
+def test_a_tile_of_either_memory_loads_from_the_one_chosen(from_shared, scale):
+    A, B = _inputs(16, 16, 16, seed=8)
+    C = np.zeros((16, 16), np.float32)
+    tile_from_either[1, 32](A, B, C, from_shared)
+    a = (A * np.float16(scale)).astype(np.float16)
+    agrees(C, model(a, B), a, B)
+
+
 def test_fragment_type_refuses_bad_precisions_and_layouts():
     with pytest.raises(ValueError, match="float16, bfloat16 or tf32"):
         T.Fragment("matrix_a", 16, 16, 16, "float32", "row_major")

@@ -58,6 +58,99 @@ def test_cmath_matches_python(z, ct, rtol):
         assert g == pytest.approx(w, rel=rtol, abs=rtol), (k, g, w)
 
 
+# C99 Annex G: every pair of -inf, negative, -0, +0, positive, +inf, NaN parts (numba-cuda's
+# test_complex values), held to Python's cmath with its ulp bound and signed zeros
+_EDGE_PARTS = [-math.inf, -math.pi, -1.0, -0.0, 0.0, 1.0, 1.5, math.inf, math.nan]
+_EDGE_ZS = [complex(x, y) for x in _EDGE_PARTS for y in _EDGE_PARTS]
+
+
+def _mag(z):
+    return abs(complex(*(0.0 if math.isnan(p) else p for p in (z.real, z.imag))))
+
+
+def _ulp_close(g, w, delta):
+    if math.isnan(w):
+        return math.isnan(g)
+    if w == 0 and g == 0:
+        return math.copysign(1, g) == math.copysign(1, w)
+    return g == w or abs(g - w) <= delta
+
+
+@pytest.mark.parametrize("ct", [T.complex128, T.complex64])
+def test_cmath_special_values_match_python(ct):
+    dt, bits = ct.dtype, (53 if ct is T.complex128 else 24)
+    wrong = []
+    for z in _EDGE_ZS:
+        out = np.zeros(20, dt)
+        run(cm_all, (ct[::1], ct), out, dt.type(z))
+        z = complex(dt.type(z))     # the argument the kernel saw
+        for name, g in zip(CM_UNARY, out):
+            try:
+                w = getattr(cmath, name)(z)
+            except ValueError:      # a pole or domain edge: Python has no value to compare
+                continue
+            # numba's assertPreciseEqual at 2 ulp: relative to the complex magnitudes (of
+            # the parts that are numbers; numba skips a pair that both hold a NaN)
+            delta = 2.0 ** (1 - bits) * (_mag(complex(g)) + _mag(w))
+            for gp, wp in ((g.real, w.real), (g.imag, w.imag)):
+                # the tangents' zero signs are their last bits (numba ignores them)
+                if name in ("tan", "tanh", "atanh") and gp == 0 and wp == 0:
+                    continue
+                if not _ulp_close(float(gp), wp, delta):
+                    wrong.append((name, z, complex(g), w))
+                    break
+    assert not wrong, wrong[:10]
+
+
+@pytest.mark.parametrize("name", ["exp", "log", "sqrt", "cosh", "sinh", "tanh", "acos",
+                                  "acosh", "asinh", "atanh"])
+def test_special_table_holds_for_every_finite_value(name):
+    # the table stands for a whole class of finite parts; exp/cosh/sinh/tanh of an infinite
+    # real part and a finite nonzero imaginary part are computed (C99's formulas) instead
+    from cujit.nvvm.lower_complex import CLASS_VALUES, special_table
+    base = special_table(name)
+    for neg, pos in ((-0.25, 3.0), (-7.5, 0.6)):
+        vals = list(CLASS_VALUES)
+        vals[1], vals[4] = neg, pos
+        other = special_table(name, tuple(vals))
+        for i in range(7):
+            for j in range(7):
+                finite = i not in (0, 5, 6) and j not in (0, 5, 6)
+                formula = name in ("exp", "cosh", "sinh", "tanh") and i in (0, 5) \
+                    and j in (1, 4)
+                if finite or formula:
+                    continue
+                np.testing.assert_array_equal(other[7 * i + j], base[7 * i + j],
+                                              err_msg=f"{name} at class ({i}, {j})")
+
+
+def cm_log_base(out, z, base):
+    out[0] = cmath.log(z, base)
+
+
+@pytest.mark.parametrize("z,base", [(2 + 1j, 3 - 2j), (-1.5 + 0.5j, 10.0 + 0j),
+                                    (0.25 - 4j, 0.5 + 0.5j)])
+def test_cmath_log_with_base(z, base):
+    out = np.zeros(1, np.complex128)
+    run(cm_log_base, (T.complex128[::1], T.complex128, T.complex128), out, z, base)
+    assert out[0] == pytest.approx(cmath.log(z, base), rel=1e-14)
+
+
+def minmax_pair(out, x, y):
+    out[0] = max(x, y)
+    out[1] = min(x, y)
+    out[2] = max(x, y, 0.0)
+
+
+@pytest.mark.parametrize("ft", [T.float32, T.float64])
+@pytest.mark.parametrize("x,y", [(math.nan, 1.0), (1.0, math.nan), (-2.0, 3.0)])
+def test_two_float_minmax_ignore_nan(ft, x, y):
+    # numba-cuda's lowering: libdevice fmax/fmin for two floats, Python's rule for more
+    out = np.zeros(3, ft.dtype)
+    run(minmax_pair, (ft[::1], ft, ft), out, x, y)
+    np.testing.assert_array_equal(out, [np.fmax(x, y), np.fmin(x, y), max(x, y, 0.0)])
+
+
 def modf_frexp(out, x, n):
     f, i = math.modf(x)
     out[0] = f
@@ -115,7 +208,8 @@ def test_round_at_float64_limits(x, nd):
         assert out[0] == round(x, nd)
 
 
-@pytest.mark.parametrize("x,nd", [(3.4028235e38, 3), (-3.4028235e38, 1), (1.5e-45, 2)])
+@pytest.mark.parametrize("x,nd", [(3.4028235e38, 3), (-3.4028235e38, 1), (1.5e-45, 2),
+                                  (0.3425, 3)])   # float64 scaling: 0.343
 def test_round_at_float32_limits(x, nd):
     out = np.zeros(1, np.float32)
     run(round_limits, (T.float32[::1], T.float32, T.int64), out, np.float32(x), nd)
@@ -171,3 +265,55 @@ def test_complex_array_real_imag_views():
     run(real_imag, (T.complex64[::1], T.float32[::1]), z, out)
     assert out[0] == 3 + 60
     assert z[0] == 1 + 5j
+
+
+def byte_view(out, b, start):
+    v = b[start:start + 8].view(np.int32)
+    out[0] = v[0]
+    out[1] = v[1]
+    out[2] = v.shape[0]
+    out[3] = v.strides[0]
+
+
+def test_array_view_as_a_larger_element():
+    b = np.arange(64, dtype=np.uint8)
+    out = np.zeros(4, np.int64)
+    run(byte_view, (T.int64[::1], T.uint8[::1], T.int64), out, b, 8)
+    want = b[8:16].view(np.int32)
+    assert out.tolist() == [want[0], want[1], 2, 4]
+
+
+def reductions(out, a):
+    # (min/max raise ValueError for an empty array: a PTX `exit`, which has no host form)
+    out[0] = np.sum(a)
+    out[1] = np.nansum(a)
+    out[2] = a.mean()
+    out[3] = np.nanmean(a)
+    out[4] = np.count_nonzero(a)
+
+
+def test_reductions_in_the_generated_ir():
+    a = np.array([[1.5, -0.0], [np.nan, 4.0]])[::-1]
+    out = np.zeros(5)
+    run(reductions, (T.float64[::1], T.float64[:, :]), out, a)
+    np.testing.assert_array_equal(out, [np.sum(a), np.nansum(a), a.mean(), np.nanmean(a),
+                                        np.count_nonzero(a)])
+
+
+CAPTURED = np.arange(6.0).reshape(2, 3)[:, ::-1]
+
+
+def copy_then_write(out):
+    q = CAPTURED.copy()
+    q[1, 2] = -1.0
+    for i in range(2):
+        for j in range(3):
+            out[i * 3 + j] = q[i, j]
+
+
+def test_copy_of_a_captured_array_in_the_generated_ir():
+    out = np.zeros(6)
+    run(copy_then_write, (T.float64[::1],), out)
+    want = CAPTURED.copy()
+    want[1, 2] = -1.0
+    assert out.tolist() == want.ravel().tolist()

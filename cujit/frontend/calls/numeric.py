@@ -71,9 +71,12 @@ def type_ext(typer, node, key, args):
     if mod == "fp16":
         need(3 if name == "hfma" else 2 if name in FP16_BINARY + FP16_COMPARE else 1)
         for a, t in zip(node.args, args):
-            if t is not T.float16:
-                raise typer.error(f"cuda.fp16.{name}() takes float16 values, got {t} (cast "
-                                  "with numpy.float16(x))", a)
+            # other real numbers convert to float16 first, as numba-cuda's typing converts
+            # them (hmul(x, 2), hmul(x, 2.5))
+            if not (t is T.float16 or rules.is_int(t) or isinstance(t, T.Boolean)
+                    or t in (T.float32, T.float64)):
+                raise typer.error(f"cuda.fp16.{name}() takes float16 values (or real "
+                                  f"numbers, converted to float16), got {t}", a)
         return T.boolean if name in FP16_COMPARE else T.float16
     if mod == "cmath":
         if name == "rect":
@@ -82,6 +85,13 @@ def type_ext(typer, node, key, args):
                 raise typer.error("cmath.rect(r, phi) takes real numbers", node)
             return T.complex64 if all(t in (T.float32, T.float16) for t in args) \
                 else T.complex128
+        if name == "log" and len(args) == 2:
+            need(2)     # log(z, base): log z / log base, in complex64 when both are
+            return T.complex64 if all(_complex_of(t) is T.complex64 for t in args) \
+                else T.complex128
+        if name == "log" and len(args) != 1:
+            raise typer.error(f"cmath.log() takes 1 or 2 arguments (z, base), got "
+                              f"{len(args)}", node)
         need(1)
         ct = _complex_of(args[0])
         if name in ("isnan", "isinf", "isfinite"):

@@ -18,12 +18,16 @@ from ... import kernelapi as K
 from ... import types as T
 from . import runtime as calls_impl, wmma as calls_wmma
 from .. import rules
-from ..callkinds import ArraySpec, Call, CallKind, ConstArray, GridAxes, PointerArray, Reshape
+from ..callkinds import (ArrayCopy, ArraySpec, ArrayView, Call, CallKind, ConstArray, GridAxes,
+                         PointerArray, Reshape)
 from ..nodeinfo import SpecialRegister
 from .device import type_starred_call
 from .numeric import type_bit_count
+from .reduce import type_reduction
+from .ufunc import UfuncLoopFunction
 from ..closures import escape
-from ..const_types import CONST_LIMIT, MATH_BINARY, MATH_UNARY, STATIC_SHARED_LIMIT, const_type
+from ..const_types import (CONST_LIMIT, MATH_BINARY, MATH_UNARY, REDUCTION_METHODS,
+                           STATIC_SHARED_LIMIT, const_type)
 from ..errors import CompileError
 from ..rules import BoundMethod, Func, Global
 
@@ -89,7 +93,12 @@ def type_call(typer, node):
             return type_starred_call(typer, node, ft.data, ft.kind)
         if isinstance(ft, Func) and ft.kind is CallKind.CLOSURE:
             return type_starred_call(typer, node, escape(typer, ft.data, node))
-        raise typer.error("*args in calls are supported only for device functions", node)
+        star = _star_forwarder(typer, node, ft)
+        if star is not None:
+            return type_starred_call(typer, node, star)
+        raise typer.error("*args in calls are supported for device functions and for the "
+                          "functions the kernel language recognises (complex(*t), "
+                          "math.hypot(*t))", node)
     args = [typer.expr(a) for a in node.args]
     kws = {kw.arg: typer.expr(kw.value) for kw in node.keywords}
     if any(a is None for a in args) or any(v is None for v in kws.values()):
@@ -110,20 +119,131 @@ def type_call(typer, node):
     return calls_impl.type_func(typer, node, ft, args, kws)
 
 
+def _global_object(fsrc, func):
+    """The object callee expression ``func`` names through globals / closure variables
+    (``complex``, ``cmath.polar``), or None."""
+    if isinstance(func, ast.Name):
+        found, value = fsrc.resolve_global(func.id)
+        return value if found else None
+    if isinstance(func, ast.Attribute):
+        base = _global_object(fsrc, func.value)
+        return getattr(base, func.attr, None) if base is not None else None
+    return None
+
+
+def _star_forwarder(typer, node, ft):
+    """For ``f(a, *t, ...)`` of a function the kernel language recognises (``ft``, a
+    ``Func``): a generated device function of the expanded arguments that calls ``f`` with
+    them, so the call binds as a device call with ``*t`` expanded (both backends run that);
+    None when ``f`` is not a recognised function named by globals, or an argument is
+    untyped."""
+    if not isinstance(ft, Func) or node.keywords:
+        return None
+    obj = _global_object(typer.fsrc, node.func)
+    try:
+        same = obj is not None and const_type(obj)[0] == ft
+    except (TypeError, ValueError):
+        same = False
+    if not same:
+        return None
+    n = 0
+    for a in node.args:
+        if isinstance(a, ast.Starred):
+            t = typer.expr(a.value)
+            if t is None:
+                return None
+            if not isinstance(t, (T.UniTuple, T.Tuple)):
+                raise typer.error(f"*{ast.unparse(a.value)} in a call must be a tuple, got {t}",
+                                  a)
+            n += len(t.types)
+        else:
+            n += 1
+    key = ("star", id(obj), n)
+    fn = typer.env.generated.get(key)
+    if fn is None:
+        params = ", ".join(f"a{k}" for k in range(n))
+        name = f"star_{getattr(obj, '__name__', 'call')}"
+        text = f"def np_{name}_loop({params}):\n    return _f({params})\n"
+        # the callee kept by the generated function, as a ufunc loop keeps its casts
+        fn = typer.env.generated[key] = UfuncLoopFunction(name, text, {"_f": obj})
+    return fn
+
+
 def _describe(t):
     if isinstance(t, Global):
         return f"{type(t.obj).__name__} {t.obj!r:.50}"
     return f"a value of type {t}"
 
 
+def _view_dtype(t):
+    """The cujit scalar type a ``view`` argument names (``np.int32``, ``cuda.int32``,
+    a captured ``np.dtype``), or None."""
+    if isinstance(t, Func) and t.kind is CallKind.CAST and isinstance(t.data, T.Scalar):
+        return t.data
+    if isinstance(t, Global) and isinstance(t.obj, np.dtype) and t.obj.fields is None:
+        try:
+            return T.from_dtype(t.obj)
+        except (TypeError, ValueError, KeyError, NotImplementedError):
+            return None
+    return None
+
+
+def _array_view(typer, node, aty, args):
+    """``arr.view(dtype)`` (NumPy's): the same bytes as ``dtype`` elements.  An element
+    size that differs needs at least one dimension; the last one must then be contiguous and
+    hold a whole number of new elements (ValueError in the thread otherwise, as NumPy's)."""
+    dt = _view_dtype(args[0]) if len(args) == 1 else None
+    if dt is None or isinstance(dt, (T.Record,)) or not (rules.is_number(dt) or
+                                                         isinstance(dt, T.Boolean)):
+        raise typer.error("view() in a kernel takes one scalar dtype (np.int32, "
+                          "cuda.float32, or a captured np.dtype)", node)
+    old = aty.dtype.dtype.itemsize
+    if dt.dtype.itemsize != old and aty.ndim == 0:
+        raise typer.error(f"view() of a 0-d array as {dt}: the element sizes differ "
+                          f"({old} and {dt.dtype.itemsize} bytes)", node)
+    layout = aty.layout if dt.dtype.itemsize == old else ("C" if aty.layout == "C" else "A")
+    typer.tf.info[node] = Call(CallKind.ARRAY_VIEW, ArrayView(dt))
+    return T.Array(dt, aty.ndim, layout, aty.readonly)
+
+
+def _array_copy(typer, node, aty, args):
+    """``arr.copy()`` of a captured NumPy array (a global or closure variable): a writable
+    C-order copy in the thread's local memory, its shape known when compiling.  TypingError
+    for arguments, for another array (its shape is known only at launch, and a cujit kernel
+    allocates no heap; numba-cuda allocates through its NRT) and past the local-memory
+    limit."""
+    value = typer.tf.constvals.get(node.func.value)
+    if args:
+        raise typer.error("copy() of an array takes no arguments in kernels", node)
+    if not isinstance(value, np.ndarray):
+        raise typer.error("copy() in a kernel copies a captured NumPy array (a global or "
+                          "closure variable, whose shape is known when compiling) into "
+                          "local memory; copy other arrays into a cuda.local.array",
+                          node)
+    if value.nbytes > LOCAL_LIMIT:
+        raise typer.error(f"copy() of a {value.nbytes}-byte array exceeds the local memory "
+                          f"per thread ({LOCAL_LIMIT} bytes)", node)
+    typer.tf.info[node] = Call(CallKind.ARRAY_COPY, ArrayCopy(value))
+    return T.Array(aty.dtype, aty.ndim, "C", False)
+
+
 def _method(typer, node, bm, args, kws):
-    if kws:
+    if kws and not (isinstance(bm.recv, T.Array) and bm.name in REDUCTION_METHODS):
         raise typer.error(f"{bm.name}() takes no keyword arguments in kernels", node)
     if bm.name == "conjugate":
         typer.tf.info[node] = Call(CallKind.CONJUGATE)
         return bm.recv
     if bm.name == "bit_count":
         return type_bit_count(typer, node, bm.recv, args)
+    if isinstance(bm.recv, T.Array) and bm.name in REDUCTION_METHODS:
+        if args:
+            raise typer.error(f"{bm.name}() of an array takes no arguments in kernels (the "
+                              f"whole array is reduced)", node)
+        return type_reduction(typer, node, bm.name, bm.recv, node.func.value, kws)
+    if isinstance(bm.recv, T.Array) and bm.name == "view":
+        return _array_view(typer, node, bm.recv, args)
+    if isinstance(bm.recv, T.Array) and bm.name == "copy":
+        return _array_copy(typer, node, bm.recv, args)
     if bm.name == "reshape":
         aty = bm.recv
         if len(args) == 1 and isinstance(args[0], (T.UniTuple, T.Tuple)):

@@ -15,6 +15,7 @@ from .device import type_device_call
 from .extending import type_overload_call, type_user_intrinsic
 from .numeric import type_bf16_math, type_ext
 from .printing import print_format
+from .reduce import type_reduction
 from .ufunc import is_array_call, type_ufunc_call
 from .vector import type_vector_make
 from .wmma import type_wmma_call
@@ -159,6 +160,13 @@ def _t_extern(c):
     return fn.sig.return_type
 
 
+def _t_reduce(c):
+    if len(c.args) != 1:
+        raise c.typer.error(f"np.{c.name}() takes one array in kernels, got {len(c.args)} "
+                            f"arguments", c.node)
+    return type_reduction(c.typer, c.node, c.name, c.args[0], c.node.args[0], c.kws)
+
+
 def _pointer_arg_problem(t, p):
     """Why an argument of type ``t`` cannot be passed for the pointer or array parameter
     ``p`` of a declared C function (None when it can).  The C function gets a data pointer:
@@ -265,6 +273,8 @@ def _t_cast(c):
     if c.name != "bool" and rules.is_complex(args[0]):
         raise typer.error(f"cannot convert complex to {c.name}", node)
     target = {"int": T.int64, "float": T.float64, "bool": T.boolean}[c.name]
+    if c.name == "float" and args[0] in (T.float16, T.float32):
+        target = args[0]    # numba-cuda's typing: float() of a float keeps its type
     c.record(Cast(target))
     return target
 
@@ -292,7 +302,8 @@ def _t_extremum(c):
         ts = list(args[0].types)
         c.record(Extremum(True))
     else:
-        c.record(Extremum(False))
+        c.record(Extremum(False, len(args) == 2 and all(t in (T.float32, T.float64)
+                                                        for t in args)))
         if len(args) < 2:
             raise typer.error(f"{key}() takes at least 2 arguments in kernels", node)
         ts = args
@@ -567,6 +578,7 @@ def _t_cache_hint(c):
 _OWN_CHECKS = {CallKind.DEVICE: _t_device, CallKind.KERNEL: _t_device,
                CallKind.CLOSURE: _t_closure,
                CallKind.LIBDEVICE: _t_libdevice, CallKind.CMATH: _t_ext,
+               CallKind.REDUCE: _t_reduce,
                CallKind.FP16: _t_ext, CallKind.BF16: _t_ext, CallKind.FP8: _t_ext,
                CallKind.MATH_PARTS: _t_ext,
                CallKind.OVERLOAD: _t_overload, CallKind.USER_INTRINSIC: _t_user_intrinsic,

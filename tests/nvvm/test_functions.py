@@ -288,8 +288,19 @@ def k_star_builtin(r):
     r[0] = max(*(1.0, 2.0))
 
 
+def k_star_local_alias(r):
+    f = max
+    r[0] = f(*(1.0, 2.0))       # a function held by a local: not named by globals
+
+
+def test_star_call_of_a_recognised_function():
+    r = np.zeros(1)
+    cuda.jit(k_star_builtin)[1, 1](r)
+    assert r[0] == 2.0
+
+
 @pytest.mark.parametrize("fn,msg", [(k_star_not_tuple, "\\*r in a call must be a tuple"),
-                                    (k_star_builtin, "supported only for device functions")])
+                                    (k_star_local_alias, "recognises")])
 def test_star_call_errors(fn, msg):
     with pytest.raises(TypingError, match=msg):
         compile_to_llvm(fn, (T.float64[::1],))
