@@ -564,7 +564,7 @@ class _Typer(scopes.ConstEval):
         return t
 
     def e_Attribute(self, node):
-        return self.attribute(node)
+        return self._no_string_value(self.attribute(node), node)
 
     def attribute(self, node):
         base = self.expr(node.value)
@@ -623,7 +623,16 @@ class _Typer(scopes.ConstEval):
                          f"{base}", target)
 
     def e_Subscript(self, node):
-        return self.getitem(node)
+        return self._no_string_value(self.getitem(node), node)
+
+    def _no_string_value(self, t, node):
+        """``t``, the type of a value read by ``node``; TypingError for an element of a
+        string or bytes array (kernels only store string constants into them)."""
+        if isinstance(t, T.CharSeq):
+            raise self.error(f"reading an element of type {t} (a string or bytes array) is "
+                             "not supported in kernels; they can store string constants "
+                             "into such elements", node)
+        return t
 
     def getitem(self, node):
         return indexing.getitem(self, node)

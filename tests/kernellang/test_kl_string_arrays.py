@@ -80,3 +80,19 @@ def test_non_constant_or_wrong_kind_string_stores_are_typing_errors():
     with pytest.raises(TypingError, match=r"cannot store 'é' into an element of type "
                                           r"\[char x 4\]"):
         non_ascii_into_bytes[1, 1](np.zeros(2, "S4"))
+
+
+def test_reading_string_elements_is_a_typing_error():
+    @cuda.jit
+    def read_element(arr, out):
+        x = arr[0]
+        out[0] = len(x)
+
+    @cuda.jit
+    def read_field(a, out):
+        out[0] = len(a[0].y)
+    with pytest.raises(TypingError, match=r"reading an element of type \[char x 3\] \(a "
+                                          r"string or bytes array\) is not supported"):
+        read_element[1, 1](np.zeros(2, "S3"), np.zeros(1, np.int64))
+    with pytest.raises(TypingError, match=r"reading an element of type \[unichr x 2\]"):
+        read_field[1, 1](np.zeros(1, [("y", "<U2")]), np.zeros(1, np.int64))
