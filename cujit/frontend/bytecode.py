@@ -931,6 +931,10 @@ class _Decompiler:
         prev = None
         runs = _store_runs(blk.instrs, self.lines)
         skip = set()
+        # lists built in this block: a call with many arguments collects them in one by
+        # BUILD_LIST 0 and LIST_APPENDs (then LIST_TO_TUPLE, CALL_FUNCTION_EX); a list from
+        # another block that a loop appends to is a comprehension (not supported)
+        fresh_lists = set()
         for k, ins in enumerate(blk.instrs):
             op = ins.opname
             at = lambda n: self.at(n, ins)     # noqa: E731
@@ -1040,6 +1044,8 @@ class _Decompiler:
                 items = [self.expr(self.pop(stack, ins), ins) for _ in range(ins.arg)][::-1]
                 cls = ast.Tuple if op == "BUILD_TUPLE" else ast.List
                 stack.append(at(cls(elts=items, ctx=ast.Load())))
+                if op == "BUILD_LIST":
+                    fresh_lists.add(id(stack[-1]))
             elif op == "UNPACK_SEQUENCE":
                 v = self.pop(stack, ins)
                 g = _Group(v, ins.arg)
@@ -1122,9 +1128,11 @@ class _Decompiler:
                 lst.elts.append(at(ast.Starred(value=v, ctx=ast.Load())))
                 self.mark(lst, "star")
             elif op == "LIST_APPEND" and len(stack) > ins.arg and \
-                    self.marked(stack[-ins.arg - 1], "star"):
+                    (self.marked(stack[-ins.arg - 1], "star") or
+                     id(stack[-ins.arg - 1]) in fresh_lists):
                 v = self.expr(self.pop(stack, ins), ins)
                 stack[-ins.arg].elts.append(v)
+                self.mark(stack[-ins.arg], "star")
             elif op == "LIST_TO_TUPLE" or (op == "CALL_INTRINSIC_1" and
                                            ins.arg == _INTRINSIC_LIST_TO_TUPLE):
                 v = self.pop(stack, ins)

@@ -115,6 +115,19 @@ def f_calls(x):
     return max(x, 3), min(1, 2, x), round(x, ndigits=1), abs(-x), divmod(x, 3)
 
 
+def _count_args(*args):
+    return len(args), sum(args)
+
+
+def f_many_args(r):
+    # 33 arguments: CPython collects them with BUILD_LIST / LIST_APPEND / LIST_TO_TUPLE
+    # and CALL_FUNCTION_EX (print's too-many-arguments case in numba-cuda's test_print)
+    return _count_args(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10],
+                       r[11], r[12], r[13], r[14], r[15], r[16], r[17], r[18], r[19], r[20],
+                       r[21], r[22], r[23], r[24], r[25], r[26], r[27], r[28], r[29], r[30],
+                       r[31], r[32])
+
+
 def f_early(n):
     for i in range(n):
         if i * i > n:
@@ -287,6 +300,7 @@ CASES = [
     (f_chain, [(1, 2, 3), (3, 2, 1), (1, 2, 2), (11, 12, 13)]),
     (f_attr, [(Box(), (1, 2))]),
     (f_calls, [(2.26,), (5,)]),
+    (f_many_args, [(list(range(33)),), (list(range(5, 38)),)]),
     (f_early, [(10,), (0,)]),
     (f_nested_loops, [(6,)]),
     (f_is_in, [(None, 2), (4, None), (1, 7)]),
