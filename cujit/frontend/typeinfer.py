@@ -113,6 +113,9 @@ class TypedFunction:
         # mutual recursion): its types may still change, so it is typed again, never cached
         self.recursive = False
         self.provisional = False
+        # typed while such a function's return type was still unknown: some of its values
+        # are untyped, so the checks of a finished typing wait for its next typing
+        self.waiting = False
 
     def all_functions(self):
         """This function and every device function it reaches, each once (callees first)."""
@@ -165,6 +168,7 @@ def infer(pyfunc, argtypes, kernel=True, env=None, source=None, return_type=None
             typing.recursive = True
             for _, inner in env.stack[depth + 1:]:
                 inner.provisional = True
+                inner.waiting = inner.waiting or typing.return_type is None
             return typing
     if sum(k[0] is pyfunc for k, _ in env.stack) >= _MAX_NESTED_SPECIALISATIONS:
         raise TypingError(f"cannot type infer runaway recursion: {fsrc.qualname} calls "
@@ -269,11 +273,11 @@ class _Typer(scopes.ConstEval):
             raise TypingError("Return type of recursive function does not converge" if
                               tf.recursive else "type inference did not converge",
                               self.loc(self.fsrc.node))
-        if tf.recursive and tf.return_type is None and not tf.provisional:
+        if tf.recursive and tf.return_type is None and not tf.waiting:
             raise TypingError(f"cannot type infer runaway recursion: no return of "
                               f"{self.fsrc.qualname} has a type that does not come from "
                               "calling itself", self.loc(self.fsrc.node))
-        for node in self.unbound:
+        for node in () if tf.waiting else self.unbound:
             if tf.vartypes.get(node.id) is None:
                 raise self.error(f"variable '{source_name(node.id)}' is used before it is "
                                  "assigned a "
@@ -306,7 +310,7 @@ class _Typer(scopes.ConstEval):
         tf = self.tf
         rets = self.returns
         valued = [(n, t) for n, t in rets if t is not None]
-        if self.pending and not valued and tf.provisional:
+        if self.pending and not valued and tf.waiting:
             tf.return_type = None      # waits for the return type of a function further out
             return
         if tf.kernel:

@@ -40,6 +40,25 @@ def is_odd(n):
 
 
 @cuda.jit(device=True)
+def ping(n):
+    # the value of the mutual call goes through variables, typed once pong's is known
+    if n <= 0:
+        return 0
+    v = pong(n - 1)
+    w = v + 1
+    return w
+
+
+@cuda.jit(device=True)
+def pong(n):
+    if n <= 0:
+        return 100
+    t = ping(n - 1)
+    u = t * 2
+    return u
+
+
+@cuda.jit(device=True)
 def halve_until_small(x, step):
     # the recursive call has other argument types (int64, float64) than the first
     if x > 1 and step > 0:
@@ -142,6 +161,23 @@ def test_recursive_return_types():
     assert sorted(str(f.argtypes) for f in by_name["halve_until_small"]) == \
         sorted([str((cuda.int64, cuda.float64)), str((cuda.float64, cuda.float64))])
     assert all(f.recursive for f in by_name["fib_declared"] + by_name["fib_inferred"])
+
+
+def test_mutual_recursion_through_variables():
+    @cuda.jit
+    def k(r, x):
+        r[0] = ping(x[0])
+        r[1] = pong(x[0])
+
+    def py_ping(n):
+        return 0 if n <= 0 else py_pong(n - 1) + 1
+
+    def py_pong(n):
+        return 100 if n <= 0 else py_ping(n - 1) * 2
+    for n in (0, 1, 5, 8):
+        r = np.zeros(2, np.int64)
+        k[1, 1](r, np.array([n], np.int64))
+        assert r.tolist() == [py_ping(n), py_pong(n)]
 
 
 def test_recursive_function_without_a_value_runs():

@@ -180,8 +180,8 @@ def bind_device_call(typer, node, dev, args, kws, positional=None):
                 node)
         argtypes = list(best[0])
         # a recursive call of a function being typed takes its declared return type
-        declared_return = next(sig.return_type for sig in declared
-                               if tuple(sig.args) == best[0])
+        declared_return = next((sig.return_type for sig in declared
+                               if tuple(sig.args) == tuple(best[0])), None)
         constant = ()
     for idx, b in enumerate(bound):
         if params[idx] in constant and b[0] == "node" and not isinstance(b[1], tuple):
