@@ -103,11 +103,9 @@ class FP8:
         return h.astype(np.float32)
 
     def to_float64(self):
-        """The exact np.float64 value (a NaN keeps the float16's payload, as ``cvt.f64.f16``
-        does on an H200: 0x7FFFFC0000000000)."""
-        if self.fmt == "e8m0":
-            return self.to_float32().astype(np.float64)
-        return self.to_float16().astype(np.float64)
+        """The exact np.float64 value (a NaN the float32 one widened, as the compiled
+        conversion: 0x7FFFFFFFE0000000 for E4M3 / E5M2)."""
+        return self.to_float32().astype(np.float64)
 
     def to_bfloat16(self):
         """The exact :class:`~cujit.bf16_scalar.BF16` value (a NaN is the canonical one)."""

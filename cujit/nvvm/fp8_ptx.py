@@ -36,14 +36,18 @@ def _asm(b, ret, text, cons, args):
                  side_effect=False)
 
 
+def _is_nan(b, bits, fmt):
+    mag = b.and_(bits, _c(I8, 0x7F))
+    if fmt == "e5m2":
+        return b.icmp_unsigned(">", mag, _c(I8, 0x7C))
+    return b.icmp_unsigned("==", mag, _c(I8, 0x7F))
+
+
 def to_f16(b, bits, fmt):
     """float16 (LLVM ``half``) of E4M3 / E5M2 ``bits`` (an ``i8``): exact, NaN canonical."""
     h = _asm(b, I16, f"{{ .reg .b32 t; .reg .b16 hi; cvt.rn.f16x2.{fmt}x2 t, $1; "
              "mov.b32 {$0, hi}, t; }", "=h,h", [b.zext(bits, I16)])
-    mag = b.and_(bits, _c(I8, 0x7F))
-    nan = b.icmp_unsigned(">", mag, _c(I8, 0x7C)) if fmt == "e5m2" else \
-        b.icmp_unsigned("==", mag, _c(I8, 0x7F))
-    return b.bitcast(b.select(nan, _c(I16, 0x7FFF), h), F16)
+    return b.bitcast(b.select(_is_nan(b, bits, fmt), _c(I16, 0x7FFF), h), F16)
 
 
 def e8m0_to_bf16(b, bits):
@@ -55,10 +59,14 @@ def e8m0_to_bf16(b, bits):
 
 
 def to_f32(b, bits, fmt):
-    """float32 of FP8 ``bits`` of format ``fmt`` (exact)."""
+    """float32 of FP8 ``bits`` of format ``fmt`` (exact; a NaN is 0x7FFFFFFF)."""
     if fmt == "e8m0":
         return bf16_ptx.to_f32(b, e8m0_to_bf16(b, bits))
-    return b.fpext(to_f16(b, bits, fmt), F32)
+    # The H200's cvt.f32.f16 gives the canonical NaN 0x7FFFFFFF at run time, while NVVM
+    # folds the half NaN constant to 0x7FFFE000: the NaN is chosen here, so it never depends
+    # on what the optimiser folded.
+    nan = b.bitcast(_c(I32, 0x7FFFFFFF), F32)
+    return b.select(_is_nan(b, bits, fmt), nan, b.fpext(to_f16(b, bits, fmt), F32))
 
 
 def to_bf16(b, bits, fmt):
