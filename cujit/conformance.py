@@ -84,6 +84,8 @@ INTERNAL_MODULES = {
     "cudapy/test_gufunc_scheduling.py": "numba's gufunc loop scheduler object "
                                         "(numba.cuda.deviceufunc.GUFuncEngine, not exported "
                                         "by numba.cuda)",
+    "cudapy/test_tracing.py": "numba's call-tracing logger (numba.cuda.core.tracing, a "
+                              "debugging helper of its compiler, not exported by numba.cuda)",
 }
 
 
