@@ -19,7 +19,7 @@ import numpy as np
 
 import cujit as cuda
 from corpus_kernels import (arith, basic_math, bf16_ops, compare_ops, conversions, fp8_convs,
-                            fp8_types,
+                            fp8_types, vector_ops,
                             int_bits, int_histogram, literals, transcendental, warp_sum)
 from kernels_common import benchmark_kernels, example
 
@@ -296,6 +296,8 @@ def expected(name, ins):
         return _fp8_expected(ins)
     if name == "fp8_types":
         return _fp8_types_expected(ins)
+    if name == "vector_ops":
+        return _vector_expected(ins)
     with np.errstate(all="ignore"):
         if name == "arith":
             a, b = ins["a"], ins["b"]
@@ -514,6 +516,7 @@ def _cases():
     cases.append(_bf16_case())
     cases.append(_fp8_case())
     cases.append(_fp8_types_case())
+    cases.append(_vector_case())
     cases += _kernel_cases()
     return cases
 
@@ -551,6 +554,31 @@ def _fp8_types_case():
         return {"x": x, "d": d}, outs, 2, 32, args
     return Case("fp8_types[float32,float64]", fp8_types, make,
                 dict.fromkeys(("q4", "q5", "q8", "r4", "r8", "n4"), ("exact", 0)))
+
+
+def _vector_expected(ins):
+    x = ins["x"]
+    with np.errstate(all="ignore"):
+        parts = (x, x * np.float32(2), x + np.float32(1), -x)
+        total = ((parts[0] + parts[1]) + parts[2]) + parts[3]
+    n = ins["n"].astype(np.int64)
+    wrapped = ((n + 7 + 2 ** 31) % 2 ** 32 - 2 ** 31).astype(np.int32)
+    return {"s": total.astype(np.float32), "w": parts[3].astype(np.float32),
+            "k": (ins["n"] ^ wrapped).astype(np.int32)}
+
+
+def _vector_case():
+    """CUDA vector types (``cuda.float32x4`` built from scalars and a ``float32x2``, members
+    summed; ``cuda.int32x2`` members wrapping) on float32 edge values and int32 extremes."""
+    def make(rng, arrays=None):
+        n = 64
+        x = edge_array(rng, np.float32, n)
+        ints = edge_array(rng, np.int32, n)
+        outs = {"s": np.zeros(n, np.float32), "w": np.zeros(n, np.float32),
+                "k": np.zeros(n, np.int32)}
+        return {"x": x, "n": ints}, outs, 2, 32, [x, ints, outs["s"], outs["w"], outs["k"]]
+    return Case("vector_ops[float32,int32]", vector_ops, make,
+                dict.fromkeys(("s", "w", "k"), ("exact", 0)))
 
 
 def _bf16_case():

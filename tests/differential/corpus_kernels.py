@@ -139,6 +139,20 @@ def fp8_types(x, d, q4, q5, q8, r4, r8, n4):
 
 
 @cuda.jit
+def vector_ops(x, n, s, w, k):
+    """CUDA vector types: construction from scalars and from a smaller vector, members read
+    back (float32 sums in member order), integer members wrapping to int32."""
+    i = cuda.grid(1)
+    if i < x.size:
+        half = cuda.float32x2(x[i] + cuda.float32(1), -x[i])
+        v = cuda.float32x4(x[i], x[i] * cuda.float32(2), half)
+        s[i] = v.x + v.y + v.z + v.w
+        w[i] = v.w
+        iv = cuda.int32x2(n[i], n[i] + 7)
+        k[i] = iv.x ^ iv.y
+
+
+@cuda.jit
 def fp8_convs(x, e4, e5, back4, back5):
     i = cuda.grid(1)
     if i < x.size:
