@@ -410,6 +410,15 @@ def _classes_by_total(results):
     return sorted(total.items(), key=lambda kv: (-kv[1], kv[0])), where
 
 
+_MD_ACTIVE = str.maketrans({c: "\\" + c for c in "\\`*_[]<>"} | {"|": "/"})
+
+
+def _md_text(text):
+    """``text`` (a failure class: any characters) as literal text of a markdown table cell:
+    a test's message may hold ``[^>]``, ``*`` or ``<...>``, which markdown would read."""
+    return text.translate(_MD_ACTIVE)
+
+
 def format_markdown(results, backend, date=None, meta=None):
     """The markdown table of a run: one row per module (scope, counts, seconds), the totals
     per scope with the user-facing pass share, then every failure class with its count and
@@ -444,7 +453,7 @@ def format_markdown(results, backend, date=None, meta=None):
     L += ["", "| failure class | tests | category | modules |", "|---|---:|---|---|"]
     for cls, n in ordered:
         mods = ", ".join(sorted(set(where[cls])))
-        L.append(f"| {cls.replace('|', '/')} | {n} | {reason_of(cls)[0]} | {mods} |")
+        L.append(f"| {_md_text(cls)} | {n} | {reason_of(cls)[0]} | {mods} |")
     return "\n".join(L) + "\n"
 
 

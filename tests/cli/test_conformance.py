@@ -221,6 +221,15 @@ def test_summarize_and_markdown_give_totals_and_classes():
     assert "| differs from numba-cuda | 2 |" in md
 
 
+def test_markdown_shows_failure_classes_as_literal_text():
+    # a test's message may hold markdown syntax: [^>] is a footnote to Sphinx's parser
+    cls = "AssertionError: Regex didn't match: \"<function f [^>]*> a_b\" | `x`"
+    md = conformance.format_markdown(
+        [_result("cudapy/test_a.py", "user-facing", 0, 1, 0, 0, {cls: 1})], "the GPU")
+    assert ("| AssertionError: Regex didn't match: \"\\<function f \\[^\\>\\]\\*\\> a\\_b\" / "
+            "\\`x\\` | 1 |") in md
+
+
 # ---- the harness -------------------------------------------------------------------------------
 
 def test_harness_finder_rejects_a_folder_without_testing_py(tmp_path):
