@@ -86,8 +86,9 @@ class _Module:
 
 
 class FakeContext:
-    """Loads modules as nothing; memory bookkeeping is the simulator context's."""
-    generation = 0
+    """Loads modules as nothing; memory bookkeeping is the simulator context's, and so is
+    the generation (an earlier test of the process may have reset that context, and the
+    arrays made here carry its generation)."""
     closed = False
 
     class device:
