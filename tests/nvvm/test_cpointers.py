@@ -291,9 +291,9 @@ def test_pointer_passes_to_a_device_function_and_returns_from_a_declared_one():
 
 
 # ---- linked C code ---------------------------------------------------------------------------
-@needs_tools
-@pytest.mark.compile
-def test_linked_c_code_with_pointer_parameters_links():
+def _kernel_calling_c_code():
+    """A kernel calling sum.cu's three functions through pointer parameters: a float*
+    from ``ffi.from_buffer``, an int* and a void* from an array."""
     src = cuda.CUSource(SUM_CU, name="sum.cu")
     sum_reduce = cuda.declare_device("sum_reduce", "float32(CPointer(float32), int32)",
                                      link=src)
@@ -306,6 +306,13 @@ def test_linked_c_code_with_pointer_parameters_links():
         r[()] = sum_reduce(ffi.from_buffer(x), len(x))
         set_first(ia, 3)
         out[0] = first_of(ia)
+    return k
+
+
+@needs_tools
+@pytest.mark.compile
+def test_linked_c_code_with_pointer_parameters_links():
+    k = _kernel_calling_c_code()
     # the one source of three declarations is linked once (no duplicate symbols)
     spec = build_kernel(k.py_func, (T.Array(T.float32, 0, "C"), T.float32[::1], T.int32[::1],
                                     T.int32[::1]), k.targetoptions)
@@ -323,18 +330,7 @@ def test_gpu_pointer_kernel_parameter_from_a_device_address():
 
 @pytest.mark.gpu
 def test_gpu_from_buffer_and_array_arguments_reach_c_code():
-    src = cuda.CUSource(SUM_CU, name="sum.cu")
-    sum_reduce = cuda.declare_device("sum_reduce", "float32(CPointer(float32), int32)",
-                                     link=src)
-    set_first = cuda.declare_device("set_first", "void(CPointer(int32), int32)", abi="c",
-                                    link=src)
-    first_of = cuda.declare_device("first_of", "int32(voidptr)", link=src)
-
-    @cuda.jit
-    def k(r, x, ia, out):
-        r[()] = sum_reduce(ffi.from_buffer(x), len(x))
-        set_first(ia, 3)
-        out[0] = first_of(ia)
+    k = _kernel_calling_c_code()
     x = np.arange(10, dtype=np.float32)
     r = np.zeros((), np.float32)
     ia = np.zeros(2, np.int32)
