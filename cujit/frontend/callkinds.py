@@ -15,7 +15,7 @@ import enum
 __all__ = ["CallKind", "Call", "Cast", "Extremum", "MathFunc", "FP8Conversion", "ArraySpec", "ConstArray",
            "GridAxes", "ValueType", "Atomic", "Libdevice", "DeviceCall", "ClosureCall",
            "Reshape", "OverloadCall", "UserIntrinsic", "ExternCall", "WmmaFragment",
-           "WmmaFill", "WmmaLoad", "WmmaMma", "WmmaStore", "VectorMake", "CacheHint", "UfuncCall",
+           "WmmaFill", "WmmaLoad", "WmmaMma", "WmmaStore", "PipelineCopy", "PipelineWait", "VectorMake", "CacheHint", "UfuncCall",
            "PointerArray", "ArrayReduction", "ArrayView", "ArrayCopy", "PrintValue", "PrintFormat",
            "call_of", "resolve"]
 
@@ -255,6 +255,21 @@ class WmmaStore:
     layout: str
 
 
+# ---- asynchronous copies (cujit.pipeline) ----------------------------------------------------
+@dataclasses.dataclass(frozen=True)
+class PipelineCopy:
+    """``pipeline.memcpy_async(dst, dst_index, src, src_index, nbytes)``: the bytes copied
+    (4, 8 or 16) and the PTX cache operator (``'cg'`` for 16 bytes, else ``'ca'``)."""
+    nbytes: int
+    operator: str
+
+
+@dataclasses.dataclass(frozen=True)
+class PipelineWait:
+    """``pipeline.wait_prior(n)``: the number of most recent groups left in flight."""
+    n: int
+
+
 @dataclasses.dataclass(frozen=True)
 class VectorMake:
     """A vector-type construction (``cuda.float32x4(a, v2, d)``): the result ``type`` (a
@@ -362,6 +377,10 @@ class CallKind(enum.Enum):
     WMMA_LOAD = ("wmma.load_matrix_sync", WmmaLoad)
     WMMA_MMA = ("wmma.mma_sync", WmmaMma)
     WMMA_STORE = ("wmma.store_matrix_sync", WmmaStore)
+    # asynchronous global -> shared copies (cujit.pipeline, beyond numba.cuda)
+    PIPELINE_COPY = ("pipeline.memcpy_async", PipelineCopy)
+    PIPELINE_COMMIT = ("pipeline.commit", type(None))
+    PIPELINE_WAIT = ("pipeline.wait_prior", PipelineWait)
     # user functions
     DEVICE = ("device", DeviceCall)
     # a kernel (@jit without device=True) called from device code: compiled as a device

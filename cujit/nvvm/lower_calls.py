@@ -18,7 +18,7 @@ from . import lower_fp8, lower_libdevice
 from . import lower_scalars
 from .lower_cache_hints import lower_cache_load, lower_cache_store
 from .lower_vector import lower_vector_make
-from . import lower_wmma
+from . import lower_pipeline, lower_wmma
 from .lower_exceptions import emit_raise
 from .lower_extern import lower_extern_call, lower_from_buffer
 from ..frontend import rules
@@ -53,6 +53,8 @@ def _shared(lw, node, c):
     shape, dtype, dynamic = c.data.shape, c.data.dtype, c.data.dynamic
     aty = lw.ty(node)
     if dynamic:
+        if lw.tf.uses_wmma:
+            lw.m.dynamic_shared().align = 32    # as static tiles: wmma needs 32-byte tiles
         return LA.dynamic_shared_array(lw, dtype, aty)
     g = lw.m.static_shared(shape, dtype)
     if lw.tf.uses_wmma:
@@ -537,5 +539,7 @@ _HANDLERS = {
     K.WMMA_FRAGMENT: lower_wmma.lower_fragment, K.WMMA_FILL: lower_wmma.lower_fill,
     K.WMMA_LOAD: lower_wmma.lower_load, K.WMMA_MMA: lower_wmma.lower_mma,
     K.WMMA_STORE: lower_wmma.lower_store,
+    K.PIPELINE_COPY: lower_pipeline.lower_copy, K.PIPELINE_COMMIT: lower_pipeline.lower_commit,
+    K.PIPELINE_WAIT: lower_pipeline.lower_wait,
 }
 del K

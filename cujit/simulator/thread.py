@@ -16,6 +16,7 @@ import numpy as np
 from .checked import CheckedArray
 from .errors import typing_error
 from .memory import aligned_zeros, as_dtype, check_shape, frozen_const
+from .pipeline_sim import pipeline_call
 from .wmma_sim import wmma_call
 
 __all__ = ["Dim3", "SimThread", "BAR"]
@@ -73,7 +74,7 @@ class SimThread:
     """One simulated CUDA thread.  ``tid``/``bid`` are (x, y, z) tuples, ``lin`` the linear
     thread id in the block (x fastest), ``laneid`` = ``lin % 32``, ``warp`` = ``lin // 32``."""
     __slots__ = ("block", "tid", "bid", "lin", "laneid", "warp", "threadIdx", "blockIdx",
-                 "blockDim", "gridDim", "glet", "resume", "done", "locals", "req")
+                 "blockDim", "gridDim", "glet", "resume", "done", "locals", "req", "copies")
 
     def __init__(self, block, tid, lin):
         self.block = block
@@ -91,6 +92,7 @@ class SimThread:
         self.done = False
         self.locals = None
         self.req = None
+        self.copies = None      # cujit.pipeline copies in flight (pipeline_sim.AsyncCopies)
 
     def main(self, _):
         blk = self.block
@@ -218,6 +220,11 @@ class SimThread:
         """A ``cujit.wmma`` operation (``'fill'``, ``'load'``, ``'mma'``, ``'store'``):
         :mod:`.wmma_sim`."""
         return wmma_call(self, op, args)
+
+    def pipeline(self, op, *args):
+        """A ``cujit.pipeline`` operation (``'copy'``, ``'commit'``, ``'wait'``):
+        :mod:`.pipeline_sim`."""
+        return pipeline_call(self, op, args)
 
     def syncwarp(self, mask=0xFFFFFFFF):
         self._warp("syncwarp", mask)

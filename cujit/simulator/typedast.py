@@ -896,7 +896,8 @@ def _call_table():
                                 # carray/farray: the pointer's as_array (pointers.py)
                                 K.CARRAY, K.FARRAY,
                                 K.WMMA_FRAGMENT, K.WMMA_FILL, K.WMMA_LOAD, K.WMMA_MMA,
-                                K.WMMA_STORE),
+                                K.WMMA_STORE, K.PIPELINE_COPY, K.PIPELINE_COMMIT,
+                                K.PIPELINE_WAIT),
                                R.c_as_written))
     table.update({K.CAST: R.c_cast, K.DEVICE: R.c_device, K.KERNEL: R.c_device, K.PRINT: R.c_print,
                   K.VECTOR: R.c_vector,

@@ -18,6 +18,7 @@ from .printing import print_format
 from .reduce import type_reduction
 from .ufunc import is_array_call, type_ufunc_call
 from .vector import type_vector_make
+from .pipeline import type_pipeline_call
 from .wmma import type_wmma_call
 from ..closures import escape, needs_escape, type_closure_call
 from ..libdevice_table import type_libdevice
@@ -221,6 +222,10 @@ def _t_closure(c):
 
 def _t_wmma(c):
     return type_wmma_call(c.typer, c.node, c.kind, c.args, c.kws)
+
+
+def _t_pipeline(c):
+    return type_pipeline_call(c.typer, c.node, c.kind, c.args, c.kws)
 
 
 def _t_libdevice(c):
@@ -585,6 +590,8 @@ _OWN_CHECKS = {CallKind.DEVICE: _t_device, CallKind.KERNEL: _t_device,
                CallKind.EXTERN: _t_extern, CallKind.UFUNC: _t_ufunc,
                CallKind.WMMA_FILL: _t_wmma, CallKind.WMMA_LOAD: _t_wmma,
                CallKind.WMMA_MMA: _t_wmma, CallKind.WMMA_STORE: _t_wmma,
+               CallKind.PIPELINE_COPY: _t_pipeline, CallKind.PIPELINE_COMMIT: _t_pipeline,
+               CallKind.PIPELINE_WAIT: _t_pipeline,
                CallKind.VECTOR: _t_vector, CallKind.CACHE_LOAD: _t_cache_hint,
                CallKind.CACHE_STORE: _t_cache_hint}
 # Kinds that refuse whole-array arguments with numba's ufunc advice.
