@@ -36,7 +36,9 @@ def memcpy_async(dst, dst_index, src, src_index, nbytes):
     """Start copying ``nbytes`` bytes from ``src`` (an array in global memory), starting at
     its element ``src[src_index]``, to ``dst`` (an array in shared memory), starting at
     ``dst[dst_index]``.  Each index is an integer for a 1-d array or a tuple of one integer
-    per dimension (negative values wrap once, as indexing does); the bytes copied are the
+    per dimension, each in ``[0, size)``: negative indices do not wrap (the copy addresses
+    memory as CUDA's pointers do, and a kernel's address arithmetic stays free of wraparound
+    code; the simulator raises IndexError for them); the bytes copied are the
     ``nbytes // itemsize`` elements from the index along the last axis, which must be
     contiguous.  ``dst`` and ``src`` have one dtype (an integer or float type; ``.view()``
     either for other element types).  ``nbytes``: 4, 8 or 16, a compile-time constant and a

@@ -114,17 +114,21 @@ def fill_fragment(frag, value):
     return _thread("wmma.fill_fragment").wmma("fill", frag, value)
 
 
-def load_matrix_sync(frag, src, ldm, layout=None):
+def load_matrix_sync(frag, src, ldm, layout=None, offset=0):
     """Warp-wide: load ``frag``'s tile from ``src``, an array or view (global or shared
-    memory) whose first element is the tile's top-left element; element (r, c) is
-    ``src``'s element ``r * ldm + c`` (row-major) or ``c * ldm + r`` (col-major) counted in
-    memory from that first element.  ``src``'s dtype: float16 (float16 fragments), uint16
+    memory) whose element ``offset`` (counted in memory from its first element; default 0)
+    is the tile's top-left element; element (r, c) is ``src``'s element
+    ``offset + r * ldm + c`` (row-major) or ``offset + c * ldm + r`` (col-major) counted in
+    memory from its first element.  ``offset`` (an integer >= 0, a cujit addition to CUDA's
+    pointer argument) spares a kernel the view ``src[i:]`` per tile, whose start Python's
+    slicing rules clamp at run time; a negative offset is undefined on the GPU and an
+    IndexError in the simulator.  ``src``'s dtype: float16 (float16 fragments), uint16
     (bfloat16 bits), float32 (tf32 and accumulators).  ``ldm``: the leading dimension in
     elements, a multiple of 8 for 16-bit and of 4 for 32-bit elements (16 bytes); the
     tile's address must be 32-byte aligned.  ``layout`` only for accumulators.  The
     simulator raises IndexError for a tile outside ``src`` and ValueError for a bad
     ``ldm``/alignment.  CUDA: ``wmma::load_matrix_sync``."""
-    return _thread("wmma.load_matrix_sync").wmma("load", frag, src, ldm, layout)
+    return _thread("wmma.load_matrix_sync").wmma("load", frag, src, ldm, layout, offset)
 
 
 def mma_sync(d, a, b, c):

@@ -16,7 +16,7 @@ from llvmlite import ir
 
 from .. import types as T
 from . import lower_arrays as LA
-from .ltypes import I32
+from .ltypes import I32, cast
 
 __all__ = ["lower_copy", "lower_commit", "lower_wait"]
 
@@ -26,14 +26,15 @@ _I8 = ir.IntType(8)
 
 def _element(lw, arr_node, idx_node):
     """Generic pointer to the element ``arr_node[idx_node]`` (an array value and an integer
-    or tuple index, negative values wrapped once, as indexing does)."""
+    or tuple index).  Indices are not wrapped (``cujit.pipeline``'s rule): a copy's address
+    costs only the multiply-adds."""
     aty, it = lw.ty(arr_node), lw.ty(idx_node)
     arr, idx = lw.expr(arr_node), lw.expr(idx_node)
     if isinstance(it, (T.UniTuple, T.Tuple)):
         vals = [(lw.b.extract_value(idx, k), t) for k, t in enumerate(it.types)]
     else:
         vals = [(idx, it)]
-    idxs = [LA._wrap(lw, v, t, LA.dim(lw, arr, k)) for k, (v, t) in enumerate(vals)]
+    idxs = [cast(lw.b, v, t, T.int64) for v, t in vals]
     return LA._elem_ptr(lw, arr, aty, idxs)
 
 

@@ -105,12 +105,18 @@ def lower_fill(lw, node, c):
 
 
 def lower_load(lw, node, c):
-    """``wmma.load_matrix_sync(frag, src, ldm[, layout])``."""
+    """``wmma.load_matrix_sync(frag, src, ldm[, layout][, offset])``."""
     ft, layout = c.data.fragment, c.data.layout
     n, ety, con = _reg(ft)
     slot = lw.expr(_arg(node, 0, "frag"))
     b = lw.b
-    ptr = b.bitcast(b.extract_value(lw.expr(_arg(node, 1, "src")), 0), I8P)
+    src = _arg(node, 1, "src")
+    data = b.extract_value(lw.expr(src), 0)
+    onode = _arg(node, 4, "offset")
+    if onode is not None:
+        # no wraparound or clamping: the offset is the kernel's pointer arithmetic
+        data = b.gep(data, [cast(b, lw.expr(onode), lw.ty(onode), T.int64)], inbounds=True)
+    ptr = b.bitcast(data, I8P)
     ldm = _ldm(lw, _arg(node, 2, "ldm"))
     regs = ", ".join(f"${i}" for i in range(n))
     rty = ir.LiteralStructType([ety] * n)

@@ -47,8 +47,9 @@ def _int(v, what, name):
 
 
 def _start(raw, index, n, what, label):
-    """``index`` of ``label`` array ``raw`` as a tuple of non-negative ints, checked so
-    that the ``n`` elements from it along the last axis are inside the array."""
+    """``index`` of ``label`` array ``raw`` as a tuple of ints, checked so that the ``n``
+    elements from it along the last axis are inside the array (negative indices do not
+    wrap: ``cujit.pipeline``'s rule)."""
     idx = index if isinstance(index, tuple) else (index,)
     if len(idx) != raw.ndim:
         raise IndexError(f"{what}: {label} has {raw.ndim} dimension(s), the index "
@@ -56,8 +57,6 @@ def _start(raw, index, n, what, label):
     out = []
     for axis, (i, size) in enumerate(zip(idx, raw.shape)):
         i = _int(i, what, f"{label}_index")
-        if -size <= i < 0:
-            i += size
         last = axis == raw.ndim - 1
         if not 0 <= i or i + (n if last else 1) > size:
             span = f"the {n} elements from index {i}" if last else f"index {i}"

@@ -69,9 +69,11 @@ def _fill(t, frag, value):
     frag.tile[...] = _rounded(float(value), ft.precision)
 
 
-def _addresses(t, a, ft, ldm, layout, what):
-    """Index tuples into array ``a`` of the tile elements lane ``t.laneid`` owns, and the
-    uniformity key of the call.  TypeError/ValueError for a bad array, ldm or alignment."""
+def _addresses(t, a, ft, ldm, layout, what, offset=0):
+    """Index tuples into array ``a`` of the tile elements lane ``t.laneid`` owns, the tile
+    starting ``offset`` elements (in memory) after ``a``'s first, and the uniformity key of
+    the call.  TypeError/ValueError for a bad array, ldm, offset or alignment; IndexError
+    for a negative offset."""
     raw = unwrap(a)
     if not isinstance(raw, np.ndarray) or raw.ndim not in (1, 2):
         raise TypeError(f"{what}: expected a 1-d or 2-d array or view, got {a!r}")
@@ -81,6 +83,12 @@ def _addresses(t, a, ft, ldm, layout, what):
     if isinstance(ldm, (bool, np.bool_)) or not isinstance(ldm, (int, np.integer)):
         raise TypeError(f"{what}: ldm must be an integer, got {ldm!r}")
     ldm = int(ldm)
+    if isinstance(offset, (bool, np.bool_)) or not isinstance(offset, (int, np.integer)):
+        raise TypeError(f"{what}: offset must be an integer, got {offset!r}")
+    offset = int(offset)
+    if offset < 0:
+        raise IndexError(f"{what}: offset must be >= 0 (elements from the array's first to "
+                         f"the tile's top-left), got {offset}")
     item = raw.itemsize
     span = ft.cols if layout == "row_major" else ft.rows
     if ldm < span or (ldm * item) % 16:
@@ -90,9 +98,10 @@ def _addresses(t, a, ft, ldm, layout, what):
     root = raw
     while isinstance(root.base, np.ndarray):
         root = root.base
-    offset = raw.__array_interface__["data"][0] - root.__array_interface__["data"][0]
-    if offset % 32:
-        raise ValueError(f"{what}: the tile's first element is {offset} bytes into its "
+    start = raw.__array_interface__["data"][0] - root.__array_interface__["data"][0]
+    start += offset * item
+    if start % 32:
+        raise ValueError(f"{what}: the tile's first element is {start} bytes into its "
                          "allocation; wmma needs a 32-byte aligned address")
     if raw.strides[-1] != item:
         raise ValueError(f"{what}: the array's last axis must be contiguous (stride "
@@ -103,12 +112,12 @@ def _addresses(t, a, ft, ldm, layout, what):
                          "elements")
     pos = np.arange(t.laneid, ft.rows * ft.cols, 32)
     r, c = pos // ft.cols, pos % ft.cols
-    mem = r * ldm + c if layout == "row_major" else c * ldm + r
+    mem = offset + (r * ldm + c if layout == "row_major" else c * ldm + r)
     if s0 is None:
         idx = [int(o) for o in mem]
     else:
         idx = [(int(o) // s0, int(o) % s0) for o in mem]
-    key = (what, id(root), offset, ldm, layout, ft)
+    key = (what, id(root), start, ldm, layout, ft)
     return idx, key
 
 
@@ -119,7 +128,7 @@ def _assemble(ft, parts):
     return full.reshape(ft.rows, ft.cols)
 
 
-def _load(t, frag, src, ldm, layout):
+def _load(t, frag, src, ldm, layout, offset=0):
     what = "wmma.load_matrix_sync"
     ft = _check_frag(frag, what, ("matrix_a", "matrix_b", "accumulator"))
     if ft.role == "accumulator":
@@ -131,7 +140,7 @@ def _load(t, frag, src, ldm, layout):
             raise ValueError(f"{what}: a {ft.role} fragment's layout is its own "
                              f"({ft.layout}), got {layout!r}")
         layout = ft.layout
-    idx, key = _addresses(t, src, ft, ldm, layout, what)
+    idx, key = _addresses(t, src, ft, ldm, layout, what, offset)
     part = _rounded(np.array([src[i] for i in idx]), ft.precision)
     parts = _sync(t, "wmma.load_matrix_sync", key, part)
     frag.tile[...] = _assemble(ft, parts)

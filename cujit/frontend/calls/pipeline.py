@@ -29,7 +29,7 @@ def type_pipeline_call(typer, node, kind, args, kws):
     argument types ``args``; records its :class:`~.callkinds.Call` and gives ``void``.
     TypingError for keyword arguments or a wrong argument count, and as the checkers
     below say."""
-    what = kind.value[0]
+    what = kind.value
     names = {CallKind.PIPELINE_COPY: ("dst", "dst_index", "src", "src_index", "nbytes"),
              CallKind.PIPELINE_COMMIT: (), CallKind.PIPELINE_WAIT: ("n",)}[kind]
     if node.keywords:

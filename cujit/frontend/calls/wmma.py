@@ -139,10 +139,15 @@ def _t_fill(typer, node, what):
 
 
 def _t_load(typer, node, what):
-    a = _bind(typer, node, what, ("frag", "src", "ldm", "layout"), ("layout",))
+    a = _bind(typer, node, what, ("frag", "src", "ldm", "layout", "offset"),
+              ("layout", "offset"))
     frag = _frag(typer, node, a["frag"], what, ("matrix_a", "matrix_b", "accumulator"))
     _memory(typer, a["src"], frag, what, False)
     _ldm(typer, a["ldm"], what)
+    if "offset" in a and not rules.is_int(typer.expr(a["offset"])):
+        raise typer.error(f"{what}(): offset (elements from src's first to the tile's "
+                          f"top-left) must be an integer, got "
+                          f"{_desc(typer.expr(a['offset']))}", a["offset"])
     if frag.role == "accumulator":
         if "layout" not in a:
             raise typer.error(f"{what}(): loading an accumulator fragment needs the layout "
