@@ -632,3 +632,77 @@ def test_fragments_passed_to_device_functions_stay_in_registers():
     ptx, _ = compile_ptx(through_device_function.py_func,
                          (T.float16[:, ::1], T.float16[:, ::1], T.float32[:, ::1]), cc=(9, 0))
     assert ptx.count("wmma.mma.sync") == 2 and "st.local" not in ptx
+
+
+# ---- tiles by offset (load_matrix_sync's offset=) -------------------------------------------
+@cuda.jit
+def tiles_by_offset(A, B, C, kofs):
+    """C = A[:, 16:32] @ B[16:32, :] from a 1-d shared copy of A (rows of 32) and B (rows of
+    16), the tiles named by offset= into the shared buffer rather than by views."""
+    s = cuda.shared.array(1024, np.float16)
+    lane = cuda.threadIdx.x
+    for i in range(lane, 512, 32):
+        s[i] = A[i // 32, i % 32]
+        s[512 + i] = B[i // 16, i % 16]
+    cuda.syncwarp()
+    a = W.fragment("matrix_a", 16, 16, 16, np.float16, "row_major")
+    b = W.fragment("matrix_b", 16, 16, 16, np.float16, "row_major")
+    acc = W.fragment("accumulator", 16, 16, 16, np.float32)
+    W.fill_fragment(acc, 0.0)
+    W.load_matrix_sync(a, s, 32, offset=kofs)
+    W.load_matrix_sync(b, s, 16, "row_major", 512 + kofs * 16)
+    W.mma_sync(acc, a, b, acc)
+    W.store_matrix_sync(C, acc, 16, "row_major")
+
+
+def test_offset_names_the_tiles_top_left_element():
+    rng = np.random.default_rng(9)
+    A = rng.standard_normal((16, 32)).astype(np.float16)
+    B = rng.standard_normal((32, 16)).astype(np.float16)
+    C = np.zeros((16, 16), np.float32)
+    tiles_by_offset[1, 32](A, B, C, 16)
+    agrees(C, model(A[:, 16:], B[16:]), A[:, 16:], B[16:])
+
+
+@pytest.mark.skipif(cuda.is_available() and not cuda.config.ENABLE_CUDASIM,
+                    reason="simulator checks")
+@pytest.mark.parametrize("kofs, err, what", [
+    (-16, IndexError, "offset must be >= 0"),
+    (8, ValueError, "32-byte aligned"),
+    (32, IndexError, "out of bounds"),
+])
+def test_a_negative_misaligned_or_outside_offset_is_an_error(kofs, err, what):
+    A = np.zeros((16, 32), np.float16)
+    B = np.zeros((32, 16), np.float16)
+    with pytest.raises(err, match=what):
+        tiles_by_offset[1, 32](A, B, np.zeros((16, 16), np.float32), kofs)
+
+
+def test_offset_must_be_an_integer():
+    def k(A, C):
+        a = W.fragment("matrix_a", 16, 16, 16, np.float16, "row_major")
+        W.load_matrix_sync(a, A, 16, offset=1.5)
+    assert "offset (elements from src's first to the tile's top-left) must be an integer" in \
+        _typing_error(k, "void(float16[:], float32[:])")
+
+
+@pytest.mark.compile
+def test_tiles_by_offset_load_from_shared_without_clamping_code():
+    from cujit.dispatch.compile_api import compile_ptx
+    f16 = T.float16[:, ::1]
+    ptx, _ = compile_ptx(tiles_by_offset.py_func, (f16, f16, T.float32[:, ::1], T.int64),
+                         cc=(9, 0))
+    loads = [l.split()[0] for l in ptx.splitlines() if l.strip().startswith("wmma.load")]
+    assert loads == ["wmma.load.a.sync.aligned.row.m16n16k16.shared.f16",
+                     "wmma.load.b.sync.aligned.row.m16n16k16.shared.f16"]
+    assert "selp" not in ptx[ptx.index("wmma.load.a"):ptx.index("wmma.mma")]
+
+
+@pytest.mark.gpu
+def test_gpu_tiles_by_offset_agree_with_the_model():
+    rng = np.random.default_rng(10)
+    A = rng.standard_normal((16, 32)).astype(np.float16)
+    B = rng.standard_normal((32, 16)).astype(np.float16)
+    C = np.zeros((16, 16), np.float32)
+    tiles_by_offset[1, 32](A, B, C, 16)
+    assert np.all(np.abs(C - model(A[:, 16:], B[16:])) <= tolerance(A[:, 16:], B[16:]))
