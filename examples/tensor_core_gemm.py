@@ -1,27 +1,29 @@
-"""Tiled fp16 GEMM on the tensor cores with ``cujit.wmma`` (a cujit extension beyond
-numba.cuda), checked against NumPy.
+"""Tiled fp16 GEMM on the tensor cores with ``cujit.wmma`` and ``cujit.pipeline`` (cujit
+extensions beyond numba.cuda), checked against NumPy.
 
-``C = A @ B`` with float16 ``A`` (M x K) and ``B`` (K x N) and a float32 ``C``.  A block of 8
-warps computes a 128 x 128 tile of C; each warp owns 64 x 32 of it (4 x 2 accumulator
-fragments of 16 x 16).  The block walks K 64 at a time: its 256 threads copy a 128 x 64
-slice of A and a 64 x 128 slice of B into shared memory (rows padded by 8 halves, 16 bytes,
-so that the 8 rows a fragment load reads at once fall in 8 different 16-byte bank groups),
-wait at a barrier, then each warp loads its fragments from shared memory and issues 32
-``mma_sync``s (float32 accumulation), 8 per 16-deep step for 6 fragment loads.
+``C = A @ B`` with float16 ``A`` (M x K) and ``B`` (K x N) and a float32 ``C``.  A block of 4
+warps computes a 128 x 128 tile of C; each warp owns 64 x 64 of it (4 x 4 accumulator
+fragments of 16 x 16: 128 of its ~210 registers).  ``launch_bounds=(128, 2)``: two blocks
+share an SM, so that while one waits at its barrier the other keeps the tensor cores busy.
+The block walks K 32 at a time through a ring of ``STAGES`` = 4 shared-memory stages
+(dynamic shared memory: 74 KiB per block, more than the 48 KiB static limit; the launch
+passes ``SMEM_BYTES`` and cujit's launcher opts the function in).  Each stage holds the
+128 x 32 slice of A and the 32 x 128 slice of B, rows padded by 8 halves (16 bytes) so that
+the 8 rows a fragment load reads at once fall in 8 different 16-byte bank groups.
 
-The copies move 8 bytes (4 halves) per instruction: the kernel views the float16 matrices
-and the shared slices as uint64 (``ndarray.view``), and each thread copies 8 uint64 of each
-slice at fixed offsets from its own row and column (computed once, outside the K loop).
-They are register double-buffered: after the barrier that opens a step, each thread reads
-its part of the next slice from global memory into registers (``pa``, ``pb``: local arrays
-indexed by constants, which the compiler keeps in registers) and stores it to shared memory
-only after the barrier that closes the step, so no copy waits on its own load inside the
-step.  ``launch_bounds=(256, BLOCKS_PER_SM)`` with 2 holds the kernel to 128 registers so
-that two blocks share an SM (36 KiB of shared memory each): ptxas then issues those loads
-after the mma, and while one block waits for them the other keeps the tensor cores busy
-(with 1 it takes ~180 registers and issues the loads among the mma instead).  The fragment
-loads from shared memory compile to ``ldmatrix`` (``wmma.load...shared``).  M and N are
-multiples of 128, K of 64.
+The slices arrive by asynchronous 16-byte copies (``cuda.pipeline.memcpy_async``, PTX
+``cp.async.cg``) straight from global to shared memory, with no registers in between: 4 of A
+and 4 of B per thread and slice, one commit group per slice.  The prologue starts the first
+``STAGES - 1`` slices.  Step ``kb`` waits for its own slice (``wait_prior(STAGES - 2)``: at
+most the newer slices still in flight), meets the block at the one barrier of the step
+(after which every thread's copies of slice ``kb`` are visible, and every warp is done with
+the stage of step ``kb - 1``), starts the copies of slice ``kb + STAGES - 1`` into that
+freed stage, and runs its 32 ``mma_sync`` (two 16-deep steps of 4 + 4 fragment loads and
+16 mma each) while the next slices are on their way.  The fragment loads name their tiles
+by ``offset=`` into the shared buffer (one add per tile, where a view ``sm[o:]`` would cost
+a clamped slice start each) and compile to ``ldmatrix`` (``wmma.load...shared``); the copy
+indices never wrap, so their addresses are plain multiply-adds.  M, N multiples of 128, K
+of 32.  (Measured on the H200 at 4096^3 with 20 other tilings, benchmarks/RESULTS.md.)
 ``fma_gemm`` is the same product done with plain FMA on the FP32 cores, for comparison.
 
 Run: ``python examples/tensor_core_gemm.py [--size N] [--fma]`` (square N x N x N; default
@@ -36,111 +38,161 @@ import numpy as np
 
 import cujit as cuda
 
-BM, BN, BK = 128, 128, 64       # block tile (compile-time constants: globals)
+BM, BN, BK = 128, 128, 32       # block tile (compile-time constants: globals)
+WM, WN = 64, 64                  # warp tile: 4 x 4 accumulator fragments of 16 x 16
+STAGES = 4                       # shared-memory stages of the copy pipeline
+BLOCKS_PER_SM = 2                # launch_bounds: two blocks per SM (up to 256 registers each)
 PAD = 8                          # halves of padding per shared row (16 bytes)
-LDA, LDB = BK + PAD, BN + PAD
-VEC = 4                          # halves per uint64: one copy instruction
-THREADS = 256
-BLOCKS_PER_SM = 2                # launch_bounds: registers for 2 blocks per SM (128 each)
-A_ROWS = THREADS // (BK // VEC)  # rows of the A slice one pass of the block copies (16)
-B_ROWS = THREADS // (BN // VEC)  # rows of the B slice one pass copies (8)
-A_PASSES = BM // A_ROWS          # uint64 of the A slice per thread (8)
-B_PASSES = BK // B_ROWS          # uint64 of the B slice per thread (8)
+LDA, LDB = BK + PAD, BN + PAD    # 80 and 272 bytes: 8 fragment rows hit 8 bank groups
+WARPS_N = BN // WN
+THREADS = (BM // WM) * WARPS_N * 32
+CHUNK = 8                        # halves per 16-byte copy
+A_STEP = THREADS // (BK // CHUNK)   # rows of the A slice one pass of the block copies
+B_STEP = THREADS // (BN // CHUNK)   # rows of the B slice one pass copies
+A_COPIES = BM // A_STEP          # 16-byte copies of the A slice per thread and step
+B_COPIES = BK // B_STEP          # ... and of the B slice
+B_OFF = BM * LDA                 # halves from a stage's A slice to its B slice
+STAGE = B_OFF + BK * LDB         # halves per stage (a multiple of 16: 32-byte aligned)
+SMEM_BYTES = STAGES * STAGE * 2  # dynamic shared memory per block
 
 
 @cuda.jit(launch_bounds=(THREADS, BLOCKS_PER_SM))
 def wmma_gemm(A, B, C):
     K = A.shape[1]
     N = B.shape[1]
-    sA = cuda.shared.array((BM, LDA), np.float16)
-    sB = cuda.shared.array((BK, LDB), np.float16)
-    gA = A.view(np.uint64)          # the same bytes, 4 halves per element
-    gB = B.view(np.uint64)
-    wA = sA.view(np.uint64)
-    wB = sB.view(np.uint64)
+    sm = cuda.shared.array(0, np.float16)       # all stages: SMEM_BYTES at launch
+    P = cuda.pipeline
+    W = cuda.wmma
     t = cuda.threadIdx.x
     warp = t // 32
     row0 = cuda.blockIdx.y * BM
     col0 = cuda.blockIdx.x * BN
-    ar = t // (BK // VEC)           # this thread's first row and its column (in uint64) of
-    ac = t % (BK // VEC)            # the A slice; passes i add i * A_ROWS rows
-    br = t // (BN // VEC)
-    bc = t % (BN // VEC)
+    ar = t // (BK // CHUNK)         # this thread's first row and column of the A slice and
+    ac = (t % (BK // CHUNK)) * CHUNK    # of the B slice; pass i adds i * A_STEP (B_STEP) rows
+    br = t // (BN // CHUNK)
+    bc = (t % (BN // CHUNK)) * CHUNK
+    sa = ar * LDA + ac              # their offsets (halves) in a stage
+    sb = B_OFF + br * LDB + bc
     arow = row0 + ar
-    bcol = col0 // VEC + bc
-    wr = (warp // 4) * 64           # the warp's 64 x 32 part of the block tile
-    wc = (warp % 4) * 32
-    W = cuda.wmma
+    bcol = col0 + bc
+    wr = (warp // WARPS_N) * WM     # the warp's WM x WN part of the block tile
+    wc = (warp % WARPS_N) * WN
     a0 = W.fragment("matrix_a", 16, 16, 16, np.float16, "row_major")
     a1 = W.fragment("matrix_a", 16, 16, 16, np.float16, "row_major")
     a2 = W.fragment("matrix_a", 16, 16, 16, np.float16, "row_major")
     a3 = W.fragment("matrix_a", 16, 16, 16, np.float16, "row_major")
     b0 = W.fragment("matrix_b", 16, 16, 16, np.float16, "row_major")
     b1 = W.fragment("matrix_b", 16, 16, 16, np.float16, "row_major")
+    b2 = W.fragment("matrix_b", 16, 16, 16, np.float16, "row_major")
+    b3 = W.fragment("matrix_b", 16, 16, 16, np.float16, "row_major")
     c00 = W.fragment("accumulator", 16, 16, 16, np.float32)
     c01 = W.fragment("accumulator", 16, 16, 16, np.float32)
+    c02 = W.fragment("accumulator", 16, 16, 16, np.float32)
+    c03 = W.fragment("accumulator", 16, 16, 16, np.float32)
     c10 = W.fragment("accumulator", 16, 16, 16, np.float32)
     c11 = W.fragment("accumulator", 16, 16, 16, np.float32)
+    c12 = W.fragment("accumulator", 16, 16, 16, np.float32)
+    c13 = W.fragment("accumulator", 16, 16, 16, np.float32)
     c20 = W.fragment("accumulator", 16, 16, 16, np.float32)
     c21 = W.fragment("accumulator", 16, 16, 16, np.float32)
+    c22 = W.fragment("accumulator", 16, 16, 16, np.float32)
+    c23 = W.fragment("accumulator", 16, 16, 16, np.float32)
     c30 = W.fragment("accumulator", 16, 16, 16, np.float32)
     c31 = W.fragment("accumulator", 16, 16, 16, np.float32)
+    c32 = W.fragment("accumulator", 16, 16, 16, np.float32)
+    c33 = W.fragment("accumulator", 16, 16, 16, np.float32)
     W.fill_fragment(c00, 0.0)
     W.fill_fragment(c01, 0.0)
+    W.fill_fragment(c02, 0.0)
+    W.fill_fragment(c03, 0.0)
     W.fill_fragment(c10, 0.0)
     W.fill_fragment(c11, 0.0)
+    W.fill_fragment(c12, 0.0)
+    W.fill_fragment(c13, 0.0)
     W.fill_fragment(c20, 0.0)
     W.fill_fragment(c21, 0.0)
+    W.fill_fragment(c22, 0.0)
+    W.fill_fragment(c23, 0.0)
     W.fill_fragment(c30, 0.0)
     W.fill_fragment(c31, 0.0)
-    pa = cuda.local.array(A_PASSES, np.uint64)      # the next slices, in registers
-    pb = cuda.local.array(B_PASSES, np.uint64)
-    for i in range(A_PASSES):
-        pa[i] = gA[arow + i * A_ROWS, ac]
-    for i in range(B_PASSES):
-        pb[i] = gB[br + i * B_ROWS, bcol]
-    for k0 in range(0, K, BK):
-        for i in range(A_PASSES):
-            wA[ar + i * A_ROWS, ac] = pa[i]
-        for i in range(B_PASSES):
-            wB[br + i * B_ROWS, bc] = pb[i]
-        cuda.syncthreads()
-        # start reading the next slices now (the last step re-reads its own: no branch, so
-        # the loads can be scheduled among the mma); slicing first leaves indices that are
-        # known not to be negative, so they need no wraparound code
-        k1 = min(k0 + BK, K - BK)
-        nA = gA[arow:, k1 // VEC + ac:]
-        nB = gB[k1 + br:, bcol:]
-        for i in range(A_PASSES):
-            pa[i] = nA[i * A_ROWS, 0]
-        for i in range(B_PASSES):
-            pb[i] = nB[i * B_ROWS, 0]
+    W.fill_fragment(c32, 0.0)
+    W.fill_fragment(c33, 0.0)
+    nk = K // BK
+    # prologue: start the copies of the first STAGES - 1 slices, one group per slice
+    for s in range(STAGES - 1):
+        if s < nk:
+            for i in range(A_COPIES):
+                P.memcpy_async(sm, s * STAGE + sa + i * A_STEP * LDA, A,
+                               (arow + i * A_STEP, s * BK + ac), 16)
+            for i in range(B_COPIES):
+                P.memcpy_async(sm, s * STAGE + sb + i * B_STEP * LDB, B,
+                               (s * BK + br + i * B_STEP, bcol), 16)
+        P.commit()
+    rs = 0                          # the stage step kb computes on (halves into sm) ...
+    ws = (STAGES - 1) * STAGE       # ... and the one it fills with slice kb + STAGES - 1
+    for kb in range(nk):
+        P.wait_prior(STAGES - 2)    # this thread's copies of slice kb have landed
+        cuda.syncthreads()          # everyone's have, and every warp is done with step kb-1
+        k1 = (kb + STAGES - 1) * BK
+        if k1 < K:
+            for i in range(A_COPIES):
+                P.memcpy_async(sm, ws + sa + i * A_STEP * LDA, A,
+                               (arow + i * A_STEP, k1 + ac), 16)
+            for i in range(B_COPIES):
+                P.memcpy_async(sm, ws + sb + i * B_STEP * LDB, B,
+                               (k1 + br + i * B_STEP, bcol), 16)
+        P.commit()                  # (empty at the end: the group count stays uniform)
         for kk in range(0, BK, 16):
-            W.load_matrix_sync(a0, sA[wr:, kk:], LDA)
-            W.load_matrix_sync(a1, sA[wr + 16:, kk:], LDA)
-            W.load_matrix_sync(a2, sA[wr + 32:, kk:], LDA)
-            W.load_matrix_sync(a3, sA[wr + 48:, kk:], LDA)
-            W.load_matrix_sync(b0, sB[kk:, wc:], LDB)
-            W.load_matrix_sync(b1, sB[kk:, wc + 16:], LDB)
+            ao = rs + wr * LDA + kk         # the tiles by offset into sm: no view per tile
+            bo = rs + B_OFF + kk * LDB + wc
+            W.load_matrix_sync(a0, sm, LDA, offset=ao)
+            W.load_matrix_sync(a1, sm, LDA, offset=ao + 16 * LDA)
+            W.load_matrix_sync(a2, sm, LDA, offset=ao + 32 * LDA)
+            W.load_matrix_sync(a3, sm, LDA, offset=ao + 48 * LDA)
+            W.load_matrix_sync(b0, sm, LDB, offset=bo)
+            W.load_matrix_sync(b1, sm, LDB, offset=bo + 16)
+            W.load_matrix_sync(b2, sm, LDB, offset=bo + 32)
+            W.load_matrix_sync(b3, sm, LDB, offset=bo + 48)
             W.mma_sync(c00, a0, b0, c00)
             W.mma_sync(c01, a0, b1, c01)
+            W.mma_sync(c02, a0, b2, c02)
+            W.mma_sync(c03, a0, b3, c03)
             W.mma_sync(c10, a1, b0, c10)
             W.mma_sync(c11, a1, b1, c11)
+            W.mma_sync(c12, a1, b2, c12)
+            W.mma_sync(c13, a1, b3, c13)
             W.mma_sync(c20, a2, b0, c20)
             W.mma_sync(c21, a2, b1, c21)
+            W.mma_sync(c22, a2, b2, c22)
+            W.mma_sync(c23, a2, b3, c23)
             W.mma_sync(c30, a3, b0, c30)
             W.mma_sync(c31, a3, b1, c31)
-        cuda.syncthreads()                        # the slices are free for the next step
+            W.mma_sync(c32, a3, b2, c32)
+            W.mma_sync(c33, a3, b3, c33)
+        rs += STAGE
+        if rs == STAGES * STAGE:
+            rs = 0
+        ws += STAGE
+        if ws == STAGES * STAGE:
+            ws = 0
     r = row0 + wr
     c = col0 + wc
     W.store_matrix_sync(C[r:, c:], c00, N, "row_major")
     W.store_matrix_sync(C[r:, c + 16:], c01, N, "row_major")
+    W.store_matrix_sync(C[r:, c + 32:], c02, N, "row_major")
+    W.store_matrix_sync(C[r:, c + 48:], c03, N, "row_major")
     W.store_matrix_sync(C[r + 16:, c:], c10, N, "row_major")
     W.store_matrix_sync(C[r + 16:, c + 16:], c11, N, "row_major")
+    W.store_matrix_sync(C[r + 16:, c + 32:], c12, N, "row_major")
+    W.store_matrix_sync(C[r + 16:, c + 48:], c13, N, "row_major")
     W.store_matrix_sync(C[r + 32:, c:], c20, N, "row_major")
     W.store_matrix_sync(C[r + 32:, c + 16:], c21, N, "row_major")
+    W.store_matrix_sync(C[r + 32:, c + 32:], c22, N, "row_major")
+    W.store_matrix_sync(C[r + 32:, c + 48:], c23, N, "row_major")
     W.store_matrix_sync(C[r + 48:, c:], c30, N, "row_major")
     W.store_matrix_sync(C[r + 48:, c + 16:], c31, N, "row_major")
+    W.store_matrix_sync(C[r + 48:, c + 32:], c32, N, "row_major")
+    W.store_matrix_sync(C[r + 48:, c + 48:], c33, N, "row_major")
 
 
 TILE = 16
@@ -171,7 +223,7 @@ def launch(kernel, a, b, c):
     """Launch ``kernel`` (wmma_gemm or fma_gemm) on device arrays a, b -> c."""
     n_rows, n_cols = c.shape
     if kernel is wmma_gemm:
-        wmma_gemm[(n_cols // BN, n_rows // BM), THREADS](a, b, c)
+        wmma_gemm[(n_cols // BN, n_rows // BM), THREADS, 0, SMEM_BYTES](a, b, c)
     else:
         fma_gemm[(n_cols // TILE, n_rows // TILE), (TILE, TILE)](a, b, c)
 
@@ -188,9 +240,10 @@ def main(argv=None):
     p.add_argument("--fma", action="store_true", help="run fma_gemm instead")
     args = p.parse_args(argv)
     simulated = cuda.get_current_device().name.startswith("cujit simulated")
-    n = args.size or (128 if simulated else 4096)
-    if n % BM:
-        p.error(f"--size must be a multiple of {BM}, got {n}")
+    step = max(BM, BN, BK)
+    n = args.size or (step if simulated else 4096)
+    if n % step:
+        p.error(f"--size must be a multiple of {step}, got {n}")
     rng = np.random.default_rng(0)
     a = rng.standard_normal((n, n)).astype(np.float16)
     b = rng.standard_normal((n, n)).astype(np.float16)
