@@ -6,7 +6,7 @@
   ``fma_gemm``), and ``gemm_wmma_over_fma_x`` the first's throughput over this one's.
 
 TFLOP/s = ``2 n^3`` / kernel time (CUDA events, warm).  n = 4096 (``--quick``: 2048; on the
-simulator a smoke run at 128 / 32 that only checks the measurements work).  The cujit side
+simulator a smoke run at 256 / 32 that only checks the measurements work).  The cujit side
 checks 64 entries of C against float64 dot products of the inputs before timing.
 """
 import os
@@ -44,7 +44,7 @@ def cujit_figures(side, cuda, event_us):
     """Fill the cujit side's GEMM figures; ``event_us(cuda, fn, per_round)`` times ``fn``."""
     import tensor_core_gemm as TG
     results = {}
-    for key, kernel, n in (("gemm_wmma_tflops", TG.wmma_gemm, side.reps(4096, 2048, 128)),
+    for key, kernel, n in (("gemm_wmma_tflops", TG.wmma_gemm, side.reps(4096, 2048, 256)),
                            ("gemm_fma_tflops", TG.fma_gemm, side.reps(4096, 2048, 32))):
         a, b = _inputs(n)
         d_a, d_b = cuda.to_device(a), cuda.to_device(b)

@@ -1,33 +1,34 @@
 """Tiled fp16 GEMM on the tensor cores with ``cujit.wmma`` and ``cujit.pipeline`` (cujit
 extensions beyond numba.cuda), checked against NumPy.
 
-``C = A @ B`` with float16 ``A`` (M x K) and ``B`` (K x N) and a float32 ``C``.  A block of 4
-warps computes a 128 x 128 tile of C; each warp owns 64 x 64 of it (4 x 4 accumulator
-fragments of 16 x 16: 128 of its ~210 registers).  ``launch_bounds=(128, 2)``: two blocks
-share an SM, so that while one waits at its barrier the other keeps the tensor cores busy.
-The block walks K 32 at a time through a ring of ``STAGES`` = 4 shared-memory stages
-(dynamic shared memory: 74 KiB per block, more than the 48 KiB static limit; the launch
-passes ``SMEM_BYTES`` and cujit's launcher opts the function in).  Each stage holds the
-128 x 32 slice of A and the 32 x 128 slice of B, rows padded by 8 halves (16 bytes) so that
-the 8 rows a fragment load reads at once fall in 8 different 16-byte bank groups.
+``C = A @ B`` with float16 ``A`` (M x K) and ``B`` (K x N) and a float32 ``C``.  A block of 8
+warps computes a 256 x 128 tile of C; each warp owns 64 x 64 of it (4 x 4 accumulator
+fragments of 16 x 16: 128 of its ~210 registers, so ``launch_bounds=(256, 1)``: one block
+per SM).  The block walks K 64 at a time through a ring of ``STAGES`` = 3 shared-memory
+stages (dynamic shared memory: 159 KiB per block, more than the 48 KiB static limit; the
+launch passes ``SMEM_BYTES`` and cujit's launcher opts the function in).  Each stage holds
+the 256 x 64 slice of A and the 64 x 128 slice of B, rows padded by 8 halves (16 bytes) so
+that the 8 rows a fragment load reads at once fall in 8 different 16-byte bank groups.
 
 The slices arrive by asynchronous 16-byte copies (``cuda.pipeline.memcpy_async``, PTX
-``cp.async.cg``) straight from global to shared memory, with no registers in between: 4 of A
+``cp.async.cg``) straight from global to shared memory, with no registers in between: 8 of A
 and 4 of B per thread and slice, one commit group per slice.  The prologue starts the first
 ``STAGES - 1`` slices.  Step ``kb`` waits for its own slice (``wait_prior(STAGES - 2)``: at
 most the newer slices still in flight), meets the block at the one barrier of the step
 (after which every thread's copies of slice ``kb`` are visible, and every warp is done with
 the stage of step ``kb - 1``), starts the copies of slice ``kb + STAGES - 1`` into that
-freed stage, and runs its 32 ``mma_sync`` (two 16-deep steps of 4 + 4 fragment loads and
-16 mma each) while the next slices are on their way.  The fragment loads name their tiles
-by ``offset=`` into the shared buffer (one add per tile, where a view ``sm[o:]`` would cost
-a clamped slice start each) and compile to ``ldmatrix`` (``wmma.load...shared``); the copy
-indices never wrap, so their addresses are plain multiply-adds.  M, N multiples of 128, K
-of 32.  (Measured on the H200 at 4096^3 with 20 other tilings, benchmarks/RESULTS.md.)
+freed stage, and runs its 64 ``mma_sync`` (four 16-deep steps of 4 + 4 fragment loads and
+16 mma each) while the next slice is on its way.  The fragment loads name their tiles by
+``offset=`` into the shared buffer (one add per tile, where a view ``sm[o:]`` would cost a
+clamped slice start each) and compile to ``ldmatrix`` (``wmma.load...shared``); the copy
+indices never wrap, so their addresses are plain multiply-adds.  M a multiple of 256, N of
+128, K of 64.  Chosen among 40 tilings measured on the H200 at 4096^3 (benchmarks/RESULTS.md:
+K steps of 64 and 64 x 64 warp tiles matter most; 128 x 128 blocks of 4 warps, two per SM,
+come within 3%).
 ``fma_gemm`` is the same product done with plain FMA on the FP32 cores, for comparison.
 
 Run: ``python examples/tensor_core_gemm.py [--size N] [--fma]`` (square N x N x N; default
-128 on the simulator, 4096 on a GPU; N a multiple of 128).  Prints the size, time, TFLOP/s
+256 on the simulator, 4096 on a GPU; N a multiple of 256).  Prints the size, time, TFLOP/s
 and the largest error against NumPy's float32 product of the float16 inputs, relative to
 ``sum(|a*b|)``; exits 1 when it exceeds the tolerance.
 """
@@ -38,12 +39,12 @@ import numpy as np
 
 import cujit as cuda
 
-BM, BN, BK = 128, 128, 32       # block tile (compile-time constants: globals)
+BM, BN, BK = 256, 128, 64       # block tile (compile-time constants: globals)
 WM, WN = 64, 64                  # warp tile: 4 x 4 accumulator fragments of 16 x 16
-STAGES = 4                       # shared-memory stages of the copy pipeline
-BLOCKS_PER_SM = 2                # launch_bounds: two blocks per SM (up to 256 registers each)
+STAGES = 3                       # shared-memory stages of the copy pipeline
+BLOCKS_PER_SM = 1                # launch_bounds: 16 accumulators need > 128 registers
 PAD = 8                          # halves of padding per shared row (16 bytes)
-LDA, LDB = BK + PAD, BN + PAD    # 80 and 272 bytes: 8 fragment rows hit 8 bank groups
+LDA, LDB = BK + PAD, BN + PAD    # 144 and 272 bytes: 8 fragment rows hit 8 bank groups
 WARPS_N = BN // WN
 THREADS = (BM // WM) * WARPS_N * 32
 CHUNK = 8                        # halves per 16-byte copy
