@@ -457,6 +457,15 @@ class UniTuple(Type):
     def __len__(self):
         return self.count
 
+    def __iter__(self):
+        return iter(self.types)
+
+    def __getitem__(self, i):
+        """The member type(s) at ``i`` (an int or a slice), as Numba's tuple types index;
+        a tuple type has no array type, so ``T[::1]`` is not an array spelling here.
+        Raises IndexError for an int past the end."""
+        return self.types[i]
+
 
 class Tuple(Type):
     """A heterogeneous tuple (``Tuple((int64, float32))``); all-equal members give UniTuple."""
@@ -481,6 +490,14 @@ class Tuple(Type):
 
     def __len__(self):
         return self.count
+
+    def __iter__(self):
+        return iter(self.types)
+
+    def __getitem__(self, i):
+        """The member type(s) at ``i`` (an int or a slice), as Numba's tuple types index.
+        Raises IndexError for an int past the end."""
+        return self.types[i]
 
 
 class Signature:
