@@ -334,18 +334,24 @@ def _dtype_value(typer, dnode, what):
 def _alignment_value(typer, anode, what):
     """The ``alignment=`` of a shared/local array: None, or a compile-time int that is
     positive, a power of 2 and a multiple of the pointer size (8), numba-cuda's rules
-    (cudaimpl._validate_alignment)."""
+    (cudaimpl._validate_alignment).  A value that is not an int is a TypingError saying
+    ``RequireLiteralValue: ... must be a constant integer`` (numba's typing refusal,
+    cudadecl.Cuda_array_decl); an int that breaks a rule is a ValueError starting with
+    numba's ``Alignment must be ...``, with the kernel's source location."""
     if anode is None:
         return None
     v = typer.const_eval(anode, f"the alignment of {what}")
     if v is None:
         return None
     if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
-        raise typer.error(f"the alignment of {what} must be an integer, got {v!r}", anode)
+        raise typer.error(f"RequireLiteralValue: the alignment of {what} must be a constant "
+                          f"integer, got {v!r}", anode)
     v = int(v)
-    if v <= 0 or v & (v - 1) or v % 8:
-        raise typer.error(f"the alignment of {what} must be a positive power of 2 and a "
-                          f"multiple of 8 (the pointer size), got {v}", anode)
+    rule = ("positive" if v <= 0 else "a power of 2" if v & (v - 1)
+            else "a multiple of 8 (the pointer size)" if v % 8 else None)
+    if rule is not None:
+        raise ValueError(f"Alignment must be {rule}: {what}(..., alignment={v})\n"
+                         f"{typer.loc(anode).render()}")
     return v
 
 
