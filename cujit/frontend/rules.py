@@ -12,7 +12,7 @@ from .callkinds import CallKind, resolve
 
 __all__ = ["is_int", "is_float", "is_complex", "is_number", "is_scalar", "promote",
            "unify", "binop_type", "unary_type", "int_result", "PseudoType", "Global", "Func",
-           "BoundMethod", "RangeType", "IterType", "element_type"]
+           "BoundMethod", "ArrayCTypes", "RangeType", "IterType", "element_type"]
 
 
 class PseudoType:
@@ -83,6 +83,25 @@ class BoundMethod(PseudoType):
 
     def __repr__(self):
         return f"method {self.name} of {self.recv}"
+
+
+class ArrayCTypes(PseudoType):
+    """``arr.ctypes`` of an array of type ``array`` (Numba's ``ArrayCTypes``): only its
+    ``.data`` is read in kernels, the address of the array's first element as ``uint64``
+    (Numba's ``uintp``)."""
+    __slots__ = ("array",)
+
+    def __init__(self, array):
+        self.array = array
+
+    def __eq__(self, other):
+        return isinstance(other, ArrayCTypes) and other.array is self.array
+
+    def __hash__(self):
+        return hash(("ctypes", self.array))
+
+    def __repr__(self):
+        return f"ctypes of {self.array}"
 
 
 class RangeType(PseudoType):

@@ -27,7 +27,7 @@ from .source import FunctionSource
 from .indexing import nested_store_ok
 from .nodeinfo import AugAssign, Iteration
 from .versions import split_versions, source_name
-from .rules import BoundMethod, Func, Global, PseudoType, RangeType
+from .rules import ArrayCTypes, BoundMethod, Func, Global, PseudoType, RangeType
 
 __all__ = ["TypedFunction", "CompileEnv", "infer", "STATIC_SHARED_LIMIT", "CONST_LIMIT"]
 
@@ -579,6 +579,11 @@ class _Typer(scopes.ConstEval):
             return calls.global_attr(self, node, base.obj, attr)
         if isinstance(base, T.Array):
             return indexing.array_attr(self, node, base, attr)
+        if isinstance(base, ArrayCTypes):
+            if attr == "data":
+                return T.uint64
+            raise self.error(f"arr.ctypes has only 'data' in kernels (the address of the "
+                             f"first element), not '{attr}'", node)
         if isinstance(base, T.EnumMember) or (isinstance(base, T.IntEnumMember) and
                                               attr == "value"):
             return enums.type_attr(self, node, base, attr)

@@ -105,3 +105,55 @@ def _unknown_keyword(out):
 def test_unknown_keyword_is_a_typing_error():
     with pytest.raises(TypingError, match="unexpected or repeated argument 'align'"):
         typecheck(_unknown_keyword, (T.float64[::1],))
+
+
+def _addresses(out, arr, which):
+    # numba-cuda's test_array_alignment reads the addresses through arr.ctypes.data
+    loc = cuda.local.array(5, np.uint8, alignment=64)
+    sh = cuda.shared.array(7, np.uint8, alignment=256)
+    loc[0] = 1
+    sh[0] = 2
+    if which == 0:
+        out[0] = loc.ctypes.data
+        out[1] = sh.ctypes.data
+        out[2] = arr.ctypes.data
+        out[3] = arr[1:].ctypes.data
+
+
+def test_ctypes_data_is_the_array_address():
+    out = np.zeros(4, np.uint64)
+    arr = cuda.device_array(4, np.float64)
+    cuda.jit(_addresses)[1, 1](out, arr, 0)
+    assert out[0] % 64 == 0 and out[1] % 256 == 0
+    assert out[0] != 0 and out[1] != 0 and out[2] != 0
+    assert out[3] - out[2] == 8          # a view starts one float64 later
+
+
+@pytest.mark.gpu
+def test_ctypes_data_of_a_device_array_is_its_device_pointer():
+    out = np.zeros(4, np.uint64)
+    arr = cuda.device_array(4, np.float64)
+    cuda.jit(_addresses)[1, 1](out, arr, 0)
+    assert int(out[2]) == arr.device_ctypes_pointer.value
+
+
+@pytest.mark.compile
+def test_ctypes_data_compiles_to_the_pointer_value():
+    ir = compile_to_llvm(_addresses, (T.uint64[::1], T.float64[::1], T.int64)).llvm_ir
+    assert "ptrtoint" in ir
+
+
+def _ctypes_other(out, arr):
+    out[0] = arr.ctypes.shape
+
+
+def _ctypes_kept(out, arr):
+    c = arr.ctypes
+    out[0] = c.data
+
+
+def test_ctypes_other_than_data_is_a_typing_error():
+    with pytest.raises(TypingError, match="arr.ctypes has only 'data' in kernels"):
+        typecheck(_ctypes_other, (T.uint64[::1], T.float64[::1]))
+    with pytest.raises(TypingError, match="cannot assign ctypes of .* to variable 'c'"):
+        typecheck(_ctypes_kept, (T.uint64[::1], T.float64[::1]))
