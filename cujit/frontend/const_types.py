@@ -82,7 +82,7 @@ def _table():
         for name in REDUCTIONS:
             t[id(getattr(np, name))] = "reduce." + name
         for name in ("min", "max", "abs", "len", "range", "int", "float", "bool", "complex",
-                     "round", "print", "pow", "enumerate", "zip", "tuple"):
+                     "round", "print", "pow", "enumerate", "zip", "tuple", "isinstance"):
             t[id(getattr(builtins, name))] = name
         from .calls.numeric import table_entries
         t.update(table_entries())

@@ -12,7 +12,8 @@ from .callkinds import CallKind, resolve
 
 __all__ = ["is_int", "is_float", "is_complex", "is_number", "is_scalar", "promote",
            "unify", "binop_type", "unary_type", "int_result", "PseudoType", "Global", "Func",
-           "BoundMethod", "ArrayCTypes", "RangeType", "IterType", "element_type"]
+           "BoundMethod", "ArrayCTypes", "RangeType", "IterType", "element_type",
+           "isinstance_of"]
 
 
 class PseudoType:
@@ -285,3 +286,49 @@ def unary_type(op, a):
     if isinstance(a, T.Boolean) or is_int(a):
         return int_result(_as_num(a))
     return a
+
+
+# Python classes as Numba's ``as_numba_type`` gives them: the one type each stands for
+_PY_CLASS_TYPES = {bool: T.boolean, int: T.int64, float: T.float64, complex: T.complex128}
+
+
+def isinstance_of(t, classinfo):
+    """``isinstance(x, classinfo)`` for a value ``x`` of type ``t``, decided at compile time
+    as Numba's ``ol_isinstance`` decides it: ``classinfo`` is a Python class (``int``,
+    ``float``, ``complex`` and ``bool`` stand for ``int64``, ``float64``, ``complex128`` and
+    ``boolean`` exactly; ``tuple``, ``str``, ``bytes``, ``range`` for those kinds of value;
+    ``list``, ``dict``, ``set`` never match), a NumPy scalar type (``np.float32``), a cujit
+    or Numba type (``float32``, ``bfloat16``, ``int32[:]``), or a tuple of those.  Returns a
+    bool; raises TypeError naming what is refused: a value of a type Numba's isinstance does
+    not take (a record, a pseudo-value such as a function) or a class that is none of the
+    above (Numba's type classes such as ``types.Integer``, ``np.ndarray``)."""
+    if isinstance(t, Global) and isinstance(t.obj, (str, bytes)):
+        pass
+    elif isinstance(t, (PseudoType, T.Record, T.CharSeq)) or not isinstance(t, T.Type):
+        raise TypeError(f'isinstance() does not support variables of type "{t}"')
+    if isinstance(classinfo, tuple):
+        return any([isinstance_of(t, c) for c in classinfo])
+    if classinfo in _PY_CLASS_TYPES:
+        return t is _PY_CLASS_TYPES[classinfo]
+    kinds = {tuple: (T.UniTuple, T.Tuple), range: RangeType}
+    if classinfo in kinds:
+        return isinstance(t, kinds[classinfo])
+    if classinfo in (str, bytes):
+        return isinstance(t, Global) and isinstance(t.obj, classinfo)
+    if classinfo in (list, dict, set):
+        return False        # kernels have no lists, dicts or sets
+    target = classinfo if isinstance(classinfo, T.Type) else None
+    if target is None and isinstance(classinfo, type) and issubclass(classinfo, np.generic):
+        try:
+            target = T.from_dtype(np.dtype(classinfo))
+        except TypeError:
+            target = None
+    if target is None and not isinstance(classinfo, type):
+        target = T.from_numba_type(classinfo)
+    if target is None:
+        raise TypeError(f"isinstance() of {classinfo!r}: the class must be a Python scalar "
+                        "class (int, float, complex, bool), tuple, a NumPy scalar type, a "
+                        "cujit or Numba type instance (float32, bfloat16, int32[:]), or a "
+                        "tuple of those (Numba's type classes such as types.Integer are "
+                        "not supported, as in Numba)")
+    return t is target

@@ -610,6 +610,9 @@ class Rewriter:
     def c_as_written(self, node, c):
         return None
 
+    def c_isinstance(self, node, c):
+        return _loc(ast.Constant(c.data.value), node)      # decided by the typer
+
     def c_untouched(self, node, c):
         return node
 
@@ -877,6 +880,7 @@ def _call_table():
     K, R = CallKind, Rewriter
     table = dict.fromkeys((K.SHARED_ARRAY, K.LOCAL_ARRAY, K.CONST_ARRAY, K.GRID, K.GRIDSIZE),
                           R.c_untouched)
+    table[K.ISINSTANCE] = R.c_isinstance
     # integer arguments as NumPy scalars of their type
     table.update(dict.fromkeys((K.SHFL_SYNC, K.SHFL_UP_SYNC, K.SHFL_DOWN_SYNC,
                                 K.SHFL_XOR_SYNC, K.POPC, K.BREV, K.CLZ, K.FFS, K.SELP,

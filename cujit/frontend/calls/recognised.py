@@ -19,7 +19,7 @@ from ... import types as T
 from . import runtime as calls_impl, wmma as calls_wmma
 from .. import rules
 from ..callkinds import (ArrayCopy, ArraySpec, ArrayView, Call, CallKind, ConstArray, GridAxes,
-                         PointerArray, Reshape)
+                         IsInstance, PointerArray, Reshape)
 from ..nodeinfo import SpecialRegister
 from .device import type_starred_call
 from .numeric import type_bit_count
@@ -477,6 +477,27 @@ def _pointer_array(typer, node, ft):
     return T.Array(dtype, ndim, order)
 
 
+def _isinstance(typer, node, ft):
+    """``isinstance(x, classinfo)``: a compile-time bool (Numba's rules:
+    ``rules.isinstance_of``).  ``x`` is typed; ``classinfo`` is read as a compile-time value
+    (``int``, ``np.float32``, ``float64[:]``, a tuple of classes), not typed as an
+    expression."""
+    if len(node.args) != 2 or node.keywords:
+        raise typer.error("isinstance() takes 2 arguments, a value and a class (or a tuple "
+                          "of classes)", node)
+    vt = typer.expr(node.args[0])
+    if vt is None:
+        return None
+    classinfo = typer.const_eval(node.args[1], "the class given to isinstance()")
+    try:
+        value = rules.isinstance_of(vt, classinfo)
+    except TypeError as e:
+        raise typer.error(str(e), node) from None
+    typer.tf.info[node] = Call(CallKind.ISINSTANCE, IsInstance(value))
+    return T.boolean
+
+
 _CONST_ARG_CALLS = {CallKind.CARRAY: _pointer_array, CallKind.FARRAY: _pointer_array, CallKind.SHARED_ARRAY: _shared_array, CallKind.LOCAL_ARRAY: _shared_array,
                     CallKind.CONST_ARRAY: _const_array_like, CallKind.GRID: _grid,
-                    CallKind.GRIDSIZE: _grid, CallKind.WMMA_FRAGMENT: calls_wmma.type_fragment}
+                    CallKind.GRIDSIZE: _grid, CallKind.WMMA_FRAGMENT: calls_wmma.type_fragment,
+                    CallKind.ISINSTANCE: _isinstance}
