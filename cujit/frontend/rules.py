@@ -8,6 +8,7 @@ signed), mixing integers and floats follows NumPy promotion (``int32 * float32``
 import numpy as np
 
 from .. import types as T
+from . import overloads
 from .callkinds import CallKind, resolve
 
 __all__ = ["is_int", "is_float", "is_complex", "is_number", "is_scalar", "promote",
@@ -234,8 +235,9 @@ def binop_type(op, a, b):
     """Result type of scalar ``a <op> b`` (op: '+', '-', '*', '/', '//', '%', '**', '&', '|',
     '^', '<<', '>>'), or None when the operation is not defined for these types."""
     if isinstance(a, T.BFloat16) or isinstance(b, T.BFloat16):
-        # numba-cuda defines bfloat16 operators for two bfloat16 operands only
-        return a if a is b and op in ("+", "-", "*", "/") else None
+        if op not in ("+", "-", "*", "/"):
+            return None
+        return bf16_mix_type(a, b)
     if not (is_number(a) and is_number(b)):
         return None
     if op in ("&", "|", "^"):
@@ -264,6 +266,28 @@ def binop_type(op, a, b):
     if op == "**" and is_float(a) and is_int(b):
         return a    # x ** n keeps the float type (powi)
     return promote(a, b)
+
+
+def _bf16_cases():
+    ints = [T.Integer(w, s) for s in (True, False) for w in (8, 16, 32, 64)]
+    return [(T.bfloat16, T.bfloat16), (T.float32, T.float32), (T.float64, T.float64)] + \
+        [(t, t) for t in ints]
+
+
+def bf16_mix_type(a, b):
+    """The type ``a + b`` (``- * /`` alike) computes in when one operand is a bfloat16:
+    numba-cuda's overload resolution over its operator cases (the integer and float ones
+    and bfloat16's own) with bfloat16's conversions (``overloads.conversion``): bfloat16
+    with bfloat16, an 8-bit integer or an int64/uint64 → bfloat16; with bool, an int16/
+    uint16, a float16 or a float32 → float32; with an int32/uint32 or a float64 → float64.
+    Where numba-cuda's resolution ties the integer case with bfloat16's (int64, uint64) and
+    takes the integer case, truncating the bfloat16 to an integer, cujit computes in
+    bfloat16 (docs/requirements.md §10).  None for a complex or non-number operand."""
+    from_cases = overloads.best_overloads((a, b), _bf16_cases())
+    if not from_cases:
+        return None
+    t = from_cases[0][0]
+    return t if not is_int(t) else int_result(t, t)
 
 
 def _mix_complex(a, b):

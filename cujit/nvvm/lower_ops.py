@@ -49,8 +49,9 @@ def binop(lw, op, a, at, b_, bt, rt, node):
     if isinstance(rt, T.Boolean):
         return {"&": b.and_, "|": b.or_, "^": b.xor}[op](a, b_)
     if isinstance(rt, T.BFloat16):
+        # a mixed operand (an int64, an 8-bit integer) converts as bfloat16(x) first
         return {"+": bf16_ptx.add, "-": bf16_ptx.sub, "*": bf16_ptx.mul,
-                "/": bf16_ptx.div}[op](b, a, b_)
+                "/": bf16_ptx.div}[op](b, cast(b, a, at, rt), cast(b, b_, bt, rt))
     if op == "**":
         return _power(lw, a, at, b_, bt, rt, node)
     if op == "/" and isinstance(rt, T.Float) and not isinstance(at, T.Float) \

@@ -91,6 +91,23 @@ def _typeof_int(v):
     raise ValueError(f"int {v} does not fit in int64 or uint64, so a kernel cannot take it")
 
 
+def _exporter_dtype(dt, value):
+    """``value.dtype`` when the interface's dtype ``dt`` is an opaque void (``<V2``: NumPy
+    extension dtypes such as ``ml_dtypes.bfloat16`` have no typestr, so CuPy exports its
+    bfloat16 arrays so) and the exporter's own dtype is another of that size; else ``dt``.
+    numba-cuda reads the dtype through DLPack; arrays.interop.owner_dtype is the same rule
+    for the array view a launch makes."""
+    own = getattr(value, "dtype", None)
+    if dt.kind != "V" or dt.names is not None or own is None:
+        return dt
+    try:
+        own = np.dtype(own)
+    except TypeError:
+        return dt
+    ok = own.itemsize == dt.itemsize and own.names is None and not own.hasobject
+    return own if ok and own != dt else dt
+
+
 def typeof(value):
     """The cujit type of a kernel launch value (Numba's ``typeof`` rules).
 
@@ -137,6 +154,7 @@ def typeof(value):
         shape = tuple(cai["shape"])
         dt = np.dtype(cai.get("descr") if cai.get("descr") and len(cai["descr"]) > 1
                       else cai["typestr"])
+        dt = _exporter_dtype(dt, value)
         data = cai.get("data")
         readonly = bool(data[1]) if isinstance(data, tuple) and len(data) == 2 else False
         return Array(from_dtype(dt), len(shape),
