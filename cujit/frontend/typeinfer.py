@@ -713,6 +713,9 @@ class _Typer(scopes.ConstEval):
                 from .containment import type_in
                 type_in(self, a, b, n)
                 continue
+            if _constant_strings(a, b):
+                self._compare_constants(node, op, a.obj, b.obj, n)
+                continue
             if isinstance(a, T.BFloat16) or isinstance(b, T.BFloat16):
                 if a is not b or isinstance(op, (ast.Is, ast.IsNot)):
                     raise self.error(f"cannot compare {a} with {b} (bfloat16 compares with "
@@ -724,6 +727,25 @@ class _Typer(scopes.ConstEval):
                     not isinstance(op, (ast.Eq, ast.NotEq)):
                 raise self.error("complex numbers can only be compared with == and !=", n)
         return T.boolean
+
+    def _compare_constants(self, node, op, x, y, n):
+        """``x <op> y`` of two string constants (a str argument of a device function against
+        a literal, numba's StringLiteral comparisons): decided now, a constant of the whole
+        comparison (not chained with others).  TypingError for an order comparison of str
+        with bytes, as Python's TypeError."""
+        if len(node.ops) != 1:
+            raise self.error("comparisons of string constants cannot be chained in kernels",
+                             n)
+        fn = {ast.Eq: lambda p, q: p == q, ast.NotEq: lambda p, q: p != q,
+              ast.Lt: lambda p, q: p < q, ast.LtE: lambda p, q: p <= q,
+              ast.Gt: lambda p, q: p > q, ast.GtE: lambda p, q: p >= q}.get(type(op))
+        if fn is None:
+            raise self.error(f"'{type(op).__name__}' of string constants is not supported in "
+                             "kernels", n)
+        try:
+            self.tf.constvals[node] = bool(fn(x, y))
+        except TypeError as e:
+            raise self.error(f"cannot compare {x!r} with {y!r}: {e}", n) from None
 
     def _identity(self, node, op, a, b, n):
         """``a is b`` / ``a is not b`` as numba types it (``generic_is``): values of
@@ -762,6 +784,10 @@ class _Typer(scopes.ConstEval):
     def e_JoinedStr(self, node):
         raise self.error("f-strings are not supported in kernels (print the values instead)",
                          node)
+
+def _constant_strings(a, b):
+    return all(isinstance(t, Global) and isinstance(t.obj, (str, bytes)) for t in (a, b))
+
 
 _BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//",
            ast.Mod: "%", ast.Pow: "**", ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^",

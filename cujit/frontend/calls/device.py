@@ -42,6 +42,10 @@ def _check_value(typer, anode, t, constant=False):
         return rules.Func("device", escape(typer, t.data, anode))
     if constant and isinstance(t, rules.Global) and t.obj is not None:
         return t
+    if isinstance(t, rules.Global) and isinstance(t.obj, (str, bytes)):
+        # a string constant: the callee is typed for it (numba's StringLiteral), where
+        # comparisons of it with other constants are decided (``value == "1"``)
+        return t
     if isinstance(t, rules.PseudoType) and not isinstance(t, rules.Func):
         raise typer.error(f"cannot pass {t} to a device function", anode)
     return t
