@@ -16,6 +16,7 @@ import ast
 import numpy as np
 
 from .. import types as T
+from ..numba_types import numba_jit_function
 from .calls import recognised as calls
 from . import enums, indexing, rules, scopes
 from .callkinds import CallKind
@@ -554,6 +555,13 @@ class _Typer(scopes.ConstEval):
         return self.typed_value(node, value)
 
     def typed_value(self, node, value):
+        if numba_jit_function(value) is not None and getattr(value, "_can_compile", True) \
+                is False:
+            # numba.jit with explicit signatures compiles nothing else, the GPU included
+            # (numba-cuda's CUDATargetContext.resolve_value_type; its wording)
+            raise self.error(f"Untyped global name '{ast.unparse(node)}': using cpu function "
+                             "on device but its compilation is disabled (it was jitted for "
+                             "explicit signatures only)", node)
         try:
             t, extra = calls.const_type(value)
         except (TypeError, ValueError) as e:
