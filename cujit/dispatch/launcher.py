@@ -292,6 +292,8 @@ def param_layout(t, expr):
         return [(_scalar_fmt(t), expr)]
     if isinstance(t, ct.BFloat16):     # a BF16 or an ml_dtypes.bfloat16: its 16 bits
         return [("H", f"_bf16({expr}).bits")]
+    if isinstance(t, (ct.NPDatetime, ct.NPTimedelta)):
+        return [("q", f"_ticks({expr}, {t.dtype.str!r})")]
     if isinstance(t, ct.Record):
         return [("Q", f"_ptr({expr})")]
     if isinstance(t, (ct.CPointer, ct.RawPointer)):
@@ -306,6 +308,12 @@ def param_layout(t, expr):
             out += param_layout(et, f"{expr}[{i}]")
         return out
     raise TypeError(f"a {t} cannot be passed to a kernel")
+
+
+def _time_ticks(value, dtype):
+    """The int64 count of a datetime64/timedelta64 ``value`` in the unit of ``dtype`` (the
+    kernel parameter's; NaT is the smallest int64)."""
+    return int(np.asarray(value).astype(dtype).view(np.int64))
 
 
 def _record_ptr(rec):
@@ -346,7 +354,8 @@ class ArgPacker:
         self.params = ctypes.addressof(self.param_array)
         self.exprs = ", ".join(e for _, e in items)
         self.namespace = {"_pack_into": self.struct.pack_into, "_buf": self.buffer,
-                          "_ptr": _record_ptr, "_bf16": bf16_scalar.from_storage}
+                          "_ptr": _record_ptr, "_bf16": bf16_scalar.from_storage,
+                          "_ticks": _time_ticks}
         names = ", ".join(f"a{i}" for i in range(len(self.argtypes)))
         unpack = f"    {names}, = args\n" if self.argtypes else ""
         src = (f"def pack(args):\n{unpack}"
@@ -548,7 +557,7 @@ def _pack_error(kernel_name, argtypes, values, exc):
         items = param_layout(t, "v")
         try:
             struct.pack("<" + "".join(c for c, _ in items),
-                        *[eval(e, {"v": v, "_ptr": _record_ptr,
+                        *[eval(e, {"v": v, "_ptr": _record_ptr, "_ticks": _time_ticks,
                                    "_bf16": bf16_scalar.from_storage}) for _, e in items])
         except (struct.error, TypeError, AttributeError) as e:
             return TypeError(f"argument {i} of kernel {kernel_name!r} ({v!r:.60}) cannot be "

@@ -294,6 +294,13 @@ def _check_scalar_store(typer, target, rt, vt):
             raise typer.error(f"cannot store a value of type {vt} into an array of {rt}",
                               target)
         return
+    if rules.is_datetime(rt) or rules.is_datetime(vt):
+        # datetime64 into datetime64, timedelta64 into timedelta64, converted to the
+        # element's unit (NumPy's same_kind cast)
+        if type(rt) is not type(vt) or rules.common_time_unit(rt.unit, vt.unit) is None:
+            raise typer.error(f"cannot store a value of type {vt} into an array of {rt}",
+                              target)
+        return
     if not rules.is_number(vt):
         raise typer.error(f"cannot store a value of type {vt} into an array of {rt}", target)
     if rules.is_complex(vt) and not rules.is_complex(rt):

@@ -14,7 +14,7 @@ from .callkinds import CallKind, resolve
 __all__ = ["is_int", "is_float", "is_complex", "is_number", "is_scalar", "promote",
            "unify", "binop_type", "unary_type", "int_result", "PseudoType", "Global", "Func",
            "BoundMethod", "ArrayCTypes", "RangeType", "IterType", "element_type",
-           "isinstance_of"]
+           "isinstance_of", "is_datetime", "common_time_unit", "datetime_binop_type"]
 
 
 class PseudoType:
@@ -231,9 +231,61 @@ def _as_num(t):
     return T.int64 if isinstance(t, T.Boolean) else t
 
 
+def is_datetime(t):
+    """True for a ``datetime64`` or ``timedelta64`` type."""
+    return isinstance(t, (T.NPDatetime, T.NPTimedelta))
+
+
+def common_time_unit(u1, u2):
+    """The unit two datetime64/timedelta64 units compute in: the finer one (NumPy's
+    promotion: ``'D'`` and ``'h'`` give ``'h'``; the generic unit ``''`` takes the other's);
+    None when NumPy has no common unit (years or months with days and finer units)."""
+    if u1 == u2 or not u2:
+        return u1
+    if not u1:
+        return u2
+    try:
+        unit, count = np.datetime_data(np.promote_types(np.dtype(f"m8[{u1}]"),
+                                                        np.dtype(f"m8[{u2}]")))
+    except TypeError:
+        return None
+    return unit if count == 1 else None
+
+
+def datetime_binop_type(op, a, b):
+    """Result type of ``a <op> b`` when one operand is a datetime64 or timedelta64 (numba's
+    ``npdatetime`` typing, NumPy's results): timedelta ± timedelta and datetime − datetime
+    give a timedelta, datetime ± timedelta a datetime, in the finer unit
+    (:func:`common_time_unit`); a timedelta times or divided by an int or float is a
+    timedelta of its unit; timedelta / timedelta is float64, ``//`` int64, ``%`` a
+    timedelta.  None for anything else (adding two datetimes, mixing years or months with
+    days, a datetime times a number)."""
+    dt_a, dt_b = isinstance(a, T.NPDatetime), isinstance(b, T.NPDatetime)
+    td_a, td_b = isinstance(a, T.NPTimedelta), isinstance(b, T.NPTimedelta)
+    real = lambda t: is_int(t) or is_float(t)      # noqa: E731
+    if (td_a or dt_a) and (td_b or dt_b):
+        unit = common_time_unit(a.unit, b.unit)
+        if unit is None:
+            return None
+        if op == "+" and not (dt_a and dt_b):
+            return T.NPDatetime(unit) if dt_a or dt_b else T.NPTimedelta(unit)
+        if op == "-" and not (td_a and dt_b):
+            return T.NPTimedelta(unit) if dt_a == dt_b else T.NPDatetime(unit)
+        if td_a and td_b:
+            return {"/": T.float64, "//": T.int64, "%": T.NPTimedelta(unit)}.get(op)
+        return None
+    if td_a and real(b) and op in ("*", "/", "//"):
+        return a
+    if td_b and real(a) and op == "*":
+        return b
+    return None
+
+
 def binop_type(op, a, b):
     """Result type of scalar ``a <op> b`` (op: '+', '-', '*', '/', '//', '%', '**', '&', '|',
     '^', '<<', '>>'), or None when the operation is not defined for these types."""
+    if is_datetime(a) or is_datetime(b):
+        return datetime_binop_type(op, a, b)
     if isinstance(a, T.BFloat16) or isinstance(b, T.BFloat16):
         if op not in ("+", "-", "*", "/"):
             return None
@@ -297,6 +349,10 @@ def _mix_complex(a, b):
 
 def unary_type(op, a):
     """Result of unary ``op`` ('-', '+', '~', 'not') on scalar type ``a``, or None."""
+    if isinstance(a, T.NPTimedelta):
+        return a if op in ("-", "+") else None
+    if isinstance(a, T.NPDatetime):
+        return None
     if isinstance(a, T.BFloat16):
         return a if op in ("-", "+") else T.boolean if op == "not" else None
     if not is_number(a):

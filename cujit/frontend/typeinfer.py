@@ -724,6 +724,12 @@ class _Typer(scopes.ConstEval):
             if _constant_strings(a, b):
                 self._compare_constants(node, op, a.obj, b.obj, n)
                 continue
+            if rules.is_datetime(a) or rules.is_datetime(b):
+                if type(a) is not type(b) or rules.common_time_unit(a.unit, b.unit) is None:
+                    raise self.error(f"cannot compare {a} with {b} (a datetime64 compares "
+                                     "with a datetime64, a timedelta64 with a timedelta64, "
+                                     "of units NumPy can convert)", n)
+                continue
             if isinstance(a, T.BFloat16) or isinstance(b, T.BFloat16):
                 if a is not b or isinstance(op, (ast.Is, ast.IsNot)):
                     raise self.error(f"cannot compare {a} with {b} (bfloat16 compares with "

@@ -27,7 +27,7 @@ from .. import bf16_scalar
 from ..arrays.protocol import cuda_core_kind, cuda_core_parts
 from .core import (  # noqa: F401 - the public module re-exports the core
     Array, BFloat16, Boolean, CPointer, Complex, FP8, Float, Integer, IntegerLiteral,
-                   NestedArray, CharSeq, NoneType, RawPointer, Record, Scalar, Signature, Tuple, Type, UniTuple, _BY_DTYPE, _CACHE,
+                   NestedArray, CharSeq, NoneType, NPDatetime, NPTimedelta, RawPointer, Record, Scalar, Signature, Tuple, Type, UniTuple, _BY_DTYPE, _CACHE,
                    _Interned, _NAMES, _alignment_of, _array_from_slices, _field_type, _rebuild,
                    as_dtype_type, bool_, boolean, byte, complex128, bfloat16, complex64,
                    complex_domain, fp8_e4m3, fp8_e5m2, fp8_e8m0, float16, float32, float64, from_dtype, int16, int32, int64,
@@ -46,7 +46,7 @@ from .names import (  # noqa: F401 - numba.types has the short and C names too
                     ssize_t, size_t)
 
 __all__ = ["Type", "Boolean", "Integer", "IntegerLiteral", "Float", "BFloat16", "FP8", "Complex", "NoneType", "Array", "Record",
-           "NestedArray", "CharSeq", "CPointer", "RawPointer", "voidptr", "UniTuple", "Tuple", "NamedUniTuple", "NamedTuple", "named_tuple",
+           "NestedArray", "CharSeq", "NPDatetime", "NPTimedelta", "CPointer", "RawPointer", "voidptr", "UniTuple", "Tuple", "NamedUniTuple", "NamedTuple", "named_tuple",
            "VectorType",
            "EnumMember", "IntEnumMember", "Fragment",
            "Signature", "boolean", "bool_", "int8",

@@ -255,6 +255,51 @@ class Complex(Scalar):
         return (self.bitwidth,)
 
 
+class NPDatetime(Scalar):
+    """``datetime64[unit]`` (numba's ``NPDatetime``): a NumPy datetime of ``unit`` (``'D'``,
+    ``'s'``, ``'ms'`` ...; ``''`` for NumPy's generic unit), stored as an int64 count of units
+    since 1970-01-01, NaT being the smallest int64.  ``datetime64[D](x)`` is
+    ``np.datetime64(x, 'D')``."""
+    @classmethod
+    def _key_of(cls, unit):
+        return (str(unit),)
+
+    def __init__(self, unit):
+        self.unit = str(unit)
+        super().__init__(f"datetime64[{self.unit}]" if self.unit else "datetime64",
+                         f"M8[{self.unit}]" if self.unit else "M8")
+
+    def _ctor_args(self):
+        return (self.unit,)
+
+    def __call__(self, *args):
+        if len(args) == 1 and not isinstance(args[0], Type):
+            return np.datetime64(args[0], self.unit) if self.unit else np.datetime64(args[0])
+        return Type.__call__(self, *args)
+
+
+class NPTimedelta(Scalar):
+    """``timedelta64[unit]`` (numba's ``NPTimedelta``): a NumPy time span of ``unit``,
+    stored as an int64 count of units, NaT being the smallest int64.
+    ``timedelta64[D](x)`` is ``np.timedelta64(x, 'D')``."""
+    @classmethod
+    def _key_of(cls, unit):
+        return (str(unit),)
+
+    def __init__(self, unit):
+        self.unit = str(unit)
+        super().__init__(f"timedelta64[{self.unit}]" if self.unit else "timedelta64",
+                         f"m8[{self.unit}]" if self.unit else "m8")
+
+    def _ctor_args(self):
+        return (self.unit,)
+
+    def __call__(self, *args):
+        if len(args) == 1 and not isinstance(args[0], Type):
+            return np.timedelta64(args[0], self.unit) if self.unit else np.timedelta64(args[0])
+        return Type.__call__(self, *args)
+
+
 class NoneType(Type):
     """``void`` / ``none``: no value (a kernel's return type)."""
     @classmethod
@@ -567,6 +612,13 @@ def from_dtype(dtype):
         return t
     if dt.fields is not None:
         return Record(dt)
+    if dt.kind in "Mm" and dt.byteorder in ("=", "|", "<"):
+        unit, count = np.datetime_data(dt)
+        if count != 1:
+            raise TypeError(f"dtype {dt} counts {count} units per step; kernels take "
+                            "datetime64/timedelta64 of one unit per step (as numba)")
+        unit = "" if unit == "generic" else unit
+        return NPDatetime(unit) if dt.kind == "M" else NPTimedelta(unit)
     if dt.kind in "SU" and dt.itemsize and dt.byteorder in ("=", "|", "<"):
         return CharSeq(dt.kind, dt.itemsize if dt.kind == "S" else dt.itemsize // 4)
     if dt.subdtype is not None:
@@ -574,7 +626,7 @@ def from_dtype(dtype):
     if dt.byteorder not in ("=", "|") and dt.newbyteorder("=") in _BY_DTYPE:
         raise TypeError(f"dtype {dt} is not in native byte order; kernels need native order")
     raise TypeError(f"dtype {dt} is not supported in kernels (expected bool, int, uint, float, "
-                    "complex or a structured dtype of those)")
+                    "complex, datetime64, timedelta64 or a structured dtype of those)")
 
 
 def as_dtype_type(obj):
@@ -670,6 +722,8 @@ def from_numba_type(obj):
         return UniTuple(_member(obj.dtype, obj), int(obj.count))
     if cls in ("Tuple", "BaseTuple"):
         return Tuple(tuple(_member(t, obj) for t in obj.types))
+    if cls in ("NPDatetime", "NPTimedelta"):
+        return (NPDatetime if cls == "NPDatetime" else NPTimedelta)(obj.unit)
     if cls == "CPointer":
         return CPointer(_member(obj.dtype, obj), getattr(obj, "addrspace", None))
     if cls == "RawPointer" or name == "void*":
