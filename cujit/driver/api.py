@@ -319,6 +319,31 @@ class Driver:
         """``(device_ptr, nbytes)`` of global ``name`` (cuModuleGetGlobal)."""
         raise NotImplementedError
 
+    def library_load(self, image, name=""):
+        """Load a cubin, fatbin or PTX image (bytes) as a context-independent CUDA library
+        (cuLibraryLoadData) through cuda.core's ``ObjectCode`` → that ObjectCode, loaded
+        (its ``handle`` is the ``CUlibrary``).  The library stays loaded while the
+        ObjectCode lives; cuda.core unloads it (cuLibraryUnload) when it dies.  ``name``
+        (str): what cuda.core's messages call it.  CudaSupportError when cuda.core is not
+        installed; CudaAPIError when the image does not load."""
+        raise NotImplementedError
+
+    def library_get_kernel(self, library, name):
+        """The cuda.core ``Kernel`` of entry point ``name`` (str) in ``library`` (an
+        ObjectCode from :meth:`library_load`) (cuLibraryGetKernel); CudaAPIError when there
+        is none."""
+        raise NotImplementedError
+
+    def kernel_get_function(self, kernel):
+        """Function handle (int) of ``kernel`` (a cuda.core ``Kernel``) in the current
+        context, for the cuFunc* and cuLaunchKernel calls (cuKernelGetFunction)."""
+        raise NotImplementedError
+
+    def library_get_global(self, library, name):
+        """``(device_ptr, nbytes)`` of global ``name`` (str) of ``library`` (an ObjectCode
+        from :meth:`library_load`) in the current context (cuLibraryGetGlobal)."""
+        raise NotImplementedError
+
     def func_get_attribute(self, func, name):
         """CU_FUNC_ATTRIBUTE_<name> of a function, int (cuFuncGetAttribute)."""
         raise NotImplementedError
