@@ -62,8 +62,8 @@ class Library:
     when this object dies (through ``context.deallocations``, like a module's unload) or
     :meth:`unload` is called, and at once by ``Context.reset()`` and ``cujit.close()``.  After
     the teardowns cujit drops its reference to the ObjectCode, and cuda.core unloads the
-    library once nobody else holds it.  An exception from a teardown is reported as the
-    deferred release's DeallocationWarning."""
+    library once nobody else holds it.  A teardown that raises does not stop the others;
+    the release reports it as a DeallocationWarning (a RuntimeError naming the callback)."""
 
     __slots__ = ("handle", "context", "object_code", "initialized", "_setups", "_drv",
                  "_finalizer", "__weakref__")
@@ -147,10 +147,15 @@ class _LoadedLibrary:
 
 
 def _unload_library(loaded):
-    code = loaded.object_code
-    try:
-        for f in loaded.teardowns:
+    code, loaded.object_code = loaded.object_code, None
+    failed = []
+    for f in loaded.teardowns:
+        try:
             f(code)
-    finally:
-        # the last reference cujit held: cuda.core unloads the library when it is the last
-        loaded.object_code = code = None
+        except Exception as exc:
+            failed.append(f"{f!r} raised {type(exc).__name__}: {exc}")
+    # cujit's last reference: cuda.core unloads the library once it holds the last one (the
+    # error raised below carries no frame that still holds it)
+    del code
+    if failed:
+        raise RuntimeError(f"teardown callback of {loaded!r}: {'; '.join(failed)}")
