@@ -70,6 +70,15 @@ class Driver:
         raise AttributeError(f"{name!r}: {where} has no raw CUDA driver functions (they exist "
                              "on a GPU, through cuda-bindings)")
 
+    def bindings_module(self):
+        """The ``cuda.bindings.driver`` module this backend calls (numba's
+        ``cudadrv.driver.binding``: its types, ``CUdevice``, ``CUresult``... and functions
+        returning ``(err, ...)``), for ported code; cujit's own code never uses it.
+        AttributeError where the backend has none (the simulator)."""
+        where = "the simulator" if self.is_simulator else f"the {self.name} driver backend"
+        raise AttributeError(f"{where} has no cuda.bindings.driver module (numba's "
+                             "cudadrv.driver.binding exists on a GPU)")
+
     # -- versions and devices ------------------------------------------------------------
     def driver_version(self):
         """CUDA driver version as an int, e.g. 13000 (cuDriverGetVersion)."""

@@ -84,6 +84,9 @@ class CudaDriver(Driver):
         self._cuMemcpyHtoDAsync = d.cuMemcpyHtoDAsync
         self._cuMemcpyDtoHAsync = d.cuMemcpyDtoHAsync
 
+    def bindings_module(self):
+        return self._d
+
     def raw_function(self, name):
         fn = getattr(self._d, name, None) if name.startswith("cu") else None
         if not callable(fn):
@@ -559,8 +562,7 @@ class CudaDriver(Driver):
 
     def kernel_get_function(self, kernel):
         d = self._d
-        # cuda.core before 0.6 kept the CUkernel as ``_handle``
-        handle = getattr(kernel, "handle", None) or getattr(kernel, "_handle", kernel)
+        handle = getattr(kernel, "handle", kernel)      # a cuda.core Kernel, or its CUkernel
         if not isinstance(handle, d.CUkernel):
             handle = d.CUkernel(int(handle))
         err, fn = d.cuKernelGetFunction(handle)

@@ -150,9 +150,32 @@ class Context:
     The contract other layers read (public, never the underscore attributes):
     ``generation`` (int, bumped by ``reset()`` and :func:`close`: an object that recorded an
     older one is dead), ``closed`` (True after :func:`close`) and ``make_current()`` (bind
-    the context to the calling thread; cheap when it already is)."""
+    the context to the calling thread; cheap when it already is).
 
-    def __init__(self, device):
+    ``Context(device, handle)``, numba's constructor for a context some other library made
+    current, gives cujit's one Context of that device (``device``: a :class:`Device`, an
+    ordinal or a cuda-bindings ``CUdevice``) when ``handle`` (int or ``CUcontext``) is the
+    device's primary context; RuntimeError for any other context (cujit, as numba, operates
+    on primary contexts only); TypeError/IndexError for a bad device."""
+
+    def __new__(cls, device, handle=None):
+        if handle is None:
+            return super().__new__(cls)
+        ordinal = device.id if isinstance(device, Device) else device
+        if isinstance(ordinal, bool) or not (hasattr(ordinal, "__index__")
+                                             or hasattr(ordinal, "__int__")):
+            raise TypeError(f"Context(device, handle): device must be a Device, an ordinal "
+                            f"or a CUdevice, got {device!r}")
+        ctx = _context_for(device_of(int(ordinal)).id)
+        if int(handle) != ctx.handle:
+            raise RuntimeError(f"cujit cannot operate on non-primary CUDA context "
+                               f"{int(handle):x} (the primary context of device "
+                               f"{ctx.device.id} is {ctx.handle:x})")
+        return ctx
+
+    def __init__(self, device, handle=None):
+        if handle is not None:
+            return          # __new__ gave the device's existing Context
         from ..memory.deallocations import PendingDeallocs
         from ..memory.managers import memory_manager_class
         drv = get_driver()
