@@ -6,6 +6,7 @@ what numba's ``Context.create_module_ptx``/``create_module_image`` return), with
 import weakref
 
 from ..driver import get_driver
+from ..driver.errors import CUDA_ERROR_INVALID_HANDLE, CudaAPIError
 
 __all__ = ["Module", "Library", "Function"]
 
@@ -58,28 +59,41 @@ class Library:
 
     ``setup_callbacks`` and ``teardown_callbacks`` (sequences of callables taking the
     ObjectCode; numba-cuda's linkable code's ``setup_callback``/``teardown_callback``):
-    :meth:`setup` calls the first; the second are called when the library unloads, which is
+    :meth:`setup` calls the first (RuntimeError when called twice, CudaAPIError once
+    unloaded); the second are called when the library unloads, which is
     when this object dies (through ``context.deallocations``, like a module's unload) or
     :meth:`unload` is called, and at once by ``Context.reset()`` and ``cujit.close()``.  After
     the teardowns cujit drops its reference to the ObjectCode, and cuda.core unloads the
     library once nobody else holds it.  A teardown that raises does not stop the others;
     the release reports it as a DeallocationWarning (a RuntimeError naming the callback)."""
 
-    __slots__ = ("handle", "context", "object_code", "initialized", "_setups", "_drv",
+    __slots__ = ("handle", "context", "initialized", "_setups", "_drv", "_loaded",
                  "_finalizer", "__weakref__")
 
     def __init__(self, context, drv, object_code, setup_callbacks=(),
                  teardown_callbacks=()):
         self.context = context
-        self.object_code = object_code
         self.handle = int(object_code.handle)
         self.initialized = False
         self._setups = tuple(setup_callbacks)
         self._drv = drv
-        self._finalizer = weakref.finalize(
-            self, context._queue_resource, _unload_library,
-            _LoadedLibrary(object_code, self.handle, tuple(teardown_callbacks)),
-            context.generation)
+        # the one strong reference cujit keeps to the ObjectCode, dropped by the release (so
+        # that a Library a kernel still names after a reset does not keep the code loaded)
+        self._loaded = _LoadedLibrary(object_code, self.handle, tuple(teardown_callbacks))
+        self._finalizer = weakref.finalize(self, context._queue_resource, _unload_library,
+                                           self._loaded, context.generation)
+
+    @property
+    def object_code(self):
+        """The cuda.core ``ObjectCode``; None once the library was released."""
+        return self._loaded.object_code
+
+    def _code(self):
+        code = self._loaded.object_code
+        if code is None:
+            raise CudaAPIError(CUDA_ERROR_INVALID_HANDLE, f"{self!r} was unloaded",
+                               "cuLibraryGetKernel")
+        return code
 
     def __int__(self):
         return self.handle
@@ -91,21 +105,26 @@ class Library:
         propagates (the library is not marked set up)."""
         if self.initialized:
             raise RuntimeError(f"{self!r} has already been set up")
+        code = self._code()
         for f in self._setups:
-            f(self.object_code)
+            f(code)
         self.initialized = True
 
     def get_function(self, name):
         """The :class:`Function` of kernel ``name`` (str) in this library's context
-        (cuLibraryGetKernel, cuKernelGetFunction); CudaAPIError when there is none."""
+        (cuLibraryGetKernel, cuKernelGetFunction); CudaAPIError when there is none or
+        the library was unloaded."""
+        code = self._code()
         self.context.make_current()
-        kernel = self._drv.library_get_kernel(self.object_code, name)
+        kernel = self._drv.library_get_kernel(code, name)
         return Function(self, kernel, self._drv.kernel_get_function(kernel), name)
 
     def get_global(self, name):
-        """``(device_ptr, nbytes)`` of global ``name`` (str) (cuLibraryGetGlobal)."""
+        """``(device_ptr, nbytes)`` of global ``name`` (str) (cuLibraryGetGlobal);
+        CudaAPIError when there is none or the library was unloaded."""
+        code = self._code()
         self.context.make_current()
-        return self._drv.library_get_global(self.object_code, name)
+        return self._drv.library_get_global(code, name)
 
     def unload(self):
         """Queue the teardown callbacks and the release of the library now (idempotent)."""

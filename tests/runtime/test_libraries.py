@@ -127,12 +127,18 @@ def test_the_release_drops_the_object_code(ctx):
     code = FakeObjectCode()
     ref = weakref.ref(code)
     lib = Library(ctx, LibraryDriver(), code, teardown_callbacks=[lambda oc: None])
+    assert lib.object_code is code
     del code
     lib.unload()
     _drain(ctx)
-    del lib
     gc.collect()
-    assert ref() is None
+    assert ref() is None and lib.object_code is None    # released though lib lives on
+    with pytest.raises(CudaAPIError, match="unloaded"):
+        lib.get_function("k")
+    with pytest.raises(CudaAPIError, match="unloaded"):
+        lib.get_global("g")
+    with pytest.raises(CudaAPIError, match="unloaded"):
+        lib.setup()
 
 
 def test_a_failing_teardown_is_a_deallocation_warning_and_still_releases(ctx):
