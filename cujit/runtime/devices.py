@@ -158,7 +158,7 @@ class Context:
     device's primary context; RuntimeError for any other context (cujit, as numba, operates
     on primary contexts only); TypeError/IndexError for a bad device."""
 
-    def __new__(cls, device, handle=None):
+    def __new__(cls, device=None, handle=None):
         if handle is None:
             return super().__new__(cls)
         ordinal = device.id if isinstance(device, Device) else device
