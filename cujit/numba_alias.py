@@ -24,7 +24,9 @@ Child processes inherit the hook through the environment (:func:`child_environme
 directory (:data:`SITE_DIR`) first on ``PYTHONPATH``; that ``sitecustomize`` installs the hook
 when the setting is on and then runs the ``sitecustomize`` it shadows, if any.  An interpreter
 started with ``-E``/``-I`` ignores the environment, and so the alias.  The simulator is chosen
-as in numba: ``NUMBA_ENABLE_CUDASIM=1`` (or ``CUJIT_ENABLE_CUDASIM=1``).
+as in numba: ``NUMBA_ENABLE_CUDASIM=1`` (or ``CUJIT_ENABLE_CUDASIM=1``); under the alias the
+simulator answers ``is_bfloat16_supported()`` and ``is_fp8_supported()`` False, as numba's
+simulator does (``cujit.config.NUMBA_COMPAT``, which :func:`install` turns on).
 """
 import importlib
 import importlib.abc
