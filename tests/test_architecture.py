@@ -762,11 +762,11 @@ def test_backend_branch_checker_sees_reads():
 
 def device_pointer_probes(trees):
     """``(module, call)`` for each ``hasattr``/``getattr`` probe of ``"_data_ptr"`` outside
-    ``cujit.arrays.protocol``, whose ``has_device_pointer``/``device_pointer`` are the one
+    ``cujit.memory.protocol``, whose ``has_device_pointer``/``device_pointer`` are the one
     "is this cujit device memory" test (docs/interfaces.md)."""
     found = set()
     for m, tree in trees.items():
-        if m == "cujit.arrays.protocol":
+        if m == "cujit.memory.protocol":
             continue
         for node in ast.walk(tree):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
@@ -785,4 +785,4 @@ def test_device_pointer_probe_checker_sees_probes():
     src = "a = hasattr(x, '_data_ptr')\nb = getattr(x, '_data_ptr', None)\nc = x._data_ptr\n"
     assert device_pointer_probes({"cujit.m": ast.parse(src)}) == {
         ("cujit.m", "hasattr"), ("cujit.m", "getattr")}
-    assert device_pointer_probes({"cujit.arrays.protocol": ast.parse(src)}) == set()
+    assert device_pointer_probes({"cujit.memory.protocol": ast.parse(src)}) == set()

@@ -28,7 +28,7 @@ from ..memory import (AutoFreePointer, BaseCUDAMemoryManager, GetIpcHandleMixin,
 from ..memory.pointers import DeadMemoryError
 from ..profiler import profile_start, profile_stop, profiling
 from ..arrays import layout as _layout
-from ..arrays.protocol import device_pointer as _protocol_pointer
+from ..memory.protocol import device_pointer as _protocol_pointer
 from ..arrays.transfer import copied as _copied
 from ..runtime.device_list import cuda_error, is_available
 from ..runtime.devices import Context, Device, close, contexts, device_of, forget_binding

@@ -32,7 +32,7 @@ from ..driver.errors import CudaAPIError, CUDA_ERROR_INVALID_VALUE, last_launch
 from ..hooks import HookPoint
 from ..config import config
 from ..frontend.errors import NumbaPerformanceWarning
-from ..arrays.protocol import has_device_pointer, device_pointer, cuda_core_kind
+from ..memory.protocol import has_device_pointer, device_pointer, cuda_core_kind
 
 __all__ = ["LaunchConfig", "normalize_dims", "make_config", "device_limits",
            "check_function_limits", "ArgPacker", "param_layout", "FunctionInfo",
@@ -824,7 +824,7 @@ def make_fast(lk, args, drv, label=None, literals=None, conv=None):
     from ..runtime.devices import thread_binding
     from ..arrays import wait_for_exporter, from_dlpack
     from ..arrays.layout import layout_code
-    from ..arrays.protocol import cuda_core_parts
+    from ..memory.protocol import cuda_core_parts
     from ..config import config
     n = len(args)
     packer = ArgPacker(lk.packer.argtypes)
