@@ -366,6 +366,29 @@ def test_records():
     assert arr[1]["v"] == 3.5 and arr[0]["b"] and not arr[1]["b"]
 
 
+flat = np.dtype([("i", np.int64), ("f", np.float64), ("b", np.bool_)])
+
+
+def field_attributes(x, out, addr):
+    for k in range(x.size):
+        out[k] = x.f[k] + x.i[k]
+        x.i[k] = -x.i[k]
+    addr[0] = x.ctypes.data
+    addr[1] = x.f.ctypes.data
+    addr[2] = x[1:].b.ctypes.data
+
+
+def test_record_fields_as_attributes_and_ctypes_data():
+    x = np.zeros(4, flat)
+    x["i"], x["f"] = np.arange(4), np.arange(4) / 4
+    out, addr = np.zeros(4), np.zeros(3, np.uint64)
+    run(field_attributes, (T.Array(T.Record(flat), 1, "C"), T.float64[::1], T.uint64[::1]),
+        x, out, addr)
+    assert out.tolist() == [0.0, 1.25, 2.5, 3.75] and x["i"].tolist() == [0, -1, -2, -3]
+    base = x.ctypes.data
+    assert addr.tolist() == [base, base + 8, base + flat.itemsize + 16]
+
+
 strrec = np.dtype([("x", np.int32), ("u", "<U5"), ("s", "S4")])
 
 
