@@ -488,7 +488,9 @@ def convert_arg(index, value, stream):
             return convert_hint(index, value, stream, convert_arg)
     if type(value) in _PLAIN_SCALARS or (isinstance(value, np.generic)
                                          and value.dtype.fields is None):
-        return value, None, True
+        # a datetime64/timedelta64's unit is part of its type, not of its class (which the
+        # fast path checks): those launches take the slow path, typed each time
+        return value, None, type(value) in _PLAIN_SCALARS or value.dtype.kind not in "Mm"
     if isinstance(value, np.ndarray):
         from ..arrays import auto_device
         dev, copied = auto_device(value, stream=stream)

@@ -177,3 +177,17 @@ def test_vectorize_datetime_signature_of_argument_types():
     a, b = _dates(10)
     np.testing.assert_array_equal(timediff(a, b).view("i8"), (b - a).view("i8"))
     assert timediff.types == ["MM->m"]
+
+
+def shift(out, when):
+    out[0] = when
+
+
+def test_a_scalar_of_another_unit_is_another_specialisation():
+    k = cuda.jit(shift)
+    out_d = np.zeros(1, "M8[s]")
+    for _ in range(2):                        # the second launch may take the fast path
+        k[1, 1](out_d, np.datetime64("2005-02-01", "D"))
+    k[1, 1](out_d, np.datetime64("2005-02-01T00:00:07", "s"))
+    assert out_d[0] == np.datetime64("2005-02-01T00:00:07", "s")
+    assert len(k.signatures) == 2
