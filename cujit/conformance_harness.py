@@ -47,6 +47,7 @@ from . import extending as cujit_extending
 from . import fp8 as cujit_fp8
 from . import numba_alias
 from .frontend import libdevice_table
+from .frontend.errors import RequireLiteralValue
 from .dispatch.dispatcher import Dispatcher
 from .config import config
 
@@ -245,6 +246,7 @@ def _module_contents():
     process imports one, so cujit's compiler is loaded only there)."""
     internal = Internal
     errors = {"TypingError": cujit.TypingError, "CompileError": cujit.CompileError,
+              "RequireLiteralValue": RequireLiteralValue,
               **_numba_warning_classes(),
               # the warnings cujit emits are its own classes, under numba's names
               "NumbaWarning": cujit.NumbaWarning,

@@ -114,8 +114,11 @@ def type_call(typer, node):
                     "decorate it with @cuda.jit(device=True) or "
                     "@cujit.extending.register_jitable (numba.extending.register_jitable "
                     "registers it for Numba's CPU target only)")
-        raise typer.error(f"'{ast.unparse(node.func)}' ({_describe(ft)}) cannot be called in a "
-                          f"kernel{hint}", node.func)
+        # numba's words for a global it has no type for, before cujit's reason
+        untyped = (f"Untyped global name '{node.func.id}': "
+                   if isinstance(ft, Global) and isinstance(node.func, ast.Name) else "")
+        raise typer.error(f"{untyped}'{ast.unparse(node.func)}' ({_describe(ft)}) cannot be "
+                          f"called in a kernel{hint}", node.func)
     return calls_impl.type_func(typer, node, ft, args, kws)
 
 
