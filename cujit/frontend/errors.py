@@ -15,7 +15,8 @@ numba-cuda's.  cujit never imports Numba for it: the class is read from ``sys.mo
 """
 import sys
 
-__all__ = ["CujitCompileError", "TypingError", "RequireLiteralValue", "CompileError",
+__all__ = ["CujitCompileError", "TypingError", "RequireLiteralValue", "UninferableType",
+           "CompileError",
            "SourceLocation",
            "KernelRuntimeError", "NumbaWarning", "NumbaPerformanceWarning",
            "NumbaInvalidConfigWarning"]
@@ -96,6 +97,12 @@ class TypingError(CujitCompileError):
     """A kernel construct that cannot be typed or is not supported (Numba's TypingError)."""
 
     numba_name = "TypingError"
+
+
+class UninferableType(TypingError):
+    """A value whose type cannot be known when the kernel is compiled (a shared or local
+    array whose dtype is not a compile-time constant).  Assigned to a variable, the message
+    starts with numba's "Cannot infer the type of variable 'name'"."""
 
 
 class RequireLiteralValue(TypingError):

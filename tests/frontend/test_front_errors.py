@@ -410,3 +410,26 @@ def test_record_field_store_through_a_read_only_array_is_rejected(fn):
 
 def test_record_fields_of_a_read_only_array_can_be_read():
     infer(k_field_reads, (_record_array_type(False), T.int64[::1]))
+
+
+def k_shared_object_dtype():
+    arr = cuda.shared.array(10, dtype=np.dtype("O"))  # noqa: F841
+
+
+def k_local_dtype_in_expression(x):
+    x[0] = cuda.local.array(4, dtype=np.dtype("f4"))[0]
+
+
+def test_uninferable_array_assigned_names_the_variable():
+    # numba's words ("Cannot infer the type of variable"), then why
+    e = err_of(k_shared_object_dtype, ())
+    assert e.msg.startswith("Cannot infer the type of variable 'arr': the dtype of "
+                            "shared.array must be a compile-time constant")
+    assert "'np.dtype('O')' is not known when the kernel is compiled" in e.msg
+    line, _ = line_of(k_shared_object_dtype, "np.dtype(\"O\")")
+    assert e.loc.line == line
+
+
+def test_uninferable_array_in_an_expression_is_the_plain_reason():
+    e = err_of(k_local_dtype_in_expression, (T.float32[::1],))
+    assert e.msg.startswith("the dtype of local.array must be a compile-time constant")
