@@ -43,6 +43,7 @@ from ..frontend.source import DeviceFunctionLike, KernelLike, SourceOwner
 from ..frontend.jitoptions import check_launch_bounds as _check_launch_bounds
 from ..frontend.jitoptions import check_options as _check_options
 from ..frontend.overloads import best_overloads as _best_overloads
+from ..frontend.overloads import numba_repr as _numba_repr
 from .serialize import as_function, reduce_function
 from .serialize import find_by_name as _find_by_name
 from .introspect import InspectMixin as _InspectMixin
@@ -765,11 +766,16 @@ class Dispatcher(_InspectMixin, KernelLike, SourceOwner):
         if len(best) == 1:
             return best[0]
         name = self.py_func.__qualname__
-        have = ', '.join(map(str, argtypes))
         if best:
-            raise TypeError(f"Ambiguous overloading for kernel {name} ({have}):\n"
-                            + "\n".join('(' + ', '.join(map(str, d)) + ') -> none'
-                                        for d in best[:2]))
+            # numba's text: the function's repr and the types' reprs (Array(float64, 1, ...))
+            def listed(types):
+                return "(" + ", ".join(map(_numba_repr, types)) + ")"
+            raise TypeError(f"Ambiguous overloading for {self.py_func!r} {listed(argtypes)}:\n"
+                            + "\n".join(f"{listed(d)} -> none" for d in best[:2])
+                            + f"\n(kernel {name}: the two best declared signatures convert "
+                            "the arguments equally well; pass arguments of one signature's "
+                            "exact types)")
+        have = ', '.join(map(str, argtypes))
         raise TypeError(f"No matching definition for argument type(s) {have}: kernel {name} "
                         f"has no signature the arguments convert to; declared signatures: "
                         f"{'; '.join('(' + ', '.join(map(str, d)) + ')' for d in declared)}")
