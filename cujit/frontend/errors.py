@@ -86,6 +86,13 @@ class CujitCompileError(Exception):
         self.msg = msg
         self.loc = loc
 
+    def add_context(self, msg):
+        """Append the line ``During: msg`` to the message (numba's ``add_context``: the
+        calls that led to the error, innermost first); ``.msg`` stays the error itself.
+        Returns ``self``."""
+        self.args = (f"{self.args[0]}\nDuring: {msg}",) + self.args[1:]
+        return self
+
     def __reduce__(self):
         # by cujit's class: a dual class is not importable by its name, and the receiving
         # process makes its own when it has imported Numba

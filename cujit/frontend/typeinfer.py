@@ -557,7 +557,7 @@ class _Typer(scopes.ConstEval):
             return t
         found, value = self.fsrc.resolve_global(name)
         if not found:
-            raise self.error(f"name '{name}' is not defined", node)
+            raise self.error(f"NameError: name '{name}' is not defined", node)
         return self.typed_value(node, value)
 
     def typed_value(self, node, value):
