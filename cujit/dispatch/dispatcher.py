@@ -74,7 +74,8 @@ def jit(func_or_sig=None, device=False, **options):
     .cu/.ptx/.cubin/.fatbin/.o/.a/.ltoir files or linkable-code objects such as
     ``cujit.CUSource``, linked into the kernel; CUDA C/C++ is compiled with NVRTC), ``lto``
     (link-time optimisation through nvJitLink: the kernel is compiled to LTO-IR),
-    ``debug`` (default: ``cujit.config.CUDA_DEBUGINFO_DEFAULT``), ``opt`` (bool or 0–3),
+    ``debug`` (default: ``cujit.config.CUDA_DEBUGINFO_DEFAULT``), ``opt`` (bool or 0–3;
+    default: on, off when ``cujit.config.OPT`` is 0, read here as numba-cuda's),
     ``lineinfo``, ``cache`` (on-disk
     cache), ``fastmath``, ``max_registers``, ``extensions`` (numba's argument handlers: objects
     with ``prepare_args(ty, val, **kwargs)``, see :mod:`.introspect`), ``launch_bounds`` (an
@@ -101,6 +102,8 @@ def jit(func_or_sig=None, device=False, **options):
     options["device"] = bool(device)
     if "debug" not in options and config.CUDA_DEBUGINFO_DEFAULT:
         options["debug"] = True     # numba's NUMBA_CUDA_DEBUGINFO: the default of debug=
+    if "opt" not in options and config.OPT == 0:
+        options["opt"] = False      # numba's NUMBA_OPT=0: the default of opt=
     if options.get("debug") and options.get("opt", True):
         warnings.warn(NumbaInvalidConfigWarning(
             "debug=True with opt=True is not supported by CUDA. This may result in a crash - "
