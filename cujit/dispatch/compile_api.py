@@ -111,7 +111,7 @@ def compile_all(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=F
     code, restype, linked = _compile(pyfunc, sig, debug, lineinfo, device, fastmath, cc, opt,
                                      abi, abi_info, output, forceinline, launch_bounds)
     codes = [code]
-    target = tuple(cc) if cc else config_default_cc
+    target = tuple(cc) if cc else (config.FORCE_CUDA_CC or config_default_cc)
     for entry in linked:
         lc = linkable_of(entry)
         if isinstance(lc, CUSource):

@@ -907,7 +907,8 @@ def compile_ptx(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath
                 with_links=False, forceinline=False):
     """PTX (str) of ``pyfunc`` for signature ``sig`` and its return type, as
     ``numba.cuda.compile_ptx``: ``(ptx, return_type)``.  ``cc``: target compute capability
-    (default (9, 0); ``(9, 0, 'a')`` for sm_90a); ``device``: compile a device function instead
+    (default ``cujit.config.FORCE_CUDA_CC`` when set, else (9, 0); ``(9, 0, 'a')`` for
+    sm_90a); ``device``: compile a device function instead
     of a kernel; ``launch_bounds``: as the jit option (kernels only); ``abi_name``: the
     device function's symbol; ``lto``: LTO-IR (bytes) instead of PTX; ``with_links``:
     return ``(code, return_type, linked)``, ``linked`` the ``link=`` code of the declared
@@ -928,7 +929,8 @@ def compile_ptx(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath
                               abi_name=abi_name,
                               return_type=sig.return_type if device else None,
                               forceinline=bool(forceinline) and device)
-    code = _ptx(lowered.llvm_ir, tuple(cc) if cc else (9, 0), opt=3 if opt is True else opt,
+    cc = tuple(cc) if cc else (config.FORCE_CUDA_CC or (9, 0))
+    code = _ptx(lowered.llvm_ir, cc, opt=3 if opt is True else opt,
                 fastmath=fastmath, debug=debug, lineinfo=lineinfo, name=lowered.name, lto=lto)
     restype = getattr(lowered, "return_type", ct.void)
     if with_links:
