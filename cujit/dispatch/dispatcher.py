@@ -375,7 +375,7 @@ def _call_simulated(py_func, args, kwargs):
 class _Configured(_ln.LaunchConfig):
     """``kernel[griddim, blockdim, stream, sharedmem]``: a validated LaunchConfig bound to its
     kernel; call it with the kernel's arguments."""
-    __slots__ = ("dispatcher",)
+    __slots__ = ("dispatcher", "_callbacks")
 
     def __call__(self, *args, **kwargs):
         d = self.dispatcher
@@ -384,6 +384,8 @@ class _Configured(_ln.LaunchConfig):
         if _capturing and self.stream_handle in _capturing:
             _la.refuse_host_copies_in_capture(args, d.py_func.__name__, self.stream_handle)
             _keep_for_graph(self.stream_handle, *args)     # a graph replays with these
+        if self._callbacks:                 # the hot path's one test of the callbacks
+            return d._launch_with_callbacks(self, args)
         if _launched.listeners:             # the hot path's one test of the hook point
             return d._launch_prepared(self, args)
         fast = d._fast
@@ -398,10 +400,31 @@ class _Configured(_ln.LaunchConfig):
         """The LaunchConfig (this object)."""
         return self
 
+    @property
+    def pre_launch_callbacks(self):
+        """numba-cuda's list of host functions called as ``callback(kernel, config)`` right
+        before each launch through this object, in order: ``kernel`` the compiled
+        specialisation about to run (a ``CompiledKernel``; on the simulator, which compiles
+        none, the kernel's dispatcher), ``config`` this object.  A callback must not call
+        CUDA (numba-cuda: undefined behaviour); what it raises stops the launch.
+
+        ``kernel[g, b]`` is a fresh object in numba-cuda; cujit reuses configurations, so the
+        first read of this list takes this object out of the kernel's cache: later
+        ``kernel[g, b]`` get their own, empty list."""
+        cbs = self._callbacks
+        if cbs is None:
+            cbs = self._callbacks = []
+            self.dispatcher._forget_config(self)
+        return cbs
+
     def __reduce__(self):
         """``kernel[griddim, blockdim, 0, sharedmem]`` pickled as its kernel and those
         values (numba-cuda's); PicklingError for one on a stream other than the default one
-        (a stream belongs to this process's context)."""
+        (a stream belongs to this process's context) and for one with pre-launch callbacks
+        (numba-cuda's refusal and words)."""
+        if self._callbacks:
+            raise pickle.PicklingError(
+                "Cannot pickle configured launches with pre-launch callbacks")
         if self.stream_handle != 0:
             raise pickle.PicklingError(
                 f"cannot pickle launch configuration {self.text} of kernel "
@@ -426,6 +449,8 @@ class _ConfiguredExt(_Configured):
         if kwargs or len(args) != self.dispatcher._nargs:
             args = self.dispatcher._bind(args, kwargs)
         args, retr = prepare_args(self.dispatcher._extensions, args, self.stream)
+        if self._callbacks:
+            self.dispatcher._run_callbacks(self, args)
         self.dispatcher._launch_prepared(self, args)
         for r in retr:
             r()
@@ -612,6 +637,7 @@ class Dispatcher(_InspectMixin, KernelLike, SourceOwner):
         conf = _ln.make_config(g, b, s, sh, ordinal, drv.stream_ref,
                                cls=_ConfiguredExt if self._extensions else _Configured)
         conf.dispatcher = self
+        conf._callbacks = None
         if config.CUDA_LOW_OCCUPANCY_WARNINGS and not config.DISABLE_PERFORMANCE_WARNINGS \
                 and self.backend_for(drv).compiled:
             # numba-cuda's heuristic: a grid of fewer than 128 blocks leaves most of any
@@ -629,6 +655,28 @@ class Dispatcher(_InspectMixin, KernelLike, SourceOwner):
         if _state.current is not None:
             return _call_simulated(self.py_func, args, kwargs)
         raise ValueError(_MISSING_CONFIG)
+
+    def _forget_config(self, cfg):
+        """Drop launch configuration ``cfg`` from the cache (it now has pre-launch callbacks
+        of its own, which a later ``kernel[...]`` must not share)."""
+        configs = self._configs
+        for key, conf in list(configs.items()):
+            if conf is cfg:
+                del configs[key]
+
+    def _run_callbacks(self, cfg, args):
+        """Call ``cfg``'s pre-launch callbacks with the specialisation that ``args`` launch
+        (compiled first, as the launch would) and ``cfg``."""
+        if self.backend.compiled:
+            kernel = self._pick_signature(self._argtypes_of_values(args), args)
+        else:
+            kernel = self
+        for callback in list(cfg._callbacks):
+            callback(kernel, cfg)
+
+    def _launch_with_callbacks(self, cfg, args):
+        self._run_callbacks(cfg, args)
+        self._launch_prepared(cfg, args)
 
     def _launch_prepared(self, cfg, args):
         """Launch with configuration ``cfg`` and arguments already through the
