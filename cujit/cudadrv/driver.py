@@ -351,11 +351,10 @@ class Driver:
         way of making the initialisation fail (numba-cuda's test_init): ``f(0)`` is called
         now, and a :class:`CudaAPIError` it raises makes every CUDA call raise
         ``CudaSupportError("Error at driver init: <name> (<code>)")``, the text
-        ``cuda_error()`` then returns, as numba's.  After the driver initialised, it only
-        sets the attribute."""
+        ``cuda_error()`` then returns, as numba's (the simulator, which has no ``cuInit``,
+        is not affected).  After the driver initialised, it only sets the attribute."""
         object.__setattr__(self, name, value)
-        if name == "cuInit" and not _driver_layer.driver_created() \
-                and not _driver_layer.simulator_enabled():
+        if name == "cuInit" and not _driver_layer.driver_created():
             try:
                 value(0)
             except CudaAPIError as exc:
