@@ -29,7 +29,7 @@ from time import perf_counter_ns as _now
 import numpy as np
 
 from .. import types as ct
-from ..numba_types import is_numba_object, numba_jit_function
+from ..numba_types import from_numba_type, is_numba_object, numba_jit_function
 from ..kernelstate import state as _state
 from . import launcher as _ln
 from .launcher import launched as _launched
@@ -456,6 +456,29 @@ class _ConfiguredExt(_Configured):
             r()
 
 
+class Overloads(dict):
+    """``kernel.overloads``: ``{argtypes: compiled specialisation}``, a snapshot dict that
+    also takes Numba's types in its keys (numba-cuda's tests look a specialisation up by
+    ``(numba.types.float32[::1], ...)``): a tuple key holding Numba type objects is read as
+    the cujit types they convert to (:func:`cujit.numba_types.from_numba_type`).  KeyError
+    for a key of no compiled signature, TypeError for a Numba type kernels cannot take."""
+
+    @staticmethod
+    def _key(key):
+        if isinstance(key, tuple) and any(is_numba_object(t) for t in key):
+            return tuple(from_numba_type(t) if is_numba_object(t) else t for t in key)
+        return key
+
+    def __getitem__(self, key):
+        return super().__getitem__(self._key(key))
+
+    def __contains__(self, key):
+        return super().__contains__(self._key(key))
+
+    def get(self, key, default=None):
+        return super().get(self._key(key), default)
+
+
 class _Extensions(list):
     """``kernel.extensions``: the kernel's ``extensions=`` argument handlers as numba's
     dispatcher attribute, a list the program may change (numba-cuda's tests append a handler
@@ -705,7 +728,7 @@ class Dispatcher(_InspectMixin, KernelLike, SourceOwner):
         """``{argtypes: compiled specialisation}`` (compiling, on the simulator, what was
         launched there)."""
         self._compile_pending()
-        return dict(self._specs)
+        return Overloads(self._specs)
 
     @property
     def specialized(self):
