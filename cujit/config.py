@@ -32,6 +32,12 @@ Settings (attribute — environment suffix — type, default):
 - ``NUMBA_ALIAS`` — ``CUJIT_NUMBA_ALIAS`` only — bool, False: a new Python process resolves
   ``numba.cuda`` to cujit (set by ``python -m cujit run`` for the processes it starts; read by
   cujit's own ``sitecustomize``, docs/numba-alias.md).
+- ``NUMBA_COMPAT`` — ``CUJIT_NUMBA_COMPAT`` only — bool, False: answer numba.cuda's capability
+  queries as numba.cuda itself does where its answer reflects numba rather than the device:
+  on the simulator ``is_bfloat16_supported()`` and ``is_fp8_supported()`` are False, as on
+  numba's simulator (which has neither), so code that imports the bfloat16 / FP8 names only
+  ``if not config.ENABLE_CUDASIM`` and skips when the query is False stays consistent.  The
+  numba alias turns it on (``cujit.numba_alias.install()``) unless the environment sets it.
 - ``SIM_VECTOR`` — ``CUJIT_SIM_VECTOR`` only — bool, True: the simulator's vector executor.
 - ``SIM_TYPED`` — ``CUJIT_SIM_TYPED`` only — bool, True: simulated kernels run rewritten to the
   compiler's inferred types.
@@ -287,6 +293,7 @@ _SETTINGS = {
     "CUDA_HOME": (("CUDA_HOME",), _path, "", False),
     "CUDA_PATH": (("CUDA_PATH",), _path, "", False),
     "NUMBA_ALIAS": ("NUMBA_ALIAS", _parse_bool, False, False),
+    "NUMBA_COMPAT": ("NUMBA_COMPAT", _parse_bool, False, False),
     "CUDA_LOW_OCCUPANCY_WARNINGS": ("CUDA_LOW_OCCUPANCY_WARNINGS", _parse_bool, True, True),
     "CUDA_WARN_ON_IMPLICIT_COPY": ("CUDA_WARN_ON_IMPLICIT_COPY", _parse_bool, True, True),
     "CONFORMANCE_TESTS": ("CONFORMANCE_TESTS", _path, "", False),

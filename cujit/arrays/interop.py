@@ -26,7 +26,7 @@ from . import devicearray
 from . import layout as L
 from .cai import cai_dict
 from .devicearray import DeviceNDArray
-from .protocol import cuda_core_parts
+from ..memory.protocol import cuda_core_parts
 from ..memory.pointers import MemoryPointer
 
 __all__ = ["cai_dict", "is_cuda_array", "as_cuda_array", "from_cuda_array_interface",

@@ -981,7 +981,8 @@ def compile_ptx(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath
     (default ``cujit.config.FORCE_CUDA_CC`` when set, else (9, 0); ``(9, 0, 'a')`` for
     sm_90a); ``device``: compile a device function instead
     of a kernel; ``launch_bounds``: as the jit option (kernels only); ``abi_name``: the
-    device function's symbol; ``lto``: LTO-IR (bytes) instead of PTX; ``with_links``:
+    device function's symbol (a ``cujit.jit`` kernel given as ``pyfunc`` brings its own
+    ``launch_bounds`` when none is given here); ``lto``: LTO-IR (bytes) instead of PTX; ``with_links``:
     return ``(code, return_type, linked)``, ``linked`` the ``link=`` code of the declared
     and device functions it calls; ``forceinline``: a device function gets LLVM's
     ``alwaysinline`` attribute (meaningful in LTO-IR).  Needs no GPU.  Raises
@@ -989,6 +990,9 @@ def compile_ptx(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath
     ``cc`` or ``launch_bounds``."""
     from ..nvvm.lowering import compile_to_llvm
     from ..nvvm.libnvvm import compile_ptx as _ptx
+    if isinstance(pyfunc, Dispatcher) and launch_bounds is None:
+        # the kernel's own bounds, as its launches compile it
+        launch_bounds = pyfunc.targetoptions.get("launch_bounds")
     if isinstance(pyfunc, (Dispatcher, DeviceFunction)):
         pyfunc = pyfunc.py_func
     sig = ct.parse_signature(sig)

@@ -27,7 +27,7 @@ from .captured import rebind
 from .pointers import SimPointer
 from .records import as_kernel_record
 from .thread import Dim3
-from ..arrays.protocol import has_device_pointer, device_pointer, cuda_core_kind
+from ..memory.protocol import has_device_pointer, device_pointer, cuda_core_kind
 
 __all__ = ["run_kernel", "simulate", "Launch", "SimKernel"]
 

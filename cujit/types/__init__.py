@@ -24,7 +24,7 @@ signatures").
 import numpy as np
 
 from .. import bf16_scalar
-from ..arrays.protocol import cuda_core_kind, cuda_core_parts
+from ..memory.protocol import cuda_core_kind, cuda_core_parts
 from .core import (  # noqa: F401 - the public module re-exports the core
     Array, BFloat16, Boolean, CPointer, Complex, FP8, Float, Integer, IntegerLiteral,
                    NestedArray, CharSeq, NoneType, RawPointer, Record, Scalar, Signature, Tuple, Type, UniTuple, _BY_DTYPE, _CACHE,
