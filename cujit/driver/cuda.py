@@ -548,7 +548,8 @@ class CudaDriver(Driver):
             make = ObjectCode.from_ptx
         try:
             code = make(image, name=name)
-            code.handle             # cuda.core loads lazily: load now, so errors show here
+            code.handle             # cuda.core loads lazily: load now (the driver's own lazy
+            # loading may still report bad code at the first cuLibraryGetKernel)
         except Exception as exc:
             raise api_error(_error_code(exc, 200), str(exc), "cuLibraryLoadData") from exc
         return code

@@ -418,7 +418,7 @@ class Context:
         :class:`Library`, whose ``get_function(name)`` gives a :class:`Function` with the
         cuda.core ``Kernel`` (``.kernel``) that ``cuda.core.launch`` takes.  TypeError for
         anything but str/bytes; CudaSupportError without cuda.core; CudaAPIError for PTX the
-        driver does not accept."""
+        driver does not accept (here, or under CUDA's lazy loading at ``get_function``)."""
         if isinstance(ptx, str):
             ptx = ptx.encode()
         if not isinstance(ptx, (bytes, bytearray, memoryview)):
