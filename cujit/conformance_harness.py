@@ -48,6 +48,7 @@ from . import fp8 as cujit_fp8
 from . import numba_alias
 from .vector_types import vector_types as cujit_vector_types
 from .frontend import libdevice_table
+from .frontend.errors import RequireLiteralValue
 from .dispatch.dispatcher import Dispatcher
 from .config import config
 
@@ -246,6 +247,7 @@ def _module_contents():
     process imports one, so cujit's compiler is loaded only there)."""
     internal = Internal
     errors = {"TypingError": cujit.TypingError, "CompileError": cujit.CompileError,
+              "RequireLiteralValue": RequireLiteralValue,
               **_numba_warning_classes(),
               # the warnings cujit emits are its own classes, under numba's names
               "NumbaWarning": cujit.NumbaWarning,

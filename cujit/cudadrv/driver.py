@@ -378,6 +378,21 @@ class Driver:
         """None when the driver initialises, else the message of the error that stops it."""
         return cuda_error()
 
+    def __setattr__(self, name, value):
+        """Assign an attribute.  ``driver.cuInit = f`` before the first CUDA call is numba's
+        way of making the initialisation fail (numba-cuda's test_init): ``f(0)`` is called
+        now, and a :class:`CudaAPIError` it raises makes every CUDA call raise
+        ``CudaSupportError("Error at driver init: <name> (<code>)")``, the text
+        ``cuda_error()`` then returns, as numba's (the simulator, which has no ``cuInit``,
+        is not affected).  After the driver initialised, it only sets the attribute."""
+        object.__setattr__(self, name, value)
+        if name == "cuInit" and not _driver_layer.driver_created():
+            try:
+                value(0)
+            except CudaAPIError as exc:
+                what = exc.msg or exc.name
+                _driver_layer.refuse_init(f"Error at driver init: {what} ({exc.code})")
+
     def __getattr__(self, name):
         if not name.startswith("cu"):
             raise AttributeError(f"cujit's driver object has no attribute {name!r}")

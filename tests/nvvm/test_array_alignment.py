@@ -8,7 +8,7 @@ import pytest
 
 import cujit as cuda
 from cujit import types as T
-from cujit.frontend.errors import TypingError
+from cujit.frontend.errors import RequireLiteralValue, TypingError
 from cujit.nvvm.lowering import compile_to_llvm
 from cujit.frontend.typecheck import typecheck
 from cujit.simulator.memory import aligned_zeros
@@ -71,8 +71,10 @@ def test_bad_alignment_ints_are_value_errors(bad, msg):
 
 @pytest.mark.parametrize("bad", [2.0, 3.2, "16", True])
 def test_alignment_that_is_not_an_int_is_a_typing_error(bad):
-    with pytest.raises(TypingError, match="RequireLiteralValue: the alignment of local.array "
-                                          f"must be a constant integer, got {re.escape(repr(bad))}"):
+    # numba's RequireLiteralValue, a TypingError
+    with pytest.raises(RequireLiteralValue, match="RequireLiteralValue: the alignment of "
+                                                  "local.array must be a constant integer, "
+                                                  f"got {re.escape(repr(bad))}"):
         typecheck(_kernel(bad).py_func, (T.float64[::1],))
 
 
