@@ -72,8 +72,8 @@ def test_bad_alignment_ints_are_value_errors(bad, msg):
 @pytest.mark.parametrize("bad", [2.0, 3.2, "16", True])
 def test_alignment_that_is_not_an_int_is_a_typing_error(bad):
     # numba's RequireLiteralValue, a TypingError
-    with pytest.raises(RequireLiteralValue, match="RequireLiteralValue: the alignment of "
-                                                  "local.array must be a constant integer, "
+    with pytest.raises(RequireLiteralValue, match="RequireLiteralValue: local.array's "
+                                                  "alignment must be a constant integer, "
                                                   f"got {re.escape(repr(bad))}"):
         typecheck(_kernel(bad).py_func, (T.float64[::1],))
 

@@ -347,7 +347,7 @@ def _alignment_value(typer, anode, what):
     if v is None:
         return None
     if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
-        raise RequireLiteralValue(f"RequireLiteralValue: the alignment of {what} must be a "
+        raise RequireLiteralValue(f"RequireLiteralValue: {what}'s alignment must be a "
                                   f"constant integer, got {v!r}", typer.loc(anode))
     v = int(v)
     rule = ("positive" if v <= 0 else "a power of 2" if v & (v - 1)
