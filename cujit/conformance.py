@@ -8,7 +8,9 @@ classes (the exception and its first line, or the numba-cuda module a test modul
 import) and, for the whole run, the share of tests of the user-facing modules that pass.
 Modules that test numba's internals (its IR passes, debug-info layout, PTX text patterns,
 its compiler's extension API) are listed in :data:`INTERNAL_MODULES` with the reason, and
-counted apart.  docs/conformance.md has the table of the last measured run.
+counted apart; so are the tests of user-facing modules that reach inside numba-cuda's
+implementation (:func:`internal_test_reason`: listed in :data:`INTERNAL_TESTS`, or failed on
+a harness placeholder or an import of a numba-cuda module that cujit has no equivalent of).  docs/conformance.md has the table of the last measured run.
 
 numba-cuda's test directory is ``--tests DIR`` or ``CUJIT_CONFORMANCE_TESTS``
 (``cujit.config.CONFORMANCE_TESTS``): its ``numba/cuda/tests`` folder, from an unpacked wheel,
@@ -30,10 +32,12 @@ import xml.etree.ElementTree as ET
 
 from .config import config
 
-__all__ = ["SUITES", "FAST_SUBSET", "INTERNAL_MODULES", "CLASS_REASONS", "reason_of",
+__all__ = ["SUITES", "FAST_SUBSET", "INTERNAL_MODULES", "INTERNAL_TESTS",
+           "internal_test_reason", "CLASS_REASONS", "reason_of", "parse_junit_split",
            "ModuleResult", "discover",
            "count_tests", "parse_junit", "failure_class", "scope_of", "run_module",
-           "run_all", "format_result_line", "summarize", "merge_reports", "format_markdown", "add_parser", "cmd_conformance"]
+           "run_all", "format_result_line", "summarize", "ALL_USER_FACING", "internal_counts",
+           "merge_reports", "format_markdown", "add_parser", "cmd_conformance"]
 
 #: numba-cuda's test folders this command runs, in this order.
 SUITES = ("cudapy", "cudadrv", "doc_examples")
@@ -88,6 +92,106 @@ INTERNAL_MODULES = {
                               "debugging helper of its compiler, not exported by numba.cuda)",
 }
 
+
+#: Tests of user-facing modules that test numba-cuda's implementation rather than behaviour a
+#: user of ``numba.cuda`` sees: ``{module: {selector: reason}}``, a selector being a test class
+#: (``"TestCFGraph"``: all its tests) or ``"Class.test_name"``.  Counted with the internals,
+#: pass or fail (``internal_tests`` of the module's result).
+_TYPE_ANNOTATION = ("checks the array's type through numba's `_type_annotation` of its "
+                    "compile result (cujit's tests check the same dtypes by value)")
+INTERNAL_TESTS = {
+    "cudapy/test_flow_control.py": {
+        "TestCFGraph": "numba's control-flow graph class (numba.cuda.core.controlflow.CFGraph)",
+        "TestRealCodeDomFront": "dominance frontiers of numba's bytecode CFG "
+                                "(ControlFlowAnalysis, ByteCode)",
+    },
+    "cudapy/test_localmem.py": {
+        "TestCudaLocalMem.test_numba_dtype": _TYPE_ANNOTATION,
+        "TestCudaLocalMem.test_numpy_dtype": _TYPE_ANNOTATION,
+        "TestCudaLocalMem.test_string_dtype": _TYPE_ANNOTATION,
+        "TestCudaLocalMem.test_type_with_struct_data_model":
+            "a local array of a type registered through numba's data-model API "
+            "(models.StructModel)",
+    },
+    "cudapy/test_sm_creation.py": {
+        "TestSharedMemoryCreation.test_numba_dtype": _TYPE_ANNOTATION,
+        "TestSharedMemoryCreation.test_numpy_dtype": _TYPE_ANNOTATION,
+        "TestSharedMemoryCreation.test_string_dtype": _TYPE_ANNOTATION,
+        "TestSharedMemoryCreation.test_type_with_struct_data_model":
+            "a shared array of a type registered through numba's data-model API "
+            "(models.StructModel)",
+    },
+    "cudapy/test_dispatcher.py": {
+        f"TestDispatcher.{name}": "the launch configuration seen by numba's compilation "
+                                  "pipeline through its dispatcher's `_compile_for_args` "
+                                  "(numba.cuda.launchconfig)"
+        for name in ("test_launch_config_available_during_compile",
+                     "test_capture_compile_config",
+                     "test_dispatcher_mark_launch_config_sensitive",
+                     "test_launch_config_args_are_thread_local")
+    },
+    "cudapy/test_device_func.py": {
+        "TestDeviceFunc.test_inspect_llvm": "numba's compile result of `compile_device` "
+                                            "(its `fndesc` and library)",
+        "TestDeviceFunc.test_inspect_asm": "numba's compile result of `compile_device` "
+                                           "(its `fndesc` and library)",
+    },
+    "cudapy/test_debug.py": {
+        f"TestDebugOutput.test_dump_{what}": f"numba's {label} dump (DUMP_{what.upper()}): "
+                                             "cujit compiles from the ast, not numba's IR"
+        for what, label in (("bytecode", "bytecode"), ("ir", "IR"), ("cfg", "CFG"))
+    },
+    "cudapy/test_extending.py": {
+        "TestExtending": "an extension type through numba's data-model API (typeof_impl, "
+                         "models.StructModel, make_attribute_wrapper, lower_builtin: "
+                         "lowered by numba's code generator)",
+        "TestExtendingLinkage.test_extension_adds_linkable_code":
+            "numba's low-level typing API (type_callable) with lower_builtin",
+        "TestLowLevelExtending": "numba's low-level typing API (type_callable)",
+        "TestHighLevelExtending.test_overload_method_kwargs":
+            "numba's data-model API (overload_method on an extension type)",
+        "TestHighLevelExtending.test_overload_method_literal_unpack":
+            "numba's data-model API (overload_method on an extension type)",
+        "TestIntrinsic.test_serialization": "numba's `_Intrinsic` class and its pickling memo",
+        "TestIntrinsic.test_deserialization": "numba's `_Intrinsic` class and its pickling "
+                                              "memo",
+    },
+    "cudapy/test_overload.py": {
+        "TestOverload.test_target_overloaded_calls_target_overloaded_cpu":
+            "Numba's CPU JIT (@njit) resolving numba's overloads: cujit leaves Numba's CPU "
+            "compiler as it is",
+        "TestOverload.test_overload_attribute_target":
+            "numba's data-model API (overload_attribute on an extension type), and its CPU "
+            "JIT",
+    },
+    "cudapy/test_enums.py": {
+        "EnumTest.test_int_enum_no_conversion": "numba's CUDA typing context "
+                                                "(numba.cuda.descriptor.cuda_target)",
+    },
+    "cudapy/test_const_string.py": {
+        "TestConstStringCodegen.test_const_string": "numba's CUDA target context and its "
+                                                    "code generation of constant strings "
+                                                    "(numba.cuda.descriptor.cuda_target)",
+    },
+}
+
+
+def internal_test_reason(module, test_id, failure_class=None):
+    """Why the test ``test_id`` (``"Class.test_name"``, or ``"test_name"`` for a module-level
+    function) of the user-facing ``module`` counts with the internals, or None when it does
+    not: a selector of :data:`INTERNAL_TESTS` matches it, or its ``failure_class`` (None for
+    a test that passed or was skipped) shows that it reached numba-cuda's implementation — a
+    harness placeholder was used (``"numba internal: ..."``) or a numba-cuda module that cujit
+    has no equivalent of was imported (``"imports numba.cuda...."``)."""
+    for selector, reason in INTERNAL_TESTS.get(module, {}).items():
+        if test_id == selector or test_id.startswith(selector + "."):
+            return reason
+    if failure_class and failure_class.startswith("numba internal: "):
+        return "uses " + failure_class[len("numba internal: "):] + ", a numba-cuda internal"
+    if failure_class and failure_class.startswith("imports numba.cuda."):
+        return "imports " + failure_class[len("imports "):] + ", a part of numba-cuda's " \
+               "implementation"
+    return None
 
 #: What each failure class means: ``(substrings, category, reason)``, the first entry with a
 #: substring in the class wins (:func:`reason_of`).  Categories: "numba internals" (out of
@@ -254,36 +358,74 @@ def failure_class(text):
     return line[:160]
 
 
+def _junit_cases(xml_text):
+    """``[(test_id, outcome, failure class or None, collection_error)]`` of pytest's JUnit XML;
+    outcome is 'passed', 'failed', 'errors' or 'skipped'; test_id is ``"Class.name"`` (the
+    last part of the case's classname and its name).  ValueError for text that is not JUnit
+    XML."""
+    try:
+        root = ET.fromstring(xml_text)
+    except ET.ParseError as exc:
+        raise ValueError(f"not JUnit XML: {exc}") from None
+    cases = []
+    for case in root.iter("testcase"):
+        kinds = {child.tag: child for child in case}
+        owner = (case.get("classname") or "").rsplit(".", 1)[-1]
+        name = case.get("name") or ""
+        test_id = f"{owner}.{name}" if owner and owner[:1].isupper() else name
+        if "failure" in kinds or "error" in kinds:
+            node = kinds.get("failure", kinds.get("error"))
+            collection = "error" in kinds and (node.get("message") or "").startswith(
+                "collection failure")
+            cls = failure_class(node.text or node.get("message") or "")
+            cases.append((test_id, "failed" if "failure" in kinds else "errors", cls,
+                          collection))
+        elif "skipped" in kinds:
+            cases.append((test_id, "skipped", None, False))
+        else:
+            cases.append((test_id, "passed", None, False))
+    return cases
+
+
+def _counts():
+    return {"passed": 0, "failed": 0, "errors": 0, "skipped": 0, "classes": {}}
+
+
+def _add_case(counts, outcome, cls):
+    counts[outcome] += 1
+    if cls is not None:
+        counts["classes"][cls] = counts["classes"].get(cls, 0) + 1
+
+
 def parse_junit(xml_text):
     """``(passed, failed, errors, skipped, classes, collected)`` from pytest's JUnit XML
     (``--junitxml``).  ``classes`` counts :func:`failure_class` of each failure and error;
     ``collected`` is False when a collection error was reported (the module did not
     import).  Raises ValueError for text that is not JUnit XML."""
-    try:
-        root = ET.fromstring(xml_text)
-    except ET.ParseError as exc:
-        raise ValueError(f"not JUnit XML: {exc}") from None
-    passed = failed = errors = skipped = 0
-    classes = {}
+    counts = _counts()
     collected = True
-    for case in root.iter("testcase"):
-        kinds = {child.tag: child for child in case}
-        if "failure" in kinds or "error" in kinds:
-            node = kinds.get("failure", kinds.get("error"))
-            if "error" in kinds and (node.get("message") or "").startswith("collection "
-                                                                              "failure"):
-                collected = False
-            cls = failure_class(node.text or node.get("message") or "")
-            classes[cls] = classes.get(cls, 0) + 1
-            if "failure" in kinds:
-                failed += 1
-            else:
-                errors += 1
-        elif "skipped" in kinds:
-            skipped += 1
-        else:
-            passed += 1
-    return passed, failed, errors, skipped, classes, collected
+    for _, outcome, cls, collection in _junit_cases(xml_text):
+        _add_case(counts, outcome, cls)
+        collected = collected and not collection
+    return (counts["passed"], counts["failed"], counts["errors"], counts["skipped"],
+            counts["classes"], collected)
+
+
+def parse_junit_split(xml_text, module):
+    """``(counts, internal_counts, collected)`` from pytest's JUnit XML of ``module``: each
+    counts dict has ``passed``, ``failed``, ``errors``, ``skipped`` and ``classes``;
+    ``internal_counts`` holds the tests that :func:`internal_test_reason` counts with the
+    internals (none for a module of :data:`INTERNAL_MODULES`, whose tests are all internal),
+    ``counts`` the others.  ValueError for text that is not JUnit XML."""
+    counts, internal = _counts(), _counts()
+    collected = True
+    user_facing = scope_of(module) == "user-facing"
+    for test_id, outcome, cls, collection in _junit_cases(xml_text):
+        collected = collected and not collection
+        into = internal if user_facing and not collection and \
+            internal_test_reason(module, test_id, cls) else counts
+        _add_case(into, outcome, cls)
+    return counts, internal, collected
 
 
 def scope_of(module):
@@ -335,10 +477,11 @@ def run_module(tests_dir, module, sim, timeout, python=None):
             with open(xml_path, encoding="utf-8", errors="replace") as f:
                 report = f.read()
     seconds = round(time.monotonic() - start, 1)
-    result = ModuleResult(module=module, scope=scope_of(module), seconds=seconds)
+    result = ModuleResult(module=module, scope=scope_of(module), seconds=seconds,
+                          internal_tests=_counts())
     if report is not None:
         try:
-            passed, failed, errors, skipped, classes, collected = parse_junit(report)
+            counts, internal, collected = parse_junit_split(report, module)
         except ValueError:
             report = None
     if report is None:
@@ -348,14 +491,17 @@ def run_module(tests_dir, module, sim, timeout, python=None):
         result.update(passed=0, failed=0, errors=n, skipped=0, collected=False,
                       classes={why: n})
         return result
+    classes = counts["classes"]
+    errors = counts["errors"]
     if not collected:
         # one collection error stands for every test function of the module
         n = max(count_tests(path), 1)
         errors = errors - 1 + n
         cls = next(iter(classes))
         classes = {cls: n} if len(classes) == 1 else dict(classes, **{cls: classes[cls] - 1 + n})
-    result.update(passed=passed, failed=failed, errors=errors, skipped=skipped,
-                  collected=collected, classes=classes)
+    result.update(passed=counts["passed"], failed=counts["failed"], errors=errors,
+                  skipped=counts["skipped"], collected=collected, classes=classes,
+                  internal_tests=internal)
     return result
 
 
@@ -380,31 +526,89 @@ def run_all(tests_dir, modules, sim, timeout, jobs=1, python=None, on_result=Non
 
 
 def format_result_line(r):
-    """One module's counts on one line (what the command prints as each module finishes)."""
+    """One module's counts on one line (what the command prints as each module finishes);
+    its tests counted with the internals are added as ``(+N internal)``."""
+    inner = internal_counts(r)
+    n = sum(inner[k] for k in _OUTCOMES)
+    extra = f" (+{n} internal: {inner['passed']} passed)" if n and "internal_tests" in r else ""
     return (f"{r['module']:<52} {r['passed']:>4} passed {r['failed']:>3} failed "
-            f"{r['errors']:>3} errors {r['skipped']:>3} skipped  ({r['seconds']} s)")
+            f"{r['errors']:>3} errors {r['skipped']:>3} skipped{extra}  ({r['seconds']} s)")
+
+
+#: The key of :func:`summarize`'s totals over every test of the user-facing modules, their
+#: internal tests included.
+ALL_USER_FACING = "user-facing modules, all tests"
+_OUTCOMES = ("passed", "failed", "errors", "skipped")
+
+
+def internal_counts(result):
+    """The ``internal_tests`` counts of a module's result; a report written before they
+    existed has none, so they are derived from its failure classes (a class that
+    :func:`internal_test_reason` counts as internal, counted as failed, or as errors for a
+    module that did not import)."""
+    got = result.get("internal_tests")
+    if got is not None:
+        return got
+    counts = _counts()
+    if result.get("scope") != "user-facing":
+        return counts
+    kind = "failed" if result.get("collected", True) else "errors"
+    for cls, n in result.get("classes", {}).items():
+        if internal_test_reason(result["module"], "", cls):
+            counts[kind] += n
+            counts["classes"][cls] = n
+    return counts
+
+
+def _own_counts(result):
+    """The module's counts without the tests :func:`internal_counts` takes out."""
+    if result.get("internal_tests") is not None:
+        return {k: result[k] for k in _OUTCOMES}
+    inner = internal_counts(result)
+    return {k: result[k] - inner[k] for k in _OUTCOMES}
 
 
 def summarize(results):
     """Totals per scope: ``{scope: {passed, failed, errors, skipped, modules, pass_percent}}``
     where ``pass_percent`` is passed / (passed + failed + errors) in percent (skipped tests
-    are not counted; None when nothing ran)."""
-    out = {}
-    for scope in ("user-facing", "internals"):
-        rows = [r for r in results if r["scope"] == scope]
-        t = {k: sum(r[k] for r in rows) for k in ("passed", "failed", "errors", "skipped")}
-        t["modules"] = len(rows)
+    are not counted; None when nothing ran).  'user-facing' counts the tests of the
+    user-facing modules except their internal tests (:func:`internal_test_reason`), which
+    'internals' counts with the modules of :data:`INTERNAL_MODULES`; ``ALL_USER_FACING``
+    counts every test of the user-facing modules."""
+    totals = {scope: dict.fromkeys(_OUTCOMES, 0) for scope in ("user-facing", "internals",
+                                                                ALL_USER_FACING)}
+    modules = {"user-facing": 0, "internals": 0}
+    for r in results:
+        modules[r["scope"]] += 1
+        own = _own_counts(r)
+        inner = internal_counts(r)
+        for k in _OUTCOMES:
+            totals[r["scope"]][k] += own[k]
+            totals["internals"][k] += inner[k]
+            if r["scope"] == "user-facing":
+                totals[ALL_USER_FACING][k] += own[k] + inner[k]
+    modules[ALL_USER_FACING] = modules["user-facing"]
+    for scope, t in totals.items():
+        t["modules"] = modules[scope]
         ran = t["passed"] + t["failed"] + t["errors"]
         t["pass_percent"] = round(100.0 * t["passed"] / ran, 1) if ran else None
-        out[scope] = t
-    return out
+    return totals
 
 
-def _classes_by_total(results):
+def _classes_by_total(results, internal=False):
+    """``(sorted [(class, count)], {class: [modules]})`` of the failure classes of the
+    modules' own tests, or with ``internal`` of their tests counted with the internals."""
     total = {}
     where = {}
     for r in results:
-        for cls, n in r["classes"].items():
+        if internal:
+            classes = internal_counts(r)["classes"]
+        elif "internal_tests" in r:
+            classes = r["classes"]
+        else:       # an older report: its classes hold the internal tests' too
+            inner = internal_counts(r)["classes"]
+            classes = {c: n for c, n in r["classes"].items() if c not in inner}
+        for cls, n in classes.items():
             total[cls] = total.get(cls, 0) + n
             where.setdefault(cls, []).append(r["module"])
     return sorted(total.items(), key=lambda kv: (-kv[1], kv[0])), where
@@ -428,18 +632,22 @@ def format_markdown(results, backend, date=None, meta=None):
     L = [f"Run of {date} on {backend}."]
     for k, v in (meta or {}).items():
         L.append(f"- {k}: {v}")
-    L += ["", "| module | scope | passed | failed | errors | skipped | seconds |",
-          "|---|---|---:|---:|---:|---:|---:|"]
+    L += ["", "| module | scope | passed | failed | errors | skipped | internal tests "
+              "(passed / ran) | seconds |",
+          "|---|---|---:|---:|---:|---:|---:|---:|"]
     for r in results:
         mark = "" if r.get("collected", True) else " (not imported)"
-        L.append(f"| {r['module']}{mark} | {r['scope']} | {r['passed']} | {r['failed']} | "
-                 f"{r['errors']} | {r['skipped']} | {r['seconds']} |")
+        own, inner = _own_counts(r), internal_counts(r)
+        ran = inner["passed"] + inner["failed"] + inner["errors"]
+        cell = f"{inner['passed']} / {ran}" if ran else ""
+        L.append(f"| {r['module']}{mark} | {r['scope']} | {own['passed']} | {own['failed']} | "
+                 f"{own['errors']} | {own['skipped']} | {cell} | {r['seconds']} |")
     s = summarize(results)
     for scope, t in s.items():
         pct = "n/a" if t["pass_percent"] is None else f"{t['pass_percent']}%"
         L.append(f"| **{scope} total** ({t['modules']} modules) | | **{t['passed']}** | "
-                 f"**{t['failed']}** | **{t['errors']}** | **{t['skipped']}** | |")
-        L.append(f"| {scope}: passed / (passed + failed + errors) | | {pct} | | | | |")
+                 f"**{t['failed']}** | **{t['errors']}** | **{t['skipped']}** | | |")
+        L.append(f"| {scope}: passed / (passed + failed + errors) | | {pct} | | | | | |")
     ordered, where = _classes_by_total(results)
     by_category = {}
     for cls, n in ordered:
@@ -454,6 +662,14 @@ def format_markdown(results, backend, date=None, meta=None):
     for cls, n in ordered:
         mods = ", ".join(sorted(set(where[cls])))
         L.append(f"| {_md_text(cls)} | {n} | {reason_of(cls)[0]} | {mods} |")
+    ordered, where = _classes_by_total(results, internal=True)
+    if ordered:
+        L += ["", "Failure classes of the user-facing modules' tests counted with the internals "
+                  "(:data:`INTERNAL_TESTS` or a numba-cuda internal reached):", "",
+              "| failure class | tests | modules |", "|---|---:|---|"]
+        for cls, n in ordered:
+            mods = ", ".join(sorted(set(where[cls])))
+            L.append(f"| {_md_text(cls)} | {n} | {mods} |")
     return "\n".join(L) + "\n"
 
 

@@ -738,6 +738,9 @@ ALLOWED_BACKEND_BRANCHES = {
         "when a GPU driver is already in use (the report needs the simulator)",
     ("cujit.random", "is_simulator"): "on the simulator more than 64 generator states are "
         "seeded vectorised in NumPy instead of by the seeding kernel (~10 ms a thread)",
+    ("cujit.runtime.api", "is_simulator"): "with config.NUMBA_COMPAT (the numba alias) "
+        "is_bfloat16_supported() / is_fp8_supported() answer False on the simulator, as "
+        "numba.cuda's simulator does; a GPU's answers stay its compute capability's",
 }
 
 
@@ -759,11 +762,11 @@ def test_backend_branch_checker_sees_reads():
 
 def device_pointer_probes(trees):
     """``(module, call)`` for each ``hasattr``/``getattr`` probe of ``"_data_ptr"`` outside
-    ``cujit.arrays.protocol``, whose ``has_device_pointer``/``device_pointer`` are the one
+    ``cujit.memory.protocol``, whose ``has_device_pointer``/``device_pointer`` are the one
     "is this cujit device memory" test (docs/interfaces.md)."""
     found = set()
     for m, tree in trees.items():
-        if m == "cujit.arrays.protocol":
+        if m == "cujit.memory.protocol":
             continue
         for node in ast.walk(tree):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
@@ -782,4 +785,4 @@ def test_device_pointer_probe_checker_sees_probes():
     src = "a = hasattr(x, '_data_ptr')\nb = getattr(x, '_data_ptr', None)\nc = x._data_ptr\n"
     assert device_pointer_probes({"cujit.m": ast.parse(src)}) == {
         ("cujit.m", "hasattr"), ("cujit.m", "getattr")}
-    assert device_pointer_probes({"cujit.arrays.protocol": ast.parse(src)}) == set()
+    assert device_pointer_probes({"cujit.memory.protocol": ast.parse(src)}) == set()

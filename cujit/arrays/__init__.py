@@ -1,7 +1,8 @@
 """Device arrays, host memory kinds, transfers, CUDA Array Interface and DLPack.
 
-Modules, bottom first (each imports only modules before it): :mod:`.protocol` (the
-device-memory protocol: :func:`has_device_pointer`, :func:`device_pointer`), :mod:`._runtime`
+Modules, bottom first (each imports only modules before it; the device-memory protocol,
+:func:`has_device_pointer` and :func:`device_pointer`, is :mod:`cujit.memory.protocol`, below
+the types layer that also reads it): :mod:`._runtime`
 (doors to the layers below), :mod:`.layout` (shape/stride arithmetic, argument checks), :mod:`.transfer`
 (strided copies), :mod:`.cai` (CUDA Array Interface export), :mod:`.hostmem`
 (pinned/mapped/managed host memory), :mod:`.staging` (pipelined large copies),
@@ -11,7 +12,7 @@ device-memory protocol: :func:`has_device_pointer`, :func:`device_pointer`), :mo
 module above it get it through :func:`.devicearray.provide`, which those modules call when
 imported; this file imports them all, so every piece is in place before any array exists.
 """
-from .protocol import has_device_pointer, device_pointer, cuda_core_kind
+from ..memory.protocol import has_device_pointer, device_pointer, cuda_core_kind
 from .devicearray import DeviceNDArray
 from .record import DeviceRecord, is_device_array
 from .api import device_array, device_array_like, to_device, auto_device, mapped

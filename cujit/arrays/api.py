@@ -14,7 +14,7 @@ from .devicearray import DeviceNDArray, _alloc, _copy_htod_contig
 from .record import DeviceRecord
 from .transfer import copy_htod
 from .layout import reject_masked, _DTYPES
-from .protocol import device_pointer
+from ..memory.protocol import device_pointer
 
 _new = object.__new__
 

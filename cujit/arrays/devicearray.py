@@ -18,7 +18,8 @@ from . import layout as L
 from .cai import cai_dict
 from .transfer import copy_htod, copy_dtoh, copy_device, host_ptr, host_values, copied
 from ..runtime.graphs import capturing as _capturing, keep_for_graph as _keep_for_graph
-from .protocol import has_device_pointer
+from ..memory.protocol import has_device_pointer
+from ..types.core import Array as _ArrayType, from_dtype as _type_of_dtype
 
 __all__ = ["DeviceNDArray", "provide"]
 
@@ -210,6 +211,14 @@ class DeviceNDArray:
         keeps it."""
         g = self.gpu_data
         return g is not None and getattr(g, "readonly", False)
+
+    @property
+    def _numba_type_(self):
+        """The array's type as a kernel argument: a ``cujit.types.Array`` of its dtype, ndim,
+        layout ('C', 'F' or 'A') and read-only flag, the type ``cujit.types.typeof(self)``
+        gives.  Numba's typing hook (numba-cuda's ``DeviceNDArray._numba_type_``), which code
+        written for numba.cuda reads, e.g. ``d._numba_type_.layout``."""
+        return _ArrayType(_type_of_dtype(self.dtype), self.ndim, self._layout, self._readonly)
 
     def _check_writeable(self, what):
         if self._readonly:

@@ -31,7 +31,7 @@ import numpy as np
 from . import _runtime
 from . import layout as L
 from .cai import cai_dict
-from .protocol import device_pointer
+from ..memory.protocol import device_pointer
 
 __all__ = ["pinned_array", "pinned_array_like", "pinned", "mapped_array", "mapped_array_like",
            "managed_array", "MappedNDArray", "ManagedNDArray", "is_pinned",

@@ -26,11 +26,11 @@ from . import devicearray
 from . import layout as L
 from .cai import cai_dict
 from .devicearray import DeviceNDArray
-from .protocol import cuda_core_parts
+from ..memory.protocol import cuda_core_parts
 from ..memory.pointers import MemoryPointer
 
 __all__ = ["cai_dict", "is_cuda_array", "as_cuda_array", "from_cuda_array_interface",
-           "wait_for_exporter", "from_cuda_core"]
+           "wait_for_exporter", "from_cuda_core", "owner_dtype"]
 
 
 def is_cuda_array(obj):
@@ -149,11 +149,34 @@ def _parse(desc):
     return shape, strides, dtype, ptr, size, layout
 
 
+def owner_dtype(dtype, owner):
+    """The dtype of an exported array: ``dtype`` (the interface's), or ``owner.dtype`` when
+    the interface's is an opaque void (``<V2``, no named fields) and the owner's own dtype
+    is another of that item size.  NumPy extension dtypes such as ``ml_dtypes.bfloat16``
+    have no typestr of their own, so CuPy and cujit export them as ``<V2``; numba-cuda
+    learns the dtype through DLPack, cujit from the exporter's ``dtype``."""
+    if dtype.kind != "V" or dtype.names is not None or owner is None:
+        return dtype
+    own = getattr(owner, "dtype", None)
+    if own is None:
+        return dtype
+    try:
+        own = np.dtype(own)
+    except TypeError:
+        return dtype
+    if own.itemsize == dtype.itemsize and own.names is None and own != dtype \
+            and not own.hasobject and own.subdtype is None:
+        return own
+    return dtype
+
+
 def from_cuda_array_interface(desc, owner=None, sync=True):
     """``DeviceNDArray`` view of the memory an interface dict ``desc`` describes; ``owner`` is
-    kept alive by it.  Raises TypeError (not a dict), NotImplementedError (masked),
+    kept alive by it, and gives the dtype when the interface's is an opaque void
+    (:func:`owner_dtype`).  Raises TypeError (not a dict), NotImplementedError (masked),
     ValueError (missing keys, bad shape/typestr/strides/pointer, ``stream: 0``)."""
     shape, strides, dtype, ptr, size, layout = _parse(desc)
+    dtype = owner_dtype(dtype, owner)
     stream_ptr = desc.get("stream")
     stream = 0
     if stream_ptr is not None:

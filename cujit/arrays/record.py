@@ -6,6 +6,7 @@ from time import perf_counter_ns as _now
 import numpy as np
 
 from . import _runtime
+from ..types.core import Record as _RecordType
 from . import layout as L
 from . import devicearray
 from .devicearray import DeviceNDArray, _alloc, _handle, _check_host_dst
@@ -50,6 +51,13 @@ class DeviceRecord:
     @property
     def nbytes(self):
         return self.dtype.itemsize
+
+    @property
+    def _numba_type_(self):
+        """The record's type as a kernel argument, ``cujit.types.Record(dtype)`` (numba's
+        typing hook, numba-cuda's ``DeviceRecord._numba_type_``; equal to
+        ``numpy_support.from_dtype(dtype)``)."""
+        return _RecordType(self.dtype)
 
     @property
     def alloc_size(self):

@@ -8,7 +8,7 @@ helpers extend ``launcher.convert_arg`` with that; top-level values keep its fas
 import numpy as np
 
 from ..driver.errors import CudaAPIError, CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED
-from ..arrays.protocol import has_device_pointer, device_pointer, cuda_core_kind
+from ..memory.protocol import has_device_pointer, device_pointer, cuda_core_kind
 
 __all__ = ["convert_tuple", "convert_host_record", "HostRecordBack", "wrap_declared_ints",
            "convert_declared_scalars", "check_alive", "In", "Out", "InOut", "unwrap_hints",

@@ -32,7 +32,7 @@ from ..driver.errors import CudaAPIError, CUDA_ERROR_INVALID_VALUE, last_launch
 from ..hooks import HookPoint
 from ..config import config
 from ..frontend.errors import NumbaPerformanceWarning
-from ..arrays.protocol import has_device_pointer, device_pointer, cuda_core_kind
+from ..memory.protocol import has_device_pointer, device_pointer, cuda_core_kind
 
 __all__ = ["LaunchConfig", "normalize_dims", "make_config", "device_limits",
            "check_function_limits", "ArgPacker", "param_layout", "FunctionInfo",
@@ -292,6 +292,8 @@ def param_layout(t, expr):
         return [(_scalar_fmt(t), expr)]
     if isinstance(t, ct.BFloat16):     # a BF16 or an ml_dtypes.bfloat16: its 16 bits
         return [("H", f"_bf16({expr}).bits")]
+    if isinstance(t, (ct.NPDatetime, ct.NPTimedelta)):
+        return [("q", f"_ticks({expr}, {t.dtype.str!r})")]
     if isinstance(t, ct.Record):
         return [("Q", f"_ptr({expr})")]
     if isinstance(t, (ct.CPointer, ct.RawPointer)):
@@ -306,6 +308,12 @@ def param_layout(t, expr):
             out += param_layout(et, f"{expr}[{i}]")
         return out
     raise TypeError(f"a {t} cannot be passed to a kernel")
+
+
+def _time_ticks(value, dtype):
+    """The int64 count of a datetime64/timedelta64 ``value`` in the unit of ``dtype`` (the
+    kernel parameter's; NaT is the smallest int64)."""
+    return int(np.asarray(value).astype(dtype).view(np.int64))
 
 
 def _record_ptr(rec):
@@ -346,7 +354,8 @@ class ArgPacker:
         self.params = ctypes.addressof(self.param_array)
         self.exprs = ", ".join(e for _, e in items)
         self.namespace = {"_pack_into": self.struct.pack_into, "_buf": self.buffer,
-                          "_ptr": _record_ptr, "_bf16": bf16_scalar.from_storage}
+                          "_ptr": _record_ptr, "_bf16": bf16_scalar.from_storage,
+                          "_ticks": _time_ticks}
         names = ", ".join(f"a{i}" for i in range(len(self.argtypes)))
         unpack = f"    {names}, = args\n" if self.argtypes else ""
         src = (f"def pack(args):\n{unpack}"
@@ -392,18 +401,38 @@ def _module_image(compiled, drv):
     return fit_ptx_version(ptx, version) + b"\0", cubin
 
 
+def link_callbacks(files):
+    """``(setups, teardowns)``: the ``setup_callback`` and ``teardown_callback`` of the
+    linkable-code objects among ``files`` (a kernel's ``link_files``), in link order."""
+    setups = tuple(f.setup_callback for f in files if getattr(f, "setup_callback", None))
+    teardowns = tuple(f.teardown_callback for f in files
+                      if getattr(f, "teardown_callback", None))
+    return setups, teardowns
+
+
 def load_kernel(compiled, ctx, drv):
     """Load ``compiled`` (``.cubin`` and/or ``.ptx``, ``.name``, ``.argtypes``,
-    ``.static_shared_bytes``) into context ``ctx`` → LoadedKernel (see :func:`_module_image`
-    for which image)."""
+    ``.static_shared_bytes``, ``.link_files``) into context ``ctx`` → LoadedKernel (see
+    :func:`_module_image` for which image).
+
+    A kernel whose linked code has setup or teardown callbacks is loaded as a CUDA library
+    (``ctx.load_library``: cuLibraryLoadData through cuda.core, whose ObjectCode the
+    callbacks get, as numba-cuda's) and its setup callbacks run here, once per load, before
+    the first launch; every other kernel is a module (cuModuleLoadData)."""
+    setups, teardowns = link_callbacks(getattr(compiled, "link_files", ()))
+    if setups or teardowns:
+        def load(img):
+            return ctx.load_library(img, compiled.name, setups, teardowns)
+    else:
+        load = ctx.load_module
     image, fallback = _module_image(compiled, drv)
     try:
-        module = ctx.load_module(image)
+        module = load(image)
     except CudaAPIError:
         if fallback is None:
             raise
-        module = ctx.load_module(fallback)
-    handle = module.get_function(compiled.name)
+        module = load(fallback)
+    handle = int(module.get_function(compiled.name))
     lim = device_limits(ctx.device.id)
     try:
         static = int(drv.func_get_attribute(handle, "SHARED_SIZE_BYTES"))
@@ -425,6 +454,8 @@ def load_kernel(compiled, ctx, drv):
     lk.fasts = {}
     ref = drv.function_ref
     lk.cu_func = ref(handle) if ref is not None else handle
+    if setups:
+        module.setup()
     return lk
 
 
@@ -457,7 +488,9 @@ def convert_arg(index, value, stream):
             return convert_hint(index, value, stream, convert_arg)
     if type(value) in _PLAIN_SCALARS or (isinstance(value, np.generic)
                                          and value.dtype.fields is None):
-        return value, None, True
+        # a datetime64/timedelta64's unit is part of its type, not of its class (which the
+        # fast path checks): those launches take the slow path, typed each time
+        return value, None, type(value) in _PLAIN_SCALARS or value.dtype.kind not in "Mm"
     if isinstance(value, np.ndarray):
         from ..arrays import auto_device
         dev, copied = auto_device(value, stream=stream)
@@ -548,7 +581,7 @@ def _pack_error(kernel_name, argtypes, values, exc):
         items = param_layout(t, "v")
         try:
             struct.pack("<" + "".join(c for c, _ in items),
-                        *[eval(e, {"v": v, "_ptr": _record_ptr,
+                        *[eval(e, {"v": v, "_ptr": _record_ptr, "_ticks": _time_ticks,
                                    "_bf16": bf16_scalar.from_storage}) for _, e in items])
         except (struct.error, TypeError, AttributeError) as e:
             return TypeError(f"argument {i} of kernel {kernel_name!r} ({v!r:.60}) cannot be "
@@ -824,7 +857,7 @@ def make_fast(lk, args, drv, label=None, literals=None, conv=None):
     from ..runtime.devices import thread_binding
     from ..arrays import wait_for_exporter, from_dlpack
     from ..arrays.layout import layout_code
-    from ..arrays.protocol import cuda_core_parts
+    from ..memory.protocol import cuda_core_parts
     from ..config import config
     n = len(args)
     packer = ArgPacker(lk.packer.argtypes)

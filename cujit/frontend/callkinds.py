@@ -12,7 +12,7 @@ import instead of a silently dead branch.
 import dataclasses
 import enum
 
-__all__ = ["CallKind", "Call", "Cast", "Extremum", "MathFunc", "FP8Conversion", "ArraySpec", "ConstArray",
+__all__ = ["CallKind", "Call", "Cast", "IsInstance", "Extremum", "MathFunc", "FP8Conversion", "ArraySpec", "ConstArray",
            "GridAxes", "ValueType", "Atomic", "Libdevice", "DeviceCall", "ClosureCall",
            "Reshape", "OverloadCall", "UserIntrinsic", "ExternCall", "WmmaFragment",
            "WmmaFill", "WmmaLoad", "WmmaMma", "WmmaStore", "PipelineCopy", "PipelineWait", "VectorMake", "CacheHint", "UfuncCall",
@@ -25,6 +25,13 @@ __all__ = ["CallKind", "Call", "Cast", "Extremum", "MathFunc", "FP8Conversion", 
 class Cast:
     """A conversion to ``target`` (a cujit scalar type): ``np.float32(x)``, ``int(x)``."""
     target: object
+
+
+@dataclasses.dataclass(frozen=True)
+class IsInstance:
+    """``isinstance(x, classinfo)``: its ``value`` (a bool), decided when the kernel is typed
+    (``rules.isinstance_of``); the backends emit the constant."""
+    value: bool
 
 
 @dataclasses.dataclass(frozen=True)
@@ -308,6 +315,7 @@ class CallKind(enum.Enum):
     ROUND = ("round", type(None))
     POW = ("pow", type(None))
     LEN = ("len", type(None))
+    ISINSTANCE = ("isinstance", IsInstance)
     TUPLE = ("tuple", type(None))          # tuple(t) of a tuple: its members, as a tuple
     RANGE = ("range", type(None))          # iterated by a for loop, never called
     ENUMERATE = ("enumerate", type(None))  # likewise

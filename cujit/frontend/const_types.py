@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 
+from .. import bf16_scalar
 from .. import kernelapi as K
 from .. import types as T
 from ..vector_types import is_vector_class
@@ -83,7 +84,7 @@ def _table():
         for name in REDUCTIONS:
             t[id(getattr(np, name))] = "reduce." + name
         for name in ("min", "max", "abs", "len", "range", "int", "float", "bool", "complex",
-                     "round", "print", "pow", "enumerate", "zip", "tuple"):
+                     "round", "print", "pow", "enumerate", "zip", "tuple", "isinstance"):
             t[id(getattr(builtins, name))] = name
         from .calls.numeric import table_entries
         t.update(table_entries())
@@ -100,6 +101,10 @@ def _np_cast_target(value):
     global _NP_SCALAR_TYPES
     if _NP_SCALAR_TYPES is None:
         _NP_SCALAR_TYPES = {t.dtype.type: t for t in T.number_domain | {T.boolean}}
+        if bf16_scalar.HAVE_ML_DTYPES:
+            # ml_dtypes.bfloat16(x) casts as cuda.bfloat16(x) (numba-cuda's typeof of the
+            # class); without ml_dtypes the storage is uint16, which stays uint16
+            _NP_SCALAR_TYPES[T.bfloat16.dtype.type] = T.bfloat16
     return _NP_SCALAR_TYPES.get(value) if isinstance(value, type) else None
 
 

@@ -14,7 +14,7 @@ from . import rules
 from .const_types import REDUCTION_METHODS
 from .nodeinfo import (ArrayIndex, IntIndex, PointerIndex, RecordField, SliceIndex, SliceStore,
                        TupleDynamic, TupleIndex, TupleItem, TupleSlice)
-from .rules import BoundMethod, Global
+from .rules import ArrayCTypes, BoundMethod, Global
 
 __all__ = ["getitem", "setitem", "check_charseq_store", "array_attr", "index_parts", "nested_store_ok",
            "pointer_index"]
@@ -294,6 +294,13 @@ def _check_scalar_store(typer, target, rt, vt):
             raise typer.error(f"cannot store a value of type {vt} into an array of {rt}",
                               target)
         return
+    if rules.is_datetime(rt) or rules.is_datetime(vt):
+        # datetime64 into datetime64, timedelta64 into timedelta64, converted to the
+        # element's unit (NumPy's same_kind cast)
+        if type(rt) is not type(vt) or rules.common_time_unit(rt.unit, vt.unit) is None:
+            raise typer.error(f"cannot store a value of type {vt} into an array of {rt}",
+                              target)
+        return
     if not rules.is_number(vt):
         raise typer.error(f"cannot store a value of type {vt} into an array of {rt}", target)
     if rules.is_complex(vt) and not rules.is_complex(rt):
@@ -312,8 +319,12 @@ def check_record_writable(typer, rec, target):
 
 
 def array_attr(typer, node, aty, attr):
-    """Type ``arr.<attr>``: shape, size, ndim, strides, itemsize, nbytes, T, reshape."""
+    """Type ``arr.<attr>``: shape, size, ndim, strides, itemsize, nbytes, T, reshape,
+    ``ctypes`` (its ``.data``), and a record array's field by name (``arr.x``: the strided
+    array of that field, as NumPy's recarray and Numba give it)."""
     n = aty.ndim
+    if attr == "ctypes":
+        return ArrayCTypes(aty)
     if attr in ("shape", "strides"):
         return T.UniTuple(T.int64, n) if n else T.Tuple(())
     if attr in ("size", "ndim", "itemsize", "nbytes"):
@@ -332,8 +343,22 @@ def array_attr(typer, node, aty, attr):
         return T.Array(aty.dtype.underlying_float, n, "A", aty.readonly)
     if attr == "real" and rules.is_number(aty.dtype):
         return aty
+    # after the array's own attributes, which win over same-named fields (as in Numba)
+    if isinstance(aty.dtype, T.Record) and attr in aty.dtype.fields:
+        ft = aty.dtype.fields[attr][0]
+        if isinstance(ft, T.NestedArray):
+            raise typer.error(f"field '{attr}' of {aty.dtype} is a nested array: read it "
+                              f"from one record ({ast.unparse(node.value)}[i].{attr}), not as "
+                              "an attribute of the whole array", node)
+        if isinstance(ft, T.CharSeq):
+            raise typer.error(f"field '{attr}' of {aty.dtype} is a string field: a view of "
+                              "string elements is not supported in kernels", node)
+        return T.Array(ft, n, "A", aty.readonly)
+    fields = (f", the record fields {', '.join(aty.dtype.fields)}"
+              if isinstance(aty.dtype, T.Record) else "")
     raise typer.error(f"arrays have no attribute '{attr}' in kernels (available: shape, size, "
-                      "ndim, strides, itemsize, nbytes, T, reshape, view, copy, the reductions "
+                      f"ndim, strides, itemsize, nbytes, T, ctypes.data{fields}, reshape, "
+                      "view, copy, the reductions "
                       f"{', '.join(REDUCTION_METHODS)}, and real/imag of complex arrays)", node)
 
 

@@ -9,10 +9,14 @@ any-layout one) or *unsafe* (values may change: ``int64`` → ``float64``, ``flo
 ``float32``, a float to an int) — and picks the signature with the fewest unsafe, then safe,
 then promoting conversions (numba's ``typeconv`` rules and ``resolve_overload``).  A complex
 number never converts to a real one, nor anything else to a different kind of array.
+A bfloat16 converts as numba-cuda's ``Bfloat16`` type says: from an 8-bit integer safely,
+from other integers and floats unsafely, to float32/float64 safely, to other numbers
+unsafely.
 """
 from .. import types as T
 
-__all__ = ["EXACT", "PROMOTE", "SAFE", "UNSAFE", "conversion", "rate", "best_overloads"]
+__all__ = ["EXACT", "PROMOTE", "SAFE", "UNSAFE", "conversion", "rate", "best_overloads",
+           "numba_repr"]
 
 EXACT, PROMOTE, SAFE, UNSAFE = 0, 1, 2, 3
 
@@ -51,6 +55,17 @@ def conversion(have, want):
         # unsafe, since any integer is taken as one
         return UNSAFE if isinstance(have, T.Integer) and not isinstance(have, T.Boolean) \
             else None
+    if isinstance(want, T.BFloat16):
+        # numba-cuda's Bfloat16.can_convert_from: an 8-bit integer fits, other integers and
+        # the floats may round
+        if isinstance(have, T.Integer):
+            return SAFE if have.bitwidth == 8 else UNSAFE
+        return UNSAFE if isinstance(have, T.Float) else None
+    if isinstance(have, T.BFloat16):
+        # its can_convert_to: float32 and float64 hold every value, the rest may not
+        if isinstance(want, T.Float):
+            return SAFE if want.bitwidth >= 32 else UNSAFE
+        return UNSAFE if isinstance(want, T.Integer) else None
     if isinstance(want, T.Boolean):
         return UNSAFE if isinstance(have, (T.Integer, T.Float)) else None
     if isinstance(have, T.Boolean):
@@ -106,3 +121,18 @@ def best_overloads(argtypes, candidates, allow_unsafe=True):
         return []
     best = min(r for r, _ in rated)
     return [w for r, w in rated if r == best]
+
+
+def numba_repr(t):
+    """Numba's ``repr`` of cujit type ``t``, as numba's overload errors print argument
+    types: an array is ``Array(float64, 1, 'C', False, aligned=True)`` (dtype, ndim, layout,
+    read-only; cujit's arrays are always aligned), tuples of those as ``UniTuple(...)`` /
+    ``Tuple(...)``; any other type is its name (``float64``)."""
+    if isinstance(t, T.Array):
+        return (f"Array({numba_repr(t.dtype)}, {t.ndim}, '{t.layout}', {t.readonly}, "
+                "aligned=True)")
+    if isinstance(t, T.UniTuple) and type(t) is T.UniTuple:
+        return f"UniTuple({numba_repr(t.dtype)}, {t.count})"
+    if isinstance(t, T.Tuple) and type(t) is T.Tuple:
+        return f"Tuple({', '.join(map(numba_repr, t.types))})"
+    return str(t)

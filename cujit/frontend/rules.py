@@ -8,11 +8,13 @@ signed), mixing integers and floats follows NumPy promotion (``int32 * float32``
 import numpy as np
 
 from .. import types as T
+from . import overloads
 from .callkinds import CallKind, resolve
 
 __all__ = ["is_int", "is_float", "is_complex", "is_number", "is_scalar", "promote",
            "unify", "binop_type", "unary_type", "int_result", "PseudoType", "Global", "Func",
-           "BoundMethod", "RangeType", "IterType", "element_type"]
+           "BoundMethod", "ArrayCTypes", "RangeType", "IterType", "element_type",
+           "isinstance_of", "is_datetime", "common_time_unit", "datetime_binop_type"]
 
 
 class PseudoType:
@@ -83,6 +85,25 @@ class BoundMethod(PseudoType):
 
     def __repr__(self):
         return f"method {self.name} of {self.recv}"
+
+
+class ArrayCTypes(PseudoType):
+    """``arr.ctypes`` of an array of type ``array`` (Numba's ``ArrayCTypes``): only its
+    ``.data`` is read in kernels, the address of the array's first element as ``uint64``
+    (Numba's ``uintp``)."""
+    __slots__ = ("array",)
+
+    def __init__(self, array):
+        self.array = array
+
+    def __eq__(self, other):
+        return isinstance(other, ArrayCTypes) and other.array is self.array
+
+    def __hash__(self):
+        return hash(("ctypes", self.array))
+
+    def __repr__(self):
+        return f"ctypes of {self.array}"
 
 
 class RangeType(PseudoType):
@@ -210,12 +231,65 @@ def _as_num(t):
     return T.int64 if isinstance(t, T.Boolean) else t
 
 
+def is_datetime(t):
+    """True for a ``datetime64`` or ``timedelta64`` type."""
+    return isinstance(t, (T.NPDatetime, T.NPTimedelta))
+
+
+def common_time_unit(u1, u2):
+    """The unit two datetime64/timedelta64 units compute in: the finer one (NumPy's
+    promotion: ``'D'`` and ``'h'`` give ``'h'``; the generic unit ``''`` takes the other's);
+    None when NumPy has no common unit (years or months with days and finer units)."""
+    if u1 == u2 or not u2:
+        return u1
+    if not u1:
+        return u2
+    try:
+        unit, count = np.datetime_data(np.promote_types(np.dtype(f"m8[{u1}]"),
+                                                        np.dtype(f"m8[{u2}]")))
+    except TypeError:
+        return None
+    return unit if count == 1 else None
+
+
+def datetime_binop_type(op, a, b):
+    """Result type of ``a <op> b`` when one operand is a datetime64 or timedelta64 (numba's
+    ``npdatetime`` typing, NumPy's results): timedelta ± timedelta and datetime − datetime
+    give a timedelta, datetime ± timedelta a datetime, in the finer unit
+    (:func:`common_time_unit`); a timedelta times or divided by an int or float is a
+    timedelta of its unit; timedelta / timedelta is float64, ``//`` int64, ``%`` a
+    timedelta.  None for anything else (adding two datetimes, mixing years or months with
+    days, a datetime times a number)."""
+    dt_a, dt_b = isinstance(a, T.NPDatetime), isinstance(b, T.NPDatetime)
+    td_a, td_b = isinstance(a, T.NPTimedelta), isinstance(b, T.NPTimedelta)
+    real = lambda t: is_int(t) or is_float(t)      # noqa: E731
+    if (td_a or dt_a) and (td_b or dt_b):
+        unit = common_time_unit(a.unit, b.unit)
+        if unit is None:
+            return None
+        if op == "+" and not (dt_a and dt_b):
+            return T.NPDatetime(unit) if dt_a or dt_b else T.NPTimedelta(unit)
+        if op == "-" and not (td_a and dt_b):
+            return T.NPTimedelta(unit) if dt_a == dt_b else T.NPDatetime(unit)
+        if td_a and td_b:
+            return {"/": T.float64, "//": T.int64, "%": T.NPTimedelta(unit)}.get(op)
+        return None
+    if td_a and real(b) and op in ("*", "/", "//"):
+        return a
+    if td_b and real(a) and op == "*":
+        return b
+    return None
+
+
 def binop_type(op, a, b):
     """Result type of scalar ``a <op> b`` (op: '+', '-', '*', '/', '//', '%', '**', '&', '|',
     '^', '<<', '>>'), or None when the operation is not defined for these types."""
+    if is_datetime(a) or is_datetime(b):
+        return datetime_binop_type(op, a, b)
     if isinstance(a, T.BFloat16) or isinstance(b, T.BFloat16):
-        # numba-cuda defines bfloat16 operators for two bfloat16 operands only
-        return a if a is b and op in ("+", "-", "*", "/") else None
+        if op not in ("+", "-", "*", "/"):
+            return None
+        return bf16_mix_type(a, b)
     if not (is_number(a) and is_number(b)):
         return None
     if op in ("&", "|", "^"):
@@ -246,6 +320,28 @@ def binop_type(op, a, b):
     return promote(a, b)
 
 
+def _bf16_cases():
+    ints = [T.Integer(w, s) for s in (True, False) for w in (8, 16, 32, 64)]
+    return [(T.bfloat16, T.bfloat16), (T.float32, T.float32), (T.float64, T.float64)] + \
+        [(t, t) for t in ints]
+
+
+def bf16_mix_type(a, b):
+    """The type ``a + b`` (``- * /`` alike) computes in when one operand is a bfloat16:
+    numba-cuda's overload resolution over its operator cases (the integer and float ones
+    and bfloat16's own) with bfloat16's conversions (``overloads.conversion``): bfloat16
+    with bfloat16, an 8-bit integer or an int64/uint64 → bfloat16; with bool, an int16/
+    uint16, a float16 or a float32 → float32; with an int32/uint32 or a float64 → float64.
+    Where numba-cuda's resolution ties the integer case with bfloat16's (int64, uint64) and
+    takes the integer case, truncating the bfloat16 to an integer, cujit computes in
+    bfloat16 (docs/requirements.md §10).  None for a complex or non-number operand."""
+    from_cases = overloads.best_overloads((a, b), _bf16_cases())
+    if not from_cases:
+        return None
+    t = from_cases[0][0]
+    return t if not is_int(t) else int_result(t, t)
+
+
 def _mix_complex(a, b):
     c, o = (a, b) if is_complex(a) else (b, a)
     return promote(c, o) if is_float(o) else T.from_dtype(np.promote_types(c.dtype, o.dtype))
@@ -253,6 +349,10 @@ def _mix_complex(a, b):
 
 def unary_type(op, a):
     """Result of unary ``op`` ('-', '+', '~', 'not') on scalar type ``a``, or None."""
+    if isinstance(a, T.NPTimedelta):
+        return a if op in ("-", "+") else None
+    if isinstance(a, T.NPDatetime):
+        return None
     if isinstance(a, T.BFloat16):
         return a if op in ("-", "+") else T.boolean if op == "not" else None
     if not is_number(a):
@@ -266,3 +366,49 @@ def unary_type(op, a):
     if isinstance(a, T.Boolean) or is_int(a):
         return int_result(_as_num(a))
     return a
+
+
+# Python classes as Numba's ``as_numba_type`` gives them: the one type each stands for
+_PY_CLASS_TYPES = {bool: T.boolean, int: T.int64, float: T.float64, complex: T.complex128}
+
+
+def isinstance_of(t, classinfo):
+    """``isinstance(x, classinfo)`` for a value ``x`` of type ``t``, decided at compile time
+    as Numba's ``ol_isinstance`` decides it: ``classinfo`` is a Python class (``int``,
+    ``float``, ``complex`` and ``bool`` stand for ``int64``, ``float64``, ``complex128`` and
+    ``boolean`` exactly; ``tuple``, ``str``, ``bytes``, ``range`` for those kinds of value;
+    ``list``, ``dict``, ``set`` never match), a NumPy scalar type (``np.float32``), a cujit
+    or Numba type (``float32``, ``bfloat16``, ``int32[:]``), or a tuple of those.  Returns a
+    bool; raises TypeError naming what is refused: a value of a type Numba's isinstance does
+    not take (a record, a pseudo-value such as a function) or a class that is none of the
+    above (Numba's type classes such as ``types.Integer``, ``np.ndarray``)."""
+    if isinstance(t, Global) and isinstance(t.obj, (str, bytes)):
+        pass
+    elif isinstance(t, (PseudoType, T.Record, T.CharSeq)) or not isinstance(t, T.Type):
+        raise TypeError(f'isinstance() does not support variables of type "{t}"')
+    if isinstance(classinfo, tuple):
+        return any([isinstance_of(t, c) for c in classinfo])
+    if classinfo in _PY_CLASS_TYPES:
+        return t is _PY_CLASS_TYPES[classinfo]
+    kinds = {tuple: (T.UniTuple, T.Tuple), range: RangeType}
+    if classinfo in kinds:
+        return isinstance(t, kinds[classinfo])
+    if classinfo in (str, bytes):
+        return isinstance(t, Global) and isinstance(t.obj, classinfo)
+    if classinfo in (list, dict, set):
+        return False        # kernels have no lists, dicts or sets
+    target = classinfo if isinstance(classinfo, T.Type) else None
+    if target is None and isinstance(classinfo, type) and issubclass(classinfo, np.generic):
+        try:
+            target = T.from_dtype(np.dtype(classinfo))
+        except TypeError:
+            target = None
+    if target is None and not isinstance(classinfo, type):
+        target = T.from_numba_type(classinfo)
+    if target is None:
+        raise TypeError(f"isinstance() of {classinfo!r}: the class must be a Python scalar "
+                        "class (int, float, complex, bool), tuple, a NumPy scalar type, a "
+                        "cujit or Numba type instance (float32, bfloat16, int32[:]), or a "
+                        "tuple of those (Numba's type classes such as types.Integer are "
+                        "not supported, as in Numba)")
+    return t is target

@@ -10,6 +10,8 @@ import types
 import numpy as np
 
 from .. import types as T
+from . import rules
+from .errors import RequireLiteralValue
 
 __all__ = ["ConstEval", "local_names", "single_assignments", "stmt_name", "is_true_const",
            "has_break", "prune_constant_ifs", "stored_names", "none_test_operands"]
@@ -20,18 +22,19 @@ _TRUTH_VALUES = (bool, int, float, np.bool_, np.integer, np.floating, type(None)
 class ConstEval:
     """Mixin of the typer: ``const_eval(node, what)`` / ``_const(node)`` /
     ``static_truth(test)``.  Needs ``locals``, ``const_locals``, ``stored``,
-    ``_const_cache``, ``fsrc``, ``tf`` and ``error`` on the instance."""
+    ``_const_cache``, ``fsrc``, ``tf``, ``error`` and ``loc`` on the instance."""
 
     def const_eval(self, node, what):
         """The compile-time value of ``node`` (R-KER-3: a literal, a local bound once to a
         constant expression, a global/closure value, tuples and arithmetic of those).
-        Raises TypingError naming ``what`` when it is not one."""
+        Raises RequireLiteralValue (a TypingError, numba's class for it) naming ``what``
+        when it is not one."""
         ok, v = self._const(node)
         if not ok:
-            raise self.error(f"{what} must be a compile-time constant: a literal, a local "
-                             "variable bound to a constant expression, or a global defined "
-                             f"when the kernel is compiled; '{ast.unparse(node)}' is not "
-                             "(numba's RequireLiteralValue)", node)
+            raise RequireLiteralValue(
+                f"{what} must be a compile-time constant: a literal, a local variable bound "
+                "to a constant expression, or a global defined when the kernel is compiled; "
+                f"'{ast.unparse(node)}' is not (numba's RequireLiteralValue)", self.loc(node))
         return v
 
     def static_truth(self, test):
@@ -65,12 +68,38 @@ class ConstEval:
                     return not is_not
                 if isinstance(t, (T.Scalar, T.Array, T.UniTuple, T.Tuple, T.Record)):
                     return is_not
+        decided = self._param_isinstance(test)
+        if decided is not None:
+            return decided
         if not self._fixed(test):
             return None
         ok, v = self._const(test)
         if not ok or not isinstance(v, _TRUTH_VALUES):
             return None
         return bool(v)
+
+    def _param_isinstance(self, test):
+        """``isinstance(p, classinfo)`` of a parameter ``p`` never assigned, with a constant
+        ``classinfo``: its value from the parameter's type (Numba prunes the branch not
+        taken, so it need not type); None for anything else, and for a refused
+        ``isinstance``, which the typer then reports."""
+        if not (isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and
+                test.func.id == "isinstance" and len(test.args) == 2 and not test.keywords
+                and isinstance(test.args[0], ast.Name)):
+            return None
+        name = test.args[0].id
+        if name not in self.fsrc.argnames or name in self.stored or \
+                "isinstance" in self.locals or \
+                self.fsrc.resolve_global("isinstance") != (True, isinstance):
+            return None
+        ok, classinfo = self._const(test.args[1])
+        if not ok:
+            return None
+        try:
+            return rules.isinstance_of(self.tf.argtypes[self.fsrc.argnames.index(name)],
+                                       classinfo)
+        except TypeError:
+            return None
 
     def _fixed(self, node):
         """True when ``node`` reads no local variable other than a parameter specialised on

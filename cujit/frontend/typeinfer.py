@@ -16,18 +16,19 @@ import ast
 import numpy as np
 
 from .. import types as T
+from ..numba_types import numba_jit_function
 from .calls import recognised as calls
 from . import enums, indexing, rules, scopes
 from .callkinds import CallKind
 from .closures import define
 from .const_types import CONST_LIMIT, STATIC_SHARED_LIMIT
-from .errors import CompileError, TypingError
+from .errors import CompileError, TypingError, UninferableType
 from .exceptions import type_assert, type_raise
 from .source import FunctionSource
 from .indexing import nested_store_ok
 from .nodeinfo import AugAssign, Iteration
 from .versions import split_versions, source_name
-from .rules import BoundMethod, Func, Global, PseudoType, RangeType
+from .rules import ArrayCTypes, BoundMethod, Func, Global, PseudoType, RangeType
 
 __all__ = ["TypedFunction", "CompileEnv", "infer", "STATIC_SHARED_LIMIT", "CONST_LIMIT"]
 
@@ -406,7 +407,14 @@ class _Typer(scopes.ConstEval):
         define(self, s)
 
     def s_Assign(self, s):
-        vt = self.expr(s.value)
+        try:
+            vt = self.expr(s.value)
+        except UninferableType as e:
+            names = [t.id for t in s.targets if isinstance(t, ast.Name)]
+            if not names:
+                raise
+            raise TypingError(f"Cannot infer the type of variable '{names[0]}': {e.msg}",
+                              e.loc) from None
         for target in s.targets:
             self.assign(target, vt, s.value)
 
@@ -550,10 +558,17 @@ class _Typer(scopes.ConstEval):
             return t
         found, value = self.fsrc.resolve_global(name)
         if not found:
-            raise self.error(f"name '{name}' is not defined", node)
+            raise self.error(f"NameError: name '{name}' is not defined", node)
         return self.typed_value(node, value)
 
     def typed_value(self, node, value):
+        if numba_jit_function(value) is not None and getattr(value, "_can_compile", True) \
+                is False:
+            # numba.jit with explicit signatures compiles nothing else, the GPU included
+            # (numba-cuda's CUDATargetContext.resolve_value_type; its wording)
+            raise self.error(f"Untyped global name '{ast.unparse(node)}': using cpu function "
+                             "on device but its compilation is disabled (it was jitted for "
+                             "explicit signatures only)", node)
         try:
             t, extra = calls.const_type(value)
         except (TypeError, ValueError) as e:
@@ -579,6 +594,11 @@ class _Typer(scopes.ConstEval):
             return calls.global_attr(self, node, base.obj, attr)
         if isinstance(base, T.Array):
             return indexing.array_attr(self, node, base, attr)
+        if isinstance(base, ArrayCTypes):
+            if attr == "data":
+                return T.uint64
+            raise self.error(f"arr.ctypes has only 'data' in kernels (the address of the "
+                             f"first element), not '{attr}'", node)
         if isinstance(base, T.EnumMember) or (isinstance(base, T.IntEnumMember) and
                                               attr == "value"):
             return enums.type_attr(self, node, base, attr)
@@ -708,6 +728,15 @@ class _Typer(scopes.ConstEval):
                 from .containment import type_in
                 type_in(self, a, b, n)
                 continue
+            if _constant_strings(a, b):
+                self._compare_constants(node, op, a.obj, b.obj, n)
+                continue
+            if rules.is_datetime(a) or rules.is_datetime(b):
+                if type(a) is not type(b) or rules.common_time_unit(a.unit, b.unit) is None:
+                    raise self.error(f"cannot compare {a} with {b} (a datetime64 compares "
+                                     "with a datetime64, a timedelta64 with a timedelta64, "
+                                     "of units NumPy can convert)", n)
+                continue
             if isinstance(a, T.BFloat16) or isinstance(b, T.BFloat16):
                 if a is not b or isinstance(op, (ast.Is, ast.IsNot)):
                     raise self.error(f"cannot compare {a} with {b} (bfloat16 compares with "
@@ -719,6 +748,25 @@ class _Typer(scopes.ConstEval):
                     not isinstance(op, (ast.Eq, ast.NotEq)):
                 raise self.error("complex numbers can only be compared with == and !=", n)
         return T.boolean
+
+    def _compare_constants(self, node, op, x, y, n):
+        """``x <op> y`` of two string constants (a str argument of a device function against
+        a literal, numba's StringLiteral comparisons): decided now, a constant of the whole
+        comparison (not chained with others).  TypingError for an order comparison of str
+        with bytes, as Python's TypeError."""
+        if len(node.ops) != 1:
+            raise self.error("comparisons of string constants cannot be chained in kernels",
+                             n)
+        fn = {ast.Eq: lambda p, q: p == q, ast.NotEq: lambda p, q: p != q,
+              ast.Lt: lambda p, q: p < q, ast.LtE: lambda p, q: p <= q,
+              ast.Gt: lambda p, q: p > q, ast.GtE: lambda p, q: p >= q}.get(type(op))
+        if fn is None:
+            raise self.error(f"'{type(op).__name__}' of string constants is not supported in "
+                             "kernels", n)
+        try:
+            self.tf.constvals[node] = bool(fn(x, y))
+        except TypeError as e:
+            raise self.error(f"cannot compare {x!r} with {y!r}: {e}", n) from None
 
     def _identity(self, node, op, a, b, n):
         """``a is b`` / ``a is not b`` as numba types it (``generic_is``): values of
@@ -757,6 +805,10 @@ class _Typer(scopes.ConstEval):
     def e_JoinedStr(self, node):
         raise self.error("f-strings are not supported in kernels (print the values instead)",
                          node)
+
+def _constant_strings(a, b):
+    return all(isinstance(t, Global) and isinstance(t.obj, (str, bytes)) for t in (a, b))
+
 
 _BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//",
            ast.Mod: "%", ast.Pow: "**", ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^",

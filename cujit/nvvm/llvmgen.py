@@ -387,6 +387,8 @@ class FunctionLowerer:
         base_t = self.ty(node.value)
         if isinstance(base_t, T.Array):
             return LA.array_attr(self, self.expr(node.value), base_t, node.attr, self.ty(node))
+        if isinstance(base_t, rules.ArrayCTypes):       # arr.ctypes.data
+            return LA.ctypes_data(self, self.expr(node.value.value))
         if isinstance(base_t, T.Record):
             return LA.load_field(self, self.expr(node.value), base_t, node.attr)
         if isinstance(base_t, (T.EnumMember, T.IntEnumMember)):   # .value: the member itself

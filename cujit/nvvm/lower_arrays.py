@@ -16,7 +16,7 @@ from .lower_exceptions import check_tuple_index
 from .ltypes import I8, I8P, I32, I64, alignment_of, cast, ltype, mtype
 from ..frontend.nodeinfo import IntIndex, SliceStore, TupleIndex, TupleItem, TupleSlice
 
-__all__ = ["make_array", "dim", "array_attr", "load_subscript", "store_subscript",
+__all__ = ["make_array", "dim", "array_attr", "ctypes_data", "load_subscript", "store_subscript",
            "subscript_pointer", "load_elem", "store_elem", "load_field", "store_field",
            "const_global_array", "iter_item", "static_array", "dynamic_shared_array",
            "reshape"]
@@ -76,6 +76,14 @@ def array_attr(lw, arr, aty, attr, rt):
         shape = [dim(lw, arr, k) for k in reversed(range(n))]
         strides = [stride(lw, arr, k) for k in reversed(range(n))]
         return make_array(lw, b.extract_value(arr, 0), shape, strides, rt)
+    if isinstance(aty.dtype, T.Record) and attr in aty.dtype.fields:
+        # a record array's field as an array: the same shape and byte strides, the data
+        # pointer moved to the field's offset
+        off = aty.dtype.fields[attr][1]
+        raw = b.gep(b.bitcast(b.extract_value(arr, 0), I8P), [ir.Constant(I64, off)])
+        fp = b.bitcast(raw, mtype(rt.dtype).as_pointer())
+        return make_array(lw, fp, [dim(lw, arr, k) for k in range(n)],
+                          [stride(lw, arr, k) for k in range(n)], rt)
     if attr in ("real", "imag"):
         if not rules.is_complex(aty.dtype):
             return arr
@@ -85,6 +93,11 @@ def array_attr(lw, arr, aty, attr, rt):
         return make_array(lw, fp, [dim(lw, arr, k) for k in range(n)],
                           [stride(lw, arr, k) for k in range(n)], rt)
     raise lw.error(f"array attribute '{attr}' cannot be lowered", None)
+
+
+def ctypes_data(lw, arr):
+    """``arr.ctypes.data``: the address of the array's first element as an i64."""
+    return lw.b.ptrtoint(lw.b.extract_value(arr, 0), I64)
 
 
 def _wrap(lw, idx, it, n):
@@ -461,7 +474,10 @@ def dynamic_shared_array(lw, dtype, aty):
 
 def const_global_array(lw, value, aty):
     """A NumPy array placed in constant memory (addrspace 4), as an array value."""
-    arr = np.ascontiguousarray(value)
+    # a 0-d array is contiguous as it is (np.ascontiguousarray would make it 1-d); the
+    # same object each time, so that const_array places it once
+    zero_d = isinstance(value, np.ndarray) and value.ndim == 0
+    arr = value if zero_d else np.ascontiguousarray(value)
     g = lw.m.const_array(arr, alignment_of(aty.dtype))
     return static_array(lw, g, arr.shape, aty.dtype, aty)
 

@@ -241,8 +241,13 @@ def _complex(lw, node, c):
         return re
     im = cast(lw.b, vals[1], ts[1], rt)
     b = lw.b
-    r = b.fsub(b.extract_value(re, 0), b.extract_value(im, 1))
-    i = b.fadd(b.extract_value(re, 1), b.extract_value(im, 0))
+    r, i = b.extract_value(re, 0), b.extract_value(im, 0)
+    # CPython's complex(): a part's imaginary component is folded in only when that
+    # argument is complex, so complex(x, -0.0) keeps its -0.0 (0.0 + -0.0 would not)
+    if rules.is_complex(ts[1]):
+        r = b.fsub(r, b.extract_value(im, 1))
+    if rules.is_complex(ts[0]):
+        i = b.fadd(i, b.extract_value(re, 1))
     return b.insert_value(b.insert_value(re, r, 0), i, 1)
 
 
@@ -459,6 +464,10 @@ def _len(lw, node, c):
     return ir.Constant(I64, len(t.types))
 
 
+def _isinstance(lw, node, c):
+    return ir.Constant(I1, int(c.data.value))      # decided by the typer
+
+
 def _pow(lw, node, c):
     from .lower_ops import binop
     (a, e), (at, et) = _args(lw, node)
@@ -520,7 +529,7 @@ _HANDLERS = {
     K.MATH: _math, K.NP_ROUNDING: _np_round,
     K.PRINT: _print, K.DEVICE: _device, K.KERNEL: _device, K.RESHAPE: _reshape, K.ARRAY_VIEW: _array_view, K.ARRAY_COPY: _array_copy,
     K.CONJUGATE: _conjugate,
-    K.LEN: _len, K.TUPLE: _tuple_of, K.POW: _pow, K.ATOMIC: _atomic, K.CLOSURE: _closure,
+    K.LEN: _len, K.ISINSTANCE: _isinstance, K.TUPLE: _tuple_of, K.POW: _pow, K.ATOMIC: _atomic, K.CLOSURE: _closure,
     K.RANGE: _iterated, K.ENUMERATE: _iterated, K.ZIP: _iterated,
     K.CMATH: lower_complex.lower_cmath, K.FP16: lower_fp16.lower_fp16,
     K.BF16: lower_bf16.lower_bf16, K.FP8: lower_fp8.lower_fp8,

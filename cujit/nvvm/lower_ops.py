@@ -7,7 +7,7 @@ import ast
 from llvmlite import ir
 
 from .. import types as T
-from . import bf16_ptx
+from . import bf16_ptx, lower_datetime
 from ..frontend import rules
 from .ltypes import I1, I32, cast, const, half_asm, ltype, truth
 
@@ -42,6 +42,8 @@ def binop(lw, op, a, at, b_, bt, rt, node):
     if op in ("/", "//", "%") and lw.m.debug:
         from .lower_exceptions import check_divisor
         check_divisor(lw, op, at, b_, bt, node)
+    if rules.is_datetime(at) or rules.is_datetime(bt):
+        return lower_datetime.binop(lw, op, a, at, b_, bt, rt)
     if op in ("<<", ">>") or (op in ("&", "|", "^") and isinstance(rt, T.Integer)):
         x, y = cast(b, a, at, rt), cast(b, b_, bt, rt)
         return {"&": b.and_, "|": b.or_, "^": b.xor, "<<": b.shl,
@@ -49,8 +51,9 @@ def binop(lw, op, a, at, b_, bt, rt, node):
     if isinstance(rt, T.Boolean):
         return {"&": b.and_, "|": b.or_, "^": b.xor}[op](a, b_)
     if isinstance(rt, T.BFloat16):
+        # a mixed operand (an int64, an 8-bit integer) converts as bfloat16(x) first
         return {"+": bf16_ptx.add, "-": bf16_ptx.sub, "*": bf16_ptx.mul,
-                "/": bf16_ptx.div}[op](b, a, b_)
+                "/": bf16_ptx.div}[op](b, cast(b, a, at, rt), cast(b, b_, bt, rt))
     if op == "**":
         return _power(lw, a, at, b_, bt, rt, node)
     if op == "/" and isinstance(rt, T.Float) and not isinstance(at, T.Float) \
@@ -280,7 +283,8 @@ def unary(lw, node):
     if isinstance(v, ir.Constant) and isinstance(rt, (T.Integer, T.Float)) \
             and isinstance(v.constant, (int, float)):
         return ir.Constant(v.type, -v.constant)     # keeps `a[::-1]` a constant-step slice
-    if isinstance(rt, T.Integer):
+    if isinstance(rt, (T.Integer, T.NPTimedelta)):
+        # -NaT wraps to NaT, as NumPy's negation of the smallest int64
         return b.sub(ir.Constant(v.type, 0), v)
     if rt is T.float16:
         return half_asm(b, "neg.f16 $0, $1;", v)        # the GPU's instruction, as numba's
@@ -352,6 +356,8 @@ def _cmp_op(lw, op, x, xt, y, yt):
     if isinstance(op, (ast.Is, ast.IsNot)) and xt is not yt:
         # 'is' between members of different Enums (frontend/enums.py): never the same
         return ir.Constant(I1, int(isinstance(op, ast.IsNot)))
+    if rules.is_datetime(xt):
+        return lower_datetime.compare(lw, op, x, xt, y, yt)
     return _cmp2(lw, _CMP[type(op)], x, xt, y, yt)
 
 

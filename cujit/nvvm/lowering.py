@@ -77,7 +77,7 @@ def _scalar_params(t):
         for et in t.types:
             out.extend(_scalar_params(et))
         return out
-    if isinstance(t, (T.Integer, T.Float, T.BFloat16)):
+    if isinstance(t, (T.Integer, T.Float, T.BFloat16, T.NPDatetime, T.NPTimedelta)):
         return [ltype(t)]
     if isinstance(t, T.EnumMember):
         return _scalar_params(t.dtype)

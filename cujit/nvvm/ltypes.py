@@ -14,12 +14,14 @@ data pointer (NVVM infers shared/const/local from the ``addrspacecast``); ``Reco
 """
 from llvmlite import ir
 
+import numpy as np
+
 from .. import fp8_scalar
 from .. import types as T
 from . import bf16_ptx, fp8_ptx
 from ..frontend import rules
 
-__all__ = ["ltype", "mtype", "cast", "int_to_half", "half_asm", "truth", "const", "passes_param", "I1", "I8", "I32", "I64", "I8P",
+__all__ = ["ltype", "mtype", "cast", "NAT", "floordiv_i64", "time_unit_cast", "int_to_half", "half_asm", "truth", "const", "passes_param", "I1", "I8", "I32", "I64", "I8P",
            "int_const", "array_ltype", "alignment_of"]
 
 I1, I8, I32, I64 = ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64)
@@ -39,6 +41,8 @@ def ltype(t):
         r = ir.IntType(t.bitwidth)
     elif isinstance(t, T.Float):
         r = _FLOATS[t.bitwidth]
+    elif isinstance(t, (T.NPDatetime, T.NPTimedelta)):
+        r = ir.IntType(64)      # a count of the unit; NaT is the smallest int64
     elif isinstance(t, T.BFloat16):
         r = bf16_ptx.I16
     elif isinstance(t, T.FP8):
@@ -177,6 +181,43 @@ def half_asm(b, text, *vals):
     return b.bitcast(out, ir.HalfType())
 
 
+#: NaT, the int64 of "not a time" in datetime64/timedelta64 values
+NAT = -(1 << 63)
+
+
+def _factor(src_unit, dst_unit):
+    """``(k, multiply)``: a count in ``src_unit`` is ``k`` times (``multiply``) or a k-th
+    (floored) of a count in ``dst_unit``."""
+    if src_unit == dst_unit or not src_unit or not dst_unit:
+        return 1, True
+    ratio = np.timedelta64(1, src_unit) / np.timedelta64(1, dst_unit)
+    if ratio >= 1:
+        return int(round(ratio)), True
+    return int(round(1 / ratio)), False
+
+
+def floordiv_i64(b, x, y):
+    """Python's floor division of two i64 values (``y`` not 0)."""
+    q = b.sdiv(x, y)
+    r = b.srem(x, y)
+    fix = b.and_(b.icmp_signed("!=", r, ir.Constant(ir.IntType(64), 0)),
+                 b.icmp_signed("!=", b.icmp_signed("<", r, ir.Constant(ir.IntType(64), 0)),
+                               b.icmp_signed("<", y, ir.Constant(ir.IntType(64), 0))))
+    return b.select(fix, b.sub(q, ir.Constant(ir.IntType(64), 1)), q)
+
+
+def time_unit_cast(b, v, src_unit, dst_unit):
+    """An int64 count ``v`` of datetime/timedelta unit ``src_unit`` as a count of
+    ``dst_unit``: multiplied up to a finer unit, floored to a coarser one (NumPy's casts);
+    NaT kept."""
+    k, multiply = _factor(src_unit, dst_unit)
+    if k == 1:
+        return v
+    i64 = ir.IntType(64)
+    scaled = b.mul(v, ir.Constant(i64, k)) if multiply else floordiv_i64(b, v, ir.Constant(i64, k))
+    return b.select(b.icmp_signed("==", v, ir.Constant(i64, NAT)), ir.Constant(i64, NAT), scaled)
+
+
 def cast(b, val, src, dst):
     """Convert ``val`` of cujit scalar type ``src`` to ``dst`` (NumPy's conversion rules;
     float → int truncates toward zero)."""
@@ -190,6 +231,8 @@ def cast(b, val, src, dst):
         return _cast_fp8(b, val, src, dst)
     if isinstance(src, T.BFloat16) or isinstance(dst, T.BFloat16):
         return _cast_bf16(b, val, src, dst)
+    if isinstance(src, (T.NPDatetime, T.NPTimedelta)) and type(dst) is type(src):
+        return time_unit_cast(b, val, src.unit, dst.unit)
     if isinstance(dst, T.Boolean):
         return truth(b, val, src)
     if isinstance(src, T.Boolean):

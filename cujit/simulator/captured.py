@@ -11,7 +11,7 @@ checks are on), so reads, writes, bounds and race checks behave as for arguments
 import types
 
 import numpy as np
-from ..arrays.protocol import has_device_pointer
+from ..memory.protocol import has_device_pointer
 
 __all__ = ["rebind"]
 

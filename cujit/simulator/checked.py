@@ -314,6 +314,12 @@ class CheckedArray:
     def T(self):
         return self._wrap(self._a.T)
 
+    @property
+    def ctypes(self):
+        """NumPy's ``ctypes`` of the simulated memory (``.data``: the address of the first
+        element; in the simulator, of the host buffer that holds the array's bytes)."""
+        return self._a.ctypes
+
     def transpose(self, *axes):
         return self._wrap(self._a.transpose(*axes))
 
@@ -541,7 +547,11 @@ class _FieldAttributes:
     __slots__ = ()
 
     def __getattr__(self, name):
-        return getattr(object.__getattribute__(self, "_a"), name)
+        a = object.__getattribute__(self, "_a")
+        if a.dtype.fields is not None and name in a.dtype.fields:
+            # the field's strided view, checked as the array it lies in
+            return self._wrap(a[name])
+        return getattr(a, name)
 
 
 class _CheckedRecords(_FieldAttributes, CheckedArray):

@@ -27,7 +27,8 @@ from .captured import rebind
 from .pointers import SimPointer
 from .records import as_kernel_record
 from .thread import Dim3
-from ..arrays.protocol import has_device_pointer, device_pointer, cuda_core_kind
+from ..arrays.interop import owner_dtype
+from ..memory.protocol import has_device_pointer, device_pointer, cuda_core_kind
 
 __all__ = ["run_kernel", "simulate", "Launch", "SimKernel"]
 
@@ -229,7 +230,9 @@ def _convert(value):
         return view
     cai = getattr(value, "__cuda_array_interface__", None)
     if cai is not None:
-        return cai_view(cai)
+        view = cai_view(cai)
+        own = owner_dtype(view.dtype, value)     # CuPy's bfloat16 arrays say <V2
+        return view if own is view.dtype else view.view(own)
     return value
 
 

@@ -482,14 +482,40 @@ class Rewriter:
 
     def e_BinOp(self, node):
         rt = self.ty(node)
+        if isinstance(rt, T.BFloat16):
+            return self.bf16_binop(node, rt)
         if not _numeric(rt):
             return None
         op = _OPNAMES.get(type(node.op))
         lt, rtt = self.ty(node.left), self.ty(node.right)
+        left, right = None, None
+        if isinstance(lt, T.BFloat16) or isinstance(rtt, T.BFloat16):
+            # a bfloat16 mixed with a float or a 16/32-bit integer: both converted to the
+            # float type the operator computes in (rules.bf16_mix_type), as the lowering does
+            left, right = self.expr(node.left), self.expr(node.right)
+            if isinstance(lt, T.BFloat16):
+                left, lt = self.conv(left, lt, rt, node.left), rt
+            if isinstance(rtt, T.BFloat16):
+                right, rtt = self.conv(right, rtt, rt, node.right), rt
         if op is None or not (_numeric(lt) and _numeric(rtt)):
             return None
-        return self.binop(op, self.expr(node.left), lt, self.expr(node.right), rtt, rt,
-                          node.right, node)
+        if left is None:
+            left, right = self.expr(node.left), self.expr(node.right)
+        return self.binop(op, left, lt, right, rtt, rt, node.right, node)
+
+    def bf16_binop(self, node, rt):
+        """A bfloat16 operator: a mixed operand (an int64, an 8-bit integer) converted as
+        ``bfloat16(x)`` first, as the lowering does; None (run as written) for two
+        bfloat16 operands."""
+        if all(isinstance(self.ty(o), T.BFloat16) for o in (node.left, node.right)):
+            return None
+        parts = []
+        for operand in (node.left, node.right):
+            new = self.expr(operand)
+            if not isinstance(self.ty(operand), T.BFloat16):
+                new = self.call(bf16_scalar.BF16, "bf16_", [new], operand)
+            parts.append(new)
+        return _loc(ast.BinOp(parts[0], node.op, parts[1]), node)
 
     def binop(self, op, left, lt, right, rtt, rt, right_old, like):
         """``left <op> right`` (rewritten operands of types ``lt``/``rtt``) computed as the
@@ -609,6 +635,9 @@ class Rewriter:
     # ---- calls: one method per CallKind (``_CALLS``); None runs the call as written -------
     def c_as_written(self, node, c):
         return None
+
+    def c_isinstance(self, node, c):
+        return _loc(ast.Constant(c.data.value), node)      # decided by the typer
 
     def c_untouched(self, node, c):
         return node
@@ -877,6 +906,7 @@ def _call_table():
     K, R = CallKind, Rewriter
     table = dict.fromkeys((K.SHARED_ARRAY, K.LOCAL_ARRAY, K.CONST_ARRAY, K.GRID, K.GRIDSIZE),
                           R.c_untouched)
+    table[K.ISINSTANCE] = R.c_isinstance
     # integer arguments as NumPy scalars of their type
     table.update(dict.fromkeys((K.SHFL_SYNC, K.SHFL_UP_SYNC, K.SHFL_DOWN_SYNC,
                                 K.SHFL_XOR_SYNC, K.POPC, K.BREV, K.CLZ, K.FFS, K.SELP,

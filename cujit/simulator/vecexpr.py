@@ -547,7 +547,7 @@ def _vcall_table():
     K, E = CallKind, ExprGen
     # kinds the vector executor leaves to the per-thread executor (the block reruns there)
     table = dict.fromkeys((
-        K.COMPLEX, K.ROUND, K.POW, K.LEN, K.TUPLE, K.RANGE, K.ENUMERATE, K.ZIP, K.PRINT, K.CMATH,
+        K.COMPLEX, K.ROUND, K.POW, K.LEN, K.ISINSTANCE, K.TUPLE, K.RANGE, K.ENUMERATE, K.ZIP, K.PRINT, K.CMATH,
         K.REDUCE, K.ARRAY_VIEW, K.ARRAY_COPY,
         K.FP16, K.BF16, K.FP8, K.MATH_PARTS, K.BIT_COUNT, K.CONJUGATE, K.SHARED_ARRAY, K.LOCAL_ARRAY,
         K.CONST_ARRAY, K.RESHAPE, K.GRIDSIZE, K.SYNCTHREADS, K.SYNCWARP, K.THREADFENCE,

@@ -24,10 +24,10 @@ signatures").
 import numpy as np
 
 from .. import bf16_scalar
-from ..arrays.protocol import cuda_core_kind, cuda_core_parts
+from ..memory.protocol import cuda_core_kind, cuda_core_parts
 from .core import (  # noqa: F401 - the public module re-exports the core
     Array, BFloat16, Boolean, CPointer, Complex, FP8, Float, Integer, IntegerLiteral,
-                   NestedArray, CharSeq, NoneType, RawPointer, Record, Scalar, Signature, Tuple, Type, UniTuple, _BY_DTYPE, _CACHE,
+                   NestedArray, CharSeq, NoneType, NPDatetime, NPTimedelta, RawPointer, Record, Scalar, Signature, Tuple, Type, UniTuple, _BY_DTYPE, _CACHE,
                    _Interned, _NAMES, _alignment_of, _array_from_slices, _field_type, _rebuild,
                    as_dtype_type, bool_, boolean, byte, complex128, bfloat16, complex64,
                    complex_domain, fp8_e4m3, fp8_e5m2, fp8_e8m0, float16, float32, float64, from_dtype, int16, int32, int64,
@@ -46,7 +46,7 @@ from .names import (  # noqa: F401 - numba.types has the short and C names too
                     ssize_t, size_t)
 
 __all__ = ["Type", "Boolean", "Integer", "IntegerLiteral", "Float", "BFloat16", "FP8", "Complex", "NoneType", "Array", "Record",
-           "NestedArray", "CharSeq", "CPointer", "RawPointer", "voidptr", "UniTuple", "Tuple", "NamedUniTuple", "NamedTuple", "named_tuple",
+           "NestedArray", "CharSeq", "NPDatetime", "NPTimedelta", "CPointer", "RawPointer", "voidptr", "UniTuple", "Tuple", "NamedUniTuple", "NamedTuple", "named_tuple",
            "VectorType",
            "EnumMember", "IntEnumMember", "Fragment",
            "Signature", "boolean", "bool_", "int8",
@@ -89,6 +89,23 @@ def _typeof_int(v):
     if 0 <= v < (1 << 64):
         return uint64
     raise ValueError(f"int {v} does not fit in int64 or uint64, so a kernel cannot take it")
+
+
+def _exporter_dtype(dt, value):
+    """``value.dtype`` when the interface's dtype ``dt`` is an opaque void (``<V2``: NumPy
+    extension dtypes such as ``ml_dtypes.bfloat16`` have no typestr, so CuPy exports its
+    bfloat16 arrays so) and the exporter's own dtype is another of that size; else ``dt``.
+    numba-cuda reads the dtype through DLPack; arrays.interop.owner_dtype is the same rule
+    for the array view a launch makes."""
+    own = getattr(value, "dtype", None)
+    if dt.kind != "V" or dt.names is not None or own is None:
+        return dt
+    try:
+        own = np.dtype(own)
+    except TypeError:
+        return dt
+    ok = own.itemsize == dt.itemsize and own.names is None and not own.hasobject
+    return own if ok and own != dt else dt
 
 
 def typeof(value):
@@ -137,6 +154,7 @@ def typeof(value):
         shape = tuple(cai["shape"])
         dt = np.dtype(cai.get("descr") if cai.get("descr") and len(cai["descr"]) > 1
                       else cai["typestr"])
+        dt = _exporter_dtype(dt, value)
         data = cai.get("data")
         readonly = bool(data[1]) if isinstance(data, tuple) and len(data) == 2 else False
         return Array(from_dtype(dt), len(shape),

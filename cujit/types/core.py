@@ -171,6 +171,11 @@ class IntegerLiteral(Type):
     def dtype(self):
         return self.base.dtype
 
+    @property
+    def literal_value(self):
+        """The value (numba's name for it, read by overload typing functions)."""
+        return self.value
+
 
 class Float(Scalar):
     """``float16`` / ``float32`` / ``float64``."""
@@ -253,6 +258,51 @@ class Complex(Scalar):
 
     def _ctor_args(self):
         return (self.bitwidth,)
+
+
+class NPDatetime(Scalar):
+    """``datetime64[unit]`` (numba's ``NPDatetime``): a NumPy datetime of ``unit`` (``'D'``,
+    ``'s'``, ``'ms'`` ...; ``''`` for NumPy's generic unit), stored as an int64 count of units
+    since 1970-01-01, NaT being the smallest int64.  ``datetime64[D](x)`` is
+    ``np.datetime64(x, 'D')``."""
+    @classmethod
+    def _key_of(cls, unit):
+        return (str(unit),)
+
+    def __init__(self, unit):
+        self.unit = str(unit)
+        super().__init__(f"datetime64[{self.unit}]" if self.unit else "datetime64",
+                         f"M8[{self.unit}]" if self.unit else "M8")
+
+    def _ctor_args(self):
+        return (self.unit,)
+
+    def __call__(self, *args):
+        if len(args) == 1 and not isinstance(args[0], Type):
+            return np.datetime64(args[0], self.unit) if self.unit else np.datetime64(args[0])
+        return Type.__call__(self, *args)
+
+
+class NPTimedelta(Scalar):
+    """``timedelta64[unit]`` (numba's ``NPTimedelta``): a NumPy time span of ``unit``,
+    stored as an int64 count of units, NaT being the smallest int64.
+    ``timedelta64[D](x)`` is ``np.timedelta64(x, 'D')``."""
+    @classmethod
+    def _key_of(cls, unit):
+        return (str(unit),)
+
+    def __init__(self, unit):
+        self.unit = str(unit)
+        super().__init__(f"timedelta64[{self.unit}]" if self.unit else "timedelta64",
+                         f"m8[{self.unit}]" if self.unit else "m8")
+
+    def _ctor_args(self):
+        return (self.unit,)
+
+    def __call__(self, *args):
+        if len(args) == 1 and not isinstance(args[0], Type):
+            return np.timedelta64(args[0], self.unit) if self.unit else np.timedelta64(args[0])
+        return Type.__call__(self, *args)
 
 
 class NoneType(Type):
@@ -457,6 +507,15 @@ class UniTuple(Type):
     def __len__(self):
         return self.count
 
+    def __iter__(self):
+        return iter(self.types)
+
+    def __getitem__(self, i):
+        """The member type(s) at ``i`` (an int or a slice), as Numba's tuple types index;
+        a tuple type has no array type, so ``T[::1]`` is not an array spelling here.
+        Raises IndexError for an int past the end."""
+        return self.types[i]
+
 
 class Tuple(Type):
     """A heterogeneous tuple (``Tuple((int64, float32))``); all-equal members give UniTuple."""
@@ -481,6 +540,14 @@ class Tuple(Type):
 
     def __len__(self):
         return self.count
+
+    def __iter__(self):
+        return iter(self.types)
+
+    def __getitem__(self, i):
+        """The member type(s) at ``i`` (an int or a slice), as Numba's tuple types index.
+        Raises IndexError for an int past the end."""
+        return self.types[i]
 
 
 class Signature:
@@ -550,6 +617,13 @@ def from_dtype(dtype):
         return t
     if dt.fields is not None:
         return Record(dt)
+    if dt.kind in "Mm" and dt.byteorder in ("=", "|", "<"):
+        unit, count = np.datetime_data(dt)
+        if count != 1:
+            raise TypeError(f"dtype {dt} counts {count} units per step; kernels take "
+                            "datetime64/timedelta64 of one unit per step (as numba)")
+        unit = "" if unit == "generic" else unit
+        return NPDatetime(unit) if dt.kind == "M" else NPTimedelta(unit)
     if dt.kind in "SU" and dt.itemsize and dt.byteorder in ("=", "|", "<"):
         return CharSeq(dt.kind, dt.itemsize if dt.kind == "S" else dt.itemsize // 4)
     if dt.subdtype is not None:
@@ -557,7 +631,7 @@ def from_dtype(dtype):
     if dt.byteorder not in ("=", "|") and dt.newbyteorder("=") in _BY_DTYPE:
         raise TypeError(f"dtype {dt} is not in native byte order; kernels need native order")
     raise TypeError(f"dtype {dt} is not supported in kernels (expected bool, int, uint, float, "
-                    "complex or a structured dtype of those)")
+                    "complex, datetime64, timedelta64 or a structured dtype of those)")
 
 
 def as_dtype_type(obj):
@@ -653,6 +727,8 @@ def from_numba_type(obj):
         return UniTuple(_member(obj.dtype, obj), int(obj.count))
     if cls in ("Tuple", "BaseTuple"):
         return Tuple(tuple(_member(t, obj) for t in obj.types))
+    if cls in ("NPDatetime", "NPTimedelta"):
+        return (NPDatetime if cls == "NPDatetime" else NPTimedelta)(obj.unit)
     if cls == "CPointer":
         return CPointer(_member(obj.dtype, obj), getattr(obj, "addrspace", None))
     if cls == "RawPointer" or name == "void*":

@@ -40,8 +40,8 @@ def vectorize(ftylist_or_function=(), target="cuda", identity=None, **kws):
 
     Raises ValueError for another target or a signature that does not parse, TypeError for a
     signature whose arguments are not scalars, for ``nopython=False`` or ``cache=True``, and
-    for an unknown keyword an error that is both a KeyError (numba's "Unrecognized options")
-    and a TypeError ("The following target options are not supported: ...").
+    for an unknown keyword an error that is both a KeyError (numba's "Unrecognized options.
+    cuda vectorize target does not support option(s): ...") and a TypeError.
     """
     _check_target(target)
     options = _args.compile_options(kws, "vectorize")
@@ -119,6 +119,11 @@ class CUDAUFunc:
         self._kernels = {}
         code = getattr(func, "__code__", None)
         self.nin = code.co_argcount if code is not None else None
+        # a signature of argument types only ((float32, float32), numba's spelling) gets the
+        # return type the function computes for them
+        self._sigs = [sig if sig.return_type is not None
+                      else ct.Signature(self._return_type(tuple(sig.args)), sig.args)
+                      for sig in self._sigs]
         for s in self._sigs:
             if self.nin is not None and len(s.args) != self.nin:
                 raise TypeError(f"signature {s} has {len(s.args)} argument(s), but "
@@ -155,18 +160,24 @@ class CUDAUFunc:
         return len(self._sigs)
 
     def _lazy_signature(self, values):
-        from ..frontend.typecheck import typecheck
         argtypes = tuple(ct.from_dtype(np.dtype(v.dtype)) if not _args.is_scalar(v)
                          or isinstance(v, np.generic) else ct.typeof(v) for v in values)
         for s in self._sigs:
             if tuple(s.args) == argtypes:
                 return s
-        rt = typecheck(self._device.py_func, argtypes, kernel=False).return_type
-        if not isinstance(rt, ct.Scalar):
-            raise TypeError(f"{self.__name__} returns {rt}, not a scalar")
-        sig = ct.Signature(rt, argtypes)
+        sig = ct.Signature(self._return_type(argtypes), argtypes)
         self._sigs.append(sig)
         return sig
+
+    def _return_type(self, argtypes):
+        """The scalar type the function returns for ``argtypes`` (typed as a device
+        function); TypeError when it is not a scalar."""
+        from ..frontend.typecheck import typecheck
+        rt = typecheck(self._device.py_func, argtypes, kernel=False).return_type
+        if not isinstance(rt, ct.Scalar):
+            raise TypeError(f"{getattr(self.py_func, '__name__', 'ufunc')} returns {rt}, "
+                            "not a scalar")
+        return rt
 
     def _kernel(self, sig, ndim, kinds):
         key = (sig, ndim, kinds)

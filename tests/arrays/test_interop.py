@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import cujit
+from cujit import types as T
 from cujit.arrays import _runtime as _rt
 from cujit.arrays import dlpack
 from arrays_strategies import STRUCT, fill
@@ -278,3 +279,50 @@ def test_view_of_import_and_import_of_view_span_the_same_bytes():
     assert whole[::2].alloc_size == strided.alloc_size == 72
     assert c[2:5].alloc_size == 24 and c[::-1].alloc_size == 80
     assert cujit.device_array(0).alloc_size == 0
+
+
+class ForeignWithDtype(Foreign):
+    """A producer like CuPy 14 with a bfloat16 array: the interface says ``<V2`` (NumPy
+    extension dtypes have no typestr), the object's ``dtype`` says what it holds."""
+
+    def __init__(self, arr, dtype, **override):
+        super().__init__(arr, **override)
+        self.dtype = dtype
+
+
+def test_cai_opaque_void_takes_the_exporters_dtype():
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    bf16 = np.dtype(ml_dtypes.bfloat16)
+    h = np.asarray([1, 2, 3], dtype=bf16)
+    f = ForeignWithDtype(cujit.to_device(h), bf16)
+    assert f.__cuda_array_interface__["typestr"][1:] == "V2"
+    v = cujit.as_cuda_array(f)
+    assert v.dtype == bf16
+    assert T.typeof(f) is T.Array(T.bfloat16, 1, "C")
+    np.testing.assert_array_equal(v.copy_to_host(), h)
+
+
+@pytest.mark.parametrize("dtype", [None, np.dtype("f4"), "not a dtype",
+                                   np.dtype([("a", "u1"), ("b", "u1")])])
+def test_cai_opaque_void_keeps_its_dtype_without_a_same_sized_plain_one(dtype):
+    h = np.zeros(3, np.dtype("V2"))
+    f = ForeignWithDtype(cujit.to_device(h), dtype)
+    assert cujit.as_cuda_array(f).dtype == np.dtype("V2")
+    with pytest.raises(TypeError, match="V2"):
+        T.typeof(f)      # an opaque void is no kernel dtype
+
+
+def test_cupy_like_bfloat16_array_in_a_kernel():
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    bf16 = np.dtype(ml_dtypes.bfloat16)
+
+    @cujit.jit
+    def k(out, a):
+        i = cujit.grid(1)
+        if i < a.size:
+            out[i] = 2 * a[i] + ml_dtypes.bfloat16(3.0)
+
+    a = ForeignWithDtype(cujit.to_device(np.asarray([1, 2, 3], dtype=bf16)), bf16)
+    out = ForeignWithDtype(cujit.to_device(np.zeros(3, bf16)), bf16)
+    k[1, 4](out, a)
+    np.testing.assert_array_equal(out.arr.copy_to_host().astype(np.float32), [5, 7, 9])

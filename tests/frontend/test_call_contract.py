@@ -65,6 +65,7 @@ def test_every_kind_the_typer_dispatches_has_a_typer():
                        CallKind.GRID, CallKind.GRIDSIZE,       # constant arguments: calls.py
                        CallKind.WMMA_FRAGMENT,                 # likewise (calls_wmma.py)
                        CallKind.CARRAY, CallKind.FARRAY,       # likewise (calls.py)
+                       CallKind.ISINSTANCE,                    # likewise (calls.py)
                        CallKind.CONJUGATE, CallKind.RESHAPE, CallKind.BIT_COUNT,   # methods
                        CallKind.ARRAY_VIEW, CallKind.ARRAY_COPY}
     covered = set(calls_impl._TYPERS) | set(calls_impl._OWN_CHECKS) | typed_elsewhere

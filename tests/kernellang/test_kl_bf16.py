@@ -212,7 +212,7 @@ def stores_float(out, x):
 
 
 def mixes(out, x):
-    out[0] = float32(bfloat16(x) + x)
+    out[0] = float32(bfloat16(1.5) + x)
 
 
 def needs_bf16(out, x):
@@ -238,8 +238,9 @@ def test_bf16_implicit_conversions_of_arguments_and_stores():
 
 
 def test_bf16_typing_errors():
-    with pytest.raises(cuda.TypingError, match="bfloat16"):
-        cuda.jit(mixes)[1, 1](np.zeros(1, np.float32), 1.0)
+    with pytest.raises(cuda.TypingError, match="unsupported operand types for \\+: bfloat16 "
+                                               "and complex128"):
+        cuda.jit(mixes)[1, 1](np.zeros(1, np.float32), 1j)
     with pytest.raises(cuda.TypingError, match="takes bfloat16 values"):
         cuda.jit(needs_bf16)[1, 1](np.zeros(1, np.float32), 1j)
     with pytest.raises(cuda.TypingError, match="cannot store a value of type complex128"):
@@ -313,3 +314,61 @@ def test_bf16_scalar_arguments_pack_as_their_bits():
     raw = bytes(p.buffer)
     assert raw[0:2] == (0x3FC0).to_bytes(2, "little")
     assert raw[8:10] == (0xC000).to_bytes(2, "little")
+
+
+def mixed_operands(out, fout, a, n64, n8, n32, f32, f64):
+    # numba-cuda resolves a bfloat16 mixed with another number over its operator cases
+    out[0] = a * n64            # int64: computed in bfloat16
+    out[1] = n8 + a             # int8 converts safely: bfloat16
+    out[2] = 2 * a - bfloat16(0.5)
+    fout[0] = a * f32           # float32: computed in float32
+    fout[1] = a / n32           # int32: computed in float64
+    fout[2] = f64 - a           # float64
+
+
+def test_bf16_mixed_with_other_numbers():
+    out = np.zeros(3, STORAGE_DTYPE)
+    fout = np.zeros(3)
+    a = BF16(1.5)
+    cuda.jit(mixed_operands)[1, 1](out, fout, a, 3, np.int8(2), np.int32(4),
+                                   np.float32(0.1), 0.1)
+    got = [float(BF16.from_bits(int(b))) for b in out.view(np.uint16)]
+    assert got == [4.5, 3.5, 2.5]
+    assert fout[0] == np.float64(np.float32(1.5) * np.float32(0.1))
+    assert fout[1] == 1.5 / 4 and fout[2] == 0.1 - 1.5
+
+
+@pytest.mark.parametrize("other,expect", [
+    (T.int8, T.bfloat16), (T.uint8, T.bfloat16), (T.int64, T.bfloat16),
+    (T.uint64, T.bfloat16), (T.int16, T.float32), (T.uint16, T.float32),
+    (T.boolean, T.float32), (T.float16, T.float32), (T.float32, T.float32),
+    (T.int32, T.float64), (T.uint32, T.float64), (T.float64, T.float64),
+    (T.bfloat16, T.bfloat16), (T.complex64, None),
+], ids=str)
+def test_bf16_mixed_operator_types(other, expect):
+    from cujit.frontend.rules import binop_type
+    assert binop_type("*", T.bfloat16, other) is expect
+    assert binop_type("+", other, T.bfloat16) is expect
+    assert binop_type("//", T.bfloat16, other) is None
+
+
+@pytest.mark.compile
+def test_bf16_mixed_operands_compile():
+    ptx = ptx_of(mixed_operands, np.zeros(3, STORAGE_DTYPE), np.zeros(3), BF16(1.5), 3,
+                 np.int8(2), np.int32(4), np.float32(0.1), 0.1)
+    assert ".entry" in ptx
+
+
+@pytest.mark.skipif(not HAVE_ML_DTYPES, reason="needs ml_dtypes")
+def test_ml_dtypes_bfloat16_class_casts_in_kernels():
+    import ml_dtypes
+
+    def k(out, a, b):
+        i = cuda.grid(1)
+        if i < a.size:
+            out[i] = 2 * a[i] + 4 * b[i] + ml_dtypes.bfloat16(3.0)
+
+    a = np.asarray([1, 2, 3, 4, 5], dtype=ml_dtypes.bfloat16)
+    out = np.zeros(5, ml_dtypes.bfloat16)
+    cuda.jit(k)[1, 8](out, a, np.arange(5))
+    np.testing.assert_array_equal(out.astype(np.float32), [5, 11, 17, 23, 29])

@@ -50,7 +50,7 @@ BODIES = {
     "iterating a tuple of mixed types": "for v in t:\n    a[0] += v",
     "`cuda.fp16` on complex values": "a[0] = cuda.fp16.hadd(a[0] * 1j, a[1])",
     "whole-record assignment between different dtypes": "a[0] = t",
-    "a bfloat16 mixed with another number type": "x = cuda.bfloat16(a[0]) + a[1]",
+    "a bfloat16 mixed with a complex number": "x = cuda.bfloat16(a[0]) + 1j",
     "a ufunc on arrays without an output (`np.sin(x)`)": "a[0] = np.sin(a)[0]",
     "`abs(x)`, `math.sin(x)` of an array": "a[0] = abs(a)[0]",
 }

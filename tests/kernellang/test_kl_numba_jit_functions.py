@@ -131,3 +131,23 @@ def test_real_numba_jit_function_runs_in_a_kernel():
     cuda.jit(k)[1, 8](out, x, y)
     np.testing.assert_equal(out, x * x + y * y)
     assert hypot_sq(3.0, 4.0) == 25.0      # still Numba's CPU function
+
+
+def _add(a, b):
+    return a + b
+
+
+signature_only = CPUDispatcher(_add)
+signature_only._can_compile = False       # numba.jit("(i4, i4)"): explicit signatures only
+
+
+def k_signature_only(out):
+    out[0] = signature_only(1, 2)
+
+
+def test_numba_jit_function_with_explicit_signatures_is_refused():
+    # numba-cuda: "using cpu function on device but its compilation is disabled"
+    with pytest.raises(cuda.TypingError, match="Untyped global name 'signature_only': using "
+                                               "cpu function on device but its compilation "
+                                               "is disabled"):
+        cuda.jit(k_signature_only)[1, 1](np.zeros(1))

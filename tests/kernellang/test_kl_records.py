@@ -322,3 +322,77 @@ def test_copy_of_an_argument_array_is_typing_error():
 @pytest.mark.compile
 def test_copy_of_a_captured_array_compiles():
     assert ".entry" in ptx_of(copy_captured, argtypes=(T.float64[::1],))
+
+
+flat_dt = np.dtype([("value1", np.int64), ("value2", np.float64), ("flag", np.bool_)])
+
+
+def fields_as_attributes(x, out1, out2):
+    i = cuda.grid(1)
+    if i < x.size:
+        out1[i] = x.value1[i]
+        out2[i] = x.value2[i] * 2
+        x.value1[i] = -x.value1[i]
+
+
+def _flat_records(n):
+    a = np.recarray((n,), dtype=flat_dt)
+    a.value1 = np.arange(n, dtype=np.int64)
+    a.value2 = np.arange(n, dtype=np.float64) / 100
+    return a
+
+
+def test_record_array_fields_read_and_written_as_attributes():
+    # numba-cuda's TestRecarray: x.value1 is the strided array of that field
+    a = _flat_records(16)
+    out1, out2 = np.zeros(16, np.int64), np.zeros(16)
+    cuda.jit(fields_as_attributes)[1, 16](a, out1, out2)
+    np.testing.assert_array_equal(out1, np.arange(16))
+    np.testing.assert_array_equal(out2, np.arange(16) / 50)
+    np.testing.assert_array_equal(a.value1, -np.arange(16))
+
+
+def field_attribute_of_strided_view(x, out):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = x[::2].value2[i]
+
+
+def test_record_field_attribute_of_a_strided_view():
+    a = _flat_records(8)
+    out = np.zeros(4)
+    cuda.jit(field_attribute_of_strided_view)[1, 4](a, out)
+    np.testing.assert_array_equal(out, a.value2[::2])
+
+
+def array_attribute_wins_over_field(x, out):
+    out[0] = x.size
+
+
+def test_array_attributes_win_over_same_named_fields():
+    dt = np.dtype([("size", np.int32), ("b", np.float32)])
+    out = np.zeros(1, np.int64)
+    cuda.jit(array_attribute_wins_over_field)[1, 1](np.zeros(5, dt), out)
+    assert out[0] == 5
+
+
+def nested_field_attribute(out, recs):
+    out[0] = recs.v[0, 1]
+
+
+def missing_field_attribute(out, recs):
+    out[0] = recs.nope[0]
+
+
+def test_nested_or_missing_field_attributes_are_typing_errors():
+    with pytest.raises(cuda.TypingError, match="field 'v' of .* is a nested array"):
+        cuda.jit(nested_field_attribute)[1, 1](np.zeros(1), np.zeros(2, rec_dt))
+    with pytest.raises(cuda.TypingError, match="arrays have no attribute 'nope' .*the record "
+                                               "fields a, b, v, m"):
+        cuda.jit(missing_field_attribute)[1, 1](np.zeros(1), np.zeros(2, rec_dt))
+
+
+@pytest.mark.compile
+def test_record_fields_as_attributes_compile():
+    ptx = ptx_of(fields_as_attributes, _flat_records(4), np.zeros(4, np.int64), np.zeros(4))
+    assert ".entry" in ptx and "ld.global.f64" in ptx

@@ -268,3 +268,14 @@ def test_zero_dimensional_arrays_are_scalars():
     np.testing.assert_array_equal(axpy(np.array(2.0, np.float32), x, x), 3 * x)
     d0 = cuda.to_device(np.array(3.0, np.float32))
     np.testing.assert_array_equal(axpy(d0, x, x).copy_to_host(), 4 * x)
+
+
+def test_signature_of_argument_types_only_gets_the_inferred_return_type():
+    from cujit import types as T
+
+    @cuda.vectorize([(T.int32, T.int32), (T.float32, T.float32)], target="cuda")
+    def add(a, b):
+        return a + b
+
+    assert add.types == ["ii->l", "ff->f"]
+    np.testing.assert_array_equal(add(np.arange(3, dtype=np.int32), np.int32(1)), [1, 2, 3])

@@ -8,7 +8,7 @@ import pytest
 
 import cujit as cuda
 from cujit import types as T
-from cujit.frontend.errors import TypingError
+from cujit.frontend.errors import RequireLiteralValue, TypingError
 from cujit.nvvm.lowering import compile_to_llvm
 from cujit.frontend.typecheck import typecheck
 from cujit.simulator.memory import aligned_zeros
@@ -57,14 +57,24 @@ def test_simulator_arrays_are_aligned(alignment):
 
 
 @pytest.mark.parametrize("bad,msg", [
-    (3, "must be a positive power of 2 and a multiple of 8"),
-    (4, "must be a positive power of 2 and a multiple of 8"),
-    (0, "must be a positive power of 2 and a multiple of 8"),
-    (24, "must be a positive power of 2 and a multiple of 8"),
-    (2.0, "must be an integer, got 2.0"),
+    (3, "Alignment must be a power of 2: local.array"),
+    (17, "Alignment must be a power of 2: local.array"),
+    (4, r"Alignment must be a multiple of 8 \(the pointer size\): local.array"),
+    (0, "Alignment must be positive: local.array"),
+    (-8, "Alignment must be positive: local.array"),
 ])
-def test_bad_alignments_are_typing_errors(bad, msg):
-    with pytest.raises(TypingError, match=f"the alignment of local.array {msg}"):
+def test_bad_alignment_ints_are_value_errors(bad, msg):
+    # numba-cuda's cudaimpl._validate_alignment raises ValueError with these words
+    with pytest.raises(ValueError, match=msg):
+        typecheck(_kernel(bad).py_func, (T.float64[::1],))
+
+
+@pytest.mark.parametrize("bad", [2.0, 3.2, "16", True])
+def test_alignment_that_is_not_an_int_is_a_typing_error(bad):
+    # numba's RequireLiteralValue, a TypingError
+    with pytest.raises(RequireLiteralValue, match="RequireLiteralValue: local.array's "
+                                                  "alignment must be a constant integer, "
+                                                  f"got {re.escape(repr(bad))}"):
         typecheck(_kernel(bad).py_func, (T.float64[::1],))
 
 
@@ -97,3 +107,55 @@ def _unknown_keyword(out):
 def test_unknown_keyword_is_a_typing_error():
     with pytest.raises(TypingError, match="unexpected or repeated argument 'align'"):
         typecheck(_unknown_keyword, (T.float64[::1],))
+
+
+def _addresses(out, arr, which):
+    # numba-cuda's test_array_alignment reads the addresses through arr.ctypes.data
+    loc = cuda.local.array(5, np.uint8, alignment=64)
+    sh = cuda.shared.array(7, np.uint8, alignment=256)
+    loc[0] = 1
+    sh[0] = 2
+    if which == 0:
+        out[0] = loc.ctypes.data
+        out[1] = sh.ctypes.data
+        out[2] = arr.ctypes.data
+        out[3] = arr[1:].ctypes.data
+
+
+def test_ctypes_data_is_the_array_address():
+    out = np.zeros(4, np.uint64)
+    arr = cuda.device_array(4, np.float64)
+    cuda.jit(_addresses)[1, 1](out, arr, 0)
+    assert out[0] % 64 == 0 and out[1] % 256 == 0
+    assert out[0] != 0 and out[1] != 0 and out[2] != 0
+    assert out[3] - out[2] == 8          # a view starts one float64 later
+
+
+@pytest.mark.gpu
+def test_ctypes_data_of_a_device_array_is_its_device_pointer():
+    out = np.zeros(4, np.uint64)
+    arr = cuda.device_array(4, np.float64)
+    cuda.jit(_addresses)[1, 1](out, arr, 0)
+    assert int(out[2]) == arr.device_ctypes_pointer.value
+
+
+@pytest.mark.compile
+def test_ctypes_data_compiles_to_the_pointer_value():
+    ir = compile_to_llvm(_addresses, (T.uint64[::1], T.float64[::1], T.int64)).llvm_ir
+    assert "ptrtoint" in ir
+
+
+def _ctypes_other(out, arr):
+    out[0] = arr.ctypes.shape
+
+
+def _ctypes_kept(out, arr):
+    c = arr.ctypes
+    out[0] = c.data
+
+
+def test_ctypes_other_than_data_is_a_typing_error():
+    with pytest.raises(TypingError, match="arr.ctypes has only 'data' in kernels"):
+        typecheck(_ctypes_other, (T.uint64[::1], T.float64[::1]))
+    with pytest.raises(TypingError, match="cannot assign ctypes of .* to variable 'c'"):
+        typecheck(_ctypes_kept, (T.uint64[::1], T.float64[::1]))

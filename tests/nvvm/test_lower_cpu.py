@@ -335,6 +335,24 @@ def test_constants():
     assert out.tolist() == [4.5, 5 * 3 + 3]
 
 
+ZERO_D = np.array(7.5)
+ZERO_D_INT = np.array(0)
+
+
+def zero_d_globals(out):
+    out[0] = ZERO_D[()] + np.sum(ZERO_D)
+    out[1] = np.count_nonzero(ZERO_D) + np.count_nonzero(ZERO_D_INT)
+    out[2] = np.sum(ZERO_D_INT) + len(ZERO_D.shape)
+
+
+def test_zero_dimensional_global_arrays():
+    # numba-cuda's test_count_nonzero_basic reduces np.array(0), a 0-d global: it stays
+    # 0-d in constant memory (np.ascontiguousarray would have made it 1-d)
+    out = np.zeros(3, np.float64)
+    run(zero_d_globals, (T.float64[::1],), out)
+    assert out.tolist() == [15.0, 1.0, 0.0]
+
+
 # ---- records, complex, tuples, device functions, atomics -----------------------------------
 inner = np.dtype([("x", np.float32), ("y", np.float32)])
 outer = np.dtype([("a", np.float32, (3,)), ("n", inner), ("v", np.float64), ("b", np.bool_)])
@@ -364,6 +382,29 @@ def test_records():
         r, arr, out)
     assert out.tolist() == [45.0, 45.0, 5.0, 3.5]
     assert arr[1]["v"] == 3.5 and arr[0]["b"] and not arr[1]["b"]
+
+
+flat = np.dtype([("i", np.int64), ("f", np.float64), ("b", np.bool_)])
+
+
+def field_attributes(x, out, addr):
+    for k in range(x.size):
+        out[k] = x.f[k] + x.i[k]
+        x.i[k] = -x.i[k]
+    addr[0] = x.ctypes.data
+    addr[1] = x.f.ctypes.data
+    addr[2] = x[1:].b.ctypes.data
+
+
+def test_record_fields_as_attributes_and_ctypes_data():
+    x = np.zeros(4, flat)
+    x["i"], x["f"] = np.arange(4), np.arange(4) / 4
+    out, addr = np.zeros(4), np.zeros(3, np.uint64)
+    run(field_attributes, (T.Array(T.Record(flat), 1, "C"), T.float64[::1], T.uint64[::1]),
+        x, out, addr)
+    assert out.tolist() == [0.0, 1.25, 2.5, 3.75] and x["i"].tolist() == [0, -1, -2, -3]
+    base = x.ctypes.data
+    assert addr.tolist() == [base, base + 8, base + flat.itemsize + 16]
 
 
 strrec = np.dtype([("x", np.int32), ("u", "<U5"), ("s", "S4")])

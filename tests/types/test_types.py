@@ -164,6 +164,20 @@ def test_typeof_records_and_tuples():
     assert Tuple((int32, int32)) is UniTuple(int32, 2)
 
 
+def test_tuple_types_index_and_iterate_their_members():
+    # numba-cuda's libdevice tests build one array type per member: [r[::1] for r in tuple_type]
+    het = Tuple((float64, int32))
+    uni = UniTuple(float32, 2)
+    assert list(het) == [float64, int32] and list(uni) == [float32, float32]
+    assert het[1] is int32 and het[-1] is int32 and uni[0] is float32
+    assert het[:1] == (float64,)
+    assert [m[::1] for m in het] == [Array(float64, 1, "C"), Array(int32, 1, "C")]
+    with pytest.raises(IndexError):
+        het[2]
+    with pytest.raises(IndexError):
+        uni[2]
+
+
 def test_typeof_rejects():
     with pytest.raises(TypeError, match="cannot pass a value of type str"):
         typeof("x")

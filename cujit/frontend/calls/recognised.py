@@ -19,7 +19,7 @@ from ... import types as T
 from . import runtime as calls_impl, wmma as calls_wmma
 from .. import rules
 from ..callkinds import (ArrayCopy, ArraySpec, ArrayView, Call, CallKind, ConstArray, GridAxes,
-                         PointerArray, Reshape)
+                         IsInstance, PointerArray, Reshape)
 from ..nodeinfo import SpecialRegister
 from .device import type_starred_call
 from .numeric import type_bit_count
@@ -28,7 +28,7 @@ from .ufunc import UfuncLoopFunction
 from ..closures import escape
 from ..const_types import (CONST_LIMIT, MATH_BINARY, MATH_UNARY, REDUCTION_METHODS,
                            STATIC_SHARED_LIMIT, const_type)
-from ..errors import CompileError
+from ..errors import CompileError, RequireLiteralValue, UninferableType
 from ..rules import BoundMethod, Func, Global
 
 __all__ = ["const_type", "global_attr", "type_call", "MATH_UNARY", "MATH_BINARY", "LOCAL_LIMIT"]
@@ -114,8 +114,11 @@ def type_call(typer, node):
                     "decorate it with @cuda.jit(device=True) or "
                     "@cujit.extending.register_jitable (numba.extending.register_jitable "
                     "registers it for Numba's CPU target only)")
-        raise typer.error(f"'{ast.unparse(node.func)}' ({_describe(ft)}) cannot be called in a "
-                          f"kernel{hint}", node.func)
+        # numba's words for a global it has no type for, before cujit's reason
+        untyped = (f"Untyped global name '{node.func.id}': "
+                   if isinstance(ft, Global) and isinstance(node.func, ast.Name) else "")
+        raise typer.error(f"{untyped}'{ast.unparse(node.func)}' ({_describe(ft)}) cannot be "
+                          f"called in a kernel{hint}", node.func)
     return calls_impl.type_func(typer, node, ft, args, kws)
 
 
@@ -319,9 +322,9 @@ def _dtype_value(typer, dnode, what):
         src = ast.unparse(dnode)
         why = ("a kernel argument" if isinstance(dnode, ast.Name) and dnode.id in
                typer.fsrc.argnames else "not known when the kernel is compiled")
-        raise typer.error(f"the dtype of {what} must be a compile-time constant (a cujit/NumPy "
-                          f"type, a NumPy dtype or a string such as 'float32'); '{src}' is "
-                          f"{why}", dnode)
+        raise UninferableType(f"the dtype of {what} must be a compile-time constant (a "
+                              "cujit/NumPy type, a NumPy dtype or a string such as "
+                              f"'float32'); '{src}' is {why}", typer.loc(dnode))
     try:
         return T.as_dtype_type(v)
     except TypeError as e:
@@ -334,18 +337,24 @@ def _dtype_value(typer, dnode, what):
 def _alignment_value(typer, anode, what):
     """The ``alignment=`` of a shared/local array: None, or a compile-time int that is
     positive, a power of 2 and a multiple of the pointer size (8), numba-cuda's rules
-    (cudaimpl._validate_alignment)."""
+    (cudaimpl._validate_alignment).  A value that is not an int is a TypingError saying
+    ``RequireLiteralValue: ... must be a constant integer`` (numba's typing refusal,
+    cudadecl.Cuda_array_decl); an int that breaks a rule is a ValueError starting with
+    numba's ``Alignment must be ...``, with the kernel's source location."""
     if anode is None:
         return None
     v = typer.const_eval(anode, f"the alignment of {what}")
     if v is None:
         return None
     if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
-        raise typer.error(f"the alignment of {what} must be an integer, got {v!r}", anode)
+        raise RequireLiteralValue(f"RequireLiteralValue: {what}'s alignment must be a "
+                                  f"constant integer, got {v!r}", typer.loc(anode))
     v = int(v)
-    if v <= 0 or v & (v - 1) or v % 8:
-        raise typer.error(f"the alignment of {what} must be a positive power of 2 and a "
-                          f"multiple of 8 (the pointer size), got {v}", anode)
+    rule = ("positive" if v <= 0 else "a power of 2" if v & (v - 1)
+            else "a multiple of 8 (the pointer size)" if v % 8 else None)
+    if rule is not None:
+        raise ValueError(f"Alignment must be {rule}: {what}(..., alignment={v})\n"
+                         f"{typer.loc(anode).render()}")
     return v
 
 
@@ -471,6 +480,27 @@ def _pointer_array(typer, node, ft):
     return T.Array(dtype, ndim, order)
 
 
+def _isinstance(typer, node, ft):
+    """``isinstance(x, classinfo)``: a compile-time bool (Numba's rules:
+    ``rules.isinstance_of``).  ``x`` is typed; ``classinfo`` is read as a compile-time value
+    (``int``, ``np.float32``, ``float64[:]``, a tuple of classes), not typed as an
+    expression."""
+    if len(node.args) != 2 or node.keywords:
+        raise typer.error("isinstance() takes 2 arguments, a value and a class (or a tuple "
+                          "of classes)", node)
+    vt = typer.expr(node.args[0])
+    if vt is None:
+        return None
+    classinfo = typer.const_eval(node.args[1], "the class given to isinstance()")
+    try:
+        value = rules.isinstance_of(vt, classinfo)
+    except TypeError as e:
+        raise typer.error(str(e), node) from None
+    typer.tf.info[node] = Call(CallKind.ISINSTANCE, IsInstance(value))
+    return T.boolean
+
+
 _CONST_ARG_CALLS = {CallKind.CARRAY: _pointer_array, CallKind.FARRAY: _pointer_array, CallKind.SHARED_ARRAY: _shared_array, CallKind.LOCAL_ARRAY: _shared_array,
                     CallKind.CONST_ARRAY: _const_array_like, CallKind.GRID: _grid,
-                    CallKind.GRIDSIZE: _grid, CallKind.WMMA_FRAGMENT: calls_wmma.type_fragment}
+                    CallKind.GRIDSIZE: _grid, CallKind.WMMA_FRAGMENT: calls_wmma.type_fragment,
+                    CallKind.ISINSTANCE: _isinstance}

@@ -1,4 +1,4 @@
-"""The device-memory protocol (cujit/arrays/protocol.py): which objects are cujit device
+"""The device-memory protocol (cujit/memory/protocol.py): which objects are cujit device
 memory, used in place by launches, copies and the simulator."""
 import numpy as np
 

@@ -13,8 +13,8 @@ arguments.
 
 The launch hot path reads ``a._data_ptr`` as a plain attribute (a slot); every other "is
 this cujit device memory" test asks :func:`device_pointer` or :func:`has_device_pointer`
-(docs/interfaces.md, "arrays/").  This module imports nothing of cujit: every array module
-may use it.
+(docs/interfaces.md, "arrays/").  This module imports nothing of cujit, and it lives in the
+memory layer because the types layer (``typeof``) reads it as well as the arrays above it.
 """
 import numpy as np
 
