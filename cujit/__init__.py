@@ -84,8 +84,9 @@ _SOURCES = {
     "cujit.arrays.layout": ["prepare_shape_strides_dtype"],
     "cujit.runtime": ["is_supported_version"],
     "cujit.numba_alias": ["HAS_NUMBA"],
-    # numba.cuda's module attribute ``cuda.devicearray`` (``cuda.devicearray.auto_device``)
-    "cujit.cudadrv": ["devicearray"],
+    # numba.cuda's module attributes ``cuda.devicearray`` (``cuda.devicearray.auto_device``)
+    # and ``cuda.devices`` (``cuda.devices.get_context()``)
+    "cujit.cudadrv": ["devicearray", "devices"],
     "cujit.ufuncs": ["vectorize", "guvectorize"],
     "cujit.reduction": ["reduce", "Reduce"],
     "cujit.types": ["boolean", "bool_", "int8", "int16", "int32", "int64", "uint8", "uint16",
@@ -168,7 +169,7 @@ if TYPE_CHECKING:
     from .arrays.layout import prepare_shape_strides_dtype
     from .runtime import is_supported_version
     from .numba_alias import HAS_NUMBA
-    from .cudadrv import devicearray
+    from .cudadrv import devicearray, devices
     from .ufuncs import vectorize, guvectorize
     from .reduction import reduce, Reduce
     from .types import (boolean, bool_, int8, int16, int32, int64, uint8, uint16, uint32,

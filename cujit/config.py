@@ -32,6 +32,12 @@ Settings (attribute — environment suffix — type, default):
 - ``NUMBA_ALIAS`` — ``CUJIT_NUMBA_ALIAS`` only — bool, False: a new Python process resolves
   ``numba.cuda`` to cujit (set by ``python -m cujit run`` for the processes it starts; read by
   cujit's own ``sitecustomize``, docs/numba-alias.md).
+- ``NUMBA_COMPAT`` — ``CUJIT_NUMBA_COMPAT`` only — bool, False: answer numba.cuda's capability
+  queries as numba.cuda itself does where its answer reflects numba rather than the device:
+  on the simulator ``is_bfloat16_supported()`` and ``is_fp8_supported()`` are False, as on
+  numba's simulator (which has neither), so code that imports the bfloat16 / FP8 names only
+  ``if not config.ENABLE_CUDASIM`` and skips when the query is False stays consistent.  The
+  numba alias turns it on (``cujit.numba_alias.install()``) unless the environment sets it.
 - ``SIM_VECTOR`` — ``CUJIT_SIM_VECTOR`` only — bool, True: the simulator's vector executor.
 - ``SIM_TYPED`` — ``CUJIT_SIM_TYPED`` only — bool, True: simulated kernels run rewritten to the
   compiler's inferred types.
@@ -69,6 +75,15 @@ Settings (attribute — environment suffix — type, default):
   compiled, under an ``ASSEMBLY <name>`` rule (numba's ``NUMBA_DUMP_ASSEMBLY``).  numba's
   other dumps (``DUMP_BYTECODE``, ``DUMP_IR``, ``DUMP_CFG``) show its own bytecode analysis
   and IR, which cujit does not have: ``kernel.inspect_types()`` shows cujit's typing.
+- ``OPT`` — ``OPT`` — :class:`OptLevel` (0, 1, 2, 3 or ``max``), 3: numba's optimisation
+  level.  As in numba-cuda it is a switch for kernels: 0 makes ``opt=False`` the default
+  of ``jit()`` (read when ``jit()`` is called) and of ``compile_ptx`` & co.; any other
+  level is ``opt=True`` (libNVVM's ``-opt=3``).  ``config._OptLevel`` is numba's name for
+  the class (``config.OPT = config._OptLevel(0)``).
+- ``FORCE_CUDA_CC`` — ``FORCE_CUDA_CC`` — compute capability ``"major.minor"`` (or
+  ``"major.minor" + "a"``/``"f"`` for an arch-specific target), unset: compile for this
+  target instead of the device's (numba-cuda's ``NUMBA_FORCE_CUDA_CC``); its value is a
+  tuple ``(major, minor)`` or ``(major, minor, "a")``.
 - ``FULL_TRACEBACKS`` — same — bool, False: a TypingError or CompileError of a launch or
   ``kernel.compile()`` keeps the compiler's frames in its traceback (by default they are
   dropped, as numba drops them: the message names the kernel's source line).
@@ -82,7 +97,7 @@ out of range (a negative count, ratio or capacity, a NaN or infinite ratio).
 import math
 import os
 
-__all__ = ["Config", "config"]
+__all__ = ["Config", "OptLevel", "config"]
 
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off", ""}
@@ -182,6 +197,77 @@ def _path(text):
     """A file-system path (any text; empty: unset)."""
     return text.strip()
 
+
+class OptLevel(int):
+    """An optimisation level (``NUMBA_OPT``): an int 0-3, and ``"max"`` (level 3, with
+    :attr:`is_opt_max` True), as numba's ``config._OptLevel``.  Raises ValueError for any
+    other value."""
+
+    def __new__(cls, value):
+        raw = value.strip() if isinstance(value, str) else value
+        if raw == "max":
+            level = 3
+        elif raw.__class__ is int or (isinstance(raw, str) and raw in ("0", "1", "2", "3")):
+            level = int(raw)
+        elif isinstance(raw, int) and not isinstance(raw, bool):    # an OptLevel
+            level, raw = int(raw), getattr(raw, "_raw_value", int(raw))
+        else:
+            level = -1
+        if not 0 <= level <= 3:
+            raise ValueError(f"optimisation level {value!r} is not one of 0, 1, 2, 3, 'max'")
+        new = super().__new__(cls, level)
+        new._raw_value = "max" if raw == "max" else level
+        return new
+
+    @property
+    def is_opt_max(self):
+        """True when the level was given as ``"max"``."""
+        return self._raw_value == "max"
+
+    def __str__(self):
+        # str() is what an override is checked through (Config.__setattr__): keep "max"
+        return str(self._raw_value)
+
+    def __repr__(self):
+        return f"_OptLevel({self._raw_value!r})"
+
+
+def _opt_level(text):
+    """``0``, ``1``, ``2``, ``3`` or ``max`` (text, an int or an OptLevel) →
+    :class:`OptLevel`."""
+    return OptLevel(text)
+
+
+def _cc(text):
+    """``"major.minor"``, optionally followed by an arch-specific suffix ``a`` or ``f``
+    (``"9.0a"``) → ``(major, minor)`` or ``(major, minor, suffix)``; empty: None.  A tuple
+    of that form (an override, numba's ``override_config("FORCE_CUDA_CC", (8, 0))``) is
+    checked and returned as a tuple."""
+    if isinstance(text, tuple):
+        ok = len(text) in (2, 3) and all(n.__class__ is int and n >= 0 for n in text[:2]) \
+            and (len(text) == 2 or text[2] in ("", "a", "f"))
+        if not ok:
+            raise ValueError(f"{text!r} is not a compute capability (major, minor) or "
+                             f"(major, minor, 'a' or 'f')")
+        return text[:2] if len(text) == 2 or not text[2] else tuple(text)
+    if not isinstance(text, str):
+        raise TypeError(f"a compute capability is text \"major.minor\" or a tuple, not "
+                        f"{type(text).__name__}")
+    text = text.strip()
+    if not text:
+        return None
+    major, dot, rest = text.partition(".")
+    minor = rest.rstrip("af")
+    suffix = rest[len(minor):]
+    if not (dot and major.isdigit() and minor.isdigit() and len(suffix) <= 1):
+        raise ValueError(f"{text!r} is not a compute capability \"major.minor\" (such as "
+                         f"\"9.0\" or \"9.0a\")")
+    return (int(major), int(minor), suffix) if suffix else (int(major), int(minor))
+
+
+#: parsers that also take an already-made value (an override): the rest get str(value)
+_VALUE_PARSERS = (_opt_level, _cc)
+
 # attribute -> (env suffix, parser, default, numba spelling exists); a tuple as the suffix
 # gives the exact variable names instead (other tools' variables: CUDA_HOME)
 _SETTINGS = {
@@ -207,6 +293,7 @@ _SETTINGS = {
     "CUDA_HOME": (("CUDA_HOME",), _path, "", False),
     "CUDA_PATH": (("CUDA_PATH",), _path, "", False),
     "NUMBA_ALIAS": ("NUMBA_ALIAS", _parse_bool, False, False),
+    "NUMBA_COMPAT": ("NUMBA_COMPAT", _parse_bool, False, False),
     "CUDA_LOW_OCCUPANCY_WARNINGS": ("CUDA_LOW_OCCUPANCY_WARNINGS", _parse_bool, True, True),
     "CUDA_WARN_ON_IMPLICIT_COPY": ("CUDA_WARN_ON_IMPLICIT_COPY", _parse_bool, True, True),
     "CONFORMANCE_TESTS": ("CONFORMANCE_TESTS", _path, "", False),
@@ -217,11 +304,16 @@ _SETTINGS = {
     "FULL_TRACEBACKS": ("FULL_TRACEBACKS", _parse_bool, False, True),
     "DUMP_LLVM": ("DUMP_LLVM", _parse_bool, False, True),
     "DUMP_ASSEMBLY": ("DUMP_ASSEMBLY", _parse_bool, False, True),
+    "OPT": ("OPT", _opt_level, OptLevel(3), True),
+    "FORCE_CUDA_CC": ("FORCE_CUDA_CC", _cc, None, True),
 }
 
 
 class Config:
     """The settings object (``cujit.config``); see the module docstring for the names."""
+
+    #: numba's name for the class of ``OPT`` values (``config._OptLevel(0)``)
+    _OptLevel = OptLevel
 
     def __init__(self):
         object.__setattr__(self, "_overrides", {})
@@ -283,6 +375,12 @@ class Config:
             raise AttributeError(f"cujit.config has no setting {attr!r}") from None
         if value is None and _SETTINGS[attr][2] is None:
             pass                                # "auto", the default of a tri-state
+        elif parse in _VALUE_PARSERS:
+            try:
+                value = parse(value)
+            except (TypeError, ValueError) as exc:
+                raise ValueError(f"cujit.config.{attr} = {value!r} is not a valid "
+                                 f"{parse.__name__.lstrip('_')} value: {exc}") from None
         elif parse is not str:
             try:
                 value = parse(str(value))

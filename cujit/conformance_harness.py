@@ -46,7 +46,9 @@ from . import bf16 as cujit_bf16
 from . import extending as cujit_extending
 from . import fp8 as cujit_fp8
 from . import numba_alias
+from .vector_types import vector_types as cujit_vector_types
 from .frontend import libdevice_table
+from .frontend.errors import RequireLiteralValue
 from .dispatch.dispatcher import Dispatcher
 from .config import config
 
@@ -245,6 +247,7 @@ def _module_contents():
     process imports one, so cujit's compiler is loaded only there)."""
     internal = Internal
     errors = {"TypingError": cujit.TypingError, "CompileError": cujit.CompileError,
+              "RequireLiteralValue": RequireLiteralValue,
               **_numba_warning_classes(),
               # the warnings cujit emits are its own classes, under numba's names
               "NumbaWarning": cujit.NumbaWarning,
@@ -318,6 +321,11 @@ def _module_contents():
             **{n: getattr(cujit_bf16, n) for n in cujit_bf16.__all__},
             "nv_bfloat16": cujit_bf16.bfloat16},
         "numba.cuda._internal.cuda_fp8": {n: getattr(cujit_fp8, n) for n in _FP8_NAMES},
+        # numba-cuda's simulator has vector-type classes of its own, listed in this table
+        # (test_vector_type.py reads it under the simulator); cujit's simulator runs the
+        # same vector types as the GPU, so its table is numba.cuda.vector_types's
+        "numba.cuda.simulator": {},
+        "numba.cuda.simulator.vector_types": {"vector_types": cujit_vector_types},
         "numba.cuda.datamodel": {},
         "numba.cuda.datamodel.models": {
             "OpaqueModel": internal("numba.cuda.datamodel.models.OpaqueModel")},
@@ -361,10 +369,12 @@ HARNESS_MODULES = ("numba.cuda.utils", "numba.cuda.cuda_paths", "numba.cuda.cuda
                    "numba.cuda.core.controlflow", "numba.cuda.core.bytecode",
                    "numba.cuda.compiler", "numba.cuda._compat", "numba.cuda.cudadrv.nvrtc",
                    "numba.cuda._internal",
-                   "numba.cuda._internal.cuda_bf16", "numba.cuda._internal.cuda_fp8")
+                   "numba.cuda._internal.cuda_bf16", "numba.cuda._internal.cuda_fp8",
+                   "numba.cuda.simulator", "numba.cuda.simulator.vector_types")
 
 _PACKAGES = {"numba.cuda.core", "numba.cuda.typing", "numba.cuda.memory_management",
-             "numba.cuda.datamodel", "numba.cuda.np", "numba.cuda.misc", "numba.cuda._internal"}
+             "numba.cuda.datamodel", "numba.cuda.np", "numba.cuda.misc", "numba.cuda._internal",
+             "numba.cuda.simulator"}
 
 
 class _HarnessLoader(importlib.abc.Loader):
@@ -457,11 +467,18 @@ def install(tests_dir):
     # name (``cujit.cudadrv.libs``), which no finder answers: importing each harness module
     # by its numba name first makes it an attribute of its parent, where that form finds it.
     # Importing one also sets it on its parent, and ``numba.cuda`` is cujit: where cujit has a
-    # submodule of that name, cujit's own stays the attribute, which cujit's code reads.
+    # submodule of that name, cujit's own stays the attribute, which cujit's code reads.  It
+    # is imported first when it was not yet (``cujit.simulator``, the backend, stands where
+    # numba's ``numba.cuda.simulator`` is), so that ``from cujit import simulator`` later
+    # never finds the harness's module in its place.
     for name in HARNESS_MODULES:
         parent_name, _, child = name.rpartition(".")
         parent = importlib.import_module(parent_name)
         own = parent.__dict__.get(child)
+        own_name = f"{parent.__spec__.name}.{child}"
+        if own is None and parent.__spec__.name != parent_name and \
+                importlib.util.find_spec(own_name) is not None:
+            own = importlib.import_module(own_name)
         importlib.import_module(name)
         if own is not None:
             setattr(parent, child, own)

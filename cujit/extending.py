@@ -37,8 +37,14 @@ def overload(func, jit_options=None, strict=True, inline="never", prefer_literal
     typing function unchanged.
 
     ``inline``: ``"never"`` (default) or ``"always"`` (the implementation is marked
-    alwaysinline).  ``strict`` and ``prefer_literal`` are accepted for Numba's signature and
-    have no effect (cujit has no literal types).  ValueError for a ``target`` other than
+    alwaysinline).  ``strict`` (default True, numba's rule): the implementation's parameters
+    must be the typing function's (same names, same keyword defaults, no ``**kwargs``; a
+    ``*args`` of the typing function repeated in the implementation), else the call is a
+    TypingError saying where they differ.  ``prefer_literal``: an integer constant argument
+    is offered to the typing function as a ``cujit.types.IntegerLiteral``
+    (``.literal_value``) first and as its plain type if that is refused (returns None or
+    raises); by default the plain types come first and the literal ones are tried after,
+    as in numba.  ValueError for a ``target`` other than
     ``"cuda"``/``"generic"``, for ``inline`` in ``jit_options`` or another value of ``inline``,
     or unknown keyword arguments; TypeError when ``func`` is not a hashable callable."""
     if target not in _TARGETS:
@@ -57,7 +63,8 @@ def overload(func, jit_options=None, strict=True, inline="never", prefer_literal
     opts["inline"] = inline
 
     def decorate(typing):
-        overload_registry.register(func, typing, opts, target)
+        overload_registry.register(func, typing, opts, target, strict=strict,
+                                   prefer_literal=prefer_literal)
         return typing
     return decorate
 
@@ -76,7 +83,8 @@ def register_jitable(*args, **kwargs):
         def typing(*argtypes, **kwtypes):
             return fn
         typing.__qualname__ = f"register_jitable({fn.__qualname__})"
-        overload(fn, jit_options=kwargs, inline=inline)(typing)
+        # not strict: the typing function takes any arguments (numba's register_jitable)
+        overload(fn, jit_options=kwargs, inline=inline, strict=False)(typing)
         return fn
     if kwargs or len(args) != 1:
         if args:

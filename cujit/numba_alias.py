@@ -24,7 +24,9 @@ Child processes inherit the hook through the environment (:func:`child_environme
 directory (:data:`SITE_DIR`) first on ``PYTHONPATH``; that ``sitecustomize`` installs the hook
 when the setting is on and then runs the ``sitecustomize`` it shadows, if any.  An interpreter
 started with ``-E``/``-I`` ignores the environment, and so the alias.  The simulator is chosen
-as in numba: ``NUMBA_ENABLE_CUDASIM=1`` (or ``CUJIT_ENABLE_CUDASIM=1``).
+as in numba: ``NUMBA_ENABLE_CUDASIM=1`` (or ``CUJIT_ENABLE_CUDASIM=1``); under the alias the
+simulator answers ``is_bfloat16_supported()`` and ``is_fp8_supported()`` False, as numba's
+simulator does (``cujit.config.NUMBA_COMPAT``, which :func:`install` turns on).
 """
 import importlib
 import importlib.abc
@@ -155,7 +157,13 @@ class NumbaCudaFinder(importlib.abc.MetaPathFinder):
     modules are found by the finders after it).  Raises ``ModuleNotFoundError`` for a
     ``numba.cuda`` submodule that cujit has no equivalent of, and
     :class:`NumbaNotInstalledError` for any other ``numba.*`` module under the stand-in.
+
+    ``set_compat`` records whether :func:`install` turned ``cujit.config.NUMBA_COMPAT`` on
+    with this finder, so that :func:`uninstall` turns it off again.
     """
+
+    def __init__(self):
+        self.set_compat = False
 
     def find_spec(self, fullname, path=None, target=None):
         if fullname == "numba":
@@ -196,6 +204,10 @@ def installed():
 def install():
     """Put the alias finder first on ``sys.meta_path`` (a no-op when it is already there).
 
+    Also turns ``cujit.config.NUMBA_COMPAT`` on (an override) unless ``CUJIT_NUMBA_COMPAT``
+    is set: on the simulator ``is_bfloat16_supported()`` and ``is_fp8_supported()`` then
+    answer False, as numba.cuda's simulator does.
+
     Raises RuntimeError when ``numba.cuda`` (or a submodule) was imported before and is not
     cujit: objects made by Numba's CUDA target would then meet cujit's in one program.
     """
@@ -207,14 +219,24 @@ def install():
                 f"numba alias was installed; install it first (python -m cujit run, or "
                 f"pytest -p cujit.numba_alias; see {_DOC})")
     if not installed():
-        sys.meta_path.insert(0, NumbaCudaFinder())
+        finder = NumbaCudaFinder()
+        # numba.cuda's answers to its capability queries (config.NUMBA_COMPAT), unless the
+        # environment chose (CUJIT_NUMBA_COMPAT=0 keeps cujit's answers under the alias)
+        if config.source("NUMBA_COMPAT") == "default":
+            config.NUMBA_COMPAT = True
+            finder.set_compat = True
+        sys.meta_path.insert(0, finder)
 
 
 def uninstall():
     """Take the alias finder off ``sys.meta_path`` and forget the modules imported through it
     (``numba.cuda``…, and the stand-in ``numba``), so later imports find Numba's again.
-    cujit's own modules stay imported."""
+    cujit's own modules stay imported; ``cujit.config.NUMBA_COMPAT`` is turned off again when
+    :func:`install` turned it on."""
+    finders = [f for f in sys.meta_path if isinstance(f, NumbaCudaFinder)]
     sys.meta_path[:] = [f for f in sys.meta_path if not isinstance(f, NumbaCudaFinder)]
+    if any(f.set_compat for f in finders):
+        del config.NUMBA_COMPAT
     for name in list(SUBMODULES):
         if sys.modules.get(name) is not None and sys.modules.get(name) is \
                 sys.modules.get(SUBMODULES[name]):

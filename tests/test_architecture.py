@@ -738,6 +738,9 @@ ALLOWED_BACKEND_BRANCHES = {
         "when a GPU driver is already in use (the report needs the simulator)",
     ("cujit.random", "is_simulator"): "on the simulator more than 64 generator states are "
         "seeded vectorised in NumPy instead of by the seeding kernel (~10 ms a thread)",
+    ("cujit.runtime.api", "is_simulator"): "with config.NUMBA_COMPAT (the numba alias) "
+        "is_bfloat16_supported() / is_fp8_supported() answer False on the simulator, as "
+        "numba.cuda's simulator does; a GPU's answers stay its compute capability's",
 }
 
 

@@ -481,3 +481,122 @@ def test_overloads_made_with_numbas_extending_api_for_cuda_are_used(monkeypatch)
                   "_jit_options": {}}),)})()))
     assert [r.target for r in extending.overload_registry.overloads_of(
         numba_cpu_overloaded)] == ["generic"]
+
+
+# ---- strict signatures and literal arguments (numba's overload rules) -------------------------
+def _kernel_calling(fn):
+    def k(out, x):
+        out[0] = fn(x[0], 2, kw=3)
+    return cuda.jit(k)
+
+
+@pytest.mark.parametrize("typing_src, impl_src, words", [
+    ("def t(a, b, kw=None)", "def impl(a, b, kw=12)", "keyword argument default values"),
+    ("def t(a, b, kw=None)", "def impl(a, c, kw=None)", "argument names"),
+    ("def t(a, b, kw=None)", "def impl(a, b, other=None)", "keyword argument names"),
+    ("def t(a, b, kw=None, **kws)", "def impl(a, b, kw=None)",
+     "VAR_KEYWORD (e.g. **kwargs) is unsupported. (offending argument name is '**kws')"),
+    ("def t(a, b, kw=None)", "def impl(a, b, kw=None, **kws)", "VAR_KEYWORD"),
+    ("def t(a, *star, kw=None)", "def impl(a, b, kw=None)",
+     "VAR_POSITIONAL (e.g. *args) argument kind (offending argument name is '*star')"),
+    ("def t(a, b, kw=None)", "def impl(a, z, *rest, kw=None)", "First difference: 'z'"),
+])
+def test_strict_overload_whose_implementation_differs_is_a_typing_error(typing_src, impl_src,
+                                                                        words):
+    def target(a, b, kw=None):
+        raise NotImplementedError
+    ns = {}
+    exec(f"{impl_src}:\n    return a\n", ns)
+    exec(f"{typing_src}:\n    return impl\n", {"impl": ns["impl"]}, ns)
+    extending.overload(target)(ns["t"])
+    with pytest.raises(TypingError, match="Typing and implementation arguments differ in|"
+                                          "VAR_KEYWORD|VAR_POSITIONAL") as ei:
+        _kernel_calling(target)[1, 1](np.zeros(1), np.ones(1))
+    assert words in str(ei.value) and "does not match it" in str(ei.value)
+
+
+def test_matching_or_not_strict_overloads_are_accepted():
+    def exact(a, b, kw=None):
+        raise NotImplementedError
+
+    def loose(a, b, kw=None):
+        raise NotImplementedError
+
+    def star(a, b, c):
+        raise NotImplementedError
+
+    @extending.overload(exact)
+    def _exact(a, b, kw=None):
+        def impl(a, b, kw=None):
+            return a + b + kw
+        return impl
+
+    @extending.overload(loose, strict=False)
+    def _loose(a, b, kw=None, **kws):
+        def impl(a, b, kw=5):
+            return a + b + kw
+        return impl
+
+    @extending.overload(star)
+    def _star(a, b, c):
+        def impl(a, *rest):         # *args in the implementation takes the rest
+            return a + rest[0] + rest[1]
+        return impl
+    for fn in (exact, loose):
+        out = np.zeros(1)
+        _kernel_calling(fn)[1, 1](out, np.ones(1))
+        assert out[0] == 6
+
+    @cuda.jit
+    def k(out, x):
+        out[0] = star(x[0], 2, 3)
+    out = np.zeros(1)
+    k[1, 1](out, np.ones(1))
+    assert out[0] == 6
+
+
+def by_literal(x):
+    raise NotImplementedError
+
+
+def by_plain(x):
+    raise NotImplementedError
+
+
+def _by_value(x):
+    if isinstance(x, types.IntegerLiteral):
+        if x.literal_value == 1:
+            return lambda x: 0xCAFE
+        raise TypingError(f"no literal {x.literal_value}")     # refused: plain types next
+    return lambda x: x * 100
+
+
+extending.overload(by_literal, prefer_literal=True)(_by_value)
+extending.overload(by_plain)(_by_value)
+
+
+def only_literal(x):
+    raise NotImplementedError
+
+
+@extending.overload(only_literal)
+def _only_literal(x):
+    if isinstance(x, types.IntegerLiteral):
+        return lambda x: x + 1000
+
+
+def k_literals(res, x):
+    res[0] = by_literal(1)
+    res[1] = by_literal(2)
+    res[2] = by_literal(x)
+    res[3] = by_plain(1)
+    res[4] = by_plain(x)
+    res[5] = only_literal(7)
+
+
+def test_prefer_literal_offers_integer_constants_as_literals_first():
+    # numba-cuda's TestOverloadPreferLiteral: literal types first with prefer_literal, after
+    # the plain ones without it
+    res = np.zeros(6)
+    cuda.jit(k_literals)[1, 1](res, 3)
+    assert res.tolist() == [0xCAFE, 200, 300, 100, 300, 1007]

@@ -4,4 +4,5 @@ numba.cuda gives them, and numba's driver-level helpers that user code calls (th
 functions and the driver object of ``driver``, the array helpers of ``devicearray``), made
 from cujit's own layers.  New code should import from ``cujit`` itself.
 """
-from . import devicearray  # noqa: E402,F401  (numba.cuda's ``cuda.devicearray`` attribute)
+# numba.cuda's ``cuda.devicearray`` and ``cuda.devices`` attributes
+from . import devicearray, devices  # noqa: E402,F401

@@ -74,6 +74,38 @@ def _raise_driver_error(e):
     raise CudaSupportError(DRIVER_LOAD_ERROR_MSG % (e,))
 
 
+def _to_core_stream(stream):
+    """The cuda.core ``Stream`` for ``stream`` (numba-cuda's ``driver._to_core_stream``, for
+    ``cuda.core.launch``): 0 or None → the default stream (handle 0), a cujit
+    :class:`Stream` → a cuda.core Stream over its handle (not owned: cujit destroys it), a
+    cuda.core Stream → itself, a cuda.core ``GraphBuilder`` → its ``stream``.  TypeError for
+    anything else; CudaSupportError (an ImportError) when cuda.core is not installed."""
+    if isinstance(stream, Stream):
+        handle = stream.handle or 0
+    elif stream is None or (isinstance(stream, int) and not isinstance(stream, bool)
+                            and stream == 0):
+        handle = 0
+    elif type(stream).__module__.startswith("cuda.core"):
+        handle = None
+    else:
+        raise TypeError(f"_to_core_stream: expected a Stream, a cuda.core Stream or "
+                        f"GraphBuilder, or 0, got {type(stream).__name__} {stream!r:.60}")
+    try:
+        from cuda.core import Stream as CoreStream
+    except ImportError as exc:
+        raise CudaSupportError(f"_to_core_stream needs cuda.core, which cannot be imported "
+                               f"here ({exc}); pip install cuda-core") from exc
+    if handle is not None:
+        return CoreStream.from_handle(handle)
+    if isinstance(stream, CoreStream):
+        return stream
+    inner = getattr(stream, "stream", None)     # a GraphBuilder: the stream it captures
+    if isinstance(inner, CoreStream):
+        return inner
+    raise TypeError(f"_to_core_stream: expected a Stream, a cuda.core Stream or "
+                    f"GraphBuilder, or 0, got {type(stream).__name__}")
+
+
 def _have_nvjitlink():
     """True when nvJitLink loads here (:func:`cujit.nvvm.linker.nvjitlink_available`), as
     numba.cuda's ``cudadrv.driver._have_nvjitlink``; numba-cuda's ``testing.py`` calls it at
@@ -346,6 +378,21 @@ class Driver:
         """None when the driver initialises, else the message of the error that stops it."""
         return cuda_error()
 
+    def __setattr__(self, name, value):
+        """Assign an attribute.  ``driver.cuInit = f`` before the first CUDA call is numba's
+        way of making the initialisation fail (numba-cuda's test_init): ``f(0)`` is called
+        now, and a :class:`CudaAPIError` it raises makes every CUDA call raise
+        ``CudaSupportError("Error at driver init: <name> (<code>)")``, the text
+        ``cuda_error()`` then returns, as numba's (the simulator, which has no ``cuInit``,
+        is not affected).  After the driver initialised, it only sets the attribute."""
+        object.__setattr__(self, name, value)
+        if name == "cuInit" and not _driver_layer.driver_created():
+            try:
+                value(0)
+            except CudaAPIError as exc:
+                what = exc.msg or exc.name
+                _driver_layer.refuse_init(f"Error at driver init: {what} ({exc.code})")
+
     def __getattr__(self, name):
         if not name.startswith("cu"):
             raise AttributeError(f"cujit's driver object has no attribute {name!r}")
@@ -382,3 +429,12 @@ class _ActiveContext:
 
 #: The driver object (numba's ``numba.cuda.cudadrv.driver.driver``).
 driver = Driver()
+
+
+def __getattr__(name):
+    # ``binding``: numba's name for the cuda.bindings.driver module (driver.binding.CUdevice,
+    # driver.binding.CUresult...), read from the driver layer at first use so that importing
+    # this module needs no driver
+    if name == "binding":
+        return _driver_layer.get_driver().bindings_module()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

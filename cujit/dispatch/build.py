@@ -64,8 +64,10 @@ class CompiledKernel:
     def inspect_asm(self, cc=None):
         """The PTX (str) of this specialisation, compiled for ``cc`` (numba-cuda's
         ``_Kernel.inspect_asm(cc)``; None: the one it was compiled for).  ValueError for
-        another compute capability: a specialisation is compiled for one target."""
-        if cc is not None and tuple(cc) != tuple(self.cc):
+        another compute capability: a specialisation is compiled for one target.  The
+        device's ``(9, 0)`` names its arch-specific ``(9, 0, 'a')`` build too (numba-cuda
+        would compile ``sm_90`` PTX afresh for it; this is the PTX that runs)."""
+        if cc is not None and tuple(cc)[:2] != tuple(self.cc)[:2]:
             raise ValueError(f"kernel {self.name} was compiled for compute capability "
                              f"{tuple(self.cc)}, not {tuple(cc)}: compile it on (or for) that "
                              "device")
@@ -108,16 +110,26 @@ class CompiledKernel:
         return f"<compiled kernel {self.name}({', '.join(map(str, self.argtypes))})>"
 
 
-def target():
+def target(arch_specific=False):
     """``(compute capability, device ordinal or None)`` to compile for: the current device's,
-    or sm_90 when no driver can be used (compile-only)."""
+    or sm_90 when no driver can be used (compile-only); ``cujit.config.FORCE_CUDA_CC``
+    instead when it is set (numba-cuda's ``NUMBA_FORCE_CUDA_CC``).  ``arch_specific``: a
+    device of compute capability 9.0 or higher gets its architecture-specific target
+    (``(9, 0, 'a')``: ``sm_90a``, whose instructions such as ``tensormap.replace`` linked
+    CUDA C may use), as numba-cuda compiles the kernels it loads."""
     from ..runtime.devices import current_context
     from ..driver.errors import CudaSupportError
+    forced = config.FORCE_CUDA_CC
     try:
         dev = current_context().device
     except CudaSupportError:        # no driver or no device: compile-only use
-        return (9, 0), None
-    return tuple(dev.compute_capability), dev.id
+        return forced or (9, 0), None
+    if forced:
+        return forced, dev.id
+    cc = tuple(dev.compute_capability)
+    if arch_specific and cc >= (9, 0):
+        cc = cc[:2] + ("a",)
+    return cc, dev.id
 
 
 def build_kernel(py_func, argtypes, options, disk=None, source=None, reload=True):
@@ -132,7 +144,7 @@ def build_kernel(py_func, argtypes, options, disk=None, source=None, reload=True
     device's MAX_SHARED_MEMORY_PER_BLOCK."""
     from ..nvvm.libnvvm import compile_ptx
     from ..nvvm.linker import link_cubin, nvjitlink_available
-    cc, ordinal = target()
+    cc, ordinal = target(arch_specific=True)
     o = options
     bounds = check_launch_bounds(o.get("launch_bounds"))
     opts = {k: o.get(k) for k in ("debug", "opt", "lineinfo", "fastmath", "max_registers",

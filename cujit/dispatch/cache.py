@@ -5,7 +5,7 @@ pickle of plain data: the kernel symbol, LLVM IR, PTX, cubin and the resource nu
 launcher needs.  The key is a SHA-256 over
 
 - the whole source file of the kernel (so an edited device function or global constant in the
-  same file invalidates it), the function's qualified name and first line (two functions of
+  same file invalidates it) and those of the device functions it calls from other files, the function's qualified name and first line (two functions of
   one name in a file are two kernels), the contents of the NumPy arrays it names
   (``const.array_like`` sources changed at run time) and the values it captures from an
   enclosing function (pickled: closures made with other values are other kernels; numba
@@ -34,8 +34,11 @@ the data files made from that source: when the source changes, the next entry sa
 the index and deletes the data files of the old source.  A lookup reads the data file its key
 names, never the index (so a process that lost a race to write the index still finds the
 entry).  Writes go to a temporary file renamed into place, so concurrent processes never read
-half a file; an unreadable or stale entry is ignored and rewritten.  Not covered (as in Numba):
-changes in other modules that the kernel reads at compile time.
+half a file; an unreadable or stale entry is ignored and rewritten.  The device functions (and
+Numba CPU functions) a kernel names, directly or as ``module.f``, key their own source files
+and what they name in turn, so editing one in another module recompiles the kernel (Numba's
+cache misses that change).  Not covered (as in Numba): other values of other modules that
+the kernel reads at compile time.
 """
 import os
 import pickle
@@ -110,23 +113,59 @@ def _is_device_array(v):
     return not isinstance(v, type) and hasattr(v, "__cuda_array_interface__")
 
 
-def _globals_digest(pyfunc):
-    """Digest of the NumPy arrays the kernel names directly (globals and closure cells), so
-    that a ``const.array_like`` source changed at run time is not served stale, and of the
-    other values it captures from an enclosing function (pickled).  None when a captured
-    value cannot be pickled (then the kernel is not cached); PicklingError when the kernel
-    refers to a device array."""
-    import numpy as np
-    h = _sha256()
+def _named_values(pyfunc):
+    """``[(name, value, captured)]``: the globals ``pyfunc`` names, the attributes it reads
+    of the modules it names (``mod.f``), and the values of its closure cells."""
     code = pyfunc.__code__
     g = pyfunc.__globals__
-    values = [(n, g[n], False) for n in code.co_names if n in g]
+    names = set(code.co_names)
+    values = []
+    for n in code.co_names:
+        if n not in g:
+            continue
+        v = g[n]
+        values.append((n, v, False))
+        if isinstance(v, type(os)):
+            attrs = vars(v)
+            values += [(f"{n}.{a}", attrs[a], False) for a in names if a != n and a in attrs]
     for name, cell in zip(code.co_freevars, pyfunc.__closure__ or ()):
         try:
             values.append((name, cell.cell_contents, True))
         except ValueError:
             pass
-    for name, v, captured in values:
+    return values
+
+
+def _callee(v):
+    """The Python function of a device function, kernel or Numba CPU function ``v`` (what a
+    kernel calling it compiles in), else None."""
+    f = getattr(v, "py_func", None) if not isinstance(v, type) else None
+    return f if hasattr(f, "__code__") and hasattr(f, "__globals__") else None
+
+
+def _globals_digest(pyfunc, seen=None):
+    """Digest of the NumPy arrays the kernel names directly (globals and closure cells), so
+    that a ``const.array_like`` source changed at run time is not served stale, of the
+    other values it captures from an enclosing function (pickled), and of the device
+    functions it calls (by name or as ``module.f``) — their source files and, in turn, what
+    they name — so that an edit of a device function in another module is not served
+    stale.  None when a captured value cannot be pickled or a callee's source cannot be read
+    (then the kernel is not cached); PicklingError when the kernel refers to a device
+    array."""
+    import numpy as np
+    h = _sha256()
+    seen = {pyfunc} if seen is None else seen
+    for name, v, captured in _named_values(pyfunc):
+        callee = _callee(v)
+        if callee is not None:
+            if callee not in seen:
+                seen.add(callee)
+                digest, _ = _source_digest(callee)
+                inner = _globals_digest(callee, seen)
+                if digest is None or inner is None:
+                    return None
+                h.update(f"{name}:{callee.__qualname__}:{digest}:{inner}".encode())
+            continue
         if isinstance(v, np.ndarray):
             h.update(f"{name}:{v.dtype.str}:{v.shape}".encode())
             h.update(np.ascontiguousarray(v).tobytes())

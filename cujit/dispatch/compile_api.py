@@ -14,6 +14,7 @@ Difference from numba.cuda, reported rather than hidden: device functions are em
 the C calling convention (the value returned directly) whichever ``abi`` is named; numba's
 ``abi='numba'`` passes a pointer to the result and returns a status.
 """
+from ..config import config
 from ..frontend.declared import declare_device as _declare_device
 from ..frontend.linkable import CUSource, linkable_of
 from ..nvvm.nvrtc import compile_cuda
@@ -38,7 +39,8 @@ def compile(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=False
 
     ``device``: True (the default here, as in numba) for a device function, False for a
     kernel (whose return type must be void).  ``cc``: target compute capability tuple
-    (default (9, 0)); ``opt``: optimise (None/True → level 3, False/0 → none); ``debug``,
+    (default (9, 0)); ``opt``: optimise (True → level 3, False/0 → none; None:
+    ``cujit.config.OPT`` decides, 0 → none, as numba-cuda's); ``debug``,
     ``lineinfo``, ``fastmath``: as for ``jit``.
 
     ``output``: ``'ptx'`` (str) or ``'ltoir'`` (bytes, libNVVM's LTO-IR).  ``abi='c'``
@@ -89,7 +91,8 @@ def _compile(pyfunc, sig, debug, lineinfo, device, fastmath, cc, opt, abi, abi_i
                          f"got output={output!r}")
     return _compile_ptx(pyfunc, sig, debug=bool(debug), lineinfo=bool(lineinfo),
                         device=device, fastmath=bool(fastmath), cc=cc,
-                        opt=True if opt is None else opt, launch_bounds=launch_bounds,
+                        opt=(config.OPT != 0) if opt is None else opt,
+                        launch_bounds=launch_bounds,
                         abi_name=abi_name, lto=output == "ltoir", with_links=True,
                         forceinline=bool(forceinline))
 
@@ -108,7 +111,7 @@ def compile_all(pyfunc, sig, debug=None, lineinfo=False, device=True, fastmath=F
     code, restype, linked = _compile(pyfunc, sig, debug, lineinfo, device, fastmath, cc, opt,
                                      abi, abi_info, output, forceinline, launch_bounds)
     codes = [code]
-    target = tuple(cc) if cc else config_default_cc
+    target = tuple(cc) if cc else (config.FORCE_CUDA_CC or config_default_cc)
     for entry in linked:
         lc = linkable_of(entry)
         if isinstance(lc, CUSource):

@@ -29,7 +29,7 @@ from time import perf_counter_ns as _now
 import numpy as np
 
 from .. import types as ct
-from ..numba_types import is_numba_object, numba_jit_function
+from ..numba_types import from_numba_type, is_numba_object, numba_jit_function
 from ..kernelstate import state as _state
 from . import launcher as _ln
 from .launcher import launched as _launched
@@ -43,6 +43,7 @@ from ..frontend.source import DeviceFunctionLike, KernelLike, SourceOwner
 from ..frontend.jitoptions import check_launch_bounds as _check_launch_bounds
 from ..frontend.jitoptions import check_options as _check_options
 from ..frontend.overloads import best_overloads as _best_overloads
+from ..frontend.overloads import numba_repr as _numba_repr
 from .serialize import as_function, reduce_function
 from .serialize import find_by_name as _find_by_name
 from .introspect import InspectMixin as _InspectMixin
@@ -74,7 +75,8 @@ def jit(func_or_sig=None, device=False, **options):
     .cu/.ptx/.cubin/.fatbin/.o/.a/.ltoir files or linkable-code objects such as
     ``cujit.CUSource``, linked into the kernel; CUDA C/C++ is compiled with NVRTC), ``lto``
     (link-time optimisation through nvJitLink: the kernel is compiled to LTO-IR),
-    ``debug`` (default: ``cujit.config.CUDA_DEBUGINFO_DEFAULT``), ``opt`` (bool or 0–3),
+    ``debug`` (default: ``cujit.config.CUDA_DEBUGINFO_DEFAULT``), ``opt`` (bool or 0–3;
+    default: on, off when ``cujit.config.OPT`` is 0, read here as numba-cuda's),
     ``lineinfo``, ``cache`` (on-disk
     cache), ``fastmath``, ``max_registers``, ``extensions`` (numba's argument handlers: objects
     with ``prepare_args(ty, val, **kwargs)``, see :mod:`.introspect`), ``launch_bounds`` (an
@@ -101,6 +103,8 @@ def jit(func_or_sig=None, device=False, **options):
     options["device"] = bool(device)
     if "debug" not in options and config.CUDA_DEBUGINFO_DEFAULT:
         options["debug"] = True     # numba's NUMBA_CUDA_DEBUGINFO: the default of debug=
+    if "opt" not in options and config.OPT == 0:
+        options["opt"] = False      # numba's NUMBA_OPT=0: the default of opt=
     if options.get("debug") and options.get("opt", True):
         warnings.warn(NumbaInvalidConfigWarning(
             "debug=True with opt=True is not supported by CUDA. This may result in a crash - "
@@ -372,7 +376,7 @@ def _call_simulated(py_func, args, kwargs):
 class _Configured(_ln.LaunchConfig):
     """``kernel[griddim, blockdim, stream, sharedmem]``: a validated LaunchConfig bound to its
     kernel; call it with the kernel's arguments."""
-    __slots__ = ("dispatcher",)
+    __slots__ = ("dispatcher", "_callbacks")
 
     def __call__(self, *args, **kwargs):
         d = self.dispatcher
@@ -381,6 +385,8 @@ class _Configured(_ln.LaunchConfig):
         if _capturing and self.stream_handle in _capturing:
             _la.refuse_host_copies_in_capture(args, d.py_func.__name__, self.stream_handle)
             _keep_for_graph(self.stream_handle, *args)     # a graph replays with these
+        if self._callbacks:                 # the hot path's one test of the callbacks
+            return d._launch_with_callbacks(self, args)
         if _launched.listeners:             # the hot path's one test of the hook point
             return d._launch_prepared(self, args)
         fast = d._fast
@@ -395,10 +401,31 @@ class _Configured(_ln.LaunchConfig):
         """The LaunchConfig (this object)."""
         return self
 
+    @property
+    def pre_launch_callbacks(self):
+        """numba-cuda's list of host functions called as ``callback(kernel, config)`` right
+        before each launch through this object, in order: ``kernel`` the compiled
+        specialisation about to run (a ``CompiledKernel``; on the simulator, which compiles
+        none, the kernel's dispatcher), ``config`` this object.  A callback must not call
+        CUDA (numba-cuda: undefined behaviour); what it raises stops the launch.
+
+        ``kernel[g, b]`` is a fresh object in numba-cuda; cujit reuses configurations, so the
+        first read of this list takes this object out of the kernel's cache: later
+        ``kernel[g, b]`` get their own, empty list."""
+        cbs = self._callbacks
+        if cbs is None:
+            cbs = self._callbacks = []
+            self.dispatcher._forget_config(self)
+        return cbs
+
     def __reduce__(self):
         """``kernel[griddim, blockdim, 0, sharedmem]`` pickled as its kernel and those
         values (numba-cuda's); PicklingError for one on a stream other than the default one
-        (a stream belongs to this process's context)."""
+        (a stream belongs to this process's context) and for one with pre-launch callbacks
+        (numba-cuda's refusal and words)."""
+        if self._callbacks:
+            raise pickle.PicklingError(
+                "Cannot pickle configured launches with pre-launch callbacks")
         if self.stream_handle != 0:
             raise pickle.PicklingError(
                 f"cannot pickle launch configuration {self.text} of kernel "
@@ -423,9 +450,34 @@ class _ConfiguredExt(_Configured):
         if kwargs or len(args) != self.dispatcher._nargs:
             args = self.dispatcher._bind(args, kwargs)
         args, retr = prepare_args(self.dispatcher._extensions, args, self.stream)
+        if self._callbacks:
+            self.dispatcher._run_callbacks(self, args)
         self.dispatcher._launch_prepared(self, args)
         for r in retr:
             r()
+
+
+class Overloads(dict):
+    """``kernel.overloads``: ``{argtypes: compiled specialisation}``, a snapshot dict that
+    also takes Numba's types in its keys (numba-cuda's tests look a specialisation up by
+    ``(numba.types.float32[::1], ...)``): a tuple key holding Numba type objects is read as
+    the cujit types they convert to (:func:`cujit.numba_types.from_numba_type`).  KeyError
+    for a key of no compiled signature, TypeError for a Numba type kernels cannot take."""
+
+    @staticmethod
+    def _key(key):
+        if isinstance(key, tuple) and any(is_numba_object(t) for t in key):
+            return tuple(from_numba_type(t) if is_numba_object(t) else t for t in key)
+        return key
+
+    def __getitem__(self, key):
+        return super().__getitem__(self._key(key))
+
+    def __contains__(self, key):
+        return super().__contains__(self._key(key))
+
+    def get(self, key, default=None):
+        return super().get(self._key(key), default)
 
 
 class _Extensions(list):
@@ -609,6 +661,7 @@ class Dispatcher(_InspectMixin, KernelLike, SourceOwner):
         conf = _ln.make_config(g, b, s, sh, ordinal, drv.stream_ref,
                                cls=_ConfiguredExt if self._extensions else _Configured)
         conf.dispatcher = self
+        conf._callbacks = None
         if config.CUDA_LOW_OCCUPANCY_WARNINGS and not config.DISABLE_PERFORMANCE_WARNINGS \
                 and self.backend_for(drv).compiled:
             # numba-cuda's heuristic: a grid of fewer than 128 blocks leaves most of any
@@ -626,6 +679,28 @@ class Dispatcher(_InspectMixin, KernelLike, SourceOwner):
         if _state.current is not None:
             return _call_simulated(self.py_func, args, kwargs)
         raise ValueError(_MISSING_CONFIG)
+
+    def _forget_config(self, cfg):
+        """Drop launch configuration ``cfg`` from the cache (it now has pre-launch callbacks
+        of its own, which a later ``kernel[...]`` must not share)."""
+        configs = self._configs
+        for key, conf in list(configs.items()):
+            if conf is cfg:
+                del configs[key]
+
+    def _run_callbacks(self, cfg, args):
+        """Call ``cfg``'s pre-launch callbacks with the specialisation that ``args`` launch
+        (compiled first, as the launch would) and ``cfg``."""
+        if self.backend.compiled:
+            kernel = self._pick_signature(self._argtypes_of_values(args), args)
+        else:
+            kernel = self
+        for callback in list(cfg._callbacks):
+            callback(kernel, cfg)
+
+    def _launch_with_callbacks(self, cfg, args):
+        self._run_callbacks(cfg, args)
+        self._launch_prepared(cfg, args)
 
     def _launch_prepared(self, cfg, args):
         """Launch with configuration ``cfg`` and arguments already through the
@@ -654,7 +729,7 @@ class Dispatcher(_InspectMixin, KernelLike, SourceOwner):
         """``{argtypes: compiled specialisation}`` (compiling, on the simulator, what was
         launched there)."""
         self._compile_pending()
-        return dict(self._specs)
+        return Overloads(self._specs)
 
     @property
     def specialized(self):
@@ -765,11 +840,16 @@ class Dispatcher(_InspectMixin, KernelLike, SourceOwner):
         if len(best) == 1:
             return best[0]
         name = self.py_func.__qualname__
-        have = ', '.join(map(str, argtypes))
         if best:
-            raise TypeError(f"Ambiguous overloading for kernel {name} ({have}):\n"
-                            + "\n".join('(' + ', '.join(map(str, d)) + ') -> none'
-                                        for d in best[:2]))
+            # numba's text: the function's repr and the types' reprs (Array(float64, 1, ...))
+            def listed(types):
+                return "(" + ", ".join(map(_numba_repr, types)) + ")"
+            raise TypeError(f"Ambiguous overloading for {self.py_func!r} {listed(argtypes)}:\n"
+                            + "\n".join(f"{listed(d)} -> none" for d in best[:2])
+                            + f"\n(kernel {name}: the two best declared signatures convert "
+                            "the arguments equally well; pass arguments of one signature's "
+                            "exact types)")
+        have = ', '.join(map(str, argtypes))
         raise TypeError(f"No matching definition for argument type(s) {have}: kernel {name} "
                         f"has no signature the arguments convert to; declared signatures: "
                         f"{'; '.join('(' + ', '.join(map(str, d)) + ')' for d in declared)}")
@@ -904,9 +984,11 @@ def compile_ptx(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath
                 with_links=False, forceinline=False):
     """PTX (str) of ``pyfunc`` for signature ``sig`` and its return type, as
     ``numba.cuda.compile_ptx``: ``(ptx, return_type)``.  ``cc``: target compute capability
-    (default (9, 0); ``(9, 0, 'a')`` for sm_90a); ``device``: compile a device function instead
+    (default ``cujit.config.FORCE_CUDA_CC`` when set, else (9, 0); ``(9, 0, 'a')`` for
+    sm_90a); ``device``: compile a device function instead
     of a kernel; ``launch_bounds``: as the jit option (kernels only); ``abi_name``: the
-    device function's symbol; ``lto``: LTO-IR (bytes) instead of PTX; ``with_links``:
+    device function's symbol (a ``cujit.jit`` kernel given as ``pyfunc`` brings its own
+    ``launch_bounds`` when none is given here); ``lto``: LTO-IR (bytes) instead of PTX; ``with_links``:
     return ``(code, return_type, linked)``, ``linked`` the ``link=`` code of the declared
     and device functions it calls; ``forceinline``: a device function gets LLVM's
     ``alwaysinline`` attribute (meaningful in LTO-IR).  Needs no GPU.  Raises
@@ -914,6 +996,9 @@ def compile_ptx(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath
     ``cc`` or ``launch_bounds``."""
     from ..nvvm.lowering import compile_to_llvm
     from ..nvvm.libnvvm import compile_ptx as _ptx
+    if isinstance(pyfunc, Dispatcher) and launch_bounds is None:
+        # the kernel's own bounds, as its launches compile it
+        launch_bounds = pyfunc.targetoptions.get("launch_bounds")
     if isinstance(pyfunc, (Dispatcher, DeviceFunction)):
         pyfunc = pyfunc.py_func
     sig = ct.parse_signature(sig)
@@ -925,7 +1010,8 @@ def compile_ptx(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath
                               abi_name=abi_name,
                               return_type=sig.return_type if device else None,
                               forceinline=bool(forceinline) and device)
-    code = _ptx(lowered.llvm_ir, tuple(cc) if cc else (9, 0), opt=3 if opt is True else opt,
+    cc = tuple(cc) if cc else (config.FORCE_CUDA_CC or (9, 0))
+    code = _ptx(lowered.llvm_ir, cc, opt=3 if opt is True else opt,
                 fastmath=fastmath, debug=debug, lineinfo=lineinfo, name=lowered.name, lto=lto)
     restype = getattr(lowered, "return_type", ct.void)
     if with_links:

@@ -392,18 +392,38 @@ def _module_image(compiled, drv):
     return fit_ptx_version(ptx, version) + b"\0", cubin
 
 
+def link_callbacks(files):
+    """``(setups, teardowns)``: the ``setup_callback`` and ``teardown_callback`` of the
+    linkable-code objects among ``files`` (a kernel's ``link_files``), in link order."""
+    setups = tuple(f.setup_callback for f in files if getattr(f, "setup_callback", None))
+    teardowns = tuple(f.teardown_callback for f in files
+                      if getattr(f, "teardown_callback", None))
+    return setups, teardowns
+
+
 def load_kernel(compiled, ctx, drv):
     """Load ``compiled`` (``.cubin`` and/or ``.ptx``, ``.name``, ``.argtypes``,
-    ``.static_shared_bytes``) into context ``ctx`` → LoadedKernel (see :func:`_module_image`
-    for which image)."""
+    ``.static_shared_bytes``, ``.link_files``) into context ``ctx`` → LoadedKernel (see
+    :func:`_module_image` for which image).
+
+    A kernel whose linked code has setup or teardown callbacks is loaded as a CUDA library
+    (``ctx.load_library``: cuLibraryLoadData through cuda.core, whose ObjectCode the
+    callbacks get, as numba-cuda's) and its setup callbacks run here, once per load, before
+    the first launch; every other kernel is a module (cuModuleLoadData)."""
+    setups, teardowns = link_callbacks(getattr(compiled, "link_files", ()))
+    if setups or teardowns:
+        def load(img):
+            return ctx.load_library(img, compiled.name, setups, teardowns)
+    else:
+        load = ctx.load_module
     image, fallback = _module_image(compiled, drv)
     try:
-        module = ctx.load_module(image)
+        module = load(image)
     except CudaAPIError:
         if fallback is None:
             raise
-        module = ctx.load_module(fallback)
-    handle = module.get_function(compiled.name)
+        module = load(fallback)
+    handle = int(module.get_function(compiled.name))
     lim = device_limits(ctx.device.id)
     try:
         static = int(drv.func_get_attribute(handle, "SHARED_SIZE_BYTES"))
@@ -425,6 +445,8 @@ def load_kernel(compiled, ctx, drv):
     lk.fasts = {}
     ref = drv.function_ref
     lk.cu_func = ref(handle) if ref is not None else handle
+    if setups:
+        module.setup()
     return lk
 
 

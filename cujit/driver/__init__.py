@@ -9,7 +9,7 @@ import threading
 
 from .errors import (CudaSupportError, CudaDriverError, CudaAPIError, error_name)  # noqa: F401
 
-__all__ = ["get_driver", "simulator_enabled", "CudaSupportError", "CudaDriverError",
+__all__ = ["get_driver", "simulator_enabled", "refuse_init", "CudaSupportError", "CudaDriverError",
            "CudaAPIError"]
 
 _driver = None
@@ -40,6 +40,22 @@ def driver_created():
     return _driver is not None
 
 
+_refusal = None        # the CudaSupportError text the CUDA driver's initialisation failed with
+
+
+def refuse_init(message):
+    """Make the CUDA driver's initialisation fail with ``CudaSupportError(message)`` from now
+    on, as a failed ``cuInit`` does (numba's ``driver.cuInit`` replaced by the program before
+    the first CUDA call: ``cujit.cudadrv.driver.driver``).  The simulator is not affected.
+    Returns False, changing nothing, when the driver is already initialised."""
+    global _refusal
+    with _lock:
+        if _driver is not None:
+            return False
+        _refusal = str(message)
+        return True
+
+
 def simulator_enabled():
     """True when the simulator is selected (config ``ENABLE_CUDASIM``), read now."""
     from ..config import config
@@ -66,6 +82,8 @@ def get_driver():
                 if config.DISABLE_CUDA:
                     raise CudaSupportError("CUDA is disabled due to setting "
                                            "NUMBA_DISABLE_CUDA=1")
+                if _refusal is not None:
+                    raise CudaSupportError(_refusal)
                 from .cuda import CudaDriver
                 _driver = CudaDriver()
         return _driver

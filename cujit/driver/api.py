@@ -70,6 +70,15 @@ class Driver:
         raise AttributeError(f"{name!r}: {where} has no raw CUDA driver functions (they exist "
                              "on a GPU, through cuda-bindings)")
 
+    def bindings_module(self):
+        """The ``cuda.bindings.driver`` module this backend calls (numba's
+        ``cudadrv.driver.binding``: its types, ``CUdevice``, ``CUresult``... and functions
+        returning ``(err, ...)``), for ported code; cujit's own code never uses it.
+        AttributeError where the backend has none (the simulator)."""
+        where = "the simulator" if self.is_simulator else f"the {self.name} driver backend"
+        raise AttributeError(f"{where} has no cuda.bindings.driver module (numba's "
+                             "cudadrv.driver.binding exists on a GPU)")
+
     # -- versions and devices ------------------------------------------------------------
     def driver_version(self):
         """CUDA driver version as an int, e.g. 13000 (cuDriverGetVersion)."""
@@ -317,6 +326,31 @@ class Driver:
 
     def module_get_global(self, module, name):
         """``(device_ptr, nbytes)`` of global ``name`` (cuModuleGetGlobal)."""
+        raise NotImplementedError
+
+    def library_load(self, image, name=""):
+        """Load a cubin, fatbin or PTX image (bytes) as a context-independent CUDA library
+        (cuLibraryLoadData) through cuda.core's ``ObjectCode`` → that ObjectCode, loaded
+        (its ``handle`` is the ``CUlibrary``).  The library stays loaded while the
+        ObjectCode lives; cuda.core unloads it (cuLibraryUnload) when it dies.  ``name``
+        (str): what cuda.core's messages call it.  CudaSupportError when cuda.core is not
+        installed; CudaAPIError when the image does not load."""
+        raise NotImplementedError
+
+    def library_get_kernel(self, library, name):
+        """The cuda.core ``Kernel`` of entry point ``name`` (str) in ``library`` (an
+        ObjectCode from :meth:`library_load`) (cuLibraryGetKernel); CudaAPIError when there
+        is none."""
+        raise NotImplementedError
+
+    def kernel_get_function(self, kernel):
+        """Function handle (int) of ``kernel`` (a cuda.core ``Kernel``) in the current
+        context, for the cuFunc* and cuLaunchKernel calls (cuKernelGetFunction)."""
+        raise NotImplementedError
+
+    def library_get_global(self, library, name):
+        """``(device_ptr, nbytes)`` of global ``name`` (str) of ``library`` (an ObjectCode
+        from :meth:`library_load`) in the current context (cuLibraryGetGlobal)."""
         raise NotImplementedError
 
     def func_get_attribute(self, func, name):

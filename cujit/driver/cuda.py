@@ -5,6 +5,7 @@ a product goal; see :mod:`cujit.driver.api` for the contract of each method.
 """
 import ctypes
 import itertools
+import re
 import threading
 
 from .api import Driver, DEVICE_ATTRIBUTES
@@ -15,6 +16,21 @@ from .errors import (CudaAPIError, CudaSupportError, CUDA_ERROR_NOT_READY, api_e
 __all__ = ["CudaDriver"]
 
 _HOSTFN = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+
+
+_ELF_MAGIC = b"\x7fELF"                  # a cubin
+_FATBIN_MAGIC = b"\x50\xed\x55\xba"       # a fatbin (fatbinary.h: 0xBA55ED50, little-endian)
+
+
+def _error_code(exc, default):
+    """The CUresult (int) that cuda.core's error ``exc`` names in its text (it starts
+    ``CUDA_ERROR_...``), or ``default`` when it names none."""
+    from cuda.bindings.driver import CUresult
+    for word in re.findall(r"CUDA_ERROR_[A-Z0-9_]+", str(exc)):
+        code = getattr(CUresult, word, None)
+        if code is not None:
+            return int(code)
+    return default
 
 
 def _raise(err, call, msg=""):
@@ -67,6 +83,9 @@ class CudaDriver(Driver):
         self._cuMemcpyDtoH = d.cuMemcpyDtoH
         self._cuMemcpyHtoDAsync = d.cuMemcpyHtoDAsync
         self._cuMemcpyDtoHAsync = d.cuMemcpyDtoHAsync
+
+    def bindings_module(self):
+        return self._d
 
     def raw_function(self, name):
         fn = getattr(self._d, name, None) if name.startswith("cu") else None
@@ -509,6 +528,57 @@ class CudaDriver(Driver):
         err, ptr, size = self._d.cuModuleGetGlobal(module, name.encode())
         if err:
             _raise(err, "cuModuleGetGlobal", name)
+        return int(ptr), size
+
+    def library_load(self, image, name=""):
+        try:
+            from cuda.core import ObjectCode
+        except ImportError as exc:
+            raise CudaSupportError(
+                f"loading {name or 'this code'} as a CUDA library needs cuda.core, which "
+                f"cannot be imported here ({exc}); pip install cuda-core (linked code's "
+                "setup_callback/teardown_callback and Context.create_module_ptx hand out "
+                "its ObjectCode)") from exc
+        image = bytes(image)
+        if image[:4] == _ELF_MAGIC:
+            make = ObjectCode.from_cubin
+        elif image[:4] == _FATBIN_MAGIC:
+            make = ObjectCode.from_fatbin
+        else:
+            make = ObjectCode.from_ptx
+        try:
+            code = make(image, name=name)
+            code.handle             # cuda.core loads lazily: load now (the driver's own lazy
+            # loading may still report bad code at the first cuLibraryGetKernel)
+        except Exception as exc:
+            raise api_error(_error_code(exc, 200), str(exc), "cuLibraryLoadData") from exc
+        return code
+
+    def library_get_kernel(self, library, name):
+        try:
+            return library.get_kernel(name)
+        except Exception as exc:
+            raise api_error(_error_code(exc, 500), f"{name}: {exc}",
+                            "cuLibraryGetKernel") from exc
+
+    def kernel_get_function(self, kernel):
+        d = self._d
+        handle = getattr(kernel, "handle", kernel)      # a cuda.core Kernel, or its CUkernel
+        if not isinstance(handle, d.CUkernel):
+            handle = d.CUkernel(int(handle))
+        err, fn = d.cuKernelGetFunction(handle)
+        if err:
+            _raise(err, "cuKernelGetFunction")
+        return int(fn)
+
+    def library_get_global(self, library, name):
+        d = self._d
+        handle = getattr(library, "handle", library)
+        if not isinstance(handle, d.CUlibrary):
+            handle = d.CUlibrary(int(handle))
+        err, ptr, size = d.cuLibraryGetGlobal(handle, name.encode())
+        if err:
+            _raise(err, "cuLibraryGetGlobal", name)
         return int(ptr), size
 
     def func_get_attribute(self, func, name):

@@ -143,7 +143,7 @@ def mark_forked(parent, child):
 
 def fork_error():
     """The ``CudaDriverError`` to raise for CUDA use in a child forked after CUDA was
-    initialised (numba.cuda: "CUDA initialized before forking"), or None in other processes.
+    initialised (numba.cuda's words, "CUDA initialized before forking", first), or None in other processes.
 
     A CUDA context does not survive ``fork()``: on a GPU the child's driver calls fail
     (CUDA_ERROR_NOT_INITIALIZED or worse), and the simulator would silently keep using a copy
@@ -151,7 +151,7 @@ def fork_error():
     if _forked is None:
         return None
     parent, child = _forked
-    return CudaDriverError(f"CUDA was initialised before forking: process {child} was forked "
+    return CudaDriverError(f"CUDA initialized before forking: process {child} was forked "
                            f"from {parent} after the CUDA driver was initialised, and a CUDA "
                            "context cannot be used in a forked child; start child processes "
                            "with multiprocessing's 'spawn' or 'forkserver' method")

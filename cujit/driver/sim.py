@@ -346,6 +346,18 @@ class SimDriver(SimDevices, SimMemory, Driver):
     def module_get_global(self, module, name):
         self._no_modules("cuModuleGetGlobal")
 
+    def library_load(self, image, name=""):
+        self._no_modules("cuLibraryLoadData")
+
+    def library_get_kernel(self, library, name):
+        self._no_modules("cuLibraryGetKernel")
+
+    def kernel_get_function(self, kernel):
+        self._no_modules("cuKernelGetFunction")
+
+    def library_get_global(self, library, name):
+        self._no_modules("cuLibraryGetGlobal")
+
     def func_get_attribute(self, func, name):
         self._no_modules("cuFuncGetAttribute")
 

@@ -29,13 +29,18 @@ _TARGET_ORDER = ("cuda", "gpu", "generic")
 class Overload:
     """One registration: ``typing`` (called with the argument types of a call of
     ``function``; returns an implementation or None), the ``jit_options`` the
-    implementation is compiled with (a dict; ``inline``/``forceinline`` as ``cuda.jit``)
-    and the ``target`` it was registered for (``"cuda"``, ``"gpu"`` or ``"generic"``)."""
-    __slots__ = ("function", "typing", "jit_options", "target")
+    implementation is compiled with (a dict; ``inline``/``forceinline`` as ``cuda.jit``),
+    the ``target`` it was registered for (``"cuda"``, ``"gpu"`` or ``"generic"``),
+    ``strict`` (the implementation's parameters must be the typing function's, numba's
+    rule) and ``prefer_literal`` (integer constants are offered as ``Literal[int]`` types
+    first, the plain types after; without it, the other way round)."""
+    __slots__ = ("function", "typing", "jit_options", "target", "strict", "prefer_literal")
 
-    def __init__(self, function, typing, jit_options, target="cuda"):
+    def __init__(self, function, typing, jit_options, target="cuda", strict=True,
+                 prefer_literal=False):
         self.function, self.typing, self.jit_options = function, typing, dict(jit_options)
         self.target = target
+        self.strict, self.prefer_literal = bool(strict), bool(prefer_literal)
 
     def __repr__(self):
         return (f"<overload {getattr(self.typing, '__qualname__', self.typing)!s} of "
@@ -63,10 +68,12 @@ class OverloadRegistry:
         # (length, {function: [Overload]})
         self._numba_index = (-1, {})
 
-    def register(self, function, typing, jit_options=None, target="cuda"):
+    def register(self, function, typing, jit_options=None, target="cuda", strict=True,
+                 prefer_literal=False):
         """Register ``typing`` (a callable taking argument types) as an overload of
-        ``function`` (a callable) for ``target`` (``"cuda"``, ``"gpu"`` or ``"generic"``);
-        returns the :class:`Overload`.  TypeError when either is not callable or
+        ``function`` (a callable) for ``target`` (``"cuda"``, ``"gpu"`` or ``"generic"``),
+        ``strict`` and ``prefer_literal`` as :class:`Overload`'s; returns the
+        :class:`Overload`.  TypeError when either is not callable or
         ``function`` is not hashable; ValueError for another target."""
         if target not in _TARGET_ORDER:
             raise ValueError(f"overload target must be one of {', '.join(_TARGET_ORDER)}, "
@@ -82,7 +89,7 @@ class OverloadRegistry:
             hash(function)
         except TypeError:
             raise TypeError(f"cannot overload {function!r}: it is not hashable") from None
-        reg = Overload(function, typing, jit_options or {}, target)
+        reg = Overload(function, typing, jit_options or {}, target, strict, prefer_literal)
         regs = self._by_function.setdefault(function, [])
         regs.append(reg)
         regs.sort(key=lambda r: _TARGET_ORDER.index(r.target))     # stable: then by order
@@ -130,7 +137,9 @@ class OverloadRegistry:
                                       else "never")
                     try:
                         index.setdefault(value, []).append(
-                            Overload(value, typing, opts, target))
+                            Overload(value, typing, opts, target,
+                                     getattr(tmpl, "_strict", True),
+                                     getattr(tmpl, "prefer_literal", False)))
                     except TypeError:       # an unhashable value
                         continue
             self._numba_index = (len(entries), index)

@@ -19,8 +19,11 @@ class LinkableCode:
     """Code to link from memory.  ``data``: str, bytes (or bytearray/memoryview), or an
     ``io.StringIO``/``io.BytesIO`` whose content is read when :attr:`data` is used;
     ``name``: the name messages give it (default: the class's ``<unnamed-...>``);
-    ``setup_callback(module)`` / ``teardown_callback(module)``: accepted as numba-cuda does
-    (callables; cujit does not call them yet); ``nrt``: numba's flag for code calling its
+    ``setup_callback(object_code)`` / ``teardown_callback(object_code)``: callables called,
+    as numba-cuda's, with the cuda.core ``ObjectCode`` (its ``handle`` the ``CUlibrary``) of
+    each module a kernel linking this code is loaded as: setup after the load, before the
+    first launch in that context; teardown when the module unloads (dispatch/launcher.py
+    ``load_kernel``; needs cuda.core on the GPU; the simulator calls neither); ``nrt``: numba's flag for code calling its
     runtime (cujit has no NRT, so True is refused).
 
     Raises TypeError for data of another type or a callback that is not callable,

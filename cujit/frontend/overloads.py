@@ -12,7 +12,8 @@ number never converts to a real one, nor anything else to a different kind of ar
 """
 from .. import types as T
 
-__all__ = ["EXACT", "PROMOTE", "SAFE", "UNSAFE", "conversion", "rate", "best_overloads"]
+__all__ = ["EXACT", "PROMOTE", "SAFE", "UNSAFE", "conversion", "rate", "best_overloads",
+           "numba_repr"]
 
 EXACT, PROMOTE, SAFE, UNSAFE = 0, 1, 2, 3
 
@@ -106,3 +107,18 @@ def best_overloads(argtypes, candidates, allow_unsafe=True):
         return []
     best = min(r for r, _ in rated)
     return [w for r, w in rated if r == best]
+
+
+def numba_repr(t):
+    """Numba's ``repr`` of cujit type ``t``, as numba's overload errors print argument
+    types: an array is ``Array(float64, 1, 'C', False, aligned=True)`` (dtype, ndim, layout,
+    read-only; cujit's arrays are always aligned), tuples of those as ``UniTuple(...)`` /
+    ``Tuple(...)``; any other type is its name (``float64``)."""
+    if isinstance(t, T.Array):
+        return (f"Array({numba_repr(t.dtype)}, {t.ndim}, '{t.layout}', {t.readonly}, "
+                "aligned=True)")
+    if isinstance(t, T.UniTuple) and type(t) is T.UniTuple:
+        return f"UniTuple({numba_repr(t.dtype)}, {t.count})"
+    if isinstance(t, T.Tuple) and type(t) is T.Tuple:
+        return f"Tuple({', '.join(map(numba_repr, t.types))})"
+    return str(t)

@@ -10,6 +10,7 @@ import types
 import numpy as np
 
 from .. import types as T
+from .errors import RequireLiteralValue
 
 __all__ = ["ConstEval", "local_names", "single_assignments", "stmt_name", "is_true_const",
            "has_break", "prune_constant_ifs", "stored_names", "none_test_operands"]
@@ -20,18 +21,19 @@ _TRUTH_VALUES = (bool, int, float, np.bool_, np.integer, np.floating, type(None)
 class ConstEval:
     """Mixin of the typer: ``const_eval(node, what)`` / ``_const(node)`` /
     ``static_truth(test)``.  Needs ``locals``, ``const_locals``, ``stored``,
-    ``_const_cache``, ``fsrc``, ``tf`` and ``error`` on the instance."""
+    ``_const_cache``, ``fsrc``, ``tf``, ``error`` and ``loc`` on the instance."""
 
     def const_eval(self, node, what):
         """The compile-time value of ``node`` (R-KER-3: a literal, a local bound once to a
         constant expression, a global/closure value, tuples and arithmetic of those).
-        Raises TypingError naming ``what`` when it is not one."""
+        Raises RequireLiteralValue (a TypingError, numba's class for it) naming ``what``
+        when it is not one."""
         ok, v = self._const(node)
         if not ok:
-            raise self.error(f"{what} must be a compile-time constant: a literal, a local "
-                             "variable bound to a constant expression, or a global defined "
-                             f"when the kernel is compiled; '{ast.unparse(node)}' is not "
-                             "(numba's RequireLiteralValue)", node)
+            raise RequireLiteralValue(
+                f"{what} must be a compile-time constant: a literal, a local variable bound "
+                "to a constant expression, or a global defined when the kernel is compiled; "
+                f"'{ast.unparse(node)}' is not (numba's RequireLiteralValue)", self.loc(node))
         return v
 
     def static_truth(self, test):

@@ -311,8 +311,19 @@ class FunctionSource:
             raise TypingError(f"a kernel must be a Python function, got {pyfunc!r}")
         code = pyfunc.__code__
         filename = code.co_filename
+        # the file may have changed since linecache read it (importlib.reload, IPython's
+        # autoreload): read it again when its size or time differs
+        had = filename in linecache.cache
+        linecache.checkcache(filename)
+        changed = had and filename not in linecache.cache
         node, all_lines = _from_module_file(filename, code.co_firstlineno, pyfunc.__name__)
-        if node is not None:
+        # a changed file may hold other code than a function loaded before the change:
+        # checked only then, since import hooks (pytest's assertion rewriting) make the
+        # loaded bytecode differ from an unchanged source
+        if node is not None and changed and not _is_source_of(node, code, filename):
+            # the file was edited after the function was loaded: compile what Python runs
+            self = cls._from_bytecode(pyfunc)
+        elif node is not None:
             # the whole file was parsed: ast positions are file positions already
             self = cls(pyfunc, node, filename, code.co_firstlineno, all_lines, 0, 0)
         else:
@@ -513,6 +524,32 @@ def _from_module_file(filename, firstlineno, name):
         hit = (lines, index)
         _modules[key] = hit
     return hit[1].get((firstlineno, name)), lines
+
+
+def _plain_consts(code):
+    return tuple((type(c), c) for c in code.co_consts if not hasattr(c, "co_code"))
+
+
+def _is_source_of(node, code, filename):
+    """False when the ``def`` ``node`` read from ``filename`` does not compile to ``code``'s
+    bytecode, names and constants (the file was edited after the function was loaded, and
+    the source would compile other code than Python runs).  Checked for functions without
+    free variables (a nested function's closure cells compile differently on their own);
+    True for the others and when the def cannot be compiled alone."""
+    if code.co_freevars:
+        return True
+    try:
+        module = compile(ast.Module(body=[node], type_ignores=[]), filename, "exec",
+                         dont_inherit=True)
+    except (SyntaxError, ValueError, TypeError):
+        return True
+    compiled = next((c for c in module.co_consts
+                     if hasattr(c, "co_code") and c.co_name == code.co_name), None)
+    if compiled is None:
+        return True
+    return (compiled.co_code == code.co_code and compiled.co_names == code.co_names
+            and compiled.co_varnames == code.co_varnames
+            and _plain_consts(compiled) == _plain_consts(code))
 
 
 def _defs(stmts):

@@ -21,7 +21,7 @@ from . import enums, indexing, rules, scopes
 from .callkinds import CallKind
 from .closures import define
 from .const_types import CONST_LIMIT, STATIC_SHARED_LIMIT
-from .errors import CompileError, TypingError
+from .errors import CompileError, TypingError, UninferableType
 from .exceptions import type_assert, type_raise
 from .source import FunctionSource
 from .indexing import nested_store_ok
@@ -406,7 +406,14 @@ class _Typer(scopes.ConstEval):
         define(self, s)
 
     def s_Assign(self, s):
-        vt = self.expr(s.value)
+        try:
+            vt = self.expr(s.value)
+        except UninferableType as e:
+            names = [t.id for t in s.targets if isinstance(t, ast.Name)]
+            if not names:
+                raise
+            raise TypingError(f"Cannot infer the type of variable '{names[0]}': {e.msg}",
+                              e.loc) from None
         for target in s.targets:
             self.assign(target, vt, s.value)
 
@@ -550,7 +557,7 @@ class _Typer(scopes.ConstEval):
             return t
         found, value = self.fsrc.resolve_global(name)
         if not found:
-            raise self.error(f"name '{name}' is not defined", node)
+            raise self.error(f"NameError: name '{name}' is not defined", node)
         return self.typed_value(node, value)
 
     def typed_value(self, node, value):

@@ -461,7 +461,10 @@ def dynamic_shared_array(lw, dtype, aty):
 
 def const_global_array(lw, value, aty):
     """A NumPy array placed in constant memory (addrspace 4), as an array value."""
-    arr = np.ascontiguousarray(value)
+    # a 0-d array is contiguous as it is (np.ascontiguousarray would make it 1-d); the
+    # same object each time, so that const_array places it once
+    zero_d = isinstance(value, np.ndarray) and value.ndim == 0
+    arr = value if zero_d else np.ascontiguousarray(value)
     g = lw.m.const_array(arr, alignment_of(aty.dtype))
     return static_array(lw, g, arr.shape, aty.dtype, aty)
 

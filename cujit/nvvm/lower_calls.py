@@ -239,8 +239,13 @@ def _complex(lw, node, c):
         return re
     im = cast(lw.b, vals[1], ts[1], rt)
     b = lw.b
-    r = b.fsub(b.extract_value(re, 0), b.extract_value(im, 1))
-    i = b.fadd(b.extract_value(re, 1), b.extract_value(im, 0))
+    r, i = b.extract_value(re, 0), b.extract_value(im, 0)
+    # CPython's complex(): a part's imaginary component is folded in only when that
+    # argument is complex, so complex(x, -0.0) keeps its -0.0 (0.0 + -0.0 would not)
+    if rules.is_complex(ts[1]):
+        r = b.fsub(r, b.extract_value(im, 1))
+    if rules.is_complex(ts[0]):
+        i = b.fadd(i, b.extract_value(re, 1))
     return b.insert_value(b.insert_value(re, r, 0), i, 1)
 
 

@@ -13,7 +13,9 @@ compiled functions to (its ``cmathimpl`` follows CPython's algorithms):
   class of each part (−inf, negative, −0, +0, positive, +inf, NaN) and built when the kernel
   is compiled from Python's ``cmath`` itself (NumPy's value where ``cmath`` raises, as the
   simulator gives it); ``exp``/``cosh``/``sinh``/``tanh`` of an infinite real part and a
-  finite nonzero imaginary part depend on ``cos y``/``sin y``: C99's formula there.
+  finite nonzero imaginary part depend on ``cos y``/``sin y``: C99's formula there;
+  ``rect(r, phi)`` the same way, over the classes of ``r`` and ``phi`` (CPython's
+  ``rect_special_values``; NaN parts where Python raises, as numba-cuda's).
 
 Finite values agree with Python's to the test suite's 1–2 ulp; complex64 computes in float32
 (libdevice's ``f`` functions).
@@ -39,6 +41,13 @@ _NP_NAMES = {"acos": "arccos", "acosh": "arccosh", "asinh": "arcsinh", "atanh": 
 
 
 def _c99(name, z):
+    if name == "rect":
+        # rect(r, phi) of two reals, packed as complex(r, phi); where Python raises
+        # (r nonzero, phi infinite) the value is numba-cuda's r * cos(phi): NaN parts
+        try:
+            return cmath.rect(z.real, z.imag)
+        except ValueError:
+            return complex(math.nan, math.nan)
     try:
         return getattr(cmath, name)(z)
     except (ValueError, OverflowError):
@@ -49,7 +58,8 @@ def _c99(name, z):
 def special_table(name, values=CLASS_VALUES):
     """The 49 values of ``cmath.<name>`` at ``complex(values[i], values[j])``, row-major, as
     a NumPy array of (re, im) float64 pairs: the table the compiled function reads when a
-    part of its argument is infinite or NaN."""
+    part of its argument is infinite or NaN (for ``rect``, at ``rect(values[i],
+    values[j])``)."""
     out = np.empty((len(values) * len(values), 2))
     for i, x in enumerate(values):
         for j, y in enumerate(values):
@@ -349,6 +359,21 @@ class _C:
         zero = b.and_(self.eq(c, 0.0), self.eq(d, 0.0))
         return self.sel(zero, (self.k(0.0), self.k(0.0)), out)
 
+    def rect(self, r, phi):
+        """``cmath.rect(r, phi)`` of two reals, CPython's cases: ``phi == 0`` gives
+        ``(r, r * phi)`` (its signed zero), an infinite ``r`` with a finite nonzero ``phi``
+        infinite parts signed by ``cos phi``/``sin phi``, any other infinite or NaN part
+        the special-value table (``rect(0, inf)`` is 0)."""
+        b = self.b
+        c, s = self.f("cos", phi), self.f("sin", phi)
+        fin = (b.fmul(r, c), b.fmul(r, s))
+        fin = self.sel(self.eq(phi, 0.0), (r, b.fmul(r, phi)), fin)
+        out = self.special("rect", (r, phi), fin)
+        inf = self.f("copysign", self.k(math.inf), r)
+        edge = (self.f("copysign", inf, b.fmul(inf, c)),
+                self.f("copysign", inf, b.fmul(inf, s)))
+        return self.sel(self.inf_real((r, phi)), edge, out)
+
     def log10(self, z):
         r = self.log(z)
         ln10 = self.k(math.log(10.0))
@@ -377,7 +402,7 @@ def lower_cmath(lw, node, call):
         ft = rt.underlying_float
         c = _C(lw, ft)
         r, phi = (cast(b, lw.expr(a), lw.ty(a), ft) for a in node.args)
-        return _pack(lw, rt, (b.fmul(r, c.f("cos", phi)), b.fmul(r, c.f("sin", phi))))
+        return _pack(lw, rt, c.rect(r, phi))
     at = lw.ty(node.args[0])
     ct = T.complex64 if at in (T.complex64, T.float32, T.float16) else T.complex128
     if name == "log" and len(node.args) == 2:

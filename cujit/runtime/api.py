@@ -7,6 +7,8 @@ devices.py.
 """
 import functools
 
+from ..config import config
+from ..driver import get_driver
 from .devices import current_context
 
 __all__ = ["is_float16_supported", "is_bfloat16_supported", "is_fp8_supported",
@@ -55,21 +57,41 @@ def is_float16_supported():
     return True
 
 
+def _as_numbas_simulator():
+    """True when the capability queries answer as numba.cuda's simulator: cujit's simulator
+    is the backend and ``cujit.config.NUMBA_COMPAT`` is on (the numba alias turns it on)."""
+    return bool(config.NUMBA_COMPAT) and get_driver().is_simulator
+
+
 def is_bfloat16_supported():
     """True when the current device runs bfloat16 kernels: compute capability 8.0 or higher
-    (the ``fma.rn.bf16`` family the lowering uses), and always in the simulator, which
-    computes bfloat16 bit for bit as the GPU (numba.cuda's ``is_bfloat16_supported``).
-    Raises ``CudaSupportError`` when there is no usable driver or device."""
-    return current_context().device.compute_capability >= (8, 0)
+    (the ``fma.rn.bf16`` family the lowering uses), and in the simulator, which computes
+    bfloat16 bit for bit as the GPU (numba.cuda's ``is_bfloat16_supported``).
+
+    With ``cujit.config.NUMBA_COMPAT`` on (set by the numba alias: ``python -m cujit run``,
+    ``pytest -p cujit.numba_alias``) the simulator answers False, as numba.cuda's simulator
+    does: code written for numba imports the bfloat16 names only off the simulator and
+    skips its bfloat16 paths when this is False (docs/numba-alias.md).  Raises
+    ``CudaSupportError`` when there is no usable driver or device."""
+    cc = current_context().device.compute_capability
+    if _as_numbas_simulator():
+        return False
+    return cc >= (8, 0)
 
 
 def is_fp8_supported():
     """True when the current device runs FP8 kernels: compute capability 8.9 or higher (the
     ``cvt.*.e4m3x2`` / ``e5m2x2`` instructions the lowering uses), and so in the simulator
     (an sm_90 device), which computes the FP8 types bit for bit as the GPU (numba.cuda's
-    ``is_fp8_supported``; numba.cuda's own simulator has no FP8).  Raises
-    ``CudaSupportError`` when there is no usable driver or device."""
-    return current_context().device.compute_capability >= (8, 9)
+    ``is_fp8_supported``).
+
+    With ``cujit.config.NUMBA_COMPAT`` on (set by the numba alias) the simulator answers
+    False, as numba.cuda's simulator, which has no FP8, does.  Raises ``CudaSupportError``
+    when there is no usable driver or device."""
+    cc = current_context().device.compute_capability
+    if _as_numbas_simulator():
+        return False
+    return cc >= (8, 9)
 
 
 def require_context(fn):

@@ -21,10 +21,10 @@ from ..driver.errors import CudaSupportError, CudaAPIError
 from ..memory.deallocations import is_exiting as _exiting
 from ..memory.events import allocated
 from .events import synchronized
-from .modules import Module
+from .modules import Function, Library, Module
 
 __all__ = ["select_device", "get_current_device", "close", "current_context", "synchronize",
-           "defer_cleanup", "Device", "Context", "Module", "device_of", "forget_binding",
+           "defer_cleanup", "Device", "Context", "Module", "Library", "Function", "device_of", "forget_binding",
            "bind_thread"]
 
 # .own: this thread's Context; .bound/.bound_gen: made current; .ctx: .own while bound, else
@@ -150,9 +150,32 @@ class Context:
     The contract other layers read (public, never the underscore attributes):
     ``generation`` (int, bumped by ``reset()`` and :func:`close`: an object that recorded an
     older one is dead), ``closed`` (True after :func:`close`) and ``make_current()`` (bind
-    the context to the calling thread; cheap when it already is)."""
+    the context to the calling thread; cheap when it already is).
 
-    def __init__(self, device):
+    ``Context(device, handle)``, numba's constructor for a context some other library made
+    current, gives cujit's one Context of that device (``device``: a :class:`Device`, an
+    ordinal or a cuda-bindings ``CUdevice``) when ``handle`` (int or ``CUcontext``) is the
+    device's primary context; RuntimeError for any other context (cujit, as numba, operates
+    on primary contexts only); TypeError/IndexError for a bad device."""
+
+    def __new__(cls, device=None, handle=None):
+        if handle is None:
+            return super().__new__(cls)
+        ordinal = device.id if isinstance(device, Device) else device
+        if isinstance(ordinal, bool) or not (hasattr(ordinal, "__index__")
+                                             or hasattr(ordinal, "__int__")):
+            raise TypeError(f"Context(device, handle): device must be a Device, an ordinal "
+                            f"or a CUdevice, got {device!r}")
+        ctx = _context_for(device_of(int(ordinal)).id)
+        if int(handle) != ctx.handle:
+            raise RuntimeError(f"cujit cannot operate on non-primary CUDA context "
+                               f"{int(handle):x} (the primary context of device "
+                               f"{ctx.device.id} is {ctx.handle:x})")
+        return ctx
+
+    def __init__(self, device, handle=None):
+        if handle is not None:
+            return          # __new__ gave the device's existing Context
         from ..memory.deallocations import PendingDeallocs
         from ..memory.managers import memory_manager_class
         drv = get_driver()
@@ -371,10 +394,43 @@ class Context:
         self.make_current()
         return Module(self, self._drv.module_load_data(bytes(image)))
 
+    def load_library(self, image, name="", setup_callbacks=(), teardown_callbacks=()):
+        """Load a cubin/fatbin/PTX image (bytes) as a CUDA library → :class:`Library`
+        (cuLibraryLoadData through cuda.core's ``ObjectCode``; ``name`` (str) names it in
+        cuda.core's messages), with the setup and teardown callbacks (sequences of callables
+        taking the ObjectCode) that :meth:`Library.setup` and its unload call.  TypeError for
+        an image that is not bytes; CudaSupportError without cuda.core; CudaAPIError when
+        the image does not load."""
+        if not isinstance(image, (bytes, bytearray, memoryview)):
+            raise TypeError(f"library image must be bytes, got {type(image).__name__}")
+        self.make_current()
+        code = self._drv.library_load(bytes(image), name)
+        return Library(self, self._drv, code, setup_callbacks, teardown_callbacks)
+
+    def create_module_image(self, image, setup_callbacks=None, teardown_callbacks=None):
+        """numba-cuda's ``Context.create_module_image``: :meth:`load_library` of ``image``
+        (cubin/fatbin/PTX bytes) with the callbacks (None: none); the setup callbacks run
+        when the caller calls ``setup()`` on the result, as numba's."""
+        return self.load_library(image, "", setup_callbacks or (), teardown_callbacks or ())
+
+    def create_module_ptx(self, ptx):
+        """numba-cuda's ``Context.create_module_ptx``: load PTX text (str, or bytes) →
+        :class:`Library`, whose ``get_function(name)`` gives a :class:`Function` with the
+        cuda.core ``Kernel`` (``.kernel``) that ``cuda.core.launch`` takes.  TypeError for
+        anything but str/bytes; CudaSupportError without cuda.core; CudaAPIError for PTX the
+        driver does not accept (here, or under CUDA's lazy loading at ``get_function``)."""
+        if isinstance(ptx, str):
+            ptx = ptx.encode()
+        if not isinstance(ptx, (bytes, bytearray, memoryview)):
+            raise TypeError(f"create_module_ptx: ptx must be str or bytes, got "
+                            f"{type(ptx).__name__}")
+        return self.load_library(ptx)
+
     def unload_module(self, module):
-        """Queue the unload of a :class:`Module` now (numba.cuda ``Context.unload_module``)."""
-        if not isinstance(module, Module):
-            raise TypeError(f"expected a cujit Module, got {module!r}")
+        """Queue the unload of a :class:`Module` or :class:`Library` now (numba.cuda
+        ``Context.unload_module``).  TypeError for anything else."""
+        if not isinstance(module, (Module, Library)):
+            raise TypeError(f"expected a cujit Module or Library, got {module!r}")
         module.unload()
 
     # -- whole-context operations --------------------------------------------------------

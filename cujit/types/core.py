@@ -171,6 +171,11 @@ class IntegerLiteral(Type):
     def dtype(self):
         return self.base.dtype
 
+    @property
+    def literal_value(self):
+        """The value (numba's name for it, read by overload typing functions)."""
+        return self.value
+
 
 class Float(Scalar):
     """``float16`` / ``float32`` / ``float64``."""

@@ -66,9 +66,10 @@ COMPILE_OPTIONS = ("fastmath", "debug", "lineinfo", "opt")
 
 
 class UnrecognizedOptionsError(KeyError, TypeError):
-    """An unknown keyword of ``vectorize``/``guvectorize``: a KeyError, as numba's
-    ``vectorize`` raises ("Unrecognized options"), and a TypeError, as numba-cuda's
-    ``guvectorize`` raises ("The following target options are not supported")."""
+    """An unknown keyword of ``vectorize``/``guvectorize``: a KeyError, as numba-cuda's
+    ``vectorize`` raises ("Unrecognized options. cuda vectorize target does not support
+    option: ..."), and a TypeError, as numba-cuda's ``guvectorize`` raises ("The following
+    target options are not supported: ...")."""
 
     def __str__(self):
         return str(self.args[0]) if self.args else ""
@@ -82,8 +83,11 @@ def compile_options(kws, what):
     RuntimeWarning); ``nopython=False`` → TypeError("nopython flag must be True");
     ``cache=True`` → TypeError("caching is not supported"); ``writable_args`` → TypeError;
     any other unknown keyword → :class:`UnrecognizedOptionsError`, both a KeyError (numba's
-    vectorize) and a TypeError (numba-cuda's gufuncs): "Unrecognized options. The following
-    target options are not supported: 'x', 'y'"."""
+    vectorize) and a TypeError (numba-cuda's gufuncs), worded as numba-cuda words it for
+    ``what``: "Unrecognized options. cuda vectorize target does not support option(s): 'x',
+    'y' (accepted: ...)", and for guvectorize exactly "The following target options are not
+    supported: 'x', 'y'" (the list is the whole message, as numba-cuda's; the accepted
+    options are the exception's note, shown in its traceback)."""
     kws = dict(kws)
     if what == "vectorize" and "nopython" in kws:
         warnings.warn("nopython kwarg for cuda target is redundant", RuntimeWarning,
@@ -96,8 +100,16 @@ def compile_options(kws, what):
         raise TypeError("writable_args are not supported")
     options = {k: kws.pop(k) for k in COMPILE_OPTIONS if k in kws}
     if kws:
-        raise UnrecognizedOptionsError("Unrecognized options. The following target options "
-                                       "are not supported: " + ", ".join(map(repr, kws)))
+        names = ", ".join(map(repr, kws))
+        accepted = ", ".join(map(repr, ("nopython",) + COMPILE_OPTIONS))
+        if what == "vectorize":
+            raise UnrecognizedOptionsError(
+                "Unrecognized options. cuda vectorize target does not support option(s): "
+                f"{names} (accepted: {accepted})")
+        exc = UnrecognizedOptionsError(f"The following target options are not supported: "
+                                       f"{names}")
+        exc.add_note(f"{what} accepts the options {accepted}")
+        raise exc
     return options
 
 

@@ -40,8 +40,8 @@ def vectorize(ftylist_or_function=(), target="cuda", identity=None, **kws):
 
     Raises ValueError for another target or a signature that does not parse, TypeError for a
     signature whose arguments are not scalars, for ``nopython=False`` or ``cache=True``, and
-    for an unknown keyword an error that is both a KeyError (numba's "Unrecognized options")
-    and a TypeError ("The following target options are not supported: ...").
+    for an unknown keyword an error that is both a KeyError (numba's "Unrecognized options.
+    cuda vectorize target does not support option(s): ...") and a TypeError.
     """
     _check_target(target)
     options = _args.compile_options(kws, "vectorize")

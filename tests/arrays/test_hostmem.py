@@ -459,3 +459,13 @@ def test_pinned_cache_accounting_holds_under_threads():
     gc.collect()
     assert errors == []
     assert hostmem._cache_bytes - _cached_bytes() == in_use
+
+
+def test_auto_device_of_a_strided_host_array_copies_it_compactly():
+    # numba-cuda raises ValueError (its copy is one memcpy); cujit copies the elements
+    # (docs/requirements.md §10)
+    x = np.arange(10, dtype=np.float64)
+    dev, copied = auto_device(x[:-1:2])
+    assert copied and dev.shape == (5,) and dev.strides == (8,)
+    np.testing.assert_array_equal(dev.copy_to_host(), [0.0, 2.0, 4.0, 6.0, 8.0])
+    np.testing.assert_array_equal(x, np.arange(10.0))

@@ -697,6 +697,41 @@ def test_run_module_imports_a_module_registering_a_struct_at_import(fake_tests):
         "numba internal: numba.cuda.cgutils.create_struct_proxy": 1}
 
 
+MODULE_READS_THE_SIMULATORS_TABLES = '''
+from numba import cuda
+from numba.cuda import config
+from numba.cuda.testing import CUDATestCase
+
+if config.ENABLE_CUDASIM:
+    from numba.cuda.simulator.vector_types import vector_types
+else:
+    from numba.cuda.vector_types import vector_types
+
+
+class TestSimulatorTables(CUDATestCase):
+    def test_vector_types_are_cujits(self):
+        import cujit
+        from cujit import simulator
+        self.assertIs(vector_types["float32x4"], cujit.float32x4)
+        self.assertEqual(set(vector_types), set(cujit.vector_types.vector_types))
+        # the backend package stays cujit's own under numba's simulator name
+        self.assertTrue(simulator.__file__.endswith("cujit/simulator/__init__.py"))
+
+    def test_capability_queries_answer_as_numbas_simulator(self):
+        self.assertIs(cuda.is_bfloat16_supported(), False)
+        self.assertIs(cuda.is_fp8_supported(), False)
+'''
+
+
+def test_run_module_gives_the_simulator_modules_numba_cudas_tests_read(fake_tests):
+    # test_vector_type.py reads numba's simulator's vector-type table under the simulator,
+    # and test_bfloat16*.py import their names only off it and skip on the query's False
+    _write(os.path.join(fake_tests, "cudapy", "test_simtables.py"),
+           MODULE_READS_THE_SIMULATORS_TABLES)
+    r = conformance.run_module(fake_tests, "cudapy/test_simtables.py", sim=True, timeout=300)
+    assert (r["passed"], r["failed"], r["errors"], r["collected"]) == (2, 0, 0, True), r
+
+
 def test_a_process_a_conformance_test_starts_resolves_the_test_modules(fake_tests):
     # multiprocessing's spawn sends test functions by module name (numba.cuda.tests.*):
     # the child must resolve them as its parent does

@@ -44,7 +44,8 @@ def _env(extra=None):
     env = dict(os.environ)
     env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "")
     env["NUMBA_ENABLE_CUDASIM"] = "1"
-    for name in ("CUJIT_NUMBA_ALIAS", "CUJIT_ENABLE_CUDASIM", "PYTEST_ADDOPTS"):
+    for name in ("CUJIT_NUMBA_ALIAS", "CUJIT_NUMBA_COMPAT", "CUJIT_ENABLE_CUDASIM",
+                 "PYTEST_ADDOPTS"):
         env.pop(name, None)
     env.update(extra or {})
     return env
@@ -265,6 +266,28 @@ def test_simulator_from_numbas_variable(program, tmp_path):
     assert "SIM True CUJIT_ENABLE_CUDASIM" in out.stdout, out.stderr
 
 
+def test_run_on_the_simulator_answers_the_queries_as_numbas_simulator(program, tmp_path):
+    # numba-cuda's simulator answers False to both; code written for it imports the bfloat16
+    # names only off the simulator and skips its bfloat16 paths on that answer
+    script = program("queries.py", """
+        import subprocess, sys
+        from numba import cuda
+        print("ALIAS", cuda.is_bfloat16_supported(), cuda.is_fp8_supported())
+        code = "from numba import cuda; print(cuda.is_bfloat16_supported())"
+        child = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+        print("CHILD", child.stdout.strip(), child.stderr[-300:])
+        """)
+    out = _run(["-m", "cujit", "run", str(script)], tmp_path)
+    assert "ALIAS False False" in out.stdout and "CHILD False" in out.stdout, out.stderr
+    # the environment's choice wins: cujit's own answers under the alias
+    out = _run(["-m", "cujit", "run", str(script)], tmp_path, env={"CUJIT_NUMBA_COMPAT": "0"})
+    assert "ALIAS True True" in out.stdout and "CHILD True" in out.stdout, out.stderr
+    # without the alias, cujit's simulator computes both, and says so
+    code = "import cujit; print('OWN', cujit.is_bfloat16_supported(), cujit.is_fp8_supported())"
+    out = _run(["-c", code], tmp_path)
+    assert "OWN True True" in out.stdout, out.stderr
+
+
 @pytest.mark.parametrize("argv, message", [
     ([], "no program given"),
     (["--sim"], "no program given"),
@@ -414,6 +437,29 @@ def test_install_from_environment_follows_the_setting(alias_in_process, monkeypa
     monkeypatch.setenv("CUJIT_NUMBA_ALIAS", "maybe")
     with pytest.raises(ValueError, match="CUJIT_NUMBA_ALIAS='maybe'"):
         alias_in_process.install_from_environment()
+
+
+def test_install_turns_numba_compat_on_and_uninstall_off(alias_in_process, monkeypatch):
+    from cujit import config
+    monkeypatch.delenv("CUJIT_NUMBA_COMPAT", raising=False)
+    assert config.NUMBA_COMPAT is False
+    alias_in_process.install()
+    assert config.NUMBA_COMPAT is True and config.source("NUMBA_COMPAT") == "override"
+    alias_in_process.install()          # twice is once
+    alias_in_process.uninstall()
+    assert config.NUMBA_COMPAT is False and config.source("NUMBA_COMPAT") == "default"
+
+
+def test_install_keeps_numba_compat_the_environment_chose(alias_in_process, monkeypatch):
+    from cujit import config
+    monkeypatch.setenv("CUJIT_NUMBA_COMPAT", "0")
+    alias_in_process.install()
+    assert config.NUMBA_COMPAT is False and config.source("NUMBA_COMPAT") == "CUJIT_NUMBA_COMPAT"
+    alias_in_process.uninstall()
+    assert config.source("NUMBA_COMPAT") == "CUJIT_NUMBA_COMPAT"
+    monkeypatch.setenv("CUJIT_NUMBA_COMPAT", "sometimes")
+    with pytest.raises(ValueError, match="CUJIT_NUMBA_COMPAT='sometimes'"):
+        config.NUMBA_COMPAT
 
 
 def test_run_resolves_numba_cuda_config_and_vector_types(program, tmp_path):

@@ -218,3 +218,60 @@ def test_a_shared_cache_dir_keeps_same_named_modules_of_two_folders_apart(tmp_pa
         assert _total(mod.k.stats.cache_hits) == 1
     finally:
         sys.modules.pop("samename_fodder", None)
+
+
+CALLEE = '''
+import cujit as cuda
+
+@cuda.jit(device=True)
+def inner(x):
+    return x + {value}
+
+@cuda.jit(device=True)
+def outer(x):
+    return inner(x) * 2
+'''
+
+CALLER = '''
+import cujit as cuda
+import cujit_cache_callee_fodder as lib
+from cujit_cache_callee_fodder import outer
+
+@cuda.jit(cache=True)
+def by_name(r, x):
+    r[0] = outer(x)
+
+@cuda.jit(cache=True)
+def by_attribute(r, x):
+    r[0] = lib.inner(x)
+'''
+
+
+@pytest.mark.parametrize("kernel", ["by_name", "by_attribute"])
+def test_an_edited_device_function_in_another_module_is_recompiled(tmp_path, monkeypatch,
+                                                                   kernel):
+    monkeypatch.delenv("CUJIT_CACHE_DIR", raising=False)
+    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    (tmp_path / "cujit_cache_caller_fodder.py").write_text(CALLER)
+    names = ("cujit_cache_caller_fodder", "cujit_cache_callee_fodder")
+
+    def load(value):
+        # by_name reaches inner through outer: a callee of a callee keys its file too
+        (tmp_path / "cujit_cache_callee_fodder.py").write_text(CALLEE.format(value=value))
+        for n in names:
+            sys.modules.pop(n, None)
+        return getattr(importlib.import_module(names[0]), kernel)
+    try:
+        k1 = load(1)
+        ptx1 = k1.compile(SIG_I).ptx
+        k2 = load(1)
+        assert k2.compile(SIG_I).ptx == ptx1 and _total(k2.stats.cache_hits) == 1
+        k3 = load(40)
+        ptx3 = k3.compile(SIG_I).ptx
+        assert _total(k3.stats.cache_misses) == 1 and _total(k3.stats.cache_hits) == 0
+        assert ptx3 != ptx1
+    finally:
+        for n in names:
+            sys.modules.pop(n, None)

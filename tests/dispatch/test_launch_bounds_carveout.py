@@ -41,6 +41,17 @@ def test_kernel_without_launch_bounds_has_no_directives():
     assert _directives(ptx) == []
 
 
+@pytest.mark.compile
+def test_a_kernel_given_to_compile_ptx_brings_its_launch_bounds():
+    kernel = cuda.jit(launch_bounds=(256, 2))(fill)
+    ptx, _ = cuda.compile_ptx(kernel, "void(int32[:])")
+    assert [(d, v.strip()) for d, v in _directives(ptx)] == [("maxntid", "256, 1, 1"),
+                                                            ("minnctapersm", "2")]
+    # bounds given to the call win over the decorator's
+    ptx, _ = cuda.compile_ptx(kernel, "void(int32[:])", launch_bounds=64)
+    assert [(d, v.strip()) for d, v in _directives(ptx)] == [("maxntid", "64, 1, 1")]
+
+
 @pytest.mark.parametrize("bounds, exc, text", [
     ((128, 2, 4, 8), ValueError, "Got 4 launch bounds"),
     ((), ValueError, "at least the maximum number of threads"),

@@ -1,6 +1,8 @@
 """Choosing among declared signatures (numba's overload resolution): the conversion kinds, a
 kernel launched with several signatures, ambiguity, device functions declared with
 signatures, ``specialize`` with types and single-signature kernels as specialisations."""
+import re
+
 import numpy as np
 import pytest
 
@@ -10,7 +12,7 @@ from cujit.nvvm import libnvvm as nvvm
 from cujit.dispatch.dispatcher import compile_ptx
 from cujit.frontend.errors import TypingError
 from cujit.frontend.overloads import (EXACT, PROMOTE, SAFE, UNSAFE, best_overloads,
-                                      conversion)
+                                      conversion, numba_repr)
 
 F64 = T.float64[::1]
 
@@ -88,8 +90,23 @@ def test_kernel_with_two_equally_good_signatures_is_ambiguous():
                   "(float64[::1], int64, int64)"])(add_kernel)
     with pytest.raises(TypeError, match="Ambiguous overloading") as e:
         f[1, 1](np.zeros(1), 1.0, 2.0)
-    assert "float32, float64) -> none" in str(e.value)
+    arr = r"Array\(float64, 1, 'C', False, aligned=True\)"
+    # numba's text: the function's repr, the argument types, the two best, each by repr
+    assert re.match(rf"Ambiguous overloading for <function add_kernel at 0x[0-9a-f]+> "
+                    rf"\({arr}, float64, float64\):\n\({arr}, float32, float64\) -> none\n"
+                    rf"\({arr}, float64, float32\) -> none\n\(kernel add_kernel: ",
+                    str(e.value)), str(e.value)
     assert "int64" not in str(e.value)      # only the two best are named
+
+
+def test_numba_repr_of_types():
+    assert numba_repr(T.float32[:, ::1]) == "Array(float32, 2, 'C', False, aligned=True)"
+    ro = T.Array(T.int8, 1, "A", readonly=True)
+    assert numba_repr(ro) == "Array(int8, 1, 'A', True, aligned=True)"
+    assert numba_repr(T.UniTuple(F64, 2)) == ("UniTuple(Array(float64, 1, 'C', False, "
+                                              "aligned=True), 2)")
+    assert numba_repr(T.Tuple((T.int32, T.float64))) == "Tuple(int32, float64)"
+    assert numba_repr(T.complex64) == "complex64"
 
 
 def test_specialize_takes_types_and_keeps_its_kernels():

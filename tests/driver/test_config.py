@@ -310,3 +310,86 @@ def test_disable_cuda_refuses_the_driver_with_numbas_message():
                          text=True, timeout=120).stdout
     msg = "CUDA is disabled due to setting NUMBA_DISABLE_CUDA=1"
     assert f"raised: {msg}" in out and f"error: {msg}" in out
+
+
+def test_opt_levels_are_numbas_values():
+    # numba's config._OptLevel: an int 0-3, and "max" (level 3 that remembers it was "max")
+    OptLevel = config._OptLevel
+    assert [int(OptLevel(v)) for v in (0, 1, 2, 3, "2", "max")] == [0, 1, 2, 3, 2, 3]
+    assert OptLevel("max").is_opt_max and not OptLevel(3).is_opt_max
+    assert repr(OptLevel("max")) == "_OptLevel('max')" and repr(OptLevel(0)) == "_OptLevel(0)"
+    for bad in (4, -1, "fast", 1.5, True, None):
+        with pytest.raises(ValueError, match="not one of 0, 1, 2, 3, 'max'"):
+            OptLevel(bad)
+
+
+def test_opt_setting_reads_numba_opt_and_keeps_max_through_an_override(monkeypatch):
+    for name in config.env_names("OPT"):
+        monkeypatch.delenv(name, raising=False)
+    assert config.OPT == 3 and config.source("OPT") == "default"
+    monkeypatch.setenv("NUMBA_OPT", "0")
+    assert config.OPT == 0 and isinstance(config.OPT, config._OptLevel)
+    monkeypatch.setenv("NUMBA_OPT", "fastest")
+    with pytest.raises(ValueError, match="NUMBA_OPT='fastest'"):
+        config.OPT
+    try:
+        config.OPT = config._OptLevel("max")
+        assert config.OPT.is_opt_max and config.OPT == 3
+        config.OPT = 1
+        assert config.OPT == 1 and isinstance(config.OPT, config._OptLevel)
+        with pytest.raises(ValueError, match="cujit.config.OPT = 7"):
+            config.OPT = 7
+        assert config.OPT == 1                  # a refused value leaves the old one
+    finally:
+        del config.OPT
+
+
+def test_opt_zero_makes_opt_false_the_default_of_jit(monkeypatch):
+    import warnings
+    import cujit
+    from cujit import NumbaInvalidConfigWarning
+
+    def k(x):
+        x[0] = 1
+    for name in config.env_names("OPT") + config.env_names("CUDA_DEBUGINFO_DEFAULT"):
+        monkeypatch.delenv(name, raising=False)
+    assert "opt" not in cujit.jit(k).targetoptions      # on: the build's level 3
+    try:
+        config.OPT = config._OptLevel(0)
+        assert cujit.jit(k).targetoptions["opt"] is False
+        assert cujit.jit(opt=True)(k).targetoptions["opt"] is True
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            cujit.jit(debug=True)(k)                    # debug with opt off: no warning
+        config.OPT = config._OptLevel("max")
+        with pytest.warns(NumbaInvalidConfigWarning, match="not supported by CUDA"):
+            cujit.jit(debug=True)(k)
+    finally:
+        del config.OPT
+
+
+def test_force_cuda_cc_parses_major_minor_and_arch_suffix(monkeypatch):
+    for name in config.env_names("FORCE_CUDA_CC"):
+        monkeypatch.delenv(name, raising=False)
+    assert config.FORCE_CUDA_CC is None
+    for text, want in (("8.0", (8, 0)), ("9.0a", (9, 0, "a")), ("10.0f", (10, 0, "f")),
+                       ("", None)):
+        monkeypatch.setenv("NUMBA_FORCE_CUDA_CC", text)
+        assert config.FORCE_CUDA_CC == want
+    monkeypatch.setenv("NUMBA_FORCE_CUDA_CC", "sm_90")
+    with pytest.raises(ValueError, match="NUMBA_FORCE_CUDA_CC='sm_90'"):
+        config.FORCE_CUDA_CC
+    monkeypatch.delenv("NUMBA_FORCE_CUDA_CC")
+    try:
+        config.FORCE_CUDA_CC = (9, 0, "a")              # numba's override_config form
+        assert config.FORCE_CUDA_CC == (9, 0, "a")
+        config.FORCE_CUDA_CC = (8, 6, "")
+        assert config.FORCE_CUDA_CC == (8, 6)
+        for bad in ((9,), (9, 0, "b"), "nine", 90):
+            with pytest.raises(ValueError, match="FORCE_CUDA_CC"):
+                config.FORCE_CUDA_CC = bad
+        assert config.FORCE_CUDA_CC == (8, 6)
+        config.FORCE_CUDA_CC = None
+        assert config.FORCE_CUDA_CC is None
+    finally:
+        del config.FORCE_CUDA_CC

@@ -410,3 +410,56 @@ def test_record_field_store_through_a_read_only_array_is_rejected(fn):
 
 def test_record_fields_of_a_read_only_array_can_be_read():
     infer(k_field_reads, (_record_array_type(False), T.int64[::1]))
+
+
+def k_shared_object_dtype():
+    arr = cuda.shared.array(10, dtype=np.dtype("O"))  # noqa: F841
+
+
+def k_local_dtype_in_expression(x):
+    x[0] = cuda.local.array(4, dtype=np.dtype("f4"))[0]
+
+
+def test_uninferable_array_assigned_names_the_variable():
+    # numba's words ("Cannot infer the type of variable"), then why
+    e = err_of(k_shared_object_dtype, ())
+    assert e.msg.startswith("Cannot infer the type of variable 'arr': the dtype of "
+                            "shared.array must be a compile-time constant")
+    assert "'np.dtype('O')' is not known when the kernel is compiled" in e.msg
+    line, _ = line_of(k_shared_object_dtype, "np.dtype(\"O\")")
+    assert e.loc.line == line
+
+
+def test_uninferable_array_in_an_expression_is_the_plain_reason():
+    e = err_of(k_local_dtype_in_expression, (T.float32[::1],))
+    assert e.msg.startswith("the dtype of local.array must be a compile-time constant")
+
+
+@cuda.jit(device=True)
+def dev_uses_undefined(x):
+    return floor(x)  # noqa: F821
+
+
+@cuda.jit(device=True)
+def dev_calls_dev(x):
+    return dev_uses_undefined(x)
+
+
+def k_calls_dev_chain(a):
+    a[0] = dev_calls_dev(a[0])
+
+
+def test_error_in_a_device_function_names_the_calls_that_led_there():
+    e = err_of(k_calls_dev_chain, (T.float64[::1],))
+    text = str(e)
+    assert e.msg == "NameError: name 'floor' is not defined"
+    assert text.startswith("NameError: name 'floor' is not defined\nFile ")
+    inner_call, _ = line_of(dev_calls_dev, "return dev_uses_undefined(x)")
+    outer_call, _ = line_of(k_calls_dev_chain, "a[0] = dev_calls_dev(a[0])")
+    # innermost first, as numba's "During:" lines
+    assert text.split("\nDuring: ")[1:] == [
+        f"resolving callee type: type(CUDADispatcher({dev_uses_undefined.py_func!r}))",
+        f'typing of call at File "{THIS}", line {inner_call}',
+        f"resolving callee type: type(CUDADispatcher({dev_calls_dev.py_func!r}))",
+        f'typing of call at File "{THIS}", line {outer_call}']
+    assert e.loc.line == line_of(dev_uses_undefined, "floor(x)")[0]

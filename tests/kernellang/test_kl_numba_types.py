@@ -121,3 +121,20 @@ def test_intrinsic_signature_of_numba_types_is_converted():
     out = np.zeros(1, np.int64)
     cuda.jit(k_inc)[1, 1](out, np.array([41], np.int32))
     assert out[0] == 42
+
+
+def test_overloads_are_found_by_numba_argument_types():
+    # numba-cuda's test_cuda_cache_config: kernel.overloads[(types.float32[::1], ...)]
+    nb_vec = fake_numba_array(nb_f32, 1, "C")
+    k = cuda.jit((nb_vec, nb_i32))(scale)
+    spec = k.overloads[(T.float32[::1], T.int32)]
+    assert k.overloads[(nb_vec, nb_i32)] is spec
+    assert (nb_vec, nb_i32) in k.overloads and k.overloads.get((nb_vec, nb_i32)) is spec
+    other = (fake_numba_array(nb_f32, 2, "C"), nb_i32)
+    assert other not in k.overloads and k.overloads.get(other) is None
+    with pytest.raises(KeyError):
+        k.overloads[other]
+    odd = fake_numba_scalar("float32")
+    odd.name = "unicode_type"
+    with pytest.raises(TypeError, match="unicode_type"):
+        k.overloads[(odd,)]

@@ -8,7 +8,7 @@ import cujit as cuda
 from cujit import types as T
 from cujit.nvvm import linker, nvrtc
 from cujit.dispatch.build import build_kernel
-from cujit.frontend.errors import TypingError
+from cujit.frontend.errors import ToolchainError, TypingError
 
 needs_tools = pytest.mark.skipif(
     not (linker.nvjitlink_available() and nvrtc.nvrtc_available()),
@@ -407,3 +407,79 @@ def test_gpu_python_device_function_called_from_cuda_cpp():
     r = np.array([1.5], dtype=np.float32)
     k[1, 1](r)
     assert r[0] == 6.0
+
+
+
+# numba-cuda's test_device_arch_specific: CUDA C using an instruction of sm_90a only
+TENSORMAP_CU = r'''
+extern "C" __device__
+int set_descriptor(int *out, int* smem) {
+    unsigned usmem = __cvta_generic_to_shared(smem);
+    asm volatile("tensormap.replace.tile.rank.shared::cta.b1024.b32 [%0], 2;" :: "r"(usmem));
+    return 0;
+}
+'''
+
+
+def _tensormap_kernel():
+    set_descriptor = cuda.declare_device("set_descriptor", "int32(CPointer(int32))",
+                                         link=[cuda.CUSource(TENSORMAP_CU)])
+
+    @cuda.jit
+    def k(a):
+        sm = cuda.shared.array(1, dtype=np.int32)
+        set_descriptor(sm)
+        sm[0] = 2
+        cuda.syncthreads()
+        a[0] = sm[0]
+    return k
+
+
+@needs_tools
+@pytest.mark.compile
+def test_kernels_for_a_device_of_cc_9_or_more_use_its_arch_specific_target():
+    from cujit.dispatch.build import target
+    cc, ordinal = target()
+    if ordinal is None or cc < (9, 0):
+        pytest.skip("needs a (simulated) device of compute capability 9.0 or higher")
+    spec = _build(_tensormap_kernel(), (T.int32[::1],))
+    assert spec.cc == cc[:2] + ("a",)
+    assert f".target sm_{cc[0]}{cc[1]}a" in spec.ptx
+    assert spec.cubin[:4] == b"\x7fELF"
+
+
+@needs_tools
+@pytest.mark.compile
+def test_force_cuda_cc_sets_the_target_of_kernels():
+    from cujit.config import config
+    try:
+        config.FORCE_CUDA_CC = (8, 0)
+        spec = _build(_kernel_plain(), (T.int32[::1],))
+        assert spec.cc == (8, 0) and ".target sm_80" in spec.ptx
+        with pytest.raises(ToolchainError, match="'tensormap.replace' not supported on "
+                                                 ".target 'sm_80'"):
+            _build(_tensormap_kernel(), (T.int32[::1],))
+    finally:
+        del config.FORCE_CUDA_CC
+
+
+def _kernel_plain():
+    @cuda.jit
+    def k(a):
+        a[0] = 2
+    return k
+
+
+@pytest.mark.compile
+def test_force_cuda_cc_is_the_default_cc_of_compile_ptx_and_an_explicit_cc_wins():
+    from cujit.config import config
+
+    def k(a):
+        a[0] = 2
+    try:
+        config.FORCE_CUDA_CC = (8, 6)
+        assert ".target sm_86" in cuda.compile_ptx(k, "void(int32[::1])")[0]
+        assert ".target sm_90a" in cuda.compile_ptx(k, "void(int32[::1])", cc=(9, 0, "a"))[0]
+    finally:
+        del config.FORCE_CUDA_CC
+    assert ".target sm_90\n" in cuda.compile_ptx(k, "void(int32[::1])")[0]

@@ -335,6 +335,24 @@ def test_constants():
     assert out.tolist() == [4.5, 5 * 3 + 3]
 
 
+ZERO_D = np.array(7.5)
+ZERO_D_INT = np.array(0)
+
+
+def zero_d_globals(out):
+    out[0] = ZERO_D[()] + np.sum(ZERO_D)
+    out[1] = np.count_nonzero(ZERO_D) + np.count_nonzero(ZERO_D_INT)
+    out[2] = np.sum(ZERO_D_INT) + len(ZERO_D.shape)
+
+
+def test_zero_dimensional_global_arrays():
+    # numba-cuda's test_count_nonzero_basic reduces np.array(0), a 0-d global: it stays
+    # 0-d in constant memory (np.ascontiguousarray would have made it 1-d)
+    out = np.zeros(3, np.float64)
+    run(zero_d_globals, (T.float64[::1],), out)
+    assert out.tolist() == [15.0, 1.0, 0.0]
+
+
 # ---- records, complex, tuples, device functions, atomics -----------------------------------
 inner = np.dtype([("x", np.float32), ("y", np.float32)])
 outer = np.dtype([("a", np.float32, (3,)), ("n", inner), ("v", np.float64), ("b", np.bool_)])

@@ -124,6 +124,56 @@ def test_special_table_holds_for_every_finite_value(name):
                                               err_msg=f"{name} at class ({i}, {j})")
 
 
+def cm_rect(out, r, phi):
+    out[0] = cmath.rect(r, phi)
+
+
+def _same_parts(g, w):
+    # equal values, NaN where Python has NaN, and the sign of each zero
+    return all((math.isnan(a) and math.isnan(e)) or
+               (a == e and math.copysign(1, a) == math.copysign(1, e)) or
+               (e != 0 and abs(a - e) <= 1e-6 * abs(e))
+               for a, e in ((g.real, w.real), (g.imag, w.imag)))
+
+
+@pytest.mark.parametrize("ft,ct", [(T.float64, T.complex128), (T.float32, T.complex64)])
+def test_cmath_rect_special_values_match_python(ft, ct):
+    # numba-cuda's test_rect: rect(0, -inf) is 0, rect(r, -0.0) keeps the sign of r * -0.0,
+    # rect(inf, phi) signs its infinities by cos/sin phi
+    wrong = []
+    for r in _EDGE_PARTS:
+        for phi in _EDGE_PARTS:
+            r32, phi32 = float(ft.dtype.type(r)), float(ft.dtype.type(phi))
+            try:
+                w = cmath.rect(r32, phi32)
+            except ValueError:      # r nonzero and phi infinite: Python has no value
+                continue
+            out = np.zeros(1, ct.dtype)
+            run(cm_rect, (ct[::1], ft, ft), out, r, phi)
+            if not _same_parts(complex(out[0]), w):
+                wrong.append((r, phi, complex(out[0]), w))
+    assert not wrong, wrong[:10]
+
+
+def cm_complex_parts(out, z, y):
+    out[0] = complex(*cmath.polar(z))
+    out[1] = complex(z.real, y)
+    out[2] = complex(z, y)
+
+
+@pytest.mark.parametrize("ct", [T.complex128, T.complex64])
+def test_complex_constructor_keeps_signed_zero_imaginary_part(ct):
+    # complex(x, -0.0) is (x, -0.0) in Python: only a complex argument's other part is
+    # added in (numba-cuda's test_polar at inf-1j: polar's phase is -0.0)
+    out = np.zeros(3, ct.dtype)
+    run(cm_complex_parts, (ct[::1], ct, ct.underlying_float), out,
+        ct.dtype.type(complex(math.inf, -1.0)), -0.0)
+    want = [complex(*cmath.polar(complex(math.inf, -1.0))), complex(math.inf, -0.0),
+            complex(complex(math.inf, -1.0), -0.0)]
+    for g, w in zip(out, want):
+        assert _same_parts(complex(g), w), (complex(g), w)
+
+
 def cm_log_base(out, z, base):
     out[0] = cmath.log(z, base)
 

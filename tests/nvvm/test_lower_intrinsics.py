@@ -162,10 +162,20 @@ def test_vote_float_predicate_is_typing_error(name):
 
     def k(out, x):
         out[0] = src(0xFFFFFFFF, x)
-    with pytest.raises(TypingError, match=f"{name}\\(\\) predicate must be a boolean or an "
-                       "integer, got float32"):
+    with pytest.raises(TypingError, match=f"^Predicate must be an integer or boolean. Got "
+                       f"float32: {name}\\(\\) predicate must be a boolean or an integer"):
         compile_to_llvm(k, (T.int64[::1], T.float32))
     compile_to_llvm(k_vote_ok, (T.int64[::1], T.float32))
+
+
+@pytest.mark.parametrize("mask", [T.float32, T.float64, T.boolean])
+def test_vote_mask_that_is_not_an_integer_is_typing_error(mask):
+    def k(out, m):
+        out[0] = cuda.all_sync(m, 1)
+    with pytest.raises(TypingError, match=f"^Mask type must be an integer. Got {mask}: the "
+                       "mask of all_sync\\(\\) is an integer"):
+        compile_to_llvm(k, (T.int64[::1], mask))
+    compile_to_llvm(k, (T.int64[::1], T.uint64))
 
 
 def test_vote_float_predicate_rejected_at_launch():

@@ -71,6 +71,30 @@ def test_external_stream_from_protocol_object(ctx):
     assert cujit.external_stream(np.int64(s.handle)).handle == s.handle
 
 
+@pytest.mark.sim
+def test_simulated_external_stream_runs_work_and_refuses_an_unknown_handle(ctx):
+    # numba's simulator refuses every external stream (RuntimeError); cujit's wraps the
+    # simulated stream the handle names, and, as the GPU, refuses one that names none
+    s = cujit.stream()
+    ext = cujit.external_stream(s.handle)
+
+    @cujit.jit
+    def add_one(a):
+        a[cujit.grid(1)] += 1
+
+    d = cujit.to_device(np.arange(4, dtype=np.int32), stream=ext)
+    add_one[1, 4, ext](d)
+    ext.synchronize()
+    assert d.copy_to_host().tolist() == [1, 2, 3, 4]
+    bogus = cujit.external_stream(0x12345678)
+    assert int(bogus.handle) == 0x12345678
+    with pytest.raises(CudaAPIError, match="CUDA_ERROR_INVALID_HANDLE"):
+        bogus.synchronize()
+    with pytest.raises(CudaAPIError, match="CUDA_ERROR_INVALID_HANDLE"):
+        add_one[1, 4, bogus](d)
+    assert d.copy_to_host().tolist() == [1, 2, 3, 4]
+
+
 def test_stream_handle_helper(ctx):
     s = cujit.stream()
     assert stream_handle(0) == 0 and stream_handle(None) == 0

@@ -24,6 +24,7 @@ from .. import rules
 from ..callkinds import Call, CallKind, DeviceCall
 from ..closures import escape
 from ..const_types import const_type
+from ..errors import TypingError
 from ..source import DeviceFunctionLike, FunctionSource, SourceOwner
 from ..jitoptions import inline_always
 from ..linkable import same_entry
@@ -197,8 +198,15 @@ def bind_device_call(typer, node, dev, args, kws, positional=None):
         tt = T.Tuple(tuple(t for _, t in extra))
         bound.append(("star", [n for n, _ in extra], tt))
         argtypes.append(tt)
-    callee = typer.infer_device(pyfunc, tuple(argtypes), source=fsrc,
-                                return_type=declared_return)
+    try:
+        callee = typer.infer_device(pyfunc, tuple(argtypes), source=fsrc,
+                                    return_type=declared_return)
+    except TypingError as e:
+        # the error is in the callee's source; say which call led there (numba's words)
+        loc = typer.loc(node)
+        e.add_context(f"resolving callee type: type(CUDADispatcher({pyfunc!r}))")
+        e.add_context(f'typing of call at File "{loc.filename}", line {loc.line}')
+        raise
     opts = getattr(dev, "targetoptions", None) or {}
     # numba-cuda: inline="always" inlines the call before LLVM (none is left in the IR),
     # forceinline=True gives the function LLVM's alwaysinline attribute

@@ -28,7 +28,7 @@ from .ufunc import UfuncLoopFunction
 from ..closures import escape
 from ..const_types import (CONST_LIMIT, MATH_BINARY, MATH_UNARY, REDUCTION_METHODS,
                            STATIC_SHARED_LIMIT, const_type)
-from ..errors import CompileError
+from ..errors import CompileError, UninferableType
 from ..rules import BoundMethod, Func, Global
 
 __all__ = ["const_type", "global_attr", "type_call", "MATH_UNARY", "MATH_BINARY", "LOCAL_LIMIT"]
@@ -114,8 +114,11 @@ def type_call(typer, node):
                     "decorate it with @cuda.jit(device=True) or "
                     "@cujit.extending.register_jitable (numba.extending.register_jitable "
                     "registers it for Numba's CPU target only)")
-        raise typer.error(f"'{ast.unparse(node.func)}' ({_describe(ft)}) cannot be called in a "
-                          f"kernel{hint}", node.func)
+        # numba's words for a global it has no type for, before cujit's reason
+        untyped = (f"Untyped global name '{node.func.id}': "
+                   if isinstance(ft, Global) and isinstance(node.func, ast.Name) else "")
+        raise typer.error(f"{untyped}'{ast.unparse(node.func)}' ({_describe(ft)}) cannot be "
+                          f"called in a kernel{hint}", node.func)
     return calls_impl.type_func(typer, node, ft, args, kws)
 
 
@@ -319,9 +322,9 @@ def _dtype_value(typer, dnode, what):
         src = ast.unparse(dnode)
         why = ("a kernel argument" if isinstance(dnode, ast.Name) and dnode.id in
                typer.fsrc.argnames else "not known when the kernel is compiled")
-        raise typer.error(f"the dtype of {what} must be a compile-time constant (a cujit/NumPy "
-                          f"type, a NumPy dtype or a string such as 'float32'); '{src}' is "
-                          f"{why}", dnode)
+        raise UninferableType(f"the dtype of {what} must be a compile-time constant (a "
+                              "cujit/NumPy type, a NumPy dtype or a string such as "
+                              f"'float32'); '{src}' is {why}", typer.loc(dnode))
     try:
         return T.as_dtype_type(v)
     except TypeError as e:

@@ -529,10 +529,15 @@ def _t_shfl(c):
 
 def _t_vote(c):
     c.need(2)
-    p = c.args[1]
-    if not (rules.is_int(p) or isinstance(p, T.Boolean)):     # numba: a bool or an integer
-        raise c.typer.error(f"{c.key}() predicate must be a boolean or an integer, got "
-                            f"{p}", c.node.args[1])
+    m, p = c.args
+    # numba-cuda's words first ("Mask type must be an integer. Got ..."), then cujit's
+    if not rules.is_int(m):
+        raise c.typer.error(f"Mask type must be an integer. Got {m}: the mask of {c.key}() "
+                            "is an integer naming the participating lanes (0xffffffff for "
+                            "the whole warp)", c.node.args[0])
+    if not (rules.is_int(p) or isinstance(p, T.Boolean)):
+        raise c.typer.error(f"Predicate must be an integer or boolean. Got {p}: {c.key}() "
+                            "predicate must be a boolean or an integer", c.node.args[1])
     return T.uint32 if c.kind is CallKind.BALLOT_SYNC else T.boolean
 
 
