@@ -9,6 +9,8 @@ its first N blocks (default 16; ``--grid-limit 0`` runs whole grids), which keep
 launches quick and gives the same per-request figures for grids whose blocks access memory
 alike.  The kernels' results are then incomplete, so a script that checks its results may
 raise: the report of the launches made so far is printed anyway and the exit status is 1.
+A script written for numba.cuda runs unmodified: ``numba.cuda`` is cujit while it runs (the
+numba alias, :mod:`cujit.numba_alias`, as under ``python -m cujit run``).
 """
 import os
 import runpy
@@ -63,6 +65,16 @@ def cmd_access_report(args):
               "the access report needs the simulator", file=sys.stderr)
         return 2
     from .simulator.access import access_report
+    from . import numba_alias
+    # a script written for numba.cuda (``from numba import cuda``) reports too: numba.cuda
+    # is cujit while it runs, as under ``python -m cujit run``
+    alias_added = False
+    if not numba_alias.installed():
+        try:
+            numba_alias.install()
+            alias_added = True
+        except RuntimeError:        # Numba's own numba.cuda is imported in this process
+            pass
     limit = args.grid_limit or None
     print(f"cujit access-report: running {path} on the simulator"
           + (f", first {limit} blocks of each launch" if limit else ", whole grids"),
@@ -92,6 +104,8 @@ def cmd_access_report(args):
         sys.argv = old_argv
         if sys.path and sys.path[0] != old_path0:
             del sys.path[0]
+        if alias_added:
+            numba_alias.uninstall()
     print(rep, flush=True)
     if args.json:
         import json

@@ -90,6 +90,12 @@ INTERNAL_MODULES = {
                                         "by numba.cuda)",
     "cudapy/test_tracing.py": "numba's call-tracing logger (numba.cuda.core.tracing, a "
                               "debugging helper of its compiler, not exported by numba.cuda)",
+    "cudapy/test_extending_types.py": "extension types through numba's lowering registry "
+                                      "(numba.cuda.core.imputils) and data models",
+    "cudapy/test_launch_config_sensitive.py": "numba's IR rewrite passes "
+                                              "(numba.cuda.core.rewrites) marking kernels "
+                                              "whose compilation sees the launch "
+                                              "configuration",
 }
 
 

@@ -1,6 +1,7 @@
-"""``python -m cujit run [--sim] SCRIPT [ARGS...]`` and ``python -m cujit run [--sim] -m MODULE
-[ARGS...]``: run unmodified code that says ``from numba import cuda`` on cujit
-(docs/numba-alias.md).
+"""``python -m cujit run [--sim] SCRIPT [ARGS...]``, ``python -m cujit run [--sim] -m MODULE
+[ARGS...]`` and ``python -m cujit run [--sim] -c CODE [ARGS...]`` (``-`` as SCRIPT: the
+program on stdin): run unmodified code that says ``from numba import cuda`` on cujit
+(docs/numba-alias.md), as ``python`` runs those.
 
 The command starts a fresh interpreter (``sys.executable``, replacing this process where the
 OS allows, so signals, the exit status and ``sys.argv`` are the program's own) under
@@ -17,27 +18,32 @@ from .numba_alias import child_environment
 __all__ = ["USAGE", "parse_run_args", "cmd_run", "add_parser"]
 
 USAGE = ("usage: python -m cujit run [--sim] SCRIPT [ARGS...]\n"
-         "       python -m cujit run [--sim] -m MODULE [ARGS...]")
+         "       python -m cujit run [--sim] -m MODULE [ARGS...]\n"
+         "       python -m cujit run [--sim] -c CODE [ARGS...]\n"
+         "       python -m cujit run [--sim] - [ARGS...]   (the program on stdin)")
 
 
 def add_parser(sub):
     """The ``run`` subcommand on argparse subparsers ``sub``, for ``--help``; its arguments
     are parsed by :func:`parse_run_args` (argparse would take the program's own options)."""
     import argparse
-    r = sub.add_parser("run", help="run a script or module (-m) with numba.cuda resolved to "
-                                   "cujit, in it and in its child processes",
+    r = sub.add_parser("run", help="run a script, module (-m) or code (-c) with numba.cuda "
+                                   "resolved to cujit, in it and in its child processes",
                        usage=USAGE[len("usage: "):])
     r.add_argument("program", nargs=argparse.REMAINDER,
-                   help="[--sim] SCRIPT [ARGS...] or [--sim] -m MODULE [ARGS...]")
+                   help="[--sim] SCRIPT [ARGS...], [--sim] -m MODULE [ARGS...] or [--sim] "
+                        "-c CODE [ARGS...]")
     return r
 
 
 def parse_run_args(argv):
     """``(sim, command)`` from the words after ``run``: ``command`` is the interpreter's
-    argument list (``[script, *args]`` or ``["-m", module, *args]``).
+    argument list (``[script, *args]``, ``["-m", module, *args]``, ``["-c", code, *args]``
+    or ``["-", *args]``).
 
-    Raises ValueError naming what is missing: no program, ``-m`` without a module name, an
-    option other than ``--sim`` before the program, or a script that is not a file.
+    Raises ValueError naming what is missing: no program, ``-m`` without a module name,
+    ``-c`` without code, an option other than ``--sim`` before the program, or a script that
+    is not a file.
     """
     argv = list(argv)
     sim = False
@@ -50,9 +56,15 @@ def parse_run_args(argv):
         if len(argv) < 2 or not argv[1] or argv[1].startswith("-"):
             raise ValueError(f"-m needs a module name, got {argv[1:2] or 'nothing'}")
         return sim, argv
+    if argv[0] == "-c":
+        if len(argv) < 2:
+            raise ValueError("-c needs the program's code, got nothing")
+        return sim, argv
+    if argv[0] == "-":
+        return sim, argv
     if argv[0].startswith("-"):
-        raise ValueError(f"unknown option {argv[0]!r} (options: --sim; then SCRIPT or -m "
-                         "MODULE)")
+        raise ValueError(f"unknown option {argv[0]!r} (options: --sim; then SCRIPT, -m "
+                         "MODULE, -c CODE or - for stdin)")
     if not os.path.isfile(argv[0]):
         raise ValueError(f"no such script: {argv[0]!r}")
     return sim, argv

@@ -16,6 +16,8 @@ Behaviour reference: Numba's "High-level extension API" (``numba.extending.overl
 import functools
 import sys
 
+from .pybuiltins import BUILTIN_OVERLOADS
+
 __all__ = ["Overload", "OverloadRegistry", "overloads", "Intrinsic", "Implementation"]
 
 
@@ -99,13 +101,17 @@ class OverloadRegistry:
         registry's and, when the program imported Numba, those made with Numba's own
         ``numba.extending.overload`` for target ``"cuda"``, ``"gpu"`` or ``"generic"``
         (numba-cuda's typing context reads Numba's registry too), by target, then cujit's
-        before Numba's."""
+        before Numba's; last, the kernel language's own implementation of a builtin
+        (:data:`~.pybuiltins.BUILTIN_OVERLOADS`: ``divmod``)."""
         try:
             regs = list(self._by_function.get(function, ()))
             regs += self._numba_overloads().get(function, ())
+            builtin = BUILTIN_OVERLOADS.get(function)
         except TypeError:
             return ()
         regs.sort(key=lambda r: _TARGET_ORDER.index(r.target))
+        if builtin is not None:
+            regs.append(Overload(function, builtin, {"inline": "always"}, "cuda"))
         return tuple(regs)
 
     def _numba_overloads(self):

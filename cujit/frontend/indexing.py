@@ -9,6 +9,8 @@ only full slices.
 import ast
 import enum
 
+import numpy as np
+
 from .. import types as T
 from . import rules
 from .const_types import REDUCTION_METHODS
@@ -353,6 +355,17 @@ def array_attr(typer, node, aty, attr):
         if isinstance(ft, T.CharSeq):
             raise typer.error(f"field '{attr}' of {aty.dtype} is a string field: a view of "
                               "string elements is not supported in kernels", node)
+        need = np.dtype(ft.dtype).alignment
+        off, size = aty.dtype.fields[attr][1], aty.dtype.size
+        if min(off & -off if off else need, size & -size) < need:
+            # a packed record (NumPy's default) puts the field at offsets its elements'
+            # loads may not assume: the GPU faults with CUDA_ERROR_MISALIGNED_ADDRESS
+            raise typer.error(
+                f"field '{attr}' ({ft}) of the packed record {aty.dtype} is not aligned to "
+                f"{need} bytes in every element (offset {off}, itemsize {size}), so it cannot "
+                f"be viewed as an array: read it from one record "
+                f"({ast.unparse(node.value)}[i].{attr}), or make the dtype with align=True",
+                node)
         return T.Array(ft, n, "A", aty.readonly)
     fields = (f", the record fields {', '.join(aty.dtype.fields)}"
               if isinstance(aty.dtype, T.Record) else "")

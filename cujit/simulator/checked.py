@@ -18,6 +18,10 @@ access (its source line is looked up only for a report) and the number of
 ``syncwarp()`` calls its warp had completed, so two accesses by lanes of one warp separated
 by a ``syncwarp()`` are not a race.  Accesses that overlap at different start bytes (an int64 over
 two int32s written by other threads) are not seen as conflicting: a documented blind spot.
+*Silent writes* (a store of the bytes an element the block wrote before already holds:
+every thread setting ``s[0] = 7``) are checked against nothing and reads do not conflict with them, as in global
+memory (:mod:`.globalrace`); a changing write still conflicts with another thread's earlier
+silent one (the order decides which value stays).
 """
 import sys
 
@@ -42,6 +46,15 @@ def _store_truncated(a, idx, value):
     a[idx] = np.asarray(value).astype(a.dtype)
 
 
+def _silent(a, idx, value):
+    """True when storing ``value`` at ``idx`` of NumPy array ``a`` leaves the element's
+    bytes as they are (a silent write)."""
+    try:
+        return a.dtype.type(value).tobytes() == a[idx].tobytes()
+    except (TypeError, ValueError, OverflowError, AttributeError):
+        return False
+
+
 def unwrap(a):
     """The NumPy array under a checked array (or ``a`` itself)."""
     return a._a if isinstance(a, CheckedArray) else a
@@ -51,7 +64,7 @@ class RaceTracker:
     """Per-interval access records of one shared-memory buffer of ``nbytes`` bytes at host
     address ``addr``; ``block`` is the block runner (its ``epoch_base`` is the current
     ``epoch * 2048``) and ``name`` names the buffer in reports."""
-    __slots__ = ("addr", "block", "w", "r1", "r2", "wsite", "r1site", "r2site")
+    __slots__ = ("addr", "block", "w", "r1", "r2", "wsite", "r1site", "r2site", "ws")
 
     def __init__(self, addr, nbytes, block):
         self.addr = addr
@@ -63,6 +76,8 @@ class RaceTracker:
         self.wsite = [None] * n
         self.r1site = [None] * n
         self.r2site = [None] * n
+        # silent writes: {offset: (epoch_base + tid + 1, site)}, only elements so written
+        self.ws = {}
 
     def read(self, off, arr, idx, depth=2):
         blk = self.block
@@ -88,11 +103,25 @@ class RaceTracker:
             self.r2[off] = base + me
             self.r2site[off] = (f.f_code, f.f_lasti, blk.warp_gen[t.warp])
 
-    def write(self, off, arr, idx):
+    def write(self, off, arr, idx, silent=False):
+        """Record a write of the element at byte ``off`` by the current thread; ``silent``:
+        it stores the bytes the element holds, which makes it a silent write (checked
+        against nothing, recorded apart) once the block has written the element before
+        (shared memory starts uninitialised on a GPU: the simulator's zeros are no value)."""
         blk = self.block
         base = blk.epoch_base
         t = _state.current
         me = t.lin + 1
+        if silent and (self.w[off] or off in self.ws):
+            f = _getframe(2)
+            if f.f_code in WRAPPER_CODES:
+                f = f.f_back
+            self.ws[off] = (base + me, (f.f_code, f.f_lasti, blk.warp_gen[t.warp]))
+            return
+        e = self.ws.get(off) if self.ws else None
+        if e is not None and e[0] > base and e[0] - base != me and \
+                not self._ordered(e[0] - base, e[1], t):
+            self._report(arr, idx, "writes", "written", e[0] - base, e[1])
         w = self.w[off]
         if w > base and w - base != me and not self._ordered(w - base, self.wsite[off], t):
             self._report(arr, idx, "writes", "written", w - base, self.wsite[off])
@@ -420,7 +449,8 @@ class SharedCheckedArray(CheckedArray):
         if idx.__class__ is int and self.ndim == 1:
             if not 0 <= idx < self._n0:
                 idx = self._wrap0(idx)
-            self._tracker.write(self._off + idx * self._s0, self, idx)
+            self._tracker.write(self._off + idx * self._s0, self, idx,
+                                _silent(self._a, idx, value))
             try:
                 self._a[idx] = unwrap(value)
             except OverflowError:
@@ -430,7 +460,8 @@ class SharedCheckedArray(CheckedArray):
             i, j = idx
             if i.__class__ is int and j.__class__ is int and 0 <= i < self._n0 \
                     and 0 <= j < self._n1:
-                self._tracker.write(self._off + i * self._s0 + j * self._s1, self, idx)
+                self._tracker.write(self._off + i * self._s0 + j * self._s1, self, idx,
+                                    _silent(self._a, idx, value))
                 try:
                     self._a[idx] = value
                 except OverflowError:
@@ -453,7 +484,7 @@ class SharedCheckedArray(CheckedArray):
             except OverflowError:
                 _store_truncated(self._a, idx, unwrap(value))
         else:
-            self._tracker.write(self._byte(t), self, t)
+            self._tracker.write(self._byte(t), self, t, _silent(self._a, t, value))
             try:
                 self._a[t] = value
             except OverflowError:
@@ -509,11 +540,7 @@ class GlobalCheckedArray(CheckedArray):
     def _silent(self, idx, value):
         """True when storing ``value`` at ``idx`` leaves the element's bytes as they are
         (a silent write, see :mod:`.globalrace`)."""
-        a = self._a
-        try:
-            return a.dtype.type(value).tobytes() == a[idx].tobytes()
-        except (TypeError, ValueError, OverflowError, AttributeError):
-            return False
+        return _silent(self._a, idx, value)
 
     def __setitem__(self, idx, value):
         c = idx.__class__

@@ -76,15 +76,22 @@ def frame_site(f):
     return f"{os.path.basename(f.f_code.co_filename)}:{f.f_lineno}"
 
 
+def kernel_traceback(tb):
+    """The entry of traceback ``tb`` of its innermost kernel (non-cujit) frame, or None."""
+    found = None
+    while tb is not None:
+        if not tb.tb_frame.f_code.co_filename.startswith(_PKG_DIR):
+            found = tb
+        tb = tb.tb_next
+    return found
+
+
 def traceback_site(tb):
     """``file:line`` of the innermost kernel (non-cujit) frame of traceback ``tb``."""
-    site = None
-    while tb is not None:
-        code = tb.tb_frame.f_code
-        if not code.co_filename.startswith(_PKG_DIR):
-            site = f"{os.path.basename(code.co_filename)}:{tb.tb_lineno}"
-        tb = tb.tb_next
-    return site or "<unknown>"
+    tb = kernel_traceback(tb)
+    if tb is None:
+        return "<unknown>"
+    return f"{os.path.basename(tb.tb_frame.f_code.co_filename)}:{tb.tb_lineno}"
 
 
 def source_location(depth=1, needle=None):

@@ -256,6 +256,19 @@ def _import_dlpack(value):
     return from_dlpack(value)
 
 
+def _check_foreign(value):
+    """Raise what the GPU launch raises for an object whose ``__cuda_array_interface__``
+    it cannot take (its ``cujit.arrays.from_cuda_array_interface``): ValueError for a
+    malformed interface (a missing key, a NULL pointer of a non-empty array, ``stream: 0``),
+    NotImplementedError for a mask.  Without it the simulator read such an interface as it
+    could: a NULL pointer as fresh zeros, so the kernel's writes were lost."""
+    if isinstance(value, np.ndarray) or has_device_pointer(value) or \
+            not hasattr(value, "__cuda_array_interface__"):
+        return
+    from ..arrays import from_cuda_array_interface
+    from_cuda_array_interface(value.__cuda_array_interface__, owner=value, sync=False)
+
+
 def _signature_key(args):
     key = []
     for a in args:
@@ -341,6 +354,8 @@ def run_kernel(kernel, griddim, blockdim, stream_handle, dynamic_shared_bytes, a
                          f"of {optin} bytes per block (MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)")
     info = _sim_kernel(kernel)
     args = [_import_dlpack(a) for a in args]
+    for a in args:
+        _check_foreign(a)
     sig = _signature_key(args)
     typed = _prepare(info, args, sig, debug)
     checks = bool(config.SIM_CHECKS)

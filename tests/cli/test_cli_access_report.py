@@ -4,6 +4,8 @@ import json
 import os
 import textwrap
 
+import pytest
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 SCRIPT = textwrap.dedent("""\
@@ -73,3 +75,30 @@ def test_access_report_negative_grid_limit(run_cli, tmp_path):
     p = run_cli("access-report", _script(tmp_path), "--grid-limit", "-3")
     assert p.returncode == 2
     assert "--grid-limit must be >= 0" in p.stderr
+
+
+def test_access_report_of_a_numba_cuda_script(run_cli, tmp_path):
+    # unmodified numba.cuda code: numba.cuda is cujit while the script runs
+    p = tmp_path / "numba_strided.py"
+    p.write_text(SCRIPT.replace("import cujit as cuda", "from numba import cuda\nimport cujit\n"
+                                "assert cuda is cujit"))
+    r = run_cli("access-report", str(p), "--grid-limit", "2", "--", "4096")
+    assert r.returncode == 0, r.stderr
+    assert "launched 128 blocks" in r.stdout
+    assert "numba_strided.py:10" in r.stdout and "128 bytes apart" in r.stdout
+
+
+@pytest.mark.sim       # in this process: on a GPU machine its driver is already in use
+def test_access_report_leaves_the_numba_alias_as_it_found_it(tmp_path):
+    import argparse
+    import sys
+    from cujit import numba_alias
+    from cujit.access_cli import cmd_access_report
+    p = tmp_path / "noop.py"
+    p.write_text("from numba import cuda\nimport cujit\nassert cuda is cujit\n")
+    was = numba_alias.installed()
+    args = argparse.Namespace(script=str(p), script_args=[], grid_limit=1, json=None)
+    assert cmd_access_report(args) == 0
+    assert numba_alias.installed() == was
+    if not was:
+        assert sys.modules.get("numba.cuda") is not sys.modules["cujit"]

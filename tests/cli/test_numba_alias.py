@@ -293,6 +293,7 @@ def test_run_on_the_simulator_answers_the_queries_as_numbas_simulator(program, t
     (["--sim"], "no program given"),
     (["-m"], "-m needs a module name"),
     (["-m", "-x"], "-m needs a module name"),
+    (["-c"], "-c needs the program's code"),
     (["--fast", "x.py"], "unknown option '--fast'"),
     (["no_such_script.py"], "no such script: 'no_such_script.py'"),
 ])
@@ -308,7 +309,7 @@ def test_run_help_and_the_listing(tmp_path):
     out = _run(["-m", "cujit", "run", "--help"], tmp_path)
     assert out.returncode == 0 and "python -m cujit run [--sim] -m MODULE" in out.stdout
     listing = _run(["-m", "cujit", "--help"], tmp_path)
-    assert listing.returncode == 0 and "run a script or module" in listing.stdout
+    assert listing.returncode == 0 and "run a script, module (-m) or code (-c)" in listing.stdout
 
 
 def test_parse_run_args_reads_script_and_module(tmp_path):
@@ -316,6 +317,40 @@ def test_parse_run_args_reads_script_and_module(tmp_path):
     script.write_text("")
     assert parse_run_args([str(script), "-v"]) == (False, [str(script), "-v"])
     assert parse_run_args(["--sim", "-m", "pytest", "-x"]) == (True, ["-m", "pytest", "-x"])
+    assert parse_run_args(["-c", "pass", "a"]) == (False, ["-c", "pass", "a"])
+    assert parse_run_args(["--sim", "-", "a"]) == (True, ["-", "a"])
+
+
+_INLINE = """
+import sys
+import numpy as np
+from numba import cuda
+import cujit
+assert cuda is cujit
+@cuda.jit
+def twice(a):
+    i = cuda.grid(1)
+    if i < a.size:
+        a[i] *= 2
+a = np.arange(4.0)
+twice[1, 4](a)
+print("RESULT", a.tolist(), sys.argv[1:])
+"""
+
+
+def test_run_code_given_with_dash_c(tmp_path):
+    # a kernel of `python -c` (compiled from its bytecode), with numba.cuda resolved to cujit
+    out = _run(["-m", "cujit", "run", "-c", _INLINE, "x", "-y"], tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert "RESULT [0.0, 2.0, 4.0, 6.0] ['x', '-y']" in out.stdout
+
+
+def test_run_program_on_stdin(tmp_path):
+    out = subprocess.run([sys.executable, "-m", "cujit", "run", "-", "z"], cwd=str(tmp_path),
+                         env=_env(), input=_INLINE, capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert "RESULT [0.0, 2.0, 4.0, 6.0] ['z']" in out.stdout
 
 
 def test_child_environment_puts_the_site_dir_first_once():

@@ -324,7 +324,10 @@ def test_copy_of_a_captured_array_compiles():
     assert ".entry" in ptx_of(copy_captured, argtypes=(T.float64[::1],))
 
 
-flat_dt = np.dtype([("value1", np.int64), ("value2", np.float64), ("flag", np.bool_)])
+# aligned, so that every element's fields sit at their natural alignment (itemsize 24)
+flat_dt = np.dtype([("value1", np.int64), ("value2", np.float64), ("flag", np.bool_)],
+                   align=True)
+packed_dt = np.dtype([("value1", np.int64), ("value2", np.float64), ("flag", np.bool_)])
 
 
 def fields_as_attributes(x, out1, out2):
@@ -390,6 +393,30 @@ def test_nested_or_missing_field_attributes_are_typing_errors():
     with pytest.raises(cuda.TypingError, match="arrays have no attribute 'nope' .*the record "
                                                "fields a, b, v, m"):
         cuda.jit(missing_field_attribute)[1, 1](np.zeros(1), np.zeros(2, rec_dt))
+
+
+def test_fields_of_packed_records_that_elements_misalign_are_typing_errors():
+    # itemsize 17: element 1's int64 sits at byte 17, and an 8-byte load of it faults on a
+    # GPU (CUDA_ERROR_MISALIGNED_ADDRESS), so the field cannot be an int64 array
+    a = np.recarray((4,), dtype=packed_dt)
+    with pytest.raises(cuda.TypingError, match=r"field 'value1' \(int64\) of the packed "
+                                               r"record .* not aligned to 8 bytes .*x\[i\]"
+                                               r"\.value1.*align=True"):
+        cuda.jit(fields_as_attributes)[1, 4](a, np.zeros(4, np.int64), np.zeros(4))
+
+
+def packed_flag_attribute(x, out):
+    i = cuda.grid(1)
+    if i < x.size:
+        out[i] = x.flag[i]
+
+
+def test_a_byte_field_of_a_packed_record_is_an_array_attribute():
+    a = np.recarray((5,), dtype=packed_dt)
+    a.flag = [True, False, True, True, False]
+    out = np.zeros(5, np.bool_)
+    cuda.jit(packed_flag_attribute)[1, 5](a, out)
+    np.testing.assert_array_equal(out, a.flag)
 
 
 @pytest.mark.compile

@@ -384,7 +384,7 @@ def test_records():
     assert arr[1]["v"] == 3.5 and arr[0]["b"] and not arr[1]["b"]
 
 
-flat = np.dtype([("i", np.int64), ("f", np.float64), ("b", np.bool_)])
+flat = np.dtype([("i", np.int64), ("f", np.float64), ("b", np.bool_)], align=True)
 
 
 def field_attributes(x, out, addr):

@@ -205,6 +205,61 @@ def test_write_write_race(launch):
         launch(write_write, 1, 2, np.zeros(1, np.int32))
 
 
+def same_value_writes(out, first):
+    s = cuda.shared.array(2, np.int32)
+    t = cuda.threadIdx.x
+    if first == 1 and t == 0:
+        s[0] = 7                              # written once first ...
+        s[1] = 0
+    cuda.syncthreads()
+    s[0] = 7                                  # ... then every thread stores the same value
+    cuda.syncthreads()
+    out[t] = s[0]
+
+
+@pytest.mark.parametrize("first", [1, 0])
+def test_writes_of_the_value_an_element_holds_are_not_races(launch, first):
+    # first=0: no thread wrote s[0] before; the first store changes it, the others are silent
+    out = np.zeros(32, np.int32)
+    launch(same_value_writes, 1, 32, out, first)
+    assert (out == 7).all()
+
+
+def zero_into_uninitialised(out):
+    s = cuda.shared.array(1, np.int32)
+    t = cuda.threadIdx.x
+    if t == 0:
+        s[0] = 0                              # the simulator's zeros are no value: it changes s[0]
+    else:
+        out[0] = s[0]
+
+
+def test_a_first_write_of_the_simulators_zero_is_not_silent(launch):
+    with pytest.raises(DataRaceError, match=r"threadIdx=\(1, 0, 0\) .* reads s\[0\] .* which "
+                       r"threadIdx=\(0, 0, 0\) written at"):
+        launch(zero_into_uninitialised, 1, 2, np.zeros(1, np.int32))
+
+
+def silent_then_changing(out):
+    s = cuda.shared.array(1, np.int32)
+    t = cuda.threadIdx.x
+    if t == 0:
+        s[0] = 5
+    cuda.syncthreads()
+    if t == 0:
+        s[0] = 5                              # silent ...
+    else:
+        s[0] = 6                              # ... but this one changes it: the order decides
+    cuda.syncthreads()
+    out[0] = s[0]
+
+
+def test_a_changing_write_after_another_threads_silent_one_is_a_race(launch):
+    with pytest.raises(DataRaceError, match=r"threadIdx=\(1, 0, 0\) .* writes s\[0\] .* which "
+                       r"threadIdx=\(0, 0, 0\) written at"):
+        launch(silent_then_changing, 1, 2, np.zeros(1, np.int32))
+
+
 def read_only_and_atomics(out):
     s = cuda.shared.array(2, np.int32)
     t = cuda.threadIdx.x

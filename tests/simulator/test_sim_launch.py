@@ -164,3 +164,45 @@ def test_host_copy_into_memory_next_to_a_registered_range():
         drv.mem_free(dev)
     finally:
         drv.mem_host_unregister(base)
+
+
+class _Foreign:
+    def __init__(self, desc):
+        self.__cuda_array_interface__ = desc
+
+
+@cuda.jit
+def _add_one(x):
+    i = cuda.grid(1)
+    if i < x.size:
+        x[i] += 1
+
+
+@pytest.mark.parametrize("change, cls, message", [
+    ({"data": (0, False)}, ValueError, r"NULL data pointer for a non-empty array of shape \(4,\)"),
+    ({"data": None}, ValueError, r"data must be a \(pointer, read_only\) tuple"),
+    ({"mask": "something"}, NotImplementedError, r"Masked arrays are not supported"),
+    ({"stream": 0}, ValueError, r"'stream' is 0, which the interface forbids"),
+])
+def test_a_foreign_array_the_gpu_launch_refuses_is_refused(change, cls, message):
+    # as the GPU launch reads it (from_cuda_array_interface); a NULL pointer used to read as
+    # fresh zeros, the kernel's writes lost
+    d = cuda.to_device(np.arange(4.0))
+    desc = dict(d.__cuda_array_interface__, **change)
+    with pytest.raises(cls, match=message):
+        _add_one[1, 4](_Foreign(desc))
+    assert d.copy_to_host().tolist() == [0, 1, 2, 3]
+
+
+def test_a_foreign_array_without_data_is_a_malformed_interface_not_a_keyerror():
+    d = cuda.to_device(np.arange(4.0))
+    desc = {k: v for k, v in d.__cuda_array_interface__.items() if k != "data"}
+    with pytest.raises(ValueError, match=r"malformed __cuda_array_interface__: missing key "
+                                         r"'data'"):
+        _add_one[1, 4](_Foreign(desc))
+
+
+def test_a_well_formed_foreign_array_is_written_in_place():
+    d = cuda.to_device(np.arange(4.0))
+    _add_one[1, 4](_Foreign(dict(d.__cuda_array_interface__)))
+    assert d.copy_to_host().tolist() == [1, 2, 3, 4]

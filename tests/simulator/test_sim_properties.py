@@ -89,17 +89,32 @@ def no_typecheck():
 
 
 def has_race(plan):
+    """The oracle: in a phase, a changing write of an element and another thread's read or
+    changing write of it, or another thread's earlier silent write (storing the value a
+    written element holds; the simulator runs each phase's threads in order), race.  Atomics
+    are not tracked, and an element only atomics wrote counts as never written."""
+    value, written = {}, set()
     for phase in plan:
         touched = {}
         for t, ops in enumerate(phase):
             for op, i in ops:
                 if op == 2:
+                    value[i] = value.get(i, 0) + 1
                     continue
-                touched.setdefault(i, []).append((t, op))
+                if op == 1:
+                    kind = "silent" if i in written and value.get(i, 0) == t else "write"
+                    value[i] = t
+                    written.add(i)
+                else:
+                    kind = "read"
+                touched.setdefault(i, []).append((t, kind))
         for acc in touched.values():
-            threads = {t for t, _ in acc}
-            if len(threads) > 1 and any(op == 1 for _, op in acc):
-                return True
+            for k, (a, kind) in enumerate(acc):
+                if kind != "write":
+                    continue
+                for j, (b, other) in enumerate(acc):
+                    if b != a and (other != "silent" or j < k):
+                        return True
     return False
 
 
