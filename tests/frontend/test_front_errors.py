@@ -318,12 +318,21 @@ def ok_kernel(a, n):
 def test_typecheck_does_not_import_llvmlite():
     import subprocess
     import sys
-    code = ("import sys, numpy as np\n"
+    # the first import of llvmlite records who made it, for the failure message
+    code = ("import builtins, sys, traceback\n"
+            "first = []\n"
+            "real_import = builtins.__import__\n"
+            "def watch(name, *a, **k):\n"
+            "    if name.startswith('llvmlite') and not first:\n"
+            "        first.append(''.join(traceback.format_stack(limit=30)))\n"
+            "    return real_import(name, *a, **k)\n"
+            "builtins.__import__ = watch\n"
+            "import numpy as np\n"
             "sys.path.insert(0, %r)\n"
             "import test_front_errors as t\n"
             "from cujit.frontend.typecheck import typecheck_kernel\n"
             "typecheck_kernel(t.ok_kernel, (np.zeros(3, np.float32), 2))\n"
-            "assert 'llvmlite' not in sys.modules, 'llvmlite imported'\n"
+            "assert 'llvmlite' not in sys.modules, 'llvmlite imported by\\n' + ''.join(first)\n"
             "assert 'cuda.bindings.nvvm' not in sys.modules\n" % (str(__import__('os').path
                                                                      .dirname(THIS)),))
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
