@@ -43,10 +43,24 @@ _PROGRAM = textwrap.dedent("""\
 _EXPECTED = "[-1.0, 0.0, 1.0, 10.0, 13.0, 16.0]"
 
 
-def _python(args, stdin=None):
-    env = dict(os.environ, PYTHONPATH=str(_ROOT), CUJIT_ENABLE_CUDASIM="1")
+def _python(args, stdin=None, sim=True):
+    env = dict(os.environ, PYTHONPATH=str(_ROOT))
+    if sim:
+        env["CUJIT_ENABLE_CUDASIM"] = "1"
+    else:
+        env.pop("CUJIT_ENABLE_CUDASIM", None)
+        env.pop("NUMBA_ENABLE_CUDASIM", None)
     return subprocess.run([sys.executable, *args], input=stdin, capture_output=True, text=True,
                           env=env, timeout=300, cwd=str(_ROOT))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("how", ["-c", "stdin"])
+def test_kernel_without_a_source_file_runs_on_the_gpu(how):
+    args, stdin = (["-c", _PROGRAM], None) if how == "-c" else (["-"], _PROGRAM)
+    r = _python(args, stdin=stdin, sim=False)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == _EXPECTED
 
 
 def test_kernel_from_python_dash_c_runs_on_the_simulator():
