@@ -44,6 +44,7 @@ import os
 import pickle
 import sys
 import tempfile
+import types
 from ..config import config
 
 try:    # CPython's own SHA-256: importing hashlib loads OpenSSL, a cost a cache hit can skip
@@ -125,7 +126,7 @@ def _named_values(pyfunc):
             continue
         v = g[n]
         values.append((n, v, False))
-        if isinstance(v, type(os)):
+        if isinstance(v, types.ModuleType):
             attrs = vars(v)
             values += [(f"{n}.{a}", attrs[a], False) for a in names if a != n and a in attrs]
     for name, cell in zip(code.co_freevars, pyfunc.__closure__ or ()):
