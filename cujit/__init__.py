@@ -103,7 +103,7 @@ _WHERE = {name: mod for mod, names in _SOURCES.items() for name in names}
 _SUBMODULES = {"random": "cujit.random", "libdevice": "cujit.libdevice",
                "runtime": "cujit.runtime", "extending": "cujit.extending",
                "bf16": "cujit.bf16", "fp8": "cujit.fp8", "wmma": "cujit.wmma",
-               "pipeline": "cujit.pipeline"}
+               "wgmma": "cujit.wgmma", "pipeline": "cujit.pipeline"}
 
 if TYPE_CHECKING:
     # The names the lazy table resolves, for IDEs and type checkers (which never run
@@ -179,13 +179,14 @@ if TYPE_CHECKING:
     from .types.names import (b1, bool, byte, i1, i2, i4, i8, u1, u2, u4, u8, f4, f8, c8, c16,
                               double, char, uchar, short, ushort, int_, uint, intc, uintc, long_,
                               ulong, longlong, ulonglong, ssize_t, size_t, none)
-    from . import bf16, extending, fp16, fp8, libdevice, pipeline, random, runtime, wmma
+    from . import (bf16, extending, fp16, fp8, libdevice, pipeline, random, runtime, wgmma,
+                   wmma)
     laneid: int
 
 # ``laneid`` differs per simulated thread, so it is computed on every access.
 __all__ = sorted(list(_WHERE) + ["config", "laneid", "fp16", "bf16", "fp8", "random",
                                  "libdevice", "runtime", "implementation", "extending", "wmma",
-                                 "pipeline"])
+                                 "wgmma", "pipeline"])
 
 
 def _current_context():

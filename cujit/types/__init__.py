@@ -38,7 +38,7 @@ from .enums import (EnumMember, IntEnumMember, enum_member_type, is_int_enum_mem
                     is_plain_enum_member)
 from .tuples import NamedTuple, NamedUniTuple, named_tuple
 from .vector import VectorType, VectorValue
-from .fragment import Fragment
+from .fragment import Fragment, WarpgroupAccumulator, WgmmaDescriptor, wgmma_descriptor
 from .names import C_NAMES
 from .names import (  # noqa: F401 - numba.types has the short and C names too
     b1, i1, i2, i4, i8, u1, u2, u4, u8, f2, f4, f8, c8, c16, double, char, uchar,
@@ -48,7 +48,8 @@ from .names import (  # noqa: F401 - numba.types has the short and C names too
 __all__ = ["Type", "Boolean", "Integer", "IntegerLiteral", "Float", "BFloat16", "FP8", "Complex", "NoneType", "Array", "Record",
            "NestedArray", "CharSeq", "NPDatetime", "NPTimedelta", "CPointer", "RawPointer", "voidptr", "UniTuple", "Tuple", "NamedUniTuple", "NamedTuple", "named_tuple",
            "VectorType",
-           "EnumMember", "IntEnumMember", "Fragment",
+           "EnumMember", "IntEnumMember", "Fragment", "WarpgroupAccumulator",
+           "WgmmaDescriptor", "wgmma_descriptor",
            "Signature", "boolean", "bool_", "int8",
            "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16",
            "float32", "float64", "bfloat16", "fp8_e4m3", "fp8_e5m2", "fp8_e8m0", "complex64", "complex128", "intp", "uintp", "void",

@@ -11,7 +11,8 @@ for the accumulator, whose layout is given at load/store).
 """
 from .core import Type, float16, float32, uint16
 
-__all__ = ["Fragment", "ROLES", "LAYOUTS", "SHAPES"]
+__all__ = ["Fragment", "WarpgroupAccumulator", "WgmmaDescriptor", "wgmma_descriptor", "ROLES",
+           "LAYOUTS", "SHAPES"]
 
 ROLES = ("matrix_a", "matrix_b", "accumulator")
 LAYOUTS = ("row_major", "col_major")
@@ -77,3 +78,46 @@ class Fragment(Type):
         if self.precision == "float16":
             return 8, "b32"
         return 4, "b32"
+
+
+class WarpgroupAccumulator(Type):
+    """``WarpgroupAccumulator(m, n)``: the float32 accumulator of a Hopper warpgroup MMA
+    (``cujit.wgmma.accumulator``, PTX ``wgmma.mma_async``'s D): an ``m x n`` tile held by the
+    warpgroup's 128 threads, ``n / 2`` float32 registers each.  ``m`` is 64 and ``n`` a
+    multiple of 8 from 8 to 256 (the shapes PTX offers); ValueError otherwise."""
+
+    @classmethod
+    def _key_of(cls, m, n):
+        return (int(m), int(n))
+
+    def __init__(self, m, n):
+        for name, v in (("m", m), ("n", n)):
+            if isinstance(v, bool) or not isinstance(v, int):
+                raise ValueError(f"a wgmma accumulator's {name} must be an int, got {v!r}")
+        if m != 64 or not (8 <= n <= 256 and n % 8 == 0):
+            raise ValueError(f"wgmma offers m64nN accumulators with N a multiple of 8 from 8 "
+                             f"to 256; got m={m}, n={n}")
+        self.m, self.n = m, n
+        self.name = f"WarpgroupAccumulator(m{m}n{n}, float32)"
+
+    def _ctor_args(self):
+        return (self.m, self.n)
+
+    @property
+    def registers(self):
+        """The float32 registers each thread of the warpgroup holds."""
+        return self.n // 2
+
+
+class WgmmaDescriptor(Type):
+    """The type of a shared-memory matrix descriptor (``cujit.wgmma.make_descriptor``): a
+    64-bit value in compiled kernels (PTX ISA, "Matrix Descriptor Format")."""
+
+    def __init__(self):
+        self.name = "WgmmaDescriptor"
+
+    def _ctor_args(self):
+        return ()
+
+
+wgmma_descriptor = WgmmaDescriptor()
