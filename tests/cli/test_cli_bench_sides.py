@@ -177,5 +177,5 @@ def test_cupy_side_runs_every_figure_against_a_fake_cupy(monkeypatch):
         "launch_1arg_us", "launch_5args_us", "alloc_free_us", "pool_alloc_free_us",
         "to_device_4k_us", "copy_to_host_4k_us", "pinned_array_4k_us", "htod_pageable_256m_gbps",
         "htod_pinned_256m_gbps", "dtoh_pageable_256m_gbps", "dtoh_pinned_256m_gbps",
-        "dtod_256m_gbps", "lib_reduce_sum_us", "gemm_wmma_tflops"}
+        "dtod_256m_gbps", "lib_reduce_sum_us", "gemm_wmma_tflops", "gemm_wgmma_tflops"}
     assert ("empty1", 1) in launches and ("empty5", 5) in launches
