@@ -1,0 +1,197 @@
+"""Warpgroup MMA from kernels on the simulator (``cujit.wgmma``, a cujit extension beyond
+numba.cuda): GEMMs whose tiles a kernel writes to shared memory in each of the descriptor
+layouts (K-major and MN-major, swizzle 0, 32, 64 and 128 bytes) in float16, bfloat16 and
+tf32, against NumPy; chained mma_async, accumulate=False, the groups that a wait lands and
+those it leaves in flight; the race checks of the asynchronous reads; the argument checks.
+The compiled (PTX) and GPU tests are in test_kl_wgmma_compiled.py."""
+import numpy as np
+import pytest
+
+import cujit as cuda
+from cujit import wgmma as G
+from cujit import wmma as W
+from cujit import types as T
+from cujit.simulator.errors import DataRaceError, WarpDivergenceError
+
+_RAW = {"float16": np.float16, "bfloat16": np.uint16, "tf32": np.float32}
+_PREC = {"float16": np.float16, "bfloat16": "bfloat16", "tf32": "tf32"}
+
+
+# -- the model ---------------------------------------------------------------------------------
+def rounded(raw, prec):
+    """float64 values the tensor cores read from raw elements ``raw`` of precision
+    ``prec``."""
+    if prec == "bfloat16":
+        return W.from_bfloat16(raw).astype(np.float64)
+    if prec == "tf32":
+        return W.round_to_tf32(raw).astype(np.float64)
+    return raw.astype(np.float64)
+
+
+def model(a, b, ki, c=None):
+    """``a @ b`` (+ ``c``) as a chain of ``mma_async`` of depth ``ki``: each step's sum exact,
+    rounded to float32 once (the simulator's model, module docstring of cujit.wgmma)."""
+    acc = np.zeros((a.shape[0], b.shape[1]), np.float32) if c is None else c
+    for k in range(0, a.shape[1], ki):
+        acc = (a[:, k:k + ki] @ b[k:k + ki] + acc.astype(np.float64)).astype(np.float32)
+    return acc
+
+
+def agrees(C, want, a, b, ki):
+    """``C`` is the model's value: bit for bit on the simulator, within a few float32 ulps of
+    ``sum(|a*b|)`` per step on a GPU (docs/kernel-language.md, "Tensor cores")."""
+    if cuda.get_current_device().name.startswith("cujit simulated"):
+        np.testing.assert_array_equal(C, want)
+    else:
+        mag = np.abs(a) @ np.abs(b)
+        steps = a.shape[1] // ki + 1
+        assert np.all(np.abs(C.astype(np.float64) - want) <= steps * 2.0 ** -20 * mag)
+
+
+def inputs(m, n, k, prec, seed=0):
+    """Raw A (m x k) and B (k x n) of precision ``prec`` (bfloat16: the bits)."""
+    rng = np.random.default_rng(seed)
+    a, b = rng.standard_normal((m, k)), rng.standard_normal((k, n))
+    if prec == "bfloat16":
+        return W.to_bfloat16(a), W.to_bfloat16(b)
+    return a.astype(_RAW[prec]), b.astype(_RAW[prec])
+
+
+# -- the layouts, as a kernel writes a whole operand ------------------------------------------
+class Layout:
+    """Where each element of an ``rows x depth`` operand (rows along M or N, depth along K)
+    of ``e``-byte elements goes in its shared buffer, laid out K-major or MN-major with
+    swizzle ``w`` as whole swizzle atoms (CUTLASS's canonical GMMA layouts written out for
+    the whole operand), and the descriptor of each ``ki``-deep step: ``lbo``, ``sbo`` and
+    ``starts`` (element offsets)."""
+
+    def __init__(self, rows, depth, e, k_major, w, ki):
+        self.rows, self.depth, self.e, self.k_major, self.w = rows, depth, e, k_major, w
+        per = 16 // e                           # elements of a 16-byte chunk
+        if k_major and w == 0:                  # 8 x 16-byte core matrices, K blocks adjacent
+            self.lbo, self.sbo = 128, depth // per * 128
+            step = [kk * ki // per * self.lbo for kk in range(depth // ki)]
+        elif k_major:                           # rows of w bytes, 8-row atoms down the rows,
+            row = w // e                        # then column blocks of the K beyond a row
+            self.lbo, self.sbo = 0, 8 * w
+            block = rows // 8 * self.sbo
+            step = [(k0 // row) * block + (k0 % row) * e for k0 in range(0, depth, ki)]
+        elif w == 0:                            # core matrices of 8 K x 16 bytes of MN
+            self.lbo, self.sbo = 128, depth // 8 * 128
+            step = [kk * ki // 8 * self.lbo for kk in range(depth // ki)]
+        else:                                   # 8 K-rows of w bytes of MN per atom, K
+            self.sbo = 8 * w                    # atoms stacked, MN blocks after all of K
+            self.lbo = depth // 8 * self.sbo
+            step = [k0 // 8 * self.sbo for k0 in range(0, depth, ki)]
+        self.starts = [s // e for s in step]
+
+    def byte(self, r, k):
+        """Byte offset of element (r, k) from the operand's (1024-aligned) first byte."""
+        e, w = self.e, self.w
+        per = 16 // e
+        if self.k_major and w == 0:
+            x = (r % 8) * 16 + (r // 8) * self.sbo + (k % per) * e + (k // per) * self.lbo
+        elif self.k_major:
+            row = w // e
+            x = (r % 8) * w + (r // 8) * self.sbo + (k // row) * (self.rows // 8 * self.sbo) \
+                + (k % row) * e
+        elif w == 0:
+            x = (r % per) * e + (r // per) * self.sbo + (k % 8) * 16 + (k // 8) * self.lbo
+        else:
+            row = w // e
+            x = (r % row) * e + (r // row) * self.lbo + (k % 8) * w + (k // 8) * self.sbo
+        if w:
+            x ^= ((x >> 7) & (w // 16 - 1)) << 4
+        return x
+
+    def index(self):
+        """int32 (rows, depth): the element index (in the buffer) of each element."""
+        r = np.arange(self.rows)[:, None]
+        k = np.arange(self.depth)[None, :]
+        return (self.byte(r, k) // self.e).astype(np.int32)
+
+    def size(self):
+        """Elements the buffer needs, a whole number of 1024-byte blocks."""
+        n = int(self.index().max()) + 1
+        per = 1024 // self.e
+        return (n + per - 1) // per * per
+
+
+def make_gemm(prec, a_layout, b_layout, wa, wb, sa_size, sb_size, ki, n):
+    """A kernel computing ``C = A @ B`` for 64-row slices of A, one per warpgroup: A's
+    slices and B written into shared memory at the element indices ``ia`` and ``ib``, then
+    one ``mma_async`` per ``ki``-deep step from the descriptors ``aoff[g, step]`` /
+    ``boff[step]`` (element offsets) with LBO/SBO ``lsa``."""
+    raw, dt = _RAW[prec], _PREC[prec]
+
+    @cuda.jit
+    def gemm(A, B, C, ia, ib, aoff, boff, lsa):
+        sa = cuda.shared.array(sa_size, raw)
+        sb = cuda.shared.array(sb_size, raw)
+        t = cuda.threadIdx.x
+        nt = cuda.blockDim.x
+        m, depth = A.shape
+        for i in range(t, m * depth, nt):
+            sa[ia[i // depth, i % depth]] = A[i // depth, i % depth]
+        for i in range(t, depth * n, nt):
+            sb[ib[i % n, i // n]] = B[i // n, i % n]
+        cuda.wgmma.fence_proxy_async()
+        cuda.syncthreads()
+        g = t // 128
+        acc = cuda.wgmma.accumulator(64, n)
+        cuda.wgmma.fill_accumulator(acc, 0.0)
+        cuda.wgmma.fence()
+        for s in range(depth // ki):
+            a = cuda.wgmma.make_descriptor(sa, aoff[g, s], wa, lsa[0], lsa[1])
+            b = cuda.wgmma.make_descriptor(sb, boff[s], wb, lsa[2], lsa[3])
+            cuda.wgmma.mma_async(acc, a, b, dt, a_layout, b_layout)
+        cuda.wgmma.commit_group()
+        cuda.wgmma.wait_group(0)
+        cuda.wgmma.store_accumulator(C[64 * g:, :], acc)
+    return gemm
+
+
+def run_gemm(prec, a_layout, b_layout, wa, wb, m, n, k, seed=0):
+    e = np.dtype(_RAW[prec]).itemsize
+    ki = 8 if prec == "tf32" else 16
+    groups = m // 64
+    la = Layout(64, k, e, a_layout == "row_major", wa, ki)
+    lb = Layout(n, k, e, b_layout == "col_major", wb, ki)
+    per_group = la.size()
+    ia = np.concatenate([la.index() + g * per_group for g in range(groups)])
+    aoff = np.array([[s + g * per_group for s in la.starts] for g in range(groups)], np.int32)
+    boff = np.array(lb.starts, np.int32)
+    lsa = np.array([la.lbo, la.sbo, lb.lbo, lb.sbo], np.int64)
+    A, B = inputs(m, n, k, prec, seed)
+    C = np.zeros((m, n), np.float32)
+    kern = make_gemm(prec, a_layout, b_layout, wa, wb, groups * per_group, lb.size(), ki, n)
+    kern[1, 128 * groups](A, B, C, ia, lb.index(), aoff, boff, lsa)
+    a, b = rounded(A, prec), rounded(B, prec)
+    agrees(C, model(a, b, ki), a, b, ki)
+
+
+@pytest.mark.parametrize("swizzle", [0, 32, 64, 128])
+@pytest.mark.parametrize("a_layout, b_layout", [
+    ("row_major", "col_major"), ("row_major", "row_major"), ("col_major", "col_major"),
+    ("col_major", "row_major")])
+def test_f16_gemm_of_every_layout_and_swizzle(a_layout, b_layout, swizzle):
+    # row_major A and col_major B are K-major, the others MN-major
+    run_gemm("float16", a_layout, b_layout, swizzle, swizzle, 64, 64, 64)
+
+
+@pytest.mark.parametrize("swizzle", [0, 128])
+def test_bf16_gemm_reads_the_bits(swizzle):
+    run_gemm("bfloat16", "row_major", "row_major", swizzle, swizzle, 64, 64, 64, seed=1)
+
+
+@pytest.mark.parametrize("swizzle", [0, 32, 64, 128])
+def test_tf32_gemm_is_k_major_and_drops_the_low_mantissa_bits(swizzle):
+    run_gemm("tf32", "row_major", "col_major", swizzle, swizzle, 64, 64, 32, seed=2)
+
+
+def test_two_warpgroups_compute_a_128x256_tile_in_float16():
+    run_gemm("float16", "row_major", "row_major", 128, 128, 128, 256, 64, seed=3)
+
+
+def test_two_warpgroups_in_bf16_with_different_swizzles_per_operand():
+    run_gemm("bfloat16", "col_major", "col_major", 64, 32, 128, 256, 64, seed=4)
