@@ -195,3 +195,159 @@ def test_two_warpgroups_compute_a_128x256_tile_in_float16():
 
 def test_two_warpgroups_in_bf16_with_different_swizzles_per_operand():
     run_gemm("bfloat16", "col_major", "col_major", 64, 32, 128, 256, 64, seed=4)
+
+
+# -- one 64 x 16 x 64 step: accumulation, chaining, groups, the store ----------------------
+_LA = Layout(64, 16, 2, True, 0, 16)        # A K-major, no swizzle
+_LB = Layout(64, 16, 2, False, 0, 16)       # B MN-major (row_major), no swizzle
+IA, IB = _LA.index(), _LB.index()
+assert (_LA.lbo, _LA.sbo, _LB.lbo, _LB.sbo) == (128, 256, 128, 256)
+
+
+@cuda.jit(device=True)
+def load_tiles(A, B, sa, sb, ia, ib):
+    t = cuda.threadIdx.x
+    for i in range(t, 64 * 16, cuda.blockDim.x):
+        sa[ia[i // 16, i % 16]] = A[i // 16, i % 16]
+        sb[ib[i % 64, i // 64]] = B[i // 64, i % 64]
+    cuda.wgmma.fence_proxy_async()
+    cuda.syncthreads()
+
+
+@cuda.jit(device=True)
+def descriptors(sa, sb):
+    return (cuda.wgmma.make_descriptor(sa, 0, 0, 128, 256),
+            cuda.wgmma.make_descriptor(sb, 0, 0, 128, 256))
+
+
+@cuda.jit
+def chained(A, B, C, ia, ib, c0, accumulate):
+    sa = cuda.shared.array(1024, np.float16)
+    sb = cuda.shared.array(1024, np.float16)
+    load_tiles(A, B, sa, sb, ia, ib)
+    acc = cuda.wgmma.accumulator(64, 64)
+    cuda.wgmma.fill_accumulator(acc, c0)
+    cuda.wgmma.fence()
+    a, b = descriptors(sa, sb)
+    cuda.wgmma.mma_async(acc, a, b, np.float16, "row_major", "row_major", accumulate)
+    cuda.wgmma.mma_async(acc, a, b, np.float16, "row_major", "row_major")
+    cuda.wgmma.commit_group()
+    cuda.wgmma.wait_group(0)
+    cuda.wgmma.store_accumulator(C, acc)
+
+
+def _one_step_inputs(seed=5):
+    A, B = inputs(64, 64, 16, "float16", seed)
+    return A, B, A.astype(np.float64), B.astype(np.float64)
+
+
+def test_a_second_mma_before_the_wait_accumulates_onto_the_pending_result():
+    A, B, a, b = _one_step_inputs()
+    C = np.zeros((64, 64), np.float32)
+    chained[1, 128](A, B, C, IA, IB, 1.5, True)
+    first = (a @ b + 1.5).astype(np.float32)
+    agrees(C, (a @ b + first).astype(np.float32), a, b, 16)
+
+
+def test_accumulate_false_ignores_the_accumulator():
+    A, B, a, b = _one_step_inputs(6)
+    C = np.zeros((64, 64), np.float32)
+    chained[1, 128](A, B, C, IA, IB, 7.0, False)
+    first = (a @ b).astype(np.float32)
+    agrees(C, (a @ b + first).astype(np.float32), a, b, 16)
+
+
+@cuda.jit
+def grouped(A, B, C1, C2, ia, ib, mode):
+    sa = cuda.shared.array(1024, np.float16)
+    sb = cuda.shared.array(1024, np.float16)
+    load_tiles(A, B, sa, sb, ia, ib)
+    acc1 = cuda.wgmma.accumulator(64, 64)
+    acc2 = cuda.wgmma.accumulator(64, 64)
+    cuda.wgmma.fill_accumulator(acc1, 3.0)
+    cuda.wgmma.fill_accumulator(acc2, 3.0)
+    cuda.wgmma.fence()
+    a, b = descriptors(sa, sb)
+    cuda.wgmma.mma_async(acc1, a, b, np.float16, "row_major", "row_major")
+    if mode != 2:
+        cuda.wgmma.commit_group()
+    cuda.wgmma.mma_async(acc2, a, b, np.float16, "row_major", "row_major")
+    cuda.wgmma.commit_group()
+    if mode == 1:
+        cuda.wgmma.wait_group(1)
+    elif mode == 2:
+        cuda.wgmma.wait_group(0)
+    cuda.wgmma.store_accumulator(C1, acc1)
+    cuda.wgmma.store_accumulator(C2, acc2)
+
+
+@pytest.mark.parametrize("mode, landed", [(0, (False, False)), (1, (True, False)),
+                                          (2, (True, True))])
+def test_a_wait_lands_the_groups_it_covers_and_leaves_the_others_stale(mode, landed):
+    # 0: no wait; 1: wait_group(1) with two groups; 2: one group of both, wait_group(0)
+    A, B, a, b = _one_step_inputs(7)
+    C1, C2 = np.zeros((64, 64), np.float32), np.zeros((64, 64), np.float32)
+    grouped[1, 128](A, B, C1, C2, IA, IB, mode)
+    done = (a @ b + 3.0).astype(np.float32)
+    for C, ok in zip((C1, C2), landed):
+        if ok:
+            agrees(C, done, a, b, 16)
+        else:
+            np.testing.assert_array_equal(C, np.full((64, 64), 3.0, np.float32))
+
+
+@cuda.jit
+def uncommitted(A, B, C, ia, ib):
+    sa = cuda.shared.array(1024, np.float16)
+    sb = cuda.shared.array(1024, np.float16)
+    load_tiles(A, B, sa, sb, ia, ib)
+    acc = cuda.wgmma.accumulator(64, 64)
+    cuda.wgmma.fill_accumulator(acc, -2.0)
+    cuda.wgmma.fence()
+    a, b = descriptors(sa, sb)
+    cuda.wgmma.mma_async(acc, a, b, np.float16, "row_major", "row_major")
+    cuda.wgmma.wait_group(0)
+    cuda.wgmma.store_accumulator(C, acc)
+
+
+def test_an_uncommitted_mma_stays_in_flight_at_a_wait():
+    A, B, _, _ = _one_step_inputs()
+    C = np.zeros((64, 64), np.float32)
+    uncommitted[1, 128](A, B, C, IA, IB)
+    np.testing.assert_array_equal(C, np.full((64, 64), -2.0, np.float32))
+
+
+@cuda.jit
+def store_by(C, who, value):
+    acc = cuda.wgmma.accumulator(64, 24)
+    cuda.wgmma.fill_accumulator(acc, value)
+    if cuda.threadIdx.x == who:
+        cuda.wgmma.store_accumulator(C, acc)
+
+
+@pytest.mark.parametrize("who", [0, 37, 127, 130])
+def test_a_thread_stores_its_registers_elements(who):
+    C = np.full((64, 24), -1.0, np.float32)
+    store_by[1, 256](C, who, 0.25)
+    # the docstring's register mapping: register i of thread t (warp w, lane l)
+    w, lane = (who % 128) // 32, who % 32
+    want = np.full((64, 24), -1.0, np.float32)
+    for i in range(12):
+        want[16 * w + lane // 4 + 8 * ((i // 2) % 2), 8 * (i // 4) + 2 * (lane % 4) + i % 2] \
+            = 0.25
+    np.testing.assert_array_equal(C, want)
+
+
+@cuda.jit
+def store_half(C, value):
+    acc = cuda.wgmma.accumulator(64, 8)
+    cuda.wgmma.fill_accumulator(acc, value)
+    cuda.wgmma.store_accumulator(C[8:, 8:], acc)
+
+
+def test_a_float16_store_rounds_to_nearest_even_into_a_view():
+    C = np.zeros((72, 16), np.float16)
+    v = np.float32(1.0) + np.float32(2.0 ** -11)       # halfway between two float16s
+    store_half[1, 128](C, v)
+    assert np.all(C[8:, 8:] == np.float16(1.0))
+    assert not C[:8].any() and not C[:, :8].any()
