@@ -351,3 +351,252 @@ def test_a_float16_store_rounds_to_nearest_even_into_a_view():
     store_half[1, 128](C, v)
     assert np.all(C[8:, 8:] == np.float16(1.0))
     assert not C[:8].any() and not C[:, :8].any()
+
+
+def test_a_store_past_the_arrays_end_is_an_index_error():
+    with pytest.raises(IndexError, match="out of bounds"):
+        store_half[1, 128](np.zeros((40, 16), np.float32), 1.0)
+
+
+# -- race checks of the asynchronous reads -------------------------------------------------
+@cuda.jit
+def unsynchronised(A, B, C, ia, ib, where):
+    sa = cuda.shared.array(1024, np.float16)
+    sb = cuda.shared.array(1024, np.float16)
+    t = cuda.threadIdx.x
+    for i in range(t, 64 * 16, cuda.blockDim.x):
+        sa[ia[i // 16, i % 16]] = A[i // 16, i % 16]
+        sb[ib[i % 64, i // 64]] = B[i // 64, i % 64]
+    cuda.wgmma.fence_proxy_async()
+    if where != 0:
+        cuda.syncthreads()
+    acc = cuda.wgmma.accumulator(64, 64)
+    cuda.wgmma.fill_accumulator(acc, 0.0)
+    cuda.wgmma.fence()
+    a, b = descriptors(sa, sb)
+    cuda.wgmma.mma_async(acc, a, b, np.float16, "row_major", "row_major")
+    cuda.wgmma.commit_group()
+    if where == 1:
+        cuda.syncthreads()
+        sb[ib[t % 64, t // 64]] = np.float16(t)         # before the wait: the tile is read
+    cuda.wgmma.wait_group(0)
+    if where == 2:
+        sb[ib[t % 64, t // 64]] = np.float16(t)         # after the wait, without a barrier
+    if where == 3:
+        if t == 0:
+            sa[0] = np.float16(1.0)                     # by the thread that waits next
+        cuda.wgmma.wait_group(0)
+    cuda.wgmma.store_accumulator(C, acc)
+
+
+@pytest.mark.parametrize("where, what", [
+    (0, "data race on shared memory"),      # the tiles written without a barrier
+    (1, "data race on shared memory"),      # overwritten after a barrier, before the wait
+    (2, "data race on shared memory"),      # overwritten after the wait, without a barrier
+])
+def test_unsynchronised_tile_accesses_are_races(where, what):
+    A, B, _, _ = _one_step_inputs()
+    C = np.zeros((64, 64), np.float32)
+    with pytest.raises(DataRaceError, match=what):
+        unsynchronised[1, 128](A, B, C, IA, IB, where)
+
+
+@cuda.jit
+def own_overwrite(A, B, C, ia, ib):
+    sa = cuda.shared.array(1024, np.float16)
+    sb = cuda.shared.array(1024, np.float16)
+    load_tiles(A, B, sa, sb, ia, ib)
+    acc = cuda.wgmma.accumulator(64, 64)
+    cuda.wgmma.fill_accumulator(acc, 0.0)
+    cuda.wgmma.fence()
+    a, b = descriptors(sa, sb)
+    cuda.wgmma.mma_async(acc, a, b, np.float16, "row_major", "row_major")
+    cuda.wgmma.commit_group()
+    if cuda.threadIdx.x == 0:
+        sa[0] = sa[0] + np.float16(1.0)     # the element only this thread's lane records
+    cuda.wgmma.wait_group(0)
+    cuda.wgmma.store_accumulator(C, acc)
+
+
+def test_a_tile_the_issuing_thread_overwrites_before_the_wait_is_reported():
+    A, B, _, _ = _one_step_inputs()
+    C = np.zeros((64, 64), np.float32)
+    with pytest.raises(DataRaceError, match=r"A tile changed since it read it \(sa\[0\]\)"):
+        own_overwrite[1, 128](A, B, C, IA, IB)
+
+
+@cuda.jit
+def double_buffered(A, B, C, ia, ib):
+    sa = cuda.shared.array(2048, np.float16)
+    sb = cuda.shared.array(1024, np.float16)
+    t = cuda.threadIdx.x
+    load_tiles(A, B, sa, sb, ia, ib)
+    acc = cuda.wgmma.accumulator(64, 64)
+    cuda.wgmma.fill_accumulator(acc, 0.0)
+    cuda.wgmma.fence()
+    a, b = descriptors(sa, sb)
+    cuda.wgmma.mma_async(acc, a, b, np.float16, "row_major", "row_major")
+    cuda.wgmma.commit_group()
+    for i in range(t, 64 * 16, cuda.blockDim.x):       # the other stage, while it runs
+        sa[1024 + ia[i // 16, i % 16]] = A[i // 16, i % 16] * np.float16(2.0)
+    cuda.wgmma.fence_proxy_async()
+    cuda.syncthreads()
+    cuda.wgmma.fence()
+    a2 = cuda.wgmma.make_descriptor(sa, 1024, 0, 128, 256)
+    cuda.wgmma.mma_async(acc, a2, b, np.float16, "row_major", "row_major")
+    cuda.wgmma.commit_group()
+    cuda.wgmma.wait_group(1)
+    cuda.wgmma.wait_group(0)
+    cuda.wgmma.store_accumulator(C, acc)
+
+
+def test_writing_another_stage_while_an_mma_runs_is_no_race():
+    A, B, a, b = _one_step_inputs(8)
+    C = np.zeros((64, 64), np.float32)
+    double_buffered[1, 128](A, B, C, IA, IB)
+    first = (a @ b).astype(np.float32)
+    agrees(C, (2 * a @ b + first).astype(np.float32), a, b, 16)
+
+
+# -- argument checks in kernels ------------------------------------------------------------
+@cuda.jit
+def one_mma(A, B, C, ia, ib, a_off, lbo, swz_off, lane_step):
+    sa = cuda.shared.array(1024, np.float16)
+    sb = cuda.shared.array(1024, np.float16)
+    load_tiles(A, B, sa, sb, ia, ib)
+    acc = cuda.wgmma.accumulator(64, 64)
+    cuda.wgmma.fence()
+    a = cuda.wgmma.make_descriptor(sa, a_off + lane_step * (cuda.threadIdx.x % 2), 0, lbo,
+                                   256)
+    b = cuda.wgmma.make_descriptor(sb, swz_off, 32, 128, 256)
+    cuda.wgmma.mma_async(acc, a, b, np.float16, "row_major", "col_major")
+    cuda.wgmma.commit_group()
+    cuda.wgmma.wait_group(0)
+    cuda.wgmma.store_accumulator(C, acc)
+
+
+@pytest.mark.parametrize("a_off, lbo, swz_off, lane_step, threads, err, what", [
+    (0, 120, 0, 0, 128, ValueError, "leading_bytes must be a multiple of 16"),
+    (0, 2 ** 18, 0, 0, 128, ValueError, r"in \[0, 2\*\*18\)"),
+    (3, 128, 0, 0, 128, ValueError, "16-byte aligned start"),
+    (-8, 128, 0, 0, 128, ValueError, "offset must be >= 0"),
+    # rows 32..47 of A (warp 2) are the first past the end
+    (512, 128, 0, 0, 128, IndexError, "a_desc's descriptor .* reads bytes up to 2560 of its "
+                                      "shared buffer, which holds 2048"),
+    (0, 128, 16, 0, 128, ValueError, "b_desc's descriptor starts 32 bytes into its buffer"),
+    (0, 128, 0, 8, 128, WarpDivergenceError, "different accumulator shapes, descriptors"),
+    (0, 128, 0, 0, 96, WarpDivergenceError, "the block has 96 threads"),
+    (0, 128, 0, 0, 192, WarpDivergenceError, "the block has 192 threads"),
+])
+def test_bad_descriptors_and_blocks_are_errors(a_off, lbo, swz_off, lane_step, threads, err,
+                                               what):
+    A, B, _, _ = _one_step_inputs()
+    C = np.zeros((64, 64), np.float32)
+    with pytest.raises(err, match=what):
+        one_mma[1, threads](A, B, C, IA, IB, a_off, lbo, swz_off, lane_step)
+
+
+@cuda.jit
+def exits_early(C):
+    sa = cuda.shared.array(1024, np.float16)
+    if cuda.threadIdx.x % 32 >= 16:
+        return
+    acc = cuda.wgmma.accumulator(64, 64)
+    a = cuda.wgmma.make_descriptor(sa, 0, 0, 128, 256)
+    cuda.wgmma.mma_async(acc, a, a, np.float16, "row_major", "col_major")
+
+
+def test_exited_lanes_are_a_clear_error():
+    with pytest.raises(WarpDivergenceError, match="only 16 threads .* of warp 0 do: the other "
+                                                  "16 lane"):
+        exits_early[1, 128](np.zeros((64, 64), np.float32))
+
+
+# -- the simulator's own checks of what the compiler refuses when it types a kernel ---------
+class _Block:
+    nthreads = 128
+    bid = (0, 0, 0)
+    dyn_tracker = None
+
+    def __init__(self, arrays):
+        from cujit.simulator.memory import SharedMemory
+        self.shared = SharedMemory(0, 48 * 1024)
+        self.shared_arrays = dict(enumerate(arrays))
+
+
+class _Lane:
+    """Lane 0 of a block whose shared arrays (checks off: plain NumPy) are ``arrays``."""
+    laneid = warp = 0
+    tid = (0, 0, 0)
+
+    def __init__(self, *arrays):
+        self.block = _Block(arrays)
+        self.mmas = None
+
+
+_SMEM = np.zeros(1024, np.float16)
+_ACC = G.AccumulatorValue(T.WarpgroupAccumulator(64, 64))
+
+
+def _desc():
+    return G.DescriptorValue(_SMEM, 0, 0, 128, 256)
+
+
+@pytest.mark.parametrize("op, args, err, what", [
+    ("descriptor", (_SMEM, 0, 48, 128, 256), ValueError, r"swizzle must be one of \(0, 32"),
+    ("descriptor", (_SMEM, 0, True, 128, 256), ValueError, "swizzle must be one of"),
+    ("descriptor", (_SMEM, 0, 0, 128.0, 256), TypeError, "leading_bytes must be an integer"),
+    ("descriptor", (_SMEM, 0, 0, 128, 24), ValueError, "stride_bytes must be a multiple of 16"),
+    ("descriptor", (_SMEM, 1.0, 0, 128, 256), TypeError, "offset must be an integer"),
+    ("descriptor", (np.zeros(1024, np.float16), 0, 0, 128, 256), TypeError,
+     "not in the block's shared memory"),
+    ("descriptor", ([0.0] * 8, 0, 0, 128, 256), TypeError, "an array in shared memory"),
+    ("mma", (_ACC, "d", "d", "tf32", "col_major", "col_major"), ValueError,
+     "tf32 operands must be K-major"),
+    ("mma", (_ACC, "d", "d", "tf32", "row_major", "row_major"), ValueError,
+     "tf32 operands must be K-major"),
+    ("mma", (_ACC, "d", "d", np.float32, "row_major", "col_major"), ValueError,
+     "got float32"),
+    ("mma", (_ACC, "d", "d", np.float64, "row_major", "col_major"), ValueError,
+     "dtype must be float16"),
+    ("mma", (_ACC, "d", "d", np.float16, "row", "col_major"), ValueError,
+     "a_layout must be 'row_major' or 'col_major'"),
+    ("mma", (_ACC, "d", "d", np.float16, "row_major", None), ValueError, "b_layout must be"),
+    ("mma", (_ACC, "d", "d", np.float16, "row_major", "col_major", "yes"), TypeError,
+     "accumulate must be a bool"),
+    ("mma", (_ACC, _SMEM, "d", np.float16, "row_major", "col_major"), TypeError,
+     "a_desc must be a descriptor made by wgmma.make_descriptor"),
+    ("mma", (np.zeros((16, 64), np.float32), "d", "d", np.float16, "row_major", "col_major"),
+     TypeError, "an accumulator made by wgmma.accumulator"),
+    ("wait", (-1,), ValueError, "n must be an integer >= 0"),
+    ("wait", (1.0,), ValueError, "n must be an integer >= 0"),
+    ("fill", (_ACC, 1j), TypeError, "value must be a real number"),
+    ("fill", ("acc", 1.0), TypeError, "an accumulator made by wgmma.accumulator"),
+    ("store", (np.zeros((64, 64)), _ACC), TypeError, "2-d float32 or float16 array or view, "
+                                                     "got a 2-d float64 array"),
+    ("store", (np.zeros(4096, np.float32), _ACC), TypeError, "got a 1-d float32 array"),
+    ("store", (np.zeros((8, 64), np.float32), _ACC), IndexError, "index 8"),
+])
+def test_simulator_refuses_bad_wgmma_arguments(op, args, err, what):
+    from cujit.simulator.wgmma_sim import wgmma_call
+    args = tuple(_desc() if isinstance(a, str) and a == "d" else a for a in args)
+    with pytest.raises(err, match=what):
+        wgmma_call(_Lane(_SMEM), op, args)
+
+
+def test_a_descriptor_counts_its_start_from_the_shared_buffers_first_byte():
+    from cujit.simulator.wgmma_sim import wgmma_call
+    lane = _Lane(_SMEM)
+    d = wgmma_call(lane, "descriptor", (_SMEM[64:], 8, 128, 16, 1024))
+    assert (d.start, d.swizzle, d.leading_bytes, d.stride_bytes) == (144, 128, 16, 1024)
+    with pytest.raises(ValueError, match="starts 136 bytes into its shared buffer"):
+        wgmma_call(lane, "descriptor", (_SMEM[64:], 4, 0, 16, 1024))
+
+
+def test_a_fill_gives_the_thread_a_new_tile():
+    from cujit.simulator.wgmma_sim import wgmma_call
+    acc = G.AccumulatorValue(T.WarpgroupAccumulator(64, 16))
+    shared = acc.tile
+    wgmma_call(_Lane(), "fill", (acc, 2.5))
+    assert acc.tile is not shared and not shared.any()
+    assert acc.tile.dtype == np.float32 and np.all(acc.tile == 2.5)
