@@ -198,22 +198,23 @@ def _offsets(d, rows, ki, e, k_major):
     return x
 
 
-def _check_start(d, k_major, operand, what):
+def _check_start(d, k_major, rows, e, operand, what):
     """ValueError for a swizzled operand whose start the hardware does not read as the
-    table says: within the first ``W - 32`` bytes (K-major: the 32 bytes of K stay in one
-    swizzled row) or at the very start (MN-major: the operand fills whole rows) of a
-    ``8 * W``-byte swizzle atom."""
+    table says (:mod:`cujit.wgmma`: a multiple of ``8 * W`` plus at most ``W - E``): the
+    ``E`` bytes the operand spans in each ``W``-byte swizzled row (32 when K-major, the K
+    steps inside one row; ``min(rows * e, W)`` when MN-major) must stay inside the row, as
+    the swizzle phase of an atom (no base offset in the descriptor) is its first row's."""
     w = d.swizzle
     if not w:
         return
     s = d.start % (8 * w)
-    most = w - 32 if k_major else 0
-    if s > most:
+    span = 32 if k_major else min(rows * e, w)
+    if s > w - span:
         raise ValueError(
             f"{what}: {operand}'s descriptor starts {d.start} bytes into its buffer, {s} bytes "
             f"into a {8 * w}-byte atom of the {w}-byte swizzle; a "
-            f"{'K' if k_major else 'MN'}-major swizzled operand starts at most {most} bytes "
-            f"after a multiple of {8 * w}")
+            f"{'K' if k_major else 'MN'}-major operand spanning {span} bytes of each swizzled "
+            f"row starts at most {w - span} bytes after a multiple of {8 * w}")
 
 
 class _Operand:
@@ -319,8 +320,9 @@ def _mma(t, acc, a_desc, b_desc, dtype, a_layout, b_layout, accumulate=True):
         n = acc.type.n
         ki = 8 if prec == "tf32" else 16
         w = t.warp % 4
-        _check_start(a_desc, ka, "a_desc", what)
-        _check_start(b_desc, kb, "b_desc", what)
+        e = _RAW[prec].itemsize
+        _check_start(a_desc, ka, 64, e, "a_desc", what)
+        _check_start(b_desc, kb, n, e, "b_desc", what)
         av, oa = _read(t, a_desc, range(16 * w, 16 * w + 16), ki, prec, ka, "a_desc", what)
         bv, ob = _read(t, b_desc, range(n), ki, prec, kb, "b_desc", what)
         r = av @ bv.T

@@ -496,6 +496,41 @@ def test_bad_descriptors_and_blocks_are_errors(a_off, lbo, swz_off, lane_step, t
         one_mma[1, threads](A, B, C, IA, IB, a_off, lbo, swz_off, lane_step)
 
 
+def make_mn_major(n):
+    """A kernel of one mma_async whose B (MN-major, 128-byte swizzle, ``n`` wide) starts
+    ``b_off`` elements into its buffer."""
+    @cuda.jit
+    def mn_major(C, b_off):
+        sa = cuda.shared.array(2048, np.float16)
+        sb = cuda.shared.array(4096, np.float16)
+        acc = cuda.wgmma.accumulator(64, n)
+        cuda.wgmma.fill_accumulator(acc, 1.0)
+        a = cuda.wgmma.make_descriptor(sa, 0, 0, 128, 256)
+        b = cuda.wgmma.make_descriptor(sb, b_off, 128, 1024, 1024)
+        cuda.wgmma.mma_async(acc, a, b, np.float16, "row_major", "row_major")
+        cuda.wgmma.commit_group()
+        cuda.wgmma.wait_group(0)
+        cuda.wgmma.store_accumulator(C, acc)
+    return mn_major
+
+
+@pytest.mark.parametrize("n, b_off, ok", [
+    (8, 0, True), (8, 56, True),        # 16 bytes of each 128-byte row: up to 112 after
+    (8, 64, False),                     # the atom's second row
+    (64, 0, True), (64, 8, False),      # whole rows: only at the atom's first byte
+    (64, 512, True),                    # the next atom
+])
+def test_a_swizzled_mn_major_operand_stays_inside_its_rows(n, b_off, ok):
+    C = np.zeros((64, n), np.float32)
+    kern = make_mn_major(n)
+    if ok:
+        kern[1, 128](C, b_off)
+        np.testing.assert_array_equal(C, 1.0)     # zero tiles: C stays as filled
+    else:
+        with pytest.raises(ValueError, match=f"starts {2 * b_off} bytes into its buffer"):
+            kern[1, 128](C, b_off)
+
+
 @cuda.jit
 def exits_early(C):
     sa = cuda.shared.array(1024, np.float16)
