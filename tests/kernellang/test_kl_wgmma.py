@@ -258,6 +258,35 @@ def test_accumulate_false_ignores_the_accumulator():
 
 
 @cuda.jit
+def dynamic_tiles(A, B, C, ia, ib):
+    dyn = cuda.shared.array(0, np.float16)
+    t = cuda.threadIdx.x
+    for i in range(t, 64 * 16, cuda.blockDim.x):
+        dyn[ia[i // 16, i % 16]] = A[i // 16, i % 16]
+        dyn[1024 + ib[i % 64, i // 64]] = B[i // 64, i % 64]
+    cuda.wgmma.fence_proxy_async()
+    cuda.syncthreads()
+    acc = cuda.wgmma.accumulator(64, 64)
+    cuda.wgmma.fill_accumulator(acc, 0.0)
+    cuda.wgmma.fence()
+    a = cuda.wgmma.make_descriptor(dyn, 0, 0, 128, 256)
+    b = cuda.wgmma.make_descriptor(dyn, 1024, 0, 128, 256)
+    cuda.wgmma.mma_async(acc, a, b, np.float16, "row_major", "row_major")
+    cuda.wgmma.commit_group()
+    cuda.wgmma.wait_group(0)
+    cuda.wgmma.store_accumulator(C, acc)
+
+
+@pytest.mark.parametrize("checks", [True, False])
+def test_tiles_in_dynamic_shared_memory(checks, monkeypatch):
+    monkeypatch.setenv("CUJIT_SIM_CHECKS", "1" if checks else "0")
+    A, B, a, b = _one_step_inputs(9)
+    C = np.zeros((64, 64), np.float32)
+    dynamic_tiles[1, 128, 0, 4096](A, B, C, IA, IB)
+    agrees(C, (a @ b).astype(np.float32), a, b, 16)
+
+
+@cuda.jit
 def grouped(A, B, C1, C2, ia, ib, mode):
     sa = cuda.shared.array(1024, np.float16)
     sb = cuda.shared.array(1024, np.float16)
