@@ -167,7 +167,7 @@ def _descriptor(t, smem, offset, swizzle, leading_bytes, stride_bytes):
     start = _addr(raw) - addr + offset * raw.itemsize
     if start % 16:
         raise ValueError(f"{what}: the operand starts {start} bytes into its shared buffer "
-                         "(element offset " f"{offset} of {raw.dtype}); a descriptor needs a "
+                         f"(element offset {offset} of {raw.dtype}); a descriptor needs a "
                          "16-byte aligned start")
     return DescriptorValue(smem, start, int(swizzle), int(leading_bytes), int(stride_bytes))
 
@@ -283,10 +283,13 @@ def _lane_c(parts, n):
 def _mma(t, acc, a_desc, b_desc, dtype, a_layout, b_layout, accumulate=True):
     what = "wgmma.mma_async"
     _acc(acc, what)
-    prec = precision_of(dtype)
-    if prec == "float32":
-        raise ValueError(f"{what}: dtype is the inputs' precision: float16, 'bfloat16' or "
-                         "'tf32' (float32 inputs are read as 'tf32'); got float32")
+    try:
+        prec = precision_of(dtype)
+    except ValueError:
+        prec = None
+    if prec is None or prec == "float32":
+        raise ValueError(f"{what}: dtype must be float16, 'bfloat16' or 'tf32' (the inputs' "
+                         f"precision; float32 inputs are read as 'tf32'), got {dtype!r}")
     for name, lay in (("a_layout", a_layout), ("b_layout", b_layout)):
         if lay not in LAYOUTS:
             raise ValueError(f"{what}: {name} must be 'row_major' or 'col_major', got "

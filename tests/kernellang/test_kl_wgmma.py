@@ -347,6 +347,26 @@ def test_an_uncommitted_mma_stays_in_flight_at_a_wait():
 
 
 @cuda.jit
+def per_thread_c(C):
+    sa = cuda.shared.array(1024, np.float16)        # zeros: A @ B adds nothing
+    acc = cuda.wgmma.accumulator(64, 32)
+    cuda.wgmma.fill_accumulator(acc, cuda.threadIdx.x)
+    cuda.wgmma.fence()
+    a = cuda.wgmma.make_descriptor(sa, 0, 0, 128, 256)
+    cuda.wgmma.mma_async(acc, a, a, np.float16, "row_major", "col_major")
+    cuda.wgmma.commit_group()
+    cuda.wgmma.wait_group(0)
+    cuda.wgmma.store_accumulator(C, acc)
+
+
+def test_c_of_each_element_comes_from_the_thread_that_holds_it():
+    C = np.zeros((64, 32), np.float32)
+    per_thread_c[1, 128](C)
+    r, c = np.arange(64)[:, None], np.arange(32)[None, :]
+    np.testing.assert_array_equal(C, 32 * (r // 16) + 4 * (r % 8) + (c % 8) // 2)
+
+
+@cuda.jit
 def store_by(C, who, value):
     acc = cuda.wgmma.accumulator(64, 24)
     cuda.wgmma.fill_accumulator(acc, value)
@@ -620,7 +640,7 @@ def _desc():
     ("mma", (_ACC, "d", "d", "tf32", "row_major", "row_major"), ValueError,
      "tf32 operands must be K-major"),
     ("mma", (_ACC, "d", "d", np.float32, "row_major", "col_major"), ValueError,
-     "got float32"),
+     "float32 inputs are read as 'tf32'"),
     ("mma", (_ACC, "d", "d", np.float64, "row_major", "col_major"), ValueError,
      "dtype must be float16"),
     ("mma", (_ACC, "d", "d", np.float16, "row", "col_major"), ValueError,
