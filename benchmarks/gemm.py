@@ -2,8 +2,11 @@
 
 - ``gemm_wmma_tflops``: ``examples/tensor_core_gemm.py``'s ``wmma_gemm`` (``cujit.wmma``) on
   the cujit side; ``cupy.matmul`` of the same float16 matrices (cuBLAS) on the CuPy side;
+- ``gemm_wgmma_tflops``: the example's ``wgmma_gemm`` (``cujit.wgmma``, Hopper's warpgroup
+  MMA; compute capability 9.0 only) against the same ``cupy.matmul``;
 - ``gemm_fma_tflops``: the same product with plain FMA in a cujit kernel (the example's
-  ``fma_gemm``), and ``gemm_wmma_over_fma_x`` the first's throughput over this one's.
+  ``fma_gemm``), and ``gemm_wmma_over_fma_x`` / ``gemm_wgmma_over_fma_x`` the tensor-core
+  kernels' throughput over this one's.
 
 TFLOP/s = ``2 n^3`` / kernel time (CUDA events, warm).  n = 4096 (``--quick``: 2048; on the
 simulator a smoke run at 256 / 32 that only checks the measurements work).  The cujit side
@@ -44,8 +47,12 @@ def cujit_figures(side, cuda, event_us):
     """Fill the cujit side's GEMM figures; ``event_us(cuda, fn, per_round)`` times ``fn``."""
     import tensor_core_gemm as TG
     results = {}
-    for key, kernel, n in (("gemm_wmma_tflops", TG.wmma_gemm, side.reps(4096, 2048, 256)),
-                           ("gemm_fma_tflops", TG.fma_gemm, side.reps(4096, 2048, 32))):
+    rows = [("gemm_wmma_tflops", TG.wmma_gemm, side.reps(4096, 2048, 256)),
+            ("gemm_fma_tflops", TG.fma_gemm, side.reps(4096, 2048, 32))]
+    dev = cuda.get_current_device()
+    if dev.name.startswith("cujit simulated") or tuple(dev.compute_capability) == (9, 0):
+        rows.insert(1, ("gemm_wgmma_tflops", TG.wgmma_gemm, side.reps(4096, 2048, 256)))
+    for key, kernel, n in rows:
         a, b = _inputs(n)
         d_a, d_b = cuda.to_device(a), cuda.to_device(b)
         d_c = cuda.device_array((n, n), np.float32)
@@ -59,17 +66,22 @@ def cujit_figures(side, cuda, event_us):
             return _tflops(n, event_us(cuda, once, side.reps(10, 3, 1)))
 
         results[key] = side.measure(key, figure, size=f"{n}^3")
-    if results["gemm_wmma_tflops"] and results["gemm_fma_tflops"]:
-        side.measure("gemm_wmma_over_fma_x",
-                     lambda: results["gemm_wmma_tflops"] / results["gemm_fma_tflops"])
+    for key in ("wmma", "wgmma"):
+        if results.get(f"gemm_{key}_tflops") and results["gemm_fma_tflops"]:
+            side.measure(f"gemm_{key}_over_fma_x",
+                         lambda key=key: results[f"gemm_{key}_tflops"] /
+                         results["gemm_fma_tflops"])
 
 
 def cupy_figures(side, cp, event_us):
-    """The CuPy side's ``gemm_wmma_tflops``: ``cupy.matmul`` of the float16 inputs (cuBLAS;
-    float16 result, float32 accumulation)."""
+    """The CuPy side's ``gemm_wmma_tflops`` and ``gemm_wgmma_tflops``: ``cupy.matmul`` of the
+    float16 inputs (cuBLAS; float16 result, float32 accumulation), measured once for both
+    rows."""
     n = side.reps(4096, 2048, 128)
     a, b = (cp.asarray(x) for x in _inputs(n))
     out = cp.empty((n, n), cp.float16)
-    side.measure("gemm_wmma_tflops",
-                 lambda: _tflops(n, event_us(lambda: cp.matmul(a, b, out=out),
-                                             side.reps(10, 3, 1))), size=f"{n}^3")
+    got = side.measure("gemm_wmma_tflops",
+                       lambda: _tflops(n, event_us(lambda: cp.matmul(a, b, out=out),
+                                                   side.reps(10, 3, 1))), size=f"{n}^3")
+    if got:
+        side.measure("gemm_wgmma_tflops", lambda: got, size=f"{n}^3")

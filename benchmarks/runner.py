@@ -95,9 +95,13 @@ ROWS = {
     # tensor cores (benchmarks/gemm.py): cujit.wmma against cuBLAS (>= 50%) and plain FMA (>= 4x)
     "gemm_wmma_tflops": ("fp16 GEMM 4096^3, cujit.wmma (CuPy: cupy.matmul, cuBLAS)", "TFLOP/s",
                          ("ratio", "cupy", 2.0)),
+    "gemm_wgmma_tflops": ("fp16 GEMM 4096^3, cujit.wgmma, Hopper (CuPy: cupy.matmul, cuBLAS)",
+                          "TFLOP/s", ("ratio", "cupy", 2.0)),
     "gemm_fma_tflops": ("fp16 GEMM 4096^3, plain FMA cujit kernel", "TFLOP/s", None),
     "gemm_wmma_over_fma_x": ("cujit.wmma GEMM speed-up over the FMA kernel", "x",
                              ("min", 4.0)),
+    "gemm_wgmma_over_fma_x": ("cujit.wgmma GEMM speed-up over the FMA kernel", "x",
+                              ("min", 4.0)),
     # two GPUs (benchmarks/multi_gpu.py; "needs 2 GPUs" in the errors with fewer)
     "peer_copy_256m_gbps": ("peer copy 256 MiB GPU0->GPU1 (bare: cuMemcpyPeerAsync)", "GB/s",
                             ("ratio", "bare", 1 / 0.9)),  # >= 90% of bare
@@ -118,7 +122,7 @@ LABEL_SIZES = {
     "lib_random_uniform_us": "2^20 states x 64", "lib_axpy_kernel_us": "2^26 f32",
     "lib_vectorize_axpy_us": "2^26 f32", "lib_reduce_sum_us": "2^26 f32",
     "peer_copy_256m_gbps": "256 MiB", "multi_gpu_axpy_1gpu_us": "2^28 f32",
-    "gemm_wmma_tflops": "4096^3", "gemm_fma_tflops": "4096^3",
+    "gemm_wmma_tflops": "4096^3", "gemm_wgmma_tflops": "4096^3", "gemm_fma_tflops": "4096^3",
 }
 
 

@@ -196,6 +196,76 @@ def wmma_gemm(A, B, C):
     W.store_matrix_sync(C[r + 48:, c + 48:], c33, N, "row_major")
 
 
+WG_BM, WG_BN, WG_BK = 128, 256, 64
+WG_STAGES = 4
+WG_THREADS = 256
+WG_A = WG_BM * WG_BK                 # halves per stage of A (K-major, 128-byte swizzle)
+WG_B = WG_BK * WG_BN                 # ... of B (N-major, 128-byte swizzle)
+WG_STAGE = WG_A + WG_B
+WG_SMEM = WG_STAGES * WG_STAGE * 2
+WG_ATOM = WG_BK * 64                 # halves per 64-column atom of a B stage
+
+
+@cuda.jit(launch_bounds=(WG_THREADS, 1))
+def wgmma_gemm(A, B, C):
+    """The product on Hopper's warpgroup MMA (sm_90a): 2 warpgroups, 64 x 256 of C each."""
+    K = A.shape[1]
+    sm = cuda.shared.array(0, np.float16)
+    P = cuda.pipeline
+    G = cuda.wgmma
+    t = cuda.threadIdx.x
+    g = t // 128
+    row0 = cuda.blockIdx.y * WG_BM
+    col0 = cuda.blockIdx.x * WG_BN
+    # A copies: rows t//8 + 32 i, chunk t % 8; swizzled chunk (t%8) ^ (row & 7)
+    ar = t // 8
+    ac = t % 8
+    sa = ar * 64 + ((ac ^ (ar & 7)) * 8)
+    # B copies: k-rows t//32 + 8 i, 16-byte chunk j = t % 32 of the 256 columns
+    br = t // 32
+    bj = t % 32
+    sb = WG_A + (bj // 8) * WG_ATOM + br * 64 + (((bj % 8) ^ (br & 7)) * 8)
+    arow = row0 + ar
+    bcol = col0 + bj * 8
+    acc = G.accumulator(64, WG_BN)
+    G.fill_accumulator(acc, 0.0)
+    nk = K // WG_BK
+    for s in range(WG_STAGES - 2):
+        if s < nk:
+            for i in range(4):
+                P.memcpy_async(sm, s * WG_STAGE + sa + i * 32 * 64, A,
+                               (arow + i * 32, s * WG_BK + ac * 8), 16)
+            for i in range(8):
+                P.memcpy_async(sm, s * WG_STAGE + sb + i * 8 * 64, B,
+                               (s * WG_BK + br + i * 8, bcol), 16)
+        P.commit()
+    for kb in range(nk):
+        P.wait_prior(WG_STAGES - 3)
+        G.fence_proxy_async()
+        G.wait_group(1)
+        cuda.syncthreads()
+        nxt = kb + WG_STAGES - 2
+        if nxt < nk:
+            ws = (nxt % WG_STAGES) * WG_STAGE
+            k1 = nxt * WG_BK
+            for i in range(4):
+                P.memcpy_async(sm, ws + sa + i * 32 * 64, A,
+                               (arow + i * 32, k1 + ac * 8), 16)
+            for i in range(8):
+                P.memcpy_async(sm, ws + sb + i * 8 * 64, B,
+                               (k1 + br + i * 8, bcol), 16)
+        P.commit()
+        rs = (kb % WG_STAGES) * WG_STAGE
+        G.fence()
+        for kk in range(4):
+            da = G.make_descriptor(sm, rs + g * 64 * 64 + kk * 16, 128, 16, 1024)
+            db = G.make_descriptor(sm, rs + WG_A + kk * 16 * 64, 128, WG_ATOM * 2, 1024)
+            G.mma_async(acc, da, db, np.float16, "row_major", "row_major")
+        G.commit_group()
+    G.wait_group(0)
+    G.store_accumulator(C[row0 + g * 64:, col0:], acc)
+
+
 TILE = 16
 
 
@@ -221,9 +291,11 @@ def fma_gemm(A, B, C):
 
 
 def launch(kernel, a, b, c):
-    """Launch ``kernel`` (wmma_gemm or fma_gemm) on device arrays a, b -> c."""
+    """Launch ``kernel`` (wgmma_gemm, wmma_gemm or fma_gemm) on device arrays a, b -> c."""
     n_rows, n_cols = c.shape
-    if kernel is wmma_gemm:
+    if kernel is wgmma_gemm:
+        wgmma_gemm[(n_cols // WG_BN, n_rows // WG_BM), WG_THREADS, 0, WG_SMEM](a, b, c)
+    elif kernel is wmma_gemm:
         wmma_gemm[(n_cols // BN, n_rows // BM), THREADS, 0, SMEM_BYTES](a, b, c)
     else:
         fma_gemm[(n_cols // TILE, n_rows // TILE), (TILE, TILE)](a, b, c)
@@ -239,8 +311,15 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--size", type=int, default=None)
     p.add_argument("--fma", action="store_true", help="run fma_gemm instead")
+    p.add_argument("--kernel", choices=("auto", "wgmma", "wmma", "fma"), default="auto",
+                   help="auto (the default): wgmma on a compute capability 9.0 GPU, else wmma")
     args = p.parse_args(argv)
-    simulated = cuda.get_current_device().name.startswith("cujit simulated")
+    dev = cuda.get_current_device()
+    simulated = dev.name.startswith("cujit simulated")
+    name = "fma" if args.fma else args.kernel
+    if name == "auto":
+        hopper = not simulated and tuple(dev.compute_capability) == (9, 0)
+        name = "wgmma" if hopper else "wmma"
     step = max(BM, BN, BK)
     n = args.size or (step if simulated else 4096)
     if n % step:
@@ -250,7 +329,7 @@ def main(argv=None):
     b = rng.standard_normal((n, n)).astype(np.float16)
     d_a, d_b = cuda.to_device(a), cuda.to_device(b)
     d_c = cuda.device_array((n, n), dtype=np.float32)
-    kernel = fma_gemm if args.fma else wmma_gemm
+    kernel = {"wgmma": wgmma_gemm, "wmma": wmma_gemm, "fma": fma_gemm}[name]
     launch(kernel, d_a, d_b, d_c)                 # the first launch compiles
     start, end = cuda.event(), cuda.event()
     start.record()
@@ -263,7 +342,6 @@ def main(argv=None):
     mag = np.abs(a32) @ np.abs(b32)
     err = float(np.max(np.abs(c - a32 @ b32) / mag))
     rate = f", {2 * n ** 3 / (ms * 1e-3) / 1e12:.1f} TFLOP/s" if ms > 0 else ""
-    name = "fma" if args.fma else "wmma"
     ok = err <= tolerance(a, b)
     print(f"{n}x{n}x{n} fp16 {name}: {ms:.3f} ms{rate}; max relative error {err:.3g} "
           f"({'ok' if ok else 'TOO LARGE'})")

@@ -163,10 +163,11 @@ def build_kernel(py_func, argtypes, options, disk=None, source=None, reload=True
     from_cache = entry is not None
     files = links
     if entry is None:
-        from ..nvvm.lowering import compile_to_llvm
+        from ..nvvm.lowering import arch_target, compile_to_llvm
         lowered = compile_to_llvm(py_func, tuple(argtypes), kernel=True,
                                   debug=bool(o.get("debug")), lineinfo=bool(o.get("lineinfo")),
                                   launch_bounds=bounds, source=source)
+        cc = arch_target(lowered, cc)
         limit = (STATIC_SHARED_LIMIT if ordinal is None
                  else _ln.device_limits(ordinal)["MAX_SHARED_MEMORY_PER_BLOCK"])
         static = int(getattr(lowered, "static_shared_bytes", 0) or 0)

@@ -994,7 +994,7 @@ def compile_ptx(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath
     ``alwaysinline`` attribute (meaningful in LTO-IR).  Needs no GPU.  Raises
     TypingError/CompileError for code that does not compile, TypeError/ValueError for bad
     ``cc`` or ``launch_bounds``."""
-    from ..nvvm.lowering import compile_to_llvm
+    from ..nvvm.lowering import arch_target, compile_to_llvm
     from ..nvvm.libnvvm import compile_ptx as _ptx
     if isinstance(pyfunc, Dispatcher) and launch_bounds is None:
         # the kernel's own bounds, as its launches compile it
@@ -1010,7 +1010,7 @@ def compile_ptx(pyfunc, sig, debug=False, lineinfo=False, device=False, fastmath
                               abi_name=abi_name,
                               return_type=sig.return_type if device else None,
                               forceinline=bool(forceinline) and device)
-    cc = tuple(cc) if cc else (config.FORCE_CUDA_CC or (9, 0))
+    cc = arch_target(lowered, tuple(cc) if cc else (config.FORCE_CUDA_CC or (9, 0)))
     code = _ptx(lowered.llvm_ir, cc, opt=3 if opt is True else opt,
                 fastmath=fastmath, debug=debug, lineinfo=lineinfo, name=lowered.name, lto=lto)
     restype = getattr(lowered, "return_type", ct.void)

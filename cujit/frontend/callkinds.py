@@ -15,7 +15,8 @@ import enum
 __all__ = ["CallKind", "Call", "Cast", "IsInstance", "Extremum", "MathFunc", "FP8Conversion", "ArraySpec", "ConstArray",
            "GridAxes", "ValueType", "Atomic", "Libdevice", "DeviceCall", "ClosureCall",
            "Reshape", "OverloadCall", "UserIntrinsic", "ExternCall", "WmmaFragment",
-           "WmmaFill", "WmmaLoad", "WmmaMma", "WmmaStore", "PipelineCopy", "PipelineWait", "VectorMake", "CacheHint", "UfuncCall",
+           "WmmaFill", "WmmaLoad", "WmmaMma", "WmmaStore", "WgmmaAccumulator", "WgmmaDescriptor",
+           "WgmmaMma", "WgmmaWait", "WgmmaStore", "PipelineCopy", "PipelineWait", "VectorMake", "CacheHint", "UfuncCall",
            "PointerArray", "ArrayReduction", "ArrayView", "ArrayCopy", "PrintValue", "PrintFormat",
            "call_of", "resolve"]
 
@@ -262,6 +263,47 @@ class WmmaStore:
     layout: str
 
 
+# ---- warpgroup tensor-core MMA (cujit.wgmma, Hopper) ----------------------------------------
+@dataclasses.dataclass(frozen=True)
+class WgmmaAccumulator:
+    """``wgmma.accumulator(m, n)`` / ``wgmma.fill_accumulator(acc, v)``: the accumulator's
+    type (a ``types.WarpgroupAccumulator``)."""
+    accumulator: object
+
+
+@dataclasses.dataclass(frozen=True)
+class WgmmaDescriptor:
+    """``wgmma.make_descriptor(smem, offset, swizzle, lbo, sbo)``: the swizzle width in bytes
+    (0, 32, 64, 128)."""
+    swizzle: int
+
+
+@dataclasses.dataclass(frozen=True)
+class WgmmaMma:
+    """``wgmma.mma_async(acc, a, b, dtype, a_layout, b_layout[, accumulate])``: the
+    accumulator's type, the inputs' precision (``'float16'``, ``'bfloat16'``, ``'tf32'``),
+    the two layouts and ``accumulate`` when it is a constant (None: a run-time bool)."""
+    accumulator: object
+    precision: str
+    a_layout: str
+    b_layout: str
+    accumulate: object
+
+
+@dataclasses.dataclass(frozen=True)
+class WgmmaWait:
+    """``wgmma.wait_group(n)``: the number of most recent groups left in flight."""
+    n: int
+
+
+@dataclasses.dataclass(frozen=True)
+class WgmmaStore:
+    """``wgmma.store_accumulator(dst, acc)``: the accumulator's type and ``dst``'s dtype
+    (float32 or float16)."""
+    accumulator: object
+    dtype: object
+
+
 # ---- asynchronous copies (cujit.pipeline) ----------------------------------------------------
 @dataclasses.dataclass(frozen=True)
 class PipelineCopy:
@@ -385,6 +427,16 @@ class CallKind(enum.Enum):
     WMMA_LOAD = ("wmma.load_matrix_sync", WmmaLoad)
     WMMA_MMA = ("wmma.mma_sync", WmmaMma)
     WMMA_STORE = ("wmma.store_matrix_sync", WmmaStore)
+    # warpgroup MMA (cujit.wgmma, Hopper, beyond numba.cuda)
+    WGMMA_ACCUMULATOR = ("wgmma.accumulator", WgmmaAccumulator)
+    WGMMA_FILL = ("wgmma.fill_accumulator", WgmmaAccumulator)
+    WGMMA_DESCRIPTOR = ("wgmma.make_descriptor", WgmmaDescriptor)
+    WGMMA_FENCE = ("wgmma.fence", type(None))
+    WGMMA_FENCE_PROXY = ("wgmma.fence_proxy_async", type(None))
+    WGMMA_MMA = ("wgmma.mma_async", WgmmaMma)
+    WGMMA_COMMIT = ("wgmma.commit_group", type(None))
+    WGMMA_WAIT = ("wgmma.wait_group", WgmmaWait)
+    WGMMA_STORE = ("wgmma.store_accumulator", WgmmaStore)
     # asynchronous global -> shared copies (cujit.pipeline, beyond numba.cuda)
     PIPELINE_COPY = ("pipeline.memcpy_async", PipelineCopy)
     PIPELINE_COMMIT = ("pipeline.commit", type(None))

@@ -20,6 +20,7 @@ from ..numba_types import from_numba_type, is_numba_object, numba_jit_function
 from .declared import DeclaredFunction
 from .extensions import Intrinsic, overloads
 from .calls.pipeline import table_entries as pipeline_entries
+from .calls.wgmma import table_entries as wgmma_entries
 from .calls.wmma import table_entries as wmma_entries
 from .nodeinfo import SpecialRegister
 from .rules import Func, Global
@@ -89,6 +90,7 @@ def _table():
         from .calls.numeric import table_entries
         t.update(table_entries())
         t.update(wmma_entries())
+        t.update(wgmma_entries())
         t.update(pipeline_entries())
         _TABLE = t
     return _TABLE

@@ -103,7 +103,8 @@ class TypedFunction:
         self.shared_bytes = 0       # static shared bytes declared in this function's body
         self.const_bytes = 0
         self.uses_dynamic_shared = False
-        self.uses_wmma = False      # makes tensor-core fragments: its shared tiles align to 32
+        self.shared_align = 0       # least alignment of its shared arrays (bytes): wmma, wgmma
+        self.uses_wgmma = False     # Hopper warpgroup MMA: compiled for sm_90a only
         # a device function's jit(inline="always"): lowered into each caller;
         # jit(forceinline=True): its definition is alwaysinline (calls_device sets both)
         self.inline = False

@@ -40,6 +40,7 @@ class FunctionLowerer:
         self.vars = {}
         self.loops = []        # (continue block, break block)
         self.ret_block = None
+        self.wgmma_accumulators = []   # (slot, registers) of its cujit.wgmma accumulators
 
     # ---- set-up -------------------------------------------------------------------------
     def alloca(self, lty, name=""):
@@ -471,6 +472,8 @@ class _Inlined(FunctionLowerer):
         self.vars = {}
         self.loops = []
         self.ret_block = None
+        # one function to the GPU: a wait_group here also fences the caller's accumulators
+        self.wgmma_accumulators = outer.wgmma_accumulators
         rt = tf.return_type
         self.result = None if rt is T.void else self.alloca(ltype(rt), name="inlined.result")
         self.after = self.func.append_basic_block("inlined.end")

@@ -18,7 +18,7 @@ from . import lower_fp8, lower_libdevice
 from . import lower_scalars
 from .lower_cache_hints import lower_cache_load, lower_cache_store
 from .lower_vector import lower_vector_make
-from . import lower_pipeline, lower_wmma
+from . import lower_pipeline, lower_wgmma, lower_wmma
 from .lower_exceptions import emit_raise
 from .lower_extern import lower_extern_call, lower_from_buffer
 from ..frontend import rules
@@ -53,12 +53,14 @@ def _shared(lw, node, c):
     shape, dtype, dynamic = c.data.shape, c.data.dtype, c.data.dynamic
     aty = lw.ty(node)
     if dynamic:
-        if lw.tf.uses_wmma:
-            lw.m.dynamic_shared().align = 32    # as static tiles: wmma needs 32-byte tiles
+        if lw.tf.shared_align:
+            # as static tiles: wmma needs 32-byte tiles, wgmma's swizzles 1024-byte atoms
+            ds = lw.m.dynamic_shared()
+            ds.align = max(ds.align or 0, lw.tf.shared_align)
         return LA.dynamic_shared_array(lw, dtype, aty)
     g = lw.m.static_shared(shape, dtype)
-    if lw.tf.uses_wmma:
-        g.align = max(g.align, 32)      # wmma.load/store need 32-byte aligned tile addresses
+    if lw.tf.shared_align:
+        g.align = max(g.align, lw.tf.shared_align)
     if c.data.alignment is not None:
         g.align = max(g.align, c.data.alignment)
     return LA.static_array(lw, g, shape, dtype, aty)
@@ -550,5 +552,10 @@ _HANDLERS = {
     K.WMMA_STORE: lower_wmma.lower_store,
     K.PIPELINE_COPY: lower_pipeline.lower_copy, K.PIPELINE_COMMIT: lower_pipeline.lower_commit,
     K.PIPELINE_WAIT: lower_pipeline.lower_wait,
+    K.WGMMA_ACCUMULATOR: lower_wgmma.lower_accumulator, K.WGMMA_FILL: lower_wgmma.lower_fill,
+    K.WGMMA_DESCRIPTOR: lower_wgmma.lower_descriptor, K.WGMMA_FENCE: lower_wgmma.lower_fence,
+    K.WGMMA_FENCE_PROXY: lower_wgmma.lower_fence_proxy, K.WGMMA_MMA: lower_wgmma.lower_mma,
+    K.WGMMA_COMMIT: lower_wgmma.lower_commit, K.WGMMA_WAIT: lower_wgmma.lower_wait,
+    K.WGMMA_STORE: lower_wgmma.lower_store,
 }
 del K

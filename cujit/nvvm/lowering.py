@@ -33,7 +33,8 @@ from .ltypes import I8, I8P, I32, I64, alignment_of, cast, ltype, mtype, passes_
 from ..frontend.rules import PseudoType
 from ..frontend.typeinfer import CompileEnv, infer
 
-__all__ = ["compile_to_llvm", "LoweredFunction", "flatten_argtypes", "DATALAYOUT", "TRIPLE"]
+__all__ = ["compile_to_llvm", "LoweredFunction", "arch_target", "flatten_argtypes", "DATALAYOUT",
+           "TRIPLE"]
 
 TRIPLE = "nvptx64-nvidia-cuda"
 DATALAYOUT = ("e-p:64:64:64-i1:8:8-i8:8:8-i16:16:16-i32:32:32-i64:64:64-f32:32:32-f64:64:64-"
@@ -49,7 +50,9 @@ class LoweredFunction:
     ``static_shared_bytes`` (int, bytes of all static shared arrays), ``const_bytes`` (int,
     bytes placed in constant memory), ``source_info`` (dict: filename, firstlineno,
     qualname), ``param_types`` (list of str, the LLVM type of each kernel parameter, in order),
-    ``linked`` (tuple: the ``link=`` code of the declared and device functions it calls).
+    ``linked`` (tuple: the ``link=`` code of the declared and device functions it calls),
+    ``arch_specific`` (bool: it uses instructions of sm_90a only, ``cujit.wgmma``; see
+    :func:`arch_target`).
     """
 
     def __init__(self, **kw):
@@ -57,6 +60,20 @@ class LoweredFunction:
 
     def __repr__(self):
         return f"<LoweredFunction {self.name} {self.argtypes}>"
+
+
+def arch_target(lowered, cc):
+    """The compute capability to compile ``lowered`` (a :class:`LoweredFunction`) for when
+    ``cc`` is asked: ``cc`` itself, or for code that uses sm_90a's instructions
+    (``cujit.wgmma``) ``(9, 0, 'a')``.  CompileError when such code is asked for another
+    compute capability than 9.0 (Blackwell has no wgmma)."""
+    if not getattr(lowered, "arch_specific", False):
+        return cc
+    if tuple(cc[:2]) != (9, 0):
+        raise CompileError(f"{lowered.name} uses cujit.wgmma (Hopper's warpgroup MMA), which "
+                           f"exists on compute capability 9.0 only (sm_90a); asked to compile "
+                           f"for {'.'.join(map(str, cc))}")
+    return (9, 0, "a")
 
 
 def _scalar_params(t):
@@ -451,5 +468,6 @@ def compile_to_llvm(pyfunc, argtypes, kernel=True, debug=False, lineinfo=False,
                      "qualname": fsrc.qualname},
         param_types=[str(p) for p in params], exceptions=list(m.exceptions),
         uses_grid_sync=m.uses_grid_sync,
+        arch_specific=any(f.uses_wgmma for f in tf.all_functions()),
         linked=tuple(m.linked) + tuple(x for x in env.linked
                                        if not any(same_entry(x, y) for y in m.linked)))

@@ -9,6 +9,7 @@ Representation of values in registers (``ltype``) and in memory (``mtype``):
 data pointer (NVVM infers shared/const/local from the ``addrspacecast``); ``Record`` → ``i8*``
 (a reference to the record's bytes); ``UniTuple`` → ``[n x T]``; ``Tuple`` → ``{T0, T1 …}``;
 ``Fragment`` → ``[n x i32]*`` / ``[n x float]*`` (a lane's tensor-core registers);
+``WarpgroupAccumulator`` → ``[n/2 x float]*``; ``WgmmaDescriptor`` → ``i64``;
 ``CPointer(dtype)`` → ``elem*`` (in its address space, generic when None); ``voidptr`` →
 ``i8*``.
 """
@@ -73,6 +74,10 @@ def ltype(t):
         # wmma calls update a fragment in place, as CUDA's fragment objects
         n, kind = t.registers
         r = ir.ArrayType(_FLOATS[32] if kind == "f32" else I32, n).as_pointer()
+    elif isinstance(t, T.WarpgroupAccumulator):
+        r = ir.ArrayType(_FLOATS[32], t.registers).as_pointer()   # as Fragment
+    elif isinstance(t, T.WgmmaDescriptor):
+        r = I64                         # the 64-bit PTX matrix descriptor
     else:
         return None
     _cache[t] = r

@@ -927,7 +927,9 @@ def _call_table():
                                 K.CARRAY, K.FARRAY,
                                 K.WMMA_FRAGMENT, K.WMMA_FILL, K.WMMA_LOAD, K.WMMA_MMA,
                                 K.WMMA_STORE, K.PIPELINE_COPY, K.PIPELINE_COMMIT,
-                                K.PIPELINE_WAIT),
+                                K.PIPELINE_WAIT, K.WGMMA_ACCUMULATOR, K.WGMMA_FILL,
+                                K.WGMMA_DESCRIPTOR, K.WGMMA_FENCE, K.WGMMA_FENCE_PROXY,
+                                K.WGMMA_MMA, K.WGMMA_COMMIT, K.WGMMA_WAIT, K.WGMMA_STORE),
                                R.c_as_written))
     table.update({K.CAST: R.c_cast, K.DEVICE: R.c_device, K.KERNEL: R.c_device, K.PRINT: R.c_print,
                   K.VECTOR: R.c_vector,

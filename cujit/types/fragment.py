@@ -88,12 +88,13 @@ class WarpgroupAccumulator(Type):
 
     @classmethod
     def _key_of(cls, m, n):
-        return (int(m), int(n))
-
-    def __init__(self, m, n):
+        # checked here: the interning looks the key up before __init__ runs
         for name, v in (("m", m), ("n", n)):
             if isinstance(v, bool) or not isinstance(v, int):
                 raise ValueError(f"a wgmma accumulator's {name} must be an int, got {v!r}")
+        return (m, n)
+
+    def __init__(self, m, n):
         if m != 64 or not (8 <= n <= 256 and n % 8 == 0):
             raise ValueError(f"wgmma offers m64nN accumulators with N a multiple of 8 from 8 "
                              f"to 256; got m={m}, n={n}")

@@ -64,6 +64,7 @@ def test_every_kind_the_typer_dispatches_has_a_typer():
     typed_elsewhere = {CallKind.SHARED_ARRAY, CallKind.LOCAL_ARRAY, CallKind.CONST_ARRAY,
                        CallKind.GRID, CallKind.GRIDSIZE,       # constant arguments: calls.py
                        CallKind.WMMA_FRAGMENT,                 # likewise (calls_wmma.py)
+                       CallKind.WGMMA_ACCUMULATOR,             # likewise (calls_wgmma.py)
                        CallKind.CARRAY, CallKind.FARRAY,       # likewise (calls.py)
                        CallKind.ISINSTANCE,                    # likewise (calls.py)
                        CallKind.CONJUGATE, CallKind.RESHAPE, CallKind.BIT_COUNT,   # methods

@@ -16,7 +16,7 @@ import numpy as np
 
 from ... import kernelapi as K
 from ... import types as T
-from . import runtime as calls_impl, wmma as calls_wmma
+from . import runtime as calls_impl, wgmma as calls_wgmma, wmma as calls_wmma
 from .. import rules
 from ..callkinds import (ArrayCopy, ArraySpec, ArrayView, Call, CallKind, ConstArray, GridAxes,
                          IsInstance, PointerArray, Reshape)
@@ -503,4 +503,5 @@ def _isinstance(typer, node, ft):
 _CONST_ARG_CALLS = {CallKind.CARRAY: _pointer_array, CallKind.FARRAY: _pointer_array, CallKind.SHARED_ARRAY: _shared_array, CallKind.LOCAL_ARRAY: _shared_array,
                     CallKind.CONST_ARRAY: _const_array_like, CallKind.GRID: _grid,
                     CallKind.GRIDSIZE: _grid, CallKind.WMMA_FRAGMENT: calls_wmma.type_fragment,
+                    CallKind.WGMMA_ACCUMULATOR: calls_wgmma.type_accumulator,
                     CallKind.ISINSTANCE: _isinstance}

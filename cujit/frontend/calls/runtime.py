@@ -19,6 +19,7 @@ from .reduce import type_reduction
 from .ufunc import is_array_call, type_ufunc_call
 from .vector import type_vector_make
 from .pipeline import type_pipeline_call
+from .wgmma import type_wgmma_call
 from .wmma import type_wmma_call
 from ..closures import escape, needs_escape, type_closure_call
 from ..libdevice_table import type_libdevice
@@ -222,6 +223,10 @@ def _t_closure(c):
 
 def _t_wmma(c):
     return type_wmma_call(c.typer, c.node, c.kind, c.args, c.kws)
+
+
+def _t_wgmma(c):
+    return type_wgmma_call(c.typer, c.node, c.kind, c.args, c.kws)
 
 
 def _t_pipeline(c):
@@ -597,6 +602,10 @@ _OWN_CHECKS = {CallKind.DEVICE: _t_device, CallKind.KERNEL: _t_device,
                CallKind.WMMA_MMA: _t_wmma, CallKind.WMMA_STORE: _t_wmma,
                CallKind.PIPELINE_COPY: _t_pipeline, CallKind.PIPELINE_COMMIT: _t_pipeline,
                CallKind.PIPELINE_WAIT: _t_pipeline,
+               **dict.fromkeys((CallKind.WGMMA_FILL, CallKind.WGMMA_DESCRIPTOR,
+                                CallKind.WGMMA_FENCE, CallKind.WGMMA_FENCE_PROXY,
+                                CallKind.WGMMA_MMA, CallKind.WGMMA_COMMIT, CallKind.WGMMA_WAIT,
+                                CallKind.WGMMA_STORE), _t_wgmma),
                CallKind.VECTOR: _t_vector, CallKind.CACHE_LOAD: _t_cache_hint,
                CallKind.CACHE_STORE: _t_cache_hint}
 # Kinds that refuse whole-array arguments with numba's ufunc advice.

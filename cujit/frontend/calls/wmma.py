@@ -57,7 +57,7 @@ def type_fragment(typer, node, ft):
     except (ValueError, TypeError) as e:
         raise typer.error(f"{what}(): {e}", node) from None
     typer.tf.info[node] = Call(CallKind.WMMA_FRAGMENT, WmmaFragment(frag))
-    typer.tf.uses_wmma = True
+    typer.tf.shared_align = max(typer.tf.shared_align, 32)   # wmma tiles are 32-byte aligned
     return frag
 
 
