@@ -46,8 +46,8 @@ _REAL = (int, float, np.integer, np.floating)
 #: dtype of the raw elements an operand of each precision is read as (bfloat16: its bits)
 _RAW = {"float16": np.dtype(np.float16), "bfloat16": np.dtype(np.uint16),
         "tf32": np.dtype(np.float32)}
-# the race tracker is called this many frames below the kernel: read <- _record <- the op
-# <- wgmma_call <- SimThread.wgmma <- cujit.wgmma.<call> <- kernel
+# the race tracker is called this many frames below the kernel: read_many <- _record <- the
+# op <- wgmma_call <- SimThread.wgmma <- cujit.wgmma.<call> <- kernel
 _READ_DEPTH = 6
 
 
@@ -65,7 +65,7 @@ class AsyncMmas:
         """The result tile of the newest ``mma_async`` into ``acc`` still in flight, or
         None."""
         for entries in (self.open, *reversed(self.groups)):
-            for a, mma in reversed(entries):
+            for a, mma, _ in reversed(entries):
                 if a is acc:
                     return mma.result
         return None
@@ -338,7 +338,7 @@ def _mma(t, acc, a_desc, b_desc, dtype, a_layout, b_layout, accumulate=True):
             # lane l reads elements l, l + 32, ... of A's rows then of B (each operand apart:
             # they may be in different buffers)
             mma.lane_offs = [[f[lane::32].tolist() for f in flat] for lane in range(32)]
-    s.open.append((acc, mma))
+    s.open.append((acc, mma, t.block.epoch_base))
     _record(t, mma)
 
 
@@ -347,19 +347,10 @@ def _record(t, mma):
     trackers (checks on)."""
     if mma.lane_offs is None:
         return
-    base = t.block.epoch_base
     for o, offs in zip(mma.operands, mma.lane_offs[t.laneid]):
-        tr = o.tracker
-        if tr is None:
-            continue
-        w, r2, read = tr.w, tr.r2, tr.read
-        arr = o.array
-        for off in offs:
-            # not written in this barrier interval and both reader slots taken: the tracker
-            # would neither report nor record (the checked arrays' fast path)
-            if w[off] <= base < r2[off]:
-                continue
-            read(off, arr, _index(arr, off), _READ_DEPTH)
+        if o.tracker is not None:
+            arr = o.array
+            o.tracker.read_many(offs, arr, lambda off: _index(arr, off), _READ_DEPTH)
 
 
 def _index(arr, off):
@@ -387,10 +378,12 @@ def _wait(t, n):
     if s is None:
         return
     while len(s.groups) > int(n):
-        for acc, mma in s.groups.pop(0):
+        for acc, mma, epoch in s.groups.pop(0):
             if mma.lane_offs is not None:
                 _unchanged(t, mma)
-                _record(t, mma)
+                if epoch != t.block.epoch_base:
+                    # in the issue's barrier interval the reads are recorded already
+                    _record(t, mma)
             acc.tile = mma.result
 
 
