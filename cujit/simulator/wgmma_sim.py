@@ -20,10 +20,13 @@ The result lands at the ``wait_group`` that covers its group (:class:`AsyncMmas`
 copies), as a new tile (tiles are never changed in place: the 32 lanes of a warp share one
 result array).  With checks on, each lane records its 1/32 of the warp's shared-memory
 reads (elements ``lane, lane + 32, ...`` of A's rows then B, in row-major tile order) with
-the race tracker at the issue and again at the covering wait, so a write by another thread
-into a tile between the two, after a barrier, is a race; and the warp compares the tiles'
-bytes at the wait with those it read, so an overwrite by any thread before the wait (the
-tensor cores read asynchronously) is a DataRaceError too.  A store or fill while an
+the race tracker at the issue and again at the covering wait (when a barrier came between:
+in the same interval the first record stands), so a write by another thread into a tile
+between the two, after a barrier, is a race; and the warp compares the tiles' bytes at the
+wait with those it read, so an overwrite by any thread before the wait (the tensor cores
+read asynchronously) is a DataRaceError too.  Not modelled: the async proxy (a write not
+followed by ``fence_proxy_async`` reads as written), ``fence`` (a no-op), and the
+warpgroup's uniformity (each warp checks its own 32 lanes).  A store or fill while an
 ``mma_async`` on the accumulator is in flight uses or sets the tile as it is (on the GPU the
 registers are undefined then): the result still lands at the wait.
 """
@@ -54,7 +57,8 @@ _READ_DEPTH = 6
 class AsyncMmas:
     """One simulated thread's ``mma_async`` in flight: ``open`` (issued since its last
     ``commit_group``) and ``groups`` (committed, oldest first); each entry is ``(acc,
-    mma)``, ``mma`` the warp's :class:`_WarpMma`."""
+    mma, epoch)``: ``mma`` the warp's :class:`_WarpMma`, ``epoch`` the block's barrier
+    interval (``Block.epoch_base``) at the issue."""
     __slots__ = ("open", "groups")
 
     def __init__(self):
@@ -150,6 +154,10 @@ def _bytes(addr, nbytes, like):
 # -- descriptors -------------------------------------------------------------------------------
 def _descriptor(t, smem, offset, swizzle, leading_bytes, stride_bytes):
     what = "wgmma.make_descriptor"
+    # under the access recorder a shared array is its RecordingArray (access.py) over the
+    # checked or plain one: the tensor cores' reads are no element accesses to log
+    if getattr(smem, "_space", None) == "shared":
+        smem = smem._inner
     addr, nbytes, _, _ = _buffer(t, smem, what)
     offset = _int(offset, what, "offset")
     if offset < 0:

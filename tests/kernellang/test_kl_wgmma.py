@@ -286,6 +286,16 @@ def test_tiles_in_dynamic_shared_memory(checks, monkeypatch):
     agrees(C, (a @ b).astype(np.float32), a, b, 16)
 
 
+def test_a_launch_under_the_access_recorder_reads_the_tiles_it_wraps():
+    A, B, a, b = _one_step_inputs(10)
+    C = np.zeros((64, 64), np.float32)
+    with cuda.access_report() as rep:
+        chained[1, 128](A, B, C, IA, IB, 0.0, True)
+    first = (a @ b).astype(np.float32)
+    agrees(C, (a @ b + first).astype(np.float32), a, b, 16)
+    assert any(row.array == "C" and row.op == "store" for row in rep.rows)
+
+
 @cuda.jit
 def grouped(A, B, C1, C2, ia, ib, mode):
     sa = cuda.shared.array(1024, np.float16)
