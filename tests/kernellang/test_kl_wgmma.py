@@ -201,7 +201,7 @@ def test_two_warpgroups_in_bf16_with_different_swizzles_per_operand():
 _LA = Layout(64, 16, 2, True, 0, 16)        # A K-major, no swizzle
 _LB = Layout(64, 16, 2, False, 0, 16)       # B MN-major (row_major), no swizzle
 IA, IB = _LA.index(), _LB.index()
-assert (_LA.lbo, _LA.sbo, _LB.lbo, _LB.sbo) == (128, 256, 128, 256)
+LBO_A, SBO_A, LBO_B, SBO_B = _LA.lbo, _LA.sbo, _LB.lbo, _LB.sbo
 
 
 @cuda.jit(device=True)
@@ -216,8 +216,8 @@ def load_tiles(A, B, sa, sb, ia, ib):
 
 @cuda.jit(device=True)
 def descriptors(sa, sb):
-    return (cuda.wgmma.make_descriptor(sa, 0, 0, 128, 256),
-            cuda.wgmma.make_descriptor(sb, 0, 0, 128, 256))
+    return (cuda.wgmma.make_descriptor(sa, 0, 0, LBO_A, SBO_A),
+            cuda.wgmma.make_descriptor(sb, 0, 0, LBO_B, SBO_B))
 
 
 @cuda.jit
