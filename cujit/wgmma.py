@@ -45,11 +45,15 @@ MN-major, W>0  start + (r % (W/e)) * e + (r // (W/e)) * LBO + (k % 8) * W + (k /
 =============  ===========================================================================
 
 and for W > 0 that byte offset ``x`` is then swizzled: ``x ^ (((x >> 7) & (W/16 - 1)) << 4)``
-(the 16-byte chunk index within each W-byte row XORed with the row's index modulo W/16).
-Offsets are from the shared buffer's first byte: cujit aligns the shared memory of a kernel
-that uses ``wgmma`` to 1024 bytes, so a swizzled layout a kernel writes with the same XOR
-of its own offsets is the one the tensor cores read.  A W-byte swizzled operand starts at a
-multiple of 8 * W bytes plus at most W - 32 (the K steps inside one swizzled row).
+(the 16-byte chunk index within each W-byte row XORed with the index of its 128-byte line
+modulo W/16: CUTLASS's ``Swizzle<log2(W/16), 4, 3>``, so for W = 64 and 32 two and four
+rows share a pattern).  Offsets are from the shared buffer's first byte: cujit aligns the
+shared memory of a kernel that uses ``wgmma`` to 1024 bytes, so a swizzled layout a kernel
+writes with the same XOR of its own offsets is the one the tensor cores read.  A W-byte
+swizzled operand starts at a multiple of 8 * W bytes plus at most W - E, E the bytes of
+each swizzled row it spans: 32 when K-major (the K steps inside one swizzled row), min(R *
+e, W) when MN-major (so a full-width MN-major operand starts at a multiple of 8 * W); the
+simulator's ``mma_async`` raises ValueError for another start.
 
 **Accumulator registers.**  Thread ``t`` of a warpgroup (warp ``w = t // 32``, lane ``l``)
 holds N/2 floats; its register i is element (16 * w + l // 4 + 8 * ((i // 2) % 2),

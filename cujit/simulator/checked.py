@@ -103,6 +103,44 @@ class RaceTracker:
             self.r2[off] = base + me
             self.r2site[off] = (f.f_code, f.f_lasti, blk.warp_gen[t.warp])
 
+    def read_many(self, offs, arr, index, depth=2):
+        """Record reads of the elements at byte offsets ``offs`` (ints) by the current
+        thread at one site (the frame ``depth`` levels above this one), as :meth:`read` of
+        each does; ``index(off)`` gives an element's index in ``arr`` for a report.  One
+        call for the many elements a tensor-core instruction reads (``cujit.wgmma``): the
+        site is looked up once, not per element."""
+        blk = self.block
+        base = blk.epoch_base
+        t = _state.current
+        me = t.lin + 1
+        w, r1, r2, wsite = self.w, self.r1, self.r2, self.wsite
+        site = None
+        for off in offs:
+            wv = w[off]
+            if wv > base and wv - base != me and not self._ordered(wv - base, wsite[off], t):
+                self._report(arr, index(off), "reads", "written", wv - base, wsite[off])
+            rv = r1[off]
+            if rv <= base:
+                if site is None:
+                    site = self._site(depth)
+                r1[off] = base + me
+                self.r1site[off] = site
+            elif rv - base != me and r2[off] <= base:
+                if site is None:
+                    site = self._site(depth)
+                r2[off] = base + me
+                self.r2site[off] = site
+
+    def _site(self, depth):
+        """The access record's site: (code, instruction offset, warp's syncwarp count) of
+        the frame ``depth`` levels above the caller (above the access recorder's
+        wrappers)."""
+        f = _getframe(depth + 1)
+        if f.f_code in WRAPPER_CODES:
+            f = f.f_back
+        t = _state.current
+        return (f.f_code, f.f_lasti, self.block.warp_gen[t.warp])
+
     def write(self, off, arr, idx, silent=False):
         """Record a write of the element at byte ``off`` by the current thread; ``silent``:
         it stores the bytes the element holds, which makes it a silent write (checked

@@ -17,6 +17,7 @@ from .checked import CheckedArray
 from .errors import typing_error
 from .memory import aligned_zeros, as_dtype, check_shape, frozen_const
 from .pipeline_sim import pipeline_call
+from .wgmma_sim import wgmma_call
 from .wmma_sim import wmma_call
 
 __all__ = ["Dim3", "SimThread", "BAR"]
@@ -74,7 +75,8 @@ class SimThread:
     """One simulated CUDA thread.  ``tid``/``bid`` are (x, y, z) tuples, ``lin`` the linear
     thread id in the block (x fastest), ``laneid`` = ``lin % 32``, ``warp`` = ``lin // 32``."""
     __slots__ = ("block", "tid", "bid", "lin", "laneid", "warp", "threadIdx", "blockIdx",
-                 "blockDim", "gridDim", "glet", "resume", "done", "locals", "req", "copies")
+                 "blockDim", "gridDim", "glet", "resume", "done", "locals", "req", "copies",
+                 "mmas")
 
     def __init__(self, block, tid, lin):
         self.block = block
@@ -93,6 +95,7 @@ class SimThread:
         self.locals = None
         self.req = None
         self.copies = None      # cujit.pipeline copies in flight (pipeline_sim.AsyncCopies)
+        self.mmas = None        # cujit.wgmma mma_async in flight (wgmma_sim.AsyncMmas)
 
     def main(self, _):
         blk = self.block
@@ -220,6 +223,12 @@ class SimThread:
         """A ``cujit.wmma`` operation (``'fill'``, ``'load'``, ``'mma'``, ``'store'``):
         :mod:`.wmma_sim`."""
         return wmma_call(self, op, args)
+
+    def wgmma(self, op, *args):
+        """A ``cujit.wgmma`` operation (``'fill'``, ``'descriptor'``, ``'fence'``,
+        ``'fence_proxy'``, ``'mma'``, ``'commit'``, ``'wait'``, ``'store'``):
+        :mod:`.wgmma_sim`."""
+        return wgmma_call(self, op, args)
 
     def pipeline(self, op, *args):
         """A ``cujit.pipeline`` operation (``'copy'``, ``'commit'``, ``'wait'``):

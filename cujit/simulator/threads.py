@@ -30,6 +30,9 @@ from .thread import Dim3, SimThread, array_name
 
 __all__ = ["Block"]
 
+# The warp calls of cujit.wmma and cujit.wgmma (tensor cores): all 32 lanes, the same
+# arguments, each lane's part handed to all.
+_TENSOR_CORE = ("wmma.", "wgmma.")
 # One barrier interval in the race tracker's encoding: > the largest linear thread id + 1
 # (1024 threads per block), see checked.py.
 _EPOCH = 2048
@@ -340,7 +343,7 @@ class Block:
                         for k in sorted(kinds)))
             if group[0].req[0] == "syncwarp":
                 self.warp_gen[warp] += 1
-            if group[0].req[0].startswith("wmma.") and have != 0xFFFFFFFF:
+            if group[0].req[0].startswith(_TENSOR_CORE) and have != 0xFFFFFFFF:
                 self._partial_warp(warp, group)
             _compute(group, self if checks else None)
             resumed.extend(group)
@@ -439,14 +442,16 @@ def _compute(group, checker=None):
         for t in group:
             t.resume = None
         return
-    if kind.startswith("wmma."):
+    if kind.startswith(_TENSOR_CORE):
         keys = {t.req[2] for t in group}
         if len(keys) > 1:
             t = group[0]
+            args = "fragments, arrays, offsets, ldm or layouts" if kind.startswith("wmma.") \
+                else "accumulator shapes, descriptors, dtypes, layouts or accumulate flags"
             raise WarpDivergenceError(
                 f"cujit.{kind} at {frame_site(t.req[4])}: the lanes of warp {t.warp} pass "
-                "different fragments, arrays, offsets, ldm or layouts; a tensor-core call "
-                "takes the same arguments in every lane")
+                f"different {args}; a tensor-core call takes the same arguments in every "
+                "lane")
         parts = [None] * 32
         for t in group:
             parts[t.laneid] = t.req[3]
