@@ -357,7 +357,7 @@ def array_attr(typer, node, aty, attr):
                               "string elements is not supported in kernels", node)
         need = np.dtype(ft.dtype).alignment
         off, size = aty.dtype.fields[attr][1], aty.dtype.size
-        if min(off & -off if off else need, size & -size) < need:
+        if aty.dtype.field_alignment(attr) < need:
             # a packed record (NumPy's default) puts the field at offsets its elements'
             # loads may not assume: the GPU faults with CUDA_ERROR_MISALIGNED_ADDRESS
             raise typer.error(

@@ -384,17 +384,13 @@ def _fill(lw, view, vty, value_at):
     level(0)
 
 
-def _pow2_divisor(n):
-    return n & -n if n else 1 << 30
-
-
-def _field_align(rty, ft, off):
-    """Alignment a field access may assume.  NumPy's packed (not ``align=True``) records put
-    fields at any offset and records at multiples of an odd itemsize, so a float64 field can
-    sit at offset 20: claiming its natural 8-byte alignment makes the GPU fault with
-    CUDA_ERROR_MISALIGNED_ADDRESS.  Records start at multiples of ``rty.size`` from an
-    aligned base, so the offset and the size bound what is guaranteed."""
-    return max(1, min(alignment_of(ft), _pow2_divisor(off), _pow2_divisor(rty.size)))
+def _field_align(rty, name):
+    """Alignment an access of field ``name`` of record type ``rty`` may assume.  NumPy's
+    packed (not ``align=True``) records put fields at any offset and records at multiples of
+    an odd itemsize, so a float64 field can sit at offset 20: claiming its natural 8-byte
+    alignment makes the GPU fault with CUDA_ERROR_MISALIGNED_ADDRESS
+    (``types.Record.field_alignment`` is what every element guarantees)."""
+    return max(1, min(alignment_of(rty.fields[name][0]), rty.field_alignment(name)))
 
 
 def _field_ptr(lw, rec, rty, name):
@@ -414,7 +410,7 @@ def load_field(lw, rec, rty, name):
         return make_array(lw, ptr, [ir.Constant(I64, n) for n in ft.shape],
                           [ir.Constant(I64, s) for s in _c_strides(ft.shape, item)], aty)
     return load_elem(lw, lw.b.bitcast(raw, mtype(ft).as_pointer()), ft,
-                     _field_align(rty, ft, rty.fields[name][1]))
+                     _field_align(rty, name))
 
 
 def store_field(lw, target, v, vt, field=None):
@@ -430,7 +426,7 @@ def store_field(lw, target, v, vt, field=None):
             lw.b, load_elem(lw, _elem_ptr(lw, v, src_t, idxs), vt.dtype), vt.dtype, ft.dtype))
         return
     store_elem(lw, lw.b.bitcast(raw, mtype(ft).as_pointer()), cast(lw.b, v, vt, ft), ft,
-               _field_align(rty, ft, rty.fields[name][1]))
+               _field_align(rty, name))
 
 
 def iter_item(lw, arr, aty, i):

@@ -423,6 +423,16 @@ class Record(Type):
     def _ctor_args(self):
         return (self.dtype,)
 
+    def field_alignment(self, name):
+        """The alignment (bytes, a power of two) field ``name`` has in every element of an
+        array of these records that starts at an aligned address: the largest power of two
+        dividing both its offset and the record's size (NumPy packs records: ``align=False``
+        puts fields at any offset and elements at multiples of any itemsize).  KeyError for
+        a name that is not a field."""
+        off = self.fields[name][1]
+        size = self.size
+        return min(off & -off if off else 1 << 30, size & -size if size else 1 << 30)
+
 
 class CharSeq(Type):
     """A fixed-length string element: NumPy's ``S<n>`` (``kind`` ``'S'``: ``count`` bytes)

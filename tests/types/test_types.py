@@ -241,3 +241,17 @@ def test_aligned_and_packed_dtypes_numpy_calls_equal_are_two_record_types():
     assert rp is not ra and rp != ra and ra.aligned and not rp.aligned
     assert str(rp) != str(ra)
     assert ct.Record(np.dtype(packed.descr)) is rp
+
+
+def test_record_field_alignment_is_what_every_packed_element_guarantees():
+    packed = T.Record(np.dtype([("a", np.int8), ("b", np.float64), ("c", np.int32)]))
+    assert packed.size == 13
+    # an odd itemsize: elements start at any byte, so no field is aligned beyond 1
+    assert [packed.field_alignment(n) for n in "abc"] == [1, 1, 1]
+    even = T.Record(np.dtype([("a", np.int32), ("b", np.float64), ("c", np.int32)]))
+    assert even.size == 16
+    assert [even.field_alignment(n) for n in "abc"] == [16, 4, 4]
+    aligned = T.Record(np.dtype([("a", np.int8), ("b", np.float64)], align=True))
+    assert aligned.field_alignment("b") == 8
+    with pytest.raises(KeyError):
+        packed.field_alignment("z")
