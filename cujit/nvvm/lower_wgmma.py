@@ -24,6 +24,7 @@ no read of it (a store, a conversion) moves above the wait (CUTLASS's
 from llvmlite import ir
 
 from .. import types as T
+from .lower_fragments import arg_node, asm, load_registers, store_registers
 from .lower_sreg import sreg
 from .ltypes import I32, I64, cast
 
@@ -36,32 +37,6 @@ _SWIZZLE_MODE = {0: 0, 128: 1, 64: 2, 32: 3}
 _PTX_TYPE = {"float16": "f16", "bfloat16": "bf16", "tf32": "tf32"}
 
 
-def _arg(node, i, name):
-    """The argument node bound to parameter ``name`` (position ``i``) of call ``node``."""
-    if i < len(node.args):
-        return node.args[i]
-    for kw in node.keywords:
-        if kw.arg == name:
-            return kw.value
-    return None
-
-
-def _asm(lw, text, ret, args, constraint):
-    fnty = ir.FunctionType(ret, [a.type for a in args])
-    return lw.b.call(ir.InlineAsm(fnty, text, constraint, side_effect=True), args)
-
-
-def _regs(lw, slot, n):
-    b = lw.b
-    return [b.load(b.gep(slot, [ir.Constant(I32, 0), ir.Constant(I32, i)])) for i in range(n)]
-
-
-def _set_regs(lw, slot, values):
-    b = lw.b
-    for i, v in enumerate(values):
-        b.store(v, b.gep(slot, [ir.Constant(I32, 0), ir.Constant(I32, i)]))
-
-
 def lower_accumulator(lw, node, c):
     """``wgmma.accumulator(m, n)``: the thread's registers, an entry-block alloca."""
     n = c.data.accumulator.registers
@@ -72,18 +47,18 @@ def lower_accumulator(lw, node, c):
 
 def lower_fill(lw, node, c):
     """``wgmma.fill_accumulator(acc, value)``."""
-    vnode = _arg(node, 1, "value")
+    vnode = arg_node(node, 1, "value")
     v = cast(lw.b, lw.expr(vnode), lw.ty(vnode), T.float32)
-    slot = lw.expr(_arg(node, 0, "acc"))
-    _set_regs(lw, slot, [v] * c.data.accumulator.registers)
+    slot = lw.expr(arg_node(node, 0, "acc"))
+    store_registers(lw, slot, [v] * c.data.accumulator.registers)
 
 
 def lower_descriptor(lw, node, c):
     """``wgmma.make_descriptor(smem, offset, swizzle, leading_bytes, stride_bytes)``."""
     b = lw.b
-    smem = _arg(node, 0, "smem")
+    smem = arg_node(node, 0, "smem")
     data = b.extract_value(lw.expr(smem), 0)
-    onode = _arg(node, 1, "offset")
+    onode = arg_node(node, 1, "offset")
     data = b.gep(data, [cast(b, lw.expr(onode), lw.ty(onode), T.int64)], inbounds=True)
     ptr = b.bitcast(data, _I8.as_pointer())
     addr = b.ptrtoint(b.addrspacecast(ptr, _I8.as_pointer(3)), I64)
@@ -94,7 +69,7 @@ def lower_descriptor(lw, node, c):
         return b.shl(v, ir.Constant(I64, shift)) if shift else v
 
     def i64(name, i):
-        n = _arg(node, i, name)
+        n = arg_node(node, i, name)
         return cast(b, lw.expr(n), lw.ty(n), T.int64)
 
     desc = b.or_(field(addr, 0), field(i64("leading_bytes", 3), 16))
@@ -107,31 +82,31 @@ def lower_descriptor(lw, node, c):
 
 def lower_fence(lw, node, c):
     """``wgmma.fence()``."""
-    _asm(lw, "wgmma.fence.sync.aligned;", ir.VoidType(), [], "~{memory}")
+    asm(lw, "wgmma.fence.sync.aligned;", ir.VoidType(), [], "~{memory}")
 
 
 def lower_fence_proxy(lw, node, c):
     """``wgmma.fence_proxy_async()``."""
-    _asm(lw, "fence.proxy.async.shared::cta;", ir.VoidType(), [], "~{memory}")
+    asm(lw, "fence.proxy.async.shared::cta;", ir.VoidType(), [], "~{memory}")
 
 
 def lower_commit(lw, node, c):
     """``wgmma.commit_group()``."""
-    _asm(lw, "wgmma.commit_group.sync.aligned;", ir.VoidType(), [], "~{memory}")
+    asm(lw, "wgmma.commit_group.sync.aligned;", ir.VoidType(), [], "~{memory}")
 
 
 def _redefine(lw, slot, n):
     """Pass accumulator ``slot``'s registers through an empty asm statement (see the module
     docstring)."""
-    regs = _regs(lw, slot, n)
+    regs = load_registers(lw, slot, n)
     cons = ",".join(["=f"] * n + [str(i) for i in range(n)])
-    out = _asm(lw, "", ir.LiteralStructType([F32] * n), regs, cons)
-    _set_regs(lw, slot, [lw.b.extract_value(out, i) for i in range(n)])
+    out = asm(lw, "", ir.LiteralStructType([F32] * n), regs, cons)
+    store_registers(lw, slot, [lw.b.extract_value(out, i) for i in range(n)])
 
 
 def lower_wait(lw, node, c):
     """``wgmma.wait_group(n)``."""
-    _asm(lw, f"wgmma.wait_group.sync.aligned {c.data.n};", ir.VoidType(), [], "~{memory}")
+    asm(lw, f"wgmma.wait_group.sync.aligned {c.data.n};", ir.VoidType(), [], "~{memory}")
     for slot, n in lw.wgmma_accumulators:
         _redefine(lw, slot, n)
 
@@ -142,10 +117,10 @@ def lower_mma(lw, node, c):
     b = lw.b
     acc = d.accumulator
     n = acc.registers
-    slot = lw.expr(_arg(node, 0, "acc"))
-    adesc, bdesc = lw.expr(_arg(node, 1, "a_desc")), lw.expr(_arg(node, 2, "b_desc"))
+    slot = lw.expr(arg_node(node, 0, "acc"))
+    adesc, bdesc = lw.expr(arg_node(node, 1, "a_desc")), lw.expr(arg_node(node, 2, "b_desc"))
     if d.accumulate is None:
-        an = _arg(node, 6, "accumulate")
+        an = arg_node(node, 6, "accumulate")
         v = lw.expr(an)
         t = lw.ty(an)
         scale = b.zext(v, I32) if isinstance(t, T.Boolean) else \
@@ -161,9 +136,9 @@ def lower_mma(lw, node, c):
             f"wgmma.mma_async.sync.aligned.m64n{acc.n}k{k}.f32.{t}.{t} "
             f"{{{regs}}}, ${n}, ${n + 1}, p, {imm}; }}")
     cons = ",".join(["=f"] * n + ["l", "l", "r"] + [str(i) for i in range(n)] + ["~{memory}"])
-    out = _asm(lw, text, ir.LiteralStructType([F32] * n), [adesc, bdesc, scale] +
-               _regs(lw, slot, n), cons)
-    _set_regs(lw, slot, [b.extract_value(out, i) for i in range(n)])
+    out = asm(lw, text, ir.LiteralStructType([F32] * n), [adesc, bdesc, scale] +
+               load_registers(lw, slot, n), cons)
+    store_registers(lw, slot, [b.extract_value(out, i) for i in range(n)])
 
 
 def lower_store(lw, node, c):
@@ -172,9 +147,9 @@ def lower_store(lw, node, c):
     b = lw.b
     d = c.data
     n = d.accumulator.registers
-    dnode = _arg(node, 0, "dst")
+    dnode = arg_node(node, 0, "dst")
     arr = lw.expr(dnode)
-    regs = _regs(lw, lw.expr(_arg(node, 1, "acc")), n)
+    regs = load_registers(lw, lw.expr(arg_node(node, 1, "acc")), n)
     data = b.ptrtoint(b.extract_value(arr, 0), I64)
     strides = b.extract_value(arr, 2)
     s0, s1 = b.extract_value(strides, 0), b.extract_value(strides, 1)

@@ -13,6 +13,7 @@ ISA's "Warp-level Matrix Instructions": ``wmma.load.{a,b,c}.sync.aligned.{row,co
 from llvmlite import ir
 
 from .. import types as T
+from .lower_fragments import arg_node, asm, load_registers, store_registers
 from .ltypes import I32, cast
 
 __all__ = ["lower_fragment", "lower_fill", "lower_load", "lower_mma", "lower_store"]
@@ -38,31 +39,8 @@ def _reg(ft):
     return n, (F32 if kind == "f32" else I32), ("f" if kind == "f32" else "r")
 
 
-def _arg(node, i, name):
-    """The argument node bound to parameter ``name`` (position ``i``) of call ``node``."""
-    if i < len(node.args):
-        return node.args[i]
-    for kw in node.keywords:
-        if kw.arg == name:
-            return kw.value
-    return None
-
-
-def _asm(lw, text, ret, args, constraint):
-    fnty = ir.FunctionType(ret, [a.type for a in args])
-    return lw.b.call(ir.InlineAsm(fnty, text, constraint, side_effect=True), args)
-
-
 def _regs(lw, slot, ft):
-    n = _reg(ft)[0]
-    b = lw.b
-    return [b.load(b.gep(slot, [ir.Constant(I32, 0), ir.Constant(I32, i)])) for i in range(n)]
-
-
-def _set_regs(lw, slot, values):
-    b = lw.b
-    for i, v in enumerate(values):
-        b.store(v, b.gep(slot, [ir.Constant(I32, 0), ir.Constant(I32, i)]))
+    return load_registers(lw, slot, _reg(ft)[0])
 
 
 def _address(lw, node):
@@ -86,7 +64,7 @@ def lower_fill(lw, node, c):
     fragment's precision (packed two per register for 16-bit inputs)."""
     ft = c.data.fragment
     b = lw.b
-    vnode = _arg(node, 1, "value")
+    vnode = arg_node(node, 1, "value")
     v = cast(b, lw.expr(vnode), lw.ty(vnode), T.float32)
     n, ety, _ = _reg(ft)
     if ft.precision == "float32":
@@ -98,26 +76,26 @@ def lower_fill(lw, node, c):
         vec = b.insert_element(vec, h, ir.Constant(I32, 1))
         reg = b.bitcast(vec, I32)
     elif ft.precision == "bfloat16":
-        reg = _asm(lw, "cvt.rn.bf16x2.f32 $0, $1, $1;", I32, [v], "=r,f")
+        reg = asm(lw, "cvt.rn.bf16x2.f32 $0, $1, $1;", I32, [v], "=r,f")
     else:
-        reg = _asm(lw, "cvt.rna.tf32.f32 $0, $1;", I32, [v], "=r,f")
-    _set_regs(lw, lw.expr(_arg(node, 0, "frag")), [reg] * n)
+        reg = asm(lw, "cvt.rna.tf32.f32 $0, $1;", I32, [v], "=r,f")
+    store_registers(lw, lw.expr(arg_node(node, 0, "frag")), [reg] * n)
 
 
 def lower_load(lw, node, c):
     """``wmma.load_matrix_sync(frag, src, ldm[, layout][, offset])``."""
     ft, layout = c.data.fragment, c.data.layout
     n, ety, con = _reg(ft)
-    slot = lw.expr(_arg(node, 0, "frag"))
+    slot = lw.expr(arg_node(node, 0, "frag"))
     b = lw.b
-    src = _arg(node, 1, "src")
+    src = arg_node(node, 1, "src")
     data = b.extract_value(lw.expr(src), 0)
-    onode = _arg(node, 4, "offset")
+    onode = arg_node(node, 4, "offset")
     if onode is not None:
         # no wraparound or clamping: the offset is the kernel's pointer arithmetic
         data = b.gep(data, [cast(b, lw.expr(onode), lw.ty(onode), T.int64)], inbounds=True)
     ptr = b.bitcast(data, I8P)
-    ldm = _ldm(lw, _arg(node, 2, "ldm"))
+    ldm = _ldm(lw, arg_node(node, 2, "ldm"))
     regs = ", ".join(f"${i}" for i in range(n))
     rty = ir.LiteralStructType([ety] * n)
     cons = ",".join([f"={con}"] * n + ["l", "r", "~{memory}"])
@@ -125,7 +103,7 @@ def lower_load(lw, node, c):
     def load(space, addr):
         text = (f"wmma.load.{_ROLE[ft.role]}.sync.aligned.{_lay(layout)}.{_shape(ft)}{space}."
                 f"{_PTX_TYPE[ft.precision]} {{{regs}}}, [${n}], ${n + 1};")
-        return _asm(lw, text, rty, [addr, ldm], cons)
+        return asm(lw, text, rty, [addr, ldm], cons)
 
     # A tile in shared memory is read with the .shared form (ldmatrix in SASS; the generic
     # form is one generic load per register).  NVVM folds isspacep.shared of an address
@@ -143,14 +121,14 @@ def lower_load(lw, node, c):
     out = b.phi(rty)
     out.add_incoming(out_s, bb_s)
     out.add_incoming(out_g, bb_g)
-    _set_regs(lw, slot, [b.extract_value(out, i) for i in range(n)])
+    store_registers(lw, slot, [b.extract_value(out, i) for i in range(n)])
 
 
 def lower_mma(lw, node, c):
     """``wmma.mma_sync(d, a, b, c)``: ``d = a @ b + c`` (``d`` may be ``c``)."""
     fa, fb = c.data.a, c.data.b
     acc = T.Fragment("accumulator", fa.m, fa.n, fa.k, "float32")
-    slots = [lw.expr(_arg(node, i, name)) for i, name in enumerate("dabc")]
+    slots = [lw.expr(arg_node(node, i, name)) for i, name in enumerate("dabc")]
     ra, rb, rc = _regs(lw, slots[1], fa), _regs(lw, slots[2], fb), _regs(lw, slots[3], acc)
     nd = len(rc)
     ops, k = [], nd
@@ -161,18 +139,18 @@ def lower_mma(lw, node, c):
             f"{_MMA_TYPES[fa.precision]} {{{', '.join(f'${i}' for i in range(nd))}}}, "
             + ", ".join(ops) + ";")
     cons = ["=f"] * nd + ["r"] * (len(ra) + len(rb)) + ["f"] * nd
-    out = _asm(lw, text, ir.LiteralStructType([F32] * nd), ra + rb + rc, ",".join(cons))
-    _set_regs(lw, slots[0], [lw.b.extract_value(out, i) for i in range(nd)])
+    out = asm(lw, text, ir.LiteralStructType([F32] * nd), ra + rb + rc, ",".join(cons))
+    store_registers(lw, slots[0], [lw.b.extract_value(out, i) for i in range(nd)])
 
 
 def lower_store(lw, node, c):
     """``wmma.store_matrix_sync(dst, frag, ldm, layout)``."""
     ft, layout = c.data.fragment, c.data.layout
-    addr = _address(lw, _arg(node, 0, "dst"))
-    regs = _regs(lw, lw.expr(_arg(node, 1, "frag")), ft)
-    ldm = _ldm(lw, _arg(node, 2, "ldm"))
+    addr = _address(lw, arg_node(node, 0, "dst"))
+    regs = _regs(lw, lw.expr(arg_node(node, 1, "frag")), ft)
+    ldm = _ldm(lw, arg_node(node, 2, "ldm"))
     n = len(regs)
     text = (f"wmma.store.d.sync.aligned.{_lay(layout)}.{_shape(ft)}.f32 [$0], "
             f"{{{', '.join(f'${i + 1}' for i in range(n))}}}, ${n + 1};")
-    _asm(lw, text, ir.VoidType(), [addr] + regs + [ldm],
+    asm(lw, text, ir.VoidType(), [addr] + regs + [ldm],
          ",".join(["l"] + ["f"] * n + ["r", "~{memory}"]))

@@ -17,6 +17,7 @@ import numpy as np
 from ... import kernelapi as K
 from ... import types as T
 from . import runtime as calls_impl, wgmma as calls_wgmma, wmma as calls_wmma
+from .binding import bind_arguments
 from .. import rules
 from ..callkinds import (ArrayCopy, ArraySpec, ArrayView, Call, CallKind, ConstArray, GridAxes,
                          IsInstance, PointerArray, Reshape)
@@ -264,25 +265,6 @@ def _method(typer, node, bm, args, kws):
 
 
 # ---- shared / local / const arrays (arguments must be compile-time constants) -------------
-def _bind(typer, node, names, what, optional=()):
-    """Map positional and keyword argument nodes of ``node`` to ``names`` (then the
-    ``optional`` names, which may be left out)."""
-    every = tuple(names) + tuple(optional)
-    if len(node.args) > len(every):
-        raise typer.error(f"{what}() takes at most {len(every)} arguments "
-                          f"({', '.join(every)})", node)
-    out = dict(zip(every, node.args))
-    for kw in node.keywords:
-        if kw.arg not in every or kw.arg in out:
-            raise typer.error(f"{what}() got an unexpected or repeated argument '{kw.arg}'",
-                              kw.value)
-        out[kw.arg] = kw.value
-    missing = [n for n in names if n not in out]
-    if missing:
-        raise typer.error(f"{what}() is missing argument(s): {', '.join(missing)}", node)
-    return out
-
-
 def _shape_value(typer, snode, what):
     reads = [m for m in ast.walk(snode) if isinstance(m, ast.Attribute) and
              isinstance(m.value, ast.Name) and
@@ -360,7 +342,7 @@ def _alignment_value(typer, anode, what):
 
 def _shared_array(typer, node, ft):
     what = ft.key
-    a = _bind(typer, node, ("shape", "dtype"), ft.key, optional=("alignment",))
+    a = bind_arguments(typer, node, ft.key, ("shape", "dtype", "alignment"), ("alignment",))
     shape = _shape_value(typer, a["shape"], what)
     dtype = _dtype_value(typer, a["dtype"], what)
     if isinstance(dtype, T.FP8):
@@ -407,7 +389,7 @@ def _shared_array(typer, node, ft):
 
 
 def _const_array_like(typer, node, ft):
-    a = _bind(typer, node, ("arr",), "const.array_like")
+    a = bind_arguments(typer, node, "const.array_like", ("arr",))
     v = typer.const_eval(a["arr"], "the argument of const.array_like")
     if not isinstance(v, np.ndarray):
         if hasattr(v, "__cuda_array_interface__") or hasattr(v, "copy_to_host"):
@@ -434,7 +416,7 @@ def _const_array_like(typer, node, ft):
 
 
 def _grid(typer, node, ft):
-    a = _bind(typer, node, ("ndim",), ft.key)
+    a = bind_arguments(typer, node, ft.key, ("ndim",))
     n = typer.const_eval(a["ndim"], f"the argument of {ft.key}")
     if n not in (1, 2, 3) or isinstance(n, bool):
         raise typer.error(f"{ft.key}(ndim) takes 1, 2 or 3, got {n!r}", a["ndim"])
@@ -448,7 +430,7 @@ def _pointer_array(typer, node, ft):
     ``void*``), C or F order, of ``shape`` (an integer or a tuple of integers, run-time
     values allowed).  TypingError otherwise."""
     what = ft.key
-    a = _bind(typer, node, ("ptr", "shape"), what, optional=("dtype",))
+    a = bind_arguments(typer, node, what, ("ptr", "shape", "dtype"), ("dtype",))
     pt = typer.expr(a["ptr"])
     st = typer.expr(a["shape"])
     if pt is None or st is None:

@@ -14,6 +14,7 @@ from ... import types as T
 from ... import wgmma as G
 from ... import wmma as W
 from .. import rules
+from .binding import TypedArgs, bind_arguments
 from ..callkinds import (Call, CallKind, WgmmaAccumulator, WgmmaDescriptor, WgmmaMma,
                          WgmmaStore, WgmmaWait)
 
@@ -32,24 +33,6 @@ def table_entries():
     return {id(getattr(G, n)): "wgmma." + n for n in _NAMES}
 
 
-def _bind(typer, node, what, names, optional=()):
-    """{name: node} of the arguments of call ``node``; TypingError for a wrong count or an
-    unknown keyword."""
-    out = dict(zip(names, node.args))
-    if len(node.args) > len(names):
-        raise typer.error(f"{what}() takes at most {len(names)} arguments "
-                          f"({', '.join(names)}), got {len(node.args)}", node)
-    for kw in node.keywords:
-        if kw.arg not in names or kw.arg in out:
-            raise typer.error(f"{what}() got an unexpected or repeated argument "
-                              f"'{kw.arg}'", kw.value if kw.arg else node)
-        out[kw.arg] = kw.value
-    missing = [n for n in names if n not in out and n not in optional]
-    if missing:
-        raise typer.error(f"{what}() is missing argument(s): {', '.join(missing)}", node)
-    return out
-
-
 def _uses_wgmma(typer):
     typer.tf.shared_align = max(typer.tf.shared_align, SHARED_ALIGN)
     typer.tf.uses_wgmma = True
@@ -59,7 +42,7 @@ def type_accumulator(typer, node, ft):
     """``wgmma.accumulator(m, n)``: both compile-time ints; gives the
     ``types.WarpgroupAccumulator``.  TypingError for a shape the hardware does not offer."""
     what = "wgmma.accumulator"
-    a = _bind(typer, node, what, ("m", "n"))
+    a = bind_arguments(typer, node, what, ("m", "n"))
     v = {name: typer.const_eval(arg, f"the {name} of {what}()") for name, arg in a.items()}
     try:
         acc = T.WarpgroupAccumulator(v["m"], v["n"])
@@ -77,21 +60,7 @@ def type_wgmma_call(typer, node, kind, args, kws):
     types = {id(a): t for a, t in zip(node.args, args)}
     types.update({id(kw.value): kws[kw.arg] for kw in node.keywords if kw.arg in kws})
     _uses_wgmma(typer)
-    return _TYPERS[kind](_Typed(typer, types), node, kind.value)
-
-
-class _Typed:
-    """The typer with the types of the call's arguments (typed once, by ``calls``)."""
-    __slots__ = ("typer", "types")
-
-    def __init__(self, typer, types):
-        self.typer, self.types = typer, types
-
-    def expr(self, node):
-        return self.types[id(node)]
-
-    def __getattr__(self, name):
-        return getattr(self.typer, name)
+    return _TYPERS[kind](TypedArgs(typer, types), node, kind.value)
 
 
 def _desc(t):
@@ -122,14 +91,14 @@ def _constant(typer, arg, what, name, allowed):
 
 def _no_args(what):
     def check(typer, node, _what):
-        _bind(typer, node, what, ())
+        bind_arguments(typer, node, what, ())
         typer.tf.info[node] = Call(CallKind(what), None)
         return T.void
     return check
 
 
 def _t_fill(typer, node, what):
-    a = _bind(typer, node, what, ("acc", "value"))
+    a = bind_arguments(typer, node, what, ("acc", "value"))
     acc = _acc(typer, a["acc"], what)
     vt = typer.expr(a["value"])
     if not rules.is_number(vt) or rules.is_complex(vt):
@@ -140,7 +109,7 @@ def _t_fill(typer, node, what):
 
 
 def _t_descriptor(typer, node, what):
-    a = _bind(typer, node, what, ("smem", "offset", "swizzle", "leading_bytes",
+    a = bind_arguments(typer, node, what, ("smem", "offset", "swizzle", "leading_bytes",
                                   "stride_bytes"))
     t = typer.expr(a["smem"])
     if not isinstance(t, T.Array):
@@ -154,7 +123,7 @@ def _t_descriptor(typer, node, what):
 
 
 def _t_mma(typer, node, what):
-    a = _bind(typer, node, what, ("acc", "a_desc", "b_desc", "dtype", "a_layout", "b_layout",
+    a = bind_arguments(typer, node, what, ("acc", "a_desc", "b_desc", "dtype", "a_layout", "b_layout",
                                   "accumulate"), ("accumulate",))
     acc = _acc(typer, a["acc"], what)
     for name in ("a_desc", "b_desc"):
@@ -193,7 +162,7 @@ def _t_mma(typer, node, what):
 
 
 def _t_wait(typer, node, what):
-    a = _bind(typer, node, what, ("n",))
+    a = bind_arguments(typer, node, what, ("n",))
     n = typer.const_eval(a["n"], f"n (the groups left in flight) of {what}()")
     if isinstance(n, bool) or not isinstance(n, int) or n < 0:
         raise typer.error(f"{what}(): n must be an integer constant >= 0, got {n!r}",
@@ -203,7 +172,7 @@ def _t_wait(typer, node, what):
 
 
 def _t_store(typer, node, what):
-    a = _bind(typer, node, what, ("dst", "acc"))
+    a = bind_arguments(typer, node, what, ("dst", "acc"))
     acc = _acc(typer, a["acc"], what)
     t = typer.expr(a["dst"])
     if not isinstance(t, T.Array) or t.ndim != 2 or t.dtype not in (T.float32, T.float16):

@@ -10,6 +10,7 @@ import ast
 from ... import types as T
 from ... import wmma as W
 from .. import rules
+from .binding import TypedArgs, bind_arguments
 from ..callkinds import Call, CallKind, WmmaFill, WmmaFragment, WmmaLoad, WmmaMma, WmmaStore
 
 __all__ = ["table_entries", "type_fragment", "type_wmma_call"]
@@ -23,30 +24,12 @@ def table_entries():
     return {id(getattr(W, n)): "wmma." + n for n in _NAMES}
 
 
-def _bind(typer, node, what, names, optional=()):
-    """{name: node} of the arguments of call ``node``; TypingError for a wrong count or an
-    unknown keyword."""
-    out = dict(zip(names, node.args))
-    if len(node.args) > len(names):
-        raise typer.error(f"{what}() takes at most {len(names)} arguments "
-                          f"({', '.join(names)}), got {len(node.args)}", node)
-    for kw in node.keywords:
-        if kw.arg not in names or kw.arg in out:
-            raise typer.error(f"{what}() got an unexpected or repeated argument "
-                              f"'{kw.arg}'", kw.value if kw.arg else node)
-        out[kw.arg] = kw.value
-    missing = [n for n in names if n not in out and n not in optional]
-    if missing:
-        raise typer.error(f"{what}() is missing argument(s): {', '.join(missing)}", node)
-    return out
-
-
 def type_fragment(typer, node, ft):
     """``wmma.fragment(role, m, n, k, dtype, layout=None)``: all arguments compile-time
     constants; gives the ``types.Fragment``.  TypingError for a combination the hardware
     does not offer."""
     what = "wmma.fragment"
-    a = _bind(typer, node, what, ("role", "m", "n", "k", "dtype", "layout"), ("layout",))
+    a = bind_arguments(typer, node, what, ("role", "m", "n", "k", "dtype", "layout"), ("layout",))
     v = {name: typer.const_eval(arg, f"the {name} of {what}()") for name, arg in a.items()}
     try:
         prec = W.precision_of(v["dtype"])
@@ -67,21 +50,7 @@ def type_wmma_call(typer, node, kind, args, kws):
     records its :class:`~.callkinds.Call` and gives ``void``."""
     types = {id(a): t for a, t in zip(node.args, args)}
     types.update({id(kw.value): kws[kw.arg] for kw in node.keywords if kw.arg in kws})
-    return _TYPERS[kind](_Typed(typer, types), node, "wmma." + kind.value[5:])
-
-
-class _Typed:
-    """The typer with the types of the call's arguments (typed once, by ``calls``)."""
-    __slots__ = ("typer", "types")
-
-    def __init__(self, typer, types):
-        self.typer, self.types = typer, types
-
-    def expr(self, node):
-        return self.types[id(node)]
-
-    def __getattr__(self, name):
-        return getattr(self.typer, name)
+    return _TYPERS[kind](TypedArgs(typer, types), node, "wmma." + kind.value[5:])
 
 
 def _frag(typer, node, arg, what, roles):
@@ -128,7 +97,7 @@ def _ldm(typer, arg, what):
 
 
 def _t_fill(typer, node, what):
-    a = _bind(typer, node, what, ("frag", "value"))
+    a = bind_arguments(typer, node, what, ("frag", "value"))
     frag = _frag(typer, node, a["frag"], what, ("matrix_a", "matrix_b", "accumulator"))
     vt = typer.expr(a["value"])
     if not rules.is_number(vt) or rules.is_complex(vt):
@@ -139,7 +108,7 @@ def _t_fill(typer, node, what):
 
 
 def _t_load(typer, node, what):
-    a = _bind(typer, node, what, ("frag", "src", "ldm", "layout", "offset"),
+    a = bind_arguments(typer, node, what, ("frag", "src", "ldm", "layout", "offset"),
               ("layout", "offset"))
     frag = _frag(typer, node, a["frag"], what, ("matrix_a", "matrix_b", "accumulator"))
     _memory(typer, a["src"], frag, what, False)
@@ -163,7 +132,7 @@ def _t_load(typer, node, what):
 
 
 def _t_mma(typer, node, what):
-    a = _bind(typer, node, what, ("d", "a", "b", "c"))
+    a = bind_arguments(typer, node, what, ("d", "a", "b", "c"))
     d = _frag(typer, node, a["d"], what, ("accumulator",))
     fa = _frag(typer, node, a["a"], what, ("matrix_a",))
     fb = _frag(typer, node, a["b"], what, ("matrix_b",))
@@ -180,7 +149,7 @@ def _t_mma(typer, node, what):
 
 
 def _t_store(typer, node, what):
-    a = _bind(typer, node, what, ("dst", "frag", "ldm", "layout"))
+    a = bind_arguments(typer, node, what, ("dst", "frag", "ldm", "layout"))
     frag = _frag(typer, node, a["frag"], what, ("accumulator",))
     _memory(typer, a["dst"], frag, what, True)
     _ldm(typer, a["ldm"], what)
