@@ -1,7 +1,23 @@
-"""Tiled fp16 GEMM on the tensor cores with ``cujit.wmma`` and ``cujit.pipeline`` (cujit
-extensions beyond numba.cuda), checked against NumPy.
+"""Tiled fp16 GEMM on the tensor cores with ``cujit.wgmma`` / ``cujit.wmma`` and
+``cujit.pipeline`` (cujit extensions beyond numba.cuda), checked against NumPy.
 
-``C = A @ B`` with float16 ``A`` (M x K) and ``B`` (K x N) and a float32 ``C``.  A block of 8
+``C = A @ B`` with float16 ``A`` (M x K) and ``B`` (K x N) and a float32 ``C``.
+
+``wgmma_gemm`` (Hopper, compute capability 9.0: ``wgmma.mma_async``): a block of two
+warpgroups computes a 128 x 256 tile of C, each warpgroup 64 x 256 of it in one accumulator
+(128 float32 registers per thread).  The block walks K 64 at a time through ``WG_STAGES`` = 4
+shared-memory stages (192 KiB of dynamic shared memory), filled by 16-byte
+``cuda.pipeline.memcpy_async`` copies in the layouts the tensor cores read with a 128-byte
+swizzle (``cujit.wgmma``'s table): A K-major, each 128-byte row of 64 halves with its 16-byte
+chunk ``c`` stored at ``c ^ (row % 8)``; B N-major in atoms of 64 columns x 64 rows, the
+same XOR by K row, so neither operand is transposed on the way.  Step ``kb`` waits for its
+slice (``wait_prior``), makes it visible to the tensor cores (``fence_proxy_async``), waits
+for the products of step ``kb - 2`` (``wait_group(1)``: one group stays in flight across the
+barrier), meets the block at the barrier, starts the copies of slice ``kb + 2`` into the
+stage step ``kb - 2`` used, and starts its four 16-deep ``mma_async`` (descriptors of the
+stage, 32 bytes further along K each for A, 16 rows further for B) as one group.
+
+``wmma_gemm`` (sm_80 and later: ``wmma.mma.sync``): a block of 8
 warps computes a 256 x 128 tile of C; each warp owns 64 x 64 of it (4 x 4 accumulator
 fragments of 16 x 16: 128 of its ~210 registers, so ``launch_bounds=(256, 1)``: one block
 per SM).  The block walks K 64 at a time through a ring of ``STAGES`` = 3 shared-memory
@@ -22,15 +38,18 @@ freed stage, and runs its 64 ``mma_sync`` (four 16-deep steps of 4 + 4 fragment 
 ``offset=`` into the shared buffer (one add per tile, where a view ``sm[o:]`` would cost a
 clamped slice start each) and compile to ``ldmatrix`` (``wmma.load...shared``); the copy
 indices never wrap, so their addresses are plain multiply-adds.  M a multiple of 256, N of
-128, K of 64.  Chosen among 40 tilings measured on the H200 at 4096^3 (benchmarks/RESULTS.md:
+128, K of 64 (for ``wgmma_gemm``: M of 128, N of 256).  Chosen among 40 tilings measured on the H200 at 4096^3 (benchmarks/RESULTS.md:
 K steps of 64 and 64 x 64 warp tiles matter most; 128 x 128 blocks of 4 warps, two per SM,
 come within 3%).
 ``fma_gemm`` is the same product done with plain FMA on the FP32 cores, for comparison.
 
-Run: ``python examples/tensor_core_gemm.py [--size N] [--fma]`` (square N x N x N; default
-256 on the simulator, 4096 on a GPU; N a multiple of 256).  Prints the size, time, TFLOP/s
-and the largest error against NumPy's float32 product of the float16 inputs, relative to
-``sum(|a*b|)``; exits 1 when it exceeds the tolerance.
+Run: ``python examples/tensor_core_gemm.py [--size N] [--kernel auto|wgmma|wmma|fma]``
+(square N x N x N; default 256 on the simulator, 4096 on a GPU; N a multiple of 256; the
+``auto`` kernel is ``wgmma_gemm`` on a compute capability 9.0 GPU and ``wmma_gemm``
+elsewhere; ``--fma`` is ``--kernel fma``).  Prints the size, the kernel, the time (the mean
+of 10 warm launches on a GPU), TFLOP/s and the largest error against NumPy's float32
+product of the float16 inputs, relative to ``sum(|a*b|)``; exits 1 when it exceeds the
+tolerance.
 """
 import argparse
 import sys
@@ -332,11 +351,13 @@ def main(argv=None):
     kernel = {"wgmma": wgmma_gemm, "wmma": wmma_gemm, "fma": fma_gemm}[name]
     launch(kernel, d_a, d_b, d_c)                 # the first launch compiles
     start, end = cuda.event(), cuda.event()
+    reps = 1 if simulated else 10      # the mean of 10 warm launches on a GPU
     start.record()
-    launch(kernel, d_a, d_b, d_c)
+    for _ in range(reps):
+        launch(kernel, d_a, d_b, d_c)
     end.record()
     end.synchronize()
-    ms = start.elapsed_time(end)
+    ms = start.elapsed_time(end) / reps
     c = d_c.copy_to_host()
     a32, b32 = a.astype(np.float32), b.astype(np.float32)
     mag = np.abs(a32) @ np.abs(b32)
