@@ -72,8 +72,10 @@ In the simulator an ``mma_async`` reads the tiles (through the descriptors' layo
 wrong layout gives the wrong product, as on the GPU, and a descriptor outside the buffer is
 an IndexError) and computes ``A @ B + C`` exactly from the inputs as rounded to their
 precision, rounded to float32 once; the result lands in the accumulator at the covering
-``wait_group`` (never, when none covers it), so a missing wait shows as a stale
-accumulator.  The hardware's accumulation order and internal rounding are unspecified and
+``wait_group``, and a store or fill of the accumulator before then is a DataRaceError (a
+missing ``commit_group`` or ``wait_group`` shows so).  A float buffer of another precision
+than ``dtype`` (a float16 array read as bfloat16) is a TypeError: bfloat16 tiles live in
+uint16 arrays of their bits (``cujit.wmma.to_bfloat16``), tf32 tiles in float32 arrays.  The hardware's accumulation order and internal rounding are unspecified and
 may differ by a few float32 ulps of ``sum(|a*b|) + |c|`` (docs/kernel-language.md, "Tensor
 cores").
 """

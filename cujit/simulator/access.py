@@ -27,6 +27,7 @@ converged warps.  Per request:
 Not recorded: local and constant arrays, atomics, and stores through slices.
 """
 import sys
+import os
 import threading
 
 import numpy as np
@@ -48,6 +49,7 @@ __all__ = ["RecordingArray", "Recorder", "start", "access_report", "last_report"
 recorded = HookPoint("simulator.access_recorded", ("pyfunc", "table"))
 
 _getframe = sys._getframe
+_SIM_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 _OFF_BITS = 40
 _OFF_MASK = (1 << _OFF_BITS) - 1
 _LIN_BITS = 10          # at most 1024 threads per block
@@ -122,7 +124,11 @@ class RecordingArray(CheckedArray):
         return off
 
     def _site(self, f, store):
-        sid = self._rec.site(f.f_code, f.f_lasti, f.f_lineno, store, self)
+        # the simulator's own accesses (a cujit.pipeline copy, a tensor-core tile load or
+        # store) are not element accesses of the kernel's: a 16-byte copy is one request, and
+        # the kernel's line is frames away; they stay out of the report (None)
+        sid = None if f.f_code.co_filename.startswith(_SIM_DIR) else \
+            self._rec.site(f.f_code, f.f_lasti, f.f_lineno, store, self)
         (self._ss if store else self._ls)[f.f_lasti] = (f.f_code, sid)
         return sid
 
@@ -151,7 +157,8 @@ class RecordingArray(CheckedArray):
         f = _getframe(1)
         e = self._ls.get(f.f_lasti)
         sid = e[1] if e is not None and e[0] is f.f_code else self._site(f, False)
-        self._app((((sid << _LIN_BITS) | _state.current.lin) << _OFF_BITS) | off)
+        if sid is not None:
+            self._app((((sid << _LIN_BITS) | _state.current.lin) << _OFF_BITS) | off)
         return v
 
     def __setitem__(self, idx, value):
@@ -164,7 +171,8 @@ class RecordingArray(CheckedArray):
         f = _getframe(1)
         e = self._ss.get(f.f_lasti)
         sid = e[1] if e is not None and e[0] is f.f_code else self._site(f, True)
-        self._app((((sid << _LIN_BITS) | _state.current.lin) << _OFF_BITS) | off)
+        if sid is not None:
+            self._app((((sid << _LIN_BITS) | _state.current.lin) << _OFF_BITS) | off)
 
     def __repr__(self):
         return f"<recorded {self._space} array {self._name!r} shape={self.shape} " \

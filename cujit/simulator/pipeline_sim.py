@@ -80,10 +80,17 @@ def _copy(t, dst, dst_index, src, src_index, nbytes):
     nbytes = _int(nbytes, what, "nbytes")
     if nbytes not in COPY_SIZES:
         raise ValueError(f"{what}: nbytes must be 4, 8 or 16, got {nbytes}")
-    if isinstance(dst, CheckedArray) and not isinstance(dst, SharedCheckedArray):
+    # under the access recorder an array is its RecordingArray (access.py) over the checked
+    # or plain one: the memory space is the inner array's (the copy still logs through it)
+    dchk = dst._inner if getattr(dst, "_space", None) is not None else dst
+    schk = src._inner if getattr(src, "_space", None) is not None else src
+    if isinstance(dchk, CheckedArray) and not isinstance(dchk, SharedCheckedArray):
         raise TypeError(f"{what}: dst must be an array in shared memory (cuda.shared.array), "
                         f"got {dst._name!r}, which is not")
-    if isinstance(src, SharedCheckedArray):
+    if getattr(dst, "_space", None) == "global":
+        raise TypeError(f"{what}: dst must be an array in shared memory (cuda.shared.array), "
+                        f"got the global array {dst._name!r}")
+    if isinstance(schk, SharedCheckedArray) or getattr(src, "_space", None) == "shared":
         raise TypeError(f"{what}: src must be an array in global memory, got the shared "
                         f"array {src._name!r}")
     rd, rs = unwrap(dst), unwrap(src)

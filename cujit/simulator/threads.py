@@ -341,10 +341,15 @@ class Block:
                         f"{_describe([t for t in group if t.req[0] == k])} in {k} at "
                         f"{frame_site(next(t for t in group if t.req[0] == k).req[4])}"
                         for k in sorted(kinds)))
-            if group[0].req[0] == "syncwarp":
-                self.warp_gen[warp] += 1
-            if group[0].req[0].startswith(_TENSOR_CORE) and have != 0xFFFFFFFF:
+            kind = group[0].req[0]
+            tensor = kind.startswith(_TENSOR_CORE)
+            if tensor and have != 0xFFFFFFFF:
                 self._partial_warp(warp, group)
+            if kind == "syncwarp" or tensor:
+                # a tensor-core call is .sync.aligned: the warp meets there, and what each
+                # lane did before it (a tile's loads) is ordered before what any lane does
+                # after it (the stores of the product), as after __syncwarp()
+                self.warp_gen[warp] += 1
             _compute(group, self if checks else None)
             resumed.extend(group)
         if not resumed and still:

@@ -288,6 +288,25 @@ def _lane_c(parts, n):
     return stack[4 * (r % 8) + (c % 8) // 2, r, c]
 
 
+#: the float dtype of the arrays that hold each precision's tiles (bfloat16: its bits, in an
+#: integer array; any buffer of integers passes, as bytes are bytes)
+_FLOAT_STORAGE = {"float16": np.dtype(np.float16), "tf32": np.dtype(np.float32),
+                  "bfloat16": None}
+
+
+def _check_storage(d, prec, what, name):
+    """TypeError when descriptor ``d``'s array is a float array of another precision than
+    ``prec`` reads (a float16 buffer read as bfloat16 is noise, not a product)."""
+    arr = getattr(d, "array", None)
+    raw = unwrap(arr._inner if getattr(arr, "_space", None) is not None else arr)
+    if isinstance(raw, np.ndarray) and raw.dtype.kind == "f" and \
+            raw.dtype != _FLOAT_STORAGE[prec]:
+        want = {"float16": "a float16 array", "tf32": "a float32 array",
+                "bfloat16": "a uint16 array of bfloat16 bits (wmma.to_bfloat16)"}[prec]
+        raise TypeError(f"{what}: {name} describes a {raw.dtype} array, but {prec} tiles are "
+                        f"read from {want} (or any integer array of their bytes)")
+
+
 def _mma(t, acc, a_desc, b_desc, dtype, a_layout, b_layout, accumulate=True):
     what = "wgmma.mma_async"
     _acc(acc, what)
@@ -308,6 +327,8 @@ def _mma(t, acc, a_desc, b_desc, dtype, a_layout, b_layout, accumulate=True):
     if not isinstance(accumulate, (bool, np.bool_, *_INT)):
         raise TypeError(f"{what}: accumulate must be a bool, got {accumulate!r}")
     accumulate = bool(accumulate)
+    for name, d in (("a_desc", a_desc), ("b_desc", b_desc)):
+        _check_storage(d, prec, what, name)
     blk = t.block
     if blk.nthreads % 128:
         raise WarpDivergenceError(
@@ -420,9 +441,23 @@ def _fmt(idx):
     return ", ".join(str(i) for i in idx) if isinstance(idx, tuple) else str(idx)
 
 
+def _in_flight(t, acc, what):
+    """DataRaceError when an ``mma_async`` into ``acc`` is still in flight for thread ``t``:
+    the tensor cores own its registers until the covering ``wait_group`` (on the GPU a read
+    gives undefined values and a write races with the product)."""
+    s = t.mmas
+    if s is not None and s.pending(acc) is not None:
+        raise DataRaceError(
+            f"data race on a wgmma accumulator: {where(t)} calls {what} while an mma_async "
+            "into it is in flight; the accumulator's registers belong to the tensor cores "
+            "until a wgmma.wait_group covers that mma_async's group (commit_group it, then "
+            "wait_group)")
+
+
 def _fill(t, acc, value):
     what = "wgmma.fill_accumulator"
     _acc(acc, what)
+    _in_flight(t, acc, what)
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, _REAL):
         raise TypeError(f"{what}: value must be a real number, got {value!r}")
     acc.tile = np.full((16, acc.type.n), np.float32(value), np.float32)
@@ -439,6 +474,7 @@ _STORE_DTYPES = (np.dtype(np.float32), np.dtype(np.float16))
 def _store(t, dst, acc):
     what = "wgmma.store_accumulator"
     _acc(acc, what)
+    _in_flight(t, acc, what)
     raw = unwrap(dst)
     if not isinstance(raw, np.ndarray) or raw.ndim != 2 or raw.dtype not in _STORE_DTYPES:
         desc = f"a {raw.ndim}-d {raw.dtype} array" if isinstance(raw, np.ndarray) else \

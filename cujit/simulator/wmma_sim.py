@@ -30,8 +30,9 @@ def wmma_call(t, op, args):
 
 
 def _sync(t, kind, key, part=None):
-    # frames: 0 _sync, 1 the op, 2 SimThread.wmma, 3 cujit.wmma.<call>, 4 the kernel
-    t.req = (kind, _ALL, key, part, _getframe(4))
+    # frames: 0 _sync, 1 the op, 2 wmma_call, 3 SimThread.wmma, 4 cujit.wmma.<call>,
+    # 5 the kernel
+    t.req = (kind, _ALL, key, part, _getframe(5))
     blk = t.block
     return blk.wait(t, blk.at_warp)
 

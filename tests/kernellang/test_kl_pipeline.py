@@ -55,6 +55,18 @@ def test_a_three_stage_ring_of_16_byte_copies_gives_every_slice():
     np.testing.assert_array_equal(out, _staged_expected(src, 7))
 
 
+@sim_only
+def test_copies_run_under_the_access_recorder_and_stay_out_of_its_rows():
+    src = np.arange(64 * 7, dtype=np.float32)
+    out = np.zeros(16, np.float32)
+    with cuda.access_report() as rep:
+        staged_sum[1, 16](src, out, 7)
+    np.testing.assert_array_equal(out, _staged_expected(src, 7))
+    # the kernel's own reads of the ring are rows; the copies' element accesses are not
+    assert {(r.array, r.op) for r in rep.rows} == {("ring", "load"), ("out", "store")}
+    assert all(r.filename.endswith("test_kl_pipeline.py") for r in rep.rows)
+
+
 def test_fewer_steps_than_stages_still_completes():
     src = np.arange(64 * 7, dtype=np.float32) * 0.5
     out = np.zeros(16, np.float32)

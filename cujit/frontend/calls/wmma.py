@@ -56,7 +56,7 @@ def type_wmma_call(typer, node, kind, args, kws):
 def _frag(typer, node, arg, what, roles):
     t = typer.expr(arg)
     if not isinstance(t, T.Fragment) or t.role not in roles:
-        want = " or ".join(f"a {r} fragment" for r in roles)
+        want = " or ".join(f"{'an' if r[0] in 'aeiou' else 'a'} {r} fragment" for r in roles)
         raise typer.error(f"{what}(): '{ast.unparse(arg)}' must be {want} (made by "
                           f"wmma.fragment), got {_desc(t)}", arg)
     return t
