@@ -3,7 +3,8 @@ Python kernels — a **cujit extension beyond numba.cuda** (numba.cuda has no te
 at all: numba issue #5899).  sm_90a only (H100/H200); :mod:`cujit.wmma` is the portable
 (sm_80+) warp-level API.
 
-A *warpgroup* is four consecutive warps of a block (threads ``128 * g .. 128 * g + 127``).
+A *warpgroup* is four consecutive warps of a block (threads ``128 * g`` to
+``128 * g + 127``).
 One ``mma_async`` of the warpgroup multiplies a 64 x 16 tile of A by a 16 x N tile of B
 (8 deep for tf32) into a 64 x N float32 accumulator that the warpgroup's 128 threads hold in
 registers; A and B are read by the tensor cores straight from shared memory, described by
@@ -95,7 +96,7 @@ SWIZZLES = (0, 32, 64, 128)
 class AccumulatorValue:
     """A warpgroup accumulator in a simulated kernel: ``type`` (its
     :class:`~cujit.types.WarpgroupAccumulator`) and ``tile``, a float32 array
-    ``(16, type.n)``: the rows ``16 * w .. 16 * w + 15`` of the 64 x N tile that the calling
+    ``(16, type.n)``: the rows 16w to 16w + 15 of the 64 x N tile that the calling
     thread's warp ``w`` of the warpgroup holds.  Compiled kernels hold the thread's
     registers instead."""
     __slots__ = ("type", "tile")
