@@ -12,6 +12,7 @@ import numpy as np
 from .. import types as T
 from . import rules
 from .errors import RequireLiteralValue
+from .versions import source_text
 
 __all__ = ["ConstEval", "local_names", "single_assignments", "stmt_name", "is_true_const",
            "has_break", "prune_constant_ifs", "stored_names", "none_test_operands"]
@@ -34,7 +35,7 @@ class ConstEval:
             raise RequireLiteralValue(
                 f"{what} must be a compile-time constant: a literal, a local variable bound "
                 "to a constant expression, or a global defined when the kernel is compiled; "
-                f"'{ast.unparse(node)}' is not (numba's RequireLiteralValue)", self.loc(node))
+                f"'{source_text(node)}' is not (numba's RequireLiteralValue)", self.loc(node))
         return v
 
     def static_truth(self, test):

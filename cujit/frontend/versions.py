@@ -21,7 +21,7 @@ functions holding constructs this analysis does not follow (``with``, ``try``, `
 import ast
 import copy
 
-__all__ = ["split_versions", "source_name"]
+__all__ = ["split_versions", "source_name", "source_text"]
 
 
 class _Unsupported(Exception):
@@ -266,6 +266,19 @@ def source_name(name):
     """The name as written of a variable this module may have renamed (``arr__v1``)."""
     head, sep, tail = name.rpartition("__v")
     return head if sep and head and tail.rstrip("_").isdigit() else name
+
+
+def source_text(node):
+    """``ast.unparse(node)`` with the variables this module renamed spelled as written (for
+    messages: ``n + 1``, never ``n__v1 + 1``)."""
+    names = [m for m in ast.walk(node) if isinstance(m, ast.Name) and source_name(m.id) != m.id]
+    if not names:
+        return ast.unparse(node)
+    copy_ = copy.deepcopy(node)
+    for m in ast.walk(copy_):
+        if isinstance(m, ast.Name):
+            m.id = source_name(m.id)
+    return ast.unparse(copy_)
 
 
 def _renamed(fnode, rename):

@@ -8,7 +8,7 @@ import pytest
 
 import cujit as cuda
 from cujit import types as T
-from cujit.frontend.errors import TypingError
+from cujit.frontend.errors import RequireLiteralValue, TypingError
 from cujit.frontend.source import FunctionSource
 from cujit.frontend.typecheck import typecheck
 from cujit.frontend.versions import source_name, split_versions
@@ -119,3 +119,14 @@ def test_source_name():
     assert source_name("arr__v12_") == "arr"
     assert source_name("my__var") == "my__var"
     assert source_name("__v1") == "__v1"
+
+
+def test_messages_spell_renamed_variables_as_written():
+    def k(out, n):
+        n = n + 1                   # a second version of n: renamed n__v1 inside
+        a = cuda.local.array(n, np.float32)
+        a[0] = 1.0
+        out[0] = a[0]
+    with pytest.raises(RequireLiteralValue) as e:
+        cuda.compile_ptx(cuda.jit(k), "void(float32[:], int64)", cc=(9, 0))
+    assert "'n' is not" in str(e.value) and "__v" not in str(e.value)
